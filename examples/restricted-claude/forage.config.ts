@@ -1,0 +1,26 @@
+// A single Claude Code template whose sandboxes reach only Anthropic's API and GitHub.
+import { defineConfig } from "forage";
+
+export default defineConfig({
+  user: "alice",
+  authorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFv5mJ8p0yQz3R2v0Yk2cY7cV0QmW4m3r9xQ2JbWlqK1 alice@laptop"],
+  // Only the path is recorded; the key itself never enters the Nix store or a generated file.
+  secrets: { "anthropic-api-key": "/run/secrets/anthropic-api-key" },
+  templates: {
+    claude: {
+      description: "Claude Code with access to its API and GitHub only",
+      agents: {
+        claude: {
+          package: "claude-code",
+          secretName: "anthropic-api-key",
+          authEnvVar: "ANTHROPIC_API_KEY",
+          permissions: { allow: ["Bash(npm test:*)", "Edit", "Read"], deny: ["Bash(curl:*)"] },
+        },
+      },
+      extraPackages: ["nodejs_22", "python3Packages.black"],
+      network: { mode: "restricted", allow: ["api.anthropic.com", "*.github.com:443", "github.com:443"] },
+      resourceLimits: { cpuQuota: "200%", memoryMax: "4G", tasksMax: 512 },
+      initCommands: ["npm ci --ignore-scripts"],
+    },
+  },
+});

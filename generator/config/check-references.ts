@@ -1,0 +1,61 @@
+import type { Config } from "./schema/config.js";
+import type { SchemaProblem } from "./zod-issues.js";
+
+/**
+ * Cross-references the schema cannot see: secrets named by agents exist, `extends` names existing
+ * templates without cycles. Runs only on schema-valid configs; reports every problem.
+ */
+export function checkReferences(config: Config): SchemaProblem[] {
+  return [...checkSecrets(config), ...checkExtends(config)];
+}
+
+function checkSecrets(config: Config): SchemaProblem[] {
+  const problems: SchemaProblem[] = [];
+  for (const [templateName, template] of Object.entries(config.templates)) {
+    for (const [agentName, agent] of Object.entries(template.agents ?? {})) {
+      if (agent.secretName !== undefined && !(agent.secretName in config.secrets)) {
+        problems.push({
+          path: ["templates", templateName, "agents", agentName, "secretName"],
+          message: `secret "${agent.secretName}" is not defined: add it under \`secrets\` (name → host file path)`,
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+function checkExtends(config: Config): SchemaProblem[] {
+  const problems: SchemaProblem[] = [];
+  for (const [name, template] of Object.entries(config.templates)) {
+    parentsOf(template.extends).forEach((parent, index) => {
+      const path = ["templates", name, "extends", ...(Array.isArray(template.extends) ? [index] : [])];
+      if (!(parent in config.templates)) {
+        problems.push({ path, message: `template "${parent}" does not exist (known: ${Object.keys(config.templates).join(", ")})` });
+      }
+    });
+    const cycle = findCycle(config, name);
+    if (cycle !== undefined) {
+      problems.push({ path: ["templates", name, "extends"], message: `inheritance cycle: ${cycle.join(" → ")}` });
+    }
+  }
+  return problems;
+}
+
+/** The parents a template names, in order. */
+export function parentsOf(extendsValue: string | string[] | undefined): string[] {
+  if (extendsValue === undefined) return [];
+  return Array.isArray(extendsValue) ? extendsValue : [extendsValue];
+}
+
+function findCycle(config: Config, start: string): string[] | undefined {
+  const walk = (name: string, trail: string[]): string[] | undefined => {
+    for (const parent of parentsOf(config.templates[name]?.extends)) {
+      if (parent === start) return [...trail, parent];
+      if (trail.includes(parent) || !(parent in config.templates)) continue;
+      const found = walk(parent, [...trail, parent]);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  return walk(start, [start]);
+}

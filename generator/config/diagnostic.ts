@@ -1,0 +1,48 @@
+/** One problem found in a config file, located as precisely as the format allows. */
+export interface Diagnostic {
+  file: string;
+  /** 1-based; absent when the format gives no position (TypeScript configs). */
+  line?: number;
+  column?: number;
+  /** Path inside the config, e.g. ["templates", "claude", "network"]. */
+  path: (string | number)[];
+  message: string;
+}
+
+/** Thrown when a config cannot be loaded; carries every problem found, not just the first. */
+export class ConfigError extends Error {
+  constructor(readonly diagnostics: Diagnostic[]) {
+    super(diagnostics.map(formatDiagnostic).join("\n"));
+    this.name = "ConfigError";
+  }
+}
+
+/** `templates.claude.agents["my agent"]` — the path as a user would write it in TypeScript. */
+export function formatPath(path: readonly (string | number)[]): string {
+  if (path.length === 0) return "(root)";
+  return path
+    .map((part, index) => {
+      if (typeof part === "number") return `[${part}]`;
+      if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(part)) return index === 0 ? part : `.${part}`;
+      return `[${JSON.stringify(part)}]`;
+    })
+    .join("");
+}
+
+/** `file:line:col: path: message`, or `file: path: message` without a position. */
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = d.line === undefined ? d.file : `${d.file}:${d.line}:${d.column ?? 1}`;
+  return `${where}: ${formatPath(d.path)}: ${d.message}`;
+}
+
+/** Sorts by file, then position, then path, so output is stable across runs. */
+export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
+  return [...diagnostics].sort(
+    (a, b) =>
+      a.file.localeCompare(b.file) ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.column ?? 0) - (b.column ?? 0) ||
+      formatPath(a.path).localeCompare(formatPath(b.path)) ||
+      a.message.localeCompare(b.message),
+  );
+}

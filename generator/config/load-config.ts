@@ -1,0 +1,58 @@
+import { readFile } from "node:fs/promises";
+import { extname, relative, resolve } from "node:path";
+import { checkReferences } from "./check-references.js";
+import { ConfigError, sortDiagnostics, type Diagnostic } from "./diagnostic.js";
+import { parseJsonDocument } from "./parse-json.js";
+import { parseTypescriptDocument } from "./parse-typescript.js";
+import { parseYamlDocument } from "./parse-yaml.js";
+import { configSchema, type Config } from "./schema/config.js";
+import type { SourceDocument } from "./source-document.js";
+import { problemsFromIssues, type SchemaProblem } from "./zod-issues.js";
+
+export interface LoadedConfig {
+  /** The path as the user gave it (relative to cwd), used in messages and generated headers. */
+  file: string;
+  config: Config;
+}
+
+/**
+ * Loads a config by extension (.ts/.mts, .yaml/.yml, .json), validates it with the schema and the
+ * cross-reference checks, and throws a ConfigError listing every problem with its position.
+ */
+export async function loadConfig(path: string, cwd = process.cwd()): Promise<LoadedConfig> {
+  const absolute = resolve(cwd, path);
+  const file = displayPath(absolute, cwd);
+  const document = await parseDocument(file, absolute);
+  const parsed = configSchema.safeParse(document.data);
+  if (!parsed.success) throw new ConfigError(locate(document, problemsFromIssues(parsed.error.issues)));
+  const referenceProblems = checkReferences(parsed.data);
+  if (referenceProblems.length > 0) throw new ConfigError(locate(document, referenceProblems));
+  return { file, config: parsed.data };
+}
+
+async function parseDocument(file: string, absolute: string): Promise<SourceDocument> {
+  const extension = extname(absolute);
+  if (extension === ".ts" || extension === ".mts") return parseTypescriptDocument(file, absolute);
+  if (extension !== ".yaml" && extension !== ".yml" && extension !== ".json") {
+    throw new ConfigError([{ file, path: [], message: "unknown config type: use .ts, .yaml, .yml or .json" }]);
+  }
+  let text: string;
+  try {
+    text = await readFile(absolute, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "file not found" : String(error);
+    throw new ConfigError([{ file, path: [], message: `cannot read config: ${reason}` }]);
+  }
+  return extension === ".json" ? parseJsonDocument(file, text) : parseYamlDocument(file, text);
+}
+
+function locate(document: SourceDocument, problems: SchemaProblem[]): Diagnostic[] {
+  return sortDiagnostics(
+    problems.map((problem) => ({ file: document.file, ...document.locate(problem.path), path: problem.path, message: problem.message })),
+  );
+}
+
+function displayPath(absolute: string, cwd: string): string {
+  const rel = relative(cwd, absolute);
+  return rel.startsWith("..") ? absolute : rel;
+}

@@ -1,0 +1,33 @@
+import { fileURLToPath } from "node:url";
+import { createJiti } from "jiti";
+import { ConfigError } from "./diagnostic.js";
+import type { SourceDocument } from "./source-document.js";
+
+/**
+ * Loads `forage.config.ts` by running it (like vite.config.ts). `import … from "forage"` in the
+ * config resolves to this running forage-ctl, so the config is checked by the same schema that
+ * compiled it. Only the user's own CLI runs configs; the root daemon only ever reads generated JSON.
+ */
+export async function parseTypescriptDocument(file: string, absolutePath: string): Promise<SourceDocument> {
+  const selfEntry = fileURLToPath(new URL("../index.js", import.meta.url));
+  const jiti = createJiti(import.meta.url, {
+    alias: { forage: selfEntry },
+    moduleCache: false,
+    fsCache: false,
+    interopDefault: true,
+  });
+  let data: unknown;
+  try {
+    const loaded = (await jiti.import(absolutePath)) as { default?: unknown } | undefined;
+    data = loaded !== null && typeof loaded === "object" && "default" in loaded ? loaded.default : loaded;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ConfigError([{ file, path: [], message: `cannot load TypeScript config: ${message.split("\n")[0]}` }]);
+  }
+  if (data === undefined) {
+    throw new ConfigError([
+      { file, path: [], message: "has no default export: end the file with `export default defineConfig({ … })`" },
+    ]);
+  }
+  return { file, data, locate: () => undefined };
+}

@@ -1,0 +1,96 @@
+import { z } from "zod";
+import { identitySchema } from "./identity.js";
+import { absolutePath, interfaceName, secretName, sshPublicKey, templateName, unixUserName } from "./names.js";
+import { templateSchema } from "./template.js";
+
+const monitorSchema = z
+  .strictObject({
+    enable: z.boolean().default(false).describe("Run the health monitor."),
+    interval: z
+      .number()
+      .int()
+      .min(5, { error: "must be at least 5 seconds" })
+      .max(86_400)
+      .default(60)
+      .describe("Seconds between health checks."),
+    autoRestart: z.boolean().default(false).describe("Restart sandboxes found unhealthy."),
+  })
+  .describe("Sandbox health monitor.");
+
+const proxySchema = z
+  .strictObject({
+    enable: z.boolean().default(false).describe("Run the API proxy that keeps agent keys on the host."),
+    port: z.number().int().min(1).max(65535).default(8080).describe("Port the proxy listens on, on each sandbox's host-side address."),
+    url: z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+      .optional()
+      .describe("An external proxy URL given to sandboxes instead of the built-in proxy (reference `proxyUrl`)."),
+    rateLimit: z
+      .strictObject({
+        requests: z.number().int().min(1).max(1_000_000).default(60).describe("Requests allowed per window per sandbox."),
+        window: z
+          .string()
+          .regex(/^[1-9][0-9]*(s|m|h)$/, { error: 'must be a duration such as "30s", "1m" or "1h"' })
+          .default("1m")
+          .describe("Sliding window length."),
+      })
+      .default({ requests: 60, window: "1m" }),
+    auditLog: absolutePath.optional().describe("JSONL audit log path; default: <stateDir>/proxy-audit.jsonl."),
+  })
+  .describe("Host-side API proxy.");
+
+const addressingSchema = z
+  .strictObject({
+    base: z
+      .string()
+      .regex(/^(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)$/, {
+        error: 'must be the first two octets of an IPv4 /16, e.g. "10.100"',
+      })
+      .default("10.100")
+      .describe("Sandbox N gets <base>.N.1 (host side) and <base>.N.2 (sandbox)."),
+    upstreamResolver: z
+      .string()
+      .optional()
+      .describe("DNS server the restricted-mode filter forwards to; default: the host's /etc/resolv.conf."),
+  })
+  .describe("Sandbox addressing.");
+
+/** The whole Forage configuration: host settings and sandbox templates. */
+export const configSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe("JSON Schema reference for editors; ignored."),
+    user: unixUserName.describe("Host user whose UID/GID the agent user gets and who may use forage-ctl."),
+    authorizedKeys: z
+      .array(sshPublicKey)
+      .max(64)
+      .default([])
+      .describe("SSH public keys allowed to log in to sandboxes."),
+    secrets: z
+      .record(secretName, absolutePath.describe("Host path of the secret file (e.g. from sops-nix or agenix)."))
+      .default({})
+      .describe("Secrets by name → host file path. Only paths are read by the generator, never contents."),
+    templates: z
+      .record(templateName, templateSchema)
+      .refine((t) => Object.keys(t).length > 0, { error: "define at least one template" })
+      .refine((t) => Object.keys(t).length <= 128, { error: "at most 128 templates" })
+      .describe("Sandbox templates by name."),
+    stateDir: absolutePath.default("/var/lib/forage").describe("Where sandbox state and workspaces live."),
+    externalInterface: interfaceName
+      .optional()
+      .describe('Host interface sandboxes in "full" mode are NATed through, e.g. "eth0".'),
+    containerUsername: unixUserName.default("agent").describe("Name of the agent user inside sandboxes."),
+    workspacePath: absolutePath.default("/workspace").describe("Where the workspace is mounted inside sandboxes."),
+    agentIdentity: identitySchema.optional(),
+    monitor: monitorSchema.default({ enable: false, interval: 60, autoRestart: false }),
+    proxy: proxySchema.default({ enable: false, port: 8080, rateLimit: { requests: 60, window: "1m" } }),
+    network: addressingSchema.default({ base: "10.100" }),
+    stateVersion: z
+      .string()
+      .regex(/^\d\d\.\d\d$/, { error: 'must be a NixOS release such as "25.05"' })
+      .default("25.05")
+      .describe("system.stateVersion of sandbox containers."),
+  })
+  .describe("Forage: sandboxes for AI coding agents.");
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type Config = z.output<typeof configSchema>;

@@ -1,0 +1,112 @@
+import { z } from "zod";
+import { agentSchema } from "./agent.js";
+import { agentName, allowEntry, packageRef, templateName } from "./names.js";
+import { identitySchema } from "./identity.js";
+import { mountSchema, beadsSchema } from "./workspace.js";
+
+/*
+ * Template fields carry no zod defaults: a template may `extends` another, and a default filled in
+ * here would silently override the parent's value. Defaults are applied after inheritance, in
+ * model/resolve-template.ts, and each description says what the default is.
+ */
+
+export const networkModes = ["none", "restricted", "full"] as const;
+
+const networkObject = z
+  .strictObject({
+    mode: z.enum(networkModes).describe("none: loopback only; restricted: only `allow`; full: NAT to the internet."),
+    allow: z
+      .array(allowEntry)
+      .max(512, { error: "at most 512 allow entries; use '*.suffix' wildcards to cover many hosts" })
+      .optional()
+      .describe('Hosts reachable in restricted mode: "host", "*.suffix", optional ":port". Default: none.'),
+    sni: z
+      .boolean()
+      .optional()
+      .describe("Also check TLS SNI / HTTP Host against `allow` (refuses other names on shared CDN addresses). Default: false."),
+  })
+  .refine((n) => n.mode === "restricted" || n.allow === undefined || n.allow.length === 0, {
+    error: "allow only applies to mode \"restricted\": set mode to \"restricted\" or remove allow",
+  });
+
+export const networkSchema = z
+  .union([z.enum(networkModes), networkObject])
+  .describe('Network policy: "none", "restricted", "full", or { mode, allow, sni }. Default: "none".');
+
+const resourceLimitsSchema = z
+  .strictObject({
+    cpuQuota: z
+      .string()
+      .regex(/^[1-9][0-9]{0,4}%$/, { error: 'must be a percentage of one CPU, e.g. "200%" for two cores' })
+      .optional()
+      .describe('CPU quota as systemd CPUQuota=, e.g. "200%".'),
+    memoryMax: z
+      .string()
+      .regex(/^[1-9][0-9]{0,6}[KMGT]?$/, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "4G"' })
+      .optional()
+      .describe('Memory limit as systemd MemoryMax=, e.g. "4G".'),
+    tasksMax: z
+      .number()
+      .int({ error: "must be a whole number" })
+      .min(16, { error: "must be at least 16 (an agent with git and a shell needs a few dozen tasks)" })
+      .max(1_000_000)
+      .optional()
+      .describe("Maximum number of tasks (processes and threads), systemd TasksMax=."),
+  })
+  .describe("Resource limits applied to the whole sandbox (its systemd scope/unit).");
+
+const tmuxWindowSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9._-]{1,32}$/, { error: "must be 1-32 characters of letters, digits, '.', '_' and '-'" }),
+  command: z.string().min(1).max(4096).describe("Command run in the window, as the agent, in the workspace."),
+});
+
+export const templateSchema = z
+  .strictObject({
+    description: z.string().max(200).optional().describe("One line shown by `forage-ctl templates`."),
+    extends: z
+      .union([templateName, z.array(templateName).min(1).max(8)])
+      .optional()
+      .describe("Template(s) to inherit from; later ones and this template override earlier ones."),
+    agents: z
+      .record(agentName, agentSchema)
+      .optional()
+      .describe("Agents by name; the name is the command on the agent's PATH. Merged by name with parents."),
+    extraPackages: z
+      .array(packageRef)
+      .max(256)
+      .optional()
+      .describe('Extra nixpkgs attribute paths installed in the sandbox, e.g. ["nodejs_22", "python3Packages.black"].'),
+    network: networkSchema.optional(),
+    readOnlyWorkspace: z.boolean().optional().describe("Mount every workspace read-only. Default: false."),
+    resourceLimits: resourceLimitsSchema.optional(),
+    initCommands: z
+      .array(z.string().min(1).max(4096))
+      .max(64)
+      .optional()
+      .describe("Commands run as the agent in /workspace after start; failures warn. Default: none."),
+    agentIdentity: identitySchema.optional(),
+    workspace: z
+      .strictObject({
+        mounts: z
+          .record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, { error: "mount names must be 1-32 characters of a-z, 0-9 and '-'" }), mountSchema)
+          .optional()
+          .describe("Extra workspaces by name: host paths or repositories mounted at chosen paths."),
+        useBeads: beadsSchema.optional(),
+      })
+      .optional()
+      .describe("Composable workspace mounts."),
+    multiplexer: z.enum(["tmux", "wezterm"]).optional().describe('Terminal multiplexer. Default: "tmux".'),
+    tmuxWindows: z
+      .array(tmuxWindowSchema)
+      .max(32)
+      .optional()
+      .describe("tmux windows to open instead of one window per agent."),
+    useProxy: z
+      .boolean()
+      .optional()
+      .describe("Send agents' API traffic through the host's API proxy so keys stay on the host. Default: false."),
+  })
+  .describe("A sandbox template: what a sandbox created from it contains and may reach.");
+
+export type TemplateInput = z.input<typeof templateSchema>;
+export type Template = z.output<typeof templateSchema>;

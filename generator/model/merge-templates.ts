@@ -1,0 +1,38 @@
+import { parentsOf } from "../config/check-references.js";
+import type { Config } from "../config/schema/config.js";
+import type { Template } from "../config/schema/template.js";
+
+/**
+ * Flattens `extends`: parents first (left to right), then the template itself. Scalars and lists
+ * are replaced by the later value (so a child can narrow an allowlist); `agents`,
+ * `workspace.mounts`, `resourceLimits`, `agentIdentity` and a network object merge by key.
+ * `extends` was checked for existence and cycles before this runs.
+ */
+export function flattenTemplate(config: Config, name: string): Template {
+  const template = config.templates[name];
+  if (template === undefined) throw new Error(`internal: template ${name} vanished after validation`);
+  const inherited = parentsOf(template.extends).map((parent) => flattenTemplate(config, parent));
+  const merged = [...inherited, template].reduce(mergeTemplate, {} as Template);
+  delete merged.extends;
+  return merged;
+}
+
+function mergeTemplate(base: Template, next: Template): Template {
+  const merged: Template = { ...base, ...next };
+  if (base.agents !== undefined || next.agents !== undefined) merged.agents = { ...base.agents, ...next.agents };
+  if (base.resourceLimits !== undefined || next.resourceLimits !== undefined) {
+    merged.resourceLimits = { ...base.resourceLimits, ...next.resourceLimits };
+  }
+  if (base.agentIdentity !== undefined || next.agentIdentity !== undefined) {
+    merged.agentIdentity = { ...base.agentIdentity, ...next.agentIdentity };
+  }
+  if (base.workspace !== undefined || next.workspace !== undefined) {
+    merged.workspace = { ...base.workspace, ...next.workspace };
+    const mounts = { ...base.workspace?.mounts, ...next.workspace?.mounts };
+    if (Object.keys(mounts).length > 0) merged.workspace.mounts = mounts;
+  }
+  if (typeof base.network === "object" && typeof next.network === "object") {
+    merged.network = { ...base.network, ...next.network };
+  }
+  return merged;
+}

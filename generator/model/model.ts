@@ -1,0 +1,92 @@
+import type { Identity } from "../config/schema/identity.js";
+
+/**
+ * The resolved model: every default applied, every `extends` flattened, every derived name
+ * computed. Plain data only, so targets are pure functions of it.
+ */
+export interface Model {
+  /** Display path of the config it came from, quoted in generated headers. */
+  source: string;
+  host: HostModel;
+  /** Sorted by name. */
+  templates: TemplateModel[];
+}
+
+export interface HostModel {
+  user: string;
+  authorizedKeys: string[];
+  /** Secret name → host file path. Never the secret's contents. */
+  secrets: Record<string, string>;
+  stateDir: string;
+  externalInterface: string | null;
+  containerUsername: string;
+  workspacePath: string;
+  agentIdentity: Identity;
+  monitor: { enable: boolean; interval: number; autoRestart: boolean };
+  proxy: {
+    enable: boolean;
+    port: number;
+    url: string | null;
+    rateLimit: { requests: number; window: string };
+    auditLog: string;
+  };
+  network: { base: string; upstreamResolver: string | null };
+  stateVersion: string;
+  /** Where secrets appear inside every sandbox. */
+  secretsMountPath: string;
+}
+
+export type NetworkMode = "none" | "restricted" | "full";
+
+export interface AllowRule {
+  /** As written, e.g. "*.github.com:443". */
+  entry: string;
+  /** The name without `*.` and port, e.g. "github.com". */
+  host: string;
+  /** True for `*.suffix`: every name below `host`, not `host` itself. */
+  wildcard: boolean;
+  port: number | null;
+}
+
+export interface AgentModel {
+  name: string;
+  /** Attribute path in nixpkgs, e.g. ["python3Packages", "black"]. */
+  package: string[];
+  executable: string | null;
+  secret: { name: string; hostPath: string; containerPath: string; envVar: string } | null;
+  hostConfigDir: string | null;
+  containerConfigDir: string | null;
+  hostConfigDirReadOnly: boolean;
+  /** skipAll is already expanded into the full allow list. */
+  permissions: { allow: string[]; deny: string[] } | null;
+}
+
+export interface MountModel {
+  name: string;
+  containerPath: string;
+  hostPath: string | null;
+  repo: string | null;
+  mode: "jj" | "git-worktree" | "direct" | null;
+  branch: string | null;
+  readOnly: boolean;
+}
+
+export interface TemplateModel {
+  name: string;
+  description: string;
+  /** Sorted by name. */
+  agents: AgentModel[];
+  /** Attribute paths, de-duplicated, in first-seen order. */
+  extraPackages: string[][];
+  network: { mode: NetworkMode; allow: AllowRule[]; sni: boolean };
+  readOnlyWorkspace: boolean;
+  resourceLimits: { cpuQuota: string | null; memoryMax: string | null; tasksMax: number | null };
+  initCommands: string[];
+  agentIdentity: Identity;
+  /** Sorted by name; includes the beads mount when useBeads is enabled. */
+  mounts: MountModel[];
+  beadsPackage: string[] | null;
+  multiplexer: "tmux" | "wezterm";
+  tmuxWindows: { name: string; command: string }[];
+  useProxy: boolean;
+}

@@ -1,0 +1,106 @@
+import type { Agent } from "../config/schema/agent.js";
+import type { Template } from "../config/schema/template.js";
+import type { AgentModel, AllowRule, HostModel, MountModel, TemplateModel } from "./model.js";
+
+/** Claude Code's built-in tools; `permissions.skipAll` allows all of them (reference behaviour). */
+export const claudeBuiltinTools = [
+  "Bash", "Edit", "Glob", "Grep", "NotebookEdit", "NotebookRead", "Read", "TodoRead", "TodoWrite", "WebFetch", "WebSearch", "Write",
+];
+
+/** Applies template defaults to a flattened template. */
+export function resolveTemplate(name: string, template: Template, host: HostModel): TemplateModel {
+  const agents = Object.entries(template.agents ?? {})
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([agentName, agent]) => resolveAgent(agentName, agent, host));
+  const beads = template.workspace?.useBeads;
+  const mounts = resolveMounts(template);
+  return {
+    name,
+    description: template.description ?? "",
+    agents,
+    extraPackages: uniquePaths(template.extraPackages ?? []),
+    network: resolveNetwork(template.network),
+    readOnlyWorkspace: template.readOnlyWorkspace ?? false,
+    resourceLimits: {
+      cpuQuota: template.resourceLimits?.cpuQuota ?? null,
+      memoryMax: template.resourceLimits?.memoryMax ?? null,
+      tasksMax: template.resourceLimits?.tasksMax ?? null,
+    },
+    initCommands: template.initCommands ?? [],
+    agentIdentity: { ...host.agentIdentity, ...template.agentIdentity },
+    mounts,
+    beadsPackage: beads?.enable === true ? beads.package.split(".") : null,
+    multiplexer: template.multiplexer ?? "tmux",
+    tmuxWindows: template.tmuxWindows ?? agents.map((agent) => ({ name: agent.name, command: agent.name })),
+    useProxy: template.useProxy ?? false,
+  };
+}
+
+function resolveAgent(name: string, agent: Agent, host: HostModel): AgentModel {
+  const secret =
+    agent.secretName !== undefined && agent.authEnvVar !== undefined
+      ? {
+          name: agent.secretName,
+          hostPath: host.secrets[agent.secretName] ?? "",
+          containerPath: `${host.secretsMountPath}/${agent.secretName}`,
+          envVar: agent.authEnvVar,
+        }
+      : null;
+  return {
+    name,
+    package: agent.package.split("."),
+    executable: agent.executable ?? null,
+    secret,
+    hostConfigDir: agent.hostConfigDir ?? null,
+    containerConfigDir: agent.containerConfigDir ?? defaultContainerConfigDir(agent.hostConfigDir, host),
+    hostConfigDirReadOnly: agent.hostConfigDirReadOnly,
+    permissions:
+      agent.permissions === null
+        ? null
+        : agent.permissions.skipAll
+          ? { allow: [...claudeBuiltinTools], deny: [] }
+          : { allow: agent.permissions.allow, deny: agent.permissions.deny },
+  };
+}
+
+/** `~/.claude` → `/home/agent/.claude`; an absolute host path keeps its last segment. */
+function defaultContainerConfigDir(hostConfigDir: string | undefined, host: HostModel): string | null {
+  if (hostConfigDir === undefined) return null;
+  const base = hostConfigDir.split("/").pop() ?? "";
+  return `/home/${host.containerUsername}/${base}`;
+}
+
+function resolveNetwork(network: Template["network"]): TemplateModel["network"] {
+  const spec = typeof network === "string" || network === undefined ? { mode: network ?? "none" } : network;
+  const allow = spec.mode === "restricted" && "allow" in spec ? (spec.allow ?? []) : [];
+  return { mode: spec.mode, allow: allow.map(parseAllowEntry), sni: ("sni" in spec && spec.sni) === true };
+}
+
+/** "*.github.com:443" → { host: "github.com", wildcard: true, port: 443 }. */
+export function parseAllowEntry(entry: string): AllowRule {
+  const [hostPart, portPart] = entry.split(":");
+  const name = hostPart ?? entry;
+  const wildcard = name.startsWith("*.");
+  return { entry, host: wildcard ? name.slice(2) : name, wildcard, port: portPart === undefined ? null : Number(portPart) };
+}
+
+function resolveMounts(template: Template): MountModel[] {
+  const mounts: MountModel[] = Object.entries(template.workspace?.mounts ?? {}).map(([name, mount]) => ({
+    name,
+    containerPath: mount.containerPath,
+    hostPath: mount.hostPath ?? null,
+    repo: mount.repo ?? null,
+    mode: mount.hostPath !== undefined ? "direct" : (mount.mode ?? null),
+    branch: mount.branch ?? null,
+    readOnly: mount.readOnly || (template.readOnlyWorkspace ?? false),
+  }));
+  const beads = template.workspace?.useBeads;
+  if (beads?.enable === true) {
+    mounts.push({ name: "beads", containerPath: beads.containerPath, hostPath: null, repo: beads.repo ?? null, mode: "jj", branch: beads.branch, readOnly: template.readOnlyWorkspace ?? false });
+  }
+  return mounts.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function uniquePaths(refs: string[]): string[][] {
+  return [...new Set(refs)].map((ref) => ref.split("."));
+}

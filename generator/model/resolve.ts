@@ -1,0 +1,44 @@
+import type { Config } from "../config/schema/config.js";
+import type { HostModel, Model } from "./model.js";
+import { flattenTemplate } from "./merge-templates.js";
+import { resolveTemplate } from "./resolve-template.js";
+
+/** Where secrets appear inside every sandbox (read-only bind of /run/forage-secrets/<sandbox>). */
+export const secretsMountPath = "/run/secrets";
+
+/**
+ * Turns a validated config into the model: defaults applied, templates flattened and sorted.
+ *
+ * @example resolveModel(config, "forage.yaml").templates.map((t) => t.name) // ["base", "trio"]
+ */
+export function resolveModel(config: Config, source: string): Model {
+  const host = resolveHost(config);
+  const templates = Object.keys(config.templates)
+    .sort()
+    .map((name) => resolveTemplate(name, flattenTemplate(config, name), host));
+  return { source, host, templates };
+}
+
+function resolveHost(config: Config): HostModel {
+  return {
+    user: config.user,
+    authorizedKeys: config.authorizedKeys.map((key) => key.trim()),
+    secrets: Object.fromEntries(Object.entries(config.secrets).sort(([a], [b]) => a.localeCompare(b))),
+    stateDir: config.stateDir,
+    externalInterface: config.externalInterface ?? null,
+    containerUsername: config.containerUsername,
+    workspacePath: config.workspacePath,
+    agentIdentity: config.agentIdentity ?? {},
+    monitor: config.monitor,
+    proxy: {
+      enable: config.proxy.enable,
+      port: config.proxy.port,
+      url: config.proxy.url ?? null,
+      rateLimit: config.proxy.rateLimit,
+      auditLog: config.proxy.auditLog ?? `${config.stateDir}/proxy-audit.jsonl`,
+    },
+    network: { base: config.network.base, upstreamResolver: config.network.upstreamResolver ?? null },
+    stateVersion: config.stateVersion,
+    secretsMountPath,
+  };
+}
