@@ -85,7 +85,6 @@ export interface TemplateModel {
   agentIdentity: Identity;
   /** Sorted by name; includes the beads mount when useBeads is enabled. */
   mounts: MountModel[];
-  beadsPackage: string[] | null;
   multiplexer: "tmux" | "wezterm";
   tmuxWindows: { name: string; command: string }[];
   useProxy: boolean;

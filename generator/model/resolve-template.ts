@@ -18,7 +18,8 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
     name,
     description: template.description ?? "",
     agents,
-    extraPackages: uniquePaths(template.extraPackages ?? []),
+    // The beads package rides along with extraPackages so every package reaches the sandbox one way.
+    extraPackages: uniquePaths([...(template.extraPackages ?? []), ...(beads?.enable === true ? [beads.package] : [])]),
     network: resolveNetwork(template.network),
     readOnlyWorkspace: template.readOnlyWorkspace ?? false,
     resourceLimits: {
@@ -29,7 +30,6 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
     initCommands: template.initCommands ?? [],
     agentIdentity: { ...host.agentIdentity, ...template.agentIdentity },
     mounts,
-    beadsPackage: beads?.enable === true ? beads.package.split(".") : null,
     multiplexer: template.multiplexer ?? "tmux",
     tmuxWindows: template.tmuxWindows ?? agents.map((agent) => ({ name: agent.name, command: agent.name })),
     useProxy: template.useProxy ?? false,

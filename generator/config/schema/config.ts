@@ -34,7 +34,8 @@ const proxySchema = z
           .default("1m")
           .describe("Sliding window length."),
       })
-      .default({ requests: 60, window: "1m" }),
+      .default({ requests: 60, window: "1m" })
+      .describe("Per-sandbox request rate limit (sliding window); over it the proxy answers 429."),
     auditLog: absolutePath.optional().describe("JSONL audit log path; default: <stateDir>/proxy-audit.jsonl."),
   })
   .describe("Host-side API proxy.");

@@ -91,7 +91,8 @@ export const packageRef = z
   .regex(new RegExp(`^${attributeSegment}(\\.${attributeSegment})*$`), {
     error: "must be a nixpkgs attribute path such as \"ripgrep\" or \"python3Packages.black\"",
   })
-  .describe("A nixpkgs attribute path, e.g. \"claude-code\" or \"python3Packages.black\".");
+  // In the NixOS module the same option holds a real derivation (types.package).
+  .meta({ nixType: "package", description: "A nixpkgs attribute path, e.g. \"claude-code\" or \"python3Packages.black\"." });
 
 const sshKeyTypes = [
   "ssh-ed25519",

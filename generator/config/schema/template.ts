@@ -66,7 +66,8 @@ export const templateSchema = z
     extends: z
       .union([templateName, z.array(templateName).min(1).max(8)])
       .optional()
-      .describe("Template(s) to inherit from; later ones and this template override earlier ones."),
+      // Flattened by the generator; the NixOS module only ever sees resolved templates.
+      .meta({ nixType: "omit", description: "Template(s) to inherit from; later ones and this template override earlier ones." }),
     agents: z
       .record(agentName, agentSchema)
       .optional()
@@ -106,7 +107,7 @@ export const templateSchema = z
       .optional()
       .describe("Send agents' API traffic through the host's API proxy so keys stay on the host. Default: false."),
   })
-  .describe("A sandbox template: what a sandbox created from it contains and may reach.");
+  .meta({ nixModule: "template", description: "A sandbox template: what a sandbox created from it contains and may reach." });
 
 export type TemplateInput = z.input<typeof templateSchema>;
 export type Template = z.output<typeof templateSchema>;

@@ -96,7 +96,11 @@ export interface NixFormal {
 /** A lambda parameter: `x:` or `{ a, b ? 1, ... }:`. */
 export type NixParam =
   | { readonly kind: "ident"; readonly name: string }
-  | { readonly kind: "formals"; readonly formals: readonly NixFormal[]; readonly ellipsis: boolean };
+  | {
+      readonly kind: "formals";
+      readonly formals: readonly NixFormal[];
+      readonly ellipsis: boolean;
+    };
 
 /** A function: `x: body` or `{ config, lib, pkgs, ... }:\nbody`. */
 export interface NixLambda {

@@ -63,7 +63,14 @@ function recordBindings(record: NixRecord): NixBinding[] {
 }
 
 function attrsNode(bindings: readonly NixBinding[], options: AttrsOptions): NixAttrs {
-  return markNode(options.rec === true ? { kind: "attrs", bindings: [...bindings], rec: true } : { kind: "attrs", bindings: [...bindings] });
+  const copy = [...bindings];
+  return markNode(
+    options.rec === true ? { kind: "attrs", bindings: copy, rec: true } : { kind: "attrs", bindings: copy },
+  );
+}
+
+function isBindingList(value: NixRecord | readonly NixBinding[]): value is readonly NixBinding[] {
+  return Array.isArray(value);
 }
 
 function makeParam(
@@ -167,12 +174,10 @@ export const n = {
     options: FnOptions = {},
   ): NixLambda => markNode({ kind: "lambda", param: makeParam(param, options), body }),
   /** `let a = ...; in body` from a record or explicit bindings. */
-  let: (bindings: NixRecord | readonly NixBinding[], body: NixExpr): NixLet =>
-    markNode({
-      kind: "let",
-      bindings: Array.isArray(bindings) ? [...(bindings as readonly NixBinding[])] : recordBindings(bindings as NixRecord),
-      body,
-    }),
+  let: (bindings: NixRecord | readonly NixBinding[], body: NixExpr): NixLet => {
+    const list = isBindingList(bindings) ? [...bindings] : recordBindings(bindings);
+    return markNode({ kind: "let", bindings: list, body });
+  },
   /** Any supported binary operator. */
   op: binop,
   /** `a // b`. */

@@ -49,7 +49,8 @@ function holeToExpr(hole: NixHole, index: number): NixExpr {
     // Ambiguous: refuse rather than guess, since guessing "code" would be an injection.
     if (typeof kind === "string" && NODE_KINDS.has(kind)) {
       throw new NixAstError(
-        `nix\`...\` hole ${index} looks like a Nix AST node (kind "${kind}") but was not built with n.*; build it with n.* for code, or pass n.fromValue(data) for data`,
+        `nix\`...\` hole ${index} looks like a Nix AST node (kind "${kind}") but was not built ` +
+          "with n.*; build it with n.* for code, or pass n.fromValue(data) for data",
       );
     }
   }

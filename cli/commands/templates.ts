@@ -1,0 +1,29 @@
+import type { Command } from "commander";
+import { loadModelFromCli } from "../load-model.js";
+import { printJson, printTable } from "../output.js";
+
+export function registerTemplates(program: Command): void {
+  program
+    .command("templates")
+    .description("List the templates of the config")
+    .option("--json", "print the templates as JSON")
+    .action(async (options: { json?: boolean }) => {
+      const model = await loadModelFromCli(program.opts<{ config?: string }>().config);
+      if (options.json === true) {
+        printJson(
+          model.templates.map((t) => ({
+            name: t.name,
+            description: t.description,
+            agents: t.agents.map((a) => a.name),
+            network: t.network.mode,
+            allow: t.network.allow.map((rule) => rule.entry),
+          })),
+        );
+        return;
+      }
+      printTable(
+        ["TEMPLATE", "AGENTS", "NETWORK", "DESCRIPTION"],
+        model.templates.map((t) => [t.name, t.agents.map((a) => a.name).join(",") || "-", t.network.mode, t.description]),
+      );
+    });
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Command, CommanderError } from "commander";
+import { ConfigError } from "../generator/config/diagnostic.js";
+import { registerGenerate } from "./commands/generate.js";
+import { registerInit } from "./commands/init.js";
+import { registerSchema } from "./commands/schema.js";
+import { registerTemplateAdd } from "./commands/template-add.js";
+import { registerTemplates } from "./commands/templates.js";
+import { registerValidate } from "./commands/validate.js";
+import { ExitCode } from "./exit-codes.js";
+import { packageRoot } from "./package-root.js";
+import { UserError } from "./user-error.js";
+
+function buildProgram(): Command {
+  const { version } = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string };
+  const program = new Command("forage-ctl")
+    .description("Disposable, network-restricted sandboxes for AI coding agents")
+    .version(version, "-V, --version")
+    .option("-c, --config <file>", "config file (default: ./forage.config.ts, ./forage.yaml, ./forage.json; env FORAGE_CONFIG)")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+  program.addHelpText(
+    "after",
+    `
+Exit codes: 0 ok, 1 general, 2 sandbox not found, 3 template not found, 4 no free slot,
+5 container operation failed, 6 config error, 7 VCS error, 8 ssh/attach error, 64 usage, 70 bug.`,
+  );
+  for (const register of [registerInit, registerValidate, registerGenerate, registerTemplates, registerTemplateAdd, registerSchema]) {
+    register(program);
+  }
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return typeof process.exitCode === "number" ? process.exitCode : ExitCode.ok;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+/** User errors print one clean message; anything else is a bug and says so (exit 70). */
+function reportError(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // Commander already printed help, the version, or the usage problem.
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return ExitCode.ok;
+    return ExitCode.usage;
+  }
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    const count = error.diagnostics.length;
+    process.stderr.write(`forage-ctl: ${count} problem${count === 1 ? "" : "s"} in the config\n`);
+    return ExitCode.config;
+  }
+  if (error instanceof UserError) {
+    process.stderr.write(`forage-ctl: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`forage-ctl: internal error (this is a bug; please report it with the output below)\n${detail}\n`);
+  return ExitCode.internal;
+}
+
+process.exitCode = await main(process.argv);

@@ -1,0 +1,60 @@
+import { Node, Project, SyntaxKind, type ObjectLiteralExpression } from "ts-morph";
+import { parseDocument } from "yaml";
+import { ConfigError } from "../diagnostic.js";
+
+/** A template to add: it extends an existing one and may carry a description. */
+export interface NewTemplate {
+  name: string;
+  extends: string;
+  description?: string;
+}
+
+/**
+ * Adds a template to a `forage.config.ts` source, touching nothing but the `templates` object:
+ * the user's formatting and comments stay as they were. The config must be
+ * `export default defineConfig({ … })` or `export default { … }` with an object-literal `templates`.
+ */
+export function addTemplateToTypescript(file: string, text: string, entry: NewTemplate): string {
+  const project = new Project({ useInMemoryFileSystem: true });
+  const source = project.createSourceFile("forage.config.ts", text);
+  const templates = templatesObject(file, source.getExportAssignment((e) => !e.isExportEquals())?.getExpression());
+  // JSON string literals are valid TypeScript string literals, so user text cannot become code.
+  const fields = [`extends: ${JSON.stringify(entry.extends)}`];
+  if (entry.description !== undefined) fields.push(`description: ${JSON.stringify(entry.description)}`);
+  templates.addPropertyAssignment({ name: JSON.stringify(entry.name), initializer: `{ ${fields.join(", ")} }` });
+  return source.getFullText();
+}
+
+function templatesObject(file: string, exported: Node | undefined): ObjectLiteralExpression {
+  const config = Node.isCallExpression(exported) ? exported.getArguments()[0] : exported;
+  const fail = (message: string): never => {
+    throw new ConfigError([{ file, path: ["templates"], message }]);
+  };
+  if (!Node.isObjectLiteralExpression(config)) {
+    return fail("cannot edit: expected `export default defineConfig({ … })` with an object literal");
+  }
+  const property = config.getProperty("templates");
+  const initializer = Node.isPropertyAssignment(property) ? property.getInitializer() : undefined;
+  if (initializer === undefined || initializer.getKind() !== SyntaxKind.ObjectLiteralExpression) {
+    return fail("cannot edit: `templates` must be written as an object literal in the default export");
+  }
+  return initializer as ObjectLiteralExpression;
+}
+
+/** Adds a template to a YAML config, keeping its comments and layout. */
+export function addTemplateToYaml(text: string, entry: NewTemplate): string {
+  const doc = parseDocument(text);
+  doc.setIn(["templates", entry.name], doc.createNode(templateData(entry)));
+  return doc.toString();
+}
+
+/** Adds a template to a JSON config (JSON has no comments to keep; two-space indentation). */
+export function addTemplateToJson(text: string, entry: NewTemplate): string {
+  const config = JSON.parse(text) as { templates: Record<string, unknown> };
+  config.templates[entry.name] = templateData(entry);
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
+
+function templateData(entry: NewTemplate): Record<string, string> {
+  return { extends: entry.extends, ...(entry.description === undefined ? {} : { description: entry.description }) };
+}

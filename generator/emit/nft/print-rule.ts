@@ -1,0 +1,84 @@
+import type { NftLog, NftMatch, NftPortValue, NftRule, NftVerdict } from "./ast.js";
+import { anonymousSet, hexMark, opPrefix, quote } from "./print-values.js";
+import { isSetRef } from "./validate-match.js";
+
+/**
+ * Prints a validated rule on one line, in nft's listing order.
+ *
+ * @example
+ * printRule({ match: [{ kind: "l4proto", value: "tcp" }], counter: true,
+ *   log: { prefix: "forage-deny f1: ", group: 1 }, verdict: { reject: "tcp-reset" } });
+ * // meta l4proto tcp counter log prefix "forage-deny f1: " group 1 reject with tcp reset
+ */
+export function printRule(rule: NftRule): string {
+  const parts = rule.match.map(printMatch);
+  if (rule.counter === true) parts.push("counter");
+  if (rule.log !== undefined) parts.push(printLog(rule.log));
+  parts.push(printVerdict(rule.verdict));
+  if (rule.comment !== undefined) parts.push(`comment ${quote(rule.comment)}`);
+  return parts.join(" ");
+}
+
+/** Turns a scalar-or-list into a list. */
+function list<T>(value: T | readonly T[]): readonly T[] {
+  return Array.isArray(value) ? value : [value as T];
+}
+
+function printPort(port: NftPortValue): string {
+  return typeof port === "number" ? String(port) : `${port.range[0]}-${port.range[1]}`;
+}
+
+/** `iifname "ve-f1"`, `ct state { established, related }`, `ip daddr . tcp dport @allowed4_tcp`. */
+export function printMatch(match: NftMatch): string {
+  switch (match.kind) {
+    case "iface":
+      return `${match.field} ${opPrefix(match.op)}${isSetRef(match.value) ? `@${match.value.set}` : anonymousSet(list(match.value).map(quote))}`;
+    case "ctState":
+      return `ct state ${opPrefix(match.op)}${anonymousSet(match.states)}`;
+    case "l4proto":
+      return `meta l4proto ${opPrefix(match.op)}${isSetRef(match.value) ? `@${match.value.set}` : anonymousSet(list(match.value))}`;
+    case "nfproto":
+      return `meta nfproto ${match.value}`;
+    case "addr":
+      return `${match.field} ${opPrefix(match.op)}${isSetRef(match.value) ? `@${match.value.set}` : anonymousSet(list(match.value))}`;
+    case "port":
+      return `${match.field} ${opPrefix(match.op)}${isSetRef(match.value) ? `@${match.value.set}` : anonymousSet(list(match.value).map(printPort))}`;
+    case "concat":
+      return `${match.fields.join(" . ")} ${opPrefix(match.op)}@${match.set}`;
+    case "icmpType":
+      return `${match.protocol} type ${anonymousSet(match.types)}`;
+    case "mark":
+      return `meta mark ${opPrefix(match.op)}${isSetRef(match.value) ? `@${match.value.set}` : hexMark(match.value)}`;
+  }
+}
+
+/** `log prefix "forage-deny f1: " group 1`. */
+function printLog(log: NftLog): string {
+  const group = log.group === undefined ? "" : ` group ${log.group}`;
+  const level = log.level === undefined ? "" : ` level ${log.level}`;
+  return `log prefix ${quote(log.prefix)}${group}${level}`;
+}
+
+const REJECTS = {
+  "tcp-reset": "reject with tcp reset",
+  // `type` is optional from nft 1.0 on (and listed without it) but required by older releases.
+  "admin-prohibited": "reject with icmpx type admin-prohibited",
+  "port-unreachable": "reject with icmpx type port-unreachable",
+  default: "reject",
+} as const;
+
+/** `accept`, `reject with tcp reset`, `jump forage_allow`, `dnat ip6 to [fd00::2]:8080`, … */
+export function printVerdict(verdict: NftVerdict): string {
+  if (typeof verdict === "string") return verdict;
+  if ("reject" in verdict) return REJECTS[verdict.reject];
+  if ("jump" in verdict) return `jump ${verdict.jump}`;
+  if ("goto" in verdict) return `goto ${verdict.goto}`;
+  if ("redirect" in verdict) return `redirect to :${verdict.redirect}`;
+  if ("dnat" in verdict) {
+    const { family, address, port } = verdict.dnat;
+    if (port === undefined) return `dnat ${family} to ${address}`;
+    const host = family === "ip6" ? `[${address}]` : address;
+    return `dnat ${family} to ${host}:${port}`;
+  }
+  return "masquerade";
+}

@@ -1,0 +1,62 @@
+import { n, type NixExpr } from "../emit/nix/index.js";
+import type { AgentModel, MountModel, TemplateModel } from "../model/model.js";
+
+/** `pkgs.python3Packages.black`: a real reference into the host's package set, never a pname. */
+export function packageExpr(attributePath: string[]): NixExpr {
+  return n.sel(n.v("pkgs"), ...attributePath);
+}
+
+/**
+ * A template's option values, in the shape of `modules/options/template.nix`, with every default
+ * already applied so the file says exactly what the sandbox gets.
+ */
+export function templateValues(template: TemplateModel, nftFile: string | null): NixExpr {
+  return n.attrs({
+    description: n.str(template.description),
+    agents: n.attrs(Object.fromEntries(template.agents.map((agent) => [agent.name, agentValues(agent)]))),
+    extraPackages: n.list(template.extraPackages.map(packageExpr)),
+    network: n.fromValue({
+      mode: template.network.mode,
+      allow: template.network.allow.map((rule) => rule.entry),
+      sni: template.network.sni,
+    }),
+    readOnlyWorkspace: n.bool(template.readOnlyWorkspace),
+    resourceLimits: n.fromValue(template.resourceLimits),
+    initCommands: n.fromValue(template.initCommands),
+    agentIdentity: n.fromValue({
+      gitUser: template.agentIdentity.gitUser ?? null,
+      gitEmail: template.agentIdentity.gitEmail ?? null,
+      sshKeyPath: template.agentIdentity.sshKeyPath ?? null,
+    }),
+    workspace: n.attrs({ mounts: n.attrs(Object.fromEntries(template.mounts.map((m) => [m.name, mountValues(m)]))) }),
+    multiplexer: n.str(template.multiplexer),
+    tmuxWindows: n.fromValue(template.tmuxWindows),
+    useProxy: n.bool(template.useProxy),
+    nftablesRuleset: nftFile === null ? n.nul : n.path(`./${nftFile}`),
+  });
+}
+
+function agentValues(agent: AgentModel): NixExpr {
+  return n.attrs({
+    package: packageExpr(agent.package),
+    executable: agent.executable === null ? n.nul : n.str(agent.executable),
+    // Only the secret's name: the wrapper reads the file at run time inside the sandbox.
+    secretName: agent.secret === null ? n.nul : n.str(agent.secret.name),
+    authEnvVar: agent.secret === null ? n.nul : n.str(agent.secret.envVar),
+    hostConfigDir: n.fromValue(agent.hostConfigDir),
+    containerConfigDir: n.fromValue(agent.containerConfigDir),
+    hostConfigDirReadOnly: n.bool(agent.hostConfigDirReadOnly),
+    permissions: agent.permissions === null ? n.nul : n.fromValue({ skipAll: false, ...agent.permissions }),
+  });
+}
+
+function mountValues(mount: MountModel): NixExpr {
+  return n.fromValue({
+    containerPath: mount.containerPath,
+    hostPath: mount.hostPath,
+    repo: mount.repo,
+    mode: mount.mode,
+    branch: mount.branch,
+    readOnly: mount.readOnly,
+  });
+}

@@ -1,0 +1,51 @@
+# The sandbox's base system: an unprivileged agent user with the host user's UID/GID, no sudo,
+# sshd with keys only, and the standard tool set.
+{ config, lib, pkgs, ... }:
+let
+  cfg = config.forage.sandbox;
+in
+{
+  boot.isContainer = true;
+  system.stateVersion = cfg.stateVersion;
+
+  users.mutableUsers = false;
+  users.groups.${cfg.user}.gid = cfg.gid;
+  users.users.${cfg.user} = {
+    isNormalUser = true;
+    uid = cfg.uid;
+    group = cfg.user;
+    home = "/home/${cfg.user}";
+    shell = pkgs.bashInteractive;
+    openssh.authorizedKeys.keys = cfg.authorizedKeys;
+  };
+
+  # The agent must not become root: no sudo, no doas, no wheel.
+  security.sudo.enable = false;
+  security.doas.enable = false;
+
+  services.openssh = {
+    enable = true;
+    ports = [ 22 ];
+    settings = {
+      PasswordAuthentication = false;
+      KbdInteractiveAuthentication = false;
+      PermitRootLogin = "no";
+      AllowUsers = [ cfg.user ];
+    };
+  };
+
+  environment.systemPackages =
+    (with pkgs; [ git jujutsu tmux neovim ripgrep fd ])
+    ++ cfg.template.extraPackages;
+
+  environment.etc."forage/template.json".text = builtins.toJSON {
+    template = cfg.templateName;
+    workspacePath = cfg.workspacePath;
+    network = cfg.template.network.mode;
+  };
+
+  # The workspace and secrets are bind mounts from the host; only their mount points live here.
+  systemd.tmpfiles.rules = [
+    "d ${cfg.workspacePath} 0755 ${cfg.user} ${cfg.user} - -"
+  ];
+}

@@ -1,0 +1,4 @@
+# nixosModules.default: the host side of Forage (services.forage).
+{
+  imports = [ ./host.nix ];
+}

@@ -1,0 +1,73 @@
+# services.forage: the host side. Declares the options (generated from the zod schema, see
+# options/), installs forage-ctl, lays out state and secrets directories, publishes the generated
+# runtime settings under /etc/forage, and pre-builds each template's container system so that
+# creating a sandbox later needs no Nix evaluation.
+{ config, lib, pkgs, ... }:
+let
+  cfg = config.services.forage;
+  forageLib = import ./lib { inherit lib; };
+  userCfg = config.users.users.${cfg.user} or { };
+  templateSystem = name: template:
+    (import "${pkgs.path}/nixos/lib/eval-config.nix" {
+      system = null;
+      modules = [
+        ./container
+        {
+          nixpkgs.pkgs = pkgs;
+          forage.sandbox = {
+            templateName = name;
+            inherit template;
+            user = cfg.containerUsername;
+            uid = cfg.uid;
+            gid = cfg.gid;
+            inherit (cfg) workspacePath authorizedKeys stateVersion;
+          };
+        }
+      ];
+    }).config.system.build.toplevel;
+in
+{
+  options.services.forage = import ./options/host.nix { inherit lib; } // {
+    enable = lib.mkEnableOption "Forage sandboxes for AI coding agents";
+    package = lib.mkOption {
+      type = lib.types.package;
+      description = "The forage-ctl package.";
+    };
+    generated = lib.mkOption {
+      type = lib.types.nullOr lib.types.path;
+      default = null;
+      description = "Directory written by `forage-ctl generate`; its default.nix sets this.";
+    };
+    uid = lib.mkOption {
+      type = lib.types.int;
+      default = if (userCfg.uid or null) != null then userCfg.uid else 1000;
+      defaultText = lib.literalExpression "config.users.users.\${cfg.user}.uid";
+      description = "UID the agent user gets; the host user's, so workspace files keep their owner.";
+    };
+    gid = lib.mkOption {
+      type = lib.types.int;
+      default = config.users.groups.${userCfg.group or "users"}.gid or 100;
+      defaultText = lib.literalExpression "the gid of the host user's primary group";
+      description = "GID the agent user gets.";
+    };
+  };
+
+  config = lib.mkIf cfg.enable {
+    assertions = forageLib.hostAssertions {
+      inherit cfg;
+      userNames = builtins.attrNames config.users.users;
+    };
+    environment.systemPackages = [ cfg.package ];
+    systemd.tmpfiles.rules = forageLib.hostTmpfiles cfg;
+    environment.etc = {
+      "forage/forage.json" = lib.mkIf (cfg.generated != null) { source = "${cfg.generated}/forage.json"; };
+    } // lib.mapAttrs' (name: template: lib.nameValuePair "forage/systems/${name}" {
+      source = templateSystem name template;
+    }) cfg.templates;
+    networking.nat = lib.mkIf (cfg.externalInterface != null) {
+      enable = true;
+      externalInterface = cfg.externalInterface;
+      internalInterfaces = [ "ve-+" ];
+    };
+  };
+}

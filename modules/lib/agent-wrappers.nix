@@ -1,0 +1,18 @@
+# One wrapper per agent of a template, keyed by agent name. Used both inside the container and by
+# the generated wrappers/<template>.nix, so the two can never differ.
+{ lib, mkAgentWrapper }:
+{
+  pkgs,
+  agents,
+  secretsDir ? "/run/secrets",
+}:
+lib.mapAttrs (
+  name: agent:
+  mkAgentWrapper {
+    inherit pkgs name;
+    package = agent.package;
+    executable = agent.executable or null;
+    secretFile = if (agent.secretName or null) == null then null else "${secretsDir}/${agent.secretName}";
+    envVar = agent.authEnvVar or null;
+  }
+) agents

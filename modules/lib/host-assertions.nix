@@ -1,0 +1,50 @@
+# The host module's assertions as a pure function of its settings, so the test suite can check
+# them without the NixOS module system. Each message starts with the option it is about and says
+# how to fix it.
+{ lib }:
+{ cfg, userNames }:
+let
+  templates = lib.attrsToList cfg.templates;
+  agentsOf = template: lib.attrsToList (template.value.agents or { });
+  agentChecks = lib.concatMap (
+    template:
+    lib.concatMap (
+      agent:
+      let
+        where = "services.forage.templates.${template.name}.agents.${agent.name}";
+        secretName = agent.value.secretName or null;
+        authEnvVar = agent.value.authEnvVar or null;
+      in
+      [
+        {
+          assertion = secretName == null || builtins.hasAttr secretName cfg.secrets;
+          message = "${where}.secretName: secret \"${toString secretName}\" is not defined; add it to services.forage.secrets (name = host file path).";
+        }
+        {
+          assertion = (secretName == null) == (authEnvVar == null);
+          message = "${where}: secretName and authEnvVar go together; set both or neither.";
+        }
+      ]
+    ) (agentsOf template)
+  ) templates;
+  fullModeChecks = map (template: {
+    assertion = (template.value.network.mode or "none") != "full" || cfg.externalInterface != null;
+    message = "services.forage.templates.${template.name}.network is \"full\" but services.forage.externalInterface is not set; set it to the host's uplink interface, e.g. \"eth0\".";
+  }) templates;
+in
+[
+  {
+    assertion = cfg.user != "";
+    message = "services.forage.user must be set to the host user whose UID/GID agents get, e.g. services.forage.user = \"alice\";";
+  }
+  {
+    assertion = cfg.user == "" || builtins.elem cfg.user userNames;
+    message = "services.forage.user: user \"${cfg.user}\" is not declared in users.users; declare it or pick an existing user.";
+  }
+  {
+    assertion = cfg.generated != null;
+    message = "services.forage.generated is not set: run `forage-ctl generate` and import the generated default.nix next to forage.nixosModules.default.";
+  }
+]
+++ agentChecks
+++ fullModeChecks

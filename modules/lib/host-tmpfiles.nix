@@ -1,0 +1,10 @@
+# systemd-tmpfiles rules for the host: the state directory and the per-sandbox secrets root.
+# Secrets live on tmpfs under /run, readable by root only; each sandbox's own directory is created
+# 0700 at `up` and its files are owned by the agent's uid.
+{ lib }:
+cfg: [
+  "d ${cfg.stateDir} 0750 root root - -"
+  "d ${cfg.stateDir}/sandboxes 0750 root root - -"
+  "d ${cfg.stateDir}/workspaces 0755 root root - -"
+  "d /run/forage-secrets 0700 root root - -"
+]
