@@ -62,7 +62,13 @@ const tmuxWindowSchema = z.strictObject({
 
 export const templateSchema = z
   .strictObject({
-    description: z.string().max(200).optional().describe("One line shown by `forage-ctl templates`."),
+    description: z
+      .string()
+      .max(200, { error: "must be at most 200 characters (it is one line in `forage-ctl templates`)" })
+      // One line: it is a table cell and a comment in generated files.
+      .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "must be one line without control characters" })
+      .optional()
+      .describe("One line shown by `forage-ctl templates`."),
     extends: z
       .union([templateName, z.array(templateName).min(1).max(8)])
       .optional()

@@ -1,4 +1,4 @@
-import type { NftLog, NftMatch, NftPortValue, NftRule, NftVerdict } from "./ast.js";
+import type { NftLog, NftMatch, NftOp, NftPortValue, NftRule, NftSetRef, NftVerdict } from "./ast.js";
 import { anonymousSet, hexMark, opPrefix, quote } from "./print-values.js";
 import { isSetRef } from "./validate-match.js";
 
@@ -24,31 +24,39 @@ function list<T>(value: T | readonly T[]): readonly T[] {
   return Array.isArray(value) ? value : [value as T];
 }
 
+/** The right-hand side of a match: `@set`, one value, or an anonymous set, after the operator. */
+function operand<T>(op: NftOp | undefined, value: T | readonly T[] | NftSetRef, show: (item: T) => string): string {
+  if (isSetRef(value)) return `${opPrefix(op)}@${value.set}`;
+  return `${opPrefix(op)}${anonymousSet(list(value as T | readonly T[]).map(show))}`;
+}
+
 function printPort(port: NftPortValue): string {
   return typeof port === "number" ? String(port) : `${port.range[0]}-${port.range[1]}`;
 }
+
+const asIs = (item: string): string => item;
 
 /** `iifname "ve-f1"`, `ct state { established, related }`, `ip daddr . tcp dport @allowed4_tcp`. */
 export function printMatch(match: NftMatch): string {
   switch (match.kind) {
     case "iface":
-      return `${match.field} ${opPrefix(match.op)}${isSetRef(match.value) ? `@${match.value.set}` : anonymousSet(list(match.value).map(quote))}`;
+      return `${match.field} ${operand(match.op, match.value, quote)}`;
     case "ctState":
-      return `ct state ${opPrefix(match.op)}${anonymousSet(match.states)}`;
+      return `ct state ${operand(match.op, match.states, asIs)}`;
     case "l4proto":
-      return `meta l4proto ${opPrefix(match.op)}${isSetRef(match.value) ? `@${match.value.set}` : anonymousSet(list(match.value))}`;
+      return `meta l4proto ${operand(match.op, match.value, asIs)}`;
     case "nfproto":
       return `meta nfproto ${match.value}`;
     case "addr":
-      return `${match.field} ${opPrefix(match.op)}${isSetRef(match.value) ? `@${match.value.set}` : anonymousSet(list(match.value))}`;
+      return `${match.field} ${operand(match.op, match.value, asIs)}`;
     case "port":
-      return `${match.field} ${opPrefix(match.op)}${isSetRef(match.value) ? `@${match.value.set}` : anonymousSet(list(match.value).map(printPort))}`;
+      return `${match.field} ${operand(match.op, match.value, printPort)}`;
     case "concat":
       return `${match.fields.join(" . ")} ${opPrefix(match.op)}@${match.set}`;
     case "icmpType":
       return `${match.protocol} type ${anonymousSet(match.types)}`;
     case "mark":
-      return `meta mark ${opPrefix(match.op)}${isSetRef(match.value) ? `@${match.value.set}` : hexMark(match.value)}`;
+      return `meta mark ${operand(match.op, match.value, hexMark)}`;
   }
 }
 

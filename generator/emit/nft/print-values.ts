@@ -36,7 +36,8 @@ export function printAtom(type: NftDataType | undefined, atom: NftElementAtom): 
 
 /** An element: `1.2.3.4 . 443 timeout 60s`. */
 export function printElement(types: readonly NftDataType[], element: NftElement): string {
-  const atoms: readonly NftElementAtom[] = Array.isArray(element.value) ? element.value : [element.value as NftElementAtom];
-  const value = atoms.map((atom, index) => printAtom(types[index], atom)).join(" . ");
-  return element.timeout === undefined ? value : `${value} timeout ${seconds(element.timeout)}`;
+  const value = element.value;
+  const atoms: readonly NftElementAtom[] = Array.isArray(value) ? value : [value as NftElementAtom];
+  const printed = atoms.map((atom, index) => printAtom(types[index], atom)).join(" . ");
+  return element.timeout === undefined ? printed : `${printed} timeout ${seconds(element.timeout)}`;
 }

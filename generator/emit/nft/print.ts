@@ -2,7 +2,7 @@ import type { NftElement, NftSet, NftTable, NftTableRef } from "./ast.js";
 import { NftValidationError } from "./errors.js";
 import { printChain } from "./print-chain.js";
 import { printSet } from "./print-set.js";
-import { printElement } from "./print-values.js";
+import { printElement, quote } from "./print-values.js";
 import { validateNftTable } from "./validate.js";
 import { setTypes, validateElements, validateSet } from "./validate-set.js";
 import { checkIdentifier, checkNonEmpty, checkOneOf } from "./validate-values.js";
@@ -45,7 +45,7 @@ function printTable(table: NftTable, options: NftPrintOptions, path: string): st
   validateNftTable(table, path);
   const head = `table ${table.family} ${table.name}`;
   const prelude = options.replace === true ? `${head}\ndelete ${head}\n` : "";
-  const comment = table.comment === undefined ? [] : [`\tcomment "${table.comment}"`];
+  const comment = table.comment === undefined ? [] : [`\tcomment ${quote(table.comment)}`];
   const blocks = [...table.sets.map(printSet), ...table.chains.map(printChain)];
   return `${prelude}${[`${head} {`, ...comment, blocks.join("\n\n"), "}"].filter((line) => line !== "").join("\n")}\n`;
 }
@@ -70,7 +70,9 @@ export function renderNftFile(source: string, tables: readonly NftTable[], optio
   const seen = new Set<string>();
   tables.forEach((table, index) => {
     const key = `${table.family} ${table.name}`;
-    if (seen.has(key)) throw new NftValidationError(`tables[${index}].name`, table.name, "a table not already in this file");
+    if (seen.has(key)) {
+      throw new NftValidationError(`tables[${index}].name`, table.name, "a table not already in this file");
+    }
     seen.add(key);
   });
   const body = tables.map((table, index) => printTable(table, options, `tables[${index}]`)).join("\n");

@@ -6,14 +6,16 @@ import { isSetRef } from "./validate-match.js";
  * nft only allows `reject with tcp reset` after a tcp match and a NAT port mapping
  * (`dnat ip to 10.0.0.2:80`, `redirect to :8080`) after a tcp/udp match; `th dport` does not count.
  *
- * @example ruleProtocols({ match: [{ kind: "port", field: "tcp dport", value: 22 }], verdict: "drop" }) // Set { "tcp" }
+ * @example
+ * ruleProtocols({ match: [{ kind: "port", field: "tcp dport", value: 22 }], verdict: "drop" }); // Set { "tcp" }
  */
 export function ruleProtocols(rule: NftRule): ReadonlySet<NftL4Proto> | undefined {
   let result: Set<NftL4Proto> | undefined;
   for (const match of rule.match) {
     const implied = matchProtocols(match);
     if (implied === undefined) continue;
-    result = result === undefined ? new Set(implied) : new Set([...result].filter((proto) => implied.includes(proto)));
+    const previous = result;
+    result = new Set(previous === undefined ? implied : implied.filter((proto) => previous.has(proto)));
   }
   return result;
 }

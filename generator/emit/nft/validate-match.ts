@@ -17,6 +17,7 @@ import {
   checkIfname,
   checkMark,
   checkNonEmpty,
+  checkObject,
   checkOneOf,
   checkPort,
 } from "./validate-values.js";
@@ -29,6 +30,7 @@ import {
   L4_PROTOS,
 } from "./vocabulary.js";
 
+const PORT_FIELDS = ["tcp dport", "tcp sport", "udp dport", "udp sport", "th dport", "th sport"] as const;
 const KINDS = ["iface", "ctState", "l4proto", "nfproto", "addr", "port", "concat", "icmpType", "mark"];
 
 /** True for `{ set: "name" }`. */
@@ -42,6 +44,7 @@ export function isSetRef(value: unknown): value is NftSetRef {
  * @example validateMatch({ kind: "addr", field: "ip daddr", value: { set: "allowed4" } }, ctx, "rules[0].match[0]")
  */
 export function validateMatch(match: NftMatch, ctx: TableContext, path: string): void {
+  checkObject(path, match, `a match object with kind ${KINDS.join(", ")}`);
   if ("op" in match && match.op !== undefined) checkOneOf(`${path}.op`, match.op, ["==", "!="]);
   switch (match.kind) {
     case "iface":
@@ -103,11 +106,13 @@ function validateAddr(match: NftAddrMatch, ctx: TableContext, path: string): voi
     lookupSet(ctx, match.value.set, [FIELD_TYPES[match.field]], `${path}.value.set`);
     return;
   }
-  eachValue(match.value, `${path}.value`, (address, at) => checkAddress(at, address, { version, allowPrefix: true }));
+  eachValue(match.value, `${path}.value`, (address, at) => {
+    checkAddress(at, address, { version, allowPrefix: true });
+  });
 }
 
 function validatePort(match: NftPortMatch, ctx: TableContext, path: string): void {
-  checkOneOf(`${path}.field`, match.field, ["tcp dport", "tcp sport", "udp dport", "udp sport", "th dport", "th sport"]);
+  checkOneOf(`${path}.field`, match.field, PORT_FIELDS);
   if (isSetRef(match.value)) {
     lookupSet(ctx, match.value.set, ["inet_service"], `${path}.value.set`);
     return;
@@ -123,7 +128,9 @@ function validatePort(match: NftPortMatch, ctx: TableContext, path: string): voi
     }
     const low = checkPort(`${at}.range[0]`, range[0]);
     const high = checkPort(`${at}.range[1]`, range[1]);
-    if (low >= high) throw new NftValidationError(`${at}.range`, range, "a range whose low port is below its high port");
+    if (low >= high) {
+      throw new NftValidationError(`${at}.range`, range, "a range whose low port is below its high port");
+    }
   });
 }
 

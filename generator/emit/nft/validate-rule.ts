@@ -7,6 +7,7 @@ import {
   checkAddress,
   checkIdentifier,
   checkInteger,
+  checkObject,
   checkOneOf,
   checkPort,
   checkText,
@@ -22,6 +23,7 @@ const VERDICT_FORMS =
  * @example validateRule({ match: [], log: { prefix: "deny: ", group: 1 }, verdict: "drop" }, ctx, "chains[0].rules[0]")
  */
 export function validateRule(rule: NftRule, ctx: TableContext, path: string): void {
+  checkObject(path, rule, "a rule object { match, verdict }");
   if (!Array.isArray(rule.match)) throw new NftValidationError(`${path}.match`, rule.match, "a list of matches");
   rule.match.forEach((match, index) => validateMatch(match, ctx, `${path}.match[${index}]`));
   if (rule.counter !== undefined && typeof rule.counter !== "boolean") {
@@ -72,8 +74,10 @@ function validateReject(rule: NftRule, kind: unknown, ctx: TableContext, path: s
     }
   }
   // icmpx is the family-neutral ICMP; ip and ip6 tables only know their own ICMP flavour.
-  if ((kind === "admin-prohibited" || kind === "port-unreachable") && (ctx.family === "ip" || ctx.family === "ip6")) {
-    throw new NftValidationError(path, kind, `tcp-reset or default in an ${ctx.family} table (icmpx needs inet, bridge or netdev)`);
+  const icmpx = kind === "admin-prohibited" || kind === "port-unreachable";
+  if (icmpx && (ctx.family === "ip" || ctx.family === "ip6")) {
+    const expected = `tcp-reset or default in an ${ctx.family} table (icmpx needs inet, bridge or netdev)`;
+    throw new NftValidationError(path, kind, expected);
   }
 }
 
@@ -92,14 +96,17 @@ function checkChainTarget(name: unknown, ctx: TableContext, path: string): void 
 
 function checkPortMapping(rule: NftRule, path: string, value: unknown): void {
   const protos = ruleProtocols(rule);
-  if (protos === undefined || protos.size === 0 || [...protos].some((proto) => proto !== "tcp" && proto !== "udp")) {
-    throw new NftValidationError(path, value, "a port mapping only in a rule that matches tcp or udp (e.g. tcp dport 80)");
+  const transport = protos !== undefined && protos.size > 0 && [...protos].every((p) => p === "tcp" || p === "udp");
+  if (!transport) {
+    const expected = "a port mapping only in a rule that matches tcp or udp (e.g. tcp dport 80)";
+    throw new NftValidationError(path, value, expected);
   }
 }
 
 function validateDnat(rule: NftRule, target: NftDnatTarget, ctx: TableContext, path: string): void {
   const family = checkOneOf(`${path}.family`, target.family, ["ip", "ip6"]);
-  const allowed = ctx.family === "inet" ? ["ip", "ip6"] : ctx.family === "ip" || ctx.family === "ip6" ? [ctx.family] : [];
+  const allowed: readonly string[] =
+    ctx.family === "inet" ? ["ip", "ip6"] : ctx.family === "ip" || ctx.family === "ip6" ? [ctx.family] : [];
   if (!allowed.includes(family)) {
     const expected = allowed.length === 0
       ? "no dnat here: it needs an ip, ip6 or inet table"

@@ -6,6 +6,7 @@ import {
   checkIfname,
   checkInteger,
   checkMark,
+  checkObject,
   checkOneOf,
   checkPort,
   checkSeconds,
@@ -60,9 +61,11 @@ export function validateElements(set: NftSet, elements: readonly NftElement[], p
   const timeouts = (set.flags?.includes("timeout") ?? false) || set.timeout !== undefined;
   elements.forEach((element, index) => {
     const at = `${path}[${index}]`;
+    checkObject(at, element, "an element object { value, timeout? }");
     if (element.timeout !== undefined) {
       if (!timeouts) {
-        throw new NftValidationError(`${at}.timeout`, element.timeout, `no timeout, or set ${set.name} to have flags timeout`);
+        const expected = `no timeout, or set ${set.name} to have flags timeout`;
+        throw new NftValidationError(`${at}.timeout`, element.timeout, expected);
       }
       checkSeconds(`${at}.timeout`, element.timeout);
     }
@@ -87,7 +90,11 @@ export function validateAtom(type: NftDataType, value: unknown, interval: boolea
   switch (type) {
     case "ipv4_addr":
     case "ipv6_addr":
-      checkAddress(path, value, { version: type === "ipv4_addr" ? 4 : 6, allowPrefix: interval });
+      checkAddress(path, value, {
+        version: type === "ipv4_addr" ? 4 : 6,
+        allowPrefix: interval,
+        prefixHint: "a CIDR needs flags interval on the set",
+      });
       return value as string;
     case "inet_service":
       return checkPort(path, value);

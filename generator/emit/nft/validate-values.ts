@@ -75,6 +75,13 @@ export function checkOneOf<T extends string>(field: string, value: unknown, allo
   return value as T;
 }
 
+/** A plain object, so later property reads cannot fail with a TypeError on null or a string. */
+export function checkObject(field: string, value: unknown, form: string): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new NftValidationError(field, value, form);
+  }
+}
+
 /** A non-empty array; nft has no syntax for an empty anonymous set. */
 export function checkNonEmpty<T>(field: string, value: readonly T[]): readonly T[] {
   if (!Array.isArray(value) || value.length === 0) {
@@ -90,10 +97,12 @@ export function checkNonEmpty<T>(field: string, value: readonly T[]): readonly T
 export function checkAddress(
   field: string,
   value: unknown,
-  options: { readonly version?: 4 | 6; readonly allowPrefix: boolean },
+  options: { readonly version?: 4 | 6; readonly allowPrefix: boolean; readonly prefixHint?: string },
 ): 4 | 6 {
   const family = options.version === undefined ? "an IPv4 or IPv6" : `an IPv${options.version}`;
-  const form = options.allowPrefix ? `${family} address or CIDR` : `${family} address (no prefix)`;
+  const form = options.allowPrefix
+    ? `${family} address or CIDR`
+    : `${family} address (${options.prefixHint ?? "no prefix"})`;
   const parsed = typeof value === "string" ? parseAddress(value) : undefined;
   if (parsed === undefined || (options.version !== undefined && parsed.version !== options.version)) {
     throw new NftValidationError(field, value, form);

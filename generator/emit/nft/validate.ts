@@ -53,7 +53,8 @@ function validateBase(base: NftBaseChain, family: NftFamily, path: string): void
   const hook = checkOneOf(`${path}.hook`, base.hook, HOOKS);
   if (base.policy !== undefined) checkOneOf(`${path}.policy`, base.policy, ["accept", "drop"]);
   if (family === "netdev") {
-    throw new NftValidationError(`${path}.hook`, hook, "a base chain in an inet, ip, ip6 or bridge table (netdev has only ingress/egress)");
+    const expected = "a base chain in an inet, ip, ip6 or bridge table (netdev has only ingress/egress)";
+    throw new NftValidationError(`${path}.hook`, hook, expected);
   }
   if (type !== "filter" && family === "bridge") {
     throw new NftValidationError(`${path}.type`, type, "filter in a bridge table");
@@ -69,7 +70,8 @@ function validateBase(base: NftBaseChain, family: NftFamily, path: string): void
   // Mirrors nft's standard priority table: dstnat/srcnat exist only on their NAT hooks and
   // bridge tables define only filter, dstnat and srcnat.
   if ((priority === "dstnat" && hook !== "prerouting") || (priority === "srcnat" && hook !== "postrouting")) {
-    throw new NftValidationError(`${path}.priority`, priority, `a number or a name valid for hook ${hook} (dstnat: prerouting, srcnat: postrouting)`);
+    const expected = `a number or a name valid for hook ${hook} (dstnat: prerouting, srcnat: postrouting)`;
+    throw new NftValidationError(`${path}.priority`, priority, expected);
   }
   if (family === "bridge" && !["filter", "dstnat", "srcnat"].includes(priority)) {
     throw new NftValidationError(`${path}.priority`, priority, "a number, filter, dstnat or srcnat in a bridge table");

@@ -123,18 +123,52 @@ export const featureTable: NftTable = {
       name: "prerouting",
       base: { type: "filter", hook: "prerouting", priority: "raw" },
       rules: [
-        { match: [{ kind: "iface", field: "iifname", op: "!=", value: ["lo", "ve-f1"] }, { kind: "mark", value: 7 }], verdict: { goto: "classify" } },
-        { match: [{ kind: "nfproto", value: "ipv6" }, { kind: "l4proto", op: "!=", value: ["tcp", "udp"] }], log: { prefix: "odd: ", level: "info" }, verdict: "drop" },
+        {
+          match: [{ kind: "iface", field: "iifname", op: "!=", value: ["lo", "ve-f1"] }, { kind: "mark", value: 7 }],
+          verdict: { goto: "classify" },
+        },
+        {
+          match: [{ kind: "nfproto", value: "ipv6" }, { kind: "l4proto", op: "!=", value: ["tcp", "udp"] }],
+          log: { prefix: "odd: ", level: "info" },
+          verdict: "drop",
+        },
       ],
     },
     {
       name: "classify",
       rules: [
-        { match: [{ kind: "iface", field: "iifname", value: { set: "ifaces" } }, { kind: "l4proto", value: { set: "protos" } }], verdict: "return" },
-        { match: [{ kind: "addr", field: "ip saddr", op: "!=", value: { set: "nets4" } }, { kind: "addr", field: "ip daddr", value: ["10.1.0.0/16", "10.2.3.4"] }], verdict: "drop" },
-        { match: [{ kind: "addr", field: "ip6 saddr", value: { set: "nets6" } }, { kind: "port", field: "th dport", value: [{ range: [1000, 2000] }, 8080] }], verdict: "accept" },
-        { match: [{ kind: "port", field: "tcp sport", op: "!=", value: { set: "ports" } }, { kind: "mark", op: "!=", value: { set: "marks" } }], verdict: "drop" },
-        { match: [{ kind: "concat", fields: ["meta l4proto", "th dport"], set: "proto_ports" }, { kind: "ctState", op: "!=", states: ["invalid"] }], verdict: "accept" },
+        {
+          match: [{ kind: "iface", field: "iifname", value: { set: "ifaces" } }, { kind: "l4proto", value: { set: "protos" } }],
+          verdict: "return",
+        },
+        {
+          match: [
+            { kind: "addr", field: "ip saddr", op: "!=", value: { set: "nets4" } },
+            { kind: "addr", field: "ip daddr", value: ["10.1.0.0/16", "10.2.3.4"] },
+          ],
+          verdict: "drop",
+        },
+        {
+          match: [
+            { kind: "addr", field: "ip6 saddr", value: { set: "nets6" } },
+            { kind: "port", field: "th dport", value: [{ range: [1000, 2000] }, 8080] },
+          ],
+          verdict: "accept",
+        },
+        {
+          match: [
+            { kind: "port", field: "tcp sport", op: "!=", value: { set: "ports" } },
+            { kind: "mark", op: "!=", value: { set: "marks" } },
+          ],
+          verdict: "drop",
+        },
+        {
+          match: [
+            { kind: "concat", fields: ["meta l4proto", "th dport"], set: "proto_ports" },
+            { kind: "ctState", op: "!=", states: ["invalid"] },
+          ],
+          verdict: "accept",
+        },
         { match: [{ kind: "port", field: "udp sport", value: { range: [0, 1023] } }], verdict: { reject: "port-unreachable" } },
         { match: [], verdict: { reject: "default" } },
       ],
