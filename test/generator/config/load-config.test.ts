@@ -196,8 +196,8 @@ describe("a JSON config with several errors", () => {
       "forage.json:2:11: user",
       "forage.json:5:28: templates.t.network.mode",
       "forage.json:6:25: templates.t.extraPackages.0",
-      "forage.json:8:16: templates.t.agents.a",
-      "forage.json:13:24: secrets.key",
+      "forage.json:8:14: templates.t.agents.a",
+      "forage.json:13:23: secrets.key",
     ]);
   });
 

@@ -7,7 +7,7 @@ import {
   type NftTable,
 } from "../../../../generator/emit/nft/index.js";
 import { toolsAvailable } from "../../../support/tools.js";
-import { nftCheck, nftLoadAndList, withNftFile } from "./nft-netns.js";
+import { nftCheck, nftLoadAndList, withNftFile } from "../../../support/nft-netns.js";
 import { allSamples, hostTable, noneTable, restrictedTable } from "./sample-tables.js";
 
 // DESIGN rule 2/10: the printer is only trusted once the real nft parser and kernel accept it.
