@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs everything Forage's build and tests need on a fresh Debian 12 machine, then the npm
+# dependencies. Idempotent: packages already present are not touched, and apt-get update runs
+# only when something is missing. Run as root (or with sudo available).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# tool → Debian package providing it
+declare -A packages=(
+  [nix-instantiate]=nix-bin
+  [nix-build]=nix-bin
+  [nft]=nftables
+  [ip]=iproute2
+  [unshare]=util-linux
+  [systemd-nspawn]=systemd-container
+  [systemd-tmpfiles]=systemd
+  [git]=git
+  [tmux]=tmux
+)
+
+missing=()
+for tool in "${!packages[@]}"; do
+  command -v "$tool" >/dev/null 2>&1 || missing+=("${packages[$tool]}")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  echo "install.sh: installing Debian packages: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Tests must never reach a binary cache (the machines have no network but loopback).
+if [ -w /etc/nix/nix.conf ] && ! grep -q '^substituters' /etc/nix/nix.conf; then
+  echo 'substituters =' >> /etc/nix/nix.conf
+fi
+
+echo "install.sh: npm ci"
+npm ci --no-audit --no-fund --loglevel=error
