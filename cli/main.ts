@@ -47,7 +47,8 @@ async function main(argv: string[]): Promise<number> {
 function reportError(error: unknown): number {
   if (error instanceof CommanderError) {
     // Commander already printed help, the version, or the usage problem.
-    if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return ExitCode.ok;
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return ExitCode.ok;
+    // `commander.help` is a bare `forage-ctl` with no command: help was printed, but it is a usage error.
     return ExitCode.usage;
   }
   if (error instanceof ConfigError) {

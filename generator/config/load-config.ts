@@ -48,7 +48,12 @@ async function parseDocument(file: string, absolute: string): Promise<SourceDocu
 
 function locate(document: SourceDocument, problems: SchemaProblem[]): Diagnostic[] {
   return sortDiagnostics(
-    problems.map((problem) => ({ file: document.file, ...document.locate(problem.path), path: problem.path, message: problem.message })),
+    problems.map((problem) => ({
+      file: document.file,
+      ...document.locate(problem.path, problem.atKey === true),
+      path: problem.path,
+      message: problem.message,
+    })),
   );
 }
 

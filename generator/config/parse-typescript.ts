@@ -14,16 +14,16 @@ export async function parseTypescriptDocument(file: string, absolutePath: string
     alias: { forage: selfEntry },
     moduleCache: false,
     fsCache: false,
-    interopDefault: true,
+    interopDefault: false,
   });
-  let data: unknown;
+  let loaded: unknown;
   try {
-    const loaded = (await jiti.import(absolutePath)) as { default?: unknown } | undefined;
-    data = loaded !== null && typeof loaded === "object" && "default" in loaded ? loaded.default : loaded;
+    loaded = await jiti.import(absolutePath);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new ConfigError([{ file, path: [], message: `cannot load TypeScript config: ${message.split("\n")[0]}` }]);
+    throw new ConfigError([{ file, path: [], message: `cannot load TypeScript config: ${(message.split("\n")[0] ?? "").trim()}` }]);
   }
+  const data = loaded !== null && typeof loaded === "object" && "default" in loaded ? loaded.default : undefined;
   if (data === undefined) {
     throw new ConfigError([
       { file, path: [], message: "has no default export: end the file with `export default defineConfig({ … })`" },

@@ -20,8 +20,8 @@ export function parseYamlDocument(file: string, text: string): SourceDocument {
   return {
     file,
     data: doc.toJS({ maxAliasCount: 100 }) as unknown,
-    locate(path) {
-      const node = nearestNode(doc.contents, path);
+    locate(path, atKey = false) {
+      const node = atKey ? keyNode(doc.contents, path) : nearestNode(doc.contents, path);
       const offset = node?.range?.[0];
       if (offset === undefined) return undefined;
       const position = lineCounter.linePos(offset);
@@ -38,6 +38,17 @@ function nearestNode(root: unknown, path: readonly (string | number)[]): Node | 
     current = next;
   }
   return current;
+}
+
+/** The key node of the last segment of `path`, else the nearest node. */
+function keyNode(root: unknown, path: readonly (string | number)[]): Node | undefined {
+  const parent = nearestNode(root, path.slice(0, -1));
+  const last = path[path.length - 1];
+  if (isMap(parent) && last !== undefined) {
+    const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === String(last));
+    if (pair !== undefined && isScalar(pair.key)) return pair.key;
+  }
+  return nearestNode(root, path);
 }
 
 /** The value node under `part`; for a map, the key node when the value is absent (`key:`). */

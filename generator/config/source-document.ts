@@ -2,6 +2,9 @@
 export interface SourceDocument {
   file: string;
   data: unknown;
-  /** Position of the node at `path`, or of its nearest existing ancestor. */
-  locate(path: readonly (string | number)[]): { line: number; column: number } | undefined;
+  /**
+   * Position of the node at `path`, or of its nearest existing ancestor. With `atKey`, the
+   * position of the last segment's key rather than its value (where a misspelt key is).
+   */
+  locate(path: readonly (string | number)[], atKey?: boolean): { line: number; column: number } | undefined;
 }

@@ -4,6 +4,8 @@ import type { z } from "zod";
 export interface SchemaProblem {
   path: (string | number)[];
   message: string;
+  /** Locate the key of the last path segment, not its value (unknown keys). */
+  atKey?: boolean;
 }
 
 /**
@@ -19,7 +21,11 @@ function problemsFromIssue(issue: z.core.$ZodIssue, base: (string | number)[]): 
   const path = [...base, ...issue.path.map(pathPart)];
   switch (issue.code) {
     case "unrecognized_keys":
-      return issue.keys.map((key) => ({ path: [...path, key], message: `unknown option "${key}" (check its spelling and the schema: forage-ctl schema)` }));
+      return issue.keys.map((key) => ({
+        path: [...path, key],
+        message: `unknown option "${key}" (check its spelling and the schema: forage-ctl schema)`,
+        atKey: true,
+      }));
     case "invalid_union":
       return problemsFromUnion(issue.errors, path);
     default:

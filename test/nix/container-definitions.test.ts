@@ -1,0 +1,83 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateCase, loadCaseModel } from "../golden/cases.js";
+import { nixEvalJson, nixString, repoRoot, standInDir } from "../support/nix.js";
+import { toolsAvailable } from "../support/tools.js";
+import { checkOptionValues, type OptionDecl } from "./option-types.js";
+
+/*
+ * containers/<template>.nix evaluated by the real Nix: the extra-container definition for one
+ * sandbox, and the container module's settings checked against the template option types.
+ */
+const tools = toolsAvailable("nix-instantiate");
+const input = "examples/restricted-claude/forage.config.ts";
+
+describe.skipIf(!tools.run)("generated container definitions", () => {
+  let root = "";
+  let prelude = "";
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "forage-containers-"));
+    for (const file of await generateCase(input)) {
+      mkdirSync(dirname(join(root, file.path)), { recursive: true });
+      writeFileSync(join(root, file.path), file.contents);
+    }
+    const model = await loadCaseModel(input);
+    const specs = model.templates
+      .flatMap((t) => [...t.agents.map((a) => a.package), ...t.extraPackages])
+      .map((path) => `{ path = [ ${path.map(nixString).join(" ")} ]; }`);
+    prelude = `
+      let
+        lib = import ${nixString(join(standInDir, "lib.nix"))};
+        pkgs = import ${nixString(join(standInDir, "pkgs.nix"))} { inherit lib; packages = [ ${specs.join(" ")} ]; };
+        # Stands in for the flake: only the container module's path is needed here.
+        forage = { nixosModules.container = ${nixString(join(repoRoot, "modules/container"))}; };
+        definition = import ${nixString(join(root, "containers/claude.nix"))} { inherit forage; uid = 1234; gid = 567; };
+      in`;
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("defines one ephemeral, privately networked container with the addresses and mounts it is given", () => {
+    const container = nixEvalJson(`${prelude}
+      let c = (definition.extraContainer {
+        name = "f7"; hostAddress = "10.100.7.1"; localAddress = "10.100.7.2";
+        bindMounts."/workspace" = { hostPath = "/var/lib/forage/workspaces/demo"; isReadOnly = false; };
+      }).containers;
+      in builtins.mapAttrs (name: v: removeAttrs v [ "config" ] // { configIsModule = builtins.isFunction v.config; }) c`);
+    expect(container).toEqual({
+      f7: {
+        ephemeral: true,
+        privateNetwork: true,
+        autoStart: false,
+        hostAddress: "10.100.7.1",
+        localAddress: "10.100.7.2",
+        bindMounts: { "/workspace": { hostPath: "/var/lib/forage/workspaces/demo", isReadOnly: false } },
+        configIsModule: true,
+      },
+    });
+  });
+
+  it("configures the container module with the template, the agent user's uid/gid and no secret values", () => {
+    const sandbox = nixEvalJson(`${prelude} (definition.module { inherit pkgs; }).forage.sandbox`) as Record<string, unknown>;
+    expect(sandbox).toMatchObject({
+      templateName: "claude",
+      user: "agent",
+      uid: 1234,
+      gid: 567,
+      workspacePath: "/workspace",
+      secretsPath: "/run/secrets",
+    });
+    expect(JSON.stringify(sandbox)).toContain('"secretName":"anthropic-api-key"');
+  });
+
+  it("imports the container module and gives it template values that fit the template options", () => {
+    const result = nixEvalJson(`${prelude} {
+      imports = map toString (definition.module { inherit pkgs; }).imports;
+      options = (lib.types.submodule [ (/. + ${nixString(join(repoRoot, "modules/options/template.nix"))}) (/. + ${nixString(join(repoRoot, "modules/options/template-internal.nix"))}) ]).options;
+      template = (definition.module { inherit pkgs; }).forage.sandbox.template;
+    }`) as { imports: string[]; options: Record<string, OptionDecl>; template: Record<string, unknown> };
+    expect(result.imports).toEqual([join(repoRoot, "modules/container")]);
+    expect(checkOptionValues(result.options, result.template)).toEqual([]);
+  });
+});
