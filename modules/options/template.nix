@@ -243,7 +243,7 @@
         options = {
           name = lib.mkOption {
             type = lib.types.str;
-            description = "";
+            description = "Window name shown in tmux's status line.";
           };
           command = lib.mkOption {
             type = lib.types.str;
