@@ -15,7 +15,8 @@ import type { GeneratedFile } from "./generated-file.js";
  * in
  * {
  *   inherit module;
- *   extraContainer = { name, hostAddress, localAddress, bindMounts ? { } }: { containers = … };
+ *   extraContainer = { name, hostAddress, localAddress, workspace, secretsDir ? null, extraBindMounts ? { } }:
+ *     { containers = …; };
  * }
  */
 export function containerFiles(model: Model): GeneratedFile[] {
@@ -23,6 +24,22 @@ export function containerFiles(model: Model): GeneratedFile[] {
     path: `containers/${template.name}.nix`,
     contents: renderNixFile(model.source, containerDefinition(model, template)),
   }));
+}
+
+/**
+ * The workspace (read-only with readOnlyWorkspace) and, when the sandbox has secrets, its
+ * secrets directory read-only at /run/secrets; /nix/store is read-only in NixOS containers anyway.
+ */
+function standardBindMounts(model: Model, template: TemplateModel): NixExpr {
+  const workspace = n.attrs({
+    [model.host.workspacePath]: n.attrs({ hostPath: n.v("workspace"), isReadOnly: n.bool(template.readOnlyWorkspace) }),
+  });
+  const secrets = n.ifThen(
+    n.eq(n.v("secretsDir"), n.nul),
+    n.attrs({}),
+    n.attrs({ [model.host.secretsMountPath]: n.attrs({ hostPath: n.v("secretsDir"), isReadOnly: n.bool(true) }) }),
+  );
+  return n.update(n.update(workspace, secrets), n.v("extraBindMounts"));
 }
 
 function containerDefinition(model: Model, template: TemplateModel): NixExpr {
@@ -51,7 +68,7 @@ function containerDefinition(model: Model, template: TemplateModel): NixExpr {
     autoStart: n.bool(false),
     hostAddress: n.v("hostAddress"),
     localAddress: n.v("localAddress"),
-    bindMounts: n.v("bindMounts"),
+    bindMounts: standardBindMounts(model, template),
     config: n.v("module"),
   });
   const containers = n.call(
@@ -59,7 +76,14 @@ function containerDefinition(model: Model, template: TemplateModel): NixExpr {
     n.list([n.bindings([n.inherit(["name"]), n.attr("value", container)])]),
   );
   const extraContainer = n.fn(
-    ["name", "hostAddress", "localAddress", { name: "bindMounts", default: n.attrs({}) }],
+    [
+      "name",
+      "hostAddress",
+      "localAddress",
+      "workspace",
+      { name: "secretsDir", default: n.nul },
+      { name: "extraBindMounts", default: n.attrs({}) },
+    ],
     n.attrs({ containers }),
   );
   return n.fn(

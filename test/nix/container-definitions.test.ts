@@ -42,7 +42,9 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
     const container = nixEvalJson(`${prelude}
       let c = (definition.extraContainer {
         name = "f7"; hostAddress = "10.100.7.1"; localAddress = "10.100.7.2";
-        bindMounts."/workspace" = { hostPath = "/var/lib/forage/workspaces/demo"; isReadOnly = false; };
+        workspace = "/var/lib/forage/workspaces/demo";
+        secretsDir = "/run/forage-secrets/demo";
+        extraBindMounts."/home/agent/.claude" = { hostPath = "/home/alice/.claude"; isReadOnly = true; };
       }).containers;
       in builtins.mapAttrs (name: v: removeAttrs v [ "config" ] // { configIsModule = builtins.isFunction v.config; }) c`);
     expect(container).toEqual({
@@ -52,10 +54,20 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
         autoStart: false,
         hostAddress: "10.100.7.1",
         localAddress: "10.100.7.2",
-        bindMounts: { "/workspace": { hostPath: "/var/lib/forage/workspaces/demo", isReadOnly: false } },
+        bindMounts: {
+          "/workspace": { hostPath: "/var/lib/forage/workspaces/demo", isReadOnly: false },
+          "/run/secrets": { hostPath: "/run/forage-secrets/demo", isReadOnly: true },
+          "/home/agent/.claude": { hostPath: "/home/alice/.claude", isReadOnly: true },
+        },
         configIsModule: true,
       },
     });
+  });
+
+  it("mounts no secrets directory when the sandbox has none", () => {
+    const mounts = nixEvalJson(`${prelude}
+      (definition.extraContainer { name = "f1"; hostAddress = "10.100.1.1"; localAddress = "10.100.1.2"; workspace = "/w"; }).containers.f1.bindMounts`);
+    expect(mounts).toEqual({ "/workspace": { hostPath: "/w", isReadOnly: false } });
   });
 
   it("configures the container module with the template, the agent user's uid/gid and no secret values", () => {
