@@ -24,7 +24,8 @@ pkgs.writeShellApplication {
       lib.concatStringsSep "\n" (
         [
           newSession
-          (lib.escapeShellArgs [ tmux "set-option" "-t" "forage" "remain-on-exit" "on" ])
+          # Global window option: applies to the first window and every window opened after it.
+          (lib.escapeShellArgs [ tmux "set-option" "-wg" "remain-on-exit" "on" ])
         ]
         ++ map newWindow (builtins.tail windows)
       );

@@ -25,6 +25,15 @@ let
   packageSet = builtins.foldl' (acc: spec: lib.recursiveUpdate acc (lib.setAttrByPath spec.path (fakePackage spec))) { } packages;
 in
 packageSet // {
+  # The host's real tmux, so the session script is tested against the real thing.
+  tmux = derivation {
+    name = "tmux";
+    PATH = hostPath;
+    system = builtins.currentSystem;
+    builder = shell;
+    args = [ "-c" ''mkdir -p "$out/bin" && ln -s /usr/bin/tmux "$out/bin/tmux"'' ];
+  } // { meta.mainProgram = "tmux"; };
+
   writeShellApplication = { name, text, runtimeInputs ? [ ] }:
     derivation {
       inherit name text;
