@@ -1,6 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { createJiti } from "jiti";
+import { readFile } from "node:fs/promises";
 import { ConfigError } from "./diagnostic.js";
+import { typescriptLocator } from "./locate-typescript.js";
 import type { SourceDocument } from "./source-document.js";
 
 /**
@@ -29,5 +31,6 @@ export async function parseTypescriptDocument(file: string, absolutePath: string
       { file, path: [], message: "has no default export: end the file with `export default defineConfig({ … })`" },
     ]);
   }
-  return { file, data, locate: () => undefined };
+  const locate = typescriptLocator(await readFile(absolutePath, "utf8"));
+  return { file, data, locate };
 }

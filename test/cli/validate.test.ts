@@ -98,7 +98,7 @@ describe("forage-ctl validate on a config with several errors", () => {
     expect(result.stderr).toMatch(/^forage\.yaml:1:7: user: /);
   });
 
-  it("reports a TypeScript config's schema errors with the file and path, without a stack", async () => {
+  it("reports a TypeScript config's schema errors with file:line:col and path, without a stack", async () => {
     await writeFile(
       join(dir, "forage.config.ts"),
       'import { defineConfig } from "forage";\nexport default defineConfig({ user: "alice", templates: { t: { network: "sometimes" as never } } });\n',
@@ -106,7 +106,7 @@ describe("forage-ctl validate on a config with several errors", () => {
     const result = await runCli(["validate"], { cwd: dir });
     expect(result.exitCode).toBe(6);
     expect(result.stderr).toBe(
-      'forage.config.ts: templates.t.network: must be "none", "restricted", "full" or an object\nforage-ctl: 1 problem in the config\n',
+      'forage.config.ts:2:73: templates.t.network: must be "none", "restricted", "full" or an object\nforage-ctl: 1 problem in the config\n',
     );
     expect(result.stdout).toBe("");
   });

@@ -264,7 +264,7 @@ describe("a TypeScript config", () => {
     expect(error.message).toMatch(/^forage\.config\.ts: \(root\): cannot load TypeScript config: /);
   });
 
-  it("with schema errors lists each with file and path but no position", async () => {
+  it("with schema errors lists each with file, line:col of the literal and path", async () => {
     await temp.write(
       "forage.config.ts",
       [
@@ -278,10 +278,10 @@ describe("a TypeScript config", () => {
     );
     const error = await configErrorOf("forage.config.ts", temp.dir);
     expect(error.diagnostics.map((d) => [d.file, d.path.join("."), d.line, d.column])).toEqual([
-      ["forage.config.ts", "templates.t.network", undefined, undefined],
-      ["forage.config.ts", "user", undefined, undefined],
+      ["forage.config.ts", "user", 3, 9],
+      ["forage.config.ts", "templates.t.network", 4, 30],
     ]);
-    expect(error.message.split("\n")).toContain("forage.config.ts: templates.t.network: must be \"none\", \"restricted\", \"full\" or an object");
+    expect(error.message.split("\n")).toContain("forage.config.ts:4:30: templates.t.network: must be \"none\", \"restricted\", \"full\" or an object");
   });
 
   it("without an import from forage still loads a plain default-exported object", async () => {
