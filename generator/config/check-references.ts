@@ -6,7 +6,33 @@ import type { SchemaProblem } from "./zod-issues.js";
  * templates without cycles. Runs only on schema-valid configs; reports every problem.
  */
 export function checkReferences(config: Config): SchemaProblem[] {
-  return [...checkSecrets(config), ...checkExtends(config)];
+  return [...checkSecrets(config), ...checkExtends(config), ...checkMounts(config)];
+}
+
+/** Two mounts at one path would shadow each other; the main workspace path is taken already. */
+function checkMounts(config: Config): SchemaProblem[] {
+  const problems: SchemaProblem[] = [];
+  for (const [templateName, template] of Object.entries(config.templates)) {
+    const mounts = Object.entries(template.workspace?.mounts ?? {});
+    const beads = template.workspace?.useBeads;
+    if (beads?.enable === true) {
+      if (mounts.some(([name]) => name === "beads")) {
+        problems.push({
+          path: ["templates", templateName, "workspace", "mounts", "beads"],
+          message: 'the mount name "beads" is taken by useBeads: rename this mount or disable useBeads',
+        });
+      }
+      mounts.push(["useBeads", { containerPath: beads.containerPath, readOnly: false }]);
+    }
+    const seen = new Map<string, string>([[config.workspacePath, "the workspace (workspacePath)"]]);
+    for (const [name, mount] of mounts) {
+      const owner = seen.get(mount.containerPath);
+      const path = name === "useBeads" ? ["templates", templateName, "workspace", "useBeads", "containerPath"] : ["templates", templateName, "workspace", "mounts", name, "containerPath"];
+      if (owner !== undefined) problems.push({ path, message: `"${mount.containerPath}" is already used by ${owner}: choose another containerPath` });
+      else seen.set(mount.containerPath, `mount "${name}"`);
+    }
+  }
+  return problems;
 }
 
 function checkSecrets(config: Config): SchemaProblem[] {

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { checkReferences } from "../../../generator/config/check-references.js";
 import { loadConfig } from "../../../generator/config/load-config.js";
+import { configSchema } from "../../../generator/config/schema/config.js";
 import { configErrorOf, tempConfigDir, where, type TempConfigDir } from "./temp-config.js";
 
 let temp: TempConfigDir;
@@ -100,5 +102,34 @@ describe("cross-references between parts of the config", () => {
     );
     const loaded = await loadConfig("forage.yaml", temp.dir);
     expect(loaded.config.templates.both?.extends).toEqual(["left", "right"]);
+  });
+});
+
+describe("workspace mounts", () => {
+  const base = {
+    user: "alice",
+    templates: {
+      t: {
+        workspace: {
+          mounts: {
+            a: { containerPath: "/workspace/docs", hostPath: "/srv/docs" },
+            b: { containerPath: "/workspace/docs", hostPath: "/srv/other" },
+            c: { containerPath: "/workspace", hostPath: "/srv/c" },
+            beads: { containerPath: "/beads-mine", hostPath: "/srv/b" },
+          },
+          useBeads: { enable: true, containerPath: "/workspace/docs" },
+        },
+      },
+    },
+  };
+
+  it("reports every mount path used twice, the workspace path, and a mount named like useBeads'", () => {
+    const problems = checkReferences(configSchema.parse(base));
+    expect(problems.map((p) => [p.path.join("."), p.message])).toEqual([
+      ["templates.t.workspace.mounts.beads", 'the mount name "beads" is taken by useBeads: rename this mount or disable useBeads'],
+      ["templates.t.workspace.mounts.b.containerPath", '"/workspace/docs" is already used by mount "a": choose another containerPath'],
+      ["templates.t.workspace.mounts.c.containerPath", '"/workspace" is already used by the workspace (workspacePath): choose another containerPath'],
+      ["templates.t.workspace.useBeads.containerPath", '"/workspace/docs" is already used by mount "a": choose another containerPath'],
+    ]);
   });
 });
