@@ -1,4 +1,5 @@
 import { n, type NixExpr } from "../emit/nix/index.js";
+import type { Identity } from "../config/schema/identity.js";
 import type { AgentModel, MountModel, TemplateModel } from "../model/model.js";
 
 /** `pkgs.python3Packages.black`: a real reference into the host's package set, never a pname. */
@@ -23,16 +24,21 @@ export function templateValues(template: TemplateModel, nftFile: string | null):
     readOnlyWorkspace: n.bool(template.readOnlyWorkspace),
     resourceLimits: n.fromValue(template.resourceLimits),
     initCommands: n.fromValue(template.initCommands),
-    agentIdentity: n.fromValue({
-      gitUser: template.agentIdentity.gitUser ?? null,
-      gitEmail: template.agentIdentity.gitEmail ?? null,
-      sshKeyPath: template.agentIdentity.sshKeyPath ?? null,
-    }),
+    agentIdentity: identityValues(template.agentIdentity),
     workspace: n.attrs({ mounts: n.attrs(Object.fromEntries(template.mounts.map((m) => [m.name, mountValues(m)]))) }),
     multiplexer: n.str(template.multiplexer),
     tmuxWindows: n.fromValue(template.tmuxWindows),
     useProxy: n.bool(template.useProxy),
     nftablesRuleset: nftFile === null ? n.nul : n.path(`./${nftFile}`),
+  });
+}
+
+/** An identity with every field present (null when unset), as the identity submodule expects. */
+export function identityValues(identity: Identity): NixExpr {
+  return n.fromValue({
+    gitUser: identity.gitUser ?? null,
+    gitEmail: identity.gitEmail ?? null,
+    sshKeyPath: identity.sshKeyPath ?? null,
   });
 }
 

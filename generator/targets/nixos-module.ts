@@ -1,6 +1,7 @@
 import { n, renderNixFile, type NixExpr } from "../emit/nix/index.js";
 import type { HostModel, Model } from "../model/model.js";
 import type { GeneratedFile } from "./generated-file.js";
+import { identityValues } from "./nix-values.js";
 
 /**
  * `default.nix`: a NixOS module that sets `services.forage` from the config. Import it next to
@@ -43,11 +44,7 @@ export function hostValues(host: HostModel): Record<string, NixExpr> {
     externalInterface: n.fromValue(host.externalInterface),
     containerUsername: n.str(host.containerUsername),
     workspacePath: n.str(host.workspacePath),
-    agentIdentity: n.fromValue({
-      gitUser: host.agentIdentity.gitUser ?? null,
-      gitEmail: host.agentIdentity.gitEmail ?? null,
-      sshKeyPath: host.agentIdentity.sshKeyPath ?? null,
-    }),
+    agentIdentity: identityValues(host.agentIdentity),
     monitor: n.fromValue(host.monitor),
     proxy: n.fromValue(host.proxy),
     network: n.fromValue(host.network),

@@ -1,10 +1,11 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateCase, loadCaseModel } from "../golden/cases.js";
-import { nixBuild, nixString, repoRoot, standInDir } from "../support/nix.js";
+import { loadCaseModel } from "../golden/cases.js";
+import { standInLib, standInPkgs, writeCaseOutput } from "../support/generated-case.js";
+import { nixBuild, nixString, repoRoot } from "../support/nix.js";
 import { toolsAvailable } from "../support/tools.js";
 
 /*
@@ -27,20 +28,15 @@ interface AgentRun {
 }
 
 async function buildWrappers(root: string, input: string, template: string): Promise<string> {
-  const outDir = join(root, "out");
-  for (const file of await generateCase(input)) {
-    mkdirSync(dirname(join(outDir, file.path)), { recursive: true });
-    writeFileSync(join(outDir, file.path), file.contents);
-  }
+  const outDir = await writeCaseOutput(join(root, "out"), input);
   const model = await loadCaseModel(input);
   const packages = model.templates
     .flatMap((t) => t.agents)
-    .map((a) => `{ path = [ ${a.package.map(nixString).join(" ")} ]; bins = [ ${nixString(a.executable ?? a.package.at(-1) ?? "")} ]; }`);
-  const lib = `import ${nixString(join(standInDir, "lib.nix"))}`;
+    .map((a) => ({ path: a.package, bins: [a.executable ?? a.package.at(-1) ?? ""] }));
   return `
     let
-      lib = ${lib};
-      pkgs = import ${nixString(join(standInDir, "pkgs.nix"))} { inherit lib; packages = [ ${packages.join(" ")} ]; };
+      lib = ${standInLib};
+      pkgs = ${standInPkgs(packages)};
       forage = { lib = import ${nixString(join(repoRoot, "modules/lib"))} { inherit lib; }; };
     in
     import ${nixString(join(outDir, "wrappers", `${template}.nix`))} { inherit pkgs forage; secretsDir = ${nixString(join(root, "secrets"))}; }`;

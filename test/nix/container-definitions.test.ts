@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateCase, loadCaseModel } from "../golden/cases.js";
-import { nixEvalJson, nixString, repoRoot, standInDir } from "../support/nix.js";
+import { casePackagePaths, standInLib, standInPkgs, writeCaseOutput } from "../support/generated-case.js";
+import { nixEvalJson, nixString, repoRoot } from "../support/nix.js";
 import { toolsAvailable } from "../support/tools.js";
 import { checkOptionValues, type OptionDecl } from "./option-types.js";
 
@@ -19,18 +19,12 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
   let prelude = "";
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "forage-containers-"));
-    for (const file of await generateCase(input)) {
-      mkdirSync(dirname(join(root, file.path)), { recursive: true });
-      writeFileSync(join(root, file.path), file.contents);
-    }
-    const model = await loadCaseModel(input);
-    const specs = model.templates
-      .flatMap((t) => [...t.agents.map((a) => a.package), ...t.extraPackages])
-      .map((path) => `{ path = [ ${path.map(nixString).join(" ")} ]; }`);
+    await writeCaseOutput(root, input);
+    const packages = (await casePackagePaths(input)).map((path) => ({ path }));
     prelude = `
       let
-        lib = import ${nixString(join(standInDir, "lib.nix"))};
-        pkgs = import ${nixString(join(standInDir, "pkgs.nix"))} { inherit lib; packages = [ ${specs.join(" ")} ]; };
+        lib = ${standInLib};
+        pkgs = ${standInPkgs(packages)};
         # Stands in for the flake: only the container module's path is needed here.
         forage = { nixosModules.container = ${nixString(join(repoRoot, "modules/container"))}; };
         definition = import ${nixString(join(root, "containers/claude.nix"))} { inherit forage; uid = 1234; gid = 567; };

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateCase, loadCaseModel } from "../golden/cases.js";
-import { nixEvalJson, nixString, repoRoot, standInDir } from "../support/nix.js";
+import { casePackagePaths, standInLib, standInPkgs, writeCaseOutput } from "../support/generated-case.js";
+import { nixEvalJson, nixString, repoRoot } from "../support/nix.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 
 /*
@@ -30,17 +30,12 @@ describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's
   let prelude = "";
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "forage-host-"));
-    for (const file of await generateCase(input)) {
-      mkdirSync(dirname(join(root, "out", file.path)), { recursive: true });
-      writeFileSync(join(root, "out", file.path), file.contents);
-    }
-    const model = await loadCaseModel(input);
-    const packages = model.templates.flatMap((t) => [...t.agents.map((a) => a.package), ...t.extraPackages]);
-    const specs = packages.map((path) => `{ path = [ ${path.map(nixString).join(" ")} ]; }`).join(" ");
+    await writeCaseOutput(join(root, "out"), input);
+    const packages = (await casePackagePaths(input)).map((path) => ({ path }));
     prelude = `
       let
-        lib = import ${nixString(join(standInDir, "lib.nix"))};
-        pkgs = import ${nixString(join(standInDir, "pkgs.nix"))} { inherit lib; packages = [ ${specs} ]; };
+        lib = ${standInLib};
+        pkgs = ${standInPkgs(packages)};
         cfg = (import ${nixString(join(root, "out/default.nix"))} { config = { }; inherit lib pkgs; }).services.forage;
         forageLib = import ${nixString(join(repoRoot, "modules/lib"))} { inherit lib; };
         failing = cfg: builtins.filter (a: !a.assertion) (forageLib.hostAssertions { inherit cfg; userNames = [ "alice" ]; });
