@@ -10,7 +10,7 @@ import { registerTemplateAdd } from "./commands/template-add.js";
 import { registerTemplates } from "./commands/templates.js";
 import { registerValidate } from "./commands/validate.js";
 import { ExitCode } from "./exit-codes.js";
-import { packageRoot } from "./package-root.js";
+import { packageRoot } from "../runtime/package-root.js";
 import { UserError } from "./user-error.js";
 
 function buildProgram(): Command {

@@ -6,7 +6,7 @@ import Handlebars from "handlebars";
 import { templateName, unixUserName } from "../../generator/config/schema/names.js";
 import { agentPresets, type AgentPreset } from "../agent-presets.js";
 import { ExitCode } from "../exit-codes.js";
-import { packageRoot } from "../package-root.js";
+import { packageRoot } from "../../runtime/package-root.js";
 import { UserError } from "../user-error.js";
 
 

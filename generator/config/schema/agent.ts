@@ -54,9 +54,6 @@ export const agentSchema = z
   .refine((a) => (a.secretName === undefined) === (a.authEnvVar === undefined), {
     error: "secretName and authEnvVar go together: set both (key from a secret) or neither",
   })
-  .refine((a) => a.secretName !== undefined || a.hostConfigDir !== undefined, {
-    error: "needs credentials: set secretName + authEnvVar (API key) or hostConfigDir (subscription login)",
-  })
   .describe("An AI coding agent installed in the sandbox, with a wrapper that supplies its key.");
 
 export type AgentInput = z.input<typeof agentSchema>;

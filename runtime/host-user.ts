@@ -1,0 +1,19 @@
+import { readFile } from "node:fs/promises";
+
+export interface HostUser {
+  name: string;
+  uid: number;
+  gid: number;
+  home: string;
+}
+
+/** Looks a user up in the host's /etc/passwd (no NSS modules: sandboxes are for local users). */
+export async function lookupHostUser(name: string, passwdFile = "/etc/passwd"): Promise<HostUser | undefined> {
+  for (const line of (await readFile(passwdFile, "utf8")).split("\n")) {
+    const [user, , uid, gid, , home] = line.split(":");
+    if (user === name && uid !== undefined && gid !== undefined && home !== undefined) {
+      return { name, uid: Number(uid), gid: Number(gid), home };
+    }
+  }
+  return undefined;
+}

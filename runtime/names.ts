@@ -1,0 +1,30 @@
+import { isAbsolute, relative, resolve } from "node:path";
+
+/** Sandbox names (DESIGN.md): they become directory names, hostnames and unit names. */
+export const sandboxNamePattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** Throws a message naming the rule when `name` is not a valid sandbox name. */
+export function assertSandboxName(name: string): void {
+  if (!sandboxNamePattern.test(name)) {
+    throw new InvalidNameError(
+      `invalid sandbox name "${name}": use 1-63 characters of a-z, 0-9 and '-', starting with a letter or digit`,
+    );
+  }
+}
+
+export class InvalidNameError extends Error {
+  override name = "InvalidNameError";
+}
+
+/**
+ * `base/child`, refusing any result outside `base`: names are validated already, and this is the
+ * second fence that keeps a path built from a name under its base directory.
+ */
+export function pathUnder(base: string, ...parts: string[]): string {
+  const path = resolve(base, ...parts);
+  const rel = relative(resolve(base), path);
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
+    throw new InvalidNameError(`path ${path} escapes ${base}`);
+  }
+  return path;
+}

@@ -1,0 +1,136 @@
+import { spawn } from "node:child_process";
+import { open, readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import { execa } from "execa";
+import { isAlive } from "../state/lock.js";
+
+/** How to start one container with systemd-nspawn. */
+export interface NspawnSpec {
+  root: string;
+  hostname: string;
+  user: string;
+  networkNamespacePath: string;
+  binds: { source: string; target: string; readOnly: boolean }[];
+  logFile: string;
+}
+
+/** The container could not be started or reached. */
+export class ContainerError extends Error {
+  override name = "ContainerError";
+}
+
+/**
+ * Argv for systemd-nspawn. --register=no/--keep-unit: no machined or systemd-as-PID-1 needed;
+ * --as-pid2: a stub init reaps zombies; -u: the payload (a placeholder that keeps the container
+ * alive) runs as the agent with no_new_privs. Agents and shells are started later with exec.
+ */
+export function nspawnArgs(spec: NspawnSpec): string[] {
+  const binds = spec.binds.map((b) => `${b.readOnly ? "--bind-ro" : "--bind"}=${escapeBind(b.source)}:${escapeBind(b.target)}`);
+  return [
+    "--quiet",
+    "--register=no",
+    "--keep-unit",
+    "--console=pipe",
+    `--directory=${spec.root}`,
+    `--hostname=${spec.hostname}`,
+    `--network-namespace-path=${spec.networkNamespacePath}`,
+    "--no-new-privileges=yes",
+    "--as-pid2",
+    `--user=${spec.user}`,
+    ...binds,
+    "--",
+    "/usr/bin/sleep",
+    "infinity",
+  ];
+}
+
+/** nspawn splits --bind on ':'; a literal colon in a path is written `\:`. */
+function escapeBind(path: string): string {
+  return path.replace(/\\/g, "\\\\").replace(/:/g, "\\:");
+}
+
+/**
+ * Starts nspawn detached (own session, stdio to the sandbox log) so the container outlives the
+ * process that started it, and waits until its init is up. Returns nspawn's pid.
+ */
+export async function spawnContainer(spec: NspawnSpec, timeoutMs = 10_000): Promise<number> {
+  const log = await open(spec.logFile, "a", 0o640);
+  try {
+    const child = spawn("systemd-nspawn", nspawnArgs(spec), { detached: true, stdio: ["ignore", log.fd, log.fd] });
+    const pid = child.pid;
+    if (pid === undefined) throw new ContainerError("systemd-nspawn did not start (is the systemd-container package installed?)");
+    child.unref();
+    await waitForLeader(pid, spec.logFile, timeoutMs);
+    return pid;
+  } finally {
+    await log.close();
+  }
+}
+
+/** The container's PID 1 (nspawn's child in a new PID namespace), or undefined. */
+export async function leaderOf(nspawnPid: number): Promise<number | undefined> {
+  try {
+    const children = (await readFile(`/proc/${nspawnPid}/task/${nspawnPid}/children`, "utf8")).trim().split(/\s+/);
+    for (const child of children.filter((c) => c !== "").map(Number)) {
+      const [mine, theirs] = await Promise.all([readNs("self"), readNs(String(child))]);
+      if (theirs !== undefined && theirs !== mine) return child;
+    }
+  } catch {
+    // nspawn is gone or not ours to read
+  }
+  return undefined;
+}
+
+async function readNs(pid: string): Promise<string | undefined> {
+  try {
+    return (await execa("readlink", [`/proc/${pid}/ns/pid`])).stdout;
+  } catch {
+    return undefined;
+  }
+}
+
+async function waitForLeader(pid: number, logFile: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const leader = await leaderOf(pid);
+    // Ready once the payload (the placeholder) runs under the stub init.
+    if (leader !== undefined && (await hasChild(leader))) return;
+    if (!isAlive(pid)) break;
+    await sleep(10);
+  }
+  const log = await readFile(logFile, "utf8").catch(() => "");
+  throw new ContainerError(`the container did not start within ${timeoutMs} ms; systemd-nspawn said:\n${log.trim().split("\n").slice(-10).join("\n")}`);
+}
+
+async function hasChild(pid: number): Promise<boolean> {
+  const children = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
+  return children.trim() !== "";
+}
+
+/**
+ * Stops a container: SIGTERM to everything inside first (agents may save state), then nspawn
+ * itself after `graceSeconds`; SIGKILL if it still lingers. Never throws for "already gone".
+ */
+export async function stopContainer(nspawnPid: number, graceSeconds: number): Promise<void> {
+  const leader = await leaderOf(nspawnPid);
+  if (leader !== undefined) {
+    await execa("nsenter", ["--target", String(leader), "--pid", "--mount", "--", "/usr/bin/kill", "-TERM", "-1"], { reject: false });
+    await waitGone(leader, graceSeconds * 1000, () => hasChild(leader).then((c) => !c));
+  }
+  if (isAlive(nspawnPid)) process.kill(nspawnPid, "SIGTERM");
+  await waitGone(nspawnPid, 5_000, async () => !isAlive(nspawnPid));
+  if (isAlive(nspawnPid)) process.kill(nspawnPid, "SIGKILL");
+  await waitGone(nspawnPid, 5_000, async () => !isAlive(nspawnPid));
+}
+
+async function waitGone(_pid: number, timeoutMs: number, gone: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !(await gone())) await sleep(20);
+}
+
+/** True when `pid` is a live systemd-nspawn running the given root (not a reused pid). */
+export async function isOurContainer(pid: number | null, root: string): Promise<boolean> {
+  if (pid === null || !isAlive(pid)) return false;
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+  return cmdline.split("\0").includes(`--directory=${root}`);
+}

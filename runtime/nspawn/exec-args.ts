@@ -1,0 +1,33 @@
+/** Who runs a command inside a sandbox, where, and with what environment. */
+export interface ExecSpec {
+  leaderPid: number;
+  /** null: root (forage-ctl shell); otherwise the agent user. */
+  user: { name: string; uid: number; gid: number } | null;
+  cwd: string;
+  command: string[];
+  env: Record<string, string>;
+}
+
+/**
+ * Argv that runs a command inside a running container: nsenter joins its namespaces and root,
+ * setpriv drops to the agent's uid/gid with no capabilities (bounding set cleared) and
+ * no_new_privs, and `env -i` gives it a clean environment (nothing from the caller leaks in).
+ */
+export function execArgs(spec: ExecSpec): string[] {
+  const enter = ["nsenter", `--target=${spec.leaderPid}`, "--mount", "--uts", "--ipc", "--net", "--pid", "--root", `--wd=${spec.cwd}`, "--"];
+  const drop =
+    spec.user === null
+      ? []
+      : [
+          "/usr/bin/setpriv",
+          `--reuid=${spec.user.uid}`,
+          `--regid=${spec.user.gid}`,
+          "--clear-groups",
+          "--no-new-privs",
+          "--inh-caps=-all",
+          "--bounding-set=-all",
+          "--",
+        ];
+  const environment = Object.entries(spec.env).map(([key, value]) => `${key}=${value}`);
+  return [...enter, ...drop, "/usr/bin/env", "-i", ...environment, ...spec.command];
+}

@@ -1,0 +1,62 @@
+import { chmod, chown, mkdir, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+/** What the generated /etc of a host-root sandbox says. */
+export interface HostRootSpec {
+  hostname: string;
+  user: { name: string; uid: number; gid: number };
+  workspacePath: string;
+  /** Nameserver inside the sandbox (the host-side DNS filter), or null for none. */
+  nameserver: string | null;
+  /** Agents' launch settings: name → program and optional secret. */
+  agents: { name: string; program: string; secretFile: string | null; envVar: string | null }[];
+}
+
+/** Top-level directories of the root; /usr (and /etc/ssl etc.) are bound read-only from the host. */
+const directories = ["usr", "etc/forage/agents", "opt/forage/bin", "proc", "sys", "dev", "run", "tmp", "var/tmp", "root", "home", "mnt"];
+const usrLinks = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
+
+/**
+ * Lays out a minimal root for a sandbox that runs on the host's /usr (no Nix needed): standard
+ * directories, merged-/usr links, and a generated /etc with only the agent user and root. Written
+ * into a fresh tmpfs, so nothing survives a stop: the root is ephemeral by construction.
+ */
+export async function buildHostRoot(root: string, spec: HostRootSpec): Promise<void> {
+  await chmod(root, 0o755);
+  for (const dir of directories) await mkdir(join(root, dir), { recursive: true, mode: 0o755 });
+  await chmod(join(root, "tmp"), 0o1777);
+  await chmod(join(root, "var/tmp"), 0o1777);
+  await chmod(join(root, "root"), 0o700);
+  for (const link of usrLinks) await symlink(`usr/${link}`, join(root, link));
+  await makeHome(root, spec);
+  await mkdir(join(root, spec.workspacePath.slice(1)), { recursive: true, mode: 0o755 });
+  await writeEtc(root, spec);
+  for (const agent of spec.agents) {
+    await symlink("forage-agent", join(root, "opt/forage/bin", agent.name));
+    const lines = [`program=${agent.program}`, `secret_file=${agent.secretFile ?? ""}`, `env_var=${agent.envVar ?? ""}`];
+    await writeFile(join(root, "etc/forage/agents", agent.name), `${lines.join("\n")}\n`, { mode: 0o644 });
+  }
+}
+
+async function makeHome(root: string, spec: HostRootSpec): Promise<void> {
+  const home = join(root, "home", spec.user.name);
+  await mkdir(home, { mode: 0o700 });
+  await chown(home, spec.user.uid, spec.user.gid);
+}
+
+async function writeEtc(root: string, spec: HostRootSpec): Promise<void> {
+  const { name, uid, gid } = spec.user;
+  const files: Record<string, string> = {
+    passwd: `root:x:0:0:root:/root:/bin/bash\n${name}:x:${uid}:${gid}:Forage agent:/home/${name}:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+    group: `root:x:0:\n${name}:x:${gid}:\nnogroup:x:65534:\n`,
+    shadow: `root:!:1::::::\n${name}:!:1::::::\n`,
+    hostname: `${spec.hostname}\n`,
+    hosts: `127.0.0.1 localhost\n::1 localhost\n127.0.1.1 ${spec.hostname}\n`,
+    "resolv.conf": spec.nameserver === null ? "" : `nameserver ${spec.nameserver}\n`,
+    "nsswitch.conf": "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n",
+    profile: "PATH=/opt/forage/bin:/usr/local/bin:/usr/bin:/bin\nexport PATH\n",
+  };
+  for (const [file, text] of Object.entries(files)) {
+    await writeFile(join(root, "etc", file), text, { mode: file === "shadow" ? 0o600 : 0o644 });
+  }
+}

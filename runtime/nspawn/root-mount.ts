@@ -1,0 +1,17 @@
+import { mkdir, rmdir } from "node:fs/promises";
+import { execa } from "execa";
+
+/** Mounts a fresh tmpfs as a sandbox's root: whatever the sandbox writes there dies with it. */
+export async function mountRoot(root: string, size = "2g"): Promise<void> {
+  await mkdir(root, { recursive: true, mode: 0o755 });
+  await execa("mount", ["-t", "tmpfs", "-o", `mode=0755,size=${size},nosuid,nodev`, "forage-root", root]);
+}
+
+/** Unmounts and removes a sandbox root; absent or already unmounted is fine. */
+export async function unmountRoot(root: string): Promise<void> {
+  // Lazy: a process that still has its cwd there (an exec being torn down) must not block cleanup.
+  await execa("umount", ["--lazy", root], { reject: false });
+  await rmdir(root).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT") throw error;
+  });
+}

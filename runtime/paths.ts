@@ -1,0 +1,46 @@
+import { pathUnder } from "./names.js";
+
+/** Where a host keeps sandbox state and runtime files (DESIGN.md "Paths"). */
+export interface RuntimePaths {
+  stateDir: string;
+  /** `<state>/sandboxes/<name>.json` metadata, `<name>.events.jsonl` audit log. */
+  sandboxesDir: string;
+  /** `<state>/workspaces/<name>` for managed workspaces. */
+  workspacesDir: string;
+  /** Per-sandbox ephemeral roots (tmpfs mounts), under /run so a reboot clears them. */
+  rootsDir: string;
+  /** Per-sandbox secret copies (dir 0700, files 0400), mounted read-only at /run/secrets. */
+  secretsDir: string;
+  /** Lock file serialising creation and slot allocation. */
+  lockFile: string;
+}
+
+/** Paths for a state directory; FORAGE_STATE_DIR overrides the configured one. */
+export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv = process.env): RuntimePaths {
+  const stateDir = env.FORAGE_STATE_DIR ?? configuredStateDir;
+  const runDir = env.FORAGE_RUN_DIR ?? "/run/forage";
+  return {
+    stateDir,
+    sandboxesDir: `${stateDir}/sandboxes`,
+    workspacesDir: `${stateDir}/workspaces`,
+    rootsDir: `${runDir}/roots`,
+    secretsDir: env.FORAGE_SECRETS_DIR ?? "/run/forage-secrets",
+    lockFile: `${stateDir}/lock`,
+  };
+}
+
+export function metadataPath(paths: RuntimePaths, name: string): string {
+  return pathUnder(paths.sandboxesDir, `${name}.json`);
+}
+
+export function eventsPath(paths: RuntimePaths, name: string): string {
+  return pathUnder(paths.sandboxesDir, `${name}.events.jsonl`);
+}
+
+export function rootPath(paths: RuntimePaths, name: string): string {
+  return pathUnder(paths.rootsDir, name);
+}
+
+export function sandboxSecretsPath(paths: RuntimePaths, name: string): string {
+  return pathUnder(paths.secretsDir, name);
+}

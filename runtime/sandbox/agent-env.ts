@@ -1,0 +1,26 @@
+import type { SandboxMetadata } from "../state/metadata.js";
+
+/** PATH inside host-root sandboxes: agent launchers first, then the host's /usr. */
+export const sandboxPath = "/opt/forage/bin:/usr/local/bin:/usr/bin:/bin";
+
+/**
+ * The whole environment of a process started in a sandbox. Nothing is inherited from the caller
+ * except TERM: the host's variables (tokens, SSH agent sockets, proxies) never leak in.
+ */
+export function sandboxEnv(metadata: SandboxMetadata, user: string | null, term: string | undefined): Record<string, string> {
+  const home = user === null ? "/root" : `/home/${user}`;
+  const env: Record<string, string> = {
+    PATH: sandboxPath,
+    HOME: home,
+    USER: user ?? "root",
+    LOGNAME: user ?? "root",
+    SHELL: "/bin/bash",
+    LANG: "C.UTF-8",
+    TERM: term !== undefined && /^[A-Za-z0-9._+-]{1,64}$/.test(term) ? term : "xterm-256color",
+    FORAGE_SANDBOX: metadata.name,
+  };
+  const { gitUser, gitEmail } = metadata.agentIdentity;
+  if (gitUser !== undefined) Object.assign(env, { GIT_AUTHOR_NAME: gitUser, GIT_COMMITTER_NAME: gitUser });
+  if (gitEmail !== undefined) Object.assign(env, { GIT_AUTHOR_EMAIL: gitEmail, GIT_COMMITTER_EMAIL: gitEmail });
+  return env;
+}

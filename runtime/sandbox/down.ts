@@ -1,0 +1,30 @@
+import { removeMetadata } from "../state/metadata-store.js";
+import { readMetadata } from "../state/metadata-store.js";
+import { recordEvent } from "./audit-log.js";
+import type { RuntimeContext } from "./context.js";
+import { SandboxError } from "./errors.js";
+import { removeSecrets } from "./secrets.js";
+import { stopSandbox } from "./start-stop.js";
+
+/**
+ * Removes a sandbox completely: container, root, network, secrets, metadata. Every step runs
+ * even when an earlier one fails (a half-created sandbox must still go away); the failures are
+ * reported together at the end. Direct workspaces are never touched.
+ */
+export async function destroySandbox(context: RuntimeContext, name: string, graceSeconds = 10): Promise<void> {
+  const metadata = await readMetadata(context.paths, name);
+  if (metadata === undefined) throw new SandboxError(`sandbox "${name}" does not exist (see forage-ctl ps)`, "not-found");
+  const failures: string[] = [];
+  const attempt = async (step: string, action: () => Promise<unknown>): Promise<void> => {
+    try {
+      await action();
+    } catch (error) {
+      failures.push(`${step}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  await attempt("stop", () => stopSandbox(context, metadata, graceSeconds));
+  await attempt("secrets", () => removeSecrets(context.paths, name));
+  await attempt("audit", () => recordEvent(context.paths, name, "destroy"));
+  await attempt("metadata", () => removeMetadata(context.paths, name));
+  if (failures.length > 0) throw new SandboxError(`sandbox "${name}" removed with errors:\n  ${failures.join("\n  ")}`, "container");
+}

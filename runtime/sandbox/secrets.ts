@@ -1,0 +1,43 @@
+import { chmod, chown, copyFile, mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { pathUnder } from "../names.js";
+import { sandboxSecretsPath, type RuntimePaths } from "../paths.js";
+import type { HostModel, TemplateModel } from "../../generator/model/model.js";
+
+/** A secret the template needs could not be read on the host. */
+export class SecretError extends Error {
+  override name = "SecretError";
+}
+
+/**
+ * Copies the secrets the template's agents use to /run/forage-secrets/<sandbox>/ (dir 0700 and
+ * files 0400, owned by the agent's uid), which the sandbox mounts read-only at /run/secrets.
+ * Only the files are copied; their contents are never read into this process.
+ */
+export async function copySecrets(paths: RuntimePaths, sandbox: string, template: TemplateModel, host: HostModel, owner: { uid: number; gid: number }): Promise<string[]> {
+  const names = [...new Set(template.agents.flatMap((agent) => (agent.secret === null ? [] : [agent.secret.name])))].sort();
+  const dir = sandboxSecretsPath(paths, sandbox);
+  await rm(dir, { recursive: true, force: true });
+  // The parent stays root-only: the sandbox sees its own directory through the bind mount.
+  await mkdir(paths.secretsDir, { recursive: true, mode: 0o700 });
+  await mkdir(dir, { mode: 0o700 });
+  await chown(dir, owner.uid, owner.gid);
+  for (const name of names) {
+    const source = host.secrets[name];
+    if (source === undefined) throw new SecretError(`secret "${name}" is not defined in the host settings`);
+    const target = pathUnder(dir, name);
+    try {
+      await copyFile(source, target);
+    } catch (error) {
+      throw new SecretError(`cannot copy secret "${name}" from ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+    await chown(target, owner.uid, owner.gid);
+    await chmod(target, 0o400);
+  }
+  return names;
+}
+
+/** Removes a sandbox's secret copies; absent is fine. */
+export async function removeSecrets(paths: RuntimePaths, sandbox: string): Promise<void> {
+  await rm(join(paths.secretsDir, sandbox), { recursive: true, force: true });
+}

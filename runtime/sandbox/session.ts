@@ -1,0 +1,60 @@
+import type { TemplateModel } from "../../generator/model/model.js";
+import type { SandboxMetadata } from "../state/metadata.js";
+import type { RuntimeContext } from "./context.js";
+import { execInRunning } from "./exec.js";
+import { recordEvent } from "./audit-log.js";
+
+/** The tmux session every sandbox has: one window per agent, or the template's tmuxWindows. */
+export const sessionName = "forage";
+
+/**
+ * Opens the agent's tmux session inside the sandbox. Windows stay open after their command exits
+ * (remain-on-exit) so the user can read what happened. A host without tmux gets a warning: exec
+ * and shell still work.
+ */
+export async function startSession(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
+  const workspace = context.settings.host.workspacePath;
+  const windows = template.tmuxWindows.length > 0 ? template.tmuxWindows : [{ name: "shell", command: "bash -l" }];
+  const [first, ...rest] = windows;
+  if (first === undefined) return;
+  const steps = [
+    ["tmux", "new-session", "-d", "-s", sessionName, "-n", first.name, "-c", workspace, first.command],
+    ["tmux", "set-option", "-wg", "remain-on-exit", "on"],
+    ...rest.map((w) => ["tmux", "new-window", "-t", sessionName, "-n", w.name, "-c", workspace, w.command]),
+  ];
+  for (const step of steps) {
+    const result = await execInRunning(context, metadata, step);
+    if (result.exitCode !== 0) {
+      const message = result.exitCode === 127 ? "tmux is not installed on the host: the sandbox has no agent session (exec and shell still work)" : `tmux ${step[1]} failed (exit ${result.exitCode}): ${result.stderr.trim()}`;
+      context.warn(message);
+      await recordEvent(context.paths, metadata.name, "warning", { detail: message });
+      return;
+    }
+  }
+}
+
+/** True when the sandbox's tmux session exists. */
+export async function hasSession(context: RuntimeContext, metadata: SandboxMetadata): Promise<boolean> {
+  const result = await execInRunning(context, metadata, ["tmux", "has-session", "-t", sessionName]).catch(() => undefined);
+  return result?.exitCode === 0;
+}
+
+/**
+ * Runs the template's initCommands, then /workspace/.forage/init if it is executable, as the
+ * agent in the workspace. Failures are warnings: the sandbox is still usable.
+ */
+export async function runInit(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
+  const workspace = context.settings.host.workspacePath;
+  const steps = [
+    ...template.initCommands.map((command) => ({ label: command, argv: ["bash", "-lc", command] })),
+    { label: ".forage/init", argv: ["bash", "-c", 'if [ -x .forage/init ]; then exec ./.forage/init; fi'] },
+  ];
+  for (const step of steps) {
+    const result = await execInRunning(context, metadata, step.argv, { cwd: workspace });
+    if (result.exitCode !== 0) {
+      const message = `init step "${step.label}" failed with exit ${result.exitCode}: ${result.stderr.trim().split("\n").slice(-3).join(" / ")}`;
+      context.warn(message);
+      await recordEvent(context.paths, metadata.name, "warning", { detail: message });
+    }
+  }
+}

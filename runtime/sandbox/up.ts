@@ -1,0 +1,95 @@
+import { stat } from "node:fs/promises";
+import { lookupHostUser } from "../host-user.js";
+import { assertSandboxName } from "../names.js";
+import { withLock } from "../state/lock.js";
+import { listMetadata, readMetadata, writeMetadata } from "../state/metadata-store.js";
+import type { SandboxMetadata } from "../state/metadata.js";
+import { lowestFreeSlot } from "../state/slots.js";
+import { recordEvent } from "./audit-log.js";
+import { findTemplate, type RuntimeContext } from "./context.js";
+import { destroySandbox } from "./down.js";
+import { SandboxError } from "./errors.js";
+import { resolveAgentPrograms } from "./host-programs.js";
+import { copySecrets } from "./secrets.js";
+import { runInit, startSession } from "./session.js";
+import { startSandbox } from "./start-stop.js";
+
+export interface UpRequest {
+  name: string;
+  template: string;
+  /** Absolute host path of the workspace directory (direct mode). */
+  workspace: string;
+  identity: SandboxMetadata["agentIdentity"];
+  /** Progress lines for a terminal (boot, session, init). */
+  progress?: (step: string) => void;
+}
+
+/**
+ * Creates and starts a sandbox. The slot is taken under the state lock; every later step is
+ * undone if any step fails, so a failed `up` leaves nothing behind.
+ */
+export async function upSandbox(context: RuntimeContext, request: UpRequest): Promise<SandboxMetadata> {
+  assertSandboxName(request.name);
+  const template = findTemplate(context, request.template);
+  const owner = await agentOwner(context);
+  await requireDirectory(request.workspace);
+  await resolveAgentPrograms(template);
+  const reserved = await reserve(context, request, owner);
+  try {
+    const secrets = await copySecrets(context.paths, reserved.name, template, context.settings.host, owner);
+    request.progress?.("starting the container");
+    const running = await startSandbox(context, { ...reserved, secrets }, template);
+    request.progress?.("opening the agent session");
+    await startSession(context, running, template);
+    request.progress?.("running init commands");
+    await runInit(context, running, template);
+    await recordEvent(context.paths, reserved.name, "create", { detail: `template ${template.name}, slot ${reserved.slot}` });
+    return running;
+  } catch (error) {
+    await recordEvent(context.paths, reserved.name, "error", { detail: `up failed: ${error instanceof Error ? error.message : String(error)}` }).catch(() => undefined);
+    await destroySandbox(context, reserved.name).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function reserve(context: RuntimeContext, request: UpRequest, owner: { uid: number; gid: number }): Promise<SandboxMetadata> {
+  return withLock(context.paths.lockFile, async () => {
+    if ((await readMetadata(context.paths, request.name)) !== undefined) {
+      throw new SandboxError(`sandbox "${request.name}" already exists (forage-ctl down ${request.name} first, or pick another name)`, "general");
+    }
+    const slot = lowestFreeSlot(await listMetadata(context.paths));
+    if (slot === undefined) throw new SandboxError("no free slot: all 254 sandboxes are in use (remove some with forage-ctl down)", "no-slot");
+    const metadata: SandboxMetadata = {
+      version: 1,
+      name: request.name,
+      template: request.template,
+      slot,
+      containerName: `f${slot}`,
+      runtime: "nspawn",
+      createdAt: new Date().toISOString(),
+      workspace: { mode: "direct", hostPath: request.workspace, managed: false },
+      agentIdentity: request.identity,
+      uid: owner.uid,
+      gid: owner.gid,
+      pid: null,
+      startedAt: null,
+      secrets: [],
+    };
+    await writeMetadata(context.paths, metadata);
+    return metadata;
+  });
+}
+
+/** The host user whose uid/gid the agent gets; never root. */
+async function agentOwner(context: RuntimeContext): Promise<{ uid: number; gid: number }> {
+  const name = context.settings.host.user;
+  const user = await lookupHostUser(name);
+  if (user === undefined) throw new SandboxError(`user "${name}" (from ${context.settings.source}) does not exist on this host: set \`user\` to an existing account`, "config");
+  if (user.uid === 0) throw new SandboxError(`user "${name}" is root: agents never run as root; set \`user\` to an unprivileged account`, "config");
+  return { uid: user.uid, gid: user.gid };
+}
+
+async function requireDirectory(path: string): Promise<void> {
+  const info = await stat(path).catch(() => undefined);
+  if (info?.isDirectory() !== true) throw new SandboxError(`workspace ${path} is not an existing directory`, "usage");
+}

@@ -1,0 +1,68 @@
+import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { dirname } from "node:path";
+import { metadataPath, type RuntimePaths } from "../paths.js";
+import { sandboxMetadataSchema, type SandboxMetadata } from "./metadata.js";
+
+/** Metadata that exists but cannot be read back: reported, never silently ignored. */
+export class CorruptMetadataError extends Error {
+  override name = "CorruptMetadataError";
+}
+
+/** Reads one sandbox's metadata; undefined when it does not exist. */
+export async function readMetadata(paths: RuntimePaths, name: string): Promise<SandboxMetadata | undefined> {
+  const file = metadataPath(paths, name);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  const parsed = sandboxMetadataSchema.safeParse(safeJson(text));
+  if (!parsed.success) throw new CorruptMetadataError(`${file}: not valid sandbox metadata (${parsed.error.issues[0]?.message ?? "?"})`);
+  return parsed.data;
+}
+
+/** Every sandbox's metadata, sorted by name. */
+export async function listMetadata(paths: RuntimePaths): Promise<SandboxMetadata[]> {
+  let entries: string[];
+  try {
+    entries = await readdir(paths.sandboxesDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const names = entries.filter((e) => e.endsWith(".json")).map((e) => e.slice(0, -".json".length)).sort();
+  const all = await Promise.all(names.map((name) => readMetadata(paths, name)));
+  return all.filter((m): m is SandboxMetadata => m !== undefined);
+}
+
+/**
+ * Writes metadata atomically: a temporary file in the same directory, fsync, rename. A crash
+ * leaves either the old or the new file, never a torn one. Mode 0640: root and the host group.
+ */
+export async function writeMetadata(paths: RuntimePaths, metadata: SandboxMetadata): Promise<void> {
+  const file = metadataPath(paths, sandboxMetadataSchema.parse(metadata).name);
+  await mkdir(dirname(file), { recursive: true, mode: 0o750 });
+  const temporary = `${file}.tmp-${process.pid}-${Date.now()}`;
+  const handle = await open(temporary, "wx", 0o640);
+  try {
+    await handle.writeFile(`${JSON.stringify(metadata, null, 2)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temporary, file);
+}
+
+export async function removeMetadata(paths: RuntimePaths, name: string): Promise<void> {
+  await rm(metadataPath(paths, name), { force: true });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
