@@ -4,6 +4,9 @@ import { join } from "node:path";
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../generator/config/diagnostic.js";
 import { registerGenerate } from "./commands/generate.js";
+import { registerInside } from "./commands/inside.js";
+import { registerLifecycle } from "./commands/lifecycle.js";
+import { registerObserve } from "./commands/observe.js";
 import { registerInit } from "./commands/init.js";
 import { registerSchema } from "./commands/schema.js";
 import { registerTemplateAdd } from "./commands/template-add.js";
@@ -12,6 +15,18 @@ import { registerValidate } from "./commands/validate.js";
 import { ExitCode } from "./exit-codes.js";
 import { packageRoot } from "../runtime/package-root.js";
 import { UserError } from "./user-error.js";
+import { SandboxError, type SandboxErrorKind } from "../runtime/sandbox/errors.js";
+import { InvalidNameError } from "../runtime/names.js";
+
+const sandboxExitCodes: Record<SandboxErrorKind, number> = {
+  general: ExitCode.general,
+  "not-found": ExitCode.sandboxNotFound,
+  "template-not-found": ExitCode.templateNotFound,
+  "no-slot": ExitCode.noFreeSlot,
+  container: ExitCode.containerFailed,
+  config: ExitCode.config,
+  usage: ExitCode.usage,
+};
 
 function buildProgram(): Command {
   const { version } = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string };
@@ -27,7 +42,7 @@ function buildProgram(): Command {
 Exit codes: 0 ok, 1 general, 2 sandbox not found, 3 template not found, 4 no free slot,
 5 container operation failed, 6 config error, 7 VCS error, 8 ssh/attach error, 64 usage, 70 bug.`,
   );
-  for (const register of [registerInit, registerValidate, registerGenerate, registerTemplates, registerTemplateAdd, registerSchema]) {
+  for (const register of [registerInit, registerValidate, registerGenerate, registerTemplates, registerTemplateAdd, registerSchema, registerLifecycle, registerInside, registerObserve]) {
     register(program);
   }
   for (const command of program.commands) command.exitOverride();
@@ -56,6 +71,10 @@ function reportError(error: unknown): number {
     const count = error.diagnostics.length;
     process.stderr.write(`forage-ctl: ${count} problem${count === 1 ? "" : "s"} in the config\n`);
     return ExitCode.config;
+  }
+  if (error instanceof SandboxError || error instanceof InvalidNameError) {
+    process.stderr.write(`forage-ctl: ${error.message}\n`);
+    return error instanceof SandboxError ? sandboxExitCodes[error.kind] : ExitCode.usage;
   }
   if (error instanceof UserError) {
     process.stderr.write(`forage-ctl: ${error.message}\n`);

@@ -1,3 +1,4 @@
+import { SandboxError } from "../sandbox/errors.js";
 import { spawn } from "node:child_process";
 import { open, readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -15,8 +16,11 @@ export interface NspawnSpec {
 }
 
 /** The container could not be started or reached. */
-export class ContainerError extends Error {
+export class ContainerError extends SandboxError {
   override name = "ContainerError";
+  constructor(message: string) {
+    super(message, "container");
+  }
 }
 
 /**

@@ -14,7 +14,8 @@ export interface ExecSpec {
  * no_new_privs, and `env -i` gives it a clean environment (nothing from the caller leaks in).
  */
 export function execArgs(spec: ExecSpec): string[] {
-  const enter = ["nsenter", `--target=${spec.leaderPid}`, "--mount", "--uts", "--ipc", "--net", "--pid", "--root", `--wd=${spec.cwd}`, "--"];
+  // nsenter resolves --wd on the host side, so the directory is changed inside, by env -C.
+  const enter = ["nsenter", `--target=${spec.leaderPid}`, "--mount", "--uts", "--ipc", "--net", "--pid", "--root", "--"];
   const drop =
     spec.user === null
       ? []
@@ -29,5 +30,5 @@ export function execArgs(spec: ExecSpec): string[] {
           "--",
         ];
   const environment = Object.entries(spec.env).map(([key, value]) => `${key}=${value}`);
-  return [...enter, ...drop, "/usr/bin/env", "-i", ...environment, ...spec.command];
+  return [...enter, ...drop, "/usr/bin/env", "-i", `--chdir=${spec.cwd}`, ...environment, ...spec.command];
 }

@@ -1,3 +1,4 @@
+import { SandboxError } from "./errors.js";
 import { access, constants } from "node:fs/promises";
 import type { AgentModel, TemplateModel } from "../../generator/model/model.js";
 
@@ -5,8 +6,11 @@ import type { AgentModel, TemplateModel } from "../../generator/model/model.js";
 export const hostProgramDirs = ["/usr/local/bin", "/usr/bin", "/usr/sbin"];
 
 /** A template's agent cannot run in a host-root sandbox because the host lacks its program. */
-export class MissingProgramError extends Error {
+export class MissingProgramError extends SandboxError {
   override name = "MissingProgramError";
+  constructor(message: string) {
+    super(message, "config");
+  }
 }
 
 /** The names an agent's program may have: `executable`, else the agent's name, else the package's. */

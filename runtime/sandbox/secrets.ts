@@ -1,3 +1,4 @@
+import { SandboxError } from "./errors.js";
 import { chmod, chown, copyFile, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { pathUnder } from "../names.js";
@@ -5,8 +6,11 @@ import { sandboxSecretsPath, type RuntimePaths } from "../paths.js";
 import type { HostModel, TemplateModel } from "../../generator/model/model.js";
 
 /** A secret the template needs could not be read on the host. */
-export class SecretError extends Error {
+export class SecretError extends SandboxError {
   override name = "SecretError";
+  constructor(message: string) {
+    super(message, "config");
+  }
 }
 
 /**
