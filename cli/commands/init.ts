@@ -2,7 +2,6 @@ import { access, readFile, writeFile } from "node:fs/promises";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
-import Handlebars from "handlebars";
 import { templateName, unixUserName } from "../../generator/config/schema/names.js";
 import { agentPresets, type AgentPreset } from "../agent-presets.js";
 import { ExitCode } from "../exit-codes.js";
@@ -20,7 +19,7 @@ export function registerInit(program: Command): void {
     .option("-o, --out <file>", "file to write", "forage.config.ts")
     .option("-f, --force", "overwrite an existing file")
     .action(async (options: { user?: string; agent: string; template: string; out: string; force?: boolean }) => {
-      const text = renderScaffold(await readFile(join(packageRoot(), "templates/init/forage.config.ts.hbs"), "utf8"), scaffoldValues(options));
+      const text = await renderScaffold(await readFile(join(packageRoot(), "templates/init/forage.config.ts.hbs"), "utf8"), scaffoldValues(options));
       if (options.force !== true && (await exists(options.out))) {
         throw new UserError(`${options.out} already exists; pass --force to overwrite it`, ExitCode.general);
       }
@@ -44,7 +43,8 @@ function scaffoldValues(options: { user?: string; agent: string; template: strin
 }
 
 /** Renders a prose/scaffold template in an isolated Handlebars environment (DESIGN rule 1). */
-export function renderScaffold(source: string, values: object): string {
+export async function renderScaffold(source: string, values: object): Promise<string> {
+  const { default: Handlebars } = await import("handlebars");
   const handlebars = Handlebars.create();
   return handlebars.compile(source, { strict: true, noEscape: true })(values);
 }

@@ -3,7 +3,7 @@ import { extname } from "node:path";
 import type { Command } from "commander";
 import { loadConfig } from "../../generator/config/load-config.js";
 import { templateName } from "../../generator/config/schema/names.js";
-import { addTemplateToJson, addTemplateToTypescript, addTemplateToYaml, type NewTemplate } from "../../generator/config/edit/add-template.js";
+import type { NewTemplate } from "../../generator/config/edit/add-template.js";
 import { ExitCode } from "../exit-codes.js";
 import { loadConfigFromCli } from "../load-model.js";
 import { UserError } from "../user-error.js";
@@ -31,7 +31,7 @@ export function registerTemplateAdd(program: Command): void {
       }
       const entry: NewTemplate = { name, extends: options.from, ...(options.description === undefined ? {} : { description: options.description }) };
       const original = await readFile(loaded.file, "utf8");
-      await writeFile(loaded.file, editText(loaded.file, original, entry));
+      await writeFile(loaded.file, await editText(loaded.file, original, entry));
       try {
         await loadConfig(loaded.file);
       } catch (error) {
@@ -43,7 +43,9 @@ export function registerTemplateAdd(program: Command): void {
     });
 }
 
-function editText(file: string, text: string, entry: NewTemplate): string {
+async function editText(file: string, text: string, entry: NewTemplate): Promise<string> {
+  // Loaded on demand: ts-morph alone takes most of a second to import.
+  const { addTemplateToJson, addTemplateToTypescript, addTemplateToYaml } = await import("../../generator/config/edit/add-template.js");
   const extension = extname(file);
   if (extension === ".ts" || extension === ".mts") return addTemplateToTypescript(file, text, entry);
   if (extension === ".json") return addTemplateToJson(text, entry);

@@ -3,7 +3,6 @@ import { extname, relative, resolve } from "node:path";
 import { checkReferences } from "./check-references.js";
 import { ConfigError, sortDiagnostics, type Diagnostic } from "./diagnostic.js";
 import { parseJsonDocument } from "./parse-json.js";
-import { parseTypescriptDocument } from "./parse-typescript.js";
 import { parseYamlDocument } from "./parse-yaml.js";
 import { configSchema, type Config } from "./schema/config.js";
 import type { SourceDocument } from "./source-document.js";
@@ -32,7 +31,11 @@ export async function loadConfig(path: string, cwd = process.cwd()): Promise<Loa
 
 async function parseDocument(file: string, absolute: string): Promise<SourceDocument> {
   const extension = extname(absolute);
-  if (extension === ".ts" || extension === ".mts") return parseTypescriptDocument(file, absolute);
+  if (extension === ".ts" || extension === ".mts") {
+    // Loaded on demand: the TypeScript toolchain (jiti, ts-morph) costs most of the CLI's start-up.
+    const { parseTypescriptDocument } = await import("./parse-typescript.js");
+    return parseTypescriptDocument(file, absolute);
+  }
   if (extension !== ".yaml" && extension !== ".yml" && extension !== ".json") {
     throw new ConfigError([{ file, path: [], message: "unknown config type: use .ts, .yaml, .yml or .json" }]);
   }

@@ -1,4 +1,5 @@
 import { execa } from "execa";
+import { SandboxError } from "../sandbox/errors.js";
 
 /** A sandbox's network namespace and the veth pair that is its only link to the host. */
 export interface SandboxLink {
@@ -29,8 +30,11 @@ export function sandboxLink(slot: number, base: string): SandboxLink {
  * <base>.N.2/24). No route leaves the sandbox here; network modes add what they allow.
  */
 export async function createLink(link: SandboxLink): Promise<void> {
-  await removeLink(link);
-  await ip("netns", "add", link.namespace);
+  const added = await execa("ip", ["netns", "add", link.namespace], { reject: false });
+  if (added.exitCode !== 0) {
+    // Never take over a namespace that is not ours: another Forage state directory may own it.
+    throw new SandboxError(`cannot create network namespace ${link.namespace}: ${added.stderr.trim()} (a leftover? see forage-ctl gc; or another Forage instance on this host uses slot ${link.namespace.slice(1)})`, "container");
+  }
   await ip("link", "add", link.hostInterface, "type", "veth", "peer", "name", "eth0", "netns", link.namespace);
   await ip("addr", "add", `${link.hostAddress}/24`, "dev", link.hostInterface);
   await ip("link", "set", link.hostInterface, "up");

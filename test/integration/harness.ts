@@ -1,0 +1,96 @@
+import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import { cliPath, repoRoot } from "../cli/run-cli.js";
+
+/** The host user sandboxes run as in these tests: present on every Linux host, never root. */
+export const agentUid = 65534;
+
+export interface CliRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * A private Forage host for one test file: its own state, run and secrets directories, a config
+ * with the test templates, and helpers that run the real forage-ctl against them.
+ */
+export class TestHost {
+  readonly dir = mkdtempSync(join(tmpdir(), "forage-it-"));
+  readonly secretValue = `test-secret-${Math.random().toString(36).slice(2)}`;
+  readonly config = join(this.dir, "forage.yaml");
+
+  constructor(base = "10.231") {
+    const secretFile = join(this.dir, "demo-key");
+    writeFileSync(secretFile, `${this.secretValue}\n`, { mode: 0o600 });
+    writeFileSync(this.config, testConfig(secretFile, base));
+  }
+
+  get env(): Record<string, string> {
+    return {
+      FORAGE_STATE_DIR: join(this.dir, "state"),
+      FORAGE_RUN_DIR: join(this.dir, "run"),
+      FORAGE_SECRETS_DIR: join(this.dir, "secrets"),
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+    };
+  }
+
+  /** A workspace directory owned by the agent user. */
+  workspace(name: string): string {
+    const path = join(this.dir, "workspaces", name);
+    mkdirSync(path, { recursive: true });
+    chownSync(path, agentUid, agentUid);
+    return path;
+  }
+
+  async run(args: string[], input?: string): Promise<CliRun> {
+    const result = await execa(process.execPath, [cliPath, "--config", this.config, ...args], {
+      cwd: repoRoot,
+      env: this.env,
+      extendEnv: false,
+      reject: false,
+      stripFinalNewline: false,
+      ...(input === undefined ? { stdin: "ignore" as const } : { input }),
+    });
+    return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+  }
+
+  /** Runs a shell snippet in a sandbox as the agent and returns its stdout (asserting success). */
+  async sh(sandbox: string, script: string): Promise<string> {
+    const result = await this.run(["exec", sandbox, "--", "sh", "-c", script]);
+    if (result.exitCode !== 0) throw new Error(`exec in ${sandbox} failed (${result.exitCode}): ${result.stderr}`);
+    return result.stdout;
+  }
+
+  async cleanup(): Promise<void> {
+    await this.run(["down", "--all", "-t", "1"]);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function testConfig(secretFile: string, base: string): string {
+  return `user: nobody
+network: { base: "${base}" }
+secrets:
+  demo-key: ${secretFile}
+templates:
+  basic:
+    description: plain sandbox
+    agents:
+      helper: { package: bashInteractive, executable: bash }
+    initCommands:
+      - echo ready > /tmp/init-marker
+  readonly:
+    extends: basic
+    readOnlyWorkspace: true
+  keyed:
+    description: an agent with an API key
+    agents:
+      keyed: { package: coreutils, executable: env, secretName: demo-key, authEnvVar: DEMO_API_KEY }
+  broken-init:
+    extends: basic
+    initCommands: ["exit 3"]
+`;
+}

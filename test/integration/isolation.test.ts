@@ -1,0 +1,83 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isRoot, toolsAvailable } from "../support/tools.js";
+import { agentUid, TestHost } from "./harness.js";
+
+/*
+ * Isolation of a real host-root sandbox (systemd-nspawn), asserted from inside and outside.
+ */
+const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "tmux");
+
+describe.skipIf(!tools.run || !isRoot())("a running sandbox is isolated", () => {
+  const host = new TestHost("10.231");
+  let workspace = "";
+  beforeAll(async () => {
+    workspace = host.workspace("iso");
+    const up = await host.run(["up", "iso", "-t", "basic", "-w", workspace]);
+    expect(up.stderr).toBe("");
+    expect(up.exitCode).toBe(0);
+  });
+  afterAll(() => host.cleanup());
+
+  it("runs the agent as the host user's uid/gid, not root", async () => {
+    expect((await host.sh("iso", "id -u; id -g")).split("\n").slice(0, 2)).toEqual([String(agentUid), String(agentUid)]);
+  });
+
+  it("gives agent processes no capabilities and no way to gain them", async () => {
+    const status = await host.sh("iso", "grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs)' /proc/self/status");
+    expect(status).toMatch(/CapEff:\s+0000000000000000/);
+    expect(status).toMatch(/CapPrm:\s+0000000000000000/);
+    expect(status).toMatch(/CapBnd:\s+0000000000000000/);
+    expect(status).toMatch(/NoNewPrivs:\s+1/);
+    // A setuid binary cannot raise privileges under no_new_privs.
+    const su = await host.run(["exec", "iso", "--", "su", "-c", "id -u", "root"], "");
+    expect(su.exitCode).not.toBe(0);
+    expect(su.stdout).not.toContain("0\n");
+  });
+
+  it("mounts /usr read-only and keeps / unwritable for the agent", async () => {
+    expect(await host.sh("iso", "touch /usr/forage-x 2>&1 || true")).toContain("Read-only file system");
+    expect(await host.sh("iso", "touch /forage-x 2>&1 || true")).toContain("Permission denied");
+  });
+
+  it("shows the workspace read-write, and what the agent writes there appears on the host", async () => {
+    await host.sh("iso", "echo from-sandbox > /workspace/note.txt");
+    expect(readFileSync(join(workspace, "note.txt"), "utf8")).toBe("from-sandbox\n");
+  });
+
+  it("hides the host's home directories, /root and the host's other files", async () => {
+    expect((await host.sh("iso", "ls -A /home")).trim()).toBe("agent");
+    expect(await host.run(["exec", "iso", "--", "ls", "/root"])).toMatchObject({ exitCode: 2 });
+    expect((await host.sh("iso", "cut -d: -f1 /etc/passwd")).trim().split("\n").sort()).toEqual(["agent", "nobody", "root"]);
+    expect(await host.sh("iso", `test -e ${host.dir} && echo visible || echo hidden`)).toBe("hidden\n");
+  });
+
+  it("hides host processes (own PID namespace)", async () => {
+    const pids = (await host.sh("iso", "ls /proc | grep -E '^[0-9]+$'")).trim().split("\n").map(Number);
+    expect(pids).toContain(1);
+    expect(pids).not.toContain(process.pid);
+    expect(pids.length).toBeLessThan(20);
+  });
+
+  it("runs its init commands and opens the agent's tmux session", async () => {
+    expect(await host.sh("iso", "cat /tmp/init-marker")).toBe("ready\n");
+    expect(await host.sh("iso", "tmux list-windows -t forage -F '#{window_name}'")).toBe("helper\n");
+  });
+
+  it("propagates exit status and streams stdin and stdout", async () => {
+    expect((await host.run(["exec", "iso", "--", "sh", "-c", "exit 42"])).exitCode).toBe(42);
+    const echoed = await host.run(["exec", "iso", "--", "tr", "a-z", "A-Z"], "streamed through\n");
+    expect(echoed).toMatchObject({ exitCode: 0, stdout: "STREAMED THROUGH\n" });
+  });
+
+  it("passes nothing from the caller's environment into the sandbox", async () => {
+    const env = await host.sh("iso", "env");
+    expect(env).not.toContain("FORAGE_STATE_DIR");
+    expect(env).toContain("FORAGE_SANDBOX=iso");
+  });
+
+  it("has no route out of the sandbox in network mode none", async () => {
+    expect(await host.sh("iso", "cat /proc/net/route | tail -n +2 | awk '$2 == \"00000000\"' | wc -l")).toBe("0\n");
+  });
+});

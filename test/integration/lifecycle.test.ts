@@ -1,0 +1,114 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterAll, describe, expect, it } from "vitest";
+import { isRoot, toolsAvailable } from "../support/tools.js";
+import { agentUid, TestHost } from "./harness.js";
+
+const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "tmux");
+
+async function namespaces(): Promise<string[]> {
+  return (await execa("ip", ["netns", "list"])).stdout.split("\n").map((line) => line.split(" ")[0] ?? "").filter(Boolean);
+}
+
+describe.skipIf(!tools.run || !isRoot())("sandbox lifecycle on real containers", () => {
+  const host = new TestHost("10.232");
+  afterAll(() => host.cleanup());
+
+  it("wipes the root on reset but keeps the workspace and the metadata", async () => {
+    const workspace = host.workspace("reset");
+    expect((await host.run(["up", "rs", "-t", "basic", "-w", workspace])).exitCode).toBe(0);
+    const before = JSON.parse((await host.run(["status", "rs", "--json"])).stdout) as { slot: number; createdAt: string };
+    await host.sh("rs", "echo gone > /tmp/scratch; echo gone > ~/dotfile; echo kept > /workspace/kept");
+    expect((await host.run(["reset", "rs"])).exitCode).toBe(0);
+    expect(await host.sh("rs", "cat /tmp/scratch ~/dotfile 2>&1 || true")).toContain("No such file");
+    expect(await host.sh("rs", "cat /workspace/kept")).toBe("kept\n");
+    expect(await host.sh("rs", "cat /tmp/init-marker")).toBe("ready\n");
+    const after = JSON.parse((await host.run(["status", "rs", "--json"])).stdout) as { slot: number; createdAt: string; status: string };
+    expect(after).toMatchObject({ slot: before.slot, createdAt: before.createdAt, status: "running" });
+    const events = (await host.run(["audit-log", "rs", "--json"])).stdout.trim().split("\n").map((l) => (JSON.parse(l) as { event: string }).event);
+    expect(events).toEqual(expect.arrayContaining(["start", "create", "exec", "stop", "reset"]));
+  });
+
+  it("stops and starts a sandbox: a stopped one is listed as stopped and refuses exec with exit 5", async () => {
+    expect((await host.run(["stop", "rs", "-t", "1"])).exitCode).toBe(0);
+    expect((await host.run(["ps", "--json"])).stdout).toContain('"status": "stopped"');
+    const refused = await host.run(["exec", "rs", "--", "true"]);
+    expect(refused.exitCode).toBe(5);
+    expect(refused.stderr).toContain('sandbox "rs" is not running');
+    expect((await host.run(["start", "rs"])).exitCode).toBe(0);
+    expect(await host.sh("rs", "cat /workspace/kept")).toBe("kept\n");
+  });
+
+  it("gives two sandboxes distinct slots, addresses and workspaces that cannot see each other", async () => {
+    const other = host.workspace("other");
+    expect((await host.run(["up", "two", "-t", "basic", "-w", other])).exitCode).toBe(0);
+    const list = JSON.parse((await host.run(["ps", "--json"])).stdout) as { name: string; slot: number; address: string }[];
+    const slots = list.map((s) => s.slot);
+    expect(new Set(slots).size).toBe(slots.length);
+    expect(list.find((s) => s.name === "two")?.address).toMatch(/^10\.232\.\d+\.2$/);
+    expect(await host.sh("two", "ls /workspace")).toBe("");
+    expect(await host.sh("two", "ls /proc | grep -cE '^[0-9]+$'")).not.toBe("0\n");
+    expect((await host.run(["down", "two"])).exitCode).toBe(0);
+  });
+
+  it("removes everything on down: container, root, network namespace, secrets, metadata", async () => {
+    const workspace = host.workspace("down");
+    expect((await host.run(["up", "gone", "-t", "keyed", "-w", workspace])).exitCode).toBe(0);
+    const { slot } = JSON.parse((await host.run(["status", "gone", "--json"])).stdout) as { slot: number };
+    expect(await namespaces()).toContain(`f${slot}`);
+    expect(existsSync(join(host.env.FORAGE_SECRETS_DIR ?? "", "gone"))).toBe(true);
+    expect((await host.run(["down", "gone"])).exitCode).toBe(0);
+    expect(await namespaces()).not.toContain(`f${slot}`);
+    expect(existsSync(join(host.env.FORAGE_SECRETS_DIR ?? "", "gone"))).toBe(false);
+    expect(existsSync(join(host.env.FORAGE_RUN_DIR ?? "", "roots", "gone"))).toBe(false);
+    expect(existsSync(join(host.env.FORAGE_STATE_DIR ?? "", "sandboxes", "gone.json"))).toBe(false);
+    expect((await execa("mount")).stdout).not.toContain(join(host.dir, "run", "roots", "gone"));
+    // The direct workspace is the user's: never touched.
+    expect(statSync(workspace).isDirectory()).toBe(true);
+  });
+
+  it("mounts the workspace read-only with readOnlyWorkspace", async () => {
+    const workspace = host.workspace("ro");
+    expect((await host.run(["up", "ro", "-t", "readonly", "-w", workspace])).exitCode).toBe(0);
+    expect(await host.sh("ro", "touch /workspace/x 2>&1 || true")).toContain("Read-only file system");
+    expect((await host.run(["down", "ro"])).exitCode).toBe(0);
+  });
+
+  it("reports init failures as warnings and still creates the sandbox", async () => {
+    const result = await host.run(["up", "warn", "-t", "broken-init", "-w", host.workspace("warn")]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain('warning: init step "exit 3" failed with exit 3');
+    expect((await host.run(["down", "warn"])).exitCode).toBe(0);
+  });
+
+  it("answers with the documented exit codes for unknown sandboxes and templates and bad names", async () => {
+    expect((await host.run(["exec", "nope", "--", "true"])).exitCode).toBe(2);
+    expect((await host.run(["up", "x", "-t", "missing", "-w", host.workspace("x")])).exitCode).toBe(3);
+    const bad = await host.run(["up", "Bad_Name", "-t", "basic", "-w", host.workspace("x")]);
+    expect(bad.exitCode).toBe(64);
+    expect(bad.stderr).toContain("invalid sandbox name");
+    expect((await host.run(["up", "dup", "-t", "basic", "-w", join(host.dir, "does-not-exist")])).exitCode).toBe(64);
+  });
+
+  it("leaves nothing behind when up fails after the slot was taken (secret file missing)", async () => {
+    const secret = readFileSync(join(host.dir, "demo-key"));
+    await execa("rm", [join(host.dir, "demo-key")]);
+    try {
+      const before = await namespaces();
+      const failed = await host.run(["up", "fail", "-t", "keyed", "-w", host.workspace("fail")]);
+      expect(failed.exitCode).toBe(6);
+      expect(failed.stderr).toContain('cannot copy secret "demo-key"');
+      expect(await namespaces()).toEqual(before);
+      expect(readdirSync(join(host.env.FORAGE_STATE_DIR ?? "", "sandboxes")).filter((f) => f === "fail.json")).toEqual([]);
+      expect(existsSync(join(host.env.FORAGE_SECRETS_DIR ?? "", "fail"))).toBe(false);
+    } finally {
+      await execa("sh", ["-c", 'cat > "$1"', "sh", join(host.dir, "demo-key")], { input: secret });
+    }
+  });
+
+  it("owns workspace files by the host user, so the user keeps working on them outside", async () => {
+    await host.sh("rs", "echo x > /workspace/owned");
+    expect(statSync(join(host.dir, "workspaces", "reset", "owned")).uid).toBe(agentUid);
+  });
+});
