@@ -57,10 +57,11 @@ function escapeBind(path: string): string {
  * Starts nspawn detached (own session, stdio to the sandbox log) so the container outlives the
  * process that started it, and waits until its init is up. Returns nspawn's pid.
  */
-export async function spawnContainer(spec: NspawnSpec, timeoutMs = 10_000): Promise<number> {
+export async function spawnContainer(spec: NspawnSpec, wrap: (argv: string[]) => string[] = (argv) => argv, timeoutMs = 10_000): Promise<number> {
   const log = await open(spec.logFile, "a", 0o640);
   try {
-    const child = spawn("systemd-nspawn", nspawnArgs(spec), { detached: true, stdio: ["ignore", log.fd, log.fd] });
+    const [program, ...args] = wrap(["systemd-nspawn", ...nspawnArgs(spec)]);
+    const child = spawn(program ?? "systemd-nspawn", args, { detached: true, stdio: ["ignore", log.fd, log.fd] });
     const pid = child.pid;
     if (pid === undefined) throw new ContainerError("systemd-nspawn did not start (is the systemd-container package installed?)");
     child.unref();

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { joinCgroupArgv } from "../cgroups/sandbox-cgroup.js";
 import { leaderOf } from "../nspawn/container-process.js";
 import { execArgs } from "../nspawn/exec-args.js";
 import type { SandboxMetadata } from "../state/metadata.js";
@@ -45,7 +46,8 @@ export async function execInRunning(context: RuntimeContext, metadata: SandboxMe
     command,
     env: sandboxEnv(metadata, user?.name ?? null, process.env.TERM),
   });
-  return run(argv, options.stdio ?? "pipe");
+  // Joining the sandbox's cgroup first puts everything started in it under its resource limits.
+  return run(metadata.cgroup === null ? argv : joinCgroupArgv(metadata.cgroup, argv), options.stdio ?? "pipe");
 }
 
 function run(argv: string[], stdio: "inherit" | "pipe"): Promise<ExecResult> {

@@ -1,6 +1,7 @@
 import { access } from "node:fs/promises";
 import { join } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
+import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup } from "../cgroups/sandbox-cgroup.js";
 import { createLink, removeLink, sandboxLink } from "../network/sandbox-link.js";
 import { isOurContainer, spawnContainer, stopContainer } from "../nspawn/container-process.js";
 import { buildHostRoot } from "../nspawn/host-root.js";
@@ -46,6 +47,7 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
     { source: metadata.workspace.hostPath, target: host.workspacePath, readOnly: template.readOnlyWorkspace },
     ...(metadata.secrets.length > 0 ? [{ source: sandboxSecretsPath(context.paths, metadata.name), target: host.secretsMountPath, readOnly: true }] : []),
   ];
+  const cgroup = await createSandboxCgroup(metadata.name, template.resourceLimits);
   const pid = await spawnContainer({
     root,
     hostname: metadata.name,
@@ -53,8 +55,8 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
     networkNamespacePath: link.namespacePath,
     binds,
     logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
-  });
-  const started = { ...metadata, pid, startedAt: new Date().toISOString() };
+  }, (argv) => joinCgroupArgv(cgroup, argv));
+  const started = { ...metadata, pid, startedAt: new Date().toISOString(), cgroup };
   await writeMetadata(context.paths, started);
   await recordEvent(context.paths, metadata.name, "start");
   return started;
@@ -66,7 +68,8 @@ export async function stopSandbox(context: RuntimeContext, metadata: SandboxMeta
   if (await isOurContainer(metadata.pid, root)) await stopContainer(metadata.pid ?? 0, graceSeconds);
   await unmountRoot(root);
   await removeLink(sandboxLink(metadata.slot, context.settings.host.network.base));
-  const stopped = { ...metadata, pid: null, startedAt: null };
+  if (metadata.cgroup !== null) await removeSandboxCgroup(metadata.cgroup);
+  const stopped = { ...metadata, pid: null, startedAt: null, cgroup: null };
   await writeMetadata(context.paths, stopped);
   await recordEvent(context.paths, metadata.name, "stop");
   return stopped;

@@ -73,6 +73,7 @@ async function reserve(context: RuntimeContext, request: UpRequest, owner: { uid
       gid: owner.gid,
       pid: null,
       startedAt: null,
+      cgroup: null,
       secrets: [],
     };
     await writeMetadata(context.paths, metadata);

@@ -30,6 +30,8 @@ export const sandboxMetadataSchema = z.strictObject({
   /** The running container's supervisor (systemd-nspawn) pid, or null when stopped. */
   pid: z.number().int().positive().nullable(),
   startedAt: z.string().nullable(),
+  /** The cgroup directories holding the running sandbox (recorded: the caller's own cgroup may differ later). */
+  cgroup: z.strictObject({ procsFiles: z.array(z.string().startsWith("/sys/fs/cgroup/")), directories: z.array(z.string().startsWith("/sys/fs/cgroup/")) }).nullable(),
   /** Secret names copied for this sandbox. */
   secrets: z.array(z.string()),
 });

@@ -92,5 +92,8 @@ templates:
   broken-init:
     extends: basic
     initCommands: ["exit 3"]
+  limited:
+    extends: basic
+    resourceLimits: { tasksMax: 32, memoryMax: 96M, cpuQuota: 50% }
 `;
 }
