@@ -1,6 +1,6 @@
 import { SandboxError } from "../sandbox/errors.js";
 import { spawn } from "node:child_process";
-import { open, readFile } from "node:fs/promises";
+import { open, readdir, readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { execa } from "execa";
 import { isAlive } from "../state/lock.js";
@@ -131,6 +131,20 @@ export async function stopContainer(nspawnPid: number, graceSeconds: number): Pr
 async function waitGone(_pid: number, timeoutMs: number, gone: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && !(await gone())) await sleep(20);
+}
+
+/**
+ * The pid of a systemd-nspawn running the given root, found by scanning /proc: for containers
+ * whose pid was never recorded (the process that started them died first).
+ */
+export async function findContainerByRoot(root: string): Promise<number | undefined> {
+  const pids = (await readdir("/proc").catch(() => [] as string[])).filter((entry) => /^\d+$/.test(entry));
+  for (const pid of pids) {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    const args = cmdline.split("\0");
+    if (args.some((arg) => arg.endsWith("systemd-nspawn")) && args.includes(`--directory=${root}`)) return Number(pid);
+  }
+  return undefined;
 }
 
 /** True when `pid` is a live systemd-nspawn running the given root (not a reused pid). */

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup } from "../cgroups/sandbox-cgroup.js";
 import { createLink, removeLink, sandboxLink } from "../network/sandbox-link.js";
-import { isOurContainer, spawnContainer, stopContainer } from "../nspawn/container-process.js";
+import { findContainerByRoot, isOurContainer, spawnContainer, stopContainer } from "../nspawn/container-process.js";
 import { buildHostRoot } from "../nspawn/host-root.js";
 import { mountRoot, unmountRoot } from "../nspawn/root-mount.js";
 import { rootPath, sandboxSecretsPath, metadataPath } from "../paths.js";
@@ -65,7 +65,9 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
 /** Stops the container (graceful, then forceful) and removes its root and network. Idempotent. */
 export async function stopSandbox(context: RuntimeContext, metadata: SandboxMetadata, graceSeconds = 10): Promise<SandboxMetadata> {
   const root = rootPath(context.paths, metadata.name);
-  if (await isOurContainer(metadata.pid, root)) await stopContainer(metadata.pid ?? 0, graceSeconds);
+  // A container whose pid never reached the metadata (its `up` was killed) is found by its root.
+  const pid = (await isOurContainer(metadata.pid, root)) ? metadata.pid : await findContainerByRoot(root);
+  if (pid !== null && pid !== undefined) await stopContainer(pid, graceSeconds);
   await unmountRoot(root);
   await removeLink(sandboxLink(metadata.slot, context.settings.host.network.base));
   if (metadata.cgroup !== null) await removeSandboxCgroup(metadata.cgroup);

@@ -43,8 +43,10 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
     await startSession(context, running, template);
     request.progress?.("running init commands");
     await runInit(context, running, template);
+    const ready = { ...running, phase: "ready" as const };
+    await writeMetadata(context.paths, ready);
     await recordEvent(context.paths, reserved.name, "create", { detail: `template ${template.name}, slot ${reserved.slot}` });
-    return running;
+    return ready;
   } catch (error) {
     await recordEvent(context.paths, reserved.name, "error", { detail: `up failed: ${error instanceof Error ? error.message : String(error)}` }).catch(() => undefined);
     await destroySandbox(context, reserved.name).catch(() => undefined);
@@ -67,6 +69,8 @@ async function reserve(context: RuntimeContext, request: UpRequest, owner: { uid
       containerName: `f${slot}`,
       runtime: "nspawn",
       createdAt: new Date().toISOString(),
+      phase: "creating",
+      creatorPid: process.pid,
       workspace: { mode: "direct", hostPath: request.workspace, managed: false },
       agentIdentity: request.identity,
       uid: owner.uid,

@@ -15,6 +15,9 @@ export const sandboxMetadataSchema = z.strictObject({
   containerName: z.string().regex(/^f[0-9]{1,3}$/),
   runtime: z.enum(["nspawn"]),
   createdAt: z.string(),
+  /** "creating" until `up` finishes; a creating sandbox whose creator died is an orphan for gc. */
+  phase: z.enum(["creating", "ready"]),
+  creatorPid: z.number().int().positive(),
   workspace: z.strictObject({
     mode: z.enum(["direct", "jj", "git-worktree"]),
     hostPath: z.string().startsWith("/"),
