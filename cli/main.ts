@@ -7,6 +7,7 @@ import { registerGc } from "./commands/gc.js";
 import { registerGenerate } from "./commands/generate.js";
 import { registerInside } from "./commands/inside.js";
 import { registerLifecycle } from "./commands/lifecycle.js";
+import { registerMonitor } from "./commands/monitor.js";
 import { registerObserve } from "./commands/observe.js";
 import { registerRuntimeInfo } from "./commands/runtime-info.js";
 import { registerInit } from "./commands/init.js";
@@ -44,7 +45,7 @@ function buildProgram(): Command {
 Exit codes: 0 ok, 1 general, 2 sandbox not found, 3 template not found, 4 no free slot,
 5 container operation failed, 6 config error, 7 VCS error, 8 ssh/attach error, 64 usage, 70 bug.`,
   );
-  for (const register of [registerInit, registerValidate, registerGenerate, registerTemplates, registerTemplateAdd, registerSchema, registerLifecycle, registerInside, registerObserve, registerRuntimeInfo, registerGc]) {
+  for (const register of [registerInit, registerValidate, registerGenerate, registerTemplates, registerTemplateAdd, registerSchema, registerLifecycle, registerInside, registerObserve, registerRuntimeInfo, registerGc, registerMonitor]) {
     register(program);
   }
   for (const command of program.commands) command.exitOverride();

@@ -58,8 +58,38 @@ async function createV2(name: string, limits: ResourceLimits): Promise<SandboxCg
   return { procsFiles: [`${dir}/cgroup.procs`], directories: [dir] };
 }
 
+/**
+ * Kills every process still in the sandbox's cgroup. Processes can outlive systemd-nspawn (its
+ * init is reparented when nspawn itself is killed), so the cgroup, not the process tree, is what
+ * says what belongs to the sandbox.
+ */
+export async function killSandboxProcesses(cgroup: SandboxCgroup): Promise<void> {
+  for (let round = 0; round < 50; round++) {
+    const pids = await cgroupPids(cgroup);
+    if (pids.length === 0) return;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    await sleep(20);
+  }
+}
+
+async function cgroupPids(cgroup: SandboxCgroup): Promise<number[]> {
+  const all = new Set<number>();
+  for (const file of cgroup.procsFiles) {
+    const text = await readFile(file, "utf8").catch(() => "");
+    for (const line of text.split("\n")) if (/^\d+$/.test(line)) all.add(Number(line));
+  }
+  return [...all];
+}
+
 /** Removes the sandbox's cgroup directories once their processes are gone; absent is fine. */
 export async function removeSandboxCgroup(cgroup: SandboxCgroup): Promise<void> {
+  await killSandboxProcesses(cgroup);
   for (const dir of cgroup.directories) {
     for (let attempt = 0; attempt < 50; attempt++) {
       try {

@@ -112,3 +112,35 @@ describe.skipIf(!tools.run || !isRoot())("sandbox lifecycle on real containers",
     expect(statSync(join(host.dir, "workspaces", "reset", "owned")).uid).toBe(agentUid);
   });
 });
+
+describe.skipIf(!tools.run || !isRoot())("the health monitor", () => {
+  const host = new TestHost("10.237");
+  afterAll(() => host.cleanup());
+
+  it("reports a sandbox whose agent session died, and restarts it with --auto-restart", async () => {
+    expect((await host.run(["up", "mon", "-t", "basic", "-w", host.workspace("mon")])).exitCode).toBe(0);
+    expect((await host.run(["monitor", "--once"])).exitCode).toBe(0);
+    await host.sh("mon", "tmux kill-server");
+    const report = await host.run(["monitor", "--once"]);
+    expect(report.exitCode).toBe(1);
+    expect(report.stdout).toContain("mon: unhealthy (agent session is gone)");
+    const restarted = await host.run(["monitor", "--once", "--auto-restart"]);
+    expect(restarted.stdout).toContain("restarted");
+    expect((await host.run(["monitor", "--once"])).exitCode).toBe(0);
+    expect(await host.sh("mon", "tmux list-windows -t forage -F '#{window_name}'")).toBe("helper\n");
+  });
+
+  it("restarts a sandbox whose container died", async () => {
+    const { pid } = JSON.parse((await host.run(["status", "mon", "--json"])).stdout) as { pid: number };
+    process.kill(pid, "SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const restarted = await host.run(["monitor", "--once", "--auto-restart"]);
+    expect(restarted.stdout).toContain("mon: unhealthy (container is gone), restarted");
+    expect(await host.sh("mon", "echo back")).toBe("back\n");
+    // The old container's processes (reparented when nspawn was killed) are gone too.
+    const inits = (await execa("pgrep", ["-x", "\\(sd-stubinit\\)"], { reject: false })).stdout.trim().split("\n").filter(Boolean);
+    const ours: string[] = [];
+    for (const pid of inits) if ((await execa("cat", [`/proc/${pid}/cgroup`], { reject: false })).stdout.includes("/forage/mon")) ours.push(pid);
+    expect(ours.length).toBe(1);
+  });
+});
