@@ -3,18 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../generator/config/diagnostic.js";
-import { registerGc } from "./commands/gc.js";
-import { registerGenerate } from "./commands/generate.js";
-import { registerInside } from "./commands/inside.js";
-import { registerLifecycle } from "./commands/lifecycle.js";
-import { registerMonitor } from "./commands/monitor.js";
-import { registerObserve } from "./commands/observe.js";
-import { registerRuntimeInfo } from "./commands/runtime-info.js";
-import { registerInit } from "./commands/init.js";
-import { registerSchema } from "./commands/schema.js";
-import { registerTemplateAdd } from "./commands/template-add.js";
-import { registerTemplates } from "./commands/templates.js";
-import { registerValidate } from "./commands/validate.js";
+import { commandWord, registerCommands } from "./command-registry.js";
 import { ExitCode } from "./exit-codes.js";
 import { packageRoot } from "../runtime/package-root.js";
 import { UserError } from "./user-error.js";
@@ -31,7 +20,7 @@ const sandboxExitCodes: Record<SandboxErrorKind, number> = {
   usage: ExitCode.usage,
 };
 
-function buildProgram(): Command {
+async function buildProgram(argv: string[]): Promise<Command> {
   const { version } = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string };
   const program = new Command("forage-ctl")
     .description("Disposable, network-restricted sandboxes for AI coding agents")
@@ -45,16 +34,14 @@ function buildProgram(): Command {
 Exit codes: 0 ok, 1 general, 2 sandbox not found, 3 template not found, 4 no free slot,
 5 container operation failed, 6 config error, 7 VCS error, 8 ssh/attach error, 64 usage, 70 bug.`,
   );
-  for (const register of [registerInit, registerValidate, registerGenerate, registerTemplates, registerTemplateAdd, registerSchema, registerLifecycle, registerInside, registerObserve, registerRuntimeInfo, registerGc, registerMonitor]) {
-    register(program);
-  }
+  await registerCommands(program, commandWord(argv.slice(2)));
   for (const command of program.commands) command.exitOverride();
   return program;
 }
 
 async function main(argv: string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync(argv);
+    await (await buildProgram(argv)).parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : ExitCode.ok;
   } catch (error) {
     return reportError(error);
@@ -88,4 +75,9 @@ function reportError(error: unknown): number {
   return ExitCode.internal;
 }
 
+// A reader that stops early (`forage-ctl ps | head`) is not an error.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw error;
+});
 process.exitCode = await main(process.argv);

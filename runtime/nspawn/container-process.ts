@@ -100,7 +100,7 @@ async function waitForLeader(pid: number, logFile: string, timeoutMs: number): P
     const leader = await leaderOf(pid);
     // Ready once the payload (the placeholder) runs under the stub init.
     if (leader !== undefined && (await hasChild(leader))) return;
-    if (!isAlive(pid)) break;
+    if (!(await isLive(pid))) break;
     await sleep(10);
   }
   const log = await readFile(logFile, "utf8").catch(() => "");
@@ -122,10 +122,28 @@ export async function stopContainer(nspawnPid: number, graceSeconds: number): Pr
     await execa("nsenter", ["--target", String(leader), "--pid", "--mount", "--", "/usr/bin/kill", "-TERM", "-1"], { reject: false });
     await waitGone(leader, graceSeconds * 1000, () => hasChild(leader).then((c) => !c));
   }
-  if (isAlive(nspawnPid)) process.kill(nspawnPid, "SIGTERM");
-  await waitGone(nspawnPid, 5_000, async () => !isAlive(nspawnPid));
-  if (isAlive(nspawnPid)) process.kill(nspawnPid, "SIGKILL");
-  await waitGone(nspawnPid, 5_000, async () => !isAlive(nspawnPid));
+  if (await isLive(nspawnPid)) signal(nspawnPid, "SIGTERM");
+  await waitGone(nspawnPid, 5_000, async () => !(await isLive(nspawnPid)));
+  if (await isLive(nspawnPid)) signal(nspawnPid, "SIGKILL");
+  await waitGone(nspawnPid, 5_000, async () => !(await isLive(nspawnPid)));
+}
+
+/**
+ * Alive and not a zombie: an exited nspawn stays a zombie until its parent reaps it, and that
+ * parent (whoever ran `up`, or the host's init) may take its time.
+ */
+async function isLive(pid: number): Promise<boolean> {
+  if (!isAlive(pid)) return false;
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  return stat !== "" && stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // exited in the meantime
+  }
 }
 
 async function waitGone(_pid: number, timeoutMs: number, gone: () => Promise<boolean>): Promise<void> {
@@ -149,7 +167,7 @@ export async function findContainerByRoot(root: string): Promise<number | undefi
 
 /** True when `pid` is a live systemd-nspawn running the given root (not a reused pid). */
 export async function isOurContainer(pid: number | null, root: string): Promise<boolean> {
-  if (pid === null || !isAlive(pid)) return false;
+  if (pid === null || !(await isLive(pid))) return false;
   const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
   return cmdline.split("\0").includes(`--directory=${root}`);
 }

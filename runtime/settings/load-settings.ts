@@ -1,6 +1,4 @@
 import { readFile } from "node:fs/promises";
-import { loadConfig } from "../../generator/config/load-config.js";
-import { resolveModel } from "../../generator/model/resolve.js";
 import type { Model } from "../../generator/model/model.js";
 import { runtimeSettingsVersion } from "../../generator/targets/runtime-json.js";
 
@@ -19,6 +17,8 @@ export const defaultSettingsFile = "/etc/forage/forage.json";
 export async function loadSettings(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<Model> {
   const path = explicit ?? env.FORAGE_CONFIG ?? defaultSettingsFile;
   if (path.endsWith("forage.json") && (await looksGenerated(path))) return readGeneratedSettings(path);
+  // Loaded on demand: reading a generated forage.json needs none of the config toolchain.
+  const [{ loadConfig }, { resolveModel }] = await Promise.all([import("../../generator/config/load-config.js"), import("../../generator/model/resolve.js")]);
   const loaded = await loadConfig(path);
   return resolveModel(loaded.config, loaded.file);
 }

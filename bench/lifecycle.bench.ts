@@ -1,0 +1,75 @@
+// Sandbox lifecycle benchmark (root, systemd-nspawn): `npm run bench:lifecycle`. Medians of
+// repeated runs, each reported as a ratio to a bare `systemd-nspawn … /bin/true` measured in the
+// same process. Targets (issue 3): up-to-ready ≤ 3× the bare start; exec ≤ 60 ms median.
+import { execFileSync } from "node:child_process";
+import { chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { runtimePaths } from "../runtime/paths.js";
+import { packageRoot } from "../runtime/package-root.js";
+import type { RuntimeContext } from "../runtime/sandbox/context.js";
+import { destroySandbox } from "../runtime/sandbox/down.js";
+import { execInSandbox } from "../runtime/sandbox/exec.js";
+import { upSandbox } from "../runtime/sandbox/up.js";
+import { loadSettings } from "../runtime/settings/load-settings.js";
+
+const dir = mkdtempSync(join(tmpdir(), "forage-bench-"));
+const env = { ...process.env, FORAGE_STATE_DIR: join(dir, "state"), FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets") };
+Object.assign(process.env, env);
+const config = join(dir, "forage.yaml");
+writeFileSync(config, "user: nobody\nnetwork: { base: \"10.239\" }\ntemplates:\n  bench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n");
+const workspace = join(dir, "ws");
+mkdirSync(workspace);
+chownSync(workspace, 65534, 65534);
+const cli = (...args: string[]): void => {
+  execFileSync(process.execPath, [join(packageRoot(), "dist/cli/main.js"), "--config", config, ...args], { env, stdio: "ignore" });
+};
+
+async function median(runs: number, body: (i: number) => Promise<void> | void, setup?: (i: number) => Promise<void> | void): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    await setup?.(i);
+    const start = performance.now();
+    await body(i);
+    samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)] ?? Number.NaN;
+}
+
+function bareRoot(): string {
+  const root = join(dir, "bare");
+  for (const sub of ["usr", "etc", "proc", "sys", "dev", "tmp", "run"]) mkdirSync(join(root, sub), { recursive: true });
+  for (const link of ["bin", "lib", "lib64", "sbin"]) symlinkSync(`usr/${link}`, join(root, link));
+  writeFileSync(join(root, "etc/passwd"), "root:x:0:0::/root:/bin/sh\n");
+  return root;
+}
+
+const root = bareRoot();
+const results: [string, number][] = [];
+const bare = await median(10, () => {
+  execFileSync("systemd-nspawn", ["--quiet", "--register=no", "--keep-unit", `--directory=${root}`, "--bind-ro=/usr", "--private-network", "--", "/bin/true"], { stdio: "ignore" });
+});
+results.push(["bare systemd-nspawn … /bin/true (baseline)", bare]);
+
+const context: RuntimeContext = { settings: await loadSettings(config), paths: runtimePaths("/unused"), warn: () => undefined };
+results.push(["up until exec works (in-process)", await median(5, async (i) => {
+  await upSandbox(context, { name: `b${i}`, template: "bench", workspace, identity: {} });
+  await execInSandbox(context, `b${i}`, ["true"]);
+})]);
+results.push(["exec NAME -- true (in-process)", await median(30, () => execInSandbox(context, "b0", ["true"]).then(() => undefined))]);
+results.push(["down (in-process)", await median(5, (i) => destroySandbox(context, `b${i}`, 1))]);
+
+results.push(["forage-ctl up, then exec true (CLI)", await median(5, (i) => {
+  cli("up", `c${i}`, "-t", "bench", "-w", workspace);
+  cli("exec", `c${i}`, "--", "true");
+})]);
+results.push(["forage-ctl exec NAME -- true (CLI)", await median(15, () => cli("exec", "c0", "--", "true"))]);
+results.push(["forage-ctl reset (CLI)", await median(5, (i) => cli("reset", `c${i}`))]);
+results.push(["forage-ctl down (CLI)", await median(5, (i) => cli("down", `c${i}`, "-t", "1"))]);
+results.push(["node startup: forage-ctl --version", await median(10, () => cli("--version"))]);
+
+process.stdout.write("sandbox lifecycle (medians)\n");
+for (const [name, ms] of results) process.stdout.write(`  ${name.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ×${(ms / bare).toFixed(2)}\n`);
+rmSync(dir, { recursive: true, force: true });

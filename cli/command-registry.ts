@@ -1,0 +1,42 @@
+import type { Command } from "commander";
+
+type Registrar = (program: Command) => void;
+
+/**
+ * Every command module, by the command words it defines. Modules are imported on demand: a run
+ * of `forage-ctl exec` loads only what exec needs, which keeps start-up short (the config
+ * toolchain alone takes hundreds of milliseconds to import).
+ */
+const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
+  { words: ["init"], load: async () => (await import("./commands/init.js")).registerInit },
+  { words: ["validate"], load: async () => (await import("./commands/validate.js")).registerValidate },
+  { words: ["generate"], load: async () => (await import("./commands/generate.js")).registerGenerate },
+  { words: ["templates"], load: async () => (await import("./commands/templates.js")).registerTemplates },
+  { words: ["template"], load: async () => (await import("./commands/template-add.js")).registerTemplateAdd },
+  { words: ["schema"], load: async () => (await import("./commands/schema.js")).registerSchema },
+  { words: ["up", "down", "start", "stop", "reset"], load: async () => (await import("./commands/lifecycle.js")).registerLifecycle },
+  { words: ["exec", "shell", "attach", "ssh"], load: async () => (await import("./commands/inside.js")).registerInside },
+  { words: ["ps", "status", "audit-log"], load: async () => (await import("./commands/observe.js")).registerObserve },
+  { words: ["runtime"], load: async () => (await import("./commands/runtime-info.js")).registerRuntimeInfo },
+  { words: ["gc"], load: async () => (await import("./commands/gc.js")).registerGc },
+  { words: ["monitor"], load: async () => (await import("./commands/monitor.js")).registerMonitor },
+];
+
+/** Global options that take a value, so the word after them is not mistaken for a command. */
+const globalOptionsWithValue = new Set(["-c", "--config"]);
+
+/** The command word of an argv (after node and the script), or undefined. */
+export function commandWord(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? "";
+    if (globalOptionsWithValue.has(arg)) i++;
+    else if (!arg.startsWith("-")) return arg;
+  }
+  return undefined;
+}
+
+/** Registers the module that defines `word`, or every module (help, unknown words). */
+export async function registerCommands(program: Command, word: string | undefined): Promise<void> {
+  const match = modules.find((m) => word !== undefined && m.words.includes(word));
+  for (const module of match === undefined ? modules : [match]) (await module.load())(program);
+}
