@@ -36,7 +36,9 @@ export function commandWord(args: readonly string[]): string | undefined {
 }
 
 /** Registers the module that defines `word`, or every module (help, unknown words). */
-export async function registerCommands(program: Command, word: string | undefined): Promise<void> {
+export async function registerCommands(program: Command, args: readonly string[]): Promise<void> {
+  const word = commandWord(args);
+  if (word === undefined && (args.includes("--version") || args.includes("-V"))) return;
   const match = modules.find((m) => word !== undefined && m.words.includes(word));
   for (const module of match === undefined ? modules : [match]) (await module.load())(program);
 }

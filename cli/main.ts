@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../generator/config/diagnostic.js";
-import { commandWord, registerCommands } from "./command-registry.js";
+import { registerCommands } from "./command-registry.js";
 import { ExitCode } from "./exit-codes.js";
 import { packageRoot } from "../runtime/package-root.js";
 import { UserError } from "./user-error.js";
@@ -34,7 +34,7 @@ async function buildProgram(argv: string[]): Promise<Command> {
 Exit codes: 0 ok, 1 general, 2 sandbox not found, 3 template not found, 4 no free slot,
 5 container operation failed, 6 config error, 7 VCS error, 8 ssh/attach error, 64 usage, 70 bug.`,
   );
-  await registerCommands(program, commandWord(argv.slice(2)));
+  await registerCommands(program, argv.slice(2));
   for (const command of program.commands) command.exitOverride();
   return program;
 }
