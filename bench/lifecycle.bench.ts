@@ -10,7 +10,8 @@ import { runtimePaths } from "../runtime/paths.js";
 import { packageRoot } from "../runtime/package-root.js";
 import type { RuntimeContext } from "../runtime/sandbox/context.js";
 import { destroySandbox } from "../runtime/sandbox/down.js";
-import { execInSandbox } from "../runtime/sandbox/exec.js";
+import { execInRunning } from "../runtime/sandbox/exec.js";
+import { requireSandbox } from "../runtime/sandbox/context.js";
 import { upSandbox } from "../runtime/sandbox/up.js";
 import { loadSettings } from "../runtime/settings/load-settings.js";
 
@@ -56,9 +57,9 @@ results.push(["bare systemd-nspawn … /bin/true (baseline)", bare]);
 const context: RuntimeContext = { settings: await loadSettings(config), paths: runtimePaths("/unused"), warn: () => undefined };
 results.push(["up until exec works (in-process)", await median(5, async (i) => {
   await upSandbox(context, { name: `b${i}`, template: "bench", workspace, identity: {} });
-  await execInSandbox(context, `b${i}`, ["true"]);
+  await execInRunning(context, await requireSandbox(context, `b${i}`), ["true"]);
 })]);
-results.push(["exec NAME -- true (in-process)", await median(30, () => execInSandbox(context, "b0", ["true"]).then(() => undefined))]);
+results.push(["exec NAME -- true (in-process)", await median(30, async () => void (await execInRunning(context, await requireSandbox(context, "b0"), ["true"])))]);
 results.push(["down (in-process)", await median(5, (i) => destroySandbox(context, `b${i}`, 1))]);
 
 results.push(["forage-ctl up, then exec true (CLI)", await median(5, (i) => {

@@ -20,6 +20,7 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["runtime"], load: async () => (await import("./commands/runtime-info.js")).registerRuntimeInfo },
   { words: ["gc"], load: async () => (await import("./commands/gc.js")).registerGc },
   { words: ["monitor"], load: async () => (await import("./commands/monitor.js")).registerMonitor },
+  { words: ["daemon"], load: async () => (await import("./commands/daemon.js")).registerDaemon },
 ];
 
 /** Global options that take a value, so the word after them is not mistaken for a command. */

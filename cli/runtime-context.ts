@@ -11,7 +11,7 @@ import { UserError } from "./user-error.js";
  */
 export async function runtimeContext(configOption: string | undefined): Promise<RuntimeContext> {
   if (typeof process.getuid === "function" && process.getuid() !== 0) {
-    throw new UserError("sandbox commands need root for now (namespaces, mounts, nspawn): run forage-ctl with sudo", ExitCode.general);
+    throw new UserError("this command needs root (namespaces, mounts, nspawn): run it with sudo", ExitCode.general);
   }
   try {
     const settings = await loadSettings(configOption);

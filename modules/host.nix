@@ -64,6 +64,24 @@ in
     } // lib.mapAttrs' (name: template: lib.nameValuePair "forage/systems/${name}" {
       source = templateSystem name template;
     }) cfg.templates;
+    # The privileged daemon: serves forage-ctl to the configured user's group over
+    # /run/forage/daemon.sock. Sandboxes are not its processes to kill: KillMode=process keeps
+    # them running across restarts, and Delegate lets it manage their cgroups.
+    systemd.services.forage = {
+      description = "Forage sandbox daemon";
+      wantedBy = [ "multi-user.target" ];
+      after = [ "network.target" ];
+      path = [ pkgs.systemd pkgs.iproute2 pkgs.util-linux pkgs.tmux pkgs.coreutils ];
+      environment.FORAGE_CONFIG = "/etc/forage/forage.json";
+      serviceConfig = {
+        ExecStart = "${lib.getExe cfg.package} daemon";
+        KillMode = "process";
+        Delegate = true;
+        Restart = "on-failure";
+        RuntimeDirectory = "forage";
+        RuntimeDirectoryPreserve = true;
+      };
+    };
     networking.nat = lib.mkIf (cfg.externalInterface != null) {
       enable = true;
       externalInterface = cfg.externalInterface;

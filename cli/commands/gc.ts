@@ -1,7 +1,6 @@
 import type { Command } from "commander";
-import { findOrphans, removeOrphans } from "../../runtime/sandbox/gc.js";
+import { operationsFor } from "../operations.js";
 import { printJson, printTable } from "../output.js";
-import { runtimeContext } from "../runtime-context.js";
 
 export function registerGc(program: Command): void {
   program
@@ -11,9 +10,7 @@ export function registerGc(program: Command): void {
     .option("--json", "print as JSON")
     .addHelpText("after", "\nStopped sandboxes are not orphans: gc never removes a sandbox you can still start.")
     .action(async (options: { force?: boolean; json?: boolean }) => {
-      const context = await runtimeContext(program.opts<{ config?: string }>().config);
-      const orphans = await findOrphans(context);
-      if (options.force === true) await removeOrphans(context, orphans);
+      const orphans = await (await operationsFor(program.opts<{ config?: string }>().config)).gc(options.force === true);
       if (options.json === true) return printJson({ removed: options.force === true, orphans });
       if (orphans.length === 0) return void process.stdout.write("nothing to clean up\n");
       printTable(["KIND", "NAME", "DETAIL"], orphans.map((o) => [o.kind, o.name, o.detail]));

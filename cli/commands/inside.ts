@@ -1,15 +1,21 @@
 import type { Command } from "commander";
-import { execInSandbox } from "../../runtime/sandbox/exec.js";
-import { sessionName } from "../../runtime/sandbox/session.js";
 import { ExitCode } from "../exit-codes.js";
-import { runtimeContext } from "../runtime-context.js";
+import { operationsFor } from "../operations.js";
 import { UserError } from "../user-error.js";
 
 type GlobalOptions = { config?: string };
 
+/** Runs a command with this process's terminal; the exit status becomes forage-ctl's. */
+async function runInside(program: Command, name: string, command: string[], asRoot: boolean): Promise<number> {
+  const ops = await operationsFor(program.opts<GlobalOptions>().config);
+  // Through the daemon the streams are relayed (no terminal: `attach` needs forage-ctl as root).
+  return ops.exec(name, command, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, inheritTerminal: true }, asRoot).finally(() => {
+    process.stdin.destroy();
+  });
+}
+
 /** exec, shell, attach: running things inside a sandbox. */
 export function registerInside(program: Command): void {
-  const config = (): string | undefined => program.opts<GlobalOptions>().config;
   program
     .command("exec")
     .description("Run a command in a sandbox as the agent, in the workspace; its exit status is forage-ctl's")
@@ -17,9 +23,7 @@ export function registerInside(program: Command): void {
     .argument("<command...>", "command and arguments (put -- before them)")
     .addHelpText("after", "\nExample:\n  forage-ctl exec myproj -- git log --oneline -5")
     .action(async (name: string, command: string[]) => {
-      const context = await runtimeContext(config());
-      const result = await execInSandbox(context, name, command, { stdio: "inherit" });
-      process.exitCode = result.exitCode;
+      process.exitCode = await runInside(program, name, command, false);
     });
 
   program
@@ -27,21 +31,18 @@ export function registerInside(program: Command): void {
     .description("Open a root shell in a sandbox (for the user, not the agent)")
     .argument("<name>", "sandbox")
     .action(async (name: string) => {
-      const context = await runtimeContext(config());
-      const result = await execInSandbox(context, name, ["bash", "-l"], { asRoot: true, stdio: "inherit" });
-      process.exitCode = result.exitCode;
+      process.exitCode = await runInside(program, name, ["bash", "-l"], true);
     });
 
   for (const verb of ["attach", "ssh"]) {
     program
       .command(verb)
-      .description(`Attach to the sandbox's tmux session "${sessionName}" (detach with C-b d)`)
+      .description(`Attach to the sandbox's tmux session "forage" (detach with C-b d)`)
       .argument("<name>", "sandbox")
       .action(async (name: string) => {
         if (!process.stdin.isTTY) throw new UserError(`${verb} needs a terminal; use forage-ctl exec for scripts`, ExitCode.attach);
-        const context = await runtimeContext(config());
-        const result = await execInSandbox(context, name, ["tmux", "attach-session", "-t", sessionName], { stdio: "inherit" });
-        if (result.exitCode !== 0) throw new UserError(`could not attach to ${name}'s session (tmux exit ${result.exitCode})`, ExitCode.attach);
+        const code = await runInside(program, name, ["tmux", "attach-session", "-t", "forage"], false);
+        if (code !== 0) throw new UserError(`could not attach to ${name}'s session (tmux exit ${code})`, ExitCode.attach);
       });
   }
 }

@@ -1,23 +1,14 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { sandboxLink } from "../../runtime/network/sandbox-link.js";
-import { requireSandbox, findTemplate } from "../../runtime/sandbox/context.js";
-import { destroySandbox } from "../../runtime/sandbox/down.js";
-import { runInit, startSession } from "../../runtime/sandbox/session.js";
-import { copySecrets } from "../../runtime/sandbox/secrets.js";
-import { isRunning, startSandbox, stopSandbox } from "../../runtime/sandbox/start-stop.js";
-import { upSandbox } from "../../runtime/sandbox/up.js";
-import { recordEvent } from "../../runtime/sandbox/audit-log.js";
-import { listMetadata } from "../../runtime/state/metadata-store.js";
 import { ExitCode } from "../exit-codes.js";
-import { runtimeContext } from "../runtime-context.js";
+import { operationsFor } from "../operations.js";
 import { UserError } from "../user-error.js";
 
 type GlobalOptions = { config?: string };
 
 /** up, down, start, stop, reset: creating, running and removing sandboxes. */
 export function registerLifecycle(program: Command): void {
-  const config = (): string | undefined => program.opts<GlobalOptions>().config;
+  const operations = () => operationsFor(program.opts<GlobalOptions>().config);
   program
     .command("up")
     .description("Create and start a sandbox from a template")
@@ -26,22 +17,21 @@ export function registerLifecycle(program: Command): void {
     .requiredOption("-w, --workspace <dir>", "host directory mounted at /workspace (direct mode)")
     .option("--git-user <name>", "author name for commits made in the sandbox")
     .option("--git-email <email>", "author e-mail for commits made in the sandbox")
-    .addHelpText("after", "\nExample:\n  sudo forage-ctl up myproj -t claude -w ~/src/myproj\n  sudo forage-ctl exec myproj -- git status")
+    .addHelpText("after", "\nExample:\n  forage-ctl up myproj -t claude -w ~/src/myproj\n  forage-ctl exec myproj -- git status")
     .action(async (name: string, options: { template: string; workspace: string; gitUser?: string; gitEmail?: string }) => {
-      const context = await runtimeContext(config());
-      const template = findTemplate(context, options.template);
-      const identity = { ...template.agentIdentity, ...(options.gitUser === undefined ? {} : { gitUser: options.gitUser }), ...(options.gitEmail === undefined ? {} : { gitEmail: options.gitEmail }) };
-      const progress = process.stderr.isTTY ? (step: string) => process.stderr.write(`  ${step}…\n`) : undefined;
-      const sandbox = await upSandbox(context, {
-        name,
-        template: options.template,
-        workspace: resolve(options.workspace),
-        identity: { ...(identity.gitUser === undefined ? {} : { gitUser: identity.gitUser }), ...(identity.gitEmail === undefined ? {} : { gitEmail: identity.gitEmail }) },
-        ...(progress === undefined ? {} : { progress }),
-      });
-      const link = sandboxLink(sandbox.slot, context.settings.host.network.base);
+      const progress = process.stderr.isTTY ? (step: string) => void process.stderr.write(`  ${step}…\n`) : undefined;
+      const sandbox = await (await operations()).up(
+        {
+          name,
+          template: options.template,
+          workspace: resolve(options.workspace),
+          ...(options.gitUser === undefined ? {} : { gitUser: options.gitUser }),
+          ...(options.gitEmail === undefined ? {} : { gitEmail: options.gitEmail }),
+        },
+        progress,
+      );
       process.stdout.write(
-        `sandbox ${name} is up (template ${options.template}, ${link.sandboxAddress}, workspace ${sandbox.workspace.hostPath})\n` +
+        `sandbox ${name} is up (template ${sandbox.template}, ${sandbox.address}, workspace ${sandbox.workspace})\n` +
           `  attach:  forage-ctl attach ${name}\n  run:     forage-ctl exec ${name} -- COMMAND\n  remove:  forage-ctl down ${name}\n`,
       );
     });
@@ -53,11 +43,11 @@ export function registerLifecycle(program: Command): void {
     .option("--all", "remove every sandbox")
     .option("-t, --timeout <seconds>", "grace period before processes are killed", "10")
     .action(async (name: string | undefined, options: { all?: boolean; timeout: string }) => {
-      const context = await runtimeContext(config());
       if ((name === undefined) === (options.all !== true)) throw new UserError("give a sandbox name or --all", ExitCode.usage);
-      const names = options.all === true ? (await listMetadata(context.paths)).map((m) => m.name) : [name ?? ""];
+      const ops = await operations();
+      const names = options.all === true ? (await ops.list()).map((s) => s.name) : [name ?? ""];
       for (const each of names) {
-        await destroySandbox(context, each, seconds(options.timeout));
+        await ops.down(each, seconds(options.timeout));
         process.stdout.write(`removed ${each}\n`);
       }
     });
@@ -67,13 +57,7 @@ export function registerLifecycle(program: Command): void {
     .description("Start a stopped sandbox on a fresh root")
     .argument("<name>")
     .action(async (name: string) => {
-      const context = await runtimeContext(config());
-      const metadata = await requireSandbox(context, name);
-      if (await isRunning(context, metadata)) return void process.stdout.write(`${name} is already running\n`);
-      const template = findTemplate(context, metadata.template);
-      const running = await startSandbox(context, metadata, template);
-      await startSession(context, running, template);
-      await runInit(context, running, template);
+      await (await operations()).start(name);
       process.stdout.write(`started ${name}\n`);
     });
 
@@ -83,8 +67,7 @@ export function registerLifecycle(program: Command): void {
     .argument("<name>")
     .option("-t, --timeout <seconds>", "grace period before processes are killed", "10")
     .action(async (name: string, options: { timeout: string }) => {
-      const context = await runtimeContext(config());
-      await stopSandbox(context, await requireSandbox(context, name), seconds(options.timeout));
+      await (await operations()).stop(name, seconds(options.timeout));
       process.stdout.write(`stopped ${name}\n`);
     });
 
@@ -93,15 +76,7 @@ export function registerLifecycle(program: Command): void {
     .description("Recreate a sandbox from its template: root wiped, workspace and metadata kept, secrets re-copied, init re-run")
     .argument("<name>")
     .action(async (name: string) => {
-      const context = await runtimeContext(config());
-      const metadata = await requireSandbox(context, name);
-      const template = findTemplate(context, metadata.template);
-      const stopped = await stopSandbox(context, metadata);
-      const secrets = await copySecrets(context.paths, name, template, context.settings.host, stopped);
-      const running = await startSandbox(context, { ...stopped, secrets }, template);
-      await startSession(context, running, template);
-      await runInit(context, running, template);
-      await recordEvent(context.paths, name, "reset");
+      await (await operations()).reset(name);
       process.stdout.write(`reset ${name}\n`);
     });
 }

@@ -4,8 +4,7 @@ import { leaderOf } from "../nspawn/container-process.js";
 import { execArgs } from "../nspawn/exec-args.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { sandboxEnv } from "./agent-env.js";
-import { recordEvent } from "./audit-log.js";
-import { requireSandbox, type RuntimeContext } from "./context.js";
+import type { RuntimeContext } from "./context.js";
 import { SandboxError } from "./errors.js";
 import { isRunning } from "./start-stop.js";
 
@@ -14,8 +13,6 @@ export interface ExecOptions {
   asRoot?: boolean;
   /** Working directory inside; default: the workspace (agent) or /root (root). */
   cwd?: string;
-  /** stdio of the process: inherit streams the caller's terminal; pipe is for programmatic use. */
-  stdio?: "inherit" | "pipe";
 }
 
 export interface ExecResult {
@@ -24,16 +21,11 @@ export interface ExecResult {
   stderr: string;
 }
 
-/** Runs a command in a running sandbox and returns its exit status (128+N for signal N). */
-export async function execInSandbox(context: RuntimeContext, name: string, command: string[], options: ExecOptions = {}): Promise<ExecResult> {
-  const metadata = await requireSandbox(context, name);
-  const result = await execInRunning(context, metadata, command, options);
-  await recordEvent(context.paths, name, "exec", { detail: `${command[0] ?? ""} (${command.length - 1} args)`, exitCode: result.exitCode });
-  return result;
-}
-
-/** Like execInSandbox for a sandbox already read; no audit record (internal steps). */
-export async function execInRunning(context: RuntimeContext, metadata: SandboxMetadata, command: string[], options: ExecOptions = {}): Promise<ExecResult> {
+/**
+ * The host argv that runs `command` inside a running sandbox: join its cgroup (so resource
+ * limits apply to everything started later too), enter its namespaces, drop to the agent.
+ */
+export async function execCommand(context: RuntimeContext, metadata: SandboxMetadata, command: string[], options: ExecOptions = {}): Promise<string[]> {
   if (command.length === 0) throw new SandboxError("no command given: forage-ctl exec NAME -- COMMAND [ARGS…]", "usage");
   const leader = (await isRunning(context, metadata)) && metadata.pid !== null ? await leaderOf(metadata.pid) : undefined;
   if (leader === undefined) throw new SandboxError(`sandbox "${metadata.name}" is not running (start it with forage-ctl start ${metadata.name})`, "container");
@@ -46,27 +38,19 @@ export async function execInRunning(context: RuntimeContext, metadata: SandboxMe
     command,
     env: sandboxEnv(metadata, user?.name ?? null, process.env.TERM),
   });
-  // Joining the sandbox's cgroup first puts everything started in it under its resource limits.
-  return run(metadata.cgroup === null ? argv : joinCgroupArgv(metadata.cgroup, argv), options.stdio ?? "pipe");
+  return metadata.cgroup === null ? argv : joinCgroupArgv(metadata.cgroup, argv);
 }
 
-function run(argv: string[], stdio: "inherit" | "pipe"): Promise<ExecResult> {
+/** Runs a command in a running sandbox and collects its output (for internal steps). */
+export async function execInRunning(context: RuntimeContext, metadata: SandboxMetadata, command: string[], options: ExecOptions = {}): Promise<ExecResult> {
+  const [program, ...args] = await execCommand(context, metadata, command, options);
   return new Promise((resolve, reject) => {
-    const [program, ...args] = argv;
-    const child = spawn(program ?? "nsenter", args, { stdio });
+    const child = spawn(program ?? "nsenter", args, { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
-    child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.once("error", reject);
-    child.once("close", (code, signal) => {
-      const exitCode = code ?? 128 + (signal === null ? 0 : signalNumber(signal));
-      resolve({ exitCode, stdout, stderr });
-    });
+    child.once("close", (code) => resolve({ exitCode: code ?? 128, stdout, stderr }));
   });
-}
-
-function signalNumber(signal: NodeJS.Signals): number {
-  const numbers: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
-  return numbers[signal] ?? 1;
 }

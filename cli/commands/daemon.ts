@@ -1,0 +1,33 @@
+import type { Command } from "commander";
+import { request } from "../../runtime/daemon/client.js";
+import { socketPath } from "../../runtime/daemon/protocol.js";
+import { runtimeContext } from "../runtime-context.js";
+
+export function registerDaemon(program: Command): void {
+  program
+    .command("daemon")
+    .description("Run the privileged daemon that serves sandbox commands to the configured user (foreground; root)")
+    .option("--stop", "ask a running daemon to exit (sandboxes keep running)")
+    .addHelpText(
+      "after",
+      `
+The daemon listens on ${socketPath()} (FORAGE_RUN_DIR overrides the directory), mode 0660 with the
+configured user's primary group, so that user runs forage-ctl without sudo. Sandboxes are not its
+children: stopping or restarting it leaves them running, and it picks them up again from state.
+On NixOS the module runs it as a service; elsewhere run it under your service manager.`,
+    )
+    .action(async (options: { stop?: boolean }) => {
+      if (options.stop === true) {
+        await request("shutdown", {});
+        return void process.stdout.write("daemon stopping\n");
+      }
+      const context = await runtimeContext(program.opts<{ config?: string }>().config);
+      const { serveDaemon } = await import("../../runtime/daemon/server.js");
+      const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage-daemon: ${line}\n`);
+      const server = await serveDaemon(context, socketPath(), log);
+      await new Promise<void>((resolve) => {
+        for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => server.close(() => resolve()));
+      });
+      log("stopped (sandboxes keep running)");
+    });
+}

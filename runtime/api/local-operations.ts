@@ -1,0 +1,111 @@
+import { spawn } from "node:child_process";
+import { sandboxLink } from "../network/sandbox-link.js";
+import { readEvents, recordEvent } from "../sandbox/audit-log.js";
+import { findTemplate, requireSandbox, type RuntimeContext } from "../sandbox/context.js";
+import { destroySandbox } from "../sandbox/down.js";
+import { execCommand } from "../sandbox/exec.js";
+import { findOrphans, removeOrphans } from "../sandbox/gc.js";
+import { copySecrets } from "../sandbox/secrets.js";
+import { hasSession, runInit, startSession } from "../sandbox/session.js";
+import { isRunning, startSandbox, stopSandbox } from "../sandbox/start-stop.js";
+import { upSandbox } from "../sandbox/up.js";
+import { listMetadata } from "../state/metadata-store.js";
+import type { SandboxMetadata } from "../state/metadata.js";
+import type { Operations, SandboxView } from "./operations.js";
+
+/** The operations, run in this process (which must be root). */
+export function localOperations(context: RuntimeContext): Operations {
+  const view = (metadata: SandboxMetadata): Promise<SandboxView> => sandboxView(context, metadata);
+  return {
+    async up(args, progress) {
+      const template = findTemplate(context, args.template);
+      const identity = { ...template.agentIdentity, ...pick(args, "gitUser"), ...pick(args, "gitEmail") };
+      const sandbox = await upSandbox(context, {
+        name: args.name,
+        template: args.template,
+        workspace: args.workspace,
+        identity: { ...pick(identity, "gitUser"), ...pick(identity, "gitEmail") },
+        ...(progress === undefined ? {} : { progress }),
+      });
+      return view(sandbox);
+    },
+    down: (name, grace) => destroySandbox(context, name, grace),
+    list: async () => Promise.all((await listMetadata(context.paths)).map(view)),
+    status: async (name) => view(await requireSandbox(context, name)),
+    async start(name) {
+      const metadata = await requireSandbox(context, name);
+      if (await isRunning(context, metadata)) return;
+      await startAndInit(context, metadata);
+    },
+    stop: async (name, grace) => void (await stopSandbox(context, await requireSandbox(context, name), grace)),
+    async reset(name) {
+      const metadata = await requireSandbox(context, name);
+      const stopped = await stopSandbox(context, metadata);
+      const template = findTemplate(context, metadata.template);
+      const secrets = await copySecrets(context.paths, name, template, context.settings.host, stopped);
+      await startAndInit(context, { ...stopped, secrets });
+      await recordEvent(context.paths, name, "reset");
+    },
+    auditLog: async (name) => readEvents(context.paths, name),
+    async gc(force) {
+      const orphans = await findOrphans(context);
+      if (force) await removeOrphans(context, orphans);
+      return orphans;
+    },
+    async exec(name, command, streams, asRoot) {
+      const argv = await execCommand(context, await requireSandbox(context, name), command, { asRoot });
+      const exitCode = await relay(argv, streams);
+      await recordEvent(context.paths, name, "exec", { detail: `${command[0] ?? ""} (${command.length - 1} args)`, exitCode });
+      return exitCode;
+    },
+  };
+}
+
+async function startAndInit(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
+  const template = findTemplate(context, metadata.template);
+  const running = await startSandbox(context, metadata, template);
+  await startSession(context, running, template);
+  await runInit(context, running, template);
+}
+
+/** A sandbox's metadata plus what is true right now (running, session, address). */
+export async function sandboxView(context: RuntimeContext, metadata: SandboxMetadata): Promise<SandboxView> {
+  const running = await isRunning(context, metadata);
+  const status = !running ? "stopped" : (await hasSession(context, metadata)) ? "running" : "no-session";
+  return {
+    name: metadata.name,
+    template: metadata.template,
+    address: sandboxLink(metadata.slot, context.settings.host.network.base).sandboxAddress,
+    workspaceMode: metadata.workspace.mode,
+    workspace: metadata.workspace.hostPath,
+    status,
+    slot: metadata.slot,
+    containerName: metadata.containerName,
+    startedAt: running ? metadata.startedAt : null,
+    createdAt: metadata.createdAt,
+    pid: running ? metadata.pid : null,
+  };
+}
+
+/** Runs argv with its stdio wired to the given streams; resolves with its exit status. */
+function relay(argv: string[], streams: Parameters<Operations["exec"]>[2]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const [program, ...args] = argv;
+    if (streams.inheritTerminal === true) {
+      const child = spawn(program ?? "nsenter", args, { stdio: "inherit" });
+      child.once("error", reject);
+      child.once("close", (code, signal) => resolve(code ?? (signal === "SIGKILL" ? 137 : 128 + 15)));
+      return;
+    }
+    const child = spawn(program ?? "nsenter", args, { stdio: [streams.stdin === null ? "ignore" : "pipe", "pipe", "pipe"] });
+    if (streams.stdin !== null && child.stdin !== null) streams.stdin.pipe(child.stdin);
+    child.stdout?.pipe(streams.stdout, { end: false });
+    child.stderr?.pipe(streams.stderr, { end: false });
+    child.once("error", reject);
+    child.once("close", (code, signal) => resolve(code ?? (signal === "SIGKILL" ? 137 : 128 + 15)));
+  });
+}
+
+function pick<T extends object, K extends keyof T>(value: T, key: K): Pick<T, K> | Record<string, never> {
+  return value[key] === undefined ? {} : ({ [key]: value[key] } as Pick<T, K>);
+}

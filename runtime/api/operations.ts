@@ -1,0 +1,52 @@
+import type { AuditEvent } from "../sandbox/audit-log.js";
+import type { Orphan } from "../sandbox/gc.js";
+
+/** One sandbox as ps and status show it. */
+export interface SandboxView {
+  name: string;
+  template: string;
+  address: string;
+  workspaceMode: string;
+  workspace: string;
+  status: "running" | "no-session" | "stopped";
+  slot: number;
+  containerName: string;
+  startedAt: string | null;
+  createdAt: string;
+  pid: number | null;
+}
+
+export interface UpArgs {
+  name: string;
+  template: string;
+  workspace: string;
+  gitUser?: string;
+  gitEmail?: string;
+}
+
+/** Streams of a command run in a sandbox: the caller's terminal, or a daemon connection. */
+export interface ExecStreams {
+  stdin: NodeJS.ReadableStream | null;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** The streams are this process's own terminal: hand it to the command as is (TTY kept). */
+  inheritTerminal?: boolean;
+}
+
+/**
+ * Everything forage-ctl asks of the privileged side. Implemented in-process (the CLI run as
+ * root, and the daemon) and over the daemon's socket (the CLI run as the configured user), so
+ * commands behave the same either way.
+ */
+export interface Operations {
+  up(args: UpArgs, progress?: (step: string) => void): Promise<SandboxView>;
+  down(name: string, graceSeconds: number): Promise<void>;
+  list(): Promise<SandboxView[]>;
+  status(name: string): Promise<SandboxView>;
+  start(name: string): Promise<void>;
+  stop(name: string, graceSeconds: number): Promise<void>;
+  reset(name: string): Promise<void>;
+  auditLog(name: string): Promise<AuditEvent[]>;
+  gc(force: boolean): Promise<Orphan[]>;
+  exec(name: string, command: string[], streams: ExecStreams, asRoot: boolean): Promise<number>;
+}

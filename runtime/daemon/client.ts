@@ -1,0 +1,82 @@
+import { connect, type Socket } from "node:net";
+import type { Operations } from "../api/operations.js";
+import { SandboxError, type SandboxErrorKind } from "../sandbox/errors.js";
+import { encode, lineReader, socketPath } from "./protocol.js";
+import type { Op } from "./requests.js";
+
+/** The daemon's socket cannot be reached. */
+export class DaemonUnavailableError extends SandboxError {
+  override name = "DaemonUnavailableError";
+  constructor(path: string, reason: string) {
+    super(
+      `the forage daemon is not reachable at ${path} (${reason}): start it with \`sudo forage-ctl daemon\` (NixOS: systemctl start forage), or ask an admin to add you to the configured user's group`,
+      "general",
+    );
+  }
+}
+
+interface Handlers {
+  warn?: (message: string) => void;
+  progress?: (step: string) => void;
+  stdout?: (data: Buffer) => void;
+  stderr?: (data: Buffer) => void;
+  onOpen?: (socket: Socket) => void;
+}
+
+/** Sends one request and resolves with its result (or rejects with the daemon's error). */
+export function request(op: Op, args: Record<string, unknown>, handlers: Handlers = {}, path = socketPath()): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(path);
+    let settled = false;
+    const finish = (action: () => void): void => {
+      if (!settled) {
+        settled = true;
+        action();
+      }
+    };
+    socket.once("error", (error: NodeJS.ErrnoException) => finish(() => reject(new DaemonUnavailableError(path, error.code ?? error.message))));
+    socket.once("connect", () => {
+      socket.write(encode({ op, args }));
+      handlers.onOpen?.(socket);
+    });
+    socket.on("data", lineReader((raw) => {
+      const message = raw as Record<string, unknown>;
+      if (typeof message.warning === "string") handlers.warn?.(message.warning);
+      else if (typeof message.progress === "string") handlers.progress?.(message.progress);
+      else if (typeof message.stdout === "string") handlers.stdout?.(Buffer.from(message.stdout, "base64"));
+      else if (typeof message.stderr === "string") handlers.stderr?.(Buffer.from(message.stderr, "base64"));
+      else if ("result" in message) finish(() => resolve(message.result));
+      else if (typeof message.error === "object" && message.error !== null) {
+        const error = message.error as { message: string; kind: SandboxErrorKind };
+        finish(() => reject(new SandboxError(error.message, error.kind)));
+      }
+    }, (error) => finish(() => reject(error))));
+    socket.once("close", () => finish(() => reject(new SandboxError("the daemon closed the connection without an answer", "general"))));
+  });
+}
+
+/** The operations, asked of the daemon (for the CLI run as the configured user). */
+export function remoteOperations(warn: (message: string) => void, path = socketPath()): Operations {
+  const call = (op: Op, args: Record<string, unknown>): Promise<never> => request(op, args, { warn }, path) as Promise<never>;
+  return {
+    up: (args, progress) => request("up", { ...args }, { warn, ...(progress === undefined ? {} : { progress }) }, path) as Promise<never>,
+    down: (name, grace) => call("down", { name, grace }),
+    list: () => call("list", {}),
+    status: (name) => call("status", { name }),
+    start: (name) => call("start", { name }),
+    stop: (name, grace) => call("stop", { name, grace }),
+    reset: (name) => call("reset", { name }),
+    auditLog: (name) => call("auditLog", { name }),
+    gc: (force) => call("gc", { force }),
+    exec: (name, command, streams, asRoot) =>
+      request("exec", { name, command, asRoot, stdin: streams.stdin !== null }, {
+        warn,
+        stdout: (data) => void streams.stdout.write(data),
+        stderr: (data) => void streams.stderr.write(data),
+        onOpen: (socket) => {
+          streams.stdin?.on("data", (chunk: Buffer) => socket.write(encode({ stdin: chunk.toString("base64") })));
+          streams.stdin?.on("end", () => socket.write(encode({ stdinEnd: true })));
+        },
+      }, path) as Promise<number>,
+  };
+}

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { sandboxNamePattern } from "../names.js";
+
+/**
+ * What each daemon operation accepts. Everything a client sends is untrusted: it is parsed here
+ * before any of it reaches the runtime.
+ */
+const name = z.string().regex(sandboxNamePattern);
+const grace = z.number().int().min(0).max(3600);
+
+export const requestSchemas = {
+  up: z.strictObject({
+    name,
+    template: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
+    workspace: z.string().startsWith("/").max(4096),
+    gitUser: z.string().max(128).regex(/^[^\n\r<>]+$/).optional(),
+    gitEmail: z.string().max(254).regex(/^[^\s<>@]+@[^\s<>@]+$/).optional(),
+  }),
+  down: z.strictObject({ name, grace }),
+  list: z.strictObject({}),
+  status: z.strictObject({ name }),
+  start: z.strictObject({ name }),
+  stop: z.strictObject({ name, grace }),
+  reset: z.strictObject({ name }),
+  auditLog: z.strictObject({ name }),
+  gc: z.strictObject({ force: z.boolean() }),
+  exec: z.strictObject({ name, command: z.array(z.string().max(65536)).min(1).max(4096), asRoot: z.boolean(), stdin: z.boolean() }),
+  shutdown: z.strictObject({}),
+} as const;
+
+export type Op = keyof typeof requestSchemas;
+
+export function isOp(op: string): op is Op {
+  return Object.hasOwn(requestSchemas, op);
+}

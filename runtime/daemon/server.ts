@@ -1,0 +1,127 @@
+import { chmod, chown, mkdir, realpath, rm, stat } from "node:fs/promises";
+import { createServer, type Server, type Socket } from "node:net";
+import { dirname } from "node:path";
+import { PassThrough, Writable } from "node:stream";
+import { localOperations } from "../api/local-operations.js";
+import { lookupHostUser } from "../host-user.js";
+import type { RuntimeContext } from "../sandbox/context.js";
+import { SandboxError } from "../sandbox/errors.js";
+import { encode, lineReader, type ServerMessage } from "./protocol.js";
+import { isOp, requestSchemas, type Op } from "./requests.js";
+
+/**
+ * The privileged daemon: serves sandbox operations to root and the configured user's group over
+ * a unix socket (mode 0660, group = the user's primary group). Containers are detached from it,
+ * so a daemon restart loses nothing: state is re-read from the metadata on every request.
+ */
+export async function serveDaemon(context: RuntimeContext, path: string, log: (line: string) => void): Promise<Server> {
+  const user = await lookupHostUser(context.settings.host.user);
+  if (user === undefined) throw new SandboxError(`user "${context.settings.host.user}" does not exist on this host`, "config");
+  await mkdir(dirname(path), { recursive: true, mode: 0o755 });
+  await rm(path, { force: true });
+  const server = createServer((socket) => void handleConnection(context, socket, user.uid, log));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(path, resolve);
+  });
+  // Only root and the configured user's group may connect: the socket's mode is the access control.
+  await chown(path, 0, user.gid);
+  await chmod(path, 0o660);
+  log(`listening on ${path} (group ${user.gid}), settings from ${context.settings.source}`);
+  return server;
+}
+
+async function handleConnection(context: RuntimeContext, socket: Socket, ownerUid: number, log: (line: string) => void): Promise<void> {
+  const send = (message: ServerMessage): void => void socket.write(encode(message));
+  const stdin = new PassThrough();
+  let started = false;
+  socket.on("data", lineReader(
+    (message) => {
+      const m = message as Record<string, unknown>;
+      if (!started && typeof m.op === "string") {
+        started = true;
+        void dispatch(context, m.op, m.args, send, stdin, ownerUid, log).finally(() => socket.end());
+      } else if (typeof m.stdin === "string") stdin.write(Buffer.from(m.stdin, "base64"));
+      else if (m.stdinEnd === true) stdin.end();
+    },
+    (error) => {
+      send({ error: { message: error.message, kind: "usage" } });
+      socket.destroy();
+    },
+  ));
+  socket.on("error", () => stdin.destroy());
+  socket.on("close", () => stdin.end());
+}
+
+async function dispatch(context: RuntimeContext, op: string, rawArgs: unknown, send: (m: ServerMessage) => void, stdin: PassThrough, ownerUid: number, log: (line: string) => void): Promise<void> {
+  try {
+    if (!isOp(op)) throw new SandboxError(`unknown operation "${op}"`, "usage");
+    const parsed = requestSchemas[op].safeParse(rawArgs ?? {});
+    if (!parsed.success) throw new SandboxError(`invalid ${op} request: ${parsed.error.issues[0]?.path.join(".") ?? ""} ${parsed.error.issues[0]?.message ?? ""}`, "usage");
+    const requestContext: RuntimeContext = { ...context, warn: (message) => send({ warning: message }) };
+    log(`${op} ${"name" in parsed.data ? String(parsed.data.name) : ""}`.trim());
+    // JSON drops undefined: an operation with no result answers null.
+    send({ result: (await run(requestContext, op, parsed.data as Record<string, never>, send, stdin, ownerUid)) ?? null });
+  } catch (error) {
+    const kind = error instanceof SandboxError ? error.kind : "general";
+    const message = error instanceof Error ? error.message : String(error);
+    if (!(error instanceof SandboxError)) log(`error in ${op}: ${error instanceof Error ? (error.stack ?? message) : message}`);
+    send({ error: { message, kind } });
+  }
+}
+
+async function run(context: RuntimeContext, op: Op, args: Record<string, never>, send: (m: ServerMessage) => void, stdin: PassThrough, ownerUid: number): Promise<unknown> {
+  const operations = localOperations(context);
+  const a = args as Record<string, unknown>;
+  switch (op) {
+    case "up":
+      await requireOwnedWorkspace(String(a.workspace), ownerUid);
+      return operations.up(a as never, (step) => send({ progress: step }));
+    case "down":
+      return operations.down(String(a.name), Number(a.grace));
+    case "list":
+      return operations.list();
+    case "status":
+      return operations.status(String(a.name));
+    case "start":
+      return operations.start(String(a.name));
+    case "stop":
+      return operations.stop(String(a.name), Number(a.grace));
+    case "reset":
+      return operations.reset(String(a.name));
+    case "auditLog":
+      return operations.auditLog(String(a.name));
+    case "gc":
+      return operations.gc(a.force === true);
+    case "exec":
+      return operations.exec(String(a.name), a.command as string[], {
+        stdin: a.stdin === true ? stdin : null,
+        stdout: chunkWriter((data) => send({ stdout: data })),
+        stderr: chunkWriter((data) => send({ stderr: data })),
+      }, a.asRoot === true);
+    case "shutdown":
+      setImmediate(() => process.kill(process.pid, "SIGTERM"));
+      return "stopping";
+  }
+}
+
+/**
+ * A client of the daemon is root or in the user's group, not necessarily the user: it may only
+ * mount a workspace the configured user owns (after resolving symlinks), never an arbitrary
+ * host directory the daemon could reach as root.
+ */
+async function requireOwnedWorkspace(path: string, ownerUid: number): Promise<void> {
+  const real = await realpath(path).catch(() => undefined);
+  const info = real === undefined ? undefined : await stat(real);
+  if (info?.isDirectory() !== true) throw new SandboxError(`workspace ${path} is not an existing directory`, "usage");
+  if (info.uid !== ownerUid) throw new SandboxError(`workspace ${path} is not owned by the configured user (uid ${ownerUid}); the daemon only mounts the user's own directories`, "usage");
+}
+
+function chunkWriter(emit: (base64: string) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      emit(chunk.toString("base64"));
+      done();
+    },
+  });
+}

@@ -1,0 +1,95 @@
+import { chmodSync, existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { execa, type ResultPromise } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliPath, repoRoot } from "../cli/run-cli.js";
+import { isRoot, toolsAvailable } from "../support/tools.js";
+import { agentUid, TestHost, type CliRun } from "./harness.js";
+
+/*
+ * The daemon serves the configured user (here: nobody) over its socket, with no sudo: the CLI
+ * runs as that user, the daemon does the privileged work, and sandboxes outlive daemon restarts.
+ */
+const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock");
+
+describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
+  const host = new TestHost("10.238");
+  const socket = join(host.env.FORAGE_RUN_DIR ?? "", "daemon.sock");
+  let daemon: ResultPromise | undefined;
+
+  const startDaemon = async (): Promise<void> => {
+    daemon = execa(process.execPath, [cliPath, "--config", host.config, "daemon"], { cwd: repoRoot, env: host.env, extendEnv: false, reject: false });
+    for (let i = 0; i < 100 && !existsSync(socket); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(existsSync(socket)).toBe(true);
+  };
+  const stopDaemon = async (): Promise<void> => {
+    await host.run(["daemon", "--stop"]);
+    await daemon;
+  };
+  /** Runs the CLI as another (non-root) user, as a person without sudo would. */
+  const runAs = async (uid: number, args: string[], input?: string): Promise<CliRun> => {
+    const result = await execa("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", process.execPath, cliPath, ...args], {
+      cwd: repoRoot,
+      env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
+      extendEnv: false,
+      reject: false,
+      stripFinalNewline: false,
+      ...(input === undefined ? { stdin: "ignore" as const } : { input }),
+    });
+    return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+  };
+
+  beforeAll(async () => {
+    // Like /run: the user must be able to traverse to the socket (the socket's own mode decides).
+    chmodSync(host.dir, 0o711);
+    await startDaemon();
+  });
+  afterAll(async () => {
+    await stopDaemon().catch(() => undefined);
+    await host.cleanup();
+  });
+
+  it("opens its socket to root and the configured user's group only", () => {
+    const info = statSync(socket);
+    expect(info.mode & 0o777).toBe(0o660);
+    expect(info.uid).toBe(0);
+    expect(info.gid).toBe(agentUid);
+  });
+
+  it("lets the configured user create, use and list a sandbox without sudo", async () => {
+    const up = await runAs(agentUid, ["up", "dmn", "-t", "basic", "-w", host.workspace("dmn")]);
+    expect(up.stderr).toBe("");
+    expect(up.exitCode).toBe(0);
+    expect((await runAs(agentUid, ["exec", "dmn", "--", "id", "-u"])).stdout).toBe(`${agentUid}\n`);
+    expect((await runAs(agentUid, ["exec", "dmn", "--", "sh", "-c", "exit 7"])).exitCode).toBe(7);
+    expect(await runAs(agentUid, ["exec", "dmn", "--", "tr", "a-z", "A-Z"], "through the daemon\n")).toMatchObject({ exitCode: 0, stdout: "THROUGH THE DAEMON\n" });
+    const list = JSON.parse((await runAs(agentUid, ["ps", "--json"])).stdout) as { name: string; status: string }[];
+    expect(list).toEqual([expect.objectContaining({ name: "dmn", status: "running" })]);
+  });
+
+  it("refuses a workspace the configured user does not own", async () => {
+    const refused = await runAs(agentUid, ["up", "evil", "-t", "basic", "-w", "/root"]);
+    expect(refused.exitCode).toBe(64);
+    expect(refused.stderr).toContain("is not owned by the configured user");
+    expect((await runAs(agentUid, ["status", "evil"])).exitCode).toBe(2);
+  });
+
+  it("is unreachable for a user outside the group", async () => {
+    const outsider = await runAs(4242, ["ps"]);
+    expect(outsider.exitCode).toBe(1);
+    expect(outsider.stderr).toContain("the forage daemon is not reachable");
+    expect(outsider.stderr).toContain("EACCES");
+  });
+
+  it("keeps sandboxes running across a daemon restart and serves them again", async () => {
+    const { pid } = JSON.parse((await runAs(agentUid, ["status", "dmn", "--json"])).stdout) as { pid: number };
+    await stopDaemon();
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    expect((await runAs(agentUid, ["ps"])).exitCode).toBe(1);
+    await startDaemon();
+    expect((await runAs(agentUid, ["exec", "dmn", "--", "echo", "still here"])).stdout).toBe("still here\n");
+    const down = await runAs(agentUid, ["down", "dmn", "-t", "1"]);
+    expect(down.stderr).toBe("");
+    expect(down.exitCode).toBe(0);
+  });
+});
