@@ -33,5 +33,11 @@ pkgs.testers.runNixOSTest {
     assert sorted(settings["templates"]) == expectations["templates"], settings["templates"]
     for template in expectations["templates"]:
         machine.succeed(f"test -x /etc/forage/systems/{template}/init")
+    machine.wait_for_unit("forage.service")
+    socket = expectations["daemonSocket"]
+    machine.wait_for_file(socket["path"])
+    mode = machine.succeed(f"stat -c %a {socket['path']}").strip()
+    assert mode == socket["mode"], f"daemon socket mode {mode}, expected {socket['mode']}"
+    machine.succeed(f"su alice -c 'forage-ctl ps --json'")
   '';
 }
