@@ -1,4 +1,4 @@
-import { access, constants } from "node:fs/promises";
+import { findExecutable } from "./find-executable.js";
 
 /** What a runtime can do (the reference's capability list). */
 export interface RuntimeCapabilities {
@@ -22,16 +22,8 @@ export interface RuntimeInfo {
 
 const searchPath = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/run/current-system/sw/bin"];
 
-async function which(program: string): Promise<string | undefined> {
-  for (const dir of searchPath) {
-    try {
-      await access(`${dir}/${program}`, constants.X_OK);
-      return `${dir}/${program}`;
-    } catch {
-      // keep looking
-    }
-  }
-  return undefined;
+function which(program: string): Promise<string | undefined> {
+  return findExecutable([program], searchPath);
 }
 
 async function missing(programs: string[]): Promise<string[]> {

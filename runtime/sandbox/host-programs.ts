@@ -1,5 +1,5 @@
 import { SandboxError } from "./errors.js";
-import { access, constants } from "node:fs/promises";
+import { findExecutable } from "../find-executable.js";
 import type { AgentModel, TemplateModel } from "../../generator/model/model.js";
 
 /** Where a host-root sandbox finds programs: the host's /usr, bound read-only. */
@@ -26,7 +26,7 @@ export function programCandidates(agent: AgentModel): string[] {
 export async function resolveAgentPrograms(template: TemplateModel): Promise<Map<string, string>> {
   const programs = new Map<string, string>();
   for (const agent of template.agents) {
-    const found = await findProgram(programCandidates(agent));
+    const found = await findExecutable(programCandidates(agent), hostProgramDirs);
     if (found === undefined) {
       throw new MissingProgramError(
         `template "${template.name}", agent "${agent.name}": host-root sandboxes run the host's programs, and none of ${programCandidates(agent).join(", ")} is installed in ${hostProgramDirs.join(":")}. ` +
@@ -36,18 +36,4 @@ export async function resolveAgentPrograms(template: TemplateModel): Promise<Map
     programs.set(agent.name, found);
   }
   return programs;
-}
-
-async function findProgram(names: string[]): Promise<string | undefined> {
-  for (const name of names) {
-    for (const dir of hostProgramDirs) {
-      try {
-        await access(`${dir}/${name}`, constants.X_OK);
-        return `${dir}/${name}`;
-      } catch {
-        // not here
-      }
-    }
-  }
-  return undefined;
 }
