@@ -16,7 +16,7 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["schema"], load: async () => (await import("./commands/schema.js")).registerSchema },
   { words: ["up", "down", "start", "stop", "reset"], load: async () => (await import("./commands/lifecycle.js")).registerLifecycle },
   { words: ["exec", "shell", "attach", "ssh"], load: async () => (await import("./commands/inside.js")).registerInside },
-  { words: ["ps", "status", "audit-log"], load: async () => (await import("./commands/observe.js")).registerObserve },
+  { words: ["ps", "status", "logs", "audit-log"], load: async () => (await import("./commands/observe.js")).registerObserve },
   { words: ["runtime"], load: async () => (await import("./commands/runtime-info.js")).registerRuntimeInfo },
   { words: ["gc"], load: async () => (await import("./commands/gc.js")).registerGc },
   { words: ["monitor"], load: async () => (await import("./commands/monitor.js")).registerMonitor },

@@ -1,6 +1,9 @@
 import type { Command } from "commander";
 import { operationsFor } from "../operations.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ExitCode } from "../exit-codes.js";
 import { printJson, printTable } from "../output.js";
+import { UserError } from "../user-error.js";
 
 type GlobalOptions = { config?: string };
 
@@ -37,6 +40,29 @@ export function registerObserve(program: Command): void {
     });
 
   program
+    .command("logs")
+    .description("Show what the agents printed: the last lines of each window of the sandbox's tmux session")
+    .argument("<name>")
+    .option("-n, --lines <count>", "lines per window", "50")
+    .option("-f, --follow", "keep printing new output until interrupted")
+    .action(async (name: string, options: { lines: string; follow?: boolean }) => {
+      const lines = Number(options.lines);
+      if (!Number.isInteger(lines) || lines < 1) throw new UserError(`--lines: "${options.lines}" is not a positive whole number`, ExitCode.usage);
+      const ops = await operations();
+      let previous = new Map<string, string[]>();
+      for (;;) {
+        const logs = await ops.logs(name, lines);
+        for (const log of logs) {
+          const fresh = newLines(previous.get(log.window), log.lines);
+          if (fresh.length > 0) process.stdout.write(fresh.map((line) => (logs.length > 1 ? `[${log.window}] ${line}` : line)).join("\n") + "\n");
+        }
+        if (options.follow !== true) return;
+        previous = new Map(logs.map((log) => [log.window, log.lines]));
+        await sleep(1000);
+      }
+    });
+
+  program
     .command("audit-log")
     .description("Show a sandbox's audit log (create, start, stop, reset, destroy, exec, errors)")
     .argument("<name>")
@@ -46,4 +72,17 @@ export function registerObserve(program: Command): void {
       if (options.json === true) return void process.stdout.write(events.map((e) => JSON.stringify(e)).join("\n") + (events.length > 0 ? "\n" : ""));
       printTable(["TIME", "EVENT", "DETAIL"], events.map((e) => [e.time, e.event, [e.detail, e.exitCode === undefined ? "" : `exit ${e.exitCode}`].filter(Boolean).join(" ")]));
     });
+}
+
+/**
+ * The lines of `current` after what `previous` already showed: the longest suffix of `previous`
+ * that `current` starts with is the overlap (the pane scrolled by the rest).
+ */
+export function newLines(previous: string[] | undefined, current: string[]): string[] {
+  if (previous === undefined) return current;
+  for (let overlap = Math.min(previous.length, current.length); overlap > 0; overlap--) {
+    const tail = previous.slice(previous.length - overlap);
+    if (tail.every((line, i) => line === current[i])) return current.slice(overlap);
+  }
+  return current;
 }

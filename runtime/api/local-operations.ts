@@ -5,7 +5,9 @@ import { findTemplate, requireSandbox, type RuntimeContext } from "../sandbox/co
 import { destroySandbox } from "../sandbox/down.js";
 import { execCommand } from "../sandbox/exec.js";
 import { findOrphans, removeOrphans } from "../sandbox/gc.js";
+import { SandboxError } from "../sandbox/errors.js";
 import { copySecrets } from "../sandbox/secrets.js";
+import { sessionLogs } from "../sandbox/session-logs.js";
 import { hasSession, runInit, startSession } from "../sandbox/session.js";
 import { isRunning, startSandbox, stopSandbox } from "../sandbox/start-stop.js";
 import { upSandbox } from "../sandbox/up.js";
@@ -47,6 +49,11 @@ export function localOperations(context: RuntimeContext): Operations {
       await recordEvent(context.paths, name, "reset");
     },
     auditLog: async (name) => readEvents(context.paths, name),
+    async logs(name, lines) {
+      const metadata = await requireSandbox(context, name);
+      if (!(await isRunning(context, metadata))) throw new SandboxError(`sandbox "${name}" is not running (start it with forage-ctl start ${name})`, "container");
+      return sessionLogs(context, metadata, lines);
+    },
     async gc(force) {
       const orphans = await findOrphans(context);
       if (force) await removeOrphans(context, orphans);

@@ -1,5 +1,6 @@
 import type { AuditEvent } from "../sandbox/audit-log.js";
 import type { Orphan } from "../sandbox/gc.js";
+import type { WindowLog } from "../sandbox/session-logs.js";
 
 /** One sandbox as ps and status show it. */
 export interface SandboxView {
@@ -47,6 +48,7 @@ export interface Operations {
   stop(name: string, graceSeconds: number): Promise<void>;
   reset(name: string): Promise<void>;
   auditLog(name: string): Promise<AuditEvent[]>;
+  logs(name: string, lines: number): Promise<WindowLog[]>;
   gc(force: boolean): Promise<Orphan[]>;
   exec(name: string, command: string[], streams: ExecStreams, asRoot: boolean): Promise<number>;
 }

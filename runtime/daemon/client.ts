@@ -67,6 +67,7 @@ export function remoteOperations(warn: (message: string) => void, path = socketP
     stop: (name, grace) => call("stop", { name, grace }),
     reset: (name) => call("reset", { name }),
     auditLog: (name) => call("auditLog", { name }),
+    logs: (name, lines) => call("logs", { name, lines }),
     gc: (force) => call("gc", { force }),
     exec: (name, command, streams, asRoot) =>
       request("exec", { name, command, asRoot, stdin: streams.stdin !== null }, {

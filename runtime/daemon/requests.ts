@@ -23,6 +23,7 @@ export const requestSchemas = {
   stop: z.strictObject({ name, grace }),
   reset: z.strictObject({ name }),
   auditLog: z.strictObject({ name }),
+  logs: z.strictObject({ name, lines: z.number().int().min(1).max(100_000) }),
   gc: z.strictObject({ force: z.boolean() }),
   exec: z.strictObject({ name, command: z.array(z.string().max(65536)).min(1).max(4096), asRoot: z.boolean(), stdin: z.boolean() }),
   shutdown: z.strictObject({}),

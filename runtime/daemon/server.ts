@@ -91,6 +91,8 @@ async function run(context: RuntimeContext, op: Op, args: Record<string, never>,
       return operations.reset(String(a.name));
     case "auditLog":
       return operations.auditLog(String(a.name));
+    case "logs":
+      return operations.logs(String(a.name), Number(a.lines));
     case "gc":
       return operations.gc(a.force === true);
     case "exec":

@@ -81,3 +81,18 @@ describe.skipIf(!tools.run || !isRoot())("a running sandbox is isolated", () => 
     expect(await host.sh("iso", "cat /proc/net/route | tail -n +2 | awk '$2 == \"00000000\"' | wc -l")).toBe("0\n");
   });
 });
+
+describe.skipIf(!tools.run || !isRoot())("logs of the agent session", () => {
+  const host = new TestHost("10.230");
+  afterAll(() => host.cleanup());
+
+  it("shows what was printed in the agent's window, and only new lines when followed", async () => {
+    expect((await host.run(["up", "lg", "-t", "basic", "-w", host.workspace("lg")])).exitCode).toBe(0);
+    await host.sh("lg", "tmux send-keys -t forage:helper 'echo hello-from-agent' Enter");
+    let logs = "";
+    for (let i = 0; i < 30 && !logs.includes("\nhello-from-agent"); i++) logs = (await host.run(["logs", "lg", "-n", "20"])).stdout;
+    expect(logs).toMatch(/^hello-from-agent$/m);
+    const missing = await host.run(["logs", "nope"]);
+    expect(missing.exitCode).toBe(2);
+  });
+});
