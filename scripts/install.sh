@@ -16,6 +16,8 @@ declare -A packages=(
   [systemd-tmpfiles]=systemd
   [git]=git
   [tmux]=tmux
+  [ssh]=openssh-client
+  [sshd]=openssh-server
 )
 
 missing=()

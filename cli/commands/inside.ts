@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { ExitCode } from "../exit-codes.js";
 import { operationsFor } from "../operations.js";
 import { UserError } from "../user-error.js";
+import { registerSsh } from "./ssh.js";
 
 type GlobalOptions = { config?: string };
 
@@ -14,8 +15,9 @@ async function runInside(program: Command, name: string, command: string[], asRo
   });
 }
 
-/** exec, shell, attach: running things inside a sandbox. */
+/** exec, shell, attach, ssh: running things inside a sandbox. */
 export function registerInside(program: Command): void {
+  registerSsh(program);
   program
     .command("exec")
     .description("Run a command in a sandbox as the agent, in the workspace; its exit status is forage-ctl's")
@@ -34,15 +36,13 @@ export function registerInside(program: Command): void {
       process.exitCode = await runInside(program, name, ["bash", "-l"], true);
     });
 
-  for (const verb of ["attach", "ssh"]) {
-    program
-      .command(verb)
-      .description(`Attach to the sandbox's tmux session "forage" (detach with C-b d)`)
-      .argument("<name>", "sandbox")
-      .action(async (name: string) => {
-        if (!process.stdin.isTTY) throw new UserError(`${verb} needs a terminal; use forage-ctl exec for scripts`, ExitCode.attach);
-        const code = await runInside(program, name, ["tmux", "attach-session", "-t", "forage"], false);
-        if (code !== 0) throw new UserError(`could not attach to ${name}'s session (tmux exit ${code})`, ExitCode.attach);
-      });
-  }
+  program
+    .command("attach")
+    .description(`Attach to the sandbox's tmux session "forage" (detach with C-b d)`)
+    .argument("<name>", "sandbox")
+    .action(async (name: string) => {
+      if (!process.stdin.isTTY) throw new UserError("attach needs a terminal; use forage-ctl exec for scripts", ExitCode.attach);
+      const code = await runInside(program, name, ["tmux", "attach-session", "-t", "forage"], false);
+      if (code !== 0) throw new UserError(`could not attach to ${name}'s session (tmux exit ${code})`, ExitCode.attach);
+    });
 }

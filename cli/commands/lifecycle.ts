@@ -17,8 +17,9 @@ export function registerLifecycle(program: Command): void {
     .requiredOption("-w, --workspace <dir>", "host directory mounted at /workspace (direct mode)")
     .option("--git-user <name>", "author name for commits made in the sandbox")
     .option("--git-email <email>", "author e-mail for commits made in the sandbox")
+    .option("--ssh-key <key>", "an SSH public key that may log in (repeatable; added to authorizedKeys)", (key: string, keys: string[]) => [...keys, key], [] as string[])
     .addHelpText("after", "\nExample:\n  forage-ctl up myproj -t claude -w ~/src/myproj\n  forage-ctl exec myproj -- git status")
-    .action(async (name: string, options: { template: string; workspace: string; gitUser?: string; gitEmail?: string }) => {
+    .action(async (name: string, options: { template: string; workspace: string; gitUser?: string; gitEmail?: string; sshKey: string[] }) => {
       const progress = process.stderr.isTTY ? (step: string) => void process.stderr.write(`  ${step}…\n`) : undefined;
       const sandbox = await (await operations()).up(
         {
@@ -27,6 +28,7 @@ export function registerLifecycle(program: Command): void {
           workspace: resolve(options.workspace),
           ...(options.gitUser === undefined ? {} : { gitUser: options.gitUser }),
           ...(options.gitEmail === undefined ? {} : { gitEmail: options.gitEmail }),
+          ...(options.sshKey.length === 0 ? {} : { sshKeys: options.sshKey }),
         },
         progress,
       );

@@ -88,4 +88,5 @@ export interface TemplateModel {
   multiplexer: "tmux" | "wezterm";
   tmuxWindows: { name: string; command: string }[];
   useProxy: boolean;
+  ssh: boolean;
 }

@@ -29,6 +29,7 @@ export function templateValues(template: TemplateModel, nftFile: string | null):
     multiplexer: n.str(template.multiplexer),
     tmuxWindows: n.fromValue(template.tmuxWindows),
     useProxy: n.bool(template.useProxy),
+    ssh: n.bool(template.ssh),
     nftablesRuleset: nftFile === null ? n.nul : n.path(`./${nftFile}`),
   });
 }

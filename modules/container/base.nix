@@ -24,7 +24,7 @@ in
   security.doas.enable = false;
 
   services.openssh = {
-    enable = true;
+    enable = cfg.template.ssh == true;
     ports = [ 22 ];
     settings = {
       PasswordAuthentication = false;

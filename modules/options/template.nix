@@ -254,6 +254,11 @@
       default = null;
       description = "tmux windows to open instead of one window per agent.";
     };
+    ssh = lib.mkOption {
+      type = lib.types.nullOr lib.types.bool;
+      default = null;
+      description = "Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false.";
+    };
     useProxy = lib.mkOption {
       type = lib.types.nullOr lib.types.bool;
       default = null;

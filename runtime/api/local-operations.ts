@@ -8,6 +8,7 @@ import { findOrphans, removeOrphans } from "../sandbox/gc.js";
 import { SandboxError } from "../sandbox/errors.js";
 import { copySecrets } from "../sandbox/secrets.js";
 import { sessionLogs } from "../sandbox/session-logs.js";
+import { pinnedHostKey } from "../sandbox/ssh.js";
 import { hasSession, runInit, startSession } from "../sandbox/session.js";
 import { isRunning, startSandbox, stopSandbox } from "../sandbox/start-stop.js";
 import { upSandbox } from "../sandbox/up.js";
@@ -27,6 +28,7 @@ export function localOperations(context: RuntimeContext): Operations {
         template: args.template,
         workspace: args.workspace,
         identity: { ...pick(identity, "gitUser"), ...pick(identity, "gitEmail") },
+        ...(args.sshKeys === undefined ? {} : { sshKeys: args.sshKeys }),
         ...(progress === undefined ? {} : { progress }),
       });
       return view(sandbox);
@@ -91,6 +93,8 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     startedAt: running ? metadata.startedAt : null,
     createdAt: metadata.createdAt,
     pid: running ? metadata.pid : null,
+    user: context.settings.host.containerUsername,
+    sshHostKey: await pinnedHostKey(context.paths, metadata.name),
   };
 }
 

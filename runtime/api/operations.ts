@@ -15,6 +15,10 @@ export interface SandboxView {
   startedAt: string | null;
   createdAt: string;
   pid: number | null;
+  /** The agent user inside, who SSH logs in as. */
+  user: string;
+  /** The sandbox's pinned SSH host key ("ssh-ed25519 AAAA…"), or null without SSH. */
+  sshHostKey: string | null;
 }
 
 export interface UpArgs {
@@ -23,6 +27,7 @@ export interface UpArgs {
   workspace: string;
   gitUser?: string;
   gitEmail?: string;
+  sshKeys?: string[];
 }
 
 /** Streams of a command run in a sandbox: the caller's terminal, or a daemon connection. */

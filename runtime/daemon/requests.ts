@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sshPublicKey } from "../../generator/config/schema/names.js";
 import { sandboxNamePattern } from "../names.js";
 
 /**
@@ -15,6 +16,7 @@ export const requestSchemas = {
     workspace: z.string().startsWith("/").max(4096),
     gitUser: z.string().max(128).regex(/^[^\n\r<>]+$/).optional(),
     gitEmail: z.string().max(254).regex(/^[^\s<>@]+@[^\s<>@]+$/).optional(),
+    sshKeys: z.array(sshPublicKey).max(64).optional(),
   }),
   down: z.strictObject({ name, grace }),
   list: z.strictObject({}),

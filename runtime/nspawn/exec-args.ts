@@ -1,8 +1,10 @@
 /** Who runs a command inside a sandbox, where, and with what environment. */
 export interface ExecSpec {
   leaderPid: number;
-  /** null: root (forage-ctl shell); otherwise the agent user. */
+  /** null: root (forage-ctl shell, sshd); otherwise the agent user. */
   user: { name: string; uid: number; gid: number } | null;
+  /** For root: keep only these capabilities (e.g. what sshd needs) and set no_new_privs. */
+  rootCapabilities?: string[];
   cwd: string;
   command: string[];
   env: Record<string, string>;
@@ -16,9 +18,13 @@ export interface ExecSpec {
 export function execArgs(spec: ExecSpec): string[] {
   // nsenter resolves --wd on the host side, so the directory is changed inside, by env -C.
   const enter = ["nsenter", `--target=${spec.leaderPid}`, "--mount", "--uts", "--ipc", "--net", "--pid", "--root", "--"];
+  const restrictRoot =
+    spec.rootCapabilities === undefined
+      ? []
+      : ["/usr/bin/setpriv", `--bounding-set=-all,${spec.rootCapabilities.map((c) => `+${c}`).join(",")}`, "--inh-caps=-all", "--no-new-privs", "--"];
   const drop =
     spec.user === null
-      ? []
+      ? restrictRoot
       : [
           "/usr/bin/setpriv",
           `--reuid=${spec.user.uid}`,

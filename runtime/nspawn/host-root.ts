@@ -47,9 +47,11 @@ async function makeHome(root: string, spec: HostRootSpec): Promise<void> {
 async function writeEtc(root: string, spec: HostRootSpec): Promise<void> {
   const { name, uid, gid } = spec.user;
   const files: Record<string, string> = {
-    passwd: `root:x:0:0:root:/root:/bin/bash\n${name}:x:${uid}:${gid}:Forage agent:/home/${name}:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+    // `sshd` is OpenSSH's privilege-separation user; it owns nothing and cannot log in.
+    passwd: `root:x:0:0:root:/root:/bin/bash\n${name}:x:${uid}:${gid}:Forage agent:/home/${name}:/bin/bash\nsshd:x:101:65534::/run/sshd:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
     group: `root:x:0:\n${name}:x:${gid}:\nnogroup:x:65534:\n`,
-    shadow: `root:!:1::::::\n${name}:!:1::::::\n`,
+    // No password for anyone; the agent's is "*" (not "!") so sshd accepts its keys.
+    shadow: `root:!:1::::::\n${name}:*:1::::::\n`,
     hostname: `${spec.hostname}\n`,
     hosts: `127.0.0.1 localhost\n::1 localhost\n127.0.1.1 ${spec.hostname}\n`,
     "resolv.conf": spec.nameserver === null ? "" : `nameserver ${spec.nameserver}\n`,

@@ -4,6 +4,7 @@ import { recordEvent } from "./audit-log.js";
 import type { RuntimeContext } from "./context.js";
 import { SandboxError } from "./errors.js";
 import { removeSecrets } from "./secrets.js";
+import { removeHostKey } from "./ssh.js";
 import { stopSandbox } from "./start-stop.js";
 
 /**
@@ -24,6 +25,7 @@ export async function destroySandbox(context: RuntimeContext, name: string, grac
   };
   await attempt("stop", () => stopSandbox(context, metadata, graceSeconds));
   await attempt("secrets", () => removeSecrets(context.paths, name));
+  await attempt("ssh host key", () => removeHostKey(context.paths, name));
   await attempt("audit", () => recordEvent(context.paths, name, "destroy"));
   await attempt("metadata", () => removeMetadata(context.paths, name));
   if (failures.length > 0) throw new SandboxError(`sandbox "${name}" removed with errors:\n  ${failures.join("\n  ")}`, "container");

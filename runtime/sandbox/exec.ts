@@ -13,6 +13,8 @@ export interface ExecOptions {
   asRoot?: boolean;
   /** Working directory inside; default: the workspace (agent) or /root (root). */
   cwd?: string;
+  /** With asRoot: the only capabilities the process keeps (no_new_privs set too). */
+  rootCapabilities?: string[];
 }
 
 export interface ExecResult {
@@ -37,6 +39,7 @@ export async function execCommand(context: RuntimeContext, metadata: SandboxMeta
     cwd: options.cwd ?? (user === null ? "/root" : host.workspacePath),
     command,
     env: sandboxEnv(metadata, user?.name ?? null, process.env.TERM),
+    ...(options.rootCapabilities === undefined ? {} : { rootCapabilities: options.rootCapabilities }),
   });
   return metadata.cgroup === null ? argv : joinCgroupArgv(metadata.cgroup, argv);
 }

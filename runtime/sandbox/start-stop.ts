@@ -13,6 +13,7 @@ import { recordEvent } from "./audit-log.js";
 import type { RuntimeContext } from "./context.js";
 import { resolveAgentPrograms } from "./host-programs.js";
 import { agentLauncherPath } from "./assets.js";
+import { installSsh, startSshd } from "./ssh.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
 const optionalHostBinds = ["/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"];
@@ -40,6 +41,7 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
       envVar: agent.secret?.envVar ?? null,
     })),
   });
+  if (template.ssh) await installSsh(context.paths, root, metadata, host.containerUsername);
   const binds = [
     { source: "/usr", target: "/usr", readOnly: true },
     ...(await existing(optionalHostBinds)).map((path) => ({ source: path, target: path, readOnly: true })),
@@ -58,6 +60,7 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
   }, (argv) => joinCgroupArgv(cgroup, argv));
   const started = { ...metadata, pid, startedAt: new Date().toISOString(), cgroup };
   await writeMetadata(context.paths, started);
+  if (template.ssh) await startSshd(context, started);
   await recordEvent(context.paths, metadata.name, "start");
   return started;
 }

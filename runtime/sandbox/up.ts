@@ -1,4 +1,5 @@
 import { stat } from "node:fs/promises";
+import { sshPublicKey } from "../../generator/config/schema/names.js";
 import { lookupHostUser } from "../host-user.js";
 import { assertSandboxName } from "../names.js";
 import { withLock } from "../state/lock.js";
@@ -11,6 +12,7 @@ import { destroySandbox } from "./down.js";
 import { SandboxError } from "./errors.js";
 import { resolveAgentPrograms } from "./host-programs.js";
 import { copySecrets } from "./secrets.js";
+import { ensureHostKey } from "./ssh.js";
 import { runInit, startSession } from "./session.js";
 import { startSandbox } from "./start-stop.js";
 
@@ -20,6 +22,8 @@ export interface UpRequest {
   /** Absolute host path of the workspace directory (direct mode). */
   workspace: string;
   identity: SandboxMetadata["agentIdentity"];
+  /** Extra SSH public keys for this sandbox (--ssh-key), added to the configured ones. */
+  sshKeys?: string[];
   /** Progress lines for a terminal (boot, session, init). */
   progress?: (step: string) => void;
 }
@@ -30,6 +34,8 @@ export interface UpRequest {
  */
 export async function upSandbox(context: RuntimeContext, request: UpRequest): Promise<SandboxMetadata> {
   assertSandboxName(request.name);
+  const badKey = (request.sshKeys ?? []).find((key) => !sshPublicKey.safeParse(key).success);
+  if (badKey !== undefined) throw new SandboxError(`--ssh-key "${badKey.slice(0, 40)}…" is not an OpenSSH public key line`, "usage");
   const template = findTemplate(context, request.template);
   const owner = await agentOwner(context);
   await requireDirectory(request.workspace);
@@ -37,6 +43,7 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
   const reserved = await reserve(context, request, owner);
   try {
     const secrets = await copySecrets(context.paths, reserved.name, template, context.settings.host, owner);
+    if (template.ssh) await ensureHostKey(context.paths, reserved.name);
     request.progress?.("starting the container");
     const running = await startSandbox(context, { ...reserved, secrets }, template);
     request.progress?.("opening the agent session");
@@ -78,6 +85,7 @@ async function reserve(context: RuntimeContext, request: UpRequest, owner: { uid
       pid: null,
       startedAt: null,
       cgroup: null,
+      authorizedKeys: [...new Set([...context.settings.host.authorizedKeys, ...(request.sshKeys ?? [])])],
       secrets: [],
     };
     await writeMetadata(context.paths, metadata);

@@ -1,4 +1,5 @@
-import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -22,10 +23,14 @@ export class TestHost {
   readonly secretValue = `test-secret-${Math.random().toString(36).slice(2)}`;
   readonly config = join(this.dir, "forage.yaml");
 
+  /** A client key pair whose public half is in the config's authorizedKeys. */
+  readonly sshKey = join(this.dir, "client_ed25519");
+
   constructor(base = "10.231") {
     const secretFile = join(this.dir, "demo-key");
     writeFileSync(secretFile, `${this.secretValue}\n`, { mode: 0o600 });
-    writeFileSync(this.config, testConfig(secretFile, base));
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "forage-test", "-f", this.sshKey]);
+    writeFileSync(this.config, testConfig(secretFile, base, readFileSync(`${this.sshKey}.pub`, "utf8").trim()));
   }
 
   get env(): Record<string, string> {
@@ -70,9 +75,10 @@ export class TestHost {
   }
 }
 
-function testConfig(secretFile: string, base: string): string {
+function testConfig(secretFile: string, base: string, sshKey: string): string {
   return `user: nobody
 network: { base: "${base}" }
+authorizedKeys: ["${sshKey}"]
 secrets:
   demo-key: ${secretFile}
 templates:
@@ -92,6 +98,9 @@ templates:
   broken-init:
     extends: basic
     initCommands: ["exit 3"]
+  sshable:
+    extends: basic
+    ssh: true
   limited:
     extends: basic
     resourceLimits: { tasksMax: 32, memoryMax: 96M, cpuQuota: 50% }

@@ -49,7 +49,7 @@ describe.skipIf(!tools.run || !isRoot())("a running sandbox is isolated", () => 
   it("hides the host's home directories, /root and the host's other files", async () => {
     expect((await host.sh("iso", "ls -A /home")).trim()).toBe("agent");
     expect(await host.run(["exec", "iso", "--", "ls", "/root"])).toMatchObject({ exitCode: 2 });
-    expect((await host.sh("iso", "cut -d: -f1 /etc/passwd")).trim().split("\n").sort()).toEqual(["agent", "nobody", "root"]);
+    expect((await host.sh("iso", "cut -d: -f1 /etc/passwd")).trim().split("\n").sort()).toEqual(["agent", "nobody", "root", "sshd"]);
     expect(await host.sh("iso", `test -e ${host.dir} && echo visible || echo hidden`)).toBe("hidden\n");
   });
 

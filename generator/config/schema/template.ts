@@ -111,6 +111,10 @@ export const templateSchema = z
       .max(32)
       .optional()
       .describe("tmux windows to open instead of one window per agent."),
+    ssh: z
+      .boolean()
+      .optional()
+      .describe("Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false."),
     useProxy: z
       .boolean()
       .optional()

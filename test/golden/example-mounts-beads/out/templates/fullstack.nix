@@ -78,5 +78,6 @@
     }
   ];
   useProxy = false;
+  ssh = false;
   nftablesRuleset = null;
 }

@@ -31,5 +31,6 @@
   multiplexer = "tmux";
   tmuxWindows = [ ];
   useProxy = false;
+  ssh = false;
   nftablesRuleset = ./base.nft;
 }

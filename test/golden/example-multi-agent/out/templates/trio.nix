@@ -96,5 +96,6 @@
     }
   ];
   useProxy = false;
+  ssh = false;
   nftablesRuleset = ./trio.nft;
 }

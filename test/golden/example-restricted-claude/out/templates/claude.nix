@@ -50,5 +50,6 @@
     }
   ];
   useProxy = false;
+  ssh = false;
   nftablesRuleset = ./claude.nft;
 }

@@ -47,5 +47,6 @@
     }
   ];
   useProxy = false;
+  ssh = false;
   nftablesRuleset = ./odd.nft;
 }

@@ -77,5 +77,6 @@
     }
   ];
   useProxy = true;
+  ssh = false;
   nftablesRuleset = ./claude-narrow.nft;
 }

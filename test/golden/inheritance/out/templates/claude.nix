@@ -63,5 +63,6 @@
     }
   ];
   useProxy = true;
+  ssh = false;
   nftablesRuleset = ./claude.nft;
 }

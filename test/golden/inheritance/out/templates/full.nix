@@ -47,5 +47,6 @@
   multiplexer = "tmux";
   tmuxWindows = [ ];
   useProxy = false;
+  ssh = false;
   nftablesRuleset = null;
 }

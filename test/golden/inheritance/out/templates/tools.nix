@@ -30,5 +30,6 @@
   multiplexer = "tmux";
   tmuxWindows = [ ];
   useProxy = false;
+  ssh = false;
   nftablesRuleset = ./tools.nft;
 }

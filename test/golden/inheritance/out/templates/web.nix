@@ -27,5 +27,6 @@
   multiplexer = "tmux";
   tmuxWindows = [ ];
   useProxy = false;
+  ssh = false;
   nftablesRuleset = ./web.nft;
 }
