@@ -42,7 +42,7 @@ export async function detectRuntimes(): Promise<RuntimeInfo[]> {
       description: "systemd-nspawn on a tmpfs root with the host's /usr read-only (any systemd Linux, no Nix)",
       available: hostReason === "",
       reason: hostReason,
-      capabilities: { nixosConfig: false, networkIsolation: true, ephemeralRoot: true, ssh: false, generatedFiles: true, resourceLimits: true, gracefulShutdown: true },
+      capabilities: { nixosConfig: false, networkIsolation: true, ephemeralRoot: true, ssh: true, generatedFiles: true, resourceLimits: true, gracefulShutdown: true },
     },
     {
       name: "nspawn-nix",
