@@ -17,9 +17,11 @@ export function registerLifecycle(program: Command): void {
     .requiredOption("-w, --workspace <dir>", "host directory mounted at /workspace (direct mode)")
     .option("--git-user <name>", "author name for commits made in the sandbox")
     .option("--git-email <email>", "author e-mail for commits made in the sandbox")
+    .option("--no-mux-config", "do not mount your ~/.tmux.conf (read-only) into the sandbox")
+    .option("--runtime <runtime>", "runtime to use (see forage-ctl runtime)")
     .option("--ssh-key <key>", "an SSH public key that may log in (repeatable; added to authorizedKeys)", (key: string, keys: string[]) => [...keys, key], [] as string[])
     .addHelpText("after", "\nExample:\n  forage-ctl up myproj -t claude -w ~/src/myproj\n  forage-ctl exec myproj -- git status")
-    .action(async (name: string, options: { template: string; workspace: string; gitUser?: string; gitEmail?: string; sshKey: string[] }) => {
+    .action(async (name: string, options: { template: string; workspace: string; gitUser?: string; gitEmail?: string; sshKey: string[]; muxConfig: boolean; runtime?: string }) => {
       const progress = process.stderr.isTTY ? (step: string) => void process.stderr.write(`  ${step}…\n`) : undefined;
       const sandbox = await (await operations()).up(
         {
@@ -29,6 +31,8 @@ export function registerLifecycle(program: Command): void {
           ...(options.gitUser === undefined ? {} : { gitUser: options.gitUser }),
           ...(options.gitEmail === undefined ? {} : { gitEmail: options.gitEmail }),
           ...(options.sshKey.length === 0 ? {} : { sshKeys: options.sshKey }),
+          ...(options.muxConfig ? {} : { muxConfig: false }),
+          ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
         },
         progress,
       );

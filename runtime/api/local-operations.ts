@@ -29,6 +29,8 @@ export function localOperations(context: RuntimeContext): Operations {
         workspace: args.workspace,
         identity: { ...pick(identity, "gitUser"), ...pick(identity, "gitEmail") },
         ...(args.sshKeys === undefined ? {} : { sshKeys: args.sshKeys }),
+        ...(args.muxConfig === undefined ? {} : { muxConfig: args.muxConfig }),
+        ...(args.runtime === undefined ? {} : { runtime: args.runtime }),
         ...(progress === undefined ? {} : { progress }),
       });
       return view(sandbox);

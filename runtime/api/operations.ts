@@ -28,6 +28,8 @@ export interface UpArgs {
   gitUser?: string;
   gitEmail?: string;
   sshKeys?: string[];
+  muxConfig?: boolean;
+  runtime?: string;
 }
 
 /** Streams of a command run in a sandbox: the caller's terminal, or a daemon connection. */

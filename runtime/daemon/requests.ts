@@ -17,6 +17,8 @@ export const requestSchemas = {
     gitUser: z.string().max(128).regex(/^[^\n\r<>]+$/).optional(),
     gitEmail: z.string().max(254).regex(/^[^\s<>@]+@[^\s<>@]+$/).optional(),
     sshKeys: z.array(sshPublicKey).max(64).optional(),
+    muxConfig: z.boolean().optional(),
+    runtime: z.string().regex(/^[a-z-]{1,32}$/).optional(),
   }),
   down: z.strictObject({ name, grace }),
   list: z.strictObject({}),

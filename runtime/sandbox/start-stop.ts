@@ -48,6 +48,7 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
     { source: agentLauncherPath(), target: "/opt/forage/bin/forage-agent", readOnly: true },
     { source: metadata.workspace.hostPath, target: host.workspacePath, readOnly: template.readOnlyWorkspace },
     ...(metadata.secrets.length > 0 ? [{ source: sandboxSecretsPath(context.paths, metadata.name), target: host.secretsMountPath, readOnly: true }] : []),
+    ...(metadata.muxConfig === null ? [] : [{ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true }]),
   ];
   const cgroup = await createSandboxCgroup(metadata.name, template.resourceLimits);
   const pid = await spawnContainer({

@@ -24,6 +24,10 @@ export interface UpRequest {
   identity: SandboxMetadata["agentIdentity"];
   /** Extra SSH public keys for this sandbox (--ssh-key), added to the configured ones. */
   sshKeys?: string[];
+  /** Mount the host user's ~/.tmux.conf read-only (default true; --no-mux-config turns it off). */
+  muxConfig?: boolean;
+  /** Runtime to use; only "nspawn" exists so far (see forage-ctl runtime). */
+  runtime?: string;
   /** Progress lines for a terminal (boot, session, init). */
   progress?: (step: string) => void;
 }
@@ -37,6 +41,9 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
   const badKey = (request.sshKeys ?? []).find((key) => !sshPublicKey.safeParse(key).success);
   if (badKey !== undefined) throw new SandboxError(`--ssh-key "${badKey.slice(0, 40)}…" is not an OpenSSH public key line`, "usage");
   const template = findTemplate(context, request.template);
+  if (request.runtime !== undefined && request.runtime !== "nspawn") {
+    throw new SandboxError(`runtime "${request.runtime}" is not available on this host: see forage-ctl runtime`, "usage");
+  }
   const owner = await agentOwner(context);
   await requireDirectory(request.workspace);
   await resolveAgentPrograms(template);
@@ -61,7 +68,9 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
   }
 }
 
-async function reserve(context: RuntimeContext, request: UpRequest, owner: { uid: number; gid: number }): Promise<SandboxMetadata> {
+async function reserve(context: RuntimeContext, request: UpRequest, owner: { uid: number; gid: number; home: string }): Promise<SandboxMetadata> {
+  const tmuxConf = `${owner.home}/.tmux.conf`;
+  const muxConfig = request.muxConfig !== false && (await stat(tmuxConf).catch(() => undefined))?.isFile() === true ? tmuxConf : null;
   return withLock(context.paths.lockFile, async () => {
     if ((await readMetadata(context.paths, request.name)) !== undefined) {
       throw new SandboxError(`sandbox "${request.name}" already exists (forage-ctl down ${request.name} first, or pick another name)`, "general");
@@ -85,6 +94,7 @@ async function reserve(context: RuntimeContext, request: UpRequest, owner: { uid
       pid: null,
       startedAt: null,
       cgroup: null,
+      muxConfig,
       authorizedKeys: [...new Set([...context.settings.host.authorizedKeys, ...(request.sshKeys ?? [])])],
       secrets: [],
     };
@@ -94,12 +104,12 @@ async function reserve(context: RuntimeContext, request: UpRequest, owner: { uid
 }
 
 /** The host user whose uid/gid the agent gets; never root. */
-async function agentOwner(context: RuntimeContext): Promise<{ uid: number; gid: number }> {
+async function agentOwner(context: RuntimeContext): Promise<{ uid: number; gid: number; home: string }> {
   const name = context.settings.host.user;
   const user = await lookupHostUser(name);
   if (user === undefined) throw new SandboxError(`user "${name}" (from ${context.settings.source}) does not exist on this host: set \`user\` to an existing account`, "config");
   if (user.uid === 0) throw new SandboxError(`user "${name}" is root: agents never run as root; set \`user\` to an unprivileged account`, "config");
-  return { uid: user.uid, gid: user.gid };
+  return { uid: user.uid, gid: user.gid, home: user.home };
 }
 
 async function requireDirectory(path: string): Promise<void> {

@@ -35,6 +35,8 @@ export const sandboxMetadataSchema = z.strictObject({
   startedAt: z.string().nullable(),
   /** The cgroup directories holding the running sandbox (recorded: the caller's own cgroup may differ later). */
   cgroup: z.strictObject({ procsFiles: z.array(z.string().startsWith("/sys/fs/cgroup/")), directories: z.array(z.string().startsWith("/sys/fs/cgroup/")) }).nullable(),
+  /** The host user's tmux configuration, mounted read-only for the agent (off with --no-mux-config). */
+  muxConfig: z.string().startsWith("/").nullable(),
   /** Public keys that may log in over SSH (the config's, plus --ssh-key at up). */
   authorizedKeys: z.array(z.string().max(1024)),
   /** Secret names copied for this sandbox. */

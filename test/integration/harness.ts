@@ -26,11 +26,11 @@ export class TestHost {
   /** A client key pair whose public half is in the config's authorizedKeys. */
   readonly sshKey = join(this.dir, "client_ed25519");
 
-  constructor(base = "10.231") {
+  constructor(base = "10.231", user = "nobody") {
     const secretFile = join(this.dir, "demo-key");
     writeFileSync(secretFile, `${this.secretValue}\n`, { mode: 0o600 });
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "forage-test", "-f", this.sshKey]);
-    writeFileSync(this.config, testConfig(secretFile, base, readFileSync(`${this.sshKey}.pub`, "utf8").trim()));
+    writeFileSync(this.config, testConfig(secretFile, base, readFileSync(`${this.sshKey}.pub`, "utf8").trim(), user));
   }
 
   get env(): Record<string, string> {
@@ -75,8 +75,8 @@ export class TestHost {
   }
 }
 
-function testConfig(secretFile: string, base: string, sshKey: string): string {
-  return `user: nobody
+function testConfig(secretFile: string, base: string, sshKey: string, user: string): string {
+  return `user: ${user}
 network: { base: "${base}" }
 authorizedKeys: ["${sshKey}"]
 secrets:
