@@ -23,6 +23,8 @@ describe.skipIf(!tools.run || !isRoot())("the host user's tmux configuration", (
     chmodSync(host.dir, 0o755);
     writeFileSync(join(home, ".tmux.conf"), "set -g history-limit 4242\n");
     chownSync(home, uid, uid);
+    // Owned by the user, so only the read-only mount can stop the agent from writing it.
+    chownSync(join(home, ".tmux.conf"), uid, uid);
   });
   afterAll(async () => {
     await host.cleanup();
