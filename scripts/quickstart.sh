@@ -28,3 +28,4 @@ forage exec demo -- sh -c 'echo hello from the sandbox > /workspace/hello.txt'
 cat "$workspace/hello.txt"
 echo "== forage-ctl down demo"
 forage down demo
+echo "(the forage daemon started by 'up' keeps serving unprivileged users; stop it with: forage-ctl daemon --stop)"

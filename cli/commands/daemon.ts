@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import { request } from "../../runtime/daemon/client.js";
 import { socketPath } from "../../runtime/daemon/protocol.js";
+import { dirname } from "node:path";
+import { holdLock } from "../../runtime/state/lock.js";
 import { runtimeContext } from "../runtime-context.js";
 
 export function registerDaemon(program: Command): void {
@@ -22,12 +24,16 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
         return void process.stdout.write("daemon stopping\n");
       }
       const context = await runtimeContext(program.opts<{ config?: string }>().config);
+      // One daemon per run directory: a second one (two `up`s racing to start it) steps aside.
+      const release = await holdLock(`${dirname(socketPath())}/daemon.lock`);
+      if (release === undefined) return void process.stderr.write("forage-ctl: a daemon is already running for this run directory\n");
       const { serveDaemon } = await import("../../runtime/daemon/server.js");
       const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage-daemon: ${line}\n`);
       const server = await serveDaemon(context, socketPath(), log);
       await new Promise<void>((resolve) => {
         for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => server.close(() => resolve()));
       });
+      release();
       log("stopped (sandboxes keep running)");
     });
 }

@@ -23,6 +23,11 @@ export function registerLifecycle(program: Command): void {
     .addHelpText("after", "\nExample:\n  forage-ctl up myproj -t claude -w ~/src/myproj\n  forage-ctl exec myproj -- git status")
     .action(async (name: string, options: { template: string; workspace: string; gitUser?: string; gitEmail?: string; sshKey: string[]; muxConfig: boolean; runtime?: string }) => {
       const progress = process.stderr.isTTY ? (step: string) => void process.stderr.write(`  ${step}…\n`) : undefined;
+      if (typeof process.getuid === "function" && process.getuid() === 0) {
+        // First use as root: the daemon serves the configured user from now on (no sudo needed).
+        const { ensureDaemon } = await import("../ensure-daemon.js");
+        if (await ensureDaemon(program.opts<GlobalOptions>().config)) progress?.("started the forage daemon");
+      }
       const sandbox = await (await operations()).up(
         {
           name,

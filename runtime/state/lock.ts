@@ -22,6 +22,26 @@ export async function withLock<T>(lockFile: string, work: () => Promise<T>, time
   }
 }
 
+/**
+ * Takes an exclusive flock on `lockFile` for as long as this process wants (a daemon's whole
+ * life) without waiting: returns a release function, or undefined when another process holds it.
+ */
+export async function holdLock(lockFile: string): Promise<(() => void) | undefined> {
+  await mkdir(dirname(lockFile), { recursive: true, mode: 0o755 });
+  const holder = spawn("flock", ["--exclusive", "--nonblock", lockFile, "sh", "-c", "echo locked; exec cat >/dev/null"], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  try {
+    await acquired(holder, lockFile, 0);
+  } catch {
+    return undefined;
+  }
+  return () => {
+    holder.stdin.end();
+    holder.kill("SIGTERM");
+  };
+}
+
 function acquired(holder: ReturnType<typeof spawn>, lockFile: string, timeoutSeconds: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let stderr = "";

@@ -18,6 +18,8 @@ describe.skipIf(!tools.run || !isRoot())("sandbox lifecycle on real containers",
   it("wipes the root on reset but keeps the workspace and the metadata", async () => {
     const workspace = host.workspace("reset");
     expect((await host.run(["up", "rs", "-t", "basic", "-w", workspace])).exitCode).toBe(0);
+    // First use as root started the daemon for unprivileged use.
+    expect(existsSync(join(host.env.FORAGE_RUN_DIR ?? "", "daemon.sock"))).toBe(true);
     const before = JSON.parse((await host.run(["status", "rs", "--json"])).stdout) as { slot: number; createdAt: string };
     await host.sh("rs", "echo gone > /tmp/scratch; echo gone > ~/dotfile; echo kept > /workspace/kept");
     expect((await host.run(["reset", "rs"])).exitCode).toBe(0);
