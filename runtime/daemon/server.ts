@@ -96,6 +96,9 @@ async function run(context: RuntimeContext, op: Op, args: Record<string, never>,
     case "gc":
       return operations.gc(a.force === true);
     case "exec":
+      // Root in a sandbox (no user namespace) could remount the host's /usr read-write: the
+      // daemon never hands that to its clients, who need not be root. `sudo forage-ctl shell` can.
+      if (a.asRoot === true) throw new SandboxError("a root shell in a sandbox is for root only: run it with sudo (forage-ctl shell)", "usage");
       return operations.exec(String(a.name), a.command as string[], {
         stdin: a.stdin === true ? stdin : null,
         stdout: chunkWriter((data) => send({ stdout: data })),

@@ -68,6 +68,13 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
     expect(list).toEqual([expect.objectContaining({ name: "dmn", status: "running" })]);
   });
 
+  it("never gives its clients a root shell in a sandbox", async () => {
+    const shell = await runAs(agentUid, ["shell", "dmn"], "id -u\n");
+    expect(shell.exitCode).toBe(64);
+    expect(shell.stderr).toContain("a root shell in a sandbox is for root only");
+    expect(shell.stdout).not.toContain("0\n");
+  });
+
   it("refuses a workspace the configured user does not own", async () => {
     const refused = await runAs(agentUid, ["up", "evil", "-t", "basic", "-w", "/root"]);
     expect(refused.exitCode).toBe(64);
