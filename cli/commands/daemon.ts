@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { request } from "../../runtime/daemon/client.js";
 import { socketPath } from "../../runtime/daemon/protocol.js";
 import { dirname } from "node:path";
+import { checkAll } from "../../runtime/sandbox/health.js";
 import { holdLock } from "../../runtime/state/lock.js";
 import { runtimeContext } from "../runtime-context.js";
 
@@ -30,9 +31,17 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
       const { serveDaemon } = await import("../../runtime/daemon/server.js");
       const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage-daemon: ${line}\n`);
       const server = await serveDaemon(context, socketPath(), log);
+      const { monitor } = context.settings.host;
+      // The health monitor of the config (monitor.enable), run by the daemon itself.
+      const timer = monitor.enable
+        ? setInterval(() => {
+            void checkAll(context, monitor.autoRestart).then((reports) => reports.forEach((report) => log(`health: ${report}`)));
+          }, monitor.interval * 1000)
+        : undefined;
       await new Promise<void>((resolve) => {
         for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => server.close(() => resolve()));
       });
+      clearInterval(timer);
       release();
       log("stopped (sandboxes keep running)");
     });

@@ -26,11 +26,11 @@ export class TestHost {
   /** A client key pair whose public half is in the config's authorizedKeys. */
   readonly sshKey = join(this.dir, "client_ed25519");
 
-  constructor(base = "10.231", user = "nobody") {
+  constructor(base = "10.231", user = "nobody", extraConfig = "") {
     const secretFile = join(this.dir, "demo-key");
     writeFileSync(secretFile, `${this.secretValue}\n`, { mode: 0o600 });
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "forage-test", "-f", this.sshKey]);
-    writeFileSync(this.config, testConfig(secretFile, base, readFileSync(`${this.sshKey}.pub`, "utf8").trim(), user));
+    writeFileSync(this.config, testConfig(secretFile, base, readFileSync(`${this.sshKey}.pub`, "utf8").trim(), user) + extraConfig);
   }
 
   get env(): Record<string, string> {

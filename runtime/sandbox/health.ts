@@ -1,0 +1,34 @@
+import { listMetadata } from "../state/metadata-store.js";
+import type { SandboxMetadata } from "../state/metadata.js";
+import { recordEvent } from "./audit-log.js";
+import { findTemplate, type RuntimeContext } from "./context.js";
+import { hasSession, runInit, startSession } from "./session.js";
+import { isRunning, startSandbox, stopSandbox } from "./start-stop.js";
+
+/**
+ * Checks one sandbox that should be running (it was started and not stopped). Returns a report
+ * line when it is unhealthy, restarting it first with `autoRestart`; undefined when healthy.
+ */
+export async function checkHealth(context: RuntimeContext, sandbox: SandboxMetadata, autoRestart: boolean): Promise<string | undefined> {
+  if (sandbox.phase !== "ready" || sandbox.pid === null) return undefined;
+  const running = await isRunning(context, sandbox);
+  const problem = !running ? "container is gone" : (await hasSession(context, sandbox)) ? undefined : "agent session is gone";
+  if (problem === undefined) return undefined;
+  await recordEvent(context.paths, sandbox.name, "error", { detail: `health: ${problem}` });
+  if (!autoRestart) return `${sandbox.name}: unhealthy (${problem})`;
+  const template = findTemplate(context, sandbox.template);
+  const restarted = running ? sandbox : await startSandbox(context, await stopSandbox(context, sandbox, 1), template);
+  await startSession(context, restarted, template);
+  if (!running) await runInit(context, restarted, template);
+  return `${sandbox.name}: unhealthy (${problem}), restarted`;
+}
+
+/** Checks every sandbox once; returns the report lines of the unhealthy ones. */
+export async function checkAll(context: RuntimeContext, autoRestart: boolean): Promise<string[]> {
+  const reports: string[] = [];
+  for (const sandbox of await listMetadata(context.paths)) {
+    const report = await checkHealth(context, sandbox, autoRestart).catch((error: unknown) => `${sandbox.name}: health check failed: ${error instanceof Error ? error.message : String(error)}`);
+    if (report !== undefined) reports.push(report);
+  }
+  return reports;
+}
