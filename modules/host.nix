@@ -64,7 +64,11 @@ in
     } // lib.mapAttrs' (name: template: lib.nameValuePair "forage/systems/${name}" {
       source = templateSystem name template;
     }) cfg.templates;
-    # The privileged daemon: serves forage-ctl to the configured user's group over
+    # Who may use the daemon's socket: the configured user only (its primary group may be the
+    # shared "users").
+    users.groups.forage.members = [ cfg.user ];
+
+    # The privileged daemon: serves forage-ctl to the "forage" group over
     # /run/forage/daemon.sock. Sandboxes are not its processes to kill: KillMode=process keeps
     # them running across restarts, and Delegate lets it manage their cgroups.
     systemd.services.forage = {

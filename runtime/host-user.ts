@@ -17,3 +17,12 @@ export async function lookupHostUser(name: string, passwdFile = "/etc/passwd"): 
   }
   return undefined;
 }
+
+/** A group's gid from the host's /etc/group, or undefined. */
+export async function lookupGroupId(name: string, groupFile = "/etc/group"): Promise<number | undefined> {
+  for (const line of (await readFile(groupFile, "utf8").catch(() => "")).split("\n")) {
+    const [group, , gid] = line.split(":");
+    if (group === name && gid !== undefined && /^\d+$/.test(gid)) return Number(gid);
+  }
+  return undefined;
+}

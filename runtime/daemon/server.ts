@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { dirname } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { localOperations } from "../api/local-operations.js";
-import { lookupHostUser } from "../host-user.js";
+import { lookupGroupId, lookupHostUser } from "../host-user.js";
 import type { RuntimeContext } from "../sandbox/context.js";
 import { SandboxError } from "../sandbox/errors.js";
 import { encode, lineReader, type ServerMessage } from "./protocol.js";
@@ -25,9 +25,12 @@ export async function serveDaemon(context: RuntimeContext, path: string, log: (l
     server.listen(path, resolve);
   });
   // Only root and the configured user's group may connect: the socket's mode is the access control.
-  await chown(path, 0, user.gid);
+  // A dedicated "forage" group when the host has one (the NixOS module creates it with the user
+  // as its member): a primary group such as NixOS's shared "users" would let other users in.
+  const gid = (await lookupGroupId("forage")) ?? user.gid;
+  await chown(path, 0, gid);
   await chmod(path, 0o660);
-  log(`listening on ${path} (group ${user.gid}), settings from ${context.settings.source}`);
+  log(`listening on ${path} (group ${gid}), settings from ${context.settings.source}`);
   return server;
 }
 
