@@ -104,16 +104,14 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
 function relay(argv: string[], streams: Parameters<Operations["exec"]>[2]): Promise<number> {
   return new Promise((resolve, reject) => {
     const [program, ...args] = argv;
-    if (streams.inheritTerminal === true) {
-      const child = spawn(program ?? "nsenter", args, { stdio: "inherit" });
-      child.once("error", reject);
-      child.once("close", (code, signal) => resolve(code ?? (signal === "SIGKILL" ? 137 : 128 + 15)));
-      return;
+    // The caller's own terminal is handed over as is, so interactive programs keep their TTY.
+    const stdio = streams.inheritTerminal === true ? "inherit" : ([streams.stdin === null ? "ignore" : "pipe", "pipe", "pipe"] as const);
+    const child = spawn(program ?? "nsenter", args, { stdio: stdio as "inherit" });
+    if (streams.inheritTerminal !== true) {
+      if (streams.stdin !== null && child.stdin !== null) streams.stdin.pipe(child.stdin);
+      child.stdout?.pipe(streams.stdout, { end: false });
+      child.stderr?.pipe(streams.stderr, { end: false });
     }
-    const child = spawn(program ?? "nsenter", args, { stdio: [streams.stdin === null ? "ignore" : "pipe", "pipe", "pipe"] });
-    if (streams.stdin !== null && child.stdin !== null) streams.stdin.pipe(child.stdin);
-    child.stdout?.pipe(streams.stdout, { end: false });
-    child.stderr?.pipe(streams.stderr, { end: false });
     child.once("error", reject);
     child.once("close", (code, signal) => resolve(code ?? (signal === "SIGKILL" ? 137 : 128 + 15)));
   });

@@ -120,12 +120,12 @@ export async function stopContainer(nspawnPid: number, graceSeconds: number): Pr
   const leader = await leaderOf(nspawnPid);
   if (leader !== undefined) {
     await execa("nsenter", ["--target", String(leader), "--pid", "--mount", "--", "/usr/bin/kill", "-TERM", "-1"], { reject: false });
-    await waitGone(leader, graceSeconds * 1000, () => hasChild(leader).then((c) => !c));
+    await waitGone(graceSeconds * 1000, () => hasChild(leader).then((c) => !c));
   }
   if (await isLive(nspawnPid)) signal(nspawnPid, "SIGTERM");
-  await waitGone(nspawnPid, 5_000, async () => !(await isLive(nspawnPid)));
+  await waitGone(5_000, async () => !(await isLive(nspawnPid)));
   if (await isLive(nspawnPid)) signal(nspawnPid, "SIGKILL");
-  await waitGone(nspawnPid, 5_000, async () => !(await isLive(nspawnPid)));
+  await waitGone(5_000, async () => !(await isLive(nspawnPid)));
 }
 
 /**
@@ -146,7 +146,7 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-async function waitGone(_pid: number, timeoutMs: number, gone: () => Promise<boolean>): Promise<void> {
+async function waitGone(timeoutMs: number, gone: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && !(await gone())) await sleep(20);
 }

@@ -1,4 +1,5 @@
-import { chmod, chown, mkdir, symlink, writeFile } from "node:fs/promises";
+import { chmod, chown, copyFile, mkdir, symlink, writeFile } from "node:fs/promises";
+import { profileAssetPath } from "../sandbox/assets.js";
 import { join } from "node:path";
 
 /** What the generated /etc of a host-root sandbox says. */
@@ -56,9 +57,10 @@ async function writeEtc(root: string, spec: HostRootSpec): Promise<void> {
     hosts: `127.0.0.1 localhost\n::1 localhost\n127.0.1.1 ${spec.hostname}\n`,
     "resolv.conf": spec.nameserver === null ? "" : `nameserver ${spec.nameserver}\n`,
     "nsswitch.conf": "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n",
-    profile: "PATH=/opt/forage/bin:/usr/local/bin:/usr/bin:/bin\nexport PATH\n",
   };
   for (const [file, text] of Object.entries(files)) {
     await writeFile(join(root, "etc", file), text, { mode: file === "shadow" ? 0o600 : 0o644 });
   }
+  // Login shells (ssh, bash -l) get the agent launchers on PATH from a constant shipped file.
+  await copyFile(profileAssetPath(), join(root, "etc/profile"));
 }

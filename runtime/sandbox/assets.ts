@@ -5,3 +5,8 @@ import { packageRoot } from "../package-root.js";
 export function agentLauncherPath(): string {
   return join(packageRoot(), "runtime/assets/forage-agent");
 }
+
+/** The constant /etc/profile of host-root sandboxes (PATH with the agent launchers first). */
+export function profileAssetPath(): string {
+  return join(packageRoot(), "runtime/assets/profile");
+}

@@ -28,16 +28,16 @@ export async function findOrphans(context: RuntimeContext): Promise<Orphan[]> {
   const sandboxes = await listMetadata(context.paths);
   const known = new Set(sandboxes.map((s) => s.name));
   const orphans: Orphan[] = [];
+  const running = new Set<string>();
+  for (const sandbox of sandboxes) if (await isRunning(context, sandbox)) running.add(sandbox.name);
   for (const sandbox of sandboxes) {
-    const running = await isRunning(context, sandbox);
-    if (sandbox.phase === "creating" && !isAlive(sandbox.creatorPid) && !running) {
+    const isUp = running.has(sandbox.name);
+    if (sandbox.phase === "creating" && !isAlive(sandbox.creatorPid) && !isUp) {
       orphans.push({ kind: "half-created sandbox", name: sandbox.name, detail: `its up (pid ${sandbox.creatorPid}) died before finishing` });
-    } else if (!running && (sandbox.pid !== null || sandbox.cgroup !== null)) {
+    } else if (!isUp && (sandbox.pid !== null || sandbox.cgroup !== null)) {
       orphans.push({ kind: "stale runtime state", name: sandbox.name, detail: "recorded as running but its container is gone" });
     }
   }
-  const running = new Set<string>();
-  for (const sandbox of sandboxes) if (await isRunning(context, sandbox)) running.add(sandbox.name);
   for (const entry of await entries(context.paths.rootsDir)) {
     // systemd-nspawn locks a root with `.#<name>.lck` beside it and cannot remove it when killed.
     const lock = /^\.#(.+)\.lck$/.exec(entry)?.[1];

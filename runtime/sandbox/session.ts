@@ -1,3 +1,5 @@
+import { access, constants } from "node:fs/promises";
+import { join } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { RuntimeContext } from "./context.js";
@@ -45,9 +47,11 @@ export async function hasSession(context: RuntimeContext, metadata: SandboxMetad
  */
 export async function runInit(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
   const workspace = context.settings.host.workspacePath;
+  // The repository's own init script, when it has one (checked on the host side of the mount).
+  const repoInit = await access(join(metadata.workspace.hostPath, ".forage/init"), constants.X_OK).then(() => true, () => false);
   const steps = [
     ...template.initCommands.map((command) => ({ label: command, argv: ["bash", "-lc", command] })),
-    { label: ".forage/init", argv: ["bash", "-c", 'if [ -x .forage/init ]; then exec ./.forage/init; fi'] },
+    ...(repoInit ? [{ label: ".forage/init", argv: ["./.forage/init"] }] : []),
   ];
   for (const step of steps) {
     const result = await execInRunning(context, metadata, step.argv, { cwd: workspace });

@@ -70,8 +70,10 @@ export async function installSsh(paths: RuntimePaths, root: string, metadata: Sa
 
 /** Starts sshd inside the running sandbox as root with only the capabilities it needs. */
 export async function startSshd(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
-  const script = "mkdir -p -m 0755 /run/sshd && exec /usr/sbin/sshd -f /etc/ssh/sshd_config";
-  const result = await execInRunning(context, metadata, ["/bin/sh", "-c", script], { asRoot: true, cwd: "/", rootCapabilities: sshdCapabilities });
+  const options = { asRoot: true, cwd: "/", rootCapabilities: sshdCapabilities };
+  // sshd's privilege-separation directory lives on the container's fresh /run.
+  await execInRunning(context, metadata, ["mkdir", "-p", "-m", "0755", "/run/sshd"], options);
+  const result = await execInRunning(context, metadata, ["/usr/sbin/sshd", "-f", "/etc/ssh/sshd_config"], options);
   if (result.exitCode !== 0) {
     throw new SandboxError(`sshd did not start in ${metadata.name} (exit ${result.exitCode}): ${result.stderr.trim()}${result.exitCode === 127 ? " — install openssh-server on the host" : ""}`, "container");
   }

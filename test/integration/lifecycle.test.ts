@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
@@ -75,6 +75,15 @@ describe.skipIf(!tools.run || !isRoot())("sandbox lifecycle on real containers",
     expect((await host.run(["up", "ro", "-t", "readonly", "-w", workspace])).exitCode).toBe(0);
     expect(await host.sh("ro", "touch /workspace/x 2>&1 || true")).toContain("Read-only file system");
     expect((await host.run(["down", "ro"])).exitCode).toBe(0);
+  });
+
+  it("runs the repository's executable .forage/init as the agent in the workspace", async () => {
+    const workspace = host.workspace("repoinit");
+    mkdirSync(join(workspace, ".forage"));
+    writeFileSync(join(workspace, ".forage/init"), "#!/bin/sh\nid -u > init-ran\n", { mode: 0o755 });
+    expect((await host.run(["up", "repoinit", "-t", "basic", "-w", workspace])).exitCode).toBe(0);
+    expect(readFileSync(join(workspace, "init-ran"), "utf8")).toBe(`${agentUid}\n`);
+    expect((await host.run(["down", "repoinit", "-t", "1"])).exitCode).toBe(0);
   });
 
   it("reports init failures as warnings and still creates the sandbox", async () => {

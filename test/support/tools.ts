@@ -26,7 +26,13 @@ export function toolsAvailable(...tools: string[]): { run: boolean; reason: stri
   return { run: false, reason };
 }
 
-/** True when this process may create namespaces (root). */
+/**
+ * True when this process is root (namespaces, mounts, nspawn). Like a missing tool, not being
+ * root skips locally with a reason and fails under CI=true (DESIGN rule 11).
+ */
 export function isRoot(): boolean {
-  return typeof process.getuid === "function" && process.getuid() === 0;
+  const root = typeof process.getuid === "function" && process.getuid() === 0;
+  if (!root && process.env.CI === "true") throw new Error("CI=true and the tests are not running as root (real containers need root)");
+  if (!root) console.warn("skipping: needs root (real containers, namespaces)");
+  return root;
 }
