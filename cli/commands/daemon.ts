@@ -39,7 +39,7 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
           }, monitor.interval * 1000)
         : undefined;
       await new Promise<void>((resolve) => {
-        for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => server.close(() => resolve()));
+        for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void server.close().then(resolve));
       });
       clearInterval(timer);
       release();

@@ -14,12 +14,14 @@ import { isRunning, startSandbox, stopSandbox } from "../sandbox/start-stop.js";
 import { upSandbox } from "../sandbox/up.js";
 import { listMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
-import type { Operations, SandboxView } from "./operations.js";
+import { startOnTerminal, type EnterSandbox } from "../sandbox/terminal.js";
+import type { ExecStreams, Operations, RelayedTerminal, SandboxView } from "./operations.js";
 
 /** The operations, run in this process (which must be root). */
 export function localOperations(context: RuntimeContext): Operations {
   const view = (metadata: SandboxMetadata): Promise<SandboxView> => sandboxView(context, metadata);
   return {
+    via: "in-process",
     async up(args, progress) {
       const template = findTemplate(context, args.template);
       const identity = { ...template.agentIdentity, ...pick(args, "gitUser"), ...pick(args, "gitEmail") };
@@ -64,8 +66,12 @@ export function localOperations(context: RuntimeContext): Operations {
       return orphans;
     },
     async exec(name, command, streams, asRoot) {
-      const argv = await execCommand(context, await requireSandbox(context, name), command, { asRoot });
-      const exitCode = await relay(argv, streams);
+      const metadata = await requireSandbox(context, name);
+      const terminal = streams.inheritTerminal === true ? undefined : streams.terminal;
+      const exitCode =
+        terminal === undefined
+          ? await relay(await execCommand(context, metadata, command, { asRoot }), streams)
+          : await relayTerminal((inside) => execCommand(context, metadata, inside, { asRoot, term: terminal.term }), command, terminal, streams);
       await recordEvent(context.paths, name, "exec", { detail: `${command[0] ?? ""} (${command.length - 1} args)`, exitCode });
       return exitCode;
     },
@@ -101,7 +107,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
 }
 
 /** Runs argv with its stdio wired to the given streams; resolves with its exit status. */
-function relay(argv: string[], streams: Parameters<Operations["exec"]>[2]): Promise<number> {
+function relay(argv: string[], streams: ExecStreams): Promise<number> {
   return new Promise((resolve, reject) => {
     const [program, ...args] = argv;
     // The caller's own terminal is handed over as is, so interactive programs keep their TTY.
@@ -115,6 +121,18 @@ function relay(argv: string[], streams: Parameters<Operations["exec"]>[2]): Prom
     child.once("error", reject);
     child.once("close", (code, signal) => resolve(code ?? (signal === "SIGKILL" ? 137 : 128 + 15)));
   });
+}
+
+/** Runs argv on a new pseudo-terminal whose keystrokes, output and size the caller relays. */
+async function relayTerminal(enter: EnterSandbox, command: string[], terminal: RelayedTerminal, streams: ExecStreams): Promise<number> {
+  const running = await startOnTerminal(enter, command, terminal.size);
+  terminal.onResize((size) => void running.resize(size));
+  // The client's input ending means it went away: hang up, as a closed terminal would.
+  streams.stdin?.on("data", (chunk: Buffer) => running.input.write(chunk));
+  streams.stdin?.once("end", () => running.hangUp());
+  streams.stdin?.once("close", () => running.hangUp());
+  running.output.pipe(streams.stdout, { end: false });
+  return running.exit;
 }
 
 function pick<T extends object, K extends keyof T>(value: T, key: K): Pick<T, K> | Record<string, never> {

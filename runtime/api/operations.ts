@@ -1,6 +1,7 @@
 import type { AuditEvent } from "../sandbox/audit-log.js";
 import type { Orphan } from "../sandbox/gc.js";
 import type { WindowLog } from "../sandbox/session-logs.js";
+import type { TerminalSize } from "../sandbox/terminal.js";
 
 /** One sandbox as ps and status show it. */
 export interface SandboxView {
@@ -39,6 +40,18 @@ export interface ExecStreams {
   stderr: NodeJS.WritableStream;
   /** The streams are this process's own terminal: hand it to the command as is (TTY kept). */
   inheritTerminal?: boolean;
+  /**
+   * The caller relays a terminal from elsewhere (a daemon client): the command runs on a new
+   * pseudo-terminal of this size and type, resized on request; stdout carries all its output.
+   */
+  terminal?: RelayedTerminal;
+}
+
+export interface RelayedTerminal {
+  size: TerminalSize;
+  /** The client's TERM (validated before use). */
+  term: string;
+  onResize(listener: (size: TerminalSize) => void): void;
 }
 
 /**
@@ -47,6 +60,8 @@ export interface ExecStreams {
  * commands behave the same either way.
  */
 export interface Operations {
+  /** Where the work happens: in this process (root), or in the daemon (terminals are relayed). */
+  readonly via: "in-process" | "daemon";
   up(args: UpArgs, progress?: (step: string) => void): Promise<SandboxView>;
   down(name: string, graceSeconds: number): Promise<void>;
   list(): Promise<SandboxView[]>;

@@ -59,6 +59,7 @@ export function request(op: Op, args: Record<string, unknown>, handlers: Handler
 export function remoteOperations(warn: (message: string) => void, path = socketPath()): Operations {
   const call = (op: Op, args: Record<string, unknown>): Promise<never> => request(op, args, { warn }, path) as Promise<never>;
   return {
+    via: "daemon",
     up: (args, progress) => request("up", { ...args }, { warn, ...(progress === undefined ? {} : { progress }) }, path) as Promise<never>,
     down: (name, grace) => call("down", { name, grace }),
     list: () => call("list", {}),
@@ -70,13 +71,14 @@ export function remoteOperations(warn: (message: string) => void, path = socketP
     logs: (name, lines) => call("logs", { name, lines }),
     gc: (force) => call("gc", { force }),
     exec: (name, command, streams, asRoot) =>
-      request("exec", { name, command, asRoot, stdin: streams.stdin !== null }, {
+      request("exec", { name, command, asRoot, stdin: streams.stdin !== null, ...(streams.terminal === undefined ? {} : { terminal: { size: streams.terminal.size, term: streams.terminal.term } }) }, {
         warn,
         stdout: (data) => void streams.stdout.write(data),
         stderr: (data) => void streams.stderr.write(data),
         onOpen: (socket) => {
           streams.stdin?.on("data", (chunk: Buffer) => socket.write(encode({ stdin: chunk.toString("base64") })));
           streams.stdin?.on("end", () => socket.write(encode({ stdinEnd: true })));
+          streams.terminal?.onResize((size) => socket.write(encode({ resize: size })));
         },
       }, path) as Promise<number>,
   };

@@ -1,7 +1,7 @@
 /**
  * The daemon's wire protocol: one JSON object per line over a unix socket. A client sends one
  * request; the daemon answers with events (progress, warnings, exec output) and one final
- * `result` or `error`. During exec the client may send `stdin` chunks and `stdinEnd`.
+ * `result` or `error`. During exec the client may send `stdin` chunks, `stdinEnd`, and `resize` (relayed terminals).
  */
 export interface Request {
   op: string;
@@ -16,7 +16,7 @@ export type ServerMessage =
   | { result: unknown }
   | { error: { message: string; kind: string } };
 
-export type ClientMessage = Request | { stdin: string } | { stdinEnd: true };
+export type ClientMessage = Request | { stdin: string } | { stdinEnd: true } | { resize: { rows: number; cols: number } };
 
 /** Largest line either side accepts: requests are small; output is chunked well below this. */
 export const maxLineBytes = 1024 * 1024;

@@ -8,6 +8,8 @@ import { sandboxNamePattern } from "../names.js";
  */
 const name = z.string().regex(sandboxNamePattern);
 const grace = z.number().int().min(0).max(3600);
+/** A relayed terminal's size; anything beyond a few thousand cells is not a screen. */
+export const terminalSize = z.strictObject({ rows: z.number().int().min(1).max(1000), cols: z.number().int().min(1).max(1000) });
 
 export const requestSchemas = {
   up: z.strictObject({
@@ -29,7 +31,12 @@ export const requestSchemas = {
   auditLog: z.strictObject({ name }),
   logs: z.strictObject({ name, lines: z.number().int().min(1).max(100_000) }),
   gc: z.strictObject({ force: z.boolean() }),
-  exec: z.strictObject({ name, command: z.array(z.string().max(65536)).min(1).max(4096), asRoot: z.boolean(), stdin: z.boolean() }),
+  exec: z.strictObject({
+    name,
+    command: z.array(z.string().max(65536)).min(1).max(4096), asRoot: z.boolean(),
+    stdin: z.boolean(),
+    terminal: z.strictObject({ size: terminalSize, term: z.string().regex(/^[A-Za-z0-9._+-]{1,64}$/) }).optional(),
+  }),
   shutdown: z.strictObject({}),
 } as const;
 

@@ -1,25 +1,33 @@
 import { chmod, chown, mkdir, realpath, rm, stat } from "node:fs/promises";
-import { createServer, type Server, type Socket } from "node:net";
+import { EventEmitter } from "node:events";
+import { createServer, type Socket } from "node:net";
 import { dirname } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { localOperations } from "../api/local-operations.js";
+import type { RelayedTerminal } from "../api/operations.js";
+import type { TerminalSize } from "../sandbox/terminal.js";
 import { lookupGroupId, lookupHostUser } from "../host-user.js";
 import type { RuntimeContext } from "../sandbox/context.js";
 import { SandboxError } from "../sandbox/errors.js";
 import { encode, lineReader, type ServerMessage } from "./protocol.js";
-import { isOp, requestSchemas, type Op } from "./requests.js";
+import { isOp, requestSchemas, terminalSize, type Op } from "./requests.js";
 
 /**
  * The privileged daemon: serves sandbox operations to root and the configured user's group over
  * a unix socket (mode 0660, group = the user's primary group). Containers are detached from it,
  * so a daemon restart loses nothing: state is re-read from the metadata on every request.
  */
-export async function serveDaemon(context: RuntimeContext, path: string, log: (line: string) => void): Promise<Server> {
+export async function serveDaemon(context: RuntimeContext, path: string, log: (line: string) => void): Promise<DaemonServer> {
   const user = await lookupHostUser(context.settings.host.user);
   if (user === undefined) throw new SandboxError(`user "${context.settings.host.user}" does not exist on this host`, "config");
   await mkdir(dirname(path), { recursive: true, mode: 0o755 });
   await rm(path, { force: true });
-  const server = createServer((socket) => void handleConnection(context, socket, user.uid, log));
+  const connections = new Set<Socket>();
+  const server = createServer((socket) => {
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
+    void handleConnection(context, socket, user.uid, log);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(path, resolve);
@@ -31,21 +39,44 @@ export async function serveDaemon(context: RuntimeContext, path: string, log: (l
   await chown(path, 0, gid);
   await chmod(path, 0o660);
   log(`listening on ${path} (group ${gid}), settings from ${context.settings.source}`);
-  return server;
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Attached terminals would hold the daemon forever: hang them up (the sandboxes stay).
+        for (const socket of connections) socket.destroy();
+      }),
+  };
+}
+
+export interface DaemonServer {
+  /** Stops listening and drops every client connection; sandboxes keep running. */
+  close(): Promise<void>;
+}
+
+/** What a connection feeds an exec: its stdin, and the sizes of a relayed terminal. */
+interface ClientInput {
+  stdin: PassThrough;
+  resizes: EventEmitter<{ resize: [TerminalSize] }>;
 }
 
 async function handleConnection(context: RuntimeContext, socket: Socket, ownerUid: number, log: (line: string) => void): Promise<void> {
   const send = (message: ServerMessage): void => void socket.write(encode(message));
-  const stdin = new PassThrough();
+  const input: ClientInput = { stdin: new PassThrough(), resizes: new EventEmitter() };
+  const { stdin } = input;
   let started = false;
   socket.on("data", lineReader(
     (message) => {
       const m = message as Record<string, unknown>;
       if (!started && typeof m.op === "string") {
         started = true;
-        void dispatch(context, m.op, m.args, send, stdin, ownerUid, log).finally(() => socket.end());
+        void dispatch(context, m.op, m.args, send, input, ownerUid, log).finally(() => socket.end());
       } else if (typeof m.stdin === "string") stdin.write(Buffer.from(m.stdin, "base64"));
       else if (m.stdinEnd === true) stdin.end();
+      else if (m.resize !== undefined) {
+        const size = terminalSize.safeParse(m.resize);
+        if (size.success) input.resizes.emit("resize", size.data);
+      }
     },
     (error) => {
       send({ error: { message: error.message, kind: "usage" } });
@@ -56,7 +87,7 @@ async function handleConnection(context: RuntimeContext, socket: Socket, ownerUi
   socket.on("close", () => stdin.end());
 }
 
-async function dispatch(context: RuntimeContext, op: string, rawArgs: unknown, send: (m: ServerMessage) => void, stdin: PassThrough, ownerUid: number, log: (line: string) => void): Promise<void> {
+async function dispatch(context: RuntimeContext, op: string, rawArgs: unknown, send: (m: ServerMessage) => void, input: ClientInput, ownerUid: number, log: (line: string) => void): Promise<void> {
   try {
     if (!isOp(op)) throw new SandboxError(`unknown operation "${op}"`, "usage");
     const parsed = requestSchemas[op].safeParse(rawArgs ?? {});
@@ -64,7 +95,7 @@ async function dispatch(context: RuntimeContext, op: string, rawArgs: unknown, s
     const requestContext: RuntimeContext = { ...context, warn: (message) => send({ warning: message }) };
     log(`${op} ${"name" in parsed.data ? String(parsed.data.name) : ""}`.trim());
     // JSON drops undefined: an operation with no result answers null.
-    send({ result: (await run(requestContext, op, parsed.data as Record<string, never>, send, stdin, ownerUid)) ?? null });
+    send({ result: (await run(requestContext, op, parsed.data as Record<string, never>, send, input, ownerUid)) ?? null });
   } catch (error) {
     const kind = error instanceof SandboxError ? error.kind : "general";
     const message = error instanceof Error ? error.message : String(error);
@@ -73,7 +104,7 @@ async function dispatch(context: RuntimeContext, op: string, rawArgs: unknown, s
   }
 }
 
-async function run(context: RuntimeContext, op: Op, args: Record<string, never>, send: (m: ServerMessage) => void, stdin: PassThrough, ownerUid: number): Promise<unknown> {
+async function run(context: RuntimeContext, op: Op, args: Record<string, never>, send: (m: ServerMessage) => void, input: ClientInput, ownerUid: number): Promise<unknown> {
   const operations = localOperations(context);
   const a = args as Record<string, unknown>;
   switch (op) {
@@ -103,9 +134,10 @@ async function run(context: RuntimeContext, op: Op, args: Record<string, never>,
       // daemon never hands that to its clients, who need not be root. `sudo forage-ctl shell` can.
       if (a.asRoot === true) throw new SandboxError("a root shell in a sandbox is for root only: run it with sudo (forage-ctl shell)", "usage");
       return operations.exec(String(a.name), a.command as string[], {
-        stdin: a.stdin === true ? stdin : null,
+        stdin: a.stdin === true ? input.stdin : null,
         stdout: chunkWriter((data) => send({ stdout: data })),
         stderr: chunkWriter((data) => send({ stderr: data })),
+        ...(a.terminal === undefined ? {} : { terminal: relayedTerminal(a.terminal as { size: TerminalSize; term: string }, input) }),
       }, a.asRoot === true);
     case "shutdown":
       setImmediate(() => process.kill(process.pid, "SIGTERM"));
@@ -123,6 +155,10 @@ async function requireOwnedWorkspace(path: string, ownerUid: number): Promise<vo
   const info = real === undefined ? undefined : await stat(real);
   if (info?.isDirectory() !== true) throw new SandboxError(`workspace ${path} is not an existing directory`, "usage");
   if (info.uid !== ownerUid) throw new SandboxError(`workspace ${path} is not owned by the configured user (uid ${ownerUid}); the daemon only mounts the user's own directories`, "usage");
+}
+
+function relayedTerminal(requested: { size: TerminalSize; term: string }, input: ClientInput): RelayedTerminal {
+  return { ...requested, onResize: (listener) => void input.resizes.on("resize", listener) };
 }
 
 function chunkWriter(emit: (base64: string) => void): Writable {

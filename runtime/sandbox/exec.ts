@@ -15,6 +15,8 @@ export interface ExecOptions {
   cwd?: string;
   /** With asRoot: the only capabilities the process keeps (no_new_privs set too). */
   rootCapabilities?: string[];
+  /** The terminal type the command sees (default: this process's TERM); validated in sandboxEnv. */
+  term?: string;
 }
 
 export interface ExecResult {
@@ -38,7 +40,7 @@ export async function execCommand(context: RuntimeContext, metadata: SandboxMeta
     user,
     cwd: options.cwd ?? (user === null ? "/root" : host.workspacePath),
     command,
-    env: sandboxEnv(metadata, user?.name ?? null, process.env.TERM),
+    env: sandboxEnv(metadata, user?.name ?? null, options.term ?? process.env.TERM),
     ...(options.rootCapabilities === undefined ? {} : { rootCapabilities: options.rootCapabilities }),
   });
   return metadata.cgroup === null ? argv : joinCgroupArgv(metadata.cgroup, argv);

@@ -1,6 +1,9 @@
 import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { EventEmitter } from "node:events";
+import { PassThrough, Writable } from "node:stream";
 import { execa } from "execa";
+import { remoteOperations } from "../../runtime/daemon/client.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliPath, repoRoot } from "../cli/run-cli.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
@@ -87,6 +90,43 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
     expect(outsider.exitCode).toBe(1);
     expect(outsider.stderr).toContain("the forage daemon is not reachable");
     expect(outsider.stderr).toContain("EACCES");
+  });
+
+  it("relays a terminal to a user without root: attach shows the agent's tmux session and detaches", async () => {
+    // `script` gives the CLI a terminal of 40x100, as a user's terminal emulator would.
+    const client = execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", "script", "-qefc", 'stty rows 40 cols 100 && exec "$NODE" "$CLI" attach dmn', "/dev/null"], {
+      env: { PATH: "/usr/bin:/bin", SHELL: "/bin/sh", TERM: "xterm", NODE: process.execPath, CLI: cliPath, FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
+      extendEnv: false,
+      reject: false,
+      stdin: "pipe",
+    });
+    let screen = "";
+    client.stdout?.on("data", (chunk: Buffer) => (screen += chunk.toString()));
+    // tmux draws its status line with the session name; then C-b d detaches.
+    for (let i = 0; i < 100 && !screen.includes("[forage]"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(screen).toContain("[forage]");
+    client.stdin?.write("\x02d");
+    const result = await client;
+    expect(screen).toContain("[detached (from session forage)]");
+    expect(result.exitCode).toBe(0);
+  });
+
+  it("gives an interactive exec through the daemon a terminal that follows the client's size", async () => {
+    const output: Buffer[] = [];
+    const resizes = new EventEmitter();
+    const stdin = new PassThrough();
+    const script = 'trap "stty size; exit 5" WINCH; tty; stty size; while :; do sleep 0.1; done';
+    const exec = remoteOperations(() => undefined, socket).exec("dmn", ["sh", "-c", script], {
+      stdin,
+      stdout: new Writable({ write: (chunk: Buffer, _encoding, done) => void (output.push(chunk), done()) }),
+      stderr: process.stderr,
+      terminal: { size: { rows: 30, cols: 90 }, term: "xterm", onResize: (listener) => void resizes.on("resize", listener) },
+    }, false);
+    const text = (): string => Buffer.concat(output).toString();
+    for (let i = 0; i < 100 && !text().includes("30 90"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    resizes.emit("resize", { rows: 50, cols: 132 });
+    expect(await exec).toBe(5);
+    expect(text()).toMatch(/^\/dev\/pts\/\d+\r\n30 90\r\n50 132\r\n$/);
   });
 
   it("keeps sandboxes running across a daemon restart and serves them again", async () => {
