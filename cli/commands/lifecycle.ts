@@ -17,11 +17,12 @@ export function registerLifecycle(program: Command): void {
     .requiredOption("-w, --workspace <dir>", "host directory mounted at /workspace (direct mode)")
     .option("--git-user <name>", "author name for commits made in the sandbox")
     .option("--git-email <email>", "author e-mail for commits made in the sandbox")
+    .option("--ssh-key-path <path>", "your SSH private key the agent uses for git over SSH (copied read-only into the sandbox)")
     .option("--no-mux-config", "do not mount your ~/.tmux.conf (read-only) into the sandbox")
     .option("--runtime <runtime>", "runtime to use (see forage-ctl runtime)")
     .option("--ssh-key <key>", "an SSH public key that may log in (repeatable; added to authorizedKeys)", (key: string, keys: string[]) => [...keys, key], [] as string[])
     .addHelpText("after", "\nExample:\n  forage-ctl up myproj -t claude -w ~/src/myproj\n  forage-ctl exec myproj -- git status")
-    .action(async (name: string, options: { template: string; workspace: string; gitUser?: string; gitEmail?: string; sshKey: string[]; muxConfig: boolean; runtime?: string }) => {
+    .action(async (name: string, options: { template: string; workspace: string; gitUser?: string; gitEmail?: string; sshKeyPath?: string; sshKey: string[]; muxConfig: boolean; runtime?: string }) => {
       const progress = process.stderr.isTTY ? (step: string) => void process.stderr.write(`  ${step}…\n`) : undefined;
       if (typeof process.getuid === "function" && process.getuid() === 0) {
         // First use as root: the daemon serves the configured user from now on (no sudo needed).
@@ -35,6 +36,7 @@ export function registerLifecycle(program: Command): void {
           workspace: resolve(options.workspace),
           ...(options.gitUser === undefined ? {} : { gitUser: options.gitUser }),
           ...(options.gitEmail === undefined ? {} : { gitEmail: options.gitEmail }),
+          ...(options.sshKeyPath === undefined ? {} : { sshKeyPath: resolve(options.sshKeyPath) }),
           ...(options.sshKey.length === 0 ? {} : { sshKeys: options.sshKey }),
           ...(options.muxConfig ? {} : { muxConfig: false }),
           ...(options.runtime === undefined ? {} : { runtime: options.runtime }),

@@ -23,13 +23,11 @@ export function localOperations(context: RuntimeContext): Operations {
   return {
     via: "in-process",
     async up(args, progress) {
-      const template = findTemplate(context, args.template);
-      const identity = { ...template.agentIdentity, ...pick(args, "gitUser"), ...pick(args, "gitEmail") };
       const sandbox = await upSandbox(context, {
         name: args.name,
         template: args.template,
         workspace: args.workspace,
-        identity: { ...pick(identity, "gitUser"), ...pick(identity, "gitEmail") },
+        identity: { ...pick(args, "gitUser"), ...pick(args, "gitEmail"), ...pick(args, "sshKeyPath") },
         ...(args.sshKeys === undefined ? {} : { sshKeys: args.sshKeys }),
         ...(args.muxConfig === undefined ? {} : { muxConfig: args.muxConfig }),
         ...(args.runtime === undefined ? {} : { runtime: args.runtime }),
@@ -50,7 +48,7 @@ export function localOperations(context: RuntimeContext): Operations {
       const metadata = await requireSandbox(context, name);
       const stopped = await stopSandbox(context, metadata);
       const template = findTemplate(context, metadata.template);
-      const secrets = await copySecrets(context.paths, name, template, context.settings.host, stopped);
+      const secrets = await copySecrets(context.paths, stopped, template, context.settings.host);
       await startAndInit(context, { ...stopped, secrets });
       await recordEvent(context.paths, name, "reset");
     },

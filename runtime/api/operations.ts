@@ -28,6 +28,8 @@ export interface UpArgs {
   workspace: string;
   gitUser?: string;
   gitEmail?: string;
+  /** Host path of the agent's SSH private key (must belong to the configured user). */
+  sshKeyPath?: string;
   sshKeys?: string[];
   muxConfig?: boolean;
   runtime?: string;

@@ -18,6 +18,7 @@ export const requestSchemas = {
     workspace: z.string().startsWith("/").max(4096),
     gitUser: z.string().max(128).regex(/^[^\n\r<>]+$/).optional(),
     gitEmail: z.string().max(254).regex(/^[^\s<>@]+@[^\s<>@]+$/).optional(),
+    sshKeyPath: z.string().startsWith("/").max(4096).optional(),
     sshKeys: z.array(sshPublicKey).max(64).optional(),
     muxConfig: z.boolean().optional(),
     runtime: z.string().regex(/^[a-z-]{1,32}$/).optional(),

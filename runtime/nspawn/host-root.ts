@@ -9,6 +9,8 @@ export interface HostRootSpec {
   workspacePath: string;
   /** Nameserver inside the sandbox (the host-side DNS filter), or null for none. */
   nameserver: string | null;
+  /** Where the agent's SSH identity key is inside (written into its ~/.ssh/config), or null. */
+  identityKey: string | null;
   /** Agents' launch settings: name → program and optional secret. */
   agents: { name: string; program: string; secretFile: string | null; envVar: string | null }[];
 }
@@ -43,6 +45,20 @@ async function makeHome(root: string, spec: HostRootSpec): Promise<void> {
   const home = join(root, "home", spec.user.name);
   await mkdir(home, { mode: 0o700 });
   await chown(home, spec.user.uid, spec.user.gid);
+  if (spec.identityKey !== null) await writeSshConfig(home, spec.identityKey, spec.user);
+}
+
+/**
+ * The agent's ~/.ssh/config: git and ssh use the identity key and only it. Host keys are learnt
+ * on first use (the root is ephemeral, so nothing persists past a reset).
+ */
+async function writeSshConfig(home: string, identityKey: string, owner: { uid: number; gid: number }): Promise<void> {
+  const dir = join(home, ".ssh");
+  await mkdir(dir, { mode: 0o700 });
+  const config = join(dir, "config");
+  const lines = ["# Written by forage-ctl: the agent's identity key (read-only, copied from the host).", "Host *", `  IdentityFile ${identityKey}`, "  IdentitiesOnly yes", "  StrictHostKeyChecking accept-new"];
+  await writeFile(config, `${lines.join("\n")}\n`, { mode: 0o600 });
+  for (const path of [dir, config]) await chown(path, owner.uid, owner.gid);
 }
 
 async function writeEtc(root: string, spec: HostRootSpec): Promise<void> {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { pathUnder } from "../names.js";
 import { sandboxSecretsPath, type RuntimePaths } from "../paths.js";
 import type { HostModel, TemplateModel } from "../../generator/model/model.js";
+import { copyIdentityKey, identityKeyFile } from "./identity-key.js";
 
 /** A secret the template needs could not be read on the host. */
 export class SecretError extends SandboxError {
@@ -13,19 +14,28 @@ export class SecretError extends SandboxError {
   }
 }
 
+/** Who a sandbox's secret copies are for, and which identity key (if any) it uses. */
+export interface SecretsOwner {
+  name: string;
+  uid: number;
+  gid: number;
+  agentIdentity: { sshKeyPath?: string | undefined };
+}
+
 /**
  * Copies the secrets the template's agents use to /run/forage-secrets/<sandbox>/ (dir 0700 and
- * files 0400, owned by the agent's uid), which the sandbox mounts read-only at /run/secrets.
- * Only the files are copied; their contents are never read into this process.
+ * files 0400, owned by the agent's uid), which the sandbox mounts read-only at /run/secrets,
+ * plus the agent's SSH identity key when it has one. Returns the names of the files copied.
+ * Only the files are copied; secret contents are never read into this process.
  */
-export async function copySecrets(paths: RuntimePaths, sandbox: string, template: TemplateModel, host: HostModel, owner: { uid: number; gid: number }): Promise<string[]> {
+export async function copySecrets(paths: RuntimePaths, sandbox: SecretsOwner, template: TemplateModel, host: HostModel): Promise<string[]> {
   const names = [...new Set(template.agents.flatMap((agent) => (agent.secret === null ? [] : [agent.secret.name])))].sort();
-  const dir = sandboxSecretsPath(paths, sandbox);
+  const dir = sandboxSecretsPath(paths, sandbox.name);
   await rm(dir, { recursive: true, force: true });
   // The parent stays root-only: the sandbox sees its own directory through the bind mount.
   await mkdir(paths.secretsDir, { recursive: true, mode: 0o700 });
   await mkdir(dir, { mode: 0o700 });
-  await chown(dir, owner.uid, owner.gid);
+  await chown(dir, sandbox.uid, sandbox.gid);
   for (const name of names) {
     const source = host.secrets[name];
     if (source === undefined) throw new SecretError(`secret "${name}" is not defined in the host settings`);
@@ -35,10 +45,13 @@ export async function copySecrets(paths: RuntimePaths, sandbox: string, template
     } catch (error) {
       throw new SecretError(`cannot copy secret "${name}" from ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }
-    await chown(target, owner.uid, owner.gid);
+    await chown(target, sandbox.uid, sandbox.gid);
     await chmod(target, 0o400);
   }
-  return names;
+  const keyPath = sandbox.agentIdentity.sshKeyPath;
+  if (keyPath === undefined) return names;
+  await copyIdentityKey(keyPath, join(dir, identityKeyFile), sandbox, template.agentIdentity.sshKeyPath);
+  return [...names, identityKeyFile];
 }
 
 /** Removes a sandbox's secret copies; absent is fine. */

@@ -13,6 +13,7 @@ import { recordEvent } from "./audit-log.js";
 import type { RuntimeContext } from "./context.js";
 import { resolveAgentPrograms } from "./host-programs.js";
 import { agentLauncherPath } from "./assets.js";
+import { identityKeyFile } from "./identity-key.js";
 import { installSsh, startSshd } from "./ssh.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
@@ -34,6 +35,7 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
     user: { name: host.containerUsername, uid: metadata.uid, gid: metadata.gid },
     workspacePath: host.workspacePath,
     nameserver: template.network.mode === "none" ? null : link.hostAddress,
+    identityKey: metadata.secrets.includes(identityKeyFile) ? `${host.secretsMountPath}/${identityKeyFile}` : null,
     agents: template.agents.map((agent) => ({
       name: agent.name,
       program: programs.get(agent.name) ?? "",

@@ -12,6 +12,8 @@ import { destroySandbox } from "./down.js";
 import { SandboxError } from "./errors.js";
 import { resolveAgentPrograms } from "./host-programs.js";
 import { copySecrets } from "./secrets.js";
+import { hostGitIdentity } from "./host-vcs-identity.js";
+import type { TemplateModel } from "../../generator/model/model.js";
 import { ensureHostKey } from "./ssh.js";
 import { runInit, startSession } from "./session.js";
 import { startSandbox } from "./start-stop.js";
@@ -21,6 +23,7 @@ export interface UpRequest {
   template: string;
   /** Absolute host path of the workspace directory (direct mode). */
   workspace: string;
+  /** From the CLI: overrides the template's agentIdentity, which overrides the host user's git config. */
   identity: SandboxMetadata["agentIdentity"];
   /** Extra SSH public keys for this sandbox (--ssh-key), added to the configured ones. */
   sshKeys?: string[];
@@ -47,9 +50,9 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
   const owner = await agentOwner(context);
   await requireDirectory(request.workspace);
   await resolveAgentPrograms(template);
-  const reserved = await reserve(context, request, owner);
+  const reserved = await reserve(context, request, template, owner);
   try {
-    const secrets = await copySecrets(context.paths, reserved.name, template, context.settings.host, owner);
+    const secrets = await copySecrets(context.paths, reserved, template, context.settings.host);
     if (template.ssh) await ensureHostKey(context.paths, reserved.name);
     request.progress?.("starting the container");
     const running = await startSandbox(context, { ...reserved, secrets }, template);
@@ -68,7 +71,7 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
   }
 }
 
-async function reserve(context: RuntimeContext, request: UpRequest, owner: { uid: number; gid: number; home: string }): Promise<SandboxMetadata> {
+async function reserve(context: RuntimeContext, request: UpRequest, template: TemplateModel, owner: { uid: number; gid: number; home: string }): Promise<SandboxMetadata> {
   const tmuxConf = `${owner.home}/.tmux.conf`;
   const muxConfig = request.muxConfig !== false && (await stat(tmuxConf).catch(() => undefined))?.isFile() === true ? tmuxConf : null;
   return withLock(context.paths.lockFile, async () => {
@@ -88,7 +91,7 @@ async function reserve(context: RuntimeContext, request: UpRequest, owner: { uid
       phase: "creating",
       creatorPid: process.pid,
       workspace: { mode: "direct", hostPath: request.workspace, managed: false },
-      agentIdentity: request.identity,
+      agentIdentity: { ...(await hostGitIdentity(owner.home)), ...template.agentIdentity, ...request.identity },
       uid: owner.uid,
       gid: owner.gid,
       pid: null,

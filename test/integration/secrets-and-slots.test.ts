@@ -1,4 +1,5 @@
-import { existsSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chownSync, existsSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isRoot, toolsAvailable } from "../support/tools.js";
@@ -36,6 +37,33 @@ describe.skipIf(!tools.run || !isRoot())("secrets in a real sandbox", () => {
     expect((await host.run(["up", "nosec", "-t", "basic", "-w", host.workspace("nosec")])).exitCode).toBe(0);
     expect(await host.sh("nosec", "ls /run/secrets 2>&1; grep -rs demo /run 2>/dev/null | wc -l")).toContain("No such file");
     expect((await host.run(["down", "nosec"])).exitCode).toBe(0);
+  });
+
+  it("gives the agent its SSH identity key (--ssh-key-path) read-only, used by ssh and git, and again after reset", async () => {
+    const key = join(host.dir, "identity_ed25519");
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "agent-identity", "-f", key]);
+    chownSync(key, agentUid, agentUid);
+    expect((await host.run(["up", "idk", "-t", "basic", "-w", host.workspace("idk"), "--ssh-key-path", key])).exitCode).toBe(0);
+    const publicKey = readFileSync(`${key}.pub`, "utf8").trim();
+    const check = "stat -c '%a %u' /run/secrets/.ssh-identity; ssh -G example.invalid | grep -E '^(identityfile|identitiesonly) '; ssh-keygen -y -f /run/secrets/.ssh-identity";
+    const expected = `400 ${agentUid}\nidentitiesonly yes\nidentityfile /run/secrets/.ssh-identity\n${publicKey}\n`;
+    expect(await host.sh("idk", check)).toBe(expected);
+    expect((await host.run(["reset", "idk"])).exitCode).toBe(0);
+    expect(await host.sh("idk", check)).toBe(expected);
+    expect((await host.run(["status", "idk", "--json"])).stdout).not.toContain(readFileSync(key, "utf8").split("\n")[1]);
+    expect((await host.run(["down", "idk"])).exitCode).toBe(0);
+  });
+
+  it("refuses an identity key that is not the user's own file: root's, or a symbolic link", async () => {
+    const rootsKey = join(host.dir, "root_ed25519");
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", rootsKey]);
+    const refused = await host.run(["up", "idk2", "-t", "basic", "-w", host.workspace("idk2"), "--ssh-key-path", rootsKey]);
+    expect(refused).toMatchObject({ exitCode: 64, stderr: expect.stringContaining("is not owned by the sandbox's user") as unknown });
+    const link = join(host.dir, "link_ed25519");
+    symlinkSync(rootsKey, link);
+    const linked = await host.run(["up", "idk2", "-t", "basic", "-w", host.workspace("idk2"), "--ssh-key-path", link]);
+    expect(linked).toMatchObject({ exitCode: 64, stderr: expect.stringContaining("is a symbolic link") as unknown });
+    expect((await host.run(["status", "idk2"])).exitCode).toBe(2);
   });
 
   it("removes the secret copies on down", async () => {

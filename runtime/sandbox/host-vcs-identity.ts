@@ -1,0 +1,25 @@
+import { execa } from "execa";
+import { identitySchema } from "../../generator/config/schema/identity.js";
+
+/**
+ * The host user's own git identity (user.name / user.email from ~/.gitconfig or
+ * ~/.config/git/config), the lowest level of the identity precedence: host VCS config < host
+ * agentIdentity < template < CLI flags. Includes are not followed; values that would not pass
+ * the config's own checks are ignored, as is a host without git.
+ */
+export async function hostGitIdentity(home: string): Promise<{ gitUser?: string; gitEmail?: string }> {
+  const read = async (key: string): Promise<string | undefined> => {
+    for (const file of [`${home}/.gitconfig`, `${home}/.config/git/config`]) {
+      const result = await execa("git", ["config", "--file", file, "--get", key], { reject: false, timeout: 5000, extendEnv: false, env: { PATH: "/usr/bin:/bin" } }).catch(() => undefined);
+      if (result?.exitCode === 0 && result.stdout !== "") return result.stdout;
+    }
+    return undefined;
+  };
+  const [gitUser, gitEmail] = await Promise.all([read("user.name"), read("user.email")]);
+  const user = identitySchema.shape.gitUser.safeParse(gitUser);
+  const email = identitySchema.shape.gitEmail.safeParse(gitEmail);
+  return {
+    ...(user.success && user.data !== undefined ? { gitUser: user.data } : {}),
+    ...(email.success && email.data !== undefined ? { gitEmail: email.data } : {}),
+  };
+}

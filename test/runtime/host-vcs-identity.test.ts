@@ -1,0 +1,42 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { hostGitIdentity } from "../../runtime/sandbox/host-vcs-identity.js";
+import { toolsAvailable } from "../support/tools.js";
+
+const tools = toolsAvailable("git");
+
+describe.skipIf(!tools.run)("the host user's git identity (lowest precedence)", () => {
+  const homes: string[] = [];
+  const home = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), "forage-home-"));
+    homes.push(dir);
+    return dir;
+  };
+  afterEach(() => homes.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+  it("reads user.name and user.email from ~/.gitconfig", async () => {
+    const dir = home();
+    writeFileSync(join(dir, ".gitconfig"), "[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n");
+    expect(await hostGitIdentity(dir)).toEqual({ gitUser: "Ada Lovelace", gitEmail: "ada@example.com" });
+  });
+
+  it("falls back to ~/.config/git/config", async () => {
+    const dir = home();
+    mkdirSync(join(dir, ".config/git"), { recursive: true });
+    writeFileSync(join(dir, ".config/git/config"), "[user]\n\temail = xdg@example.com\n");
+    expect(await hostGitIdentity(dir)).toEqual({ gitEmail: "xdg@example.com" });
+  });
+
+  it("ignores values the config schema would refuse, and does not follow includes", async () => {
+    const dir = home();
+    writeFileSync(join(dir, "other"), "[user]\n\temail = included@example.com\n");
+    writeFileSync(join(dir, ".gitconfig"), `[include]\n\tpath = ${join(dir, "other")}\n[user]\n\tname = Eve <root@localhost>\n`);
+    expect(await hostGitIdentity(dir)).toEqual({});
+  });
+
+  it("is empty for a home without git config", async () => {
+    expect(await hostGitIdentity(home())).toEqual({});
+  });
+});
