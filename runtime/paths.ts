@@ -13,6 +13,8 @@ export interface RuntimePaths {
   secretsDir: string;
   /** Lock file serialising creation and slot allocation. */
   lockFile: string;
+  /** Prebuilt NixOS systems per template (`<dir>/<template>`, installed by the NixOS module). */
+  systemsDir: string;
 }
 
 /** Paths for a state directory; FORAGE_STATE_DIR overrides the configured one. */
@@ -26,7 +28,13 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
     rootsDir: `${runDir}/roots`,
     secretsDir: env.FORAGE_SECRETS_DIR ?? "/run/forage-secrets",
     lockFile: `${stateDir}/lock`,
+    systemsDir: systemsDir(env),
   };
+}
+
+/** Where the NixOS module installs the templates' prebuilt systems; FORAGE_SYSTEMS_DIR overrides. */
+export function systemsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.FORAGE_SYSTEMS_DIR ?? "/etc/forage/systems";
 }
 
 export function metadataPath(paths: RuntimePaths, name: string): string {

@@ -1,4 +1,7 @@
+import { readdir } from "node:fs/promises";
 import { findExecutable } from "./find-executable.js";
+import { findSystem } from "./nspawn/nix-root.js";
+import { systemsDir } from "./paths.js";
 
 /** What a runtime can do (the reference's capability list). */
 export interface RuntimeCapabilities {
@@ -32,31 +35,41 @@ async function missing(programs: string[]): Promise<string[]> {
 }
 
 /** Every runtime forage-ctl knows, whether this host can use it, and why not. */
-export async function detectRuntimes(): Promise<RuntimeInfo[]> {
+export async function detectRuntimes(systems = systemsDir()): Promise<RuntimeInfo[]> {
   const hostTools = await missing(["systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "mount"]);
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  const hostReason = hostTools.length > 0 ? `missing ${hostTools.join(", ")} (Debian/Ubuntu: apt-get install systemd-container iproute2 util-linux)` : isRoot ? "" : "needs root";
+  const hostReason = hostTools.length > 0 ? `missing ${hostTools.join(", ")} (Debian/Ubuntu: apt-get install systemd-container iproute2 util-linux)` : isRoot ? "" : "needs root (or the forage daemon)";
+  const templates = await templatesWithSystems(systems);
+  const nixReason = hostReason !== "" ? hostReason : templates.length === 0 ? `no prebuilt template systems in ${systems} (the NixOS module installs them)` : "";
+  const all = { nixosConfig: true, networkIsolation: true, ephemeralRoot: true, ssh: true, generatedFiles: true, resourceLimits: true, gracefulShutdown: true };
   return [
+    {
+      name: "nspawn-nix",
+      description: `systemd-nspawn booting the template's prebuilt NixOS system (${systems}/<template>; here: ${templates.join(", ") || "none"})`,
+      available: nixReason === "",
+      reason: nixReason,
+      capabilities: all,
+    },
     {
       name: "nspawn",
       description: "systemd-nspawn on a tmpfs root with the host's /usr read-only (any systemd Linux, no Nix)",
       available: hostReason === "",
       reason: hostReason,
-      capabilities: { nixosConfig: false, networkIsolation: true, ephemeralRoot: true, ssh: true, generatedFiles: true, resourceLimits: true, gracefulShutdown: true },
-    },
-    {
-      name: "nspawn-nix",
-      description: "systemd-nspawn booting the template's prebuilt NixOS closure (/etc/forage/systems/<template>)",
-      available: false,
-      reason: "not implemented in this version of forage-ctl (generated closures are built by the NixOS module already)",
-      capabilities: { nixosConfig: true, networkIsolation: true, ephemeralRoot: true, ssh: true, generatedFiles: true, resourceLimits: true, gracefulShutdown: true },
+      capabilities: { ...all, nixosConfig: false },
     },
     {
       name: "extra-container",
       description: "NixOS containers created with extra-container from containers/<template>.nix",
       available: false,
       reason: (await which("extra-container")) === undefined ? "extra-container is not installed" : "not implemented in this version of forage-ctl",
-      capabilities: { nixosConfig: true, networkIsolation: true, ephemeralRoot: true, ssh: true, generatedFiles: true, resourceLimits: true, gracefulShutdown: true },
+      capabilities: all,
     },
   ];
+}
+
+/** Templates that have a prebuilt system (a link into /nix/store with an init). */
+async function templatesWithSystems(systems: string): Promise<string[]> {
+  const entries = (await readdir(systems).catch(() => [] as string[])).filter((name) => /^[a-z][a-z0-9-]{0,31}$/.test(name));
+  const found = await Promise.all(entries.map(async (name) => ((await findSystem(systems, name)) === undefined ? undefined : name)));
+  return found.filter((name): name is string => name !== undefined).sort();
 }

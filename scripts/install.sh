@@ -18,6 +18,7 @@ declare -A packages=(
   [tmux]=tmux
   [ssh]=openssh-client
   [sshd]=openssh-server
+  [busybox]=busybox-static
 )
 
 missing=()

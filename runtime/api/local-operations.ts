@@ -92,6 +92,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     template: metadata.template,
     address: sandboxLink(metadata.slot, context.settings.host.network.base).sandboxAddress,
     workspaceMode: metadata.workspace.mode,
+    runtime: metadata.runtime,
     workspace: metadata.workspace.hostPath,
     status,
     slot: metadata.slot,

@@ -9,6 +9,8 @@ export interface SandboxView {
   template: string;
   address: string;
   workspaceMode: string;
+  /** nspawn (host /usr) or nspawn-nix (the template's NixOS system). */
+  runtime: string;
   workspace: string;
   status: "running" | "no-session" | "stopped";
   slot: number;

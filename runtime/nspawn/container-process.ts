@@ -9,11 +9,18 @@ import { isAlive } from "../state/lock.js";
 export interface NspawnSpec {
   root: string;
   hostname: string;
-  user: string;
+  payload: ContainerPayload;
   networkNamespacePath: string;
   binds: { source: string; target: string; readOnly: boolean }[];
   logFile: string;
 }
+
+/**
+ * What the container runs: a placeholder under nspawn's stub init, as the agent (host root;
+ * agents and shells are started later with exec), or a NixOS system's own init as PID 1, which
+ * halts on SIGRTMIN+3 as systemd does.
+ */
+export type ContainerPayload = { kind: "placeholder"; user: string } | { kind: "init"; init: string };
 
 /** The container could not be started or reached. */
 export class ContainerError extends SandboxError {
@@ -25,11 +32,16 @@ export class ContainerError extends SandboxError {
 
 /**
  * Argv for systemd-nspawn. --register=no/--keep-unit: no machined or systemd-as-PID-1 needed;
- * --as-pid2: a stub init reaps zombies; -u: the payload (a placeholder that keeps the container
- * alive) runs as the agent with no_new_privs. Agents and shells are started later with exec.
+ * no_new_privs for everything inside (setuid programs never raise privileges). A placeholder
+ * payload runs under a stub init (--as-pid2, which reaps zombies) as the agent; an init payload
+ * is PID 1 and is asked to halt with SIGRTMIN+3.
  */
 export function nspawnArgs(spec: NspawnSpec): string[] {
   const binds = spec.binds.map((b) => `${b.readOnly ? "--bind-ro" : "--bind"}=${escapeBind(b.source)}:${escapeBind(b.target)}`);
+  const payload =
+    spec.payload.kind === "placeholder"
+      ? ["--as-pid2", `--user=${spec.payload.user}`, ...binds, "--", "/usr/bin/sleep", "infinity"]
+      : ["--kill-signal=SIGRTMIN+3", "--link-journal=no", ...binds, "--", spec.payload.init];
   return [
     "--quiet",
     "--register=no",
@@ -39,12 +51,7 @@ export function nspawnArgs(spec: NspawnSpec): string[] {
     `--hostname=${spec.hostname}`,
     `--network-namespace-path=${spec.networkNamespacePath}`,
     "--no-new-privileges=yes",
-    "--as-pid2",
-    `--user=${spec.user}`,
-    ...binds,
-    "--",
-    "/usr/bin/sleep",
-    "infinity",
+    ...payload,
   ];
 }
 
@@ -65,7 +72,7 @@ export async function spawnContainer(spec: NspawnSpec, wrap: (argv: string[]) =>
     const pid = child.pid;
     if (pid === undefined) throw new ContainerError("systemd-nspawn did not start (is the systemd-container package installed?)");
     child.unref();
-    await waitForLeader(pid, spec.logFile, timeoutMs);
+    await waitForLeader(pid, spec.payload.kind, spec.logFile, timeoutMs);
     return pid;
   } finally {
     await log.close();
@@ -94,12 +101,12 @@ async function readNs(pid: string): Promise<string | undefined> {
   }
 }
 
-async function waitForLeader(pid: number, logFile: string, timeoutMs: number): Promise<void> {
+async function waitForLeader(pid: number, payload: ContainerPayload["kind"], logFile: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const leader = await leaderOf(pid);
-    // Ready once the payload (the placeholder) runs under the stub init.
-    if (leader !== undefined && (await hasChild(leader))) return;
+    // Ready once the placeholder runs under the stub init, or once a system's init runs.
+    if (leader !== undefined && (payload === "init" || (await hasChild(leader)))) return;
     if (!(await isLive(pid))) break;
     await sleep(10);
   }
@@ -113,17 +120,19 @@ async function hasChild(pid: number): Promise<boolean> {
 }
 
 /**
- * Stops a container: SIGTERM to everything inside first (agents may save state), then nspawn
- * itself after `graceSeconds`; SIGKILL if it still lingers. Never throws for "already gone".
+ * Stops a container. A placeholder payload: SIGTERM to everything inside first (agents may save
+ * state), then nspawn itself after `graceSeconds`. An init payload: nspawn asks the init to halt
+ * (it stops its services the way it knows) and gets `graceSeconds`. SIGKILL if it still lingers.
+ * Never throws for "already gone".
  */
-export async function stopContainer(nspawnPid: number, graceSeconds: number): Promise<void> {
+export async function stopContainer(nspawnPid: number, graceSeconds: number, payload: ContainerPayload["kind"] = "placeholder"): Promise<void> {
   const leader = await leaderOf(nspawnPid);
-  if (leader !== undefined) {
+  if (leader !== undefined && payload === "placeholder") {
     await execa("nsenter", ["--target", String(leader), "--pid", "--mount", "--", "/usr/bin/kill", "-TERM", "-1"], { reject: false });
     await waitGone(graceSeconds * 1000, () => hasChild(leader).then((c) => !c));
   }
   if (await isLive(nspawnPid)) signal(nspawnPid, "SIGTERM");
-  await waitGone(5_000, async () => !(await isLive(nspawnPid)));
+  await waitGone(payload === "init" ? graceSeconds * 1000 + 1_000 : 5_000, async () => !(await isLive(nspawnPid)));
   if (await isLive(nspawnPid)) signal(nspawnPid, "SIGKILL");
   await waitGone(5_000, async () => !(await isLive(nspawnPid)));
 }

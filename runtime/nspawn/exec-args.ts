@@ -1,6 +1,8 @@
 /** Who runs a command inside a sandbox, where, and with what environment. */
 export interface ExecSpec {
   leaderPid: number;
+  /** Directory inside holding setpriv and env (the root kind's toolDir). */
+  toolDir: string;
   /** null: root (forage-ctl shell, sshd); otherwise the agent user. */
   user: { name: string; uid: number; gid: number } | null;
   /** For root: keep only these capabilities (e.g. what sshd needs) and set no_new_privs. */
@@ -21,12 +23,12 @@ export function execArgs(spec: ExecSpec): string[] {
   const restrictRoot =
     spec.rootCapabilities === undefined
       ? []
-      : ["/usr/bin/setpriv", `--bounding-set=-all,${spec.rootCapabilities.map((c) => `+${c}`).join(",")}`, "--inh-caps=-all", "--no-new-privs", "--"];
+      : [`${spec.toolDir}/setpriv`, `--bounding-set=-all,${spec.rootCapabilities.map((c) => `+${c}`).join(",")}`, "--inh-caps=-all", "--no-new-privs", "--"];
   const drop =
     spec.user === null
       ? restrictRoot
       : [
-          "/usr/bin/setpriv",
+          `${spec.toolDir}/setpriv`,
           `--reuid=${spec.user.uid}`,
           `--regid=${spec.user.gid}`,
           "--clear-groups",
@@ -36,5 +38,5 @@ export function execArgs(spec: ExecSpec): string[] {
           "--",
         ];
   const environment = Object.entries(spec.env).map(([key, value]) => `${key}=${value}`);
-  return [...enter, ...drop, "/usr/bin/env", "-i", `--chdir=${spec.cwd}`, ...environment, ...spec.command];
+  return [...enter, ...drop, `${spec.toolDir}/env`, "-i", `--chdir=${spec.cwd}`, ...environment, ...spec.command];
 }

@@ -1,7 +1,8 @@
+import { rootKindOf } from "../nspawn/root-kind.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 
 /** PATH inside host-root sandboxes: agent launchers first, then the host's /usr. */
-export const sandboxPath = "/opt/forage/bin:/usr/local/bin:/usr/bin:/bin";
+export const sandboxPath = rootKindOf("nspawn").path(null);
 
 /**
  * The whole environment of a process started in a sandbox. Nothing is inherited from the caller
@@ -9,12 +10,13 @@ export const sandboxPath = "/opt/forage/bin:/usr/local/bin:/usr/bin:/bin";
  */
 export function sandboxEnv(metadata: SandboxMetadata, user: string | null, term: string | undefined): Record<string, string> {
   const home = user === null ? "/root" : `/home/${user}`;
+  const kind = rootKindOf(metadata.runtime);
   const env: Record<string, string> = {
-    PATH: sandboxPath,
+    PATH: kind.path(user),
     HOME: home,
     USER: user ?? "root",
     LOGNAME: user ?? "root",
-    SHELL: "/bin/bash",
+    SHELL: kind.shell,
     LANG: "C.UTF-8",
     TERM: term !== undefined && /^[A-Za-z0-9._+-]{1,64}$/.test(term) ? term : "xterm-256color",
     FORAGE_SANDBOX: metadata.name,

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { joinCgroupArgv } from "../cgroups/sandbox-cgroup.js";
 import { leaderOf } from "../nspawn/container-process.js";
 import { execArgs } from "../nspawn/exec-args.js";
+import { rootKindOf } from "../nspawn/root-kind.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { sandboxEnv } from "./agent-env.js";
 import type { RuntimeContext } from "./context.js";
@@ -37,6 +38,7 @@ export async function execCommand(context: RuntimeContext, metadata: SandboxMeta
   const user = options.asRoot === true ? null : { name: host.containerUsername, uid: metadata.uid, gid: metadata.gid };
   const argv = execArgs({
     leaderPid: leader,
+    toolDir: rootKindOf(metadata.runtime).toolDir,
     user,
     cwd: options.cwd ?? (user === null ? "/root" : host.workspacePath),
     command,

@@ -1,5 +1,6 @@
 import { access, constants } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { TemplateModel } from "../../generator/model/model.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { RuntimeContext } from "./context.js";
@@ -15,6 +16,7 @@ export const sessionName = "forage";
  * and shell still work.
  */
 export async function startSession(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
+  if (metadata.runtime === "nspawn-nix") return awaitSystemSession(context, metadata);
   const workspace = context.settings.host.workspacePath;
   const windows = template.tmuxWindows.length > 0 ? template.tmuxWindows : [{ name: "shell", command: "bash -l" }];
   const [first, ...rest] = windows;
@@ -33,6 +35,21 @@ export async function startSession(context: RuntimeContext, metadata: SandboxMet
       return;
     }
   }
+}
+
+/** How long a booting NixOS system gets to open the session (the reference waits as long for SSH). */
+const systemSessionTimeoutMs = 30_000;
+
+/** A NixOS system opens the session itself (forage-session.service): wait for it to appear. */
+async function awaitSystemSession(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
+  const deadline = Date.now() + systemSessionTimeoutMs;
+  while (Date.now() < deadline) {
+    if (await hasSession(context, metadata)) return;
+    await sleep(100);
+  }
+  const message = `the system did not open the agent session within ${systemSessionTimeoutMs / 1000} s (see forage-ctl exec ${metadata.name} -- systemctl status forage-session)`;
+  context.warn(message);
+  await recordEvent(context.paths, metadata.name, "warning", { detail: message });
 }
 
 /** True when the sandbox's tmux session exists. */

@@ -63,9 +63,25 @@ export async function installSsh(paths: RuntimePaths, root: string, metadata: Sa
   ];
   await writeFile(join(etc, "sshd_config"), `${config.join("\n")}\n`, { mode: 0o644 });
   const dotSsh = join(root, "home", user, ".ssh");
-  await mkdir(dotSsh, { mode: 0o700 });
+  await mkdir(dotSsh, { recursive: true, mode: 0o700 });
   await writeFile(join(dotSsh, "authorized_keys"), metadata.authorizedKeys.map((k) => `${k}\n`).join(""), { mode: 0o600 });
   for (const path of [dotSsh, join(dotSsh, "authorized_keys")]) await chown(path, metadata.uid, metadata.gid);
+}
+
+/**
+ * For a NixOS system, which runs its own sshd: the pinned host key at the path sshd uses (so it
+ * generates none) and the sandbox's authorized keys at the agent's ~/.ssh/authorized_keys (one of
+ * NixOS's AuthorizedKeysFile entries), both read-only from the host.
+ */
+export async function sshBindsForSystem(paths: RuntimePaths, metadata: SandboxMetadata, user: string): Promise<{ source: string; target: string; readOnly: boolean }[]> {
+  const dir = hostKeyDir(paths, metadata.name);
+  const authorizedKeys = join(dir, "authorized_keys");
+  await writeFile(authorizedKeys, metadata.authorizedKeys.map((k) => `${k}\n`).join(""), { mode: 0o644 });
+  return [
+    { source: join(dir, "ssh_host_ed25519_key"), target: "/etc/ssh/ssh_host_ed25519_key", readOnly: true },
+    { source: join(dir, "ssh_host_ed25519_key.pub"), target: "/etc/ssh/ssh_host_ed25519_key.pub", readOnly: true },
+    { source: authorizedKeys, target: `/home/${user}/.ssh/authorized_keys`, readOnly: true },
+  ];
 }
 
 /** Starts sshd inside the running sandbox as root with only the capabilities it needs. */

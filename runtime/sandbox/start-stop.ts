@@ -3,8 +3,9 @@ import { join } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup } from "../cgroups/sandbox-cgroup.js";
 import { createLink, removeLink, sandboxLink } from "../network/sandbox-link.js";
-import { findContainerByRoot, isOurContainer, spawnContainer, stopContainer } from "../nspawn/container-process.js";
+import { findContainerByRoot, isOurContainer, spawnContainer, stopContainer, type ContainerPayload } from "../nspawn/container-process.js";
 import { buildHostRoot } from "../nspawn/host-root.js";
+import { prepareNixRoot, requireSystem } from "../nspawn/nix-root.js";
 import { mountRoot, unmountRoot } from "../nspawn/root-mount.js";
 import { rootPath, sandboxSecretsPath, metadataPath } from "../paths.js";
 import { writeMetadata } from "../state/metadata-store.js";
@@ -14,27 +15,63 @@ import type { RuntimeContext } from "./context.js";
 import { resolveAgentPrograms } from "./host-programs.js";
 import { agentLauncherPath } from "./assets.js";
 import { identityKeyFile } from "./identity-key.js";
-import { installSsh, startSshd } from "./ssh.js";
+import { installSsh, sshBindsForSystem, startSshd } from "./ssh.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
 const optionalHostBinds = ["/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"];
 
+/** How a sandbox's root is laid out and what its container runs, per root kind. */
+interface RootLayout {
+  binds: Bind[];
+  payload: ContainerPayload;
+}
+
+type Bind = { source: string; target: string; readOnly: boolean };
+
 /**
  * Starts a sandbox's container on a fresh ephemeral root: network namespace and veth, tmpfs
- * root with a generated /etc, then systemd-nspawn. Records the pid in the metadata.
+ * root (a generated /etc on the host's /usr, or an empty one the NixOS system's init fills),
+ * then systemd-nspawn. Records the pid in the metadata.
  */
 export async function startSandbox(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
   const { host } = context.settings;
-  const programs = await resolveAgentPrograms(template);
   const link = sandboxLink(metadata.slot, host.network.base);
   const root = rootPath(context.paths, metadata.name);
   await createLink(link);
   await mountRoot(root);
+  const layout = metadata.runtime === "nspawn-nix" ? await nixLayout(context, metadata, root, template) : await hostLayout(context, metadata, root, template, link.hostAddress);
+  const binds = [
+    ...layout.binds,
+    { source: metadata.workspace.hostPath, target: host.workspacePath, readOnly: template.readOnlyWorkspace },
+    ...(metadata.secrets.length > 0 ? [{ source: sandboxSecretsPath(context.paths, metadata.name), target: host.secretsMountPath, readOnly: true }] : []),
+    ...(metadata.muxConfig === null ? [] : [{ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true }]),
+  ];
+  const cgroup = await createSandboxCgroup(metadata.name, template.resourceLimits);
+  const pid = await spawnContainer({
+    root,
+    hostname: metadata.name,
+    payload: layout.payload,
+    networkNamespacePath: link.namespacePath,
+    binds,
+    logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
+  }, (argv) => joinCgroupArgv(cgroup, argv));
+  const started = { ...metadata, pid, startedAt: new Date().toISOString(), cgroup };
+  await writeMetadata(context.paths, started);
+  // A NixOS system starts its own sshd (with the pinned key bound in); a host root gets ours.
+  if (template.ssh && metadata.runtime === "nspawn") await startSshd(context, started);
+  await recordEvent(context.paths, metadata.name, "start");
+  return started;
+}
+
+/** Host root: generated /etc, the host's /usr and a few /etc files read-only, the agent launcher. */
+async function hostLayout(context: RuntimeContext, metadata: SandboxMetadata, root: string, template: TemplateModel, hostAddress: string): Promise<RootLayout> {
+  const { host } = context.settings;
+  const programs = await resolveAgentPrograms(template);
   await buildHostRoot(root, {
     hostname: metadata.name,
     user: { name: host.containerUsername, uid: metadata.uid, gid: metadata.gid },
     workspacePath: host.workspacePath,
-    nameserver: template.network.mode === "none" ? null : link.hostAddress,
+    nameserver: template.network.mode === "none" ? null : hostAddress,
     identityKey: metadata.secrets.includes(identityKeyFile) ? `${host.secretsMountPath}/${identityKeyFile}` : null,
     agents: template.agents.map((agent) => ({
       name: agent.name,
@@ -44,28 +81,28 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
     })),
   });
   if (template.ssh) await installSsh(context.paths, root, metadata, host.containerUsername);
-  const binds = [
-    { source: "/usr", target: "/usr", readOnly: true },
-    ...(await existing(optionalHostBinds)).map((path) => ({ source: path, target: path, readOnly: true })),
-    { source: agentLauncherPath(), target: "/opt/forage/bin/forage-agent", readOnly: true },
-    { source: metadata.workspace.hostPath, target: host.workspacePath, readOnly: template.readOnlyWorkspace },
-    ...(metadata.secrets.length > 0 ? [{ source: sandboxSecretsPath(context.paths, metadata.name), target: host.secretsMountPath, readOnly: true }] : []),
-    ...(metadata.muxConfig === null ? [] : [{ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true }]),
-  ];
-  const cgroup = await createSandboxCgroup(metadata.name, template.resourceLimits);
-  const pid = await spawnContainer({
-    root,
-    hostname: metadata.name,
-    user: host.containerUsername,
-    networkNamespacePath: link.namespacePath,
-    binds,
-    logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
-  }, (argv) => joinCgroupArgv(cgroup, argv));
-  const started = { ...metadata, pid, startedAt: new Date().toISOString(), cgroup };
-  await writeMetadata(context.paths, started);
-  if (template.ssh) await startSshd(context, started);
-  await recordEvent(context.paths, metadata.name, "start");
-  return started;
+  return {
+    binds: [
+      { source: "/usr", target: "/usr", readOnly: true },
+      ...(await existing(optionalHostBinds)).map((path) => ({ source: path, target: path, readOnly: true })),
+      { source: agentLauncherPath(), target: "/opt/forage/bin/forage-agent", readOnly: true },
+    ],
+    payload: { kind: "placeholder", user: host.containerUsername },
+  };
+}
+
+/**
+ * NixOS root: the template's prebuilt system booted from its init on an empty root, with the
+ * Nix store read-only. The host's Nix daemon socket is not bound: a sandbox that could build
+ * would reach the network through fixed-output derivations, around its network policy.
+ */
+async function nixLayout(context: RuntimeContext, metadata: SandboxMetadata, root: string, template: TemplateModel): Promise<RootLayout> {
+  const system = await requireSystem(context.paths.systemsDir, template.name);
+  await prepareNixRoot(root);
+  return {
+    binds: [{ source: "/nix/store", target: "/nix/store", readOnly: true }, ...(template.ssh ? await sshBindsForSystem(context.paths, metadata, context.settings.host.containerUsername) : [])],
+    payload: { kind: "init", init: `${system}/init` },
+  };
 }
 
 /** Stops the container (graceful, then forceful) and removes its root and network. Idempotent. */
@@ -73,7 +110,7 @@ export async function stopSandbox(context: RuntimeContext, metadata: SandboxMeta
   const root = rootPath(context.paths, metadata.name);
   // A container whose pid never reached the metadata (its `up` was killed) is found by its root.
   const pid = (await isOurContainer(metadata.pid, root)) ? metadata.pid : await findContainerByRoot(root);
-  if (pid !== null && pid !== undefined) await stopContainer(pid, graceSeconds);
+  if (pid !== null && pid !== undefined) await stopContainer(pid, graceSeconds, metadata.runtime === "nspawn-nix" ? "init" : "placeholder");
   await unmountRoot(root);
   await removeLink(sandboxLink(metadata.slot, context.settings.host.network.base));
   if (metadata.cgroup !== null) await removeSandboxCgroup(metadata.cgroup);

@@ -1,6 +1,8 @@
 import { stat } from "node:fs/promises";
 import { sshPublicKey } from "../../generator/config/schema/names.js";
 import { lookupHostUser } from "../host-user.js";
+import { findSystem, requireSystem } from "../nspawn/nix-root.js";
+import type { NspawnRuntime } from "../nspawn/root-kind.js";
 import { assertSandboxName } from "../names.js";
 import { withLock } from "../state/lock.js";
 import { listMetadata, readMetadata, writeMetadata } from "../state/metadata-store.js";
@@ -29,7 +31,7 @@ export interface UpRequest {
   sshKeys?: string[];
   /** Mount the host user's ~/.tmux.conf read-only (default true; --no-mux-config turns it off). */
   muxConfig?: boolean;
-  /** Runtime to use; only "nspawn" exists so far (see forage-ctl runtime). */
+  /** Runtime to use (see forage-ctl runtime); default: nspawn-nix when the template has a prebuilt system. */
   runtime?: string;
   /** Progress lines for a terminal (boot, session, init). */
   progress?: (step: string) => void;
@@ -44,13 +46,11 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
   const badKey = (request.sshKeys ?? []).find((key) => !sshPublicKey.safeParse(key).success);
   if (badKey !== undefined) throw new SandboxError(`--ssh-key "${badKey.slice(0, 40)}…" is not an OpenSSH public key line`, "usage");
   const template = findTemplate(context, request.template);
-  if (request.runtime !== undefined && request.runtime !== "nspawn") {
-    throw new SandboxError(`runtime "${request.runtime}" is not available on this host: see forage-ctl runtime`, "usage");
-  }
+  const runtime = await chooseRuntime(context, template.name, request.runtime);
   const owner = await agentOwner(context);
   await requireDirectory(request.workspace);
-  await resolveAgentPrograms(template);
-  const reserved = await reserve(context, request, template, owner);
+  if (runtime === "nspawn") await resolveAgentPrograms(template);
+  const reserved = await reserve(context, { ...request, runtime }, template, owner);
   try {
     const secrets = await copySecrets(context.paths, reserved, template, context.settings.host);
     if (template.ssh) await ensureHostKey(context.paths, reserved.name);
@@ -86,7 +86,7 @@ async function reserve(context: RuntimeContext, request: UpRequest, template: Te
       template: request.template,
       slot,
       containerName: `f${slot}`,
-      runtime: "nspawn",
+      runtime: request.runtime === "nspawn-nix" ? "nspawn-nix" : "nspawn",
       createdAt: new Date().toISOString(),
       phase: "creating",
       creatorPid: process.pid,
@@ -104,6 +104,21 @@ async function reserve(context: RuntimeContext, request: UpRequest, template: Te
     await writeMetadata(context.paths, metadata);
     return metadata;
   });
+}
+
+/**
+ * The runtime a new sandbox gets: the one asked for, if this host can run it; otherwise the
+ * template's prebuilt NixOS system when the host has one (NixOS with the module), else the
+ * host's /usr.
+ */
+async function chooseRuntime(context: RuntimeContext, template: string, requested: string | undefined): Promise<NspawnRuntime> {
+  if (requested === "nspawn") return "nspawn";
+  if (requested === "nspawn-nix") {
+    await requireSystem(context.paths.systemsDir, template);
+    return "nspawn-nix";
+  }
+  if (requested !== undefined) throw new SandboxError(`runtime "${requested}" is not available on this host: see forage-ctl runtime`, "usage");
+  return (await findSystem(context.paths.systemsDir, template)) === undefined ? "nspawn" : "nspawn-nix";
 }
 
 /** The host user whose uid/gid the agent gets; never root. */

@@ -33,8 +33,12 @@ export class TestHost {
     writeFileSync(this.config, testConfig(secretFile, base, readFileSync(`${this.sshKey}.pub`, "utf8").trim(), user) + extraConfig);
   }
 
+  /** More environment for every forage-ctl run (e.g. FORAGE_SYSTEMS_DIR). */
+  readonly extraEnv: Record<string, string> = {};
+
   get env(): Record<string, string> {
     return {
+      ...this.extraEnv,
       FORAGE_STATE_DIR: join(this.dir, "state"),
       FORAGE_RUN_DIR: join(this.dir, "run"),
       FORAGE_SECRETS_DIR: join(this.dir, "secrets"),
