@@ -61,6 +61,9 @@ in
     systemd.tmpfiles.rules = forageLib.hostTmpfiles cfg;
     environment.etc = {
       "forage/forage.json" = lib.mkIf (cfg.generated != null) { source = "${cfg.generated}/forage.json"; };
+      # What `forage-ctl up --runtime extra-container` builds a sandbox's definition from.
+      "forage/generated" = lib.mkIf (cfg.generated != null) { source = cfg.generated; };
+      "forage/modules".source = ./.;
     } // lib.mapAttrs' (name: template: lib.nameValuePair "forage/systems/${name}" {
       source = templateSystem name template;
     }) cfg.templates;

@@ -15,6 +15,10 @@ export interface RuntimePaths {
   lockFile: string;
   /** Prebuilt NixOS systems per template (`<dir>/<template>`, installed by the NixOS module). */
   systemsDir: string;
+  /** `forage-ctl generate`'s output as the NixOS module publishes it (extra-container reads it). */
+  generatedDir: string;
+  /** Forage's NixOS modules as the NixOS module publishes them (extra-container reads them). */
+  modulesDir: string;
 }
 
 /** Paths for a state directory; FORAGE_STATE_DIR overrides the configured one. */
@@ -29,6 +33,8 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
     secretsDir: env.FORAGE_SECRETS_DIR ?? "/run/forage-secrets",
     lockFile: `${stateDir}/lock`,
     systemsDir: systemsDir(env),
+    generatedDir: env.FORAGE_GENERATED_DIR ?? "/etc/forage/generated",
+    modulesDir: env.FORAGE_MODULES_DIR ?? "/etc/forage/modules",
   };
 }
 

@@ -1,7 +1,8 @@
 import { readdir } from "node:fs/promises";
 import { findExecutable } from "./find-executable.js";
 import { findSystem } from "./nspawn/nix-root.js";
-import { systemsDir } from "./paths.js";
+import { runtimePaths, type RuntimePaths } from "./paths.js";
+import { extraContainerUnavailable } from "./extra-container/availability.js";
 
 /** What a runtime can do (the reference's capability list). */
 export interface RuntimeCapabilities {
@@ -35,12 +36,14 @@ async function missing(programs: string[]): Promise<string[]> {
 }
 
 /** Every runtime forage-ctl knows, whether this host can use it, and why not. */
-export async function detectRuntimes(systems = systemsDir()): Promise<RuntimeInfo[]> {
+export async function detectRuntimes(paths: RuntimePaths = runtimePaths("/var/lib/forage")): Promise<RuntimeInfo[]> {
+  const systems = paths.systemsDir;
   const hostTools = await missing(["systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "mount"]);
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   const hostReason = hostTools.length > 0 ? `missing ${hostTools.join(", ")} (Debian/Ubuntu: apt-get install systemd-container iproute2 util-linux)` : isRoot ? "" : "needs root (or the forage daemon)";
   const templates = await templatesWithSystems(systems);
   const nixReason = hostReason !== "" ? hostReason : templates.length === 0 ? `no prebuilt template systems in ${systems} (the NixOS module installs them)` : "";
+  const extraReason = hostReason !== "" ? hostReason : ((await extraContainerUnavailable(paths)) ?? "");
   const all = { nixosConfig: true, networkIsolation: true, ephemeralRoot: true, ssh: true, generatedFiles: true, resourceLimits: true, gracefulShutdown: true };
   return [
     {
@@ -59,9 +62,9 @@ export async function detectRuntimes(systems = systemsDir()): Promise<RuntimeInf
     },
     {
       name: "extra-container",
-      description: "NixOS containers created with extra-container from containers/<template>.nix",
-      available: false,
-      reason: (await which("extra-container")) === undefined ? "extra-container is not installed" : "not implemented in this version of forage-ctl",
+      description: "NixOS containers (container@f<N>.service) created with extra-container from containers/<template>.nix; chosen with --runtime",
+      available: extraReason === "",
+      reason: extraReason,
       capabilities: all,
     },
   ];

@@ -1,9 +1,10 @@
-/** The runtimes that run a sandbox with systemd-nspawn, by where its root comes from. */
-export type NspawnRuntime = "nspawn" | "nspawn-nix";
+/** The runtimes, by where a sandbox's root comes from (all run it with systemd-nspawn). */
+export type SandboxRuntime = "nspawn" | "nspawn-nix" | "extra-container";
 
 /** What differs inside a sandbox between a host root and a NixOS system root. */
 export interface RootKind {
-  runtime: NspawnRuntime;
+  /** True when the root is a NixOS system that runs its own init, session and sshd. */
+  nixos: boolean;
   /** Directory inside the sandbox holding util-linux's setpriv and coreutils' env. */
   toolDir: string;
   /** PATH of the processes forage-ctl starts inside. */
@@ -14,20 +15,20 @@ export interface RootKind {
 
 /** A tmpfs root with the host's /usr read-only: agent launchers first, then /usr. */
 const hostRoot: RootKind = {
-  runtime: "nspawn",
+  nixos: false,
   toolDir: "/usr/bin",
   path: () => "/opt/forage/bin:/usr/local/bin:/usr/bin:/bin",
   shell: "/bin/bash",
 };
 
-/** The template's prebuilt NixOS system booted from its init: NixOS's standard PATH. */
+/** A NixOS system (nspawn-nix, extra-container): NixOS's standard PATH. */
 const nixRoot: RootKind = {
-  runtime: "nspawn-nix",
+  nixos: true,
   toolDir: "/run/current-system/sw/bin",
   path: (user) => [...(user === null ? [] : [`/etc/profiles/per-user/${user}/bin`]), "/run/wrappers/bin", "/run/current-system/sw/bin"].join(":"),
   shell: "/run/current-system/sw/bin/bash",
 };
 
-export function rootKindOf(runtime: NspawnRuntime): RootKind {
-  return runtime === "nspawn-nix" ? nixRoot : hostRoot;
+export function rootKindOf(runtime: SandboxRuntime): RootKind {
+  return runtime === "nspawn" ? hostRoot : nixRoot;
 }

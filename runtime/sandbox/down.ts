@@ -6,6 +6,7 @@ import { SandboxError } from "./errors.js";
 import { removeSecrets } from "./secrets.js";
 import { removeHostKey } from "./ssh.js";
 import { stopSandbox } from "./start-stop.js";
+import { destroyExtraContainer } from "../extra-container/backend.js";
 
 /**
  * Removes a sandbox completely: container, root, network, secrets, metadata. Every step runs
@@ -24,6 +25,7 @@ export async function destroySandbox(context: RuntimeContext, name: string, grac
     }
   };
   await attempt("stop", () => stopSandbox(context, metadata, graceSeconds));
+  if (metadata.runtime === "extra-container") await attempt("container definition", () => destroyExtraContainer(context, metadata));
   await attempt("secrets", () => removeSecrets(context.paths, name));
   await attempt("ssh host key", () => removeHostKey(context.paths, name));
   await attempt("audit", () => recordEvent(context.paths, name, "destroy"));

@@ -6,6 +6,7 @@ import { createLink, removeLink, sandboxLink } from "../network/sandbox-link.js"
 import { findContainerByRoot, isOurContainer, spawnContainer, stopContainer, type ContainerPayload } from "../nspawn/container-process.js";
 import { buildHostRoot } from "../nspawn/host-root.js";
 import { prepareNixRoot, requireSystem } from "../nspawn/nix-root.js";
+import { isExtraContainerRunning, startExtraContainer, stopExtraContainer } from "../extra-container/backend.js";
 import { mountRoot, unmountRoot } from "../nspawn/root-mount.js";
 import { rootPath, sandboxSecretsPath, metadataPath } from "../paths.js";
 import { writeMetadata } from "../state/metadata-store.js";
@@ -34,6 +35,7 @@ type Bind = { source: string; target: string; readOnly: boolean };
  * then systemd-nspawn. Records the pid in the metadata.
  */
 export async function startSandbox(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
+  if (metadata.runtime === "extra-container") return startExtraContainer(context, metadata, template);
   const { host } = context.settings;
   const link = sandboxLink(metadata.slot, host.network.base);
   const root = rootPath(context.paths, metadata.name);
@@ -107,6 +109,7 @@ async function nixLayout(context: RuntimeContext, metadata: SandboxMetadata, roo
 
 /** Stops the container (graceful, then forceful) and removes its root and network. Idempotent. */
 export async function stopSandbox(context: RuntimeContext, metadata: SandboxMetadata, graceSeconds = 10): Promise<SandboxMetadata> {
+  if (metadata.runtime === "extra-container") return stopExtraContainer(context, metadata);
   const root = rootPath(context.paths, metadata.name);
   // A container whose pid never reached the metadata (its `up` was killed) is found by its root.
   const pid = (await isOurContainer(metadata.pid, root)) ? metadata.pid : await findContainerByRoot(root);
@@ -122,6 +125,7 @@ export async function stopSandbox(context: RuntimeContext, metadata: SandboxMeta
 
 /** True when the sandbox's container is running now. */
 export async function isRunning(context: RuntimeContext, metadata: SandboxMetadata): Promise<boolean> {
+  if (metadata.runtime === "extra-container") return isExtraContainerRunning(metadata);
   return isOurContainer(metadata.pid, rootPath(context.paths, metadata.name));
 }
 

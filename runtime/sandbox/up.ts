@@ -2,7 +2,8 @@ import { stat } from "node:fs/promises";
 import { sshPublicKey } from "../../generator/config/schema/names.js";
 import { lookupHostUser } from "../host-user.js";
 import { findSystem, requireSystem } from "../nspawn/nix-root.js";
-import type { NspawnRuntime } from "../nspawn/root-kind.js";
+import type { SandboxRuntime } from "../nspawn/root-kind.js";
+import { extraContainerUnavailable } from "../extra-container/availability.js";
 import { assertSandboxName } from "../names.js";
 import { withLock } from "../state/lock.js";
 import { listMetadata, readMetadata, writeMetadata } from "../state/metadata-store.js";
@@ -86,7 +87,7 @@ async function reserve(context: RuntimeContext, request: UpRequest, template: Te
       template: request.template,
       slot,
       containerName: `f${slot}`,
-      runtime: request.runtime === "nspawn-nix" ? "nspawn-nix" : "nspawn",
+      runtime: request.runtime === "nspawn-nix" || request.runtime === "extra-container" ? request.runtime : "nspawn",
       createdAt: new Date().toISOString(),
       phase: "creating",
       creatorPid: process.pid,
@@ -111,11 +112,16 @@ async function reserve(context: RuntimeContext, request: UpRequest, template: Te
  * template's prebuilt NixOS system when the host has one (NixOS with the module), else the
  * host's /usr.
  */
-async function chooseRuntime(context: RuntimeContext, template: string, requested: string | undefined): Promise<NspawnRuntime> {
+async function chooseRuntime(context: RuntimeContext, template: string, requested: string | undefined): Promise<SandboxRuntime> {
   if (requested === "nspawn") return "nspawn";
   if (requested === "nspawn-nix") {
     await requireSystem(context.paths.systemsDir, template);
     return "nspawn-nix";
+  }
+  if (requested === "extra-container") {
+    const reason = await extraContainerUnavailable(context.paths, template);
+    if (reason !== undefined) throw new SandboxError(`runtime extra-container cannot run template "${template}": ${reason}`, "usage");
+    return "extra-container";
   }
   if (requested !== undefined) throw new SandboxError(`runtime "${requested}" is not available on this host: see forage-ctl runtime`, "usage");
   return (await findSystem(context.paths.systemsDir, template)) === undefined ? "nspawn" : "nspawn-nix";

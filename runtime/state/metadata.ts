@@ -13,8 +13,11 @@ export const sandboxMetadataSchema = z.strictObject({
   /** 1-254: host side <base>.N.1, sandbox <base>.N.2, container name f<N>. */
   slot: z.number().int().min(1).max(254),
   containerName: z.string().regex(/^f[0-9]{1,3}$/),
-  /** nspawn: tmpfs root on the host's /usr; nspawn-nix: the template's NixOS system booted from its init. */
-  runtime: z.enum(["nspawn", "nspawn-nix"]),
+  /**
+   * nspawn: tmpfs root on the host's /usr; nspawn-nix: the template's NixOS system booted from its
+   * init; extra-container: a NixOS container (container@f<N>.service) made by extra-container.
+   */
+  runtime: z.enum(["nspawn", "nspawn-nix", "extra-container"]),
   createdAt: z.string(),
   /** "creating" until `up` finishes; a creating sandbox whose creator died is an orphan for gc. */
   phase: z.enum(["creating", "ready"]),

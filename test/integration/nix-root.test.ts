@@ -64,6 +64,13 @@ describe.skipIf(!tools.run || !isRoot())("the nspawn-nix runtime (a prebuilt sys
     expect((await host.run(["gc"])).stdout).toContain("nothing to clean");
   });
 
+  it("refuses --runtime extra-container on a host that cannot run it, saying why", async () => {
+    const refused = await host.run(["up", "extra", "-t", "basic", "--runtime", "extra-container", "-w", host.workspace("extra")]);
+    expect(refused.exitCode).toBe(64);
+    expect(refused.stderr).toMatch(/runtime extra-container cannot run template "basic": (extra-container is not installed|systemd is not this host's init)/);
+    expect((await host.run(["status", "extra"])).exitCode).toBe(2);
+  });
+
   it("refuses --runtime nspawn-nix for a template without a system, saying how to get one", async () => {
     const refused = await host.run(["up", "nosys", "-t", "readonly", "--runtime", "nspawn-nix", "-w", host.workspace("nosys")]);
     expect(refused.exitCode).toBe(5);

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { extraContainerDefinition } from "../../runtime/extra-container/definition.js";
 import { casePackagePaths, standInLib, standInPkgs, writeCaseOutput } from "../support/generated-case.js";
 import { nixEvalJson, nixString, repoRoot } from "../support/nix.js";
 import { toolsAvailable } from "../support/tools.js";
@@ -55,6 +56,30 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
         },
         configIsModule: true,
       },
+    });
+  });
+
+  it("is what forage-ctl's per-sandbox extra-container file evaluates to, with the sandbox's uid, addresses and mounts", () => {
+    const file = join(root, "f7.nix");
+    writeFileSync(file, extraContainerDefinition({
+      sandbox: "demo", template: "claude", generatedDir: root, modulesDir: join(repoRoot, "modules"), containerName: "f7",
+      hostAddress: "10.100.7.1", localAddress: "10.100.7.2", uid: 1234, gid: 567, workspace: "/home/alice/src/demo",
+      secretsDir: null, extraBindMounts: { "/home/agent/.tmux.conf": "/home/alice/.tmux.conf" },
+    }));
+    const evaluated = nixEvalJson(`${prelude}
+      let c = (import ${nixString(file)}).containers.f7; sandbox = (c.config { inherit pkgs; }).forage.sandbox;
+      in removeAttrs c [ "config" ] // { sandbox = { inherit (sandbox) uid gid templateName; }; }`);
+    expect(evaluated).toEqual({
+      ephemeral: true,
+      privateNetwork: true,
+      autoStart: false,
+      hostAddress: "10.100.7.1",
+      localAddress: "10.100.7.2",
+      bindMounts: {
+        "/workspace": { hostPath: "/home/alice/src/demo", isReadOnly: false },
+        "/home/agent/.tmux.conf": { hostPath: "/home/alice/.tmux.conf", isReadOnly: true },
+      },
+      sandbox: { uid: 1234, gid: 567, templateName: "claude" },
     });
   });
 

@@ -1,0 +1,73 @@
+import { rm, writeFile } from "node:fs/promises";
+import type { TemplateModel } from "../../generator/model/model.js";
+import { sandboxLink } from "../network/sandbox-link.js";
+import { metadataPath, sandboxSecretsPath, type RuntimePaths } from "../paths.js";
+import { writeMetadata } from "../state/metadata-store.js";
+import type { SandboxMetadata } from "../state/metadata.js";
+import { recordEvent } from "../sandbox/audit-log.js";
+import type { RuntimeContext } from "../sandbox/context.js";
+import { sshBindsForSystem } from "../sandbox/ssh.js";
+import { containerUnit, isUnitActive, limitProperties, runTool, unitMainPid } from "./container-unit.js";
+import { extraContainerDefinition } from "./definition.js";
+
+/** The sandbox's extra-container definition: `<state>/sandboxes/<name>.nix` (no secrets in it). */
+export function definitionPath(paths: RuntimePaths, name: string): string {
+  return metadataPath(paths, name).replace(/\.json$/, ".nix");
+}
+
+/**
+ * Starts a sandbox as a NixOS container the reference's way: writes its definition from the
+ * template's generated container file and runs `extra-container create --start` (which builds
+ * and starts `container@f<N>.service`; NixOS makes the veth ve-f<N> with the slot's addresses).
+ * The template's resource limits are set on that unit; its main pid is recorded.
+ */
+export async function startExtraContainer(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
+  const { host } = context.settings;
+  const link = sandboxLink(metadata.slot, host.network.base);
+  const extraBinds = template.ssh ? await sshBindsForSystem(context.paths, metadata, host.containerUsername) : [];
+  if (metadata.muxConfig !== null) extraBinds.push({ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true });
+  const file = definitionPath(context.paths, metadata.name);
+  const definition = extraContainerDefinition({
+    sandbox: metadata.name,
+    template: template.name,
+    generatedDir: context.paths.generatedDir,
+    modulesDir: context.paths.modulesDir,
+    containerName: metadata.containerName,
+    hostAddress: link.hostAddress,
+    localAddress: link.sandboxAddress,
+    uid: metadata.uid,
+    gid: metadata.gid,
+    workspace: metadata.workspace.hostPath,
+    secretsDir: metadata.secrets.length > 0 ? sandboxSecretsPath(context.paths, metadata.name) : null,
+    extraBindMounts: Object.fromEntries(extraBinds.map((bind) => [bind.target, bind.source])),
+  });
+  await writeFile(file, definition, { mode: 0o644 });
+  await runTool("extra-container", ["create", "--start", file], `create container ${metadata.containerName}`);
+  const limits = limitProperties(template.resourceLimits);
+  if (limits.length > 0) await runTool("systemctl", ["set-property", "--runtime", containerUnit(metadata.containerName), ...limits], "apply the resource limits");
+  const started = { ...metadata, pid: await unitMainPid(metadata.containerName), startedAt: new Date().toISOString(), cgroup: null };
+  await writeMetadata(context.paths, started);
+  await recordEvent(context.paths, metadata.name, "start");
+  return started;
+}
+
+/** Stops the container's unit (NixOS halts the container gracefully); idempotent. */
+export async function stopExtraContainer(context: RuntimeContext, metadata: SandboxMetadata): Promise<SandboxMetadata> {
+  if (await isUnitActive(metadata.containerName)) await runTool("systemctl", ["stop", containerUnit(metadata.containerName)], `stop container ${metadata.containerName}`);
+  const stopped = { ...metadata, pid: null, startedAt: null, cgroup: null };
+  await writeMetadata(context.paths, stopped);
+  await recordEvent(context.paths, metadata.name, "stop");
+  return stopped;
+}
+
+/** Removes the container's definition from the host (`extra-container destroy`) and our copy. */
+export async function destroyExtraContainer(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
+  // A sandbox whose create failed has nothing installed: only what extra-container lists is destroyed.
+  const installed = (await runTool("extra-container", ["list"], "list the installed containers")).split("\n").map((line) => line.trim());
+  if (installed.includes(metadata.containerName)) await runTool("extra-container", ["destroy", metadata.containerName], `destroy container ${metadata.containerName}`);
+  await rm(definitionPath(context.paths, metadata.name), { force: true });
+}
+
+export function isExtraContainerRunning(metadata: SandboxMetadata): Promise<boolean> {
+  return isUnitActive(metadata.containerName);
+}
