@@ -35,6 +35,11 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# jj for the workspace tests and sandboxes: Debian 12 does not package it (see the script).
+if ! command -v jj > /dev/null 2>&1; then
+  if [ "$(id -u)" -eq 0 ]; then bash scripts/install-jj.sh; else sudo bash scripts/install-jj.sh; fi
+fi
+
 # Tests must never reach a binary cache (the machines have no network but loopback).
 if [ -w /etc/nix/nix.conf ] && ! grep -q '^substituters' /etc/nix/nix.conf; then
   echo 'substituters =' >> /etc/nix/nix.conf
