@@ -56,7 +56,7 @@ results.push(["bare systemd-nspawn … /bin/true (baseline)", bare]);
 
 const context: RuntimeContext = { settings: await loadSettings(config), paths: runtimePaths("/unused"), warn: () => undefined };
 results.push(["up until exec works (in-process)", await median(5, async (i) => {
-  await upSandbox(context, { name: `b${i}`, template: "bench", workspace, identity: {} });
+  await upSandbox(context, { name: `b${i}`, template: "bench", workspace: { directory: workspace }, identity: {} });
   await execInRunning(context, await requireSandbox(context, `b${i}`), ["true"]);
 })]);
 results.push(["exec NAME -- true (in-process)", await median(30, async () => void (await execInRunning(context, await requireSandbox(context, "b0"), ["true"])))]);

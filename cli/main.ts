@@ -18,6 +18,7 @@ const sandboxExitCodes: Record<SandboxErrorKind, number> = {
   container: ExitCode.containerFailed,
   config: ExitCode.config,
   usage: ExitCode.usage,
+  vcs: ExitCode.vcs,
 };
 
 async function buildProgram(argv: string[]): Promise<Command> {

@@ -14,15 +14,20 @@ export function registerLifecycle(program: Command): void {
     .description("Create and start a sandbox from a template")
     .argument("<name>", "sandbox name: 1-63 of a-z, 0-9 and '-'")
     .requiredOption("-t, --template <template>", "template to create it from (see forage-ctl templates)")
-    .requiredOption("-w, --workspace <dir>", "host directory mounted at /workspace (direct mode)")
+    .option("-w, --workspace <dir>", "host directory mounted at /workspace as is")
+    .option("-r, --repo <repo>", "PATH: a jj workspace (if it has .jj) or git worktree on branch forage-NAME (if .git) of the repository at /workspace; NAME=PATH: a repository the template's mounts name (repeatable)", (value: string, all: string[]) => [...all, value], [] as string[])
+    .option("--direct", "mount the -r repository as is instead (like -w)")
     .option("--git-user <name>", "author name for commits made in the sandbox")
     .option("--git-email <email>", "author e-mail for commits made in the sandbox")
     .option("--ssh-key-path <path>", "your SSH private key the agent uses for git over SSH (copied read-only into the sandbox)")
     .option("--no-mux-config", "do not mount your ~/.tmux.conf (read-only) into the sandbox")
     .option("--runtime <runtime>", "runtime to use (see forage-ctl runtime)")
     .option("--ssh-key <key>", "an SSH public key that may log in (repeatable; added to authorizedKeys)", (key: string, keys: string[]) => [...keys, key], [] as string[])
-    .addHelpText("after", "\nExample:\n  forage-ctl up myproj -t claude -w ~/src/myproj\n  forage-ctl exec myproj -- git status")
-    .action(async (name: string, options: { template: string; workspace: string; gitUser?: string; gitEmail?: string; sshKeyPath?: string; sshKey: string[]; muxConfig: boolean; runtime?: string }) => {
+    .addHelpText(
+      "after",
+      "\nExamples:\n  forage-ctl up myproj -t claude -w ~/src/myproj         # the directory itself\n  forage-ctl up fix-42 -t claude -r ~/src/myproj         # its own jj workspace / git worktree\n  forage-ctl up docs -t writer -r ~/src/site -r data=~/src/data   # plus a named repository\n  forage-ctl exec myproj -- git status",
+    )
+    .action(async (name: string, options: { template: string; workspace?: string; repo: string[]; direct?: boolean; gitUser?: string; gitEmail?: string; sshKeyPath?: string; sshKey: string[]; muxConfig: boolean; runtime?: string }) => {
       const progress = process.stderr.isTTY ? (step: string) => void process.stderr.write(`  ${step}…\n`) : undefined;
       if (typeof process.getuid === "function" && process.getuid() === 0) {
         // First use as root: the daemon serves the configured user from now on (no sudo needed).
@@ -33,7 +38,7 @@ export function registerLifecycle(program: Command): void {
         {
           name,
           template: options.template,
-          workspace: resolve(options.workspace),
+          ...workspaceArgs(options),
           ...(options.gitUser === undefined ? {} : { gitUser: options.gitUser }),
           ...(options.gitEmail === undefined ? {} : { gitEmail: options.gitEmail }),
           ...(options.sshKeyPath === undefined ? {} : { sshKeyPath: resolve(options.sshKeyPath) }),
@@ -44,7 +49,7 @@ export function registerLifecycle(program: Command): void {
         progress,
       );
       process.stdout.write(
-        `sandbox ${name} is up (template ${sandbox.template}, ${sandbox.address}, workspace ${sandbox.workspace})\n` +
+        `sandbox ${name} is up (template ${sandbox.template}, ${sandbox.address}, workspace ${sandbox.workspace}, ${sandbox.workspaceMode}${sandbox.workspaceVcs === null ? "" : ` ${sandbox.workspaceVcs}`})\n` +
           `  attach:  forage-ctl attach ${name}\n  run:     forage-ctl exec ${name} -- COMMAND\n  remove:  forage-ctl down ${name}\n`,
       );
     });
@@ -98,4 +103,25 @@ function seconds(text: string): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 0 || value > 3600) throw new UserError(`--timeout: "${text}" is not a whole number of seconds (0-3600)`, ExitCode.usage);
   return value;
+}
+
+/** -w, -r and --direct as operation arguments: paths made absolute, NAME=PATH split off. */
+function workspaceArgs(options: { workspace?: string; repo: string[]; direct?: boolean }): { workspace?: string; repo?: string; direct?: boolean; repos?: Record<string, string> } {
+  const named: Record<string, string> = {};
+  const plain: string[] = [];
+  for (const value of options.repo) {
+    const match = /^([a-z][a-z0-9-]{0,31})=(.+)$/.exec(value);
+    if (match?.[1] !== undefined && match[2] !== undefined) {
+      if (named[match[1]] !== undefined) throw new UserError(`-r ${match[1]}= is given twice`, ExitCode.usage);
+      named[match[1]] = resolve(match[2]);
+    } else plain.push(value);
+  }
+  if (plain.length > 1) throw new UserError(`only one default repository: -r ${plain.join(", -r ")} (name the others: -r NAME=PATH)`, ExitCode.usage);
+  if (options.direct === true && plain[0] === undefined) throw new UserError("--direct needs -r PATH (or use -w DIR)", ExitCode.usage);
+  return {
+    ...(options.workspace === undefined ? {} : { workspace: resolve(options.workspace) }),
+    ...(plain[0] === undefined ? {} : { repo: resolve(plain[0]) }),
+    ...(options.direct === true ? { direct: true } : {}),
+    ...(Object.keys(named).length === 0 ? {} : { repos: named }),
+  };
 }

@@ -34,7 +34,7 @@ export function registerObserve(program: Command): void {
       const uptime = v.startedAt === null ? "-" : `${Math.round((Date.now() - Date.parse(v.startedAt)) / 1000)} s`;
       const rows: [string, string][] = [
         ["name", v.name], ["template", v.template], ["status", v.status], ["address", v.address],
-        ["runtime", v.runtime], ["container", v.containerName], ["workspace", `${v.workspace} (${v.workspaceMode})`], ["uptime", uptime], ["created", v.createdAt],
+        ["runtime", v.runtime], ["container", v.containerName], ["workspace", `${v.workspace} (${v.workspaceMode}${v.workspaceVcs === null ? "" : ` ${v.workspaceVcs}`})`], ["uptime", uptime], ["created", v.createdAt],
       ];
       process.stdout.write(rows.map(([k, val]) => `${k.padEnd(10)} ${val}`).join("\n") + "\n");
     });

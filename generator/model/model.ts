@@ -85,6 +85,8 @@ export interface TemplateModel {
   agentIdentity: Identity;
   /** Sorted by name; includes the beads mount when useBeads is enabled. */
   mounts: MountModel[];
+  /** Protected workspace paths this template lets the agent write (workspace.unprotected). */
+  unprotectedPaths: string[];
   multiplexer: "tmux" | "wezterm";
   tmuxWindows: { name: string; command: string }[];
   useProxy: boolean;

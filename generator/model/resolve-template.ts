@@ -30,6 +30,7 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
     initCommands: template.initCommands ?? [],
     agentIdentity: { ...host.agentIdentity, ...template.agentIdentity },
     mounts,
+    unprotectedPaths: [...(template.workspace?.unprotected ?? [])].sort(),
     multiplexer: template.multiplexer ?? "tmux",
     tmuxWindows: template.tmuxWindows ?? agents.map((agent) => ({ name: agent.name, command: agent.name })),
     useProxy: template.useProxy ?? false,

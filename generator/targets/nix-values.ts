@@ -25,7 +25,10 @@ export function templateValues(template: TemplateModel, nftFile: string | null):
     resourceLimits: n.fromValue(template.resourceLimits),
     initCommands: n.fromValue(template.initCommands),
     agentIdentity: identityValues(template.agentIdentity),
-    workspace: n.attrs({ mounts: n.attrs(Object.fromEntries(template.mounts.map((m) => [m.name, mountValues(m)]))) }),
+    workspace: n.attrs({
+      mounts: n.attrs(Object.fromEntries(template.mounts.map((m) => [m.name, mountValues(m)]))),
+      unprotected: n.fromValue(template.unprotectedPaths),
+    }),
     multiplexer: n.str(template.multiplexer),
     tmuxWindows: n.fromValue(template.tmuxWindows),
     useProxy: n.bool(template.useProxy),

@@ -3,8 +3,10 @@
 # 0700 at `up` and its files are owned by the agent's uid.
 { lib }:
 cfg: [
-  "d ${cfg.stateDir} 0750 root root - -"
+  # Traversable, not listable: the user reaches their sandboxes' jj workspaces and git worktrees
+  # under workspaces/ (each owned by them); metadata stays root's.
+  "d ${cfg.stateDir} 0711 root root - -"
   "d ${cfg.stateDir}/sandboxes 0750 root root - -"
-  "d ${cfg.stateDir}/workspaces 0755 root root - -"
+  "d ${cfg.stateDir}/workspaces 0711 root root - -"
   "d /run/forage-secrets 0700 root root - -"
 ]

@@ -228,6 +228,18 @@
             default = null;
             description = "Beads issue-tracker workspace.";
           };
+          unprotected = lib.mkOption {
+            type = lib.types.nullOr (lib.types.listOf (lib.types.enum [
+              ".git/hooks"
+              ".git/config"
+              ".jj/repo/config.toml"
+              ".envrc"
+              ".vscode"
+              ".forage"
+            ]));
+            default = null;
+            description = "Protected workspace paths the agent may write after all (by default read-only: .git/hooks, .git/config, .jj/repo/config.toml, .envrc, .vscode, .forage).";
+          };
         };
       });
       default = null;

@@ -26,7 +26,12 @@ export function localOperations(context: RuntimeContext): Operations {
       const sandbox = await upSandbox(context, {
         name: args.name,
         template: args.template,
-        workspace: args.workspace,
+        workspace: {
+          ...(args.workspace === undefined ? {} : { directory: args.workspace }),
+          ...pick(args, "repo"),
+          ...pick(args, "direct"),
+          ...(args.repos === undefined ? {} : { namedRepos: args.repos }),
+        },
         identity: { ...pick(args, "gitUser"), ...pick(args, "gitEmail"), ...pick(args, "sshKeyPath") },
         ...(args.sshKeys === undefined ? {} : { sshKeys: args.sshKeys }),
         ...(args.muxConfig === undefined ? {} : { muxConfig: args.muxConfig }),
@@ -92,6 +97,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     template: metadata.template,
     address: sandboxLink(metadata.slot, context.settings.host.network.base).sandboxAddress,
     workspaceMode: metadata.workspace.mode,
+    workspaceVcs: metadata.workspace.vcsName ?? null,
     runtime: metadata.runtime,
     workspace: metadata.workspace.hostPath,
     status,

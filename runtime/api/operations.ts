@@ -9,6 +9,8 @@ export interface SandboxView {
   template: string;
   address: string;
   workspaceMode: string;
+  /** The jj workspace or git branch the sandbox works on, or null for a directory as is. */
+  workspaceVcs: string | null;
   /** nspawn (host /usr) or nspawn-nix (the template's NixOS system). */
   runtime: string;
   workspace: string;
@@ -27,7 +29,13 @@ export interface SandboxView {
 export interface UpArgs {
   name: string;
   template: string;
-  workspace: string;
+  /** -w DIR: a directory bound as is. */
+  workspace?: string;
+  /** -r PATH: the default repository (a jj workspace or git worktree of it; as is with direct). */
+  repo?: string;
+  direct?: boolean;
+  /** -r NAME=PATH: repositories the template's mounts name. */
+  repos?: Record<string, string>;
   gitUser?: string;
   gitEmail?: string;
   /** Host path of the agent's SSH private key (must belong to the configured user). */

@@ -15,7 +15,10 @@ export const requestSchemas = {
   up: z.strictObject({
     name,
     template: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
-    workspace: z.string().startsWith("/").max(4096),
+    workspace: z.string().startsWith("/").max(4096).optional(),
+    repo: z.string().startsWith("/").max(4096).optional(),
+    direct: z.boolean().optional(),
+    repos: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/), z.string().startsWith("/").max(4096)).optional(),
     gitUser: z.string().max(128).regex(/^[^\n\r<>]+$/).optional(),
     gitEmail: z.string().max(254).regex(/^[^\s<>@]+@[^\s<>@]+$/).optional(),
     sshKeyPath: z.string().startsWith("/").max(4096).optional(),

@@ -109,7 +109,9 @@ async function run(context: RuntimeContext, op: Op, args: Record<string, never>,
   const a = args as Record<string, unknown>;
   switch (op) {
     case "up":
-      await requireOwnedWorkspace(String(a.workspace), ownerUid);
+      for (const path of [a.workspace, a.repo, ...Object.values((a.repos ?? {}) as Record<string, string>)]) {
+        if (typeof path === "string") await requireOwnedWorkspace(path, ownerUid);
+      }
       return operations.up(a as never, (step) => send({ progress: step }));
     case "down":
       return operations.down(String(a.name), Number(a.grace));

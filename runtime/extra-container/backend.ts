@@ -9,6 +9,7 @@ import type { RuntimeContext } from "../sandbox/context.js";
 import { sshBindsForSystem } from "../sandbox/ssh.js";
 import { containerUnit, isUnitActive, limitProperties, runTool, unitMainPid } from "./container-unit.js";
 import { extraContainerDefinition } from "./definition.js";
+import { workspaceBinds } from "../workspaces/workspace-binds.js";
 
 /** The sandbox's extra-container definition: `<state>/sandboxes/<name>.nix` (no secrets in it). */
 export function definitionPath(paths: RuntimePaths, name: string): string {
@@ -24,7 +25,10 @@ export function definitionPath(paths: RuntimePaths, name: string): string {
 export async function startExtraContainer(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
   const { host } = context.settings;
   const link = sandboxLink(metadata.slot, host.network.base);
-  const extraBinds = template.ssh ? await sshBindsForSystem(context.paths, metadata, host.containerUsername) : [];
+  // The primary workspace is the definition's own `workspace`; the other mounts, VCS directories
+  // and protected paths ride along as extra bind mounts.
+  const workspaces = (await workspaceBinds(metadata, host.workspacePath, { readOnly: template.readOnlyWorkspace, unprotected: template.unprotectedPaths })).slice(1);
+  const extraBinds = [...workspaces, ...(template.ssh ? await sshBindsForSystem(context.paths, metadata, host.containerUsername) : [])];
   if (metadata.muxConfig !== null) extraBinds.push({ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true });
   const file = definitionPath(context.paths, metadata.name);
   const definition = extraContainerDefinition({
@@ -39,7 +43,7 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
     gid: metadata.gid,
     workspace: metadata.workspace.hostPath,
     secretsDir: metadata.secrets.length > 0 ? sandboxSecretsPath(context.paths, metadata.name) : null,
-    extraBindMounts: Object.fromEntries(extraBinds.map((bind) => [bind.target, bind.source])),
+    extraBindMounts: Object.fromEntries(extraBinds.map((bind) => [bind.target, { hostPath: bind.source, readOnly: bind.readOnly }])),
   });
   await writeFile(file, definition, { mode: 0o644 });
   await runTool("extra-container", ["create", "--start", file], `create container ${metadata.containerName}`);

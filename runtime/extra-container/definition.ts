@@ -16,8 +16,8 @@ export interface DefinitionInput {
   gid: number;
   workspace: string;
   secretsDir: string | null;
-  /** More read-only bind mounts: container path → host path. */
-  extraBindMounts: Record<string, string>;
+  /** More bind mounts: container path → host path and whether it is read-only. */
+  extraBindMounts: Record<string, { hostPath: string; readOnly: boolean }>;
 }
 
 /**
@@ -43,8 +43,8 @@ export function extraContainerDefinition(input: DefinitionInput): string {
     }),
   );
   const binds: Record<string, NixExpr> = {};
-  for (const [target, source] of Object.entries(input.extraBindMounts).sort(([a], [b]) => a.localeCompare(b))) {
-    binds[target] = n.attrs({ hostPath: n.str(source), isReadOnly: n.bool(true) });
+  for (const [target, bind] of Object.entries(input.extraBindMounts).sort(([a], [b]) => a.localeCompare(b))) {
+    binds[target] = n.attrs({ hostPath: n.str(bind.hostPath), isReadOnly: n.bool(bind.readOnly) });
   }
   const args = n.attrs({
     name: n.str(input.containerName),

@@ -22,7 +22,8 @@ export function sandboxEnv(metadata: SandboxMetadata, user: string | null, term:
     FORAGE_SANDBOX: metadata.name,
   };
   const { gitUser, gitEmail } = metadata.agentIdentity;
-  if (gitUser !== undefined) Object.assign(env, { GIT_AUTHOR_NAME: gitUser, GIT_COMMITTER_NAME: gitUser });
-  if (gitEmail !== undefined) Object.assign(env, { GIT_AUTHOR_EMAIL: gitEmail, GIT_COMMITTER_EMAIL: gitEmail });
+  // git and jj each read their own variables; both get the sandbox's identity.
+  if (gitUser !== undefined) Object.assign(env, { GIT_AUTHOR_NAME: gitUser, GIT_COMMITTER_NAME: gitUser, JJ_USER: gitUser });
+  if (gitEmail !== undefined) Object.assign(env, { GIT_AUTHOR_EMAIL: gitEmail, GIT_COMMITTER_EMAIL: gitEmail, JJ_EMAIL: gitEmail });
   return env;
 }

@@ -16,6 +16,7 @@ import type { RuntimeContext } from "./context.js";
 import { resolveAgentPrograms } from "./host-programs.js";
 import { agentLauncherPath } from "./assets.js";
 import { identityKeyFile } from "./identity-key.js";
+import { workspaceBinds } from "../workspaces/workspace-binds.js";
 import { installSsh, sshBindsForSystem, startSshd } from "./ssh.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
@@ -44,7 +45,7 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
   const layout = metadata.runtime === "nspawn-nix" ? await nixLayout(context, metadata, root, template) : await hostLayout(context, metadata, root, template, link.hostAddress);
   const binds = [
     ...layout.binds,
-    { source: metadata.workspace.hostPath, target: host.workspacePath, readOnly: template.readOnlyWorkspace },
+    ...(await workspaceBinds(metadata, host.workspacePath, { readOnly: template.readOnlyWorkspace, unprotected: template.unprotectedPaths })),
     ...(metadata.secrets.length > 0 ? [{ source: sandboxSecretsPath(context.paths, metadata.name), target: host.secretsMountPath, readOnly: true }] : []),
     ...(metadata.muxConfig === null ? [] : [{ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true }]),
   ];

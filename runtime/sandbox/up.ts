@@ -20,12 +20,13 @@ import type { TemplateModel } from "../../generator/model/model.js";
 import { ensureHostKey } from "./ssh.js";
 import { runInit, startSession } from "./session.js";
 import { startSandbox } from "./start-stop.js";
+import { createWorkspaces, type WorkspaceRequest } from "../workspaces/create-workspaces.js";
 
 export interface UpRequest {
   name: string;
   template: string;
-  /** Absolute host path of the workspace directory (direct mode). */
-  workspace: string;
+  /** What to mount: -w DIR, or -r REPO [--direct], and named repositories (absolute paths). */
+  workspace: WorkspaceRequest;
   /** From the CLI: overrides the template's agentIdentity, which overrides the host user's git config. */
   identity: SandboxMetadata["agentIdentity"];
   /** Extra SSH public keys for this sandbox (--ssh-key), added to the configured ones. */
@@ -49,14 +50,17 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
   const template = findTemplate(context, request.template);
   const runtime = await chooseRuntime(context, template.name, request.runtime);
   const owner = await agentOwner(context);
-  await requireDirectory(request.workspace);
   if (runtime === "nspawn") await resolveAgentPrograms(template);
   const reserved = await reserve(context, { ...request, runtime }, template, owner);
   try {
-    const secrets = await copySecrets(context.paths, reserved, template, context.settings.host);
+    request.progress?.("preparing the workspaces");
+    const workspaces = await createWorkspaces(context.paths, reserved.name, template, request.workspace, owner);
+    const withWorkspaces = { ...reserved, ...workspaces };
+    await writeMetadata(context.paths, withWorkspaces);
+    const secrets = await copySecrets(context.paths, withWorkspaces, template, context.settings.host);
     if (template.ssh) await ensureHostKey(context.paths, reserved.name);
     request.progress?.("starting the container");
-    const running = await startSandbox(context, { ...reserved, secrets }, template);
+    const running = await startSandbox(context, { ...withWorkspaces, secrets }, template);
     request.progress?.("opening the agent session");
     await startSession(context, running, template);
     request.progress?.("running init commands");
@@ -91,7 +95,9 @@ async function reserve(context: RuntimeContext, request: UpRequest, template: Te
       createdAt: new Date().toISOString(),
       phase: "creating",
       creatorPid: process.pid,
-      workspace: { mode: "direct", hostPath: request.workspace, managed: false },
+      // Until the workspaces are made (after the name is reserved): nothing of ours to remove.
+      workspace: { mode: "direct", hostPath: request.workspace.directory ?? request.workspace.repo ?? "/", managed: false },
+      mounts: [],
       agentIdentity: { ...(await hostGitIdentity(owner.home)), ...template.agentIdentity, ...request.identity },
       uid: owner.uid,
       gid: owner.gid,
@@ -134,9 +140,4 @@ async function agentOwner(context: RuntimeContext): Promise<{ uid: number; gid: 
   if (user === undefined) throw new SandboxError(`user "${name}" (from ${context.settings.source}) does not exist on this host: set \`user\` to an existing account`, "config");
   if (user.uid === 0) throw new SandboxError(`user "${name}" is root: agents never run as root; set \`user\` to an unprivileged account`, "config");
   return { uid: user.uid, gid: user.gid, home: user.home };
-}
-
-async function requireDirectory(path: string): Promise<void> {
-  const info = await stat(path).catch(() => undefined);
-  if (info?.isDirectory() !== true) throw new SandboxError(`workspace ${path} is not an existing directory`, "usage");
 }

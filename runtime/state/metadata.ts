@@ -6,6 +6,37 @@ import { sandboxNamePattern } from "../names.js";
  * remove it again, so a restarted daemon can re-adopt it. Validated on every read: the state
  * directory is input like any other.
  */
+/** One directory bound into a sandbox: as is (direct), or a jj workspace / git worktree we made. */
+export const workspaceMountSchema = z.strictObject({
+  mode: z.enum(["direct", "jj", "git-worktree"]),
+  /** The host directory bound into the sandbox. */
+  hostPath: z.string().startsWith("/"),
+  /** Created by forage-ctl under the state directory and removed on down; never a direct mount. */
+  managed: z.boolean(),
+  /** The repository a jj workspace or git worktree belongs to. */
+  sourceRepo: z.string().startsWith("/").optional(),
+  /** The jj workspace name, or the git branch checked out. */
+  vcsName: z.string().max(255).optional(),
+  /** git: the branch was made for this sandbox (deleted on down when merged). */
+  ownBranch: z.boolean().optional(),
+  /**
+   * The repository's shared VCS directory (jj: <repo>/.jj/repo; git: the common .git), bound at the
+   * same path so the workspace's pointer to it resolves inside. Recorded when the workspace is
+   * made, never read back from the workspace (which the sandbox can write).
+   */
+  vcsDir: z.string().startsWith("/").optional(),
+});
+
+/** A template mount (workspace.mounts): where it appears, and whether the sandbox may write it. */
+export const namedMountSchema = workspaceMountSchema.extend({
+  name: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
+  containerPath: z.string().startsWith("/"),
+  readOnly: z.boolean(),
+});
+
+export type WorkspaceMount = z.infer<typeof workspaceMountSchema>;
+export type NamedMount = z.infer<typeof namedMountSchema>;
+
 export const sandboxMetadataSchema = z.strictObject({
   version: z.literal(1),
   name: z.string().regex(sandboxNamePattern),
@@ -22,11 +53,10 @@ export const sandboxMetadataSchema = z.strictObject({
   /** "creating" until `up` finishes; a creating sandbox whose creator died is an orphan for gc. */
   phase: z.enum(["creating", "ready"]),
   creatorPid: z.number().int().positive(),
-  workspace: z.strictObject({
-    mode: z.enum(["direct", "jj", "git-worktree"]),
-    hostPath: z.string().startsWith("/"),
-    managed: z.boolean(),
-  }),
+  /** What is bound at the workspace path (/workspace). */
+  workspace: workspaceMountSchema,
+  /** The template's other mounts, in the order they are bound. */
+  mounts: z.array(namedMountSchema).default([]),
   agentIdentity: z.strictObject({
     gitUser: z.string().optional(),
     gitEmail: z.string().optional(),

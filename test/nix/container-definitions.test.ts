@@ -64,7 +64,7 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
     writeFileSync(file, extraContainerDefinition({
       sandbox: "demo", template: "claude", generatedDir: root, modulesDir: join(repoRoot, "modules"), containerName: "f7",
       hostAddress: "10.100.7.1", localAddress: "10.100.7.2", uid: 1234, gid: 567, workspace: "/home/alice/src/demo",
-      secretsDir: null, extraBindMounts: { "/home/agent/.tmux.conf": "/home/alice/.tmux.conf" },
+      secretsDir: null, extraBindMounts: { "/home/agent/.tmux.conf": { hostPath: "/home/alice/.tmux.conf", readOnly: true } },
     }));
     const evaluated = nixEvalJson(`${prelude}
       let c = (import ${nixString(file)}).containers.f7; sandbox = (c.config { inherit pkgs; }).forage.sandbox;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { protectedPaths } from "./protected-paths.js";
 import { agentSchema } from "./agent.js";
 import { agentName, allowEntry, packageRef, templateName } from "./names.js";
 import { identitySchema } from "./identity.js";
@@ -102,6 +103,11 @@ export const templateSchema = z
           .optional()
           .describe("Extra workspaces by name: host paths or repositories mounted at chosen paths."),
         useBeads: beadsSchema.optional(),
+        unprotected: z
+          .array(z.enum(protectedPaths))
+          .max(protectedPaths.length)
+          .optional()
+          .describe(`Protected workspace paths the agent may write after all (by default read-only: ${protectedPaths.join(", ")}).`),
       })
       .optional()
       .describe("Composable workspace mounts."),

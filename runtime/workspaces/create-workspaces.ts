@@ -1,0 +1,133 @@
+import { access, chmod, chown, mkdir, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { MountModel, TemplateModel } from "../../generator/model/model.js";
+import { pathUnder } from "../names.js";
+import type { RuntimePaths } from "../paths.js";
+import { SandboxError } from "../sandbox/errors.js";
+import type { NamedMount, WorkspaceMount } from "../state/metadata.js";
+import { addGitWorktree, gitCommonDir } from "./git-worktree.js";
+import { addJjWorkspace, jjRepoStore } from "./jj-workspace.js";
+import { removeWorkspace } from "./remove-workspaces.js";
+import type { RepoOwner } from "./vcs-command.js";
+
+/** What `up` was asked to mount: -w DIR, or -r REPO [--direct], plus named repositories. */
+export interface WorkspaceRequest {
+  /** -w DIR: bound as is. */
+  directory?: string;
+  /** -r PATH: the default repository (a jj workspace or git worktree of it, or itself with --direct). */
+  repo?: string;
+  /** --direct: bind the default repository as is. */
+  direct?: boolean;
+  /** -r NAME=PATH: repositories the template's mounts name. */
+  namedRepos?: Record<string, string>;
+}
+
+/** Where the primary workspace is made: a name no template mount can have. */
+const primaryDir = "_workspace";
+
+/**
+ * Makes every workspace a new sandbox mounts: the primary one (at the workspace path) and the
+ * template's mounts. jj workspaces and git worktrees are made as the repository's owner under
+ * `<state>/workspaces/<sandbox>/`. If any step fails, everything made so far is removed again.
+ */
+export async function createWorkspaces(paths: RuntimePaths, sandbox: string, template: TemplateModel, request: WorkspaceRequest, owner: RepoOwner): Promise<{ workspace: WorkspaceMount; mounts: NamedMount[] }> {
+  const made: WorkspaceMount[] = [];
+  try {
+    const workspace = await createPrimary(paths, sandbox, request, owner);
+    made.push(workspace);
+    const mounts: NamedMount[] = [];
+    for (const mount of template.mounts) {
+      const created = await createMount(paths, sandbox, mount, request, owner);
+      made.push(created);
+      mounts.push(created);
+    }
+    return { workspace, mounts };
+  } catch (error) {
+    for (const mount of made.reverse()) await removeWorkspace(mount, owner).catch(() => undefined);
+    await rm(sandboxWorkspacesDir(paths, sandbox), { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function sandboxWorkspacesDir(paths: RuntimePaths, sandbox: string): string {
+  return pathUnder(paths.workspacesDir, sandbox);
+}
+
+async function createPrimary(paths: RuntimePaths, sandbox: string, request: WorkspaceRequest, owner: RepoOwner): Promise<WorkspaceMount> {
+  if (request.directory !== undefined && request.repo !== undefined) throw new SandboxError("give either -w DIR or -r REPO, not both", "usage");
+  const source = request.directory ?? request.repo;
+  if (source === undefined) throw new SandboxError("no workspace: give -w DIR (a directory as is) or -r REPO (a jj workspace or git worktree of it)", "usage");
+  await requireDirectory(source);
+  if (request.directory !== undefined || request.direct === true) return { mode: "direct", hostPath: source, managed: false };
+  const target = await managedDir(paths, sandbox, primaryDir, owner);
+  return checkOut(source, await detectMode(source), target, { jjName: sandbox, branch: `forage-${sandbox}`, existingBranch: null }, owner);
+}
+
+async function createMount(paths: RuntimePaths, sandbox: string, mount: MountModel, request: WorkspaceRequest, owner: RepoOwner): Promise<NamedMount> {
+  const place = { name: mount.name, containerPath: mount.containerPath, readOnly: mount.readOnly };
+  if (mount.hostPath !== null) {
+    await requireDirectory(mount.hostPath);
+    return { ...place, mode: "direct", hostPath: mount.hostPath, managed: false };
+  }
+  const repo = repoOf(mount, request);
+  await requireDirectory(repo);
+  const mode = mount.mode ?? (await detectMode(repo));
+  if (mode === "direct") return { ...place, mode, hostPath: repo, managed: false };
+  const target = await managedDir(paths, sandbox, mount.name, owner);
+  return { ...place, ...(await checkOut(repo, mode, target, { jjName: `${sandbox}-${mount.name}`, branch: `forage-${sandbox}-${mount.name}`, existingBranch: mount.branch }, owner)) };
+}
+
+/** The repository a template mount names: an absolute path, a -r NAME=PATH name, or the default -r. */
+function repoOf(mount: MountModel, request: WorkspaceRequest): string {
+  if (mount.repo?.startsWith("/") === true) return mount.repo;
+  if (mount.repo !== null) {
+    const path = request.namedRepos?.[mount.repo];
+    if (path === undefined) throw new SandboxError(`mount "${mount.name}" needs repository "${mount.repo}": give -r ${mount.repo}=PATH`, "usage");
+    return path;
+  }
+  if (request.repo === undefined) throw new SandboxError(`mount "${mount.name}" uses the default repository: give -r PATH`, "usage");
+  return request.repo;
+}
+
+/** jj when the repository has .jj (jj before git: a colocated repository has both), else git. */
+async function detectMode(repo: string): Promise<"jj" | "git-worktree"> {
+  if (await exists(join(repo, ".jj"))) return "jj";
+  if (await exists(join(repo, ".git"))) return "git-worktree";
+  throw new SandboxError(`${repo} is neither a jj repository (.jj) nor a git repository (.git): use --direct (or -w) to mount it as is`, "vcs");
+}
+
+async function checkOut(repo: string, mode: "jj" | "git-worktree", target: string, names: { jjName: string; branch: string; existingBranch: string | null }, owner: RepoOwner): Promise<WorkspaceMount> {
+  if (mode === "jj") {
+    await addJjWorkspace(owner, repo, names.jjName, target, names.existingBranch);
+    return { mode, hostPath: target, managed: true, sourceRepo: repo, vcsName: names.jjName, vcsDir: await jjRepoStore(repo) };
+  }
+  // A mount's branch is checked out itself; otherwise the sandbox gets its own new branch.
+  const own = names.existingBranch === null;
+  const branch = own ? names.branch : (names.existingBranch ?? "");
+  await addGitWorktree(owner, repo, target, branch, { checkout: !own });
+  return { mode, hostPath: target, managed: true, sourceRepo: repo, vcsName: branch, ownBranch: own, vcsDir: await gitCommonDir(owner, target) };
+}
+
+/** An empty directory for a jj workspace or git worktree, owned by the repository's owner. */
+async function managedDir(paths: RuntimePaths, sandbox: string, name: string, owner: RepoOwner): Promise<string> {
+  // The owner must reach it: the state directory is traversable (not listable) for everyone.
+  await mkdir(paths.workspacesDir, { recursive: true, mode: 0o711 });
+  for (const dir of [paths.stateDir, paths.workspacesDir]) await chmod(dir, ((await stat(dir)).mode & 0o7777) | 0o011);
+  // The owner's too: git removes a worktree's directory itself, as the owner.
+  const parent = sandboxWorkspacesDir(paths, sandbox);
+  await mkdir(parent, { recursive: true, mode: 0o755 });
+  await chown(parent, owner.uid, owner.gid);
+  const dir = pathUnder(parent, name);
+  await mkdir(dir, { mode: 0o755 });
+  await chown(dir, owner.uid, owner.gid);
+  return dir;
+}
+
+async function requireDirectory(path: string): Promise<void> {
+  const info = await stat(path).catch(() => undefined);
+  if (info?.isDirectory() !== true) throw new SandboxError(`${path} is not an existing directory`, "usage");
+}
+
+function exists(path: string): Promise<boolean> {
+  return access(path).then(() => true, () => false);
+}

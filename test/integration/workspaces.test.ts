@@ -1,0 +1,156 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isRoot, toolsAvailable } from "../support/tools.js";
+import { agentUid, TestHost } from "./harness.js";
+
+/*
+ * jj workspaces and git worktrees of real repositories, used from inside real sandboxes. The
+ * repositories belong to the configured user (nobody), as a user's own would; host-side checks run
+ * git and jj as that user too.
+ */
+const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "git", "jj");
+
+const mounts = `
+  composed:
+    extends: basic
+    workspace:
+      mounts:
+        a-code: { containerPath: /workspace/code }
+        b-data: { containerPath: /data, hostPath: DATA }
+        c-missing: { containerPath: /missing, hostPath: /nonexistent/forage-test }
+  lenient:
+    extends: basic
+    workspace: { unprotected: [.envrc] }
+`;
+
+describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktrees, mounts", () => {
+  const host = new TestHost("10.224", "nobody", "");
+  const repos = join(host.dir, "repos");
+  const home = join(host.dir, "home");
+  const identity = ["--git-user", "Agent Smith", "--git-email", "agent@example.com"];
+
+  /** Runs git or jj on the host as the repositories' owner. */
+  const as = async (program: "git" | "jj", args: string[]): Promise<string> => {
+    const result = await execa(program, args, { uid: agentUid, gid: agentUid, env: { HOME: home, PATH: "/usr/local/bin:/usr/bin:/bin", JJ_USER: "Owner", JJ_EMAIL: "owner@example.com", GIT_AUTHOR_NAME: "Owner", GIT_AUTHOR_EMAIL: "owner@example.com", GIT_COMMITTER_NAME: "Owner", GIT_COMMITTER_EMAIL: "owner@example.com" }, extendEnv: false, cwd: "/" });
+    return result.stdout;
+  };
+  const gitRepo = async (name: string): Promise<string> => {
+    const repo = join(repos, name);
+    mkdirSync(repo, { recursive: true });
+    writeFileSync(join(repo, "README.md"), "hello\n");
+    writeFileSync(join(repo, ".envrc"), "use nix\n");
+    await execa("chown", ["-R", `${agentUid}:${agentUid}`, repo]);
+    await as("git", ["-C", repo, "init", "-q", "-b", "main"]);
+    await as("git", ["-C", repo, "add", "-A"]);
+    await as("git", ["-C", repo, "commit", "-q", "-m", "initial"]);
+    return repo;
+  };
+
+  beforeAll(() => {
+    // The configured user reaches its workspaces under the state directory, as on a real host.
+    chmodSync(host.dir, 0o711);
+    mkdirSync(repos, { recursive: true });
+    mkdirSync(home, { recursive: true });
+    const data = join(host.dir, "data");
+    mkdirSync(data);
+    writeFileSync(join(data, "table.csv"), "a,b\n");
+    writeFileSync(host.config, readFileSync(host.config, "utf8") + mounts.replace("DATA", data));
+    return execa("chown", ["-R", `${agentUid}:${agentUid}`, repos, home, data]).then(() => undefined);
+  });
+  afterAll(() => host.cleanup());
+
+  it("gives each sandbox its own git worktree on branch forage-NAME: both commit in parallel and the host repo has both", async () => {
+    const repo = await gitRepo("parallel-git");
+    const ups = await Promise.all(["gw1", "gw2"].map((name) => host.run(["up", name, "-t", "basic", "-r", repo, ...identity])));
+    expect(ups.map((up) => up.exitCode)).toEqual([0, 0]);
+    expect(JSON.parse((await host.run(["status", "gw1", "--json"])).stdout)).toMatchObject({ workspaceMode: "git-worktree", workspaceVcs: "forage-gw1" });
+    await Promise.all(["gw1", "gw2"].map((name) => host.sh(name, `echo ${name} > ${name}.txt && git add ${name}.txt && git commit -q -m "work from ${name}" && git status --short | wc -l`)));
+    expect(await host.sh("gw1", "git log --format=%s -2; git rev-parse --abbrev-ref HEAD")).toBe("work from gw1\ninitial\nforage-gw1\n");
+    expect(await as("git", ["-C", repo, "log", "--format=%s %an", "forage-gw1", "-1"])).toBe("work from gw1 Agent Smith");
+    expect(await as("git", ["-C", repo, "log", "--format=%s", "forage-gw2", "-1"])).toBe("work from gw2");
+  });
+
+  it("keeps a branch with unmerged commits on down, says so, and removes the worktree; a merged branch goes", async () => {
+    const repo = join(repos, "parallel-git");
+    const down = await host.run(["down", "gw1"]);
+    expect(down.exitCode).toBe(0);
+    expect(down.stderr).toContain("branch forage-gw1 in");
+    expect(down.stderr).toContain("not merged anywhere: kept");
+    await as("git", ["-C", repo, "merge", "-q", "--ff-only", "forage-gw2"]).catch(() => as("git", ["-C", repo, "branch", "-f", "main", "forage-gw2"]));
+    expect((await host.run(["down", "gw2"])).stderr).toBe("");
+    expect(await as("git", ["-C", repo, "branch", "--format=%(refname:short)"])).toBe("forage-gw1\nmain");
+    expect((await as("git", ["-C", repo, "worktree", "list"])).split("\n")).toHaveLength(1);
+  });
+
+  it("gives each sandbox its own jj workspace: jj works inside, and the host repo sees both sandboxes' changes", async () => {
+    const repo = join(repos, "parallel-jj");
+    mkdirSync(repo);
+    await execa("chown", [`${agentUid}:${agentUid}`, repo]);
+    await as("jj", ["git", "init", "--no-colocate", repo]);
+    writeFileSync(join(repo, "base.txt"), "base\n");
+    await as("jj", ["-R", repo, "commit", "-m", "base"]);
+    const ups = await Promise.all(["jj1", "jj2"].map((name) => host.run(["up", name, "-t", "basic", "-r", repo, ...identity])));
+    expect(ups.map((up) => [up.exitCode, up.stderr])).toEqual([[0, ""], [0, ""]]);
+    await Promise.all(["jj1", "jj2"].map((name) => host.sh(name, `echo ${name} > ${name}.txt && jj describe -m "change from ${name}" && jj --quiet new`)));
+    expect(await host.sh("jj1", `jj log --no-graph -r '@-' -T 'description ++ author.name() ++ "\\n"'; jj status | head -1`)).toBe("change from jj1\nAgent Smith\nThe working copy has no changes.\n");
+    const log = await as("jj", ["-R", repo, "log", "--no-graph", "-r", "all()", "-T", 'description.first_line() ++ "\\n"']);
+    expect(log).toContain("change from jj1");
+    expect(log).toContain("change from jj2");
+    expect(await as("jj", ["-R", repo, "workspace", "list", "-T", 'name ++ "\\n"'])).toBe("default\njj1\njj2");
+  });
+
+  it("makes the repository forget the jj workspace on down", async () => {
+    expect((await host.run(["down", "jj1"])).exitCode).toBe(0);
+    expect((await host.run(["down", "jj2"])).exitCode).toBe(0);
+    expect(await as("jj", ["-R", join(repos, "parallel-jj"), "workspace", "list", "-T", 'name ++ "\\n"'])).toBe("default");
+  });
+
+  it("keeps git hooks and config, .envrc and .forage read-only to the agent in a writable workspace", async () => {
+    const repo = await gitRepo("protected");
+    mkdirSync(join(repo, ".forage"));
+    await execa("chown", ["-R", `${agentUid}:${agentUid}`, join(repo, ".forage")]);
+    expect((await host.run(["up", "prot", "-t", "basic", "-w", repo])).exitCode).toBe(0);
+    const attempt = (path: string): Promise<string> => host.sh("prot", `(echo x >> ${path}) 2>&1 | grep -c 'Read-only file system' || true`);
+    for (const path of [".git/config", ".git/hooks/pre-commit", ".envrc", ".forage/init"]) expect(await attempt(path)).toBe("1\n");
+    expect(await attempt("README.md")).toBe("0\n");
+    expect((await host.run(["down", "prot"])).exitCode).toBe(0);
+    expect(readFileSync(join(repo, ".git/config"), "utf8")).not.toContain("x\n");
+  });
+
+  it("protects the shared git directory of a worktree too, and lets a template lift a protection", async () => {
+    const repo = await gitRepo("lenient");
+    expect((await host.run(["up", "len", "-t", "lenient", "-r", repo])).exitCode).toBe(0);
+    expect(await host.sh("len", "(echo x >> \"$(git rev-parse --git-common-dir)/config\") 2>&1 | grep -c 'Read-only' || true")).toBe("1\n");
+    expect(await host.sh("len", "echo 'use flake' > .envrc && cat .envrc")).toBe("use flake\n");
+    expect((await host.run(["down", "len"])).exitCode).toBe(0);
+  });
+
+  it("refuses a directory that is no repository, and an existing branch, with exit 7 and nothing left behind", async () => {
+    const plain = join(repos, "plain");
+    mkdirSync(plain);
+    await execa("chown", [`${agentUid}:${agentUid}`, plain]);
+    const notRepo = await host.run(["up", "nr", "-t", "basic", "-r", plain]);
+    expect(notRepo.exitCode).toBe(7);
+    expect(notRepo.stderr).toContain("is neither a jj repository (.jj) nor a git repository (.git): use --direct");
+    expect((await host.run(["up", "nr", "-t", "basic", "-r", plain, "--direct"])).exitCode).toBe(0);
+    expect((await host.run(["down", "nr"])).exitCode).toBe(0);
+    const repo = join(repos, "parallel-git");
+    const taken = await host.run(["up", "gw1", "-t", "basic", "-r", repo]);
+    expect(taken.exitCode).toBe(7);
+    expect(taken.stderr).toContain("a branch named 'forage-gw1' already exists");
+    expect((await host.run(["status", "gw1"])).exitCode).toBe(2);
+    expect(existsSync(join(host.env.FORAGE_STATE_DIR ?? "", "workspaces", "gw1"))).toBe(false);
+  });
+
+  it("mounts a template's repositories and host paths, and rolls back the ones made when a later mount fails", async () => {
+    const repo = await gitRepo("composed");
+    const failed = await host.run(["up", "cmp", "-t", "composed", "-r", repo]);
+    expect(failed.exitCode).toBe(64);
+    expect(failed.stderr).toContain("/nonexistent/forage-test is not an existing directory");
+    expect(await as("git", ["-C", repo, "branch", "--format=%(refname:short)"])).toBe("main");
+    expect((await as("git", ["-C", repo, "worktree", "list"])).split("\n")).toHaveLength(1);
+    expect(existsSync(join(host.env.FORAGE_STATE_DIR ?? "", "workspaces", "cmp"))).toBe(false);
+  });
+});
