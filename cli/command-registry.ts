@@ -18,6 +18,7 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["exec", "shell", "attach", "ssh"], load: async () => (await import("./commands/inside.js")).registerInside },
   { words: ["ps", "status", "logs", "audit-log"], load: async () => (await import("./commands/observe.js")).registerObserve },
   { words: ["runtime"], load: async () => (await import("./commands/runtime-info.js")).registerRuntimeInfo },
+  { words: ["snapshot"], load: async () => (await import("./commands/snapshot.js")).registerSnapshot },
   { words: ["gc"], load: async () => (await import("./commands/gc.js")).registerGc },
   { words: ["monitor"], load: async () => (await import("./commands/monitor.js")).registerMonitor },
   { words: ["daemon"], load: async () => (await import("./commands/daemon.js")).registerDaemon },

@@ -14,6 +14,8 @@ import { isRunning, startSandbox, stopSandbox } from "../sandbox/start-stop.js";
 import { upSandbox } from "../sandbox/up.js";
 import { listMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
+import { repoOwnerOf } from "../workspaces/repo-owner.js";
+import { createSnapshot, listSnapshots, restoreSnapshot } from "../workspaces/snapshots.js";
 import { startOnTerminal, type EnterSandbox } from "../sandbox/terminal.js";
 import type { ExecStreams, Operations, RelayedTerminal, SandboxView } from "./operations.js";
 
@@ -67,6 +69,19 @@ export function localOperations(context: RuntimeContext): Operations {
       const orphans = await findOrphans(context);
       if (force) await removeOrphans(context, orphans);
       return orphans;
+    },
+    async snapshot(name, action) {
+      const metadata = await requireSandbox(context, name);
+      const owner = await repoOwnerOf(context, metadata);
+      if (action.kind === "list") return listSnapshots(metadata, owner);
+      if (action.kind === "create") {
+        const created = await createSnapshot(metadata, owner, action.snapshot);
+        await recordEvent(context.paths, name, "snapshot", { detail: `created ${action.snapshot}` });
+        return [created];
+      }
+      await restoreSnapshot(metadata, owner, action.snapshot);
+      await recordEvent(context.paths, name, "snapshot", { detail: `restored ${action.snapshot}` });
+      return [];
     },
     async exec(name, command, streams, asRoot) {
       const metadata = await requireSandbox(context, name);

@@ -2,6 +2,7 @@ import type { AuditEvent } from "../sandbox/audit-log.js";
 import type { Orphan } from "../sandbox/gc.js";
 import type { WindowLog } from "../sandbox/session-logs.js";
 import type { TerminalSize } from "../sandbox/terminal.js";
+import type { Snapshot } from "../workspaces/snapshots.js";
 
 /** One sandbox as ps and status show it. */
 export interface SandboxView {
@@ -85,4 +86,8 @@ export interface Operations {
   logs(name: string, lines: number): Promise<WindowLog[]>;
   gc(force: boolean): Promise<Orphan[]>;
   exec(name: string, command: string[], streams: ExecStreams, asRoot: boolean): Promise<number>;
+  /** Snapshots of the sandbox's working copy: create (returns it), list, restore. */
+  snapshot(name: string, action: SnapshotAction): Promise<Snapshot[]>;
 }
+
+export type SnapshotAction = { kind: "create"; snapshot: string } | { kind: "list" } | { kind: "restore"; snapshot: string };

@@ -70,6 +70,7 @@ export function remoteOperations(warn: (message: string) => void, path = socketP
     auditLog: (name) => call("auditLog", { name }),
     logs: (name, lines) => call("logs", { name, lines }),
     gc: (force) => call("gc", { force }),
+    snapshot: (name, action) => call("snapshot", { name, action }),
     exec: (name, command, streams, asRoot) =>
       request("exec", { name, command, asRoot, stdin: streams.stdin !== null, ...(streams.terminal === undefined ? {} : { terminal: { size: streams.terminal.size, term: streams.terminal.term } }) }, {
         warn,

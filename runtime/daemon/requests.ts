@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { sshPublicKey } from "../../generator/config/schema/names.js";
 import { sandboxNamePattern } from "../names.js";
+import { snapshotNamePattern } from "../workspaces/snapshots.js";
 
 /**
  * What each daemon operation accepts. Everything a client sends is untrusted: it is parsed here
@@ -40,6 +41,14 @@ export const requestSchemas = {
     command: z.array(z.string().max(65536)).min(1).max(4096), asRoot: z.boolean(),
     stdin: z.boolean(),
     terminal: z.strictObject({ size: terminalSize, term: z.string().regex(/^[A-Za-z0-9._+-]{1,64}$/) }).optional(),
+  }),
+  snapshot: z.strictObject({
+    name,
+    action: z.discriminatedUnion("kind", [
+      z.strictObject({ kind: z.literal("create"), snapshot: z.string().regex(snapshotNamePattern) }),
+      z.strictObject({ kind: z.literal("list") }),
+      z.strictObject({ kind: z.literal("restore"), snapshot: z.string().regex(snapshotNamePattern) }),
+    ]),
   }),
   shutdown: z.strictObject({}),
 } as const;

@@ -4,7 +4,7 @@ import { createServer, type Socket } from "node:net";
 import { dirname } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { localOperations } from "../api/local-operations.js";
-import type { RelayedTerminal } from "../api/operations.js";
+import type { RelayedTerminal, SnapshotAction } from "../api/operations.js";
 import type { TerminalSize } from "../sandbox/terminal.js";
 import { lookupGroupId, lookupHostUser } from "../host-user.js";
 import type { RuntimeContext } from "../sandbox/context.js";
@@ -141,6 +141,8 @@ async function run(context: RuntimeContext, op: Op, args: Record<string, never>,
         stderr: chunkWriter((data) => send({ stderr: data })),
         ...(a.terminal === undefined ? {} : { terminal: relayedTerminal(a.terminal as { size: TerminalSize; term: string }, input) }),
       }, a.asRoot === true);
+    case "snapshot":
+      return operations.snapshot(String(a.name), a.action as SnapshotAction);
     case "shutdown":
       setImmediate(() => process.kill(process.pid, "SIGTERM"));
       return "stopping";

@@ -7,7 +7,8 @@ import { removeSecrets } from "./secrets.js";
 import { removeHostKey } from "./ssh.js";
 import { stopSandbox } from "./start-stop.js";
 import { destroyExtraContainer } from "../extra-container/backend.js";
-import { lookupHostUser } from "../host-user.js";
+import { repoOwnerOf } from "../workspaces/repo-owner.js";
+import { removeSnapshots } from "../workspaces/snapshots.js";
 import { removeWorkspaces } from "../workspaces/remove-workspaces.js";
 
 /**
@@ -29,7 +30,8 @@ export async function destroySandbox(context: RuntimeContext, name: string, grac
   await attempt("stop", () => stopSandbox(context, metadata, graceSeconds));
   if (metadata.runtime === "extra-container") await attempt("container definition", () => destroyExtraContainer(context, metadata));
   await attempt("workspaces", async () => {
-    const owner = { uid: metadata.uid, gid: metadata.gid, home: (await lookupHostUser(context.settings.host.user))?.home ?? "/nonexistent" };
+    const owner = await repoOwnerOf(context, metadata);
+    await removeSnapshots(metadata, owner);
     const { notes, failures: broken } = await removeWorkspaces(context.paths, metadata, owner);
     notes.forEach((note) => context.warn(note));
     if (broken.length > 0) throw new Error(broken.join("; "));

@@ -18,11 +18,16 @@ export const safeGitOptions = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsm
  * Runs git or jj as the repository's owner with a minimal environment; a failure is a VCS error
  * (exit 7) that says what was being done and what the tool answered.
  */
-export async function runVcs(owner: RepoOwner, program: "git" | "jj", args: string[], doing: string): Promise<string> {
+export async function runVcs(owner: RepoOwner, program: "git" | "jj", args: string[], doing: string, extraEnv: Record<string, string> = {}): Promise<string> {
+  return (await runVcsWithMessages(owner, program, args, doing, extraEnv)).stdout;
+}
+
+/** runVcs, also returning what the tool said on stderr (jj reports what it did there). */
+export async function runVcsWithMessages(owner: RepoOwner, program: "git" | "jj", args: string[], doing: string, extraEnv: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
   const result = await execa(program, program === "git" ? [...safeGitOptions, ...args] : args, {
     uid: owner.uid,
     gid: owner.gid,
-    env: { HOME: owner.home, PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", GIT_TERMINAL_PROMPT: "0" },
+    env: { HOME: owner.home, PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", GIT_TERMINAL_PROMPT: "0", ...extraEnv },
     extendEnv: false,
     reject: false,
     timeout: 120_000,
@@ -32,5 +37,5 @@ export async function runVcs(owner: RepoOwner, program: "git" | "jj", args: stri
     const said = String(result.stderr).trim().split("\n").slice(-4).join("\n");
     throw new SandboxError(`could not ${doing}: ${program} ${args.find((a) => !a.startsWith("-") && !a.startsWith("/")) ?? ""} exited with ${String(result.exitCode)}${said === "" ? "" : `:\n${said}`}`, "vcs");
   }
-  return String(result.stdout);
+  return { stdout: String(result.stdout), stderr: String(result.stderr) };
 }

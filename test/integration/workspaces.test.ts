@@ -20,6 +20,13 @@ const mounts = `
         a-code: { containerPath: /workspace/code }
         b-data: { containerPath: /data, hostPath: DATA }
         c-missing: { containerPath: /missing, hostPath: /nonexistent/forage-test }
+  composed-ok:
+    extends: basic
+    workspace:
+      mounts:
+        code: { containerPath: /src/code }
+        docs: { containerPath: /src/docs, repo: docs }
+        data: { containerPath: /data, hostPath: DATA, readOnly: true }
   lenient:
     extends: basic
     workspace: { unprotected: [.envrc] }
@@ -56,7 +63,7 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     const data = join(host.dir, "data");
     mkdirSync(data);
     writeFileSync(join(data, "table.csv"), "a,b\n");
-    writeFileSync(host.config, readFileSync(host.config, "utf8") + mounts.replace("DATA", data));
+    writeFileSync(host.config, readFileSync(host.config, "utf8") + mounts.replaceAll("DATA", data));
     return execa("chown", ["-R", `${agentUid}:${agentUid}`, repos, home, data]).then(() => undefined);
   });
   afterAll(() => host.cleanup());
@@ -142,6 +149,59 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     expect(taken.stderr).toContain("a branch named 'forage-gw1' already exists");
     expect((await host.run(["status", "gw1"])).exitCode).toBe(2);
     expect(existsSync(join(host.env.FORAGE_STATE_DIR ?? "", "workspaces", "gw1"))).toBe(false);
+  });
+
+  it("mounts a template's repositories (default and -r NAME=PATH) and host paths where the template says", async () => {
+    const code = await gitRepo("code");
+    const docs = await gitRepo("docs");
+    const up = await host.run(["up", "ok", "-t", "composed-ok", "-r", code, "-r", `docs=${docs}`, ...identity]);
+    expect([up.exitCode, up.stderr]).toEqual([0, ""]);
+    const inside = "git -C /workspace rev-parse --abbrev-ref HEAD; git -C /src/code rev-parse --abbrev-ref HEAD; git -C /src/docs rev-parse --abbrev-ref HEAD; cat /data/table.csv; (touch /data/x) 2>&1 | grep -c Read-only";
+    expect(await host.sh("ok", inside)).toBe("forage-ok\nforage-ok-code\nforage-ok-docs\na,b\n1\n");
+    await host.sh("ok", "cd /src/docs && echo more >> README.md && git commit -qam 'docs from ok'");
+    expect(await as("git", ["-C", docs, "log", "--format=%s", "-1", "forage-ok-docs"])).toBe("docs from ok");
+    expect((await host.run(["down", "ok"])).exitCode).toBe(0);
+    expect((await as("git", ["-C", code, "worktree", "list"])).split("\n")).toHaveLength(1);
+    expect(await as("git", ["-C", code, "branch", "--format=%(refname:short)"])).toBe("main");
+  });
+
+  it("snapshots a git worktree (untracked files too) and restores its files, history untouched", async () => {
+    const repo = await gitRepo("snap-git");
+    expect((await host.run(["up", "sg", "-t", "basic", "-r", repo])).exitCode).toBe(0);
+    await host.sh("sg", "echo v1 > notes.txt && echo changed > README.md");
+    expect((await host.run(["snapshot", "create", "sg", "s1"])).exitCode).toBe(0);
+    await host.sh("sg", "echo v2 > notes.txt && rm README.md");
+    expect((await host.run(["snapshot", "restore", "sg", "s1"])).exitCode).toBe(0);
+    expect(await host.sh("sg", "cat notes.txt README.md; git log --format=%s; git status --short")).toBe("v1\nchanged\ninitial\n M README.md\n?? notes.txt\n");
+    const list = JSON.parse((await host.run(["snapshot", "list", "sg", "--json"])).stdout) as { name: string }[];
+    expect(list.map((s) => s.name)).toEqual(["s1"]);
+    expect((await host.run(["snapshot", "create", "sg", "s1"])).stderr).toContain('snapshot "s1" of sg exists already');
+    expect((await host.run(["down", "sg"])).exitCode).toBe(0);
+    expect(await as("git", ["-C", repo, "for-each-ref", "refs/forage/"])).toBe("");
+  });
+
+  it("snapshots a jj workspace's @ and restores it; down deletes the snapshot bookmarks", async () => {
+    const repo = join(repos, "snap-jj");
+    mkdirSync(repo);
+    await execa("chown", [`${agentUid}:${agentUid}`, repo]);
+    await as("jj", ["git", "init", "--no-colocate", repo]);
+    expect((await host.run(["up", "sj", "-t", "basic", "-r", repo, ...identity])).exitCode).toBe(0);
+    await host.sh("sj", "echo v1 > notes.txt");
+    expect((await host.run(["snapshot", "create", "sj", "before"])).exitCode).toBe(0);
+    await host.sh("sj", "echo v2 > notes.txt && echo extra > extra.txt");
+    expect((await host.run(["snapshot", "restore", "sj", "before"])).exitCode).toBe(0);
+    expect(await host.sh("sj", "cat notes.txt; ls")).toBe("v1\nnotes.txt\n");
+    expect(await as("jj", ["-R", repo, "bookmark", "list", "-T", 'name ++ "\\n"'])).toBe("forage-snapshot/sj/before");
+    expect((await host.run(["down", "sj"])).exitCode).toBe(0);
+    expect(await as("jj", ["-R", repo, "bookmark", "list", "-T", 'name ++ "\\n"'])).toBe("");
+  });
+
+  it("refuses snapshots of a directory mounted as is", async () => {
+    expect((await host.run(["up", "dir", "-t", "basic", "-w", host.workspace("dir")])).exitCode).toBe(0);
+    const refused = await host.run(["snapshot", "create", "dir"]);
+    expect(refused.exitCode).toBe(64);
+    expect(refused.stderr).toContain("snapshots need a jj workspace or git worktree");
+    expect((await host.run(["down", "dir"])).exitCode).toBe(0);
   });
 
   it("mounts a template's repositories and host paths, and rolls back the ones made when a later mount fails", async () => {
