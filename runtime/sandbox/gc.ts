@@ -1,5 +1,5 @@
 import { readdir, rm } from "node:fs/promises";
-import { sandboxNamePattern } from "../names.js";
+import { pathUnder, sandboxNamePattern } from "../names.js";
 import { execa } from "execa";
 import { removeLink, sandboxLink } from "../network/sandbox-link.js";
 import { unmountRoot } from "../nspawn/root-mount.js";
@@ -14,7 +14,7 @@ import { isRunning, stopSandbox } from "./start-stop.js";
 
 /** One thing gc found that no live sandbox accounts for. */
 export interface Orphan {
-  kind: "half-created sandbox" | "stale runtime state" | "root" | "lock file" | "secrets" | "network namespace";
+  kind: "half-created sandbox" | "stale runtime state" | "root" | "lock file" | "secrets" | "workspace" | "network namespace";
   name: string;
   detail: string;
 }
@@ -47,6 +47,10 @@ export async function findOrphans(context: RuntimeContext): Promise<Orphan[]> {
   for (const name of await entries(context.paths.secretsDir)) {
     if (sandboxNamePattern.test(name) && !known.has(name)) orphans.push({ kind: "secrets", name, detail: `${context.paths.secretsDir}/${name}` });
   }
+  // A crash while an up was making its jj workspaces / git worktrees, before they were recorded.
+  for (const name of await entries(context.paths.workspacesDir)) {
+    if (sandboxNamePattern.test(name) && !known.has(name)) orphans.push({ kind: "workspace", name, detail: `${context.paths.workspacesDir}/${name} (git worktree prune / jj workspace forget tidy the repository)` });
+  }
   orphans.push(...(await orphanNamespaces(context, sandboxes)));
   return orphans;
 }
@@ -61,6 +65,7 @@ export async function removeOrphans(context: RuntimeContext, orphans: Orphan[]):
     else if (orphan.kind === "root") await unmountRoot(rootPath(context.paths, orphan.name));
     else if (orphan.kind === "lock file") await rm(orphan.detail, { force: true });
     else if (orphan.kind === "secrets") await removeSecrets(context.paths, orphan.name);
+    else if (orphan.kind === "workspace") await rm(pathUnder(context.paths.workspacesDir, orphan.name), { recursive: true, force: true });
     else if (orphan.kind === "network namespace") await removeLink(sandboxLink(Number(orphan.name.slice(1)), context.settings.host.network.base));
   }
 }

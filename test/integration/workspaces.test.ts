@@ -27,6 +27,9 @@ const mounts = `
         code: { containerPath: /src/code }
         docs: { containerPath: /src/docs, repo: docs }
         data: { containerPath: /data, hostPath: DATA, readOnly: true }
+  beads:
+    extends: basic
+    workspace: { useBeads: { enable: true } }
   lenient:
     extends: basic
     workspace: { unprotected: [.envrc] }
@@ -194,6 +197,38 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     expect(await as("jj", ["-R", repo, "bookmark", "list", "-T", 'name ++ "\\n"'])).toBe("forage-snapshot/sj/before");
     expect((await host.run(["down", "sj"])).exitCode).toBe(0);
     expect(await as("jj", ["-R", repo, "bookmark", "list", "-T", 'name ++ "\\n"'])).toBe("");
+  });
+
+  it("makes the workspace and the repository's shared directory read-only with readOnlyWorkspace", async () => {
+    const repo = await gitRepo("read-only");
+    expect((await host.run(["up", "ro", "-t", "readonly", "-r", repo])).exitCode).toBe(0);
+    const attempts = "(touch new.txt) 2>&1 | grep -c Read-only; (git commit -q --allow-empty -m nope) 2>&1 | grep -c 'Read-only'; git log --format=%s";
+    expect(await host.sh("ro", attempts)).toBe("1\n1\ninitial\n");
+    expect((await host.run(["down", "ro"])).exitCode).toBe(0);
+  });
+
+  it("mounts the beads branch as its own jj workspace with useBeads", async () => {
+    const repo = join(repos, "beads");
+    mkdirSync(repo);
+    await execa("chown", [`${agentUid}:${agentUid}`, repo]);
+    await as("jj", ["git", "init", "--no-colocate", repo]);
+    writeFileSync(join(repo, "issues.jsonl"), '{"id":"bd-1"}\n');
+    await as("jj", ["-R", repo, "commit", "-m", "beads database"]);
+    await as("jj", ["-R", repo, "bookmark", "create", "beads-sync", "-r", "@-"]);
+    expect((await host.run(["up", "bd", "-t", "beads", "-r", repo])).exitCode).toBe(0);
+    expect(await host.sh("bd", "cat /workspace/.beads/issues.jsonl; cd /workspace/.beads && jj log --no-graph -r '@-' -T 'bookmarks ++ \"\\n\"'")).toBe('{"id":"bd-1"}\nbeads-sync\n');
+    expect(await as("jj", ["-R", repo, "workspace", "list", "-T", 'name ++ "\\n"'])).toBe("bd\nbd-beads\ndefault");
+    expect((await host.run(["down", "bd"])).exitCode).toBe(0);
+    expect(await as("jj", ["-R", repo, "workspace", "list", "-T", 'name ++ "\\n"'])).toBe("default");
+  });
+
+  it("reports a workspace directory no sandbox owns to gc, and removes it with --force", async () => {
+    const ghost = join(host.env.FORAGE_STATE_DIR ?? "", "workspaces", "ghost", "_workspace");
+    mkdirSync(ghost, { recursive: true });
+    const found = JSON.parse((await host.run(["gc", "--json"])).stdout) as { orphans: { kind: string; name: string }[] };
+    expect(found.orphans).toEqual([expect.objectContaining({ kind: "workspace", name: "ghost" })]);
+    expect((await host.run(["gc", "--force"])).exitCode).toBe(0);
+    expect(existsSync(ghost)).toBe(false);
   });
 
   it("refuses snapshots of a directory mounted as is", async () => {
