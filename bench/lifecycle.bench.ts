@@ -2,7 +2,7 @@
 // repeated runs, each reported as a ratio to a bare `systemd-nspawn … /bin/true` measured in the
 // same process. Targets (issue 3): up-to-ready ≤ 3× the bare start; exec ≤ 60 ms median.
 import { execFileSync } from "node:child_process";
-import { chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -16,10 +16,26 @@ import { upSandbox } from "../runtime/sandbox/up.js";
 import { loadSettings } from "../runtime/settings/load-settings.js";
 
 const dir = mkdtempSync(join(tmpdir(), "forage-bench-"));
-const env = { ...process.env, FORAGE_STATE_DIR: join(dir, "state"), FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets") };
+chmodSync(dir, 0o711);
+const env = { ...process.env, FORAGE_STATE_DIR: join(dir, "state"), FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets"), FORAGE_SYSTEMS_DIR: join(dir, "systems") };
 Object.assign(process.env, env);
 const config = join(dir, "forage.yaml");
-writeFileSync(config, "user: nobody\nnetwork: { base: \"10.239\" }\ntemplates:\n  bench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n");
+writeFileSync(config, "user: nobody\nnetwork: { base: \"10.239\" }\ntemplates:\n  bench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n  nixbench:\n    extends: bench\n");
+// nspawn-nix boots the test suite's stand-in NixOS system (nixpkgs cannot be fetched here).
+const standIn = join(packageRoot(), "test/nix/stand-in/nixos-system.nix");
+const system = execFileSync("nix-build", ["--no-out-link", "--option", "substituters", "", "-E", `import ${standIn} { uid = 65534; gid = 65534; }`], { encoding: "utf8" }).trim();
+mkdirSync(join(dir, "systems"));
+symlinkSync(system, join(dir, "systems/nixbench"));
+// A git repository for worktree sandboxes, owned by the configured user as a user's own is.
+const repo = join(dir, "repo");
+mkdirSync(repo);
+writeFileSync(join(repo, "README.md"), "bench\n");
+const git = (...args: string[]): void => void execFileSync("git", ["-C", repo, ...args], { uid: 65534, gid: 65534, env: { PATH: "/usr/bin:/bin", HOME: dir, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" }, stdio: "ignore" });
+chownSync(repo, 65534, 65534);
+chownSync(join(repo, "README.md"), 65534, 65534);
+git("init", "-q");
+git("add", "-A");
+git("commit", "-qm", "bench");
 const workspace = join(dir, "ws");
 mkdirSync(workspace);
 chownSync(workspace, 65534, 65534);
@@ -27,13 +43,14 @@ const cli = (...args: string[]): void => {
   execFileSync(process.execPath, [join(packageRoot(), "dist/cli/main.js"), "--config", config, ...args], { env, stdio: "ignore" });
 };
 
-async function median(runs: number, body: (i: number) => Promise<void> | void, setup?: (i: number) => Promise<void> | void): Promise<number> {
+async function median(runs: number, body: (i: number) => Promise<void> | void, setup?: (i: number) => Promise<void> | void, teardown?: (i: number) => Promise<void> | void): Promise<number> {
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {
     await setup?.(i);
     const start = performance.now();
     await body(i);
     samples.push(performance.now() - start);
+    await teardown?.(i);
   }
   samples.sort((a, b) => a - b);
   return samples[Math.floor(samples.length / 2)] ?? Number.NaN;
@@ -59,6 +76,14 @@ results.push(["up until exec works (in-process)", await median(5, async (i) => {
   await upSandbox(context, { name: `b${i}`, template: "bench", workspace: { directory: workspace }, identity: {} });
   await execInRunning(context, await requireSandbox(context, `b${i}`), ["true"]);
 })]);
+results.push(["up until exec works, nspawn-nix (in-process)", await median(5, async (i) => {
+  await upSandbox(context, { name: `n${i}`, template: "nixbench", workspace: { directory: workspace }, identity: {} });
+  await execInRunning(context, await requireSandbox(context, `n${i}`), ["true"]);
+}, undefined, (i) => destroySandbox(context, `n${i}`, 1))]);
+results.push(["up -r REPO (git worktree) until exec works", await median(5, async (i) => {
+  await upSandbox(context, { name: `g${i}`, template: "bench", workspace: { repo }, identity: {} });
+  await execInRunning(context, await requireSandbox(context, `g${i}`), ["git", "status", "--short"]);
+}, undefined, (i) => destroySandbox(context, `g${i}`, 1))]);
 results.push(["exec NAME -- true (in-process)", await median(30, async () => void (await execInRunning(context, await requireSandbox(context, "b0"), ["true"])))]);
 results.push(["down (in-process)", await median(5, (i) => destroySandbox(context, `b${i}`, 1))]);
 

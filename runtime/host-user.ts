@@ -26,3 +26,8 @@ export async function lookupGroupId(name: string, groupFile = "/etc/group"): Pro
   }
   return undefined;
 }
+
+/** A config path as a host path: "~/x" is under the configured user's home (the config allows it). */
+export function expandHome(path: string, home: string): string {
+  return path.startsWith("~/") ? `${home}${path.slice(1)}` : path;
+}

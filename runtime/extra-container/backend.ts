@@ -10,6 +10,8 @@ import { sshBindsForSystem } from "../sandbox/ssh.js";
 import { containerUnit, isUnitActive, limitProperties, runTool, unitMainPid } from "./container-unit.js";
 import { extraContainerDefinition } from "./definition.js";
 import { workspaceBinds } from "../workspaces/workspace-binds.js";
+import { agentConfigBinds } from "../sandbox/agent-config-binds.js";
+import { ownerHome } from "../sandbox/owner-home.js";
 
 /** The sandbox's extra-container definition: `<state>/sandboxes/<name>.nix` (no secrets in it). */
 export function definitionPath(paths: RuntimePaths, name: string): string {
@@ -30,6 +32,7 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
   const workspaces = (await workspaceBinds(metadata, host.workspacePath, { readOnly: template.readOnlyWorkspace, unprotected: template.unprotectedPaths })).slice(1);
   const extraBinds = [...workspaces, ...(template.ssh ? await sshBindsForSystem(context.paths, metadata, host.containerUsername) : [])];
   if (metadata.muxConfig !== null) extraBinds.push({ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true });
+  extraBinds.push(...(await agentConfigBinds(template, { home: await ownerHome(context), agentUser: host.containerUsername }, context.warn)));
   const file = definitionPath(context.paths, metadata.name);
   const definition = extraContainerDefinition({
     sandbox: metadata.name,

@@ -17,6 +17,8 @@ import { resolveAgentPrograms } from "./host-programs.js";
 import { agentLauncherPath } from "./assets.js";
 import { identityKeyFile } from "./identity-key.js";
 import { workspaceBinds } from "../workspaces/workspace-binds.js";
+import { agentConfigBinds } from "./agent-config-binds.js";
+import { ownerHome } from "./owner-home.js";
 import { installSsh, sshBindsForSystem, startSshd } from "./ssh.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
@@ -48,6 +50,7 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
     ...(await workspaceBinds(metadata, host.workspacePath, { readOnly: template.readOnlyWorkspace, unprotected: template.unprotectedPaths })),
     ...(metadata.secrets.length > 0 ? [{ source: sandboxSecretsPath(context.paths, metadata.name), target: host.secretsMountPath, readOnly: true }] : []),
     ...(metadata.muxConfig === null ? [] : [{ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true }]),
+    ...(await agentConfigBinds(template, { home: await ownerHome(context), agentUser: host.containerUsername }, context.warn)),
   ];
   const cgroup = await createSandboxCgroup(metadata.name, template.resourceLimits);
   const pid = await spawnContainer({

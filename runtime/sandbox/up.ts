@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { sshPublicKey } from "../../generator/config/schema/names.js";
-import { lookupHostUser } from "../host-user.js";
+import { expandHome, lookupHostUser } from "../host-user.js";
 import { findSystem, requireSystem } from "../nspawn/nix-root.js";
 import type { SandboxRuntime } from "../nspawn/root-kind.js";
 import { extraContainerUnavailable } from "../extra-container/availability.js";
@@ -98,7 +98,7 @@ async function reserve(context: RuntimeContext, request: UpRequest, template: Te
       // Until the workspaces are made (after the name is reserved): nothing of ours to remove.
       workspace: { mode: "direct", hostPath: request.workspace.directory ?? request.workspace.repo ?? "/", managed: false },
       mounts: [],
-      agentIdentity: { ...(await hostGitIdentity(owner.home)), ...template.agentIdentity, ...request.identity },
+      agentIdentity: withExpandedKey({ ...(await hostGitIdentity(owner.home)), ...template.agentIdentity, ...request.identity }, owner.home),
       uid: owner.uid,
       gid: owner.gid,
       pid: null,
@@ -131,6 +131,11 @@ async function chooseRuntime(context: RuntimeContext, template: string, requeste
   }
   if (requested !== undefined) throw new SandboxError(`runtime "${requested}" is not available on this host: see forage-ctl runtime`, "usage");
   return (await findSystem(context.paths.systemsDir, template)) === undefined ? "nspawn" : "nspawn-nix";
+}
+
+/** The identity with its key path as a host path ("~/" is the user's home). */
+function withExpandedKey(identity: SandboxMetadata["agentIdentity"], home: string): SandboxMetadata["agentIdentity"] {
+  return identity.sshKeyPath === undefined ? identity : { ...identity, sshKeyPath: expandHome(identity.sshKeyPath, home) };
 }
 
 /** The host user whose uid/gid the agent gets; never root. */

@@ -1,6 +1,7 @@
 import { access, chmod, chown, mkdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { MountModel, TemplateModel } from "../../generator/model/model.js";
+import { expandHome } from "../host-user.js";
 import { pathUnder } from "../names.js";
 import type { RuntimePaths } from "../paths.js";
 import { SandboxError } from "../sandbox/errors.js";
@@ -66,8 +67,9 @@ async function createPrimary(paths: RuntimePaths, sandbox: string, request: Work
 async function createMount(paths: RuntimePaths, sandbox: string, mount: MountModel, request: WorkspaceRequest, owner: RepoOwner): Promise<NamedMount> {
   const place = { name: mount.name, containerPath: mount.containerPath, readOnly: mount.readOnly };
   if (mount.hostPath !== null) {
-    await requireDirectory(mount.hostPath);
-    return { ...place, mode: "direct", hostPath: mount.hostPath, managed: false };
+    const hostPath = expandHome(mount.hostPath, owner.home);
+    await requireDirectory(hostPath);
+    return { ...place, mode: "direct", hostPath, managed: false };
   }
   const repo = repoOf(mount, request);
   await requireDirectory(repo);

@@ -27,6 +27,10 @@ const mounts = `
         code: { containerPath: /src/code }
         docs: { containerPath: /src/docs, repo: docs }
         data: { containerPath: /data, hostPath: DATA, readOnly: true }
+  configured:
+    agents:
+      helper: { package: bashInteractive, executable: bash, hostConfigDir: DATA, hostConfigDirReadOnly: true }
+      other: { package: bashInteractive, executable: bash, hostConfigDir: /nonexistent/forage-config, containerConfigDir: /opt/other }
   beads:
     extends: basic
     workspace: { useBeads: { enable: true } }
@@ -55,6 +59,14 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     await as("git", ["-C", repo, "init", "-q", "-b", "main"]);
     await as("git", ["-C", repo, "add", "-A"]);
     await as("git", ["-C", repo, "commit", "-q", "-m", "initial"]);
+    return repo;
+  };
+
+  const jjRepo = async (name: string): Promise<string> => {
+    const repo = join(repos, name);
+    mkdirSync(repo);
+    await execa("chown", [`${agentUid}:${agentUid}`, repo]);
+    await as("jj", ["git", "init", "--no-colocate", repo]);
     return repo;
   };
 
@@ -95,10 +107,7 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
   });
 
   it("gives each sandbox its own jj workspace: jj works inside, and the host repo sees both sandboxes' changes", async () => {
-    const repo = join(repos, "parallel-jj");
-    mkdirSync(repo);
-    await execa("chown", [`${agentUid}:${agentUid}`, repo]);
-    await as("jj", ["git", "init", "--no-colocate", repo]);
+    const repo = await jjRepo("parallel-jj");
     writeFileSync(join(repo, "base.txt"), "base\n");
     await as("jj", ["-R", repo, "commit", "-m", "base"]);
     const ups = await Promise.all(["jj1", "jj2"].map((name) => host.run(["up", name, "-t", "basic", "-r", repo, ...identity])));
@@ -184,10 +193,7 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
   });
 
   it("snapshots a jj workspace's @ and restores it; down deletes the snapshot bookmarks", async () => {
-    const repo = join(repos, "snap-jj");
-    mkdirSync(repo);
-    await execa("chown", [`${agentUid}:${agentUid}`, repo]);
-    await as("jj", ["git", "init", "--no-colocate", repo]);
+    const repo = await jjRepo("snap-jj");
     expect((await host.run(["up", "sj", "-t", "basic", "-r", repo, ...identity])).exitCode).toBe(0);
     await host.sh("sj", "echo v1 > notes.txt");
     expect((await host.run(["snapshot", "create", "sj", "before"])).exitCode).toBe(0);
@@ -208,10 +214,7 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
   });
 
   it("mounts the beads branch as its own jj workspace with useBeads", async () => {
-    const repo = join(repos, "beads");
-    mkdirSync(repo);
-    await execa("chown", [`${agentUid}:${agentUid}`, repo]);
-    await as("jj", ["git", "init", "--no-colocate", repo]);
+    const repo = await jjRepo("beads");
     writeFileSync(join(repo, "issues.jsonl"), '{"id":"bd-1"}\n');
     await as("jj", ["-R", repo, "commit", "-m", "beads database"]);
     await as("jj", ["-R", repo, "bookmark", "create", "beads-sync", "-r", "@-"]);
@@ -229,6 +232,14 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     expect(found.orphans).toEqual([expect.objectContaining({ kind: "workspace", name: "ghost" })]);
     expect((await host.run(["gc", "--force"])).exitCode).toBe(0);
     expect(existsSync(ghost)).toBe(false);
+  });
+
+  it("binds an agent's hostConfigDir into the sandbox (read-only if asked), and warns about a missing one", async () => {
+    const up = await host.run(["up", "cfg", "-t", "configured", "-w", host.workspace("cfg")]);
+    expect(up.exitCode).toBe(0);
+    expect(up.stderr).toContain("agent other: /nonexistent/forage-config (hostConfigDir) does not exist on the host; it is not mounted");
+    expect(await host.sh("cfg", "cat /home/agent/data/table.csv; (touch /home/agent/data/x) 2>&1 | grep -c Read-only")).toBe("a,b\n1\n");
+    expect((await host.run(["down", "cfg"])).exitCode).toBe(0);
   });
 
   it("refuses snapshots of a directory mounted as is", async () => {

@@ -33,6 +33,9 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+  /** What every sandbox container in slot 7 is, whatever its mounts. */
+  const slot7 = { ephemeral: true, privateNetwork: true, autoStart: false, hostAddress: "10.100.7.1", localAddress: "10.100.7.2" };
+
   it("defines one ephemeral, privately networked container with the addresses and mounts it is given", () => {
     const container = nixEvalJson(`${prelude}
       let c = (definition.extraContainer {
@@ -44,11 +47,7 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
       in builtins.mapAttrs (name: v: removeAttrs v [ "config" ] // { configIsModule = builtins.isFunction v.config; }) c`);
     expect(container).toEqual({
       f7: {
-        ephemeral: true,
-        privateNetwork: true,
-        autoStart: false,
-        hostAddress: "10.100.7.1",
-        localAddress: "10.100.7.2",
+        ...slot7,
         bindMounts: {
           "/workspace": { hostPath: "/var/lib/forage/workspaces/demo", isReadOnly: false },
           "/run/secrets": { hostPath: "/run/forage-secrets/demo", isReadOnly: true },
@@ -70,11 +69,7 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
       let c = (import ${nixString(file)}).containers.f7; sandbox = (c.config { inherit pkgs; }).forage.sandbox;
       in removeAttrs c [ "config" ] // { sandbox = { inherit (sandbox) uid gid templateName; }; }`);
     expect(evaluated).toEqual({
-      ephemeral: true,
-      privateNetwork: true,
-      autoStart: false,
-      hostAddress: "10.100.7.1",
-      localAddress: "10.100.7.2",
+      ...slot7,
       bindMounts: {
         "/workspace": { hostPath: "/home/alice/src/demo", isReadOnly: false },
         "/home/agent/.tmux.conf": { hostPath: "/home/alice/.tmux.conf", isReadOnly: true },

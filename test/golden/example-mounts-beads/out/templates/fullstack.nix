@@ -69,6 +69,7 @@
         repo = "docs";
       };
     };
+    unprotected = [ ];
   };
   multiplexer = "tmux";
   tmuxWindows = [

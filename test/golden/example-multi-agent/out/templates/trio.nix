@@ -75,6 +75,7 @@
   };
   workspace = {
     mounts = { };
+    unprotected = [ ];
   };
   multiplexer = "tmux";
   tmuxWindows = [

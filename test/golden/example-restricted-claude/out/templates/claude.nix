@@ -41,6 +41,7 @@
   };
   workspace = {
     mounts = { };
+    unprotected = [ ];
   };
   multiplexer = "tmux";
   tmuxWindows = [

@@ -38,6 +38,7 @@
   };
   workspace = {
     mounts = { };
+    unprotected = [ ];
   };
   multiplexer = "tmux";
   tmuxWindows = [

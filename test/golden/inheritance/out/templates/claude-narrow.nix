@@ -64,6 +64,7 @@
   };
   workspace = {
     mounts = { };
+    unprotected = [ ];
   };
   multiplexer = "wezterm";
   tmuxWindows = [

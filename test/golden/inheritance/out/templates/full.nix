@@ -43,6 +43,7 @@
         repo = null;
       };
     };
+    unprotected = [ ];
   };
   multiplexer = "tmux";
   tmuxWindows = [ ];

@@ -26,6 +26,7 @@
   };
   workspace = {
     mounts = { };
+    unprotected = [ ];
   };
   multiplexer = "tmux";
   tmuxWindows = [ ];

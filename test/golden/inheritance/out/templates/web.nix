@@ -23,6 +23,7 @@
   };
   workspace = {
     mounts = { };
+    unprotected = [ ];
   };
   multiplexer = "tmux";
   tmuxWindows = [ ];
