@@ -3,7 +3,7 @@ import { sandboxLink } from "../network/sandbox-link.js";
 import { readEvents, recordEvent } from "../sandbox/audit-log.js";
 import { findTemplate, requireSandbox, type RuntimeContext } from "../sandbox/context.js";
 import { destroySandbox } from "../sandbox/down.js";
-import { execCommand } from "../sandbox/exec.js";
+import { execCommand, execInRunning, type ExecResult } from "../sandbox/exec.js";
 import { findOrphans, removeOrphans } from "../sandbox/gc.js";
 import { SandboxError } from "../sandbox/errors.js";
 import { copySecrets } from "../sandbox/secrets.js";
@@ -74,12 +74,13 @@ export function localOperations(context: RuntimeContext): Operations {
       const metadata = await requireSandbox(context, name);
       const owner = await repoOwnerOf(context, metadata);
       if (action.kind === "list") return listSnapshots(metadata, owner);
+      const inside = (command: string[]): Promise<ExecResult> => execInRunning(context, metadata, command);
       if (action.kind === "create") {
-        const created = await createSnapshot(metadata, owner, action.snapshot);
+        const created = await createSnapshot(metadata, owner, inside, action.snapshot);
         await recordEvent(context.paths, name, "snapshot", { detail: `created ${action.snapshot}` });
         return [created];
       }
-      await restoreSnapshot(metadata, owner, action.snapshot);
+      await restoreSnapshot(metadata, owner, inside, action.snapshot);
       await recordEvent(context.paths, name, "snapshot", { detail: `restored ${action.snapshot}` });
       return [];
     },

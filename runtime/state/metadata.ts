@@ -20,11 +20,14 @@ export const workspaceMountSchema = z.strictObject({
   /** git: the branch was made for this sandbox (deleted on down when merged). */
   ownBranch: z.boolean().optional(),
   /**
-   * The repository's shared VCS directory (jj: <repo>/.jj/repo; git: the common .git), bound at the
-   * same path so the workspace's pointer to it resolves inside. Recorded when the workspace is
-   * made, never read back from the workspace (which the sandbox can write).
+   * The repository's shared stores (jj: <repo>/.jj/repo, and .git when colocated; git: the common
+   * .git and this worktree's directory in it), bound at their own paths so the workspace's
+   * pointers resolve inside. Recorded when the workspace is made, never read back from the
+   * workspace (which the sandbox can write).
    */
-  vcsDir: z.string().startsWith("/").optional(),
+  stores: z
+    .array(z.strictObject({ kind: z.enum(["git", "jj"]), path: z.string().startsWith("/"), worktreeDir: z.string().startsWith("/").optional() }))
+    .optional(),
 });
 
 /** A template mount (workspace.mounts): where it appears, and whether the sandbox may write it. */

@@ -1,4 +1,4 @@
-import { access, chmod, chown, mkdir, rm, stat } from "node:fs/promises";
+import { access, chmod, lchown, mkdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { MountModel, TemplateModel } from "../../generator/model/model.js";
 import { expandHome } from "../host-user.js";
@@ -6,9 +6,10 @@ import { pathUnder } from "../names.js";
 import type { RuntimePaths } from "../paths.js";
 import { SandboxError } from "../sandbox/errors.js";
 import type { NamedMount, WorkspaceMount } from "../state/metadata.js";
-import { addGitWorktree, gitCommonDir } from "./git-worktree.js";
-import { addJjWorkspace, jjRepoStore } from "./jj-workspace.js";
-import { removeWorkspace } from "./remove-workspaces.js";
+import { addGitWorktree, worktreeGitDirs } from "./git-worktree.js";
+import { addJjWorkspace } from "./jj-workspace.js";
+import { gitStore, jjStores } from "./vcs-stores.js";
+import { removeSandboxDir, removeWorkspace } from "./remove-workspaces.js";
 import type { RepoOwner } from "./vcs-command.js";
 
 /** What `up` was asked to mount: -w DIR, or -r REPO [--direct], plus named repositories. */
@@ -45,7 +46,7 @@ export async function createWorkspaces(paths: RuntimePaths, sandbox: string, tem
     return { workspace, mounts };
   } catch (error) {
     for (const mount of made.reverse()) await removeWorkspace(mount, owner).catch(() => undefined);
-    await rm(sandboxWorkspacesDir(paths, sandbox), { recursive: true, force: true });
+    await removeSandboxDir(sandboxWorkspacesDir(paths, sandbox), owner).catch(() => undefined);
     throw error;
   }
 }
@@ -59,7 +60,7 @@ async function createPrimary(paths: RuntimePaths, sandbox: string, request: Work
   const source = request.directory ?? request.repo;
   if (source === undefined) throw new SandboxError("no workspace: give -w DIR (a directory as is) or -r REPO (a jj workspace or git worktree of it)", "usage");
   await requireDirectory(source);
-  if (request.directory !== undefined || request.direct === true) return { mode: "direct", hostPath: source, managed: false };
+  if (request.directory !== undefined || request.direct === true) return { mode: "direct", hostPath: await realpath(source), managed: false };
   const target = await managedDir(paths, sandbox, primaryDir, owner);
   return checkOut(source, await detectMode(source), target, { jjName: sandbox, branch: `forage-${sandbox}`, existingBranch: null }, owner);
 }
@@ -69,12 +70,12 @@ async function createMount(paths: RuntimePaths, sandbox: string, mount: MountMod
   if (mount.hostPath !== null) {
     const hostPath = expandHome(mount.hostPath, owner.home);
     await requireDirectory(hostPath);
-    return { ...place, mode: "direct", hostPath, managed: false };
+    return { ...place, mode: "direct", hostPath: await realpath(hostPath), managed: false };
   }
   const repo = repoOf(mount, request);
   await requireDirectory(repo);
   const mode = mount.mode ?? (await detectMode(repo));
-  if (mode === "direct") return { ...place, mode, hostPath: repo, managed: false };
+  if (mode === "direct") return { ...place, mode, hostPath: await realpath(repo), managed: false };
   const target = await managedDir(paths, sandbox, mount.name, owner);
   return { ...place, ...(await checkOut(repo, mode, target, { jjName: `${sandbox}-${mount.name}`, branch: `forage-${sandbox}-${mount.name}`, existingBranch: mount.branch }, owner)) };
 }
@@ -99,15 +100,19 @@ async function detectMode(repo: string): Promise<"jj" | "git-worktree"> {
 }
 
 async function checkOut(repo: string, mode: "jj" | "git-worktree", target: string, names: { jjName: string; branch: string; existingBranch: string | null }, owner: RepoOwner): Promise<WorkspaceMount> {
+  const sourceRepo = await realpath(repo);
   if (mode === "jj") {
-    await addJjWorkspace(owner, repo, names.jjName, target, names.existingBranch);
-    return { mode, hostPath: target, managed: true, sourceRepo: repo, vcsName: names.jjName, vcsDir: await jjRepoStore(repo) };
+    // The stores are checked before jj runs, and the workspace is pointed at the checked path.
+    const stores = await jjStores(sourceRepo, owner);
+    await addJjWorkspace(owner, sourceRepo, names.jjName, target, names.existingBranch, stores[0]?.path ?? "");
+    return { mode, hostPath: target, managed: true, sourceRepo, vcsName: names.jjName, stores };
   }
   // A mount's branch is checked out itself; otherwise the sandbox gets its own new branch.
   const own = names.existingBranch === null;
   const branch = own ? names.branch : (names.existingBranch ?? "");
-  await addGitWorktree(owner, repo, target, branch, { checkout: !own });
-  return { mode, hostPath: target, managed: true, sourceRepo: repo, vcsName: branch, ownBranch: own, vcsDir: await gitCommonDir(owner, target) };
+  await addGitWorktree(owner, sourceRepo, target, branch, { checkout: !own });
+  const stores = await gitStore(sourceRepo, await worktreeGitDirs(owner, target), owner);
+  return { mode, hostPath: target, managed: true, sourceRepo, vcsName: branch, ownBranch: own, stores };
 }
 
 /** An empty directory for a jj workspace or git worktree, owned by the repository's owner. */
@@ -115,13 +120,14 @@ async function managedDir(paths: RuntimePaths, sandbox: string, name: string, ow
   // The owner must reach it: the state directory is traversable (not listable) for everyone.
   await mkdir(paths.workspacesDir, { recursive: true, mode: 0o711 });
   for (const dir of [paths.stateDir, paths.workspacesDir]) await chmod(dir, ((await stat(dir)).mode & 0o7777) | 0o011);
-  // The owner's too: git removes a worktree's directory itself, as the owner.
+  // Made and handed over child first: once the parent is the owner's, nothing here is touched
+  // again by root (the owner could swap its entries for links). The owner removes them later.
   const parent = sandboxWorkspacesDir(paths, sandbox);
   await mkdir(parent, { recursive: true, mode: 0o755 });
-  await chown(parent, owner.uid, owner.gid);
   const dir = pathUnder(parent, name);
   await mkdir(dir, { mode: 0o755 });
-  await chown(dir, owner.uid, owner.gid);
+  await lchown(dir, owner.uid, owner.gid);
+  await lchown(parent, owner.uid, owner.gid);
   return dir;
 }
 

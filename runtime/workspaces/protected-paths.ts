@@ -3,8 +3,8 @@ import { join, relative } from "node:path";
 
 export { protectedPaths, type ProtectedPath } from "../../generator/config/schema/protected-paths.js";
 
-/** The same, inside a repository's shared VCS directory (git common dir / jj store). */
-export const protectedInVcsDir = { "git-worktree": ["hooks", "config"], jj: ["config.toml"] } as const;
+/** The files by which a git worktree and a jj workspace find their store (plain files there). */
+export const vcsPointerFiles = [".git", ".jj/repo"];
 
 /**
  * Which of `names` exist under `root` as real files or directories, reached without any symbolic
@@ -21,6 +21,13 @@ export async function existingUnder(root: string, names: readonly string[]): Pro
     const real = await realpath(path).catch(() => undefined);
     if (real === path && !relative(realRoot, real).startsWith("..")) found.push(name);
   }
+  return found;
+}
+
+/** Like existingUnder, for regular files only (a `.git` directory is not a worktree's pointer). */
+export async function existingFilesUnder(root: string, names: readonly string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of await existingUnder(root, names)) if ((await lstat(join(root, name))).isFile()) found.push(name);
   return found;
 }
 

@@ -1,25 +1,26 @@
-import { rm } from "node:fs/promises";
+import { rmdir } from "node:fs/promises";
+import { execa } from "execa";
 import { pathUnder } from "../names.js";
 import type { RuntimePaths } from "../paths.js";
+import { SandboxError } from "../sandbox/errors.js";
 import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
-import { removeGitWorktree } from "./git-worktree.js";
+import { forgetGitWorktree } from "./git-worktree.js";
 import { forgetJjWorkspace } from "./jj-workspace.js";
 import type { RepoOwner } from "./vcs-command.js";
 
 /**
- * Undoes one workspace: the repository forgets a jj workspace, a git worktree is removed (with
- * its branch when that was made for the sandbox and is merged), and the managed directory goes.
- * A direct mount is never touched. Returns a note for the user, e.g. an unmerged branch kept.
+ * Undoes one workspace: its managed directory goes (removed as the owner, who owns what is in
+ * it), then the repository forgets the jj workspace, or prunes the git worktree and deletes its
+ * branch when that was made for the sandbox and is merged. A direct mount is never touched.
+ * Returns a note for the user, e.g. an unmerged branch kept.
  */
 export async function removeWorkspace(mount: WorkspaceMount, owner: RepoOwner): Promise<string | undefined> {
   if (!mount.managed) return undefined;
-  let note: string | undefined;
+  await removeAsOwner(mount.hostPath, owner);
   if (mount.mode === "jj" && mount.sourceRepo !== undefined && mount.vcsName !== undefined) await forgetJjWorkspace(owner, mount.sourceRepo, mount.vcsName);
-  if (mount.mode === "git-worktree" && mount.sourceRepo !== undefined) {
-    note = await removeGitWorktree(owner, mount.sourceRepo, mount.hostPath, mount.ownBranch === true ? (mount.vcsName ?? null) : null);
-  }
-  await rm(mount.hostPath, { recursive: true, force: true });
-  return note;
+  const gitStore = mount.stores?.find((store) => store.kind === "git")?.path;
+  if (mount.mode === "git-worktree" && gitStore !== undefined) return forgetGitWorktree(owner, gitStore, mount.ownBranch === true ? (mount.vcsName ?? null) : null);
+  return undefined;
 }
 
 /**
@@ -38,6 +39,27 @@ export async function removeWorkspaces(paths: RuntimePaths, metadata: SandboxMet
       failures.push(error instanceof Error ? error.message : String(error));
     }
   }
-  await rm(pathUnder(paths.workspacesDir, metadata.name), { recursive: true, force: true });
+  await removeSandboxDir(pathUnder(paths.workspacesDir, metadata.name), owner).catch((error: Error) => failures.push(error.message));
   return { notes, failures };
+}
+
+/**
+ * Removes `<state>/workspaces/<sandbox>`: what is in it as the owner (it is theirs), the then
+ * empty directory as root (its parent is root's, so it cannot have been swapped).
+ */
+export async function removeSandboxDir(dir: string, owner: RepoOwner): Promise<void> {
+  const emptied = await execa("find", [dir, "-mindepth", "1", "-delete"], { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/" });
+  if (emptied.exitCode !== 0 && !emptied.stderr.includes("No such file")) throw new SandboxError(`could not remove ${dir}: ${emptied.stderr.trim()}`, "general");
+  await rmdir(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT") throw error;
+  });
+}
+
+/**
+ * Removes a directory tree the owner owns, as the owner: root never walks a tree the owner (or
+ * the sandbox) can change under it, so a link planted in it removes nothing else.
+ */
+export async function removeAsOwner(path: string, owner: RepoOwner): Promise<void> {
+  const result = await execa("rm", ["-rf", "--one-file-system", "--", path], { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/" });
+  if (result.exitCode !== 0) throw new SandboxError(`could not remove ${path}: ${result.stderr.trim()}`, "general");
 }

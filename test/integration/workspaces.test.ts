@@ -113,6 +113,8 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     const ups = await Promise.all(["jj1", "jj2"].map((name) => host.run(["up", name, "-t", "basic", "-r", repo, ...identity])));
     expect(ups.map((up) => [up.exitCode, up.stderr])).toEqual([[0, ""], [0, ""]]);
     await Promise.all(["jj1", "jj2"].map((name) => host.sh(name, `echo ${name} > ${name}.txt && jj describe -m "change from ${name}" && jj --quiet new`)));
+    const store = `${repo}/.jj/repo`;
+    expect(await host.sh("jj1", `for f in ${store}/config.toml ${store}/store/git_target .jj/repo; do (echo x >> "$f") 2>&1 | grep -c Read-only; done`)).toBe("1\n1\n1\n");
     expect(await host.sh("jj1", `jj log --no-graph -r '@-' -T 'description ++ author.name() ++ "\\n"'; jj status | head -1`)).toBe("change from jj1\nAgent Smith\nThe working copy has no changes.\n");
     const log = await as("jj", ["-R", repo, "log", "--no-graph", "-r", "all()", "-T", 'description.first_line() ++ "\\n"']);
     expect(log).toContain("change from jj1");
@@ -134,15 +136,21 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     const attempt = (path: string): Promise<string> => host.sh("prot", `(echo x >> ${path}) 2>&1 | grep -c 'Read-only file system' || true`);
     for (const path of [".git/config", ".git/hooks/pre-commit", ".envrc", ".forage/init"]) expect(await attempt(path)).toBe("1\n");
     expect(await attempt("README.md")).toBe("0\n");
+    // .git cannot be moved aside to put another config in its place.
+    expect(await host.sh("prot", "mv .git .git-aside 2>&1 | grep -c 'busy' || true")).toBe("1\n");
     expect((await host.run(["down", "prot"])).exitCode).toBe(0);
     expect(readFileSync(join(repo, ".git/config"), "utf8")).not.toContain("x\n");
   });
 
   it("protects the shared git directory of a worktree too, and lets a template lift a protection", async () => {
     const repo = await gitRepo("lenient");
-    expect((await host.run(["up", "len", "-t", "lenient", "-r", repo])).exitCode).toBe(0);
+    expect((await host.run(["up", "len", "-t", "lenient", "-r", repo, ...identity])).exitCode).toBe(0);
     expect(await host.sh("len", "(echo x >> \"$(git rev-parse --git-common-dir)/config\") 2>&1 | grep -c 'Read-only' || true")).toBe("1\n");
     expect(await host.sh("len", "echo 'use flake' > .envrc && cat .envrc")).toBe("use flake\n");
+    // Nothing the agent writes can point the user's git elsewhere: the store's root and the
+    // worktree's pointer file are read-only (commits still work: objects and refs are writable).
+    const pointers = 'common=$(git rev-parse --git-common-dir); for f in "$common/commondir" "$common/info/x" .git; do (echo x >> "$f") 2>&1 | grep -c Read-only; done; git commit -q --allow-empty -m ok && echo committed';
+    expect(await host.sh("len", pointers)).toBe("1\n1\n1\ncommitted\n");
     expect((await host.run(["down", "len"])).exitCode).toBe(0);
   });
 
