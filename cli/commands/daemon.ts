@@ -44,5 +44,7 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
       clearInterval(timer);
       release();
       log("stopped (sandboxes keep running)");
+      // Commands clients were running in sandboxes belong to the sandboxes, not to the daemon.
+      process.exit(0);
     });
 }

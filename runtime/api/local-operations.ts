@@ -148,6 +148,7 @@ function relay(argv: string[], streams: ExecStreams): Promise<number> {
 async function relayTerminal(enter: EnterSandbox, command: string[], terminal: RelayedTerminal, streams: ExecStreams): Promise<number> {
   const running = await startOnTerminal(enter, command, terminal.size);
   terminal.onResize((size) => void running.resize(size));
+  terminal.onHangUp?.(() => running.hangUp());
   // The client's input ending means it went away: hang up, as a closed terminal would.
   streams.stdin?.on("data", (chunk: Buffer) => running.input.write(chunk));
   streams.stdin?.once("end", () => running.hangUp());

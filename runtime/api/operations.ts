@@ -65,6 +65,8 @@ export interface RelayedTerminal {
   /** The client's TERM (validated before use). */
   term: string;
   onResize(listener: (size: TerminalSize) => void): void;
+  /** Called when the client goes away: the terminal is hung up. */
+  onHangUp?(listener: () => void): void;
 }
 
 /**

@@ -9,6 +9,8 @@ import { snapshotNamePattern } from "../workspaces/snapshots.js";
  */
 const name = z.string().regex(sandboxNamePattern);
 const grace = z.number().int().min(0).max(3600);
+/** A host path from a client: absolute, and no control characters (they end up in flags and logs). */
+const hostPath = z.string().startsWith("/").max(4096).regex(/^[^\x00-\x1f\x7f]*$/, { error: "must not contain control characters" });
 /** A relayed terminal's size; anything beyond a few thousand cells is not a screen. */
 export const terminalSize = z.strictObject({ rows: z.number().int().min(1).max(1000), cols: z.number().int().min(1).max(1000) });
 
@@ -16,13 +18,13 @@ export const requestSchemas = {
   up: z.strictObject({
     name,
     template: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
-    workspace: z.string().startsWith("/").max(4096).optional(),
-    repo: z.string().startsWith("/").max(4096).optional(),
+    workspace: hostPath.optional(),
+    repo: hostPath.optional(),
     direct: z.boolean().optional(),
-    repos: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/), z.string().startsWith("/").max(4096)).optional(),
+    repos: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/), hostPath).optional(),
     gitUser: z.string().max(128).regex(/^[^\n\r<>]+$/).optional(),
     gitEmail: z.string().max(254).regex(/^[^\s<>@]+@[^\s<>@]+$/).optional(),
-    sshKeyPath: z.string().startsWith("/").max(4096).optional(),
+    sshKeyPath: hostPath.optional(),
     sshKeys: z.array(sshPublicKey).max(64).optional(),
     muxConfig: z.boolean().optional(),
     runtime: z.string().regex(/^[a-z-]{1,32}$/).optional(),

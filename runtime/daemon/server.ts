@@ -57,7 +57,7 @@ export interface DaemonServer {
 /** What a connection feeds an exec: its stdin, and the sizes of a relayed terminal. */
 interface ClientInput {
   stdin: PassThrough;
-  resizes: EventEmitter<{ resize: [TerminalSize] }>;
+  resizes: EventEmitter<{ resize: [TerminalSize]; hangUp: [] }>;
 }
 
 async function handleConnection(context: RuntimeContext, socket: Socket, ownerUid: number, log: (line: string) => void): Promise<void> {
@@ -84,7 +84,10 @@ async function handleConnection(context: RuntimeContext, socket: Socket, ownerUi
     },
   ));
   socket.on("error", () => stdin.destroy());
-  socket.on("close", () => stdin.end());
+  socket.on("close", () => {
+    stdin.end();
+    input.resizes.emit("hangUp");
+  });
 }
 
 async function dispatch(context: RuntimeContext, op: string, rawArgs: unknown, send: (m: ServerMessage) => void, input: ClientInput, ownerUid: number, log: (line: string) => void): Promise<void> {
@@ -162,7 +165,7 @@ async function requireOwnedWorkspace(path: string, ownerUid: number): Promise<vo
 }
 
 function relayedTerminal(requested: { size: TerminalSize; term: string }, input: ClientInput): RelayedTerminal {
-  return { ...requested, onResize: (listener) => void input.resizes.on("resize", listener) };
+  return { ...requested, onResize: (listener) => void input.resizes.on("resize", listener), onHangUp: (listener) => void input.resizes.once("hangUp", listener) };
 }
 
 function chunkWriter(emit: (base64: string) => void): Writable {

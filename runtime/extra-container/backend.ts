@@ -9,6 +9,7 @@ import type { RuntimeContext } from "../sandbox/context.js";
 import { sshBindsForSystem } from "../sandbox/ssh.js";
 import { containerUnit, isUnitActive, limitProperties, runTool, unitMainPid } from "./container-unit.js";
 import { extraContainerDefinition } from "./definition.js";
+import { SandboxError } from "../sandbox/errors.js";
 import { workspaceBinds } from "../workspaces/workspace-binds.js";
 import { agentConfigBinds } from "../sandbox/agent-config-binds.js";
 import { ownerHome } from "../sandbox/owner-home.js";
@@ -48,6 +49,7 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
     secretsDir: metadata.secrets.length > 0 ? sandboxSecretsPath(context.paths, metadata.name) : null,
     extraBindMounts: Object.fromEntries(extraBinds.map((bind) => [bind.target, { hostPath: bind.source, readOnly: bind.readOnly }])),
   });
+  for (const path of [metadata.workspace.hostPath, ...extraBinds.flatMap((bind) => [bind.source, bind.target])]) assertPlainBindPath(path);
   await writeFile(file, definition, { mode: 0o644 });
   await runTool("extra-container", ["create", "--start", file], `create container ${metadata.containerName}`);
   const limits = limitProperties(template.resourceLimits);
@@ -73,6 +75,17 @@ export async function destroyExtraContainer(context: RuntimeContext, metadata: S
   const installed = (await runTool("extra-container", ["list"], "list the installed containers")).split("\n").map((line) => line.trim());
   if (installed.includes(metadata.containerName)) await runTool("extra-container", ["destroy", metadata.containerName], `destroy container ${metadata.containerName}`);
   await rm(definitionPath(context.paths, metadata.name), { force: true });
+}
+
+/**
+ * NixOS writes bind mounts unquoted into the container's nspawn flags (EXTRA_NSPAWN_FLAGS in
+ * /etc/nixos-containers/<name>.conf): a space, quote or newline in a path would add flags or
+ * settings of its own. Only plain paths are passed on.
+ */
+function assertPlainBindPath(path: string): void {
+  if (!/^\/[A-Za-z0-9._+\/@%,=~-]*$/.test(path)) {
+    throw new SandboxError(`${JSON.stringify(path)} cannot be bound by extra-container: only letters, digits and . _ + / @ % , = ~ - are safe in its container flags (use --runtime nspawn-nix)`, "usage");
+  }
 }
 
 export function isExtraContainerRunning(metadata: SandboxMetadata): Promise<boolean> {

@@ -7,10 +7,12 @@ import { identitySchema } from "../../generator/config/schema/identity.js";
  * agentIdentity < template < CLI flags. Includes are not followed; values that would not pass
  * the config's own checks are ignored, as is a host without git.
  */
-export async function hostGitIdentity(home: string): Promise<{ gitUser?: string; gitEmail?: string }> {
+export async function hostGitIdentity(account: { home: string; uid: number; gid: number }): Promise<{ gitUser?: string; gitEmail?: string }> {
+  const { home } = account;
   const read = async (key: string): Promise<string | undefined> => {
     for (const file of [`${home}/.gitconfig`, `${home}/.config/git/config`]) {
-      const result = await execa("git", ["config", "--file", file, "--get", key], { reject: false, timeout: 5000, extendEnv: false, env: { PATH: "/usr/bin:/bin" } }).catch(() => undefined);
+      // As the user: their files are read with their rights, never root's.
+      const result = await execa("git", ["config", "--file", file, "--get", key], { uid: account.uid, gid: account.gid, cwd: "/", reject: false, timeout: 5000, extendEnv: false, env: { PATH: "/usr/bin:/bin" } }).catch(() => undefined);
       if (result?.exitCode === 0 && result.stdout !== "") return result.stdout;
     }
     return undefined;

@@ -15,7 +15,7 @@ export interface TerminalProcess {
   input: Writable;
   /** Sets the terminal's size; the command gets SIGWINCH. */
   resize(size: TerminalSize): Promise<void>;
-  /** Hangs the terminal up (the client went away): the command gets SIGHUP. */
+  /** Ends the session (the client went away): the command is terminated, the terminal closed. */
   hangUp(): void;
   /** The command's exit status. */
   exit: Promise<number>;
@@ -38,7 +38,8 @@ export type EnterSandbox = (command: string[]) => Promise<string[]>;
  */
 export async function startOnTerminal(enter: EnterSandbox, command: string[], size: TerminalSize): Promise<TerminalProcess> {
   const [program, ...args] = await enter(["script", "--quiet", "--return", "--flush", "--command", onTerminal, "/dev/null"]);
-  const child = spawn(program ?? "nsenter", args, { stdio: ["pipe", "pipe", "ignore", "pipe", "pipe"] });
+  // Its own process group: the end of a session reaches nsenter's forked child and script too.
+  const child = spawn(program ?? "nsenter", args, { stdio: ["pipe", "pipe", "ignore", "pipe", "pipe"], detached: true });
   const [, , , argvPipe, ttyPipe] = child.stdio as unknown as [Writable, Readable, null, Writable, Readable];
   argvPipe.on("error", () => undefined);
   argvPipe.end([String(size.rows), String(size.cols), ...command].map((arg) => `${arg}\0`).join(""));
@@ -48,19 +49,38 @@ export async function startOnTerminal(enter: EnterSandbox, command: string[], si
     child.once("close", (code, signal) => resolve(code ?? (signal === "SIGKILL" ? 137 : 129)));
   });
   child.stdin?.on("error", () => undefined);
-  return {
-    output: child.stdout as Readable,
-    input: child.stdin as Writable,
-    async resize(next) {
-      const path = await ttyPath;
-      if (path === undefined || child.exitCode !== null) return;
+  // One resize at a time, and only the latest size: a client cannot make the host fork at will.
+  let pending: TerminalSize | undefined;
+  let resizing = false;
+  const applyResizes = async (): Promise<void> => {
+    const path = await ttyPath;
+    while (pending !== undefined && path !== undefined && child.exitCode === null) {
+      const next = pending;
+      pending = undefined;
       const [resizer, ...resizeArgs] = await enter(["stty", "-F", path, "rows", String(next.rows), "cols", String(next.cols)]);
       await new Promise<void>((resolve) => {
         spawn(resizer ?? "nsenter", resizeArgs, { stdio: "ignore" }).once("close", () => resolve()).once("error", () => resolve());
       });
+    }
+  };
+  return {
+    output: child.stdout as Readable,
+    input: child.stdin as Writable,
+    async resize(next) {
+      pending = next;
+      if (resizing) return;
+      resizing = true;
+      await applyResizes().finally(() => (resizing = false));
     },
     hangUp() {
-      if (child.exitCode === null) child.kill("SIGHUP");
+      child.stdin?.end();
+      if (child.exitCode !== null || child.pid === undefined) return;
+      try {
+        // script(1) blocks SIGHUP but passes SIGTERM on to the command it runs.
+        process.kill(-child.pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
     },
     exit,
   };

@@ -98,7 +98,7 @@ async function reserve(context: RuntimeContext, request: UpRequest, template: Te
       // Until the workspaces are made (after the name is reserved): nothing of ours to remove.
       workspace: { mode: "direct", hostPath: request.workspace.directory ?? request.workspace.repo ?? "/", managed: false },
       mounts: [],
-      agentIdentity: withExpandedKey({ ...(await hostGitIdentity(owner.home)), ...template.agentIdentity, ...request.identity }, owner.home),
+      agentIdentity: withExpandedKey({ ...(await hostGitIdentity(owner)), ...template.agentIdentity, ...request.identity }, owner.home),
       uid: owner.uid,
       gid: owner.gid,
       pid: null,

@@ -1,4 +1,4 @@
-import { rmdir } from "node:fs/promises";
+import { lstat, rmdir } from "node:fs/promises";
 import { execa } from "execa";
 import { pathUnder } from "../names.js";
 import type { RuntimePaths } from "../paths.js";
@@ -48,6 +48,8 @@ export async function removeWorkspaces(paths: RuntimePaths, metadata: SandboxMet
  * empty directory as root (its parent is root's, so it cannot have been swapped).
  */
 export async function removeSandboxDir(dir: string, owner: RepoOwner): Promise<void> {
+  // A sandbox with only direct mounts never had one.
+  if ((await lstat(dir).catch(() => undefined))?.isDirectory() !== true) return;
   const emptied = await execa("find", [dir, "-mindepth", "1", "-delete"], { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/" });
   if (emptied.exitCode !== 0 && !emptied.stderr.includes("No such file")) throw new SandboxError(`could not remove ${dir}: ${emptied.stderr.trim()}`, "general");
   await rmdir(dir).catch((error: NodeJS.ErrnoException) => {

@@ -111,6 +111,28 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
     expect(result.exitCode).toBe(0);
   });
 
+  it("hangs up the sandbox side when an attached client goes away, leaving no process behind", async () => {
+    const client = execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", "script", "-qefc", 'exec "$NODE" "$CLI" attach dmn', "/dev/null"], {
+      env: { PATH: "/usr/bin:/bin", SHELL: "/bin/sh", TERM: "xterm", NODE: process.execPath, CLI: cliPath, FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
+      extendEnv: false,
+      reject: false,
+      stdin: "pipe",
+    });
+    let screen = "";
+    client.stdout?.on("data", (chunk: Buffer) => (screen += chunk.toString()));
+    for (let i = 0; i < 100 && !screen.includes("[forage]"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const inside = "tmux list-clients | wc -l; ps -eo comm | grep -c '^script$' || true";
+    expect((await runAs(agentUid, ["exec", "dmn", "--", "sh", "-c", inside])).stdout).toBe("1\n1\n");
+    client.kill("SIGKILL");
+    await client;
+    let after = "";
+    for (let i = 0; i < 40 && after !== "0\n0\n"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = (await runAs(agentUid, ["exec", "dmn", "--", "sh", "-c", inside])).stdout;
+    }
+    expect(after).toBe("0\n0\n");
+  });
+
   it("gives an interactive exec through the daemon a terminal that follows the client's size", async () => {
     const output: Buffer[] = [];
     const resizes = new EventEmitter();
