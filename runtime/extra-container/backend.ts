@@ -1,4 +1,4 @@
-import { rm, writeFile } from "node:fs/promises";
+import { realpath, rm, writeFile } from "node:fs/promises";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { sandboxLink } from "../network/sandbox-link.js";
 import { metadataPath, sandboxSecretsPath, type RuntimePaths } from "../paths.js";
@@ -6,11 +6,11 @@ import { writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { recordEvent } from "../sandbox/audit-log.js";
 import type { RuntimeContext } from "../sandbox/context.js";
-import { sshBindsForSystem } from "../sandbox/ssh.js";
 import { containerUnit, isUnitActive, limitProperties, runTool, unitMainPid } from "./container-unit.js";
 import { extraContainerDefinition } from "./definition.js";
 import { SandboxError } from "../sandbox/errors.js";
 import { workspaceBinds } from "../workspaces/workspace-binds.js";
+import { systemSshBinds } from "../sandbox/system-ssh-binds.js";
 import { agentConfigBinds } from "../sandbox/agent-config-binds.js";
 import { ownerHome } from "../sandbox/owner-home.js";
 
@@ -31,7 +31,7 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
   // The primary workspace is the definition's own `workspace`; the other mounts, VCS directories
   // and protected paths ride along as extra bind mounts.
   const workspaces = (await workspaceBinds(metadata, host.workspacePath, { readOnly: template.readOnlyWorkspace, unprotected: template.unprotectedPaths })).slice(1);
-  const extraBinds = [...workspaces, ...(template.ssh ? await sshBindsForSystem(context.paths, metadata, host.containerUsername) : [])];
+  const extraBinds = [...workspaces, ...(await systemSshBinds(context, metadata, template))];
   if (metadata.muxConfig !== null) extraBinds.push({ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true });
   extraBinds.push(...(await agentConfigBinds(template, { home: await ownerHome(context), agentUser: host.containerUsername }, context.warn)));
   const file = definitionPath(context.paths, metadata.name);
@@ -54,7 +54,7 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
   await runTool("extra-container", ["create", "--start", file], `create container ${metadata.containerName}`);
   const limits = limitProperties(template.resourceLimits);
   if (limits.length > 0) await runTool("systemctl", ["set-property", "--runtime", containerUnit(metadata.containerName), ...limits], "apply the resource limits");
-  const started = { ...metadata, pid: await unitMainPid(metadata.containerName), startedAt: new Date().toISOString(), cgroup: null };
+  const started = { ...metadata, pid: await unitMainPid(metadata.containerName), startedAt: new Date().toISOString(), cgroup: null, system: await containerSystem(metadata.containerName) };
   await writeMetadata(context.paths, started);
   await recordEvent(context.paths, metadata.name, "start");
   return started;
@@ -63,7 +63,7 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
 /** Stops the container's unit (NixOS halts the container gracefully); idempotent. */
 export async function stopExtraContainer(context: RuntimeContext, metadata: SandboxMetadata): Promise<SandboxMetadata> {
   if (await isUnitActive(metadata.containerName)) await runTool("systemctl", ["stop", containerUnit(metadata.containerName)], `stop container ${metadata.containerName}`);
-  const stopped = { ...metadata, pid: null, startedAt: null, cgroup: null };
+  const stopped = { ...metadata, pid: null, startedAt: null, cgroup: null, system: null };
   await writeMetadata(context.paths, stopped);
   await recordEvent(context.paths, metadata.name, "stop");
   return stopped;
@@ -86,6 +86,12 @@ function assertPlainBindPath(path: string): void {
   if (!/^\/[A-Za-z0-9._+\/@%,=~-]*$/.test(path)) {
     throw new SandboxError(`${JSON.stringify(path)} cannot be bound by extra-container: only letters, digits and . _ + / @ % , = ~ - are safe in its container flags (use --runtime nspawn-nix)`, "usage");
   }
+}
+
+/** The system a NixOS container runs, from the host's profile link (not from inside the container). */
+async function containerSystem(containerName: string): Promise<string | null> {
+  const system = await realpath(`/nix/var/nix/profiles/per-container/${containerName}/system`).catch(() => null);
+  return system?.startsWith("/nix/store/") === true ? system : null;
 }
 
 export function isExtraContainerRunning(metadata: SandboxMetadata): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { chmod, chown, copyFile, mkdir, symlink, writeFile } from "node:fs/promises";
 import { profileAssetPath } from "../sandbox/assets.js";
+import { identitySshConfig } from "../sandbox/identity-ssh-config.js";
 import { join } from "node:path";
 
 /** What the generated /etc of a host-root sandbox says. */
@@ -48,16 +49,12 @@ async function makeHome(root: string, spec: HostRootSpec): Promise<void> {
   if (spec.identityKey !== null) await writeSshConfig(home, spec.identityKey, spec.user);
 }
 
-/**
- * The agent's ~/.ssh/config: git and ssh use the identity key and only it. Host keys are learnt
- * on first use (the root is ephemeral, so nothing persists past a reset).
- */
+/** The agent's ~/.ssh/config for its identity key, owned by the agent. */
 async function writeSshConfig(home: string, identityKey: string, owner: { uid: number; gid: number }): Promise<void> {
   const dir = join(home, ".ssh");
   await mkdir(dir, { mode: 0o700 });
   const config = join(dir, "config");
-  const lines = ["# Written by forage-ctl: the agent's identity key (read-only, copied from the host).", "Host *", `  IdentityFile ${identityKey}`, "  IdentitiesOnly yes", "  StrictHostKeyChecking accept-new"];
-  await writeFile(config, `${lines.join("\n")}\n`, { mode: 0o600 });
+  await writeFile(config, identitySshConfig(identityKey), { mode: 0o600 });
   for (const path of [dir, config]) await chown(path, owner.uid, owner.gid);
 }
 

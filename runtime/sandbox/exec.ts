@@ -38,7 +38,7 @@ export async function execCommand(context: RuntimeContext, metadata: SandboxMeta
   const user = options.asRoot === true ? null : { name: host.containerUsername, uid: metadata.uid, gid: metadata.gid };
   const argv = execArgs({
     leaderPid: leader,
-    toolDir: rootKindOf(metadata.runtime).toolDir,
+    toolDir: metadata.system === null ? rootKindOf(metadata.runtime).toolDir : `${metadata.system}/sw/bin`,
     user,
     cwd: options.cwd ?? (user === null ? "/root" : host.workspacePath),
     command,

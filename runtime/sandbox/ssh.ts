@@ -26,9 +26,10 @@ export async function ensureHostKey(paths: RuntimePaths, name: string): Promise<
   return (await readFile(`${key}.pub`, "utf8")).trim();
 }
 
-/** Forgets a removed sandbox's host key. */
+/** Forgets a removed sandbox's host key (and the identity ssh config a NixOS sandbox had bound). */
 export async function removeHostKey(paths: RuntimePaths, name: string): Promise<void> {
   await rm(hostKeyDir(paths, name), { recursive: true, force: true });
+  await rm(metadataPath(paths, name).replace(/\.json$/, ".ssh_config"), { force: true });
 }
 
 /** The pinned public host key of a sandbox, or null when it has none. */

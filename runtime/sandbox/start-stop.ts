@@ -16,10 +16,11 @@ import type { RuntimeContext } from "./context.js";
 import { resolveAgentPrograms } from "./host-programs.js";
 import { agentLauncherPath } from "./assets.js";
 import { identityKeyFile } from "./identity-key.js";
+import { systemSshBinds } from "./system-ssh-binds.js";
 import { workspaceBinds } from "../workspaces/workspace-binds.js";
 import { agentConfigBinds } from "./agent-config-binds.js";
 import { ownerHome } from "./owner-home.js";
-import { installSsh, sshBindsForSystem, startSshd } from "./ssh.js";
+import { installSsh, startSshd } from "./ssh.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
 const optionalHostBinds = ["/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"];
@@ -45,6 +46,7 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
   await createLink(link);
   await mountRoot(root);
   const layout = metadata.runtime === "nspawn-nix" ? await nixLayout(context, metadata, root, template) : await hostLayout(context, metadata, root, template, link.hostAddress);
+  const system = layout.payload.kind === "init" ? layout.payload.init.replace(/\/init$/, "") : null;
   const binds = [
     ...layout.binds,
     ...(await workspaceBinds(metadata, host.workspacePath, { readOnly: template.readOnlyWorkspace, unprotected: template.unprotectedPaths })),
@@ -61,7 +63,7 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
     binds,
     logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
   }, (argv) => joinCgroupArgv(cgroup, argv));
-  const started = { ...metadata, pid, startedAt: new Date().toISOString(), cgroup };
+  const started = { ...metadata, pid, startedAt: new Date().toISOString(), cgroup, system };
   await writeMetadata(context.paths, started);
   // A NixOS system starts its own sshd (with the pinned key bound in); a host root gets ours.
   if (template.ssh && metadata.runtime === "nspawn") await startSshd(context, started);
@@ -106,10 +108,11 @@ async function nixLayout(context: RuntimeContext, metadata: SandboxMetadata, roo
   const system = await requireSystem(context.paths.systemsDir, template.name);
   await prepareNixRoot(root);
   return {
-    binds: [{ source: "/nix/store", target: "/nix/store", readOnly: true }, ...(template.ssh ? await sshBindsForSystem(context.paths, metadata, context.settings.host.containerUsername) : [])],
+    binds: [{ source: "/nix/store", target: "/nix/store", readOnly: true }, ...(await systemSshBinds(context, metadata, template))],
     payload: { kind: "init", init: `${system}/init` },
   };
 }
+
 
 /** Stops the container (graceful, then forceful) and removes its root and network. Idempotent. */
 export async function stopSandbox(context: RuntimeContext, metadata: SandboxMetadata, graceSeconds = 10): Promise<SandboxMetadata> {
@@ -121,7 +124,7 @@ export async function stopSandbox(context: RuntimeContext, metadata: SandboxMeta
   await unmountRoot(root);
   await removeLink(sandboxLink(metadata.slot, context.settings.host.network.base));
   if (metadata.cgroup !== null) await removeSandboxCgroup(metadata.cgroup);
-  const stopped = { ...metadata, pid: null, startedAt: null, cgroup: null };
+  const stopped = { ...metadata, pid: null, startedAt: null, cgroup: null, system: null };
   await writeMetadata(context.paths, stopped);
   await recordEvent(context.paths, metadata.name, "stop");
   return stopped;

@@ -103,6 +103,7 @@ async function reserve(context: RuntimeContext, request: UpRequest, template: Te
       gid: owner.gid,
       pid: null,
       startedAt: null,
+      system: null,
       cgroup: null,
       muxConfig,
       authorizedKeys: [...new Set([...context.settings.host.authorizedKeys, ...(request.sshKeys ?? [])])],

@@ -70,6 +70,12 @@ export const sandboxMetadataSchema = z.strictObject({
   /** The running container's supervisor (systemd-nspawn) pid, or null when stopped. */
   pid: z.number().int().positive().nullable(),
   startedAt: z.string().nullable(),
+  /**
+   * The NixOS system the running sandbox booted (nspawn-nix, extra-container): forage-ctl runs
+   * that system's setpriv and env by their store paths, not through the container's own
+   * /run/current-system, which the container's root could point elsewhere.
+   */
+  system: z.string().startsWith("/nix/store/").nullable().default(null),
   /** The cgroup directories holding the running sandbox (recorded: the caller's own cgroup may differ later). */
   cgroup: z.strictObject({ procsFiles: z.array(z.string().startsWith("/sys/fs/cgroup/")), directories: z.array(z.string().startsWith("/sys/fs/cgroup/")) }).nullable(),
   /** The host user's tmux configuration, mounted read-only for the agent (off with --no-mux-config). */

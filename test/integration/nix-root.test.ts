@@ -50,6 +50,19 @@ describe.skipIf(!tools.run || !isRoot())("the nspawn-nix runtime (a prebuilt sys
     expect(await host.sh("nixbox", "cat /tmp/init-marker")).toBe("ready\n");
   });
 
+  it("runs its tools by their store paths: root inside repointing /run/current-system changes nothing", async () => {
+    const evil = [
+      "mkdir -p /tmp/evil/sw/bin",
+      `ln -s ${system}/sw/bin/sh /tmp/evil/sw/bin/sh`,
+      `for tool in setpriv env; do printf '#!${system}/bin/busybox sh\\ntouch /tmp/hijacked\\n' > /tmp/evil/sw/bin/$tool; chmod +x /tmp/evil/sw/bin/$tool; done`,
+      "ln -sfn /tmp/evil /run/current-system",
+    ].join("\n");
+    expect((await host.run(["shell", "nixbox"], `${evil}\n`)).exitCode).toBe(0);
+    // Shell builtins only: the agent's PATH now leads into /tmp/evil, which has nothing but sh.
+    const check = 'while read -r key value rest; do [ "$key" = "Uid:" ] && echo "$value"; done < /proc/self/status; test -e /tmp/hijacked && echo hijacked || echo clean';
+    expect(await host.sh("nixbox", check)).toBe(`${agentUid}\nclean\n`);
+  });
+
   it("keeps the workspace and wipes the root on reset", async () => {
     await host.sh("nixbox", "echo kept > /workspace/kept.txt; echo gone > /tmp/gone.txt");
     expect((await host.run(["reset", "nixbox"])).exitCode).toBe(0);

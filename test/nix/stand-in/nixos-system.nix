@@ -13,6 +13,6 @@ derivation {
   uid = toString uid;
   gid = toString gid;
   # Host programs copied with their libraries (what the runtime and the tests run inside).
-  programs = "bash env setpriv script stty tmux id cat ls sleep stat touch mkdir sh kill grep tr ps mount readlink";
+  programs = "bash env setpriv script stty tmux id cat ls sleep stat touch mkdir sh kill grep tr ps mount readlink ln chmod";
   initScript = ./stand-in-init.sh;
 }
