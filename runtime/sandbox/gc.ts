@@ -1,4 +1,5 @@
-import { readdir, rm } from "node:fs/promises";
+import { lstat, readdir, rm } from "node:fs/promises";
+import { removeSandboxDir } from "../workspaces/remove-workspaces.js";
 import { pathUnder, sandboxNamePattern } from "../names.js";
 import { execa } from "execa";
 import { removeLink, sandboxLink } from "../network/sandbox-link.js";
@@ -65,9 +66,15 @@ export async function removeOrphans(context: RuntimeContext, orphans: Orphan[]):
     else if (orphan.kind === "root") await unmountRoot(rootPath(context.paths, orphan.name));
     else if (orphan.kind === "lock file") await rm(orphan.detail, { force: true });
     else if (orphan.kind === "secrets") await removeSecrets(context.paths, orphan.name);
-    else if (orphan.kind === "workspace") await rm(pathUnder(context.paths.workspacesDir, orphan.name), { recursive: true, force: true });
+    else if (orphan.kind === "workspace") await removeOrphanWorkspaces(pathUnder(context.paths.workspacesDir, orphan.name));
     else if (orphan.kind === "network namespace") await removeLink(sandboxLink(Number(orphan.name.slice(1)), context.settings.host.network.base));
   }
+}
+
+/** Removes a workspace directory no sandbox owns, as whoever owns it (it may hold their links). */
+async function removeOrphanWorkspaces(dir: string): Promise<void> {
+  const info = await lstat(dir).catch(() => undefined);
+  if (info?.isDirectory() === true) await removeSandboxDir(dir, { uid: info.uid, gid: info.gid, home: "/" });
 }
 
 /**
