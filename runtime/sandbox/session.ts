@@ -46,7 +46,7 @@ async function awaitSystemSession(context: RuntimeContext, metadata: SandboxMeta
   const deadline = Date.now() + systemSessionTimeoutMs;
   while (Date.now() < deadline) {
     if (await hasSession(context, metadata)) return;
-    await sleep(100);
+    await sleep(20);
   }
   const message = `the system did not open the agent session within ${systemSessionTimeoutMs / 1000} s (see forage-ctl exec ${metadata.name} -- systemctl status forage-session)`;
   context.warn(message);
