@@ -42,6 +42,23 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
     return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
   };
 
+  /**
+   * `forage-ctl attach dmn` as the configured user, on a 40x100 terminal that `script` gives it as
+   * a terminal emulator would; resolves once tmux has drawn its status line with the session name.
+   */
+  const attachAsUser = async () => {
+    const client = execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", "script", "-qefc", 'stty rows 40 cols 100 && exec "$NODE" "$CLI" attach dmn', "/dev/null"], {
+      env: { PATH: "/usr/bin:/bin", SHELL: "/bin/sh", TERM: "xterm", NODE: process.execPath, CLI: cliPath, FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
+      extendEnv: false,
+      reject: false,
+      stdin: "pipe",
+    });
+    let screen = "";
+    client.stdout?.on("data", (chunk: Buffer) => (screen += chunk.toString()));
+    for (let i = 0; i < 100 && !screen.includes("[forage]"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    return { client, screen: () => screen };
+  };
+
   beforeAll(async () => {
     // Like /run: the user must be able to traverse to the socket (the socket's own mode decides).
     chmodSync(host.dir, 0o711);
@@ -93,34 +110,16 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
   });
 
   it("relays a terminal to a user without root: attach shows the agent's tmux session and detaches", async () => {
-    // `script` gives the CLI a terminal of 40x100, as a user's terminal emulator would.
-    const client = execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", "script", "-qefc", 'stty rows 40 cols 100 && exec "$NODE" "$CLI" attach dmn', "/dev/null"], {
-      env: { PATH: "/usr/bin:/bin", SHELL: "/bin/sh", TERM: "xterm", NODE: process.execPath, CLI: cliPath, FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
-      extendEnv: false,
-      reject: false,
-      stdin: "pipe",
-    });
-    let screen = "";
-    client.stdout?.on("data", (chunk: Buffer) => (screen += chunk.toString()));
-    // tmux draws its status line with the session name; then C-b d detaches.
-    for (let i = 0; i < 100 && !screen.includes("[forage]"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(screen).toContain("[forage]");
+    const { client, screen } = await attachAsUser();
+    expect(screen()).toContain("[forage]");
     client.stdin?.write("\x02d");
     const result = await client;
-    expect(screen).toContain("[detached (from session forage)]");
+    expect(screen()).toContain("[detached (from session forage)]");
     expect(result.exitCode).toBe(0);
   });
 
   it("hangs up the sandbox side when an attached client goes away, leaving no process behind", async () => {
-    const client = execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", "script", "-qefc", 'exec "$NODE" "$CLI" attach dmn', "/dev/null"], {
-      env: { PATH: "/usr/bin:/bin", SHELL: "/bin/sh", TERM: "xterm", NODE: process.execPath, CLI: cliPath, FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
-      extendEnv: false,
-      reject: false,
-      stdin: "pipe",
-    });
-    let screen = "";
-    client.stdout?.on("data", (chunk: Buffer) => (screen += chunk.toString()));
-    for (let i = 0; i < 100 && !screen.includes("[forage]"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const { client } = await attachAsUser();
     const inside = "tmux list-clients | wc -l; ps -eo comm | grep -c '^script$' || true";
     expect((await runAs(agentUid, ["exec", "dmn", "--", "sh", "-c", inside])).stdout).toBe("1\n1\n");
     client.kill("SIGKILL");
