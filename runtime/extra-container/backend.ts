@@ -1,5 +1,6 @@
 import { realpath, rm, writeFile } from "node:fs/promises";
 import type { TemplateModel } from "../../generator/model/model.js";
+import { applyHostPolicy, removeHostPolicy } from "../network/host-policy.js";
 import { sandboxLink } from "../network/sandbox-link.js";
 import { metadataPath, sandboxSecretsPath, type RuntimePaths } from "../paths.js";
 import { writeMetadata } from "../state/metadata-store.js";
@@ -51,6 +52,8 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
   });
   for (const path of [metadata.workspace.hostPath, ...extraBinds.flatMap((bind) => [bind.source, bind.target])]) assertPlainBindPath(path);
   await writeFile(file, definition, { mode: 0o644 });
+  // NixOS makes ve-f<N> when the container starts; the table matches it by name, so it goes first.
+  await applyHostPolicy(link, template.network.mode);
   await runTool("extra-container", ["create", "--start", file], `create container ${metadata.containerName}`);
   const limits = limitProperties(template.resourceLimits);
   if (limits.length > 0) await runTool("systemctl", ["set-property", "--runtime", containerUnit(metadata.containerName), ...limits], "apply the resource limits");
@@ -63,6 +66,7 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
 /** Stops the container's unit (NixOS halts the container gracefully); idempotent. */
 export async function stopExtraContainer(context: RuntimeContext, metadata: SandboxMetadata): Promise<SandboxMetadata> {
   if (await isUnitActive(metadata.containerName)) await runTool("systemctl", ["stop", containerUnit(metadata.containerName)], `stop container ${metadata.containerName}`);
+  await removeHostPolicy(sandboxLink(metadata.slot, context.settings.host.network.base));
   const stopped = { ...metadata, pid: null, startedAt: null, cgroup: null, system: null };
   await writeMetadata(context.paths, stopped);
   await recordEvent(context.paths, metadata.name, "stop");

@@ -2,6 +2,7 @@ import { lstat, readdir, rm } from "node:fs/promises";
 import { removeSandboxDir } from "../workspaces/remove-workspaces.js";
 import { pathUnder, sandboxNamePattern } from "../names.js";
 import { execa } from "execa";
+import { removeHostPolicy } from "../network/host-policy.js";
 import { removeLink, sandboxLink } from "../network/sandbox-link.js";
 import { unmountRoot } from "../nspawn/root-mount.js";
 import { rootPath } from "../paths.js";
@@ -67,7 +68,11 @@ export async function removeOrphans(context: RuntimeContext, orphans: Orphan[]):
     else if (orphan.kind === "lock file") await rm(orphan.detail, { force: true });
     else if (orphan.kind === "secrets") await removeSecrets(context.paths, orphan.name);
     else if (orphan.kind === "workspace") await removeOrphanWorkspaces(pathUnder(context.paths.workspacesDir, orphan.name));
-    else if (orphan.kind === "network namespace") await removeLink(sandboxLink(Number(orphan.name.slice(1)), context.settings.host.network.base));
+    else if (orphan.kind === "network namespace") {
+      const link = sandboxLink(Number(orphan.name.slice(1)), context.settings.host.network.base);
+      await removeHostPolicy(link);
+      await removeLink(link);
+    }
   }
 }
 

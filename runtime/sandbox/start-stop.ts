@@ -2,6 +2,7 @@ import { access } from "node:fs/promises";
 import { join } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup } from "../cgroups/sandbox-cgroup.js";
+import { applyHostPolicy, removeHostPolicy } from "../network/host-policy.js";
 import { createLink, removeLink, sandboxLink } from "../network/sandbox-link.js";
 import { findContainerByRoot, isOurContainer, spawnContainer, stopContainer, type ContainerPayload } from "../nspawn/container-process.js";
 import { buildHostRoot } from "../nspawn/host-root.js";
@@ -44,6 +45,7 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
   const link = sandboxLink(metadata.slot, host.network.base);
   const root = rootPath(context.paths, metadata.name);
   await createLink(link);
+  await applyHostPolicy(link, template.network.mode);
   await mountRoot(root);
   const layout = metadata.runtime === "nspawn-nix" ? await nixLayout(context, metadata, root, template) : await hostLayout(context, metadata, root, template, link.hostAddress);
   const system = layout.payload.kind === "init" ? layout.payload.init.replace(/\/init$/, "") : null;
@@ -122,7 +124,9 @@ export async function stopSandbox(context: RuntimeContext, metadata: SandboxMeta
   const pid = (await isOurContainer(metadata.pid, root)) ? metadata.pid : await findContainerByRoot(root);
   if (pid !== null && pid !== undefined) await stopContainer(pid, graceSeconds, metadata.runtime === "nspawn-nix" ? "init" : "placeholder");
   await unmountRoot(root);
-  await removeLink(sandboxLink(metadata.slot, context.settings.host.network.base));
+  const link = sandboxLink(metadata.slot, context.settings.host.network.base);
+  await removeHostPolicy(link);
+  await removeLink(link);
   if (metadata.cgroup !== null) await removeSandboxCgroup(metadata.cgroup);
   const stopped = { ...metadata, pid: null, startedAt: null, cgroup: null, system: null };
   await writeMetadata(context.paths, stopped);

@@ -9,7 +9,8 @@ import { definitionPath, destroyExtraContainer, isExtraContainerRunning, startEx
 import { runtimePaths } from "../../runtime/paths.js";
 import type { RuntimeContext } from "../../runtime/sandbox/context.js";
 import type { SandboxMetadata } from "../../runtime/state/metadata.js";
-import { toolsAvailable } from "../support/tools.js";
+import { execa } from "execa";
+import { isRoot, toolsAvailable } from "../support/tools.js";
 
 /*
  * The extra-container backend drives two host tools that cannot run here (extra-container needs
@@ -17,10 +18,11 @@ import { toolsAvailable } from "../support/tools.js";
  * the calls and keep the container's state; the definition file is checked by the real Nix
  * parser (and evaluated for real in test/nix/container-definitions.test.ts).
  */
-const tools = toolsAvailable("nix-instantiate");
+const tools = toolsAvailable("nix-instantiate", "nft");
 const standInBin = fileURLToPath(new URL("./stand-in-bin", import.meta.url));
 
-describe.skipIf(!tools.run)("the extra-container runtime backend", () => {
+// Starting loads the sandbox's real host-side nftables table (slot 250, removed afterwards).
+describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", () => {
   const dir = mkdtempSync(join(tmpdir(), "forage-extra-"));
   const log = join(dir, "calls.log");
   let context: RuntimeContext;
@@ -37,7 +39,7 @@ describe.skipIf(!tools.run)("the extra-container runtime backend", () => {
     context = { settings, paths, warn: () => undefined };
     mkdirSync(join(dir, "ws"));
     sandbox = {
-      version: 1, name: "demo", template: "coder", slot: 3, containerName: "f3", runtime: "extra-container", createdAt: "2026-11-21T00:00:00Z",
+      version: 1, name: "demo", template: "coder", slot: 250, containerName: "f250", runtime: "extra-container", createdAt: "2026-11-21T00:00:00Z",
       phase: "creating", creatorPid: process.pid, workspace: { mode: "direct", hostPath: join(dir, "ws"), managed: false }, agentIdentity: {},
       mounts: [], uid: 1000, gid: 100, pid: null, startedAt: null, system: null, cgroup: null, muxConfig: null, authorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBY2y5Z6n1qOvhNKO9GmD9F5vzV3ZKkPNMwA2hk9nQyH alice"], secrets: [],
     };
@@ -45,7 +47,10 @@ describe.skipIf(!tools.run)("the extra-container runtime backend", () => {
     Object.assign(process.env, { FORAGE_STAND_IN_LOG: log, FORAGE_STAND_IN_STATE: dir });
   });
   beforeEach(() => writeFileSync(log, ""));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await execa("nft", ["delete", "table", "inet", "forage_f250"], { reject: false });
+  });
   const calls = (): string[] => readFileSync(log, "utf8").trim().split("\n");
 
   it("writes the sandbox's definition, creates and starts the container, sets the template's limits on its unit, and records its pid", async () => {
@@ -53,13 +58,13 @@ describe.skipIf(!tools.run)("the extra-container runtime backend", () => {
     const file = definitionPath(context.paths, "demo");
     expect(calls()).toEqual([
       `extra-container create --start ${file}`,
-      "systemctl set-property --runtime container@f3.service TasksMax=64 MemoryMax=1G CPUQuota=150%",
-      "systemctl show --property=MainPID --value container@f3.service",
+      "systemctl set-property --runtime container@f250.service TasksMax=64 MemoryMax=1G CPUQuota=150%",
+      "systemctl show --property=MainPID --value container@f250.service",
     ]);
     expect(started).toMatchObject({ pid: 4242, cgroup: null });
     const definition = readFileSync(file, "utf8");
     expect(definition).toContain('import "/etc/forage/generated/containers/coder.nix"');
-    expect(definition).toContain('hostAddress = "10.100.3.1";');
+    expect(definition).toContain('hostAddress = "10.100.250.1";');
     expect(definition).toContain('"/etc/ssh/ssh_host_ed25519_key" = {');
     expect(definition).not.toContain("secretsDir = \"");
     expect(await isExtraContainerRunning(started)).toBe(true);
@@ -72,11 +77,11 @@ describe.skipIf(!tools.run)("the extra-container runtime backend", () => {
     await destroyExtraContainer(context, stopped);
     await destroyExtraContainer(context, stopped);
     expect(calls()).toEqual([
-      "systemctl is-active --quiet container@f3.service",
-      "systemctl stop container@f3.service",
-      "systemctl is-active --quiet container@f3.service",
+      "systemctl is-active --quiet container@f250.service",
+      "systemctl stop container@f250.service",
+      "systemctl is-active --quiet container@f250.service",
       "extra-container list",
-      "extra-container destroy f3",
+      "extra-container destroy f250",
       "extra-container list",
     ]);
   });
@@ -86,7 +91,7 @@ describe.skipIf(!tools.run)("the extra-container runtime backend", () => {
     try {
       await expect(startExtraContainer(context, sandbox, context.settings.templates[0]!)).rejects.toMatchObject({
         kind: "container",
-        message: expect.stringContaining("could not create container f3: extra-container create exited with 1:\nerror: building the container failed") as unknown,
+        message: expect.stringContaining("could not create container f250: extra-container create exited with 1:\nerror: building the container failed") as unknown,
       });
     } finally {
       delete process.env.FORAGE_STAND_IN_FAIL;
