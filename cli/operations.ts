@@ -1,3 +1,4 @@
+import type { Command } from "commander";
 import type { Operations } from "../runtime/api/operations.js";
 import { remoteOperations } from "../runtime/daemon/client.js";
 import { runtimeContext } from "./runtime-context.js";
@@ -13,4 +14,9 @@ export async function operationsFor(configOption: string | undefined): Promise<O
   if (!isRoot) return remoteOperations(warn);
   const { localOperations } = await import("../runtime/api/local-operations.js");
   return localOperations(await runtimeContext(configOption));
+}
+
+/** operationsFor with the program's global --config: what every sandbox command starts from. */
+export function operationsOf(program: Command): Promise<Operations> {
+  return operationsFor(program.opts<{ config?: string }>().config);
 }

@@ -1,11 +1,9 @@
 import type { Command } from "commander";
 import { ExitCode } from "../exit-codes.js";
-import { operationsFor } from "../operations.js";
+import { operationsOf } from "../operations.js";
 import { relayThisTerminal } from "../relayed-terminal.js";
 import { UserError } from "../user-error.js";
 import { registerSsh } from "./ssh.js";
-
-type GlobalOptions = { config?: string };
 
 /**
  * Runs a command with this process's terminal; the exit status becomes forage-ctl's. As root the
@@ -13,7 +11,7 @@ type GlobalOptions = { config?: string };
  * pseudo-terminal the daemon opens, and plain streams are relayed as streams.
  */
 async function runInside(program: Command, name: string, command: string[], asRoot: boolean): Promise<number> {
-  const ops = await operationsFor(program.opts<GlobalOptions>().config);
+  const ops = await operationsOf(program);
   const relayed = ops.via === "daemon" ? relayThisTerminal() : undefined;
   const streams = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, inheritTerminal: ops.via === "in-process" };
   return ops.exec(name, command, relayed === undefined ? streams : { ...streams, terminal: relayed.terminal }, asRoot).finally(() => {

@@ -1,14 +1,12 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { ExitCode } from "../exit-codes.js";
-import { operationsFor } from "../operations.js";
+import { operationsOf } from "../operations.js";
 import { UserError } from "../user-error.js";
-
-type GlobalOptions = { config?: string };
 
 /** up, down, start, stop, reset: creating, running and removing sandboxes. */
 export function registerLifecycle(program: Command): void {
-  const operations = () => operationsFor(program.opts<GlobalOptions>().config);
+  const operations = () => operationsOf(program);
   program
     .command("up")
     .description("Create and start a sandbox from a template")
@@ -32,7 +30,7 @@ export function registerLifecycle(program: Command): void {
       if (typeof process.getuid === "function" && process.getuid() === 0) {
         // First use as root: the daemon serves the configured user from now on (no sudo needed).
         const { ensureDaemon } = await import("../ensure-daemon.js");
-        if (await ensureDaemon(program.opts<GlobalOptions>().config)) progress?.("started the forage daemon");
+        if (await ensureDaemon(program.opts<{ config?: string }>().config)) progress?.("started the forage daemon");
       }
       const sandbox = await (await operations()).up(
         {

@@ -1,15 +1,13 @@
 import type { Command } from "commander";
-import { operationsFor } from "../operations.js";
+import { operationsOf } from "../operations.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ExitCode } from "../exit-codes.js";
 import { printJson, printTable } from "../output.js";
 import { UserError } from "../user-error.js";
 
-type GlobalOptions = { config?: string };
-
 /** ps, status, audit-log: looking at sandboxes. */
 export function registerObserve(program: Command): void {
-  const operations = () => operationsFor(program.opts<GlobalOptions>().config);
+  const operations = () => operationsOf(program);
   program
     .command("ps")
     .description("List sandboxes: NAME TEMPLATE IP MODE WORKSPACE STATUS")
@@ -64,7 +62,7 @@ export function registerObserve(program: Command): void {
 
   program
     .command("audit-log")
-    .description("Show a sandbox's audit log (create, start, stop, reset, destroy, exec, errors)")
+    .description("Show a sandbox's audit log (create, start, stop, reset, destroy, exec, snapshot, warnings, errors)")
     .argument("<name>")
     .option("--json", "print as JSON lines")
     .action(async (name: string, options: { json?: boolean }) => {

@@ -1,12 +1,10 @@
 import type { Command } from "commander";
-import { operationsFor } from "../operations.js";
+import { operationsOf } from "../operations.js";
 import { printJson, printTable } from "../output.js";
-
-type GlobalOptions = { config?: string };
 
 /** snapshot create|list|restore: named captures of a sandbox's working copy. */
 export function registerSnapshot(program: Command): void {
-  const operations = () => operationsFor(program.opts<GlobalOptions>().config);
+  const operations = () => operationsOf(program);
   const snapshot = program
     .command("snapshot")
     .description("Capture and restore a sandbox's working copy (jj workspace or git worktree)")

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { ExitCode } from "../exit-codes.js";
-import { operationsFor } from "../operations.js";
+import { operationsOf } from "../operations.js";
 import { UserError } from "../user-error.js";
 
 /** The only variables ssh gets from the caller (the reference filters them too). */
@@ -18,7 +18,7 @@ export function registerSsh(program: Command): void {
     .argument("[command...]", "command to run instead of attaching (put -- before it)")
     .option("-i, --ssh-key-path <file>", "private key to log in with")
     .action(async (name: string, command: string[], options: { sshKeyPath?: string }) => {
-      const view = await (await operationsFor(program.opts<{ config?: string }>().config)).status(name);
+      const view = await (await operationsOf(program)).status(name);
       if (view.sshHostKey === null) throw new UserError(`sandbox ${name} has no SSH (its template sets ssh: false): use forage-ctl attach ${name}`, ExitCode.attach);
       if (view.status === "stopped") throw new UserError(`sandbox ${name} is not running (forage-ctl start ${name})`, ExitCode.containerFailed);
       const dir = await mkdtemp(join(tmpdir(), "forage-ssh-"));

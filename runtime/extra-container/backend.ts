@@ -10,10 +10,8 @@ import type { RuntimeContext } from "../sandbox/context.js";
 import { containerUnit, isUnitActive, limitProperties, runTool, unitMainPid } from "./container-unit.js";
 import { extraContainerDefinition } from "./definition.js";
 import { SandboxError } from "../sandbox/errors.js";
-import { workspaceBinds } from "../workspaces/workspace-binds.js";
 import { systemSshBinds } from "../sandbox/system-ssh-binds.js";
-import { agentConfigBinds } from "../sandbox/agent-config-binds.js";
-import { ownerHome } from "../sandbox/owner-home.js";
+import { sandboxBinds } from "../sandbox/sandbox-binds.js";
 
 /** The sandbox's extra-container definition: `<state>/sandboxes/<name>.nix` (no secrets in it). */
 export function definitionPath(paths: RuntimePaths, name: string): string {
@@ -29,12 +27,9 @@ export function definitionPath(paths: RuntimePaths, name: string): string {
 export async function startExtraContainer(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
   const { host } = context.settings;
   const link = sandboxLink(metadata.slot, host.network.base);
-  // The primary workspace is the definition's own `workspace`; the other mounts, VCS directories
-  // and protected paths ride along as extra bind mounts.
-  const workspaces = (await workspaceBinds(metadata, host.workspacePath, { readOnly: template.readOnlyWorkspace, unprotected: template.unprotectedPaths })).slice(1);
-  const extraBinds = [...workspaces, ...(await systemSshBinds(context, metadata, template))];
-  if (metadata.muxConfig !== null) extraBinds.push({ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true });
-  extraBinds.push(...(await agentConfigBinds(template, { home: await ownerHome(context), agentUser: host.containerUsername }, context.warn)));
+  // The primary workspace (the first bind) is the definition's own `workspace`; the rest ride
+  // along as extra bind mounts.
+  const extraBinds = [...(await sandboxBinds(context, metadata, template)).slice(1), ...(await systemSshBinds(context, metadata, template))];
   const file = definitionPath(context.paths, metadata.name);
   const definition = extraContainerDefinition({
     sandbox: metadata.name,

@@ -5,13 +5,20 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { execa } from "execa";
 import { isAlive } from "../state/lock.js";
 
+/** A host path bound into a sandbox at `target`. */
+export interface Bind {
+  source: string;
+  target: string;
+  readOnly: boolean;
+}
+
 /** How to start one container with systemd-nspawn. */
 export interface NspawnSpec {
   root: string;
   hostname: string;
   payload: ContainerPayload;
   networkNamespacePath: string;
-  binds: { source: string; target: string; readOnly: boolean }[];
+  binds: Bind[];
   logFile: string;
 }
 

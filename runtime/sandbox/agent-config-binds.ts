@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { relative } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { expandHome } from "../host-user.js";
-import type { Bind } from "../workspaces/workspace-binds.js";
+import type { Bind } from "../nspawn/container-process.js";
 
 /**
  * The agents' own login/config directories (agent hostConfigDir, e.g. "~/.claude"), bound at

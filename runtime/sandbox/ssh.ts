@@ -1,3 +1,4 @@
+import type { Bind } from "../nspawn/container-process.js";
 import { chmod, chown, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -74,7 +75,7 @@ export async function installSsh(paths: RuntimePaths, root: string, metadata: Sa
  * generates none) and the sandbox's authorized keys at the agent's ~/.ssh/authorized_keys (one of
  * NixOS's AuthorizedKeysFile entries), both read-only from the host.
  */
-export async function sshBindsForSystem(paths: RuntimePaths, metadata: SandboxMetadata, user: string): Promise<{ source: string; target: string; readOnly: boolean }[]> {
+export async function sshBindsForSystem(paths: RuntimePaths, metadata: SandboxMetadata, user: string): Promise<Bind[]> {
   const dir = hostKeyDir(paths, metadata.name);
   const authorizedKeys = join(dir, "authorized_keys");
   await writeFile(authorizedKeys, metadata.authorizedKeys.map((k) => `${k}\n`).join(""), { mode: 0o644 });

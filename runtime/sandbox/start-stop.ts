@@ -4,7 +4,7 @@ import type { TemplateModel } from "../../generator/model/model.js";
 import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup } from "../cgroups/sandbox-cgroup.js";
 import { applyHostPolicy, removeHostPolicy } from "../network/host-policy.js";
 import { createLink, removeLink, sandboxLink } from "../network/sandbox-link.js";
-import { findContainerByRoot, isOurContainer, spawnContainer, stopContainer, type ContainerPayload } from "../nspawn/container-process.js";
+import { findContainerByRoot, isOurContainer, spawnContainer, stopContainer, type Bind, type ContainerPayload } from "../nspawn/container-process.js";
 import { buildHostRoot } from "../nspawn/host-root.js";
 import { prepareNixRoot, requireSystem } from "../nspawn/nix-root.js";
 import { isExtraContainerRunning, startExtraContainer, stopExtraContainer } from "../extra-container/backend.js";
@@ -18,9 +18,7 @@ import { resolveAgentPrograms } from "./host-programs.js";
 import { agentLauncherPath } from "./assets.js";
 import { identityKeyFile } from "./identity-key.js";
 import { systemSshBinds } from "./system-ssh-binds.js";
-import { workspaceBinds } from "../workspaces/workspace-binds.js";
-import { agentConfigBinds } from "./agent-config-binds.js";
-import { ownerHome } from "./owner-home.js";
+import { sandboxBinds } from "./sandbox-binds.js";
 import { installSsh, startSshd } from "./ssh.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
@@ -30,9 +28,9 @@ const optionalHostBinds = ["/etc/ssl", "/etc/ca-certificates", "/etc/alternative
 interface RootLayout {
   binds: Bind[];
   payload: ContainerPayload;
+  /** The NixOS system booted, or null for a host root. */
+  system: string | null;
 }
-
-type Bind = { source: string; target: string; readOnly: boolean };
 
 /**
  * Starts a sandbox's container on a fresh ephemeral root: network namespace and veth, tmpfs
@@ -48,13 +46,10 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
   await applyHostPolicy(link, template.network.mode);
   await mountRoot(root);
   const layout = metadata.runtime === "nspawn-nix" ? await nixLayout(context, metadata, root, template) : await hostLayout(context, metadata, root, template, link.hostAddress);
-  const system = layout.payload.kind === "init" ? layout.payload.init.replace(/\/init$/, "") : null;
   const binds = [
     ...layout.binds,
-    ...(await workspaceBinds(metadata, host.workspacePath, { readOnly: template.readOnlyWorkspace, unprotected: template.unprotectedPaths })),
+    ...(await sandboxBinds(context, metadata, template)),
     ...(metadata.secrets.length > 0 ? [{ source: sandboxSecretsPath(context.paths, metadata.name), target: host.secretsMountPath, readOnly: true }] : []),
-    ...(metadata.muxConfig === null ? [] : [{ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true }]),
-    ...(await agentConfigBinds(template, { home: await ownerHome(context), agentUser: host.containerUsername }, context.warn)),
   ];
   const cgroup = await createSandboxCgroup(metadata.name, template.resourceLimits);
   const pid = await spawnContainer({
@@ -65,7 +60,7 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
     binds,
     logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
   }, (argv) => joinCgroupArgv(cgroup, argv));
-  const started = { ...metadata, pid, startedAt: new Date().toISOString(), cgroup, system };
+  const started = { ...metadata, pid, startedAt: new Date().toISOString(), cgroup, system: layout.system };
   await writeMetadata(context.paths, started);
   // A NixOS system starts its own sshd (with the pinned key bound in); a host root gets ours.
   if (template.ssh && metadata.runtime === "nspawn") await startSshd(context, started);
@@ -98,6 +93,7 @@ async function hostLayout(context: RuntimeContext, metadata: SandboxMetadata, ro
       { source: agentLauncherPath(), target: "/opt/forage/bin/forage-agent", readOnly: true },
     ],
     payload: { kind: "placeholder", user: host.containerUsername },
+    system: null,
   };
 }
 
@@ -112,9 +108,9 @@ async function nixLayout(context: RuntimeContext, metadata: SandboxMetadata, roo
   return {
     binds: [{ source: "/nix/store", target: "/nix/store", readOnly: true }, ...(await systemSshBinds(context, metadata, template))],
     payload: { kind: "init", init: `${system}/init` },
+    system,
   };
 }
-
 
 /** Stops the container (graceful, then forceful) and removes its root and network. Idempotent. */
 export async function stopSandbox(context: RuntimeContext, metadata: SandboxMetadata, graceSeconds = 10): Promise<SandboxMetadata> {

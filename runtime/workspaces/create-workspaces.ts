@@ -59,23 +59,20 @@ async function createPrimary(paths: RuntimePaths, sandbox: string, request: Work
   if (request.directory !== undefined && request.repo !== undefined) throw new SandboxError("give either -w DIR or -r REPO, not both", "usage");
   const source = request.directory ?? request.repo;
   if (source === undefined) throw new SandboxError("no workspace: give -w DIR (a directory as is) or -r REPO (a jj workspace or git worktree of it)", "usage");
-  await requireDirectory(source);
-  if (request.directory !== undefined || request.direct === true) return { mode: "direct", hostPath: await realpath(source), managed: false };
+  const real = await realDirectory(source);
+  if (request.directory !== undefined || request.direct === true) return { mode: "direct", hostPath: real, managed: false };
   const target = await managedDir(paths, sandbox, primaryDir, owner);
-  return checkOut(source, await detectMode(source), target, { jjName: sandbox, branch: `forage-${sandbox}`, existingBranch: null }, owner);
+  return checkOut(real, await detectMode(real), target, { jjName: sandbox, branch: `forage-${sandbox}`, existingBranch: null }, owner);
 }
 
 async function createMount(paths: RuntimePaths, sandbox: string, mount: MountModel, request: WorkspaceRequest, owner: RepoOwner): Promise<NamedMount> {
   const place = { name: mount.name, containerPath: mount.containerPath, readOnly: mount.readOnly };
   if (mount.hostPath !== null) {
-    const hostPath = expandHome(mount.hostPath, owner.home);
-    await requireDirectory(hostPath);
-    return { ...place, mode: "direct", hostPath: await realpath(hostPath), managed: false };
+    return { ...place, mode: "direct", hostPath: await realDirectory(expandHome(mount.hostPath, owner.home)), managed: false };
   }
-  const repo = repoOf(mount, request);
-  await requireDirectory(repo);
+  const repo = await realDirectory(repoOf(mount, request));
   const mode = mount.mode ?? (await detectMode(repo));
-  if (mode === "direct") return { ...place, mode, hostPath: await realpath(repo), managed: false };
+  if (mode === "direct") return { ...place, mode, hostPath: repo, managed: false };
   const target = await managedDir(paths, sandbox, mount.name, owner);
   return { ...place, ...(await checkOut(repo, mode, target, { jjName: `${sandbox}-${mount.name}`, branch: `forage-${sandbox}-${mount.name}`, existingBranch: mount.branch }, owner)) };
 }
@@ -99,8 +96,8 @@ async function detectMode(repo: string): Promise<"jj" | "git-worktree"> {
   throw new SandboxError(`${repo} is neither a jj repository (.jj) nor a git repository (.git): use --direct (or -w) to mount it as is`, "vcs");
 }
 
-async function checkOut(repo: string, mode: "jj" | "git-worktree", target: string, names: { jjName: string; branch: string; existingBranch: string | null }, owner: RepoOwner): Promise<WorkspaceMount> {
-  const sourceRepo = await realpath(repo);
+/** A jj workspace or git worktree of `sourceRepo` (a real path) at `target`. */
+async function checkOut(sourceRepo: string, mode: "jj" | "git-worktree", target: string, names: { jjName: string; branch: string; existingBranch: string | null }, owner: RepoOwner): Promise<WorkspaceMount> {
   if (mode === "jj") {
     // The stores are checked before jj runs, and the workspace is pointed at the checked path.
     const stores = await jjStores(sourceRepo, owner);
@@ -109,7 +106,7 @@ async function checkOut(repo: string, mode: "jj" | "git-worktree", target: strin
   }
   // A mount's branch is checked out itself; otherwise the sandbox gets its own new branch.
   const own = names.existingBranch === null;
-  const branch = own ? names.branch : (names.existingBranch ?? "");
+  const branch = names.existingBranch ?? names.branch;
   await addGitWorktree(owner, sourceRepo, target, branch, { checkout: !own });
   const stores = await gitStore(sourceRepo, await worktreeGitDirs(owner, target), owner);
   return { mode, hostPath: target, managed: true, sourceRepo, vcsName: branch, ownBranch: own, stores };
@@ -131,9 +128,11 @@ async function managedDir(paths: RuntimePaths, sandbox: string, name: string, ow
   return dir;
 }
 
-async function requireDirectory(path: string): Promise<void> {
+/** The directory's real path (links resolved: that is what gets recorded and bound). */
+async function realDirectory(path: string): Promise<string> {
   const info = await stat(path).catch(() => undefined);
   if (info?.isDirectory() !== true) throw new SandboxError(`${path} is not an existing directory`, "usage");
+  return realpath(path);
 }
 
 function exists(path: string): Promise<boolean> {

@@ -12,18 +12,13 @@ export interface RepoOwner {
  * Git options that keep a repository's own configuration from running code on the host while
  * forage-ctl works on it (hooks, fsmonitor): the repository is input, like any other.
  */
-export const safeGitOptions = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"];
+const safeGitOptions = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"];
 
 /**
  * Runs git or jj as the repository's owner with a minimal environment; a failure is a VCS error
  * (exit 7) that says what was being done and what the tool answered.
  */
 export async function runVcs(owner: RepoOwner, program: "git" | "jj", args: string[], doing: string, extraEnv: Record<string, string> = {}): Promise<string> {
-  return (await runVcsWithMessages(owner, program, args, doing, extraEnv)).stdout;
-}
-
-/** runVcs, also returning what the tool said on stderr (jj reports what it did there). */
-export async function runVcsWithMessages(owner: RepoOwner, program: "git" | "jj", args: string[], doing: string, extraEnv: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
   const result = await execa(program, program === "git" ? [...safeGitOptions, ...args] : args, {
     uid: owner.uid,
     gid: owner.gid,
@@ -37,5 +32,5 @@ export async function runVcsWithMessages(owner: RepoOwner, program: "git" | "jj"
     const said = String(result.stderr).trim().split("\n").slice(-4).join("\n");
     throw new SandboxError(`could not ${doing}: ${program} ${args.find((a) => !a.startsWith("-") && !a.startsWith("/")) ?? ""} exited with ${String(result.exitCode)}${said === "" ? "" : `:\n${said}`}`, "vcs");
   }
-  return { stdout: String(result.stdout), stderr: String(result.stderr) };
+  return String(result.stdout);
 }

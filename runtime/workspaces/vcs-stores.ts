@@ -1,6 +1,7 @@
 import { lstat, realpath } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
+import type { Bind } from "../nspawn/container-process.js";
 import { SandboxError } from "../sandbox/errors.js";
 import type { RepoOwner } from "./vcs-command.js";
 
@@ -13,12 +14,6 @@ export interface VcsStore {
   path: string;
   /** git: this worktree's own directory, `<common>/worktrees/<name>`. */
   worktreeDir?: string | undefined;
-}
-
-export interface Bind {
-  source: string;
-  target: string;
-  readOnly: boolean;
 }
 
 /**

@@ -1,9 +1,8 @@
 import { join } from "node:path";
 import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
 import { existingFilesUnder, existingUnder, protectedPaths, repoProtectedPaths, vcsPointerFiles } from "./protected-paths.js";
-import { ownedDirectory, storeBinds, type Bind, type VcsStore } from "./vcs-stores.js";
-
-export type { Bind } from "./vcs-stores.js";
+import type { Bind } from "../nspawn/container-process.js";
+import { ownedDirectory, storeBinds, type VcsStore } from "./vcs-stores.js";
 
 /**
  * The binds that make a sandbox's workspaces: the primary workspace at `workspacePath`, the

@@ -1,0 +1,21 @@
+import type { TemplateModel } from "../../generator/model/model.js";
+import type { Bind } from "../nspawn/container-process.js";
+import type { SandboxMetadata } from "../state/metadata.js";
+import { workspaceBinds } from "../workspaces/workspace-binds.js";
+import { agentConfigBinds } from "./agent-config-binds.js";
+import type { RuntimeContext } from "./context.js";
+import { ownerHome } from "./owner-home.js";
+
+/**
+ * The binds every runtime gives a sandbox, whatever its root: the workspaces (primary first,
+ * then mounts, stores and protected paths), the user's tmux config, the agents' config
+ * directories. Secrets and the root's own files are the runtime's to add.
+ */
+export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<Bind[]> {
+  const { host } = context.settings;
+  return [
+    ...(await workspaceBinds(metadata, host.workspacePath, { readOnly: template.readOnlyWorkspace, unprotected: template.unprotectedPaths })),
+    ...(metadata.muxConfig === null ? [] : [{ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true }]),
+    ...(await agentConfigBinds(template, { home: await ownerHome(context), agentUser: host.containerUsername }, context.warn)),
+  ];
+}
