@@ -19,6 +19,7 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["ps", "status", "logs", "audit-log"], load: async () => (await import("./commands/observe.js")).registerObserve },
   { words: ["runtime"], load: async () => (await import("./commands/runtime-info.js")).registerRuntimeInfo },
   { words: ["snapshot"], load: async () => (await import("./commands/snapshot.js")).registerSnapshot },
+  { words: ["network", "denials"], load: async () => (await import("./commands/network.js")).registerNetwork },
   { words: ["gc"], load: async () => (await import("./commands/gc.js")).registerGc },
   { words: ["monitor"], load: async () => (await import("./commands/monitor.js")).registerMonitor },
   { words: ["daemon"], load: async () => (await import("./commands/daemon.js")).registerDaemon },

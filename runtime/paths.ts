@@ -9,6 +9,11 @@ export interface RuntimePaths {
   workspacesDir: string;
   /** Per-sandbox ephemeral roots (tmpfs mounts), under /run so a reboot clears them. */
   rootsDir: string;
+  /**
+   * Per-sandbox network records (`<dir>/<name>/denials.jsonl`), written by the sandbox's network
+   * guard and mounted read-only at /run/forage/network so the agent can see what was refused.
+   */
+  networkDir: string;
   /** Per-sandbox secret copies (dir 0700, files 0400), mounted read-only at /run/secrets. */
   secretsDir: string;
   /** Lock file serialising creation and slot allocation. */
@@ -30,6 +35,7 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
     sandboxesDir: `${stateDir}/sandboxes`,
     workspacesDir: `${stateDir}/workspaces`,
     rootsDir: `${runDir}/roots`,
+    networkDir: `${runDir}/network`,
     secretsDir: env.FORAGE_SECRETS_DIR ?? "/run/forage-secrets",
     lockFile: `${stateDir}/lock`,
     systemsDir: systemsDir(env),
@@ -57,4 +63,8 @@ export function rootPath(paths: RuntimePaths, name: string): string {
 
 export function sandboxSecretsPath(paths: RuntimePaths, name: string): string {
   return pathUnder(paths.secretsDir, name);
+}
+
+export function sandboxNetworkPath(paths: RuntimePaths, name: string): string {
+  return pathUnder(paths.networkDir, name);
 }

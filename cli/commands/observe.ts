@@ -62,7 +62,7 @@ export function registerObserve(program: Command): void {
 
   program
     .command("audit-log")
-    .description("Show a sandbox's audit log (create, start, stop, reset, destroy, exec, snapshot, warnings, errors)")
+    .description("Show a sandbox's audit log (create, start, stop, reset, destroy, exec, snapshot, network changes, warnings, errors)")
     .argument("<name>")
     .option("--json", "print as JSON lines")
     .action(async (name: string, options: { json?: boolean }) => {

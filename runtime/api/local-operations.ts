@@ -15,6 +15,7 @@ import { upSandbox } from "../sandbox/up.js";
 import { listMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { repoOwnerOf } from "../workspaces/repo-owner.js";
+import { denialsOperation, networkOperation } from "../network/network-operations.js";
 import { createSnapshot, listSnapshots, restoreSnapshot } from "../workspaces/snapshots.js";
 import { startOnTerminal, type EnterSandbox } from "../sandbox/terminal.js";
 import type { ExecStreams, Operations, RelayedTerminal, SandboxView } from "./operations.js";
@@ -84,6 +85,8 @@ export function localOperations(context: RuntimeContext): Operations {
       await recordEvent(context.paths, name, "snapshot", { detail: `restored ${action.snapshot}` });
       return [];
     },
+    network: (name, change) => networkOperation(context, name, change),
+    denials: (name) => denialsOperation(context, name),
     async exec(name, command, streams, asRoot) {
       const metadata = await requireSandbox(context, name);
       const terminal = streams.inheritTerminal === true ? undefined : streams.terminal;

@@ -1,3 +1,5 @@
+import type { DenialRecord } from "../network/denials.js";
+import type { NetworkChange, NetworkView } from "../network/network-operations.js";
 import type { AuditEvent } from "../sandbox/audit-log.js";
 import type { Orphan } from "../sandbox/gc.js";
 import type { WindowLog } from "../sandbox/session-logs.js";
@@ -90,6 +92,10 @@ export interface Operations {
   exec(name: string, command: string[], streams: ExecStreams, asRoot: boolean): Promise<number>;
   /** Snapshots of the sandbox's working copy: create (returns it), list, restore. */
   snapshot(name: string, action: SnapshotAction): Promise<Snapshot[]>;
+  /** The sandbox's network policy and guard; with a change, applied first (live when running). */
+  network(name: string, change: NetworkChange | null): Promise<NetworkView>;
+  /** What the sandbox's network refused, oldest first. */
+  denials(name: string): Promise<DenialRecord[]>;
 }
 
 export type SnapshotAction = { kind: "create"; snapshot: string } | { kind: "list" } | { kind: "restore"; snapshot: string };

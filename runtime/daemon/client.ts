@@ -71,6 +71,8 @@ export function remoteOperations(warn: (message: string) => void, path = socketP
     logs: (name, lines) => call("logs", { name, lines }),
     gc: (force) => call("gc", { force }),
     snapshot: (name, action) => call("snapshot", { name, action }),
+    network: (name, change) => call("network", { name, change }),
+    denials: (name) => call("denials", { name }),
     exec: (name, command, streams, asRoot) =>
       request("exec", { name, command, asRoot, stdin: streams.stdin !== null, ...(streams.terminal === undefined ? {} : { terminal: { size: streams.terminal.size, term: streams.terminal.term } }) }, {
         warn,

@@ -2,6 +2,9 @@ import { z } from "zod";
 import { sshPublicKey } from "../../generator/config/schema/names.js";
 import { sandboxNamePattern } from "../names.js";
 import { snapshotNamePattern } from "../workspaces/snapshots.js";
+import { allowEntry } from "../../generator/config/schema/names.js";
+import { networkModes } from "../../generator/config/schema/template.js";
+import { denyEntry } from "../network/network-policy.js";
 
 /**
  * What each daemon operation accepts. Everything a client sends is untrusted: it is parsed here
@@ -52,6 +55,18 @@ export const requestSchemas = {
       z.strictObject({ kind: z.literal("restore"), snapshot: z.string().regex(snapshotNamePattern) }),
     ]),
   }),
+  network: z.strictObject({
+    name,
+    change: z
+      .strictObject({
+        mode: z.enum(networkModes).optional(),
+        allow: z.array(allowEntry).max(512).optional(),
+        deny: z.array(denyEntry).max(512).optional(),
+        reset: z.boolean().optional(),
+      })
+      .nullable(),
+  }),
+  denials: z.strictObject({ name }),
   shutdown: z.strictObject({}),
 } as const;
 

@@ -5,6 +5,7 @@ import { dirname } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { localOperations } from "../api/local-operations.js";
 import type { RelayedTerminal, SnapshotAction } from "../api/operations.js";
+import type { NetworkChange } from "../network/network-operations.js";
 import type { TerminalSize } from "../sandbox/terminal.js";
 import { lookupGroupId, lookupHostUser } from "../host-user.js";
 import type { RuntimeContext } from "../sandbox/context.js";
@@ -146,6 +147,10 @@ async function run(context: RuntimeContext, op: Op, args: Record<string, never>,
       }, a.asRoot === true);
     case "snapshot":
       return operations.snapshot(String(a.name), a.action as SnapshotAction);
+    case "network":
+      return operations.network(String(a.name), a.change as NetworkChange | null);
+    case "denials":
+      return operations.denials(String(a.name));
     case "shutdown":
       setImmediate(() => process.kill(process.pid, "SIGTERM"));
       return "stopping";

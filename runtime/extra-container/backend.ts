@@ -1,6 +1,6 @@
 import { realpath, rm, writeFile } from "node:fs/promises";
 import type { TemplateModel } from "../../generator/model/model.js";
-import { applyHostPolicy, removeHostPolicy } from "../network/host-policy.js";
+import { prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
 import { sandboxLink } from "../network/sandbox-link.js";
 import { metadataPath, sandboxSecretsPath, type RuntimePaths } from "../paths.js";
 import { writeMetadata } from "../state/metadata-store.js";
@@ -48,11 +48,13 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
   for (const path of [metadata.workspace.hostPath, ...extraBinds.flatMap((bind) => [bind.source, bind.target])]) assertPlainBindPath(path);
   await writeFile(file, definition, { mode: 0o644 });
   // NixOS makes ve-f<N> when the container starts; the table matches it by name, so it goes first.
-  await applyHostPolicy(link, template.network.mode);
+  const prepared = await prepareNetwork(context, metadata, template);
   await runTool("extra-container", ["create", "--start", file], `create container ${metadata.containerName}`);
+  // The guard listens on the host end's address, which exists only now.
+  const guarded = await startNetworkGuard(context, prepared);
   const limits = limitProperties(template.resourceLimits);
   if (limits.length > 0) await runTool("systemctl", ["set-property", "--runtime", containerUnit(metadata.containerName), ...limits], "apply the resource limits");
-  const started = { ...metadata, pid: await unitMainPid(metadata.containerName), startedAt: new Date().toISOString(), cgroup: null, system: await containerSystem(metadata.containerName) };
+  const started = { ...guarded, pid: await unitMainPid(metadata.containerName), startedAt: new Date().toISOString(), cgroup: null, system: await containerSystem(metadata.containerName) };
   await writeMetadata(context.paths, started);
   await recordEvent(context.paths, metadata.name, "start");
   return started;
@@ -61,8 +63,8 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
 /** Stops the container's unit (NixOS halts the container gracefully); idempotent. */
 export async function stopExtraContainer(context: RuntimeContext, metadata: SandboxMetadata): Promise<SandboxMetadata> {
   if (await isUnitActive(metadata.containerName)) await runTool("systemctl", ["stop", containerUnit(metadata.containerName)], `stop container ${metadata.containerName}`);
-  await removeHostPolicy(sandboxLink(metadata.slot, context.settings.host.network.base));
-  const stopped = { ...metadata, pid: null, startedAt: null, cgroup: null, system: null };
+  await stopNetwork(context, metadata);
+  const stopped = { ...metadata, pid: null, startedAt: null, cgroup: null, system: null, guard: null };
   await writeMetadata(context.paths, stopped);
   await recordEvent(context.paths, metadata.name, "stop");
   return stopped;

@@ -1,7 +1,7 @@
 import { execa } from "execa";
-import { printNftTable, type NftRule, type NftTable } from "../../generator/emit/nft/index.js";
-import type { NetworkMode } from "../../generator/model/model.js";
+import { printNftTable, type NftChain, type NftMatch, type NftRule, type NftSet, type NftTable, type NftTableRef } from "../../generator/emit/nft/index.js";
 import { SandboxError } from "../sandbox/errors.js";
+import type { NetworkPolicy } from "./network-policy.js";
 import type { SandboxLink } from "./sandbox-link.js";
 
 /** The host-side table of one sandbox: `inet forage_f<N>`. */
@@ -9,47 +9,155 @@ export function hostPolicyTableName(link: SandboxLink): string {
   return `forage_${link.namespace}`;
 }
 
+export function hostPolicyTableRef(link: SandboxLink): NftTableRef {
+  return { family: "inet", name: hostPolicyTableName(link) };
+}
+
+/** What the sandbox's network guard serves on the host end of the link. */
+export interface GuardServices {
+  /** The DNS filter's port (UDP and TCP); the sandbox's port 53 to the host end is redirected to it. */
+  dnsPort: number;
+}
+
+/**
+ * Sets the DNS filter fills with the addresses it resolved for allowed names, each element
+ * living for the record's TTL (with a floor). `_port` sets hold address . port for entries
+ * with a `:port`.
+ */
+export const allowedSets = {
+  v4: { name: "allowed4", type: "ipv4_addr", flags: ["timeout"] },
+  v6: { name: "allowed6", type: "ipv6_addr", flags: ["timeout"] },
+  v4Port: { name: "allowed4_port", type: ["ipv4_addr", "inet_service"], flags: ["timeout"] },
+  v6Port: { name: "allowed6_port", type: ["ipv6_addr", "inet_service"], flags: ["timeout"] },
+} as const satisfies Record<string, NftSet>;
+
+/**
+ * What the sandbox was refused: destination . protocol . port (0 without ports), with packet
+ * counters. The packet path records them itself; the guard polls them into denial records.
+ */
+export const deniedSets = {
+  v4: { name: "denied4", type: ["ipv4_addr", "inet_proto", "inet_service"], flags: ["dynamic", "timeout"], timeout: 3600, size: 4096, counter: true },
+  v6: { name: "denied6", type: ["ipv6_addr", "inet_proto", "inet_service"], flags: ["dynamic", "timeout"], timeout: 3600, size: 4096, counter: true },
+} as const satisfies Record<string, NftSet>;
+
+/** DNS and DNS-over-TLS: in restricted mode only the sandbox's own filter answers. */
+const resolverPorts = [53, 853];
+
 /**
  * The sandbox's policy, enforced on the host end of its veth (`ve-f<N>`), where nothing in the
- * sandbox — its root included — can list, flush or bypass it:
- * - input: the sandbox reaches no service of the host itself (replies to connections the host
- *   opened, such as ssh, still come back);
- * - forward: nothing leaves through the host unless the mode is full; and nothing else (another
- *   sandbox) opens a connection into this one through the host.
- * Refusals are resets / admin-prohibited, so tools fail at once instead of timing out.
+ * sandbox (its root included) can list, flush or bypass it:
+ * - prerouting: the sandbox's DNS to the host end goes to its DNS filter;
+ * - input: the sandbox reaches no service of the host but its DNS filter (replies to
+ *   connections the host opened, such as ssh, still come back);
+ * - forward: none lets nothing out; restricted lets out only addresses the DNS filter admitted
+ *   (and no other resolver); full lets everything out (through `externalInterface` if set);
+ *   nothing opens a connection into the sandbox through the host;
+ * - postrouting: what leaves is masqueraded.
+ * Refusals are resets / admin-prohibited, so tools fail at once instead of timing out, and each
+ * is counted in the denied sets.
+ *
+ * @example
+ * table inet forage_f7 {
+ * 	chain forward {
+ * 		type filter hook forward priority filter; policy accept;
+ * 		iifname "ve-f7" ct state { established, related } accept
+ * 		iifname "ve-f7" ip daddr @allowed4 accept
+ * 		…
  */
-export function hostPolicyTable(link: SandboxLink, mode: NetworkMode): NftTable {
-  const from = { kind: "iface", field: "iifname", value: link.hostInterface } as const;
-  const to = { kind: "iface", field: "oifname", value: link.hostInterface } as const;
-  const replies = { kind: "ctState", states: ["established", "related"] } as const;
-  const refuse = (side: typeof from | typeof to, what: string): NftRule[] => [
-    { match: [side, { kind: "l4proto", value: "tcp" }], counter: true, verdict: { reject: "tcp-reset" }, comment: what },
-    { match: [side], counter: true, verdict: { reject: "admin-prohibited" }, comment: what },
+export function hostPolicyTable(link: SandboxLink, policy: NetworkPolicy, services: GuardServices | null, externalInterface: string | null): NftTable {
+  const from: NftMatch = { kind: "iface", field: "iifname", value: link.hostInterface };
+  const to: NftMatch = { kind: "iface", field: "oifname", value: link.hostInterface };
+  const replies: NftMatch = { kind: "ctState", states: ["established", "related"] };
+  const restricted = policy.mode === "restricted";
+  const chains: NftChain[] = [
+    { name: "refuse", rules: refuseRules(), comment: "record what was refused, then refuse it" },
+    { name: "input", base: { type: "filter", hook: "input", priority: "filter", policy: "accept" }, rules: inputRules(link, from, replies, services) },
+    { name: "forward", base: { type: "filter", hook: "forward", priority: "filter", policy: "accept" }, rules: forwardRules(policy, from, to, replies, externalInterface) },
   ];
-  const outward: NftRule[] = mode === "full" ? [{ match: [from], verdict: "accept", comment: "full: routed out" }] : refuse(from, "sandbox to anywhere");
+  if (services !== null) chains.push({ name: "prerouting", base: { type: "nat", hook: "prerouting", priority: "dstnat", policy: "accept" }, rules: dnsRedirect(link, from, services) });
+  if (policy.mode !== "none") {
+    const masquerade: NftRule = { match: [from, { kind: "iface", field: "oifname", op: "!=", value: link.hostInterface }], verdict: { masquerade: true } };
+    chains.push({ name: "postrouting", base: { type: "nat", hook: "postrouting", priority: "srcnat", policy: "accept" }, rules: [masquerade] });
+  }
   return {
     family: "inet",
     name: hostPolicyTableName(link),
-    comment: `forage sandbox ${link.namespace}: ${mode}`,
-    sets: [],
-    chains: [
-      {
-        name: "input",
-        base: { type: "filter", hook: "input", priority: "filter", policy: "accept" },
-        rules: [{ match: [from, replies], verdict: "accept" }, ...refuse(from, "sandbox to host")],
-      },
-      {
-        name: "forward",
-        base: { type: "filter", hook: "forward", priority: "filter", policy: "accept" },
-        rules: [{ match: [from, replies], verdict: "accept" }, ...outward, { match: [to, replies], verdict: "accept" }, ...refuse(to, "into the sandbox")],
-      },
-    ],
+    comment: `forage sandbox ${link.namespace}: ${policy.mode}`,
+    sets: [...(restricted ? Object.values(allowedSets) : []), ...Object.values(deniedSets)],
+    chains,
   };
 }
 
+function inputRules(link: SandboxLink, from: NftMatch, replies: NftMatch, services: GuardServices | null): NftRule[] {
+  const dns: NftRule[] =
+    services === null
+      ? []
+      : [
+          {
+            match: [from, { kind: "addr", field: "ip daddr", value: link.hostAddress }, { kind: "l4proto", value: ["tcp", "udp"] }, { kind: "port", field: "th dport", value: services.dnsPort }],
+            verdict: "accept",
+            comment: "the sandbox's DNS filter",
+          },
+        ];
+  return [
+    { match: [from, replies], verdict: "accept" },
+    // IPv6 needs neighbour discovery with the host end to reach anything at all.
+    { match: [from, { kind: "icmpType", protocol: "icmpv6", types: ["nd-neighbor-solicit", "nd-neighbor-advert", "nd-router-solicit"] }], verdict: "accept" },
+    ...dns,
+    { match: [from], verdict: { jump: "refuse" }, comment: "sandbox to host" },
+  ];
+}
+
+function forwardRules(policy: NetworkPolicy, from: NftMatch, to: NftMatch, replies: NftMatch, externalInterface: string | null): NftRule[] {
+  const out: NftRule[] = [];
+  if (policy.mode === "restricted") {
+    const ported: NftMatch = { kind: "l4proto", value: ["tcp", "udp"] };
+    out.push(
+      { match: [from, ported, { kind: "port", field: "th dport", value: resolverPorts }], verdict: { jump: "refuse" }, comment: "DNS or DoT to another resolver" },
+      { match: [from, { kind: "addr", field: "ip daddr", value: { set: allowedSets.v4.name } }], verdict: "accept" },
+      { match: [from, { kind: "addr", field: "ip6 daddr", value: { set: allowedSets.v6.name } }], verdict: "accept" },
+      { match: [from, ported, { kind: "concat", fields: ["ip daddr", "th dport"], set: allowedSets.v4Port.name }], verdict: "accept" },
+      { match: [from, ported, { kind: "concat", fields: ["ip6 daddr", "th dport"], set: allowedSets.v6Port.name }], verdict: "accept" },
+    );
+  }
+  if (policy.mode === "full") {
+    const exit: NftMatch[] = externalInterface === null ? [] : [{ kind: "iface", field: "oifname", value: externalInterface }];
+    out.push({ match: [from, ...exit], verdict: "accept", comment: "full: routed out" });
+  }
+  return [
+    { match: [from, replies], verdict: "accept" },
+    ...out,
+    { match: [from], verdict: { jump: "refuse" }, comment: "sandbox to anywhere else" },
+    { match: [to, replies], verdict: "accept" },
+    { match: [to, { kind: "l4proto", value: "tcp" }], counter: true, verdict: { reject: "tcp-reset" }, comment: "into the sandbox" },
+    { match: [to], counter: true, verdict: { reject: "admin-prohibited" }, comment: "into the sandbox" },
+  ];
+}
+
+/** Each refusal is recorded in the denied sets (destination . protocol . port) before it is refused. */
+function refuseRules(): NftRule[] {
+  const rules: NftRule[] = [];
+  for (const [family, address, set] of [["ipv4", "ip daddr", deniedSets.v4.name], ["ipv6", "ip6 daddr", deniedSets.v6.name]] as const) {
+    const is: NftMatch = { kind: "nfproto", value: family };
+    rules.push(
+      { match: [is, { kind: "l4proto", value: "tcp" }], update: { set, key: [address, "meta l4proto", "th dport"] }, counter: true, verdict: { reject: "tcp-reset" } },
+      { match: [is, { kind: "l4proto", value: "udp" }], update: { set, key: [address, "meta l4proto", "th dport"] }, counter: true, verdict: { reject: "admin-prohibited" } },
+      { match: [is], update: { set, key: [address, "meta l4proto", 0] }, counter: true, verdict: { reject: "admin-prohibited" } },
+    );
+  }
+  return rules;
+}
+
+function dnsRedirect(link: SandboxLink, from: NftMatch, services: GuardServices): NftRule[] {
+  return (["udp dport", "tcp dport"] as const).map((field) => ({
+    match: [from, { kind: "addr", field: "ip daddr", value: link.hostAddress }, { kind: "port", field, value: 53 }],
+    verdict: { redirect: services.dnsPort },
+  }));
+}
+
 /** Loads (or atomically replaces) the sandbox's host-side table. */
-export async function applyHostPolicy(link: SandboxLink, mode: NetworkMode): Promise<void> {
-  const loaded = await execa("nft", ["-f", "-"], { input: printNftTable(hostPolicyTable(link, mode), { replace: true }), reject: false });
+export async function applyHostPolicy(link: SandboxLink, policy: NetworkPolicy, services: GuardServices | null, externalInterface: string | null): Promise<void> {
+  const loaded = await execa("nft", ["-f", "-"], { input: printNftTable(hostPolicyTable(link, policy, services, externalInterface), { replace: true }), reject: false });
   if (loaded.exitCode !== 0) throw new SandboxError(`could not load the network policy of ${link.namespace}: ${loaded.stderr.trim()} (is nftables installed?)`, "container");
 }
 

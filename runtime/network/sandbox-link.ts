@@ -9,6 +9,9 @@ export interface SandboxLink {
   hostInterface: string;
   hostAddress: string;
   sandboxAddress: string;
+  /** IPv6 (ULA, derived from the IPv4 base and slot): the same policy applies to both families. */
+  hostAddress6: string;
+  sandboxAddress6: string;
   /** Path systemd-nspawn joins with --network-namespace-path. */
   namespacePath: string;
 }
@@ -16,18 +19,29 @@ export interface SandboxLink {
 /** Addresses and names for slot N (DESIGN.md "Addresses"). */
 export function sandboxLink(slot: number, base: string): SandboxLink {
   const namespace = `f${slot}`;
+  const prefix6 = ipv6Prefix(slot, base);
   return {
     namespace,
     hostInterface: `ve-${namespace}`,
     hostAddress: `${base}.${slot}.1`,
     sandboxAddress: `${base}.${slot}.2`,
+    hostAddress6: `${prefix6}::1`,
+    sandboxAddress6: `${prefix6}::2`,
     namespacePath: `/run/netns/${namespace}`,
   };
 }
 
+/** `fd66:<base as hex>:<slot>` (/64): "10.100" slot 7 → fd66:a64:7. Unique per base, like the IPv4 /16. */
+function ipv6Prefix(slot: number, base: string): string {
+  const [a, b] = base.split(".").map(Number) as [number, number];
+  return `fd66:${((a << 8) | b).toString(16)}:${slot.toString(16)}`;
+}
+
 /**
- * Creates the namespace and veth pair: `ve-fN` (host, <base>.N.1/24) ↔ `eth0` (sandbox,
- * <base>.N.2/24). No route leaves the sandbox here; network modes add what they allow.
+ * Creates the namespace and veth pair: `ve-fN` (host, <base>.N.1/24, <prefix6>::1/64) ↔ `eth0`
+ * (sandbox, .N.2, ::2) with default routes via the host end. The routes are not a permission:
+ * what may leave is decided by the host-side table on ve-fN (host-policy.ts), whatever routes
+ * the sandbox's root sets.
  */
 export async function createLink(link: SandboxLink): Promise<void> {
   const added = await execa("ip", ["netns", "add", link.namespace], { reject: false });
@@ -41,6 +55,11 @@ export async function createLink(link: SandboxLink): Promise<void> {
   await ip("-n", link.namespace, "addr", "add", `${link.sandboxAddress}/24`, "dev", "eth0");
   await ip("-n", link.namespace, "link", "set", "eth0", "up");
   await ip("-n", link.namespace, "link", "set", "lo", "up");
+  // nodad: the addresses are ours alone on this link, and DAD would hold them back ~1 s.
+  await ip("-6", "addr", "add", `${link.hostAddress6}/64`, "dev", link.hostInterface, "nodad");
+  await ip("-n", link.namespace, "-6", "addr", "add", `${link.sandboxAddress6}/64`, "dev", "eth0", "nodad");
+  await ip("-n", link.namespace, "route", "add", "default", "via", link.hostAddress);
+  await ip("-n", link.namespace, "-6", "route", "add", "default", "via", link.hostAddress6);
 }
 
 /** Removes the namespace (which takes the veth pair with it); absent is fine. */

@@ -1,3 +1,5 @@
+import { rm } from "node:fs/promises";
+import { sandboxNetworkPath } from "../paths.js";
 import { removeMetadata } from "../state/metadata-store.js";
 import { readMetadata } from "../state/metadata-store.js";
 import { recordEvent } from "./audit-log.js";
@@ -37,6 +39,7 @@ export async function destroySandbox(context: RuntimeContext, name: string, grac
     if (broken.length > 0) throw new Error(broken.join("; "));
   });
   await attempt("secrets", () => removeSecrets(context.paths, name));
+  await attempt("network records", () => rm(sandboxNetworkPath(context.paths, name), { recursive: true, force: true }));
   await attempt("ssh host key", () => removeHostKey(context.paths, name));
   await attempt("audit", () => recordEvent(context.paths, name, "destroy"));
   await attempt("metadata", () => removeMetadata(context.paths, name));

@@ -1,5 +1,7 @@
 import type { TemplateModel } from "../../generator/model/model.js";
+import { denialsMountPath } from "../network/denials.js";
 import type { Bind } from "../nspawn/container-process.js";
+import { sandboxNetworkPath } from "../paths.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { workspaceBinds } from "../workspaces/workspace-binds.js";
 import { agentConfigBinds } from "./agent-config-binds.js";
@@ -9,7 +11,7 @@ import { ownerHome } from "./owner-home.js";
 /**
  * The binds every runtime gives a sandbox, whatever its root: the workspaces (primary first,
  * then mounts, stores and protected paths), the user's tmux config, the agents' config
- * directories. Secrets and the root's own files are the runtime's to add.
+ * directories, the network's denial records. Secrets and the root's own files are the runtime's to add.
  */
 export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<Bind[]> {
   const { host } = context.settings;
@@ -17,5 +19,7 @@ export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMet
     ...(await workspaceBinds(metadata, host.workspacePath, { readOnly: template.readOnlyWorkspace, unprotected: template.unprotectedPaths })),
     ...(metadata.muxConfig === null ? [] : [{ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true }]),
     ...(await agentConfigBinds(template, { home: await ownerHome(context), agentUser: host.containerUsername }, context.warn)),
+    // What the network refused, so an agent can explain a failure (read-only: the guard writes it).
+    { source: sandboxNetworkPath(context.paths, metadata.name), target: denialsMountPath, readOnly: true },
   ];
 }

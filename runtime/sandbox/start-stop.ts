@@ -2,8 +2,8 @@ import { access } from "node:fs/promises";
 import { join } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup } from "../cgroups/sandbox-cgroup.js";
-import { applyHostPolicy, removeHostPolicy } from "../network/host-policy.js";
-import { createLink, removeLink, sandboxLink } from "../network/sandbox-link.js";
+import { createLink, removeLink } from "../network/sandbox-link.js";
+import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
 import { findContainerByRoot, isOurContainer, spawnContainer, stopContainer, type Bind, type ContainerPayload } from "../nspawn/container-process.js";
 import { buildHostRoot } from "../nspawn/host-root.js";
 import { prepareNixRoot, requireSystem } from "../nspawn/nix-root.js";
@@ -37,13 +37,16 @@ interface RootLayout {
  * root (a generated /etc on the host's /usr, or an empty one the NixOS system's init fills),
  * then systemd-nspawn. Records the pid in the metadata.
  */
-export async function startSandbox(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
-  if (metadata.runtime === "extra-container") return startExtraContainer(context, metadata, template);
+export async function startSandbox(context: RuntimeContext, given: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
+  if (given.runtime === "extra-container") return startExtraContainer(context, given, template);
   const { host } = context.settings;
-  const link = sandboxLink(metadata.slot, host.network.base);
-  const root = rootPath(context.paths, metadata.name);
+  const link = linkOf(context, given);
+  const root = rootPath(context.paths, given.name);
   await createLink(link);
-  await applyHostPolicy(link, template.network.mode);
+  const metadata = await prepareNetwork(context, given, template);
+  // The guard (a node process) starts while the root is built; its DNS port is in the table before up returns.
+  const guarded = startNetworkGuard(context, metadata);
+  guarded.catch(() => undefined);
   await mountRoot(root);
   const layout = metadata.runtime === "nspawn-nix" ? await nixLayout(context, metadata, root, template) : await hostLayout(context, metadata, root, template, link.hostAddress);
   const binds = [
@@ -60,7 +63,7 @@ export async function startSandbox(context: RuntimeContext, metadata: SandboxMet
     binds,
     logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
   }, (argv) => joinCgroupArgv(cgroup, argv));
-  const started = { ...metadata, pid, startedAt: new Date().toISOString(), cgroup, system: layout.system };
+  const started = { ...(await guarded), pid, startedAt: new Date().toISOString(), cgroup, system: layout.system };
   await writeMetadata(context.paths, started);
   // A NixOS system starts its own sshd (with the pinned key bound in); a host root gets ours.
   if (template.ssh && metadata.runtime === "nspawn") await startSshd(context, started);
@@ -76,7 +79,8 @@ async function hostLayout(context: RuntimeContext, metadata: SandboxMetadata, ro
     hostname: metadata.name,
     user: { name: host.containerUsername, uid: metadata.uid, gid: metadata.gid },
     workspacePath: host.workspacePath,
-    nameserver: template.network.mode === "none" ? null : hostAddress,
+    // Always the sandbox's DNS filter, whatever the mode: it answers by the policy in force, which can change live.
+    nameserver: hostAddress,
     identityKey: metadata.secrets.includes(identityKeyFile) ? `${host.secretsMountPath}/${identityKeyFile}` : null,
     agents: template.agents.map((agent) => ({
       name: agent.name,
@@ -120,11 +124,10 @@ export async function stopSandbox(context: RuntimeContext, metadata: SandboxMeta
   const pid = (await isOurContainer(metadata.pid, root)) ? metadata.pid : await findContainerByRoot(root);
   if (pid !== null && pid !== undefined) await stopContainer(pid, graceSeconds, metadata.runtime === "nspawn-nix" ? "init" : "placeholder");
   await unmountRoot(root);
-  const link = sandboxLink(metadata.slot, context.settings.host.network.base);
-  await removeHostPolicy(link);
-  await removeLink(link);
+  await stopNetwork(context, metadata);
+  await removeLink(linkOf(context, metadata));
   if (metadata.cgroup !== null) await removeSandboxCgroup(metadata.cgroup);
-  const stopped = { ...metadata, pid: null, startedAt: null, cgroup: null, system: null };
+  const stopped = { ...metadata, pid: null, startedAt: null, cgroup: null, system: null, guard: null };
   await writeMetadata(context.paths, stopped);
   await recordEvent(context.paths, metadata.name, "stop");
   return stopped;

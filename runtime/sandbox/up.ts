@@ -1,3 +1,4 @@
+import { templatePolicy } from "../network/network-policy.js";
 import { stat } from "node:fs/promises";
 import { sshPublicKey } from "../../generator/config/schema/names.js";
 import { expandHome, lookupHostUser } from "../host-user.js";
@@ -108,6 +109,8 @@ async function reserve(context: RuntimeContext, request: UpRequest, template: Te
       muxConfig,
       authorizedKeys: [...new Set([...context.settings.host.authorizedKeys, ...(request.sshKeys ?? [])])],
       secrets: [],
+      network: templatePolicy(template),
+      guard: null,
     };
     await writeMetadata(context.paths, metadata);
     return metadata;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { networkPolicySchema } from "../network/network-policy.js";
 import { sandboxNamePattern } from "../names.js";
 
 /**
@@ -84,6 +85,14 @@ export const sandboxMetadataSchema = z.strictObject({
   authorizedKeys: z.array(z.string().max(1024)),
   /** Secret names copied for this sandbox. */
   secrets: z.array(z.string()),
+  /**
+   * The network policy in force: the template's at up, then whatever `forage-ctl network` set
+   * (kept across restarts of the sandbox and of the daemon). Null only in metadata written before
+   * policies were recorded: the template's then applies.
+   */
+  network: networkPolicySchema.nullable().default(null),
+  /** The running sandbox's network guard (DNS filter, denial recorder), or null when stopped. */
+  guard: z.strictObject({ pid: z.number().int().positive(), dnsPort: z.number().int().min(1).max(65535) }).nullable().default(null),
 });
 
 export type SandboxMetadata = z.infer<typeof sandboxMetadataSchema>;

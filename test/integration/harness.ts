@@ -26,11 +26,12 @@ export class TestHost {
   /** A client key pair whose public half is in the config's authorizedKeys. */
   readonly sshKey = join(this.dir, "client_ed25519");
 
-  constructor(base = "10.231", user = "nobody", extraConfig = "") {
+  /** `extraConfig` is appended under `templates:`; `networkSettings` goes inside `network: { … }`. */
+  constructor(base = "10.231", user = "nobody", extraConfig = "", networkSettings = "") {
     const secretFile = join(this.dir, "demo-key");
     writeFileSync(secretFile, `${this.secretValue}\n`, { mode: 0o600 });
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "forage-test", "-f", this.sshKey]);
-    writeFileSync(this.config, testConfig(secretFile, base, readFileSync(`${this.sshKey}.pub`, "utf8").trim(), user) + extraConfig);
+    writeFileSync(this.config, testConfig(secretFile, base, readFileSync(`${this.sshKey}.pub`, "utf8").trim(), user, networkSettings) + extraConfig);
   }
 
   /** More environment for every forage-ctl run (e.g. FORAGE_SYSTEMS_DIR). */
@@ -81,9 +82,9 @@ export class TestHost {
   }
 }
 
-function testConfig(secretFile: string, base: string, sshKey: string, user: string): string {
+function testConfig(secretFile: string, base: string, sshKey: string, user: string, networkSettings: string): string {
   return `user: ${user}
-network: { base: "${base}" }
+network: { base: "${base}"${networkSettings === "" ? "" : `, ${networkSettings}`} }
 authorizedKeys: ["${sshKey}"]
 secrets:
   demo-key: ${secretFile}

@@ -42,6 +42,7 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
       version: 1, name: "demo", template: "coder", slot: 250, containerName: "f250", runtime: "extra-container", createdAt: "2026-11-21T00:00:00Z",
       phase: "creating", creatorPid: process.pid, workspace: { mode: "direct", hostPath: join(dir, "ws"), managed: false }, agentIdentity: {},
       mounts: [], uid: 1000, gid: 100, pid: null, startedAt: null, system: null, cgroup: null, muxConfig: null, authorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBY2y5Z6n1qOvhNKO9GmD9F5vzV3ZKkPNMwA2hk9nQyH alice"], secrets: [],
+      network: { mode: "none", allow: [], deny: [], sni: false }, guard: null,
     };
     process.env.PATH = `${standInBin}:${process.env.PATH ?? ""}`;
     Object.assign(process.env, { FORAGE_STAND_IN_LOG: log, FORAGE_STAND_IN_STATE: dir });

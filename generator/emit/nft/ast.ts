@@ -74,7 +74,18 @@ export interface NftSet {
   readonly gcInterval?: number;
   readonly size?: number;
   readonly elements?: readonly NftElement[];
+  /** Per-element packet and byte counters (`counter`), read back with `nft -j list set`. */
+  readonly counter?: boolean;
   readonly comment?: string;
+}
+
+/**
+ * Records the packet's key in a dynamic set: `update @denied4 { ip daddr . meta l4proto . th dport }`.
+ * A number is a constant `inet_service` field (e.g. 0 for protocols without ports).
+ */
+export interface NftSetUpdate {
+  readonly set: string;
+  readonly key: readonly (NftConcatField | number)[];
 }
 
 /** Reference to a named set of the same table, printed `@name`. */
@@ -212,11 +223,12 @@ export interface NftLog {
   readonly level?: NftLogLevel;
 }
 
-/** `<matches> [counter] [log …] <verdict> [comment "…"]`. */
+/** `<matches> [counter] [log …] [update @set { … }] <verdict> [comment "…"]`. */
 export interface NftRule {
   readonly match: readonly NftMatch[];
   readonly counter?: boolean;
   readonly log?: NftLog;
+  readonly update?: NftSetUpdate;
   readonly verdict: NftVerdict;
   readonly comment?: string;
 }

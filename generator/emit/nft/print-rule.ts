@@ -14,6 +14,7 @@ export function printRule(rule: NftRule): string {
   const parts = rule.match.map(printMatch);
   if (rule.counter === true) parts.push("counter");
   if (rule.log !== undefined) parts.push(printLog(rule.log));
+  if (rule.update !== undefined) parts.push(`update @${rule.update.set} { ${rule.update.key.join(" . ")} }`);
   parts.push(printVerdict(rule.verdict));
   if (rule.comment !== undefined) parts.push(`comment ${quote(rule.comment)}`);
   return parts.join(" ");

@@ -22,6 +22,7 @@ export function printSet(set: NftSet): string {
   // Canonical flag order keeps the output independent of the order flags were listed in.
   const flags = SET_FLAGS.filter((flag) => set.flags?.includes(flag));
   if (flags.length > 0) lines.push(`\t\tflags ${flags.join(",")}`);
+  if (set.counter === true) lines.push("\t\tcounter");
   if (set.timeout !== undefined) lines.push(`\t\ttimeout ${seconds(set.timeout)}`);
   if (set.gcInterval !== undefined) lines.push(`\t\tgc-interval ${seconds(set.gcInterval)}`);
   if (set.comment !== undefined) lines.push(`\t\tcomment ${quote(set.comment)}`);

@@ -80,20 +80,22 @@ export function renderNftFile(source: string, tables: readonly NftTable[], optio
 }
 
 /**
- * Prints one `add element` command for a set of a loaded table; the DNS filter uses it at run
- * time to admit resolved addresses for their TTL. Elements are checked against the set's type.
+ * Prints one `add element` (or `delete element`) command for a set of a loaded table; the DNS
+ * filter uses it at run time to admit resolved addresses for their TTL. Elements are checked
+ * against the set's type; a delete names elements only, without their timeouts.
  *
  * @example
  * printNftElements({ family: "inet", name: "forage_f1" }, allowed4, [{ value: "93.184.216.34", timeout: 300 }]);
  * // add element inet forage_f1 allowed4 { 93.184.216.34 timeout 300s }
  */
-export function printNftElements(table: NftTableRef, set: NftSet, elements: readonly NftElement[]): string {
+export function printNftElements(table: NftTableRef, set: NftSet, elements: readonly NftElement[], command: "add" | "delete" = "add"): string {
   checkOneOf("table.family", table.family, FAMILIES);
   checkIdentifier("table.name", table.name);
   validateSet(set, "set");
   checkNonEmpty("elements", elements);
   validateElements(set, elements, "elements");
   const types = setTypes(set);
-  const printed = elements.map((element) => printElement(types, element)).join(", ");
-  return `add element ${table.family} ${table.name} ${set.name} { ${printed} }\n`;
+  const shown = command === "add" ? elements : elements.map((element) => ({ value: element.value }));
+  const printed = shown.map((element) => printElement(types, element)).join(", ");
+  return `${command} element ${table.family} ${table.name} ${set.name} { ${printed} }\n`;
 }

@@ -1,7 +1,7 @@
-import type { NftDnatTarget, NftLog, NftRule, NftVerdict } from "./ast.js";
+import type { NftDataType, NftDnatTarget, NftLog, NftRule, NftSetUpdate, NftVerdict } from "./ast.js";
 import { NftValidationError } from "./errors.js";
 import { ruleProtocols } from "./rule-protocols.js";
-import type { TableContext } from "./table-context.js";
+import { checkLayer3, lookupSet, type TableContext } from "./table-context.js";
 import { validateMatch } from "./validate-match.js";
 import {
   checkAddress,
@@ -12,7 +12,7 @@ import {
   checkPort,
   checkText,
 } from "./validate-values.js";
-import { LOG_LEVELS, REJECT_KINDS } from "./vocabulary.js";
+import { CONCAT_FIELDS, FIELD_TYPES, LOG_LEVELS, REJECT_KINDS } from "./vocabulary.js";
 
 const VERDICT_FORMS =
   'accept, drop, return, { reject }, { jump }, { goto }, { redirect }, { dnat }, or { masquerade: true }';
@@ -30,8 +30,27 @@ export function validateRule(rule: NftRule, ctx: TableContext, path: string): vo
     throw new NftValidationError(`${path}.counter`, rule.counter, "true or false");
   }
   if (rule.log !== undefined) validateLog(rule.log, `${path}.log`);
+  if (rule.update !== undefined) validateSetUpdate(rule.update, ctx, `${path}.update`);
   validateVerdict(rule, ctx, `${path}.verdict`);
   if (rule.comment !== undefined) checkText(`${path}.comment`, rule.comment, 128);
+}
+
+/** The key's fields must produce exactly the set's type, and the set must be able to grow. */
+function validateSetUpdate(update: NftSetUpdate, ctx: TableContext, path: string): void {
+  checkObject(path, update, "an update object { set, key }");
+  if (!Array.isArray(update.key) || update.key.length === 0) throw new NftValidationError(`${path}.key`, update.key, "a non-empty list of fields");
+  const types = update.key.map((part, index): NftDataType => {
+    if (typeof part === "number") {
+      checkInteger(`${path}.key[${index}]`, part, 0, 65535, "a constant port");
+      return "inet_service";
+    }
+    const field = checkOneOf(`${path}.key[${index}]`, part, CONCAT_FIELDS);
+    if (part.startsWith("ip ")) checkLayer3(ctx, 4, part, `${path}.key[${index}]`);
+    if (part.startsWith("ip6 ")) checkLayer3(ctx, 6, part, `${path}.key[${index}]`);
+    return FIELD_TYPES[field];
+  });
+  const set = lookupSet(ctx, update.set, types, `${path}.set`);
+  if (!(set.flags?.includes("dynamic") ?? false)) throw new NftValidationError(`${path}.set`, update.set, `a set with flags dynamic (set ${set.name} has none)`);
 }
 
 function validateLog(log: NftLog, path: string): void {

@@ -36,6 +36,7 @@ export function validateSet(set: NftSet, path: string): void {
   if (set.gcInterval !== undefined) checkSeconds(`${path}.gcInterval`, set.gcInterval);
   if (set.size !== undefined) checkInteger(`${path}.size`, set.size, 1, 0xffff_ffff, "a set size");
   if (set.comment !== undefined) checkText(`${path}.comment`, set.comment, 128);
+  if (set.counter !== undefined && typeof set.counter !== "boolean") throw new NftValidationError(`${path}.counter`, set.counter, "true or false");
   if (set.elements !== undefined) validateElements(set, set.elements, `${path}.elements`);
 }
 

@@ -1,0 +1,124 @@
+import type { Command } from "commander";
+import type { z } from "zod";
+import { allowEntry } from "../../generator/config/schema/names.js";
+import { networkModes } from "../../generator/config/schema/template.js";
+import type { DenialRecord } from "../../runtime/network/denials.js";
+import type { NetworkChange, NetworkView } from "../../runtime/network/network-operations.js";
+import { denyEntry, type NetworkPolicy } from "../../runtime/network/network-policy.js";
+import { ExitCode } from "../exit-codes.js";
+import { operationsOf } from "../operations.js";
+import { printJson, printTable } from "../output.js";
+import { UserError } from "../user-error.js";
+
+/** network NAME [MODE] [--allow …] [--deny …]; denials NAME [-f]. */
+export function registerNetwork(program: Command): void {
+  const operations = () => operationsOf(program);
+  program
+    .command("network")
+    .description("Show or change a sandbox's network policy, live (none, restricted, full)")
+    .argument("<sandbox>")
+    .argument("[mode]", `new mode: ${networkModes.join(", ")}`)
+    .option("--allow <hosts>", "add to the allowlist: host, *.suffix, optional :port; comma-separated, repeatable", collect, [])
+    .option("--deny <hosts>", "add names never resolved (checked before the allowlist): host or *.suffix", collect, [])
+    .option("--reset", "start again from the template's policy, then apply the rest")
+    .option("--json", "print as JSON")
+    .addHelpText(
+      "after",
+      `
+Changes apply at once to a running sandbox (its host-side table is replaced atomically) and are
+kept in its metadata: restarting the sandbox or the daemon keeps them. Without a mode or option
+it shows the policy in force and the network guard's counters.
+
+  none        nothing leaves the sandbox; its DNS filter answers REFUSED
+  restricted  only names on the allowlist resolve, and only the addresses they resolved to
+              (for the answer's TTL, at least 5 minutes) are reachable; no other resolver, no DoT
+  full        routed and NATed through the host (through externalInterface when it is set)
+
+What was refused: forage-ctl denials SANDBOX (inside: /run/forage/network/denials.jsonl).
+
+Example:
+  forage-ctl network fix-42 restricted --allow pypi.org,files.pythonhosted.org:443
+  forage-ctl network fix-42 --deny '*.paste.example'
+  forage-ctl network fix-42 --reset`,
+    )
+    .action(async (sandbox: string, mode: string | undefined, options: { allow: string[]; deny: string[]; reset?: boolean; json?: boolean }) => {
+      const change = networkChange(mode, options);
+      const view = await (await operations()).network(sandbox, change);
+      if (options.json === true) return printJson(view);
+      printNetwork(view);
+    });
+
+  program
+    .command("denials")
+    .description("List what a sandbox's network refused: TIME KIND DESTINATION RULE COUNT")
+    .argument("<sandbox>")
+    .option("-f, --follow", "keep printing new refusals until interrupted")
+    .option("--json", "print as JSON (with --follow: one JSON object per line)")
+    .action(async (sandbox: string, options: { follow?: boolean; json?: boolean }) => {
+      const ops = await operations();
+      const records = await ops.denials(sandbox);
+      if (options.follow !== true) {
+        if (options.json === true) return printJson(records);
+        return printTable(["TIME", "KIND", "DESTINATION", "RULE", "COUNT"], records.map(denialRow));
+      }
+      let printed = 0;
+      for (;;) {
+        const all = await ops.denials(sandbox);
+        // The log rotates by size: when it shrank, everything in it is new.
+        const fresh = all.length >= printed ? all.slice(printed) : all;
+        for (const record of fresh) process.stdout.write(options.json === true ? `${JSON.stringify(record)}\n` : `${denialRow(record).join("  ")}\n`);
+        printed = all.length;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, ...value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")];
+}
+
+function networkChange(mode: string | undefined, options: { allow: string[]; deny: string[]; reset?: boolean }): NetworkChange | null {
+  if (mode !== undefined && !(networkModes as readonly string[]).includes(mode)) {
+    throw new UserError(`network: mode "${mode}" is not one of ${networkModes.join(", ")}`, ExitCode.usage);
+  }
+  const allow = checkEntries("--allow", options.allow, allowEntry);
+  const deny = checkEntries("--deny", options.deny, denyEntry);
+  if (mode === undefined && allow.length === 0 && deny.length === 0 && options.reset !== true) return null;
+  return {
+    ...(mode === undefined ? {} : { mode: mode as NetworkPolicy["mode"] }),
+    ...(allow.length === 0 ? {} : { allow }),
+    ...(deny.length === 0 ? {} : { deny }),
+    ...(options.reset === true ? { reset: true } : {}),
+  };
+}
+
+function checkEntries(option: string, entries: string[], schema: z.ZodType<string>): string[] {
+  for (const entry of entries) {
+    const parsed = schema.safeParse(entry);
+    if (!parsed.success) throw new UserError(`${option} "${entry}": ${parsed.error.issues[0]?.message ?? "invalid"}`, ExitCode.usage);
+  }
+  return entries;
+}
+
+function printNetwork(view: NetworkView): void {
+  const { policy } = view;
+  const lines = [
+    `sandbox   ${view.name} (${view.running ? "running" : "stopped"})`,
+    `mode      ${policy.mode}${policy.mode === view.templatePolicy.mode ? "" : ` (template: ${view.templatePolicy.mode})`}`,
+    `allow     ${policy.allow.length === 0 ? "-" : policy.allow.join(", ")}${policy.mode === "restricted" ? "" : " (used in restricted mode)"}`,
+    `deny      ${policy.deny.length === 0 ? "-" : policy.deny.join(", ")}`,
+  ];
+  if (view.guard !== null) {
+    const g = view.guard;
+    lines.push(`guard     pid ${g.pid}, DNS filter on port ${g.dnsPort}, upstream ${g.upstream}, since ${g.startedAt}`);
+    lines.push(`counters  ${g.queries} queries, ${g.refusedNames} names refused, ${g.refusedPackets} packets refused, ${g.upstreamFailures} upstream failures`);
+  } else if (view.running) {
+    lines.push("guard     NOT RUNNING: no name resolves (restart the sandbox: forage-ctl stop / start)");
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+function denialRow(record: DenialRecord): string[] {
+  const where = record.address === undefined ? (record.name ?? "") : `${record.address}${record.port === undefined ? "" : `:${record.port}`}${record.name === undefined ? "" : ` (${record.name})`}`;
+  return [record.time, record.kind, where, record.rule, String(record.count)];
+}

@@ -1,0 +1,102 @@
+import { execa } from "execa";
+import { printNftElements, type NftElement, type NftSet, type NftTableRef } from "../../generator/emit/nft/index.js";
+import type { ResolvedAddress } from "./dns/dns-filter.js";
+import { maxTtl } from "./dns/dns-filter.js";
+import { allowedSets } from "./host-policy.js";
+
+/**
+ * Shortest life of an admitted address, in seconds: clients cache answers (some past their TTL)
+ * and a connection opened just before a short TTL runs out must still be let through.
+ */
+export const admitFloorSeconds = 300;
+
+/** An address (with its ports) admitted to the sandbox's allowed sets, and what it was resolved for. */
+export interface AdmittedAddress {
+  name: string;
+  ports: number[] | null;
+  expiresAt: number;
+}
+
+/**
+ * Keeps the sandbox's allowed sets filled with what its DNS filter resolved. An element is
+ * written (added, or its timeout renewed by delete + add in one nft transaction) only when it is
+ * new or has less than half of its new life left, so repeated answers cost no nft call.
+ * Writes are serialised; each admit resolves once its own write is loaded.
+ */
+export class AllowedAddresses {
+  private readonly expiry = new Map<string, number>();
+  private readonly admitted = new Map<string, AdmittedAddress>();
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly table: NftTableRef,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Admits the addresses before returning; throws if nft refused the write. */
+  async admit(addresses: readonly ResolvedAddress[]): Promise<void> {
+    const now = this.now();
+    const writes = new Map<NftSet, NftElement[]>();
+    const renewed = new Map<string, number>();
+    for (const resolved of addresses) {
+      const timeout = Math.min(Math.max(resolved.ttl, admitFloorSeconds), maxTtl);
+      for (const { set, value } of elementsOf(resolved)) {
+        const key = `${set.name} ${String(value)}`;
+        if (renewed.has(key) || (this.expiry.get(key) ?? 0) - now >= (timeout * 1000) / 2) continue;
+        writes.set(set, [...(writes.get(set) ?? []), { value, timeout }]);
+        renewed.set(key, now + timeout * 1000);
+      }
+      this.admitted.set(resolved.address, { name: resolved.name, ports: resolved.ports, expiresAt: now + timeout * 1000 });
+    }
+    if (writes.size === 0) return;
+    const script = [...writes].map(([set, elements]) => renewal(this.table, set, elements)).join("");
+    const write = this.tail.then(() => load(script));
+    this.tail = write.catch(() => undefined);
+    await write;
+    for (const [key, expiresAt] of renewed) this.expiry.set(key, expiresAt);
+  }
+
+  /** What an address was admitted for (for denial records), if it still is. */
+  lookup(address: string): AdmittedAddress | undefined {
+    const found = this.admitted.get(address);
+    return found !== undefined && found.expiresAt > this.now() ? found : undefined;
+  }
+
+  /**
+   * The table was replaced (its sets are empty): writes again, for the rest of their life, the
+   * addresses whose names the new policy still allows, so clients' cached answers keep working.
+   */
+  async readmit(stillAllowed: (name: string) => number[] | null | false): Promise<void> {
+    this.expiry.clear();
+    const now = this.now();
+    const again: ResolvedAddress[] = [];
+    for (const [address, admitted] of [...this.admitted]) {
+      const ports = admitted.expiresAt > now ? stillAllowed(admitted.name) : false;
+      if (ports === false) {
+        this.admitted.delete(address);
+        continue;
+      }
+      again.push({ address, family: address.includes(":") ? 6 : 4, ports, ttl: Math.ceil((admitted.expiresAt - now) / 1000), name: admitted.name });
+    }
+    await this.admit(again);
+  }
+}
+
+function elementsOf(resolved: ResolvedAddress): { set: NftSet; value: NftElement["value"] }[] {
+  const v4 = resolved.family === 4;
+  if (resolved.ports === null) return [{ set: v4 ? allowedSets.v4 : allowedSets.v6, value: resolved.address }];
+  return resolved.ports.map((port) => ({ set: v4 ? allowedSets.v4Port : allowedSets.v6Port, value: [resolved.address, port] }));
+}
+
+/**
+ * add (a no-op when present) + delete + add with the timeout: nft cannot change an element's
+ * timeout in place, and one transaction leaves no moment without the element.
+ */
+function renewal(table: NftTableRef, set: NftSet, elements: NftElement[]): string {
+  return printNftElements(table, set, elements) + printNftElements(table, set, elements, "delete") + printNftElements(table, set, elements);
+}
+
+async function load(script: string): Promise<void> {
+  const loaded = await execa("nft", ["-f", "-"], { input: script, reject: false });
+  if (loaded.exitCode !== 0) throw new Error(`nft refused the allowed addresses: ${loaded.stderr.trim()}`);
+}

@@ -1,0 +1,131 @@
+import type { Answer, Packet } from "dns-packet";
+import { nameVerdict, type NetworkPolicy } from "../network-policy.js";
+import { answerMessage, readQuery, refusalMessage, rcode, type DnsQuery } from "./dns-message.js";
+import { askUpstream, type UpstreamResolver } from "./upstream.js";
+
+/** An address the filter resolved for an allowed name, to be admitted before the answer goes out. */
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+  /** null: any port; else only these (from `name:port` entries). */
+  ports: number[] | null;
+  /** The record's TTL in seconds. */
+  ttl: number;
+  /** The name the sandbox asked for (the first of the CNAME chain). */
+  name: string;
+}
+
+/** A name the filter refused, for the denial records. */
+export interface RefusedName {
+  name: string;
+  type: string;
+  rule: string;
+}
+
+export interface DnsFilterDeps {
+  /** The sandbox's policy now (it changes live with `forage-ctl network`). */
+  policy: () => NetworkPolicy;
+  upstream: UpstreamResolver;
+  /** Puts the addresses in the sandbox's allowed sets; the answer waits for it. */
+  admit: (addresses: ResolvedAddress[]) => Promise<void>;
+  refused: (refusal: RefusedName) => void;
+  /** The upstream resolver failed to answer (the sandbox got SERVFAIL). */
+  upstreamFailed?: (error: Error) => void;
+}
+
+/** Record types a restricted sandbox may ask about allowed names; others get an empty answer. */
+const restrictedTypes: readonly string[] = ["A", "AAAA", "CNAME"];
+/** Longest CNAME chain followed, and how many extra upstream questions it may take. */
+const maxChain = 16;
+const maxHops = 8;
+/** Answers' TTLs are capped so a client never caches an address past its element's life. */
+export const maxTtl = 86_400;
+
+/**
+ * Answers one DNS message from the sandbox:
+ * - refused names (deny list, mode none, not in the allowlist) get NXDOMAIN (REFUSED in mode
+ *   none) and are never sent upstream, so their labels carry nothing out;
+ * - allowed names are asked upstream; the CNAME chain from the asked name is followed (asking
+ *   again when the answer stops at a CNAME), and only that chain and its A/AAAA records are
+ *   answered, after the addresses are admitted to the sandbox's sets;
+ * - full mode forwards every type, filtering only the deny list.
+ * Returns null for bytes that are not DNS at all (dropped).
+ */
+export async function filterDnsMessage(deps: DnsFilterDeps, message: Buffer, transport: "udp" | "tcp"): Promise<Buffer | null> {
+  const read = readQuery(message);
+  if (read === null) return null;
+  if ("refuse" in read) return refusalMessage(read.refuse.id);
+  const { query } = read;
+  const policy = deps.policy();
+  const verdict = nameVerdict(policy, query.name);
+  if (!verdict.allowed) {
+    deps.refused({ name: query.name, type: query.question.type, rule: verdict.rule });
+    return answerMessage(query, policy.mode === "none" ? rcode.refused : rcode.nxDomain, [], transport);
+  }
+  if (policy.mode !== "full" && !restrictedTypes.includes(query.question.type)) return answerMessage(query, rcode.noError, [], transport);
+  try {
+    const chain = await followChain(deps.upstream, query);
+    if (policy.mode !== "full") await deps.admit(addressesOf(chain.records, query.name, verdict.ports));
+    return answerMessage(query, chain.code, chain.records.map(capTtl), transport);
+  } catch (error) {
+    deps.upstreamFailed?.(error as Error);
+    return answerMessage(query, rcode.servFail, [], transport);
+  }
+}
+
+/** Answer records with owner, TTL and data (every kind but EDNS's OPT pseudo-record). */
+type RecordAnswer = Exclude<Answer, { type: "OPT" }>;
+
+interface Chain {
+  code: number;
+  records: RecordAnswer[];
+}
+
+/**
+ * The CNAME chain from the asked name and the records of the asked type at its end, taken only
+ * from records whose owner is on the chain (anything else the upstream sent is dropped).
+ */
+async function followChain(upstream: UpstreamResolver, query: DnsQuery): Promise<Chain> {
+  const type = query.question.type;
+  const seen = new Set<string>([query.name]);
+  const records: RecordAnswer[] = [];
+  let current = query.name;
+  for (let hop = 0; hop < maxHops; hop++) {
+    const packet: Packet = await askUpstream(upstream, current, type);
+    const code = upstreamCode(packet);
+    if (code !== rcode.noError) return { code, records };
+    const answers = (packet.answers ?? []).filter((record): record is RecordAnswer => record.type !== "OPT");
+    let end = current;
+    for (;;) {
+      const alias = answers.find((record) => record.type === "CNAME" && record.name.toLowerCase() === end);
+      if (alias === undefined || type === "CNAME") break;
+      const target = String(alias.data).toLowerCase().replace(/\.$/, "");
+      if (seen.has(target) || seen.size >= maxChain) return { code: rcode.servFail, records: [] };
+      seen.add(target);
+      records.push(alias);
+      end = target;
+    }
+    const found = answers.filter((record) => record.type === type && record.name.toLowerCase() === end);
+    records.push(...found);
+    if (found.length > 0 || end === current) return { code, records };
+    current = end; // the answer stopped at a CNAME: ask for its target
+  }
+  return { code: rcode.servFail, records: [] };
+}
+
+function upstreamCode(packet: Packet): number {
+  const code = (packet.flags ?? 0) & 0xf;
+  return code === rcode.noError || code === rcode.nxDomain ? code : rcode.servFail;
+}
+
+function addressesOf(records: RecordAnswer[], name: string, ports: number[] | null): ResolvedAddress[] {
+  return records.flatMap((record): ResolvedAddress[] => {
+    if (record.type !== "A" && record.type !== "AAAA") return [];
+    return [{ address: String(record.data), family: record.type === "A" ? 4 : 6, ports, ttl: record.ttl ?? 0, name }];
+  });
+}
+
+function capTtl(record: RecordAnswer): RecordAnswer {
+  return { ...record, ttl: Math.min(record.ttl ?? 0, maxTtl) };
+}
+

@@ -1,0 +1,96 @@
+import { spawn } from "node:child_process";
+import { mkdir, open, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { packageRoot } from "../package-root.js";
+import { sandboxNetworkPath } from "../paths.js";
+import type { RuntimeContext } from "../sandbox/context.js";
+import { SandboxError } from "../sandbox/errors.js";
+import type { SandboxMetadata } from "../state/metadata.js";
+import type { GuardSpec } from "./guard.js";
+
+/** A running guard as the metadata records it. */
+export interface GuardHandle {
+  pid: number;
+  dnsPort: number;
+}
+
+const readyTimeoutMs = 10_000;
+export const guardLogName = "guard.log";
+
+function guardMain(): string {
+  return join(packageRoot(), "dist/runtime/network/guard-main.js");
+}
+
+/**
+ * Starts the sandbox's network guard (guard.ts) as its own process group, so it outlives the
+ * forage-ctl (or daemon) that started it, as the container does. Resolves once it listens.
+ * The sandbox's network directory (denials, guard status, log) is made here, 0755: it is bound
+ * read-only into the sandbox, and holds nothing secret.
+ */
+export async function startGuard(context: RuntimeContext, metadata: SandboxMetadata): Promise<GuardHandle> {
+  const directory = sandboxNetworkPath(context.paths, metadata.name);
+  await mkdir(directory, { recursive: true, mode: 0o755 });
+  const log = await open(join(directory, guardLogName), "a", 0o600);
+  const spec: GuardSpec = { sandbox: metadata.name, paths: context.paths, base: context.settings.host.network.base, upstream: context.settings.host.network.upstreamResolver };
+  const child = spawn(process.execPath, [guardMain(), JSON.stringify(spec)], { detached: true, stdio: ["ignore", "pipe", log.fd] });
+  await log.close();
+  try {
+    const dnsPort = await new Promise<number>((resolve, reject) => {
+      let output = "";
+      const timer = setTimeout(() => reject(new Error(`it did not start in ${readyTimeoutMs / 1000} s`)), readyTimeoutMs);
+      child.stdout?.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        const line = output.split("\n")[0] ?? "";
+        if (!output.includes("\n")) return;
+        clearTimeout(timer);
+        const parsed = JSON.parse(line) as { ready?: boolean; dnsPort?: number };
+        if (parsed.ready === true && typeof parsed.dnsPort === "number") resolve(parsed.dnsPort);
+        else reject(new Error(`unexpected ready line ${line}`));
+      });
+      child.on("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`it exited with ${String(code)}`));
+      });
+      child.on("error", reject);
+    });
+    child.stdout?.destroy();
+    child.unref();
+    return { pid: child.pid ?? 0, dnsPort };
+  } catch (error) {
+    child.kill("SIGKILL");
+    const logged = await readFile(join(directory, guardLogName), "utf8").catch(() => "");
+    const tail = logged.trim().split("\n").slice(-3).join("\n");
+    throw new SandboxError(`the network guard of ${metadata.name} failed: ${(error as Error).message}${tail === "" ? "" : `\n${tail}`}`, "container");
+  }
+}
+
+/** True when `guard` is this sandbox's guard process (not a reused pid). */
+export async function isOurGuard(guard: GuardHandle | null, sandbox: string): Promise<boolean> {
+  if (guard === null) return false;
+  const cmdline = await readFile(`/proc/${guard.pid}/cmdline`, "utf8").catch(() => "");
+  const [, script, spec] = cmdline.split("\0");
+  if (script !== guardMain() || spec === undefined) return false;
+  try {
+    return (JSON.parse(spec) as GuardSpec).sandbox === sandbox;
+  } catch {
+    return false;
+  }
+}
+
+/** Stops the guard and waits for it to go (up to 5 s, then SIGKILL); a guard already gone is fine. */
+export async function stopGuard(guard: GuardHandle | null, sandbox: string): Promise<void> {
+  if (guard === null || !(await isOurGuard(guard, sandbox))) return;
+  process.kill(guard.pid, "SIGTERM");
+  for (let waited = 0; waited < 5000; waited += 50) {
+    if (!(await isOurGuard(guard, sandbox))) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  process.kill(guard.pid, "SIGKILL");
+}
+
+/** Tells the guard its policy changed (it re-reads the metadata). */
+export async function reloadGuard(guard: GuardHandle | null, sandbox: string): Promise<boolean> {
+  if (!(await isOurGuard(guard, sandbox)) || guard === null) return false;
+  process.kill(guard.pid, "SIGHUP");
+  return true;
+}

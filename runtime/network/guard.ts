@@ -1,0 +1,139 @@
+import { access, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { sandboxNetworkPath, type RuntimePaths } from "../paths.js";
+import { readMetadata } from "../state/metadata-store.js";
+import { AllowedAddresses } from "./allowed-addresses.js";
+import { DenialPoller, type DescribeRefusal } from "./denial-poller.js";
+import { DenialLog } from "./denials.js";
+import { filterDnsMessage } from "./dns/dns-filter.js";
+import { listenDns } from "./dns/dns-listener.js";
+import { parseUpstream, systemResolver, type UpstreamResolver } from "./dns/upstream.js";
+import { hostPolicyTableRef } from "./host-policy.js";
+import { nameVerdict, type NetworkPolicy } from "./network-policy.js";
+import { sandboxLink, type SandboxLink } from "./sandbox-link.js";
+
+/** What the guard of one sandbox is started with (on its argv: no secrets in it). */
+export interface GuardSpec {
+  sandbox: string;
+  paths: RuntimePaths;
+  /** The network base ("10.100"): with the sandbox's slot, its link's addresses. */
+  base: string;
+  /** network.upstreamResolver, or null for the host's resolv.conf. */
+  upstream: string | null;
+}
+
+/** What `forage-ctl network` shows of a running guard (`guard.json` in the sandbox's network dir). */
+export interface GuardStatus {
+  pid: number;
+  dnsPort: number;
+  startedAt: string;
+  mode: NetworkPolicy["mode"];
+  upstream: string;
+  queries: number;
+  refusedNames: number;
+  upstreamFailures: number;
+  refusedPackets: number;
+}
+
+const pollMs = 1000;
+export const guardStatusFile = "guard.json";
+
+/**
+ * The sandbox's network guard, a small host process beside the container: its DNS filter on the
+ * host end of the link (filling the allowed sets), and the recorder of what the table refused.
+ * SIGHUP re-reads the policy from the metadata (`forage-ctl network` replaced the table first);
+ * it exits on SIGTERM, or by itself once the link's host end is gone.
+ */
+export async function runGuard(spec: GuardSpec, ready: (dnsPort: number) => void): Promise<void> {
+  let policy = await readPolicy(spec);
+  const metadata = await readMetadata(spec.paths, spec.sandbox);
+  if (metadata === undefined) throw new Error(`sandbox ${spec.sandbox} has no metadata`);
+  const link = sandboxLink(metadata.slot, spec.base);
+  const upstream: UpstreamResolver = spec.upstream === null ? await systemResolver() : parseUpstream(spec.upstream);
+  const table = hostPolicyTableRef(link);
+  const allowed = new AllowedAddresses(table);
+  const directory = sandboxNetworkPath(spec.paths, spec.sandbox);
+  const log = new DenialLog(directory);
+  const counts = { queries: 0, refusedNames: 0, upstreamFailures: 0, refusedPackets: 0 };
+  const dns = await listenDns(link.hostAddress, async (message, transport) => {
+    counts.queries++;
+    return filterDnsMessage(
+      {
+        policy: () => policy,
+        upstream,
+        admit: (addresses) => allowed.admit(addresses),
+        refused: (refusal) => {
+          counts.refusedNames++;
+          void log.append([{ time: new Date().toISOString(), kind: "dns", name: refusal.name, rule: refusal.rule, count: 1 }]);
+        },
+        upstreamFailed: () => {
+          counts.upstreamFailures++;
+        },
+      },
+      message,
+      transport,
+    );
+  });
+  const startedAt = new Date().toISOString();
+  const poller = new DenialPoller(table, describeRefusal(link, () => policy, allowed));
+  const writeStatus = (): Promise<void> => {
+    const status: GuardStatus = { pid: process.pid, dnsPort: dns.port, startedAt, mode: policy.mode, upstream: `${upstream.address}:${upstream.port}`, ...counts };
+    return writeFile(join(directory, guardStatusFile), `${JSON.stringify(status)}\n`, { mode: 0o644 });
+  };
+  await log.append([]);
+  await writeStatus().catch(() => undefined);
+  ready(dns.port);
+
+  const stop = (): void => {
+    void dns.close().finally(() => process.exit(0));
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  process.on("SIGHUP", () => {
+    void readPolicy(spec)
+      .then(async (next) => {
+        policy = next;
+        await allowed.readmit((name) => {
+          const verdict = nameVerdict(next, name);
+          return verdict.allowed && next.mode === "restricted" ? verdict.ports : false;
+        });
+      })
+      .catch((error: Error) => process.stderr.write(`forage guard ${spec.sandbox}: reload failed: ${error.message}\n`));
+  });
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+    // The link's host end goes with the container (nspawn: with the namespace; NixOS: with its unit).
+    if (!(await exists(`/sys/class/net/${link.hostInterface}`))) break;
+    const records = await poller.poll().catch(() => []);
+    counts.refusedPackets += records.reduce((sum, record) => sum + record.count, 0);
+    await log.append(records);
+    await writeStatus().catch(() => undefined);
+  }
+  await dns.close();
+}
+
+async function readPolicy(spec: GuardSpec): Promise<NetworkPolicy> {
+  const metadata = await readMetadata(spec.paths, spec.sandbox);
+  if (metadata?.network === null || metadata?.network === undefined) throw new Error(`sandbox ${spec.sandbox} has no network policy in its metadata`);
+  return metadata.network;
+}
+
+/** Names the rule that refused a destination, from the policy and what the DNS filter admitted. */
+function describeRefusal(link: SandboxLink, policy: () => NetworkPolicy, allowed: AllowedAddresses): DescribeRefusal {
+  return (destination) => {
+    const name = allowed.lookup(destination.address)?.name;
+    const withName = name === undefined ? {} : { name };
+    const { mode } = policy();
+    if (destination.address === link.hostAddress || destination.address === link.hostAddress6) return { rule: "host service", ...withName };
+    if (mode === "none") return { rule: "mode none", ...withName };
+    if (mode === "restricted" && (destination.port === 53 || destination.port === 853) && (destination.protocol === "udp" || destination.protocol === "tcp")) {
+      return { rule: "DNS or DoT to another resolver", ...withName };
+    }
+    if (mode === "restricted") return { rule: name === undefined ? "not in allow" : `port ${destination.port} not in allow for ${name}`, ...withName };
+    return { rule: "full: only through the external interface", ...withName };
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(() => true, () => false);
+}

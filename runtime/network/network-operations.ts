@@ -1,0 +1,74 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { sandboxNetworkPath } from "../paths.js";
+import { findTemplate, requireSandbox, type RuntimeContext } from "../sandbox/context.js";
+import { SandboxError } from "../sandbox/errors.js";
+import { isRunning } from "../sandbox/start-stop.js";
+import { withLock } from "../state/lock.js";
+import { readDenials, type DenialRecord } from "./denials.js";
+import { guardStatusFile, type GuardStatus } from "./guard.js";
+import { isOurGuard } from "./guard-process.js";
+import { networkPolicySchema, templatePolicy, type NetworkPolicy } from "./network-policy.js";
+import { changeNetwork, policyOf } from "./sandbox-network.js";
+
+/** A change asked with `forage-ctl network`: entries are added to the lists in force. */
+export interface NetworkChange {
+  mode?: NetworkPolicy["mode"];
+  allow?: string[];
+  deny?: string[];
+  /** Start again from the template's policy, then apply the rest. */
+  reset?: boolean;
+}
+
+/** A sandbox's network as `forage-ctl network NAME` shows it. */
+export interface NetworkView {
+  name: string;
+  policy: NetworkPolicy;
+  /** The template's policy, for comparison. */
+  templatePolicy: NetworkPolicy;
+  running: boolean;
+  /** The guard's own report, or null when it is not running (then no name resolves). */
+  guard: GuardStatus | null;
+}
+
+/** Shows, or changes and shows, a sandbox's network policy (live when it runs). */
+export async function networkOperation(context: RuntimeContext, name: string, change: NetworkChange | null): Promise<NetworkView> {
+  if (change !== null) {
+    await withLock(context.paths.lockFile, async () => {
+      const metadata = await requireSandbox(context, name);
+      const template = findTemplate(context, metadata.template);
+      const base = change.reset === true ? templatePolicy(template) : policyOf(metadata, template);
+      const policy: NetworkPolicy = {
+        ...base,
+        mode: change.mode ?? base.mode,
+        allow: union(base.allow, change.allow),
+        deny: union(base.deny, change.deny),
+      };
+      const checked = networkPolicySchema.safeParse(policy);
+      if (!checked.success) throw new SandboxError(`network ${name}: ${checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`, "usage");
+      await changeNetwork(context, metadata, checked.data, await isRunning(context, metadata));
+    });
+  }
+  const metadata = await requireSandbox(context, name);
+  const template = findTemplate(context, metadata.template);
+  const running = await isRunning(context, metadata);
+  return { name, policy: policyOf(metadata, template), templatePolicy: templatePolicy(template), running, guard: running && (await isOurGuard(metadata.guard, name)) ? await guardStatus(context, name) : null };
+}
+
+/** What the sandbox's network refused, oldest first. */
+export async function denialsOperation(context: RuntimeContext, name: string): Promise<DenialRecord[]> {
+  await requireSandbox(context, name);
+  return readDenials(sandboxNetworkPath(context.paths, name));
+}
+
+async function guardStatus(context: RuntimeContext, name: string): Promise<GuardStatus | null> {
+  try {
+    return JSON.parse(await readFile(join(sandboxNetworkPath(context.paths, name), guardStatusFile), "utf8")) as GuardStatus;
+  } catch {
+    return null;
+  }
+}
+
+function union(current: string[], added: string[] | undefined): string[] {
+  return [...new Set([...current, ...(added ?? [])])];
+}

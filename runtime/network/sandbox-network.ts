@@ -1,0 +1,86 @@
+import { mkdir } from "node:fs/promises";
+import type { TemplateModel } from "../../generator/model/model.js";
+import { sandboxNetworkPath } from "../paths.js";
+import { recordEvent } from "../sandbox/audit-log.js";
+import type { RuntimeContext } from "../sandbox/context.js";
+import { writeMetadata } from "../state/metadata-store.js";
+import type { SandboxMetadata } from "../state/metadata.js";
+import { enableForwarding } from "./forwarding.js";
+import { reloadGuard, startGuard, stopGuard } from "./guard-process.js";
+import { applyHostPolicy, removeHostPolicy } from "./host-policy.js";
+import { routesOut, templatePolicy, type NetworkPolicy } from "./network-policy.js";
+import { sandboxLink, type SandboxLink } from "./sandbox-link.js";
+
+export function linkOf(context: RuntimeContext, metadata: SandboxMetadata): SandboxLink {
+  return sandboxLink(metadata.slot, context.settings.host.network.base);
+}
+
+/**
+ * Before the container starts: records the policy in force (the template's on first start), and
+ * loads the host-side table without the DNS filter yet, so the sandbox is never up unfenced.
+ */
+export async function prepareNetwork(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
+  const prepared = { ...metadata, network: metadata.network ?? templatePolicy(template) };
+  await writeMetadata(context.paths, prepared);
+  await mkdir(sandboxNetworkPath(context.paths, metadata.name), { recursive: true, mode: 0o755 });
+  await loadPolicy(context, prepared, prepared.network, null);
+  return prepared;
+}
+
+/** Once the link's host end exists: starts the guard (DNS filter, denials) and loads the full table. */
+export async function startNetworkGuard(context: RuntimeContext, metadata: SandboxMetadata): Promise<SandboxMetadata> {
+  const guard = await startGuard(context, metadata);
+  try {
+    await loadPolicy(context, metadata, policyOf(metadata), guard);
+  } catch (error) {
+    await stopGuard(guard, metadata.name);
+    throw error;
+  }
+  return { ...metadata, guard };
+}
+
+/** Stops the guard and removes the table (the link is the runtime's to remove). */
+export async function stopNetwork(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
+  await stopGuard(metadata.guard, metadata.name);
+  await removeHostPolicy(linkOf(context, metadata));
+}
+
+/**
+ * Puts a new policy in force on a running sandbox: the table is replaced atomically, then the
+ * guard re-reads the policy (and re-admits the addresses of names still allowed). Saved in the
+ * metadata first, so a restart of the sandbox or the daemon keeps it.
+ */
+export async function changeNetwork(context: RuntimeContext, metadata: SandboxMetadata, policy: NetworkPolicy, running: boolean): Promise<SandboxMetadata> {
+  const changed = { ...metadata, network: policy };
+  await writeMetadata(context.paths, changed);
+  if (running) {
+    await loadPolicy(context, changed, policy, metadata.guard);
+    await reloadGuard(metadata.guard, metadata.name);
+  }
+  await recordEvent(context.paths, metadata.name, "network", { detail: describePolicy(policy) });
+  return changed;
+}
+
+/** "restricted, allow a.example,*.b.example:443, deny c.example, sni". */
+export function describePolicy(policy: NetworkPolicy): string {
+  const parts: string[] = [policy.mode];
+  if (policy.mode === "restricted") parts.push(`allow ${policy.allow.length === 0 ? "nothing" : policy.allow.join(",")}`);
+  if (policy.deny.length > 0) parts.push(`deny ${policy.deny.join(",")}`);
+  if (policy.sni) parts.push("sni");
+  return parts.join(", ");
+}
+
+/** The policy in force: the recorded one, or (metadata from before policies were recorded) the template's. */
+export function policyOf(metadata: SandboxMetadata, template?: TemplateModel): NetworkPolicy {
+  if (metadata.network !== null) return metadata.network;
+  if (template === undefined) throw new Error(`internal: sandbox ${metadata.name} has no recorded network policy`);
+  return templatePolicy(template);
+}
+
+async function loadPolicy(context: RuntimeContext, metadata: SandboxMetadata, policy: NetworkPolicy, guard: { dnsPort: number } | null): Promise<void> {
+  if (routesOut(policy.mode)) {
+    const changed = await enableForwarding();
+    if (changed.length > 0) context.warn(`enabled forwarding for sandbox networks: ${changed.join(", ")}`);
+  }
+  await applyHostPolicy(linkOf(context, metadata), policy, guard === null ? null : { dnsPort: guard.dnsPort }, context.settings.host.externalInterface);
+}

@@ -1,0 +1,41 @@
+// Network probe run inside a sandbox by the network tests (copied into its workspace; node comes
+// from the host's /usr). Prints one JSON line: what was reached, or the error and how long it took.
+//   resolve NAME              getaddrinfo through the sandbox's resolv.conf
+//   tcp HOST PORT             connect (HOST may be a name), read the echo
+//   udp ADDRESS PORT          send a datagram, wait 1 s for the echo
+//   dns SERVER NAME           ask SERVER (another resolver) directly
+import { connect } from "node:net";
+import { createSocket } from "node:dgram";
+import { lookup, Resolver } from "node:dns/promises";
+
+const [command, a, b] = process.argv.slice(2);
+const started = performance.now();
+const print = (result) => {
+  process.stdout.write(`${JSON.stringify({ ...result, ms: Math.round(performance.now() - started) })}\n`);
+  process.exit(0);
+};
+const failed = (error) => print({ error: error.code ?? error.message });
+
+if (command === "resolve") {
+  lookup(a, { all: true }).then((found) => print({ addresses: found.map((entry) => entry.address).sort() }), failed);
+} else if (command === "tcp") {
+  const socket = connect({ host: a, port: Number(b), timeout: 5000 });
+  let reply = "";
+  socket.on("data", (chunk) => (reply += chunk));
+  socket.on("end", () => print({ reply: reply.trim() }));
+  socket.on("timeout", () => failed({ code: "TIMEOUT" }));
+  socket.on("error", failed);
+} else if (command === "udp") {
+  const socket = createSocket(a.includes(":") ? "udp6" : "udp4");
+  socket.on("message", (message) => print({ reply: message.toString().trim() }));
+  socket.on("error", failed);
+  setTimeout(() => failed({ code: "TIMEOUT" }), 1000);
+  socket.send("hi", Number(b), a);
+} else if (command === "dns") {
+  const resolver = new Resolver({ timeout: 1000, tries: 1 });
+  resolver.setServers([a]);
+  resolver.resolve4(b).then((addresses) => print({ addresses }), failed);
+} else {
+  process.stderr.write(`unknown probe ${command}\n`);
+  process.exit(64);
+}

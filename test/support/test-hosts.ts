@@ -1,0 +1,94 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** A record set of the test DNS zone; `ttl` defaults to 60. */
+export interface ZoneEntry {
+  A?: string[];
+  AAAA?: string[];
+  CNAME?: string;
+  ttl?: number;
+}
+
+/**
+ * Test hosts living in a network namespace this test makes, the only places (with loopback) its
+ * traffic may go: `ip netns add <ns>`, a veth to the host (`vt-<ns>`, host end <prefix>.1 and
+ * <prefix6>::1), several addresses on the far end, and servers there (test-host-server.mjs):
+ * authoritative DNS on `dns`, TCP echo on `tcpPorts`, UDP echo on `udpPort`.
+ */
+export class TestHosts {
+  readonly dir = mkdtempSync(join(tmpdir(), "forage-hosts-"));
+  readonly zoneFile = join(this.dir, "zone.json");
+  readonly queryLog = join(this.dir, "queries.log");
+  readonly dns: string;
+  readonly dns6: string;
+  /** Addresses of the test hosts: [0..3] IPv4, v6[0..1] IPv6. */
+  readonly v4: string[];
+  readonly v6: string[];
+  readonly tcpPorts = [80, 443, 8080];
+  readonly udpPort = 9000;
+  private server: ChildProcess | undefined;
+
+  /** `prefix`: three octets of a /24 no sandbox uses, e.g. "10.221.250"; `prefix6`: e.g. "fd99:221". */
+  constructor(
+    readonly namespace: string,
+    readonly prefix: string,
+    readonly prefix6: string,
+  ) {
+    this.dns = `${prefix}.53`;
+    this.dns6 = `${prefix6}::53`;
+    this.v4 = [10, 11, 12, 13].map((n) => `${prefix}.${n}`);
+    this.v6 = [10, 11].map((n) => `${prefix6}::${n}`);
+  }
+
+  get hostInterface(): string {
+    return `vt-${this.namespace}`;
+  }
+
+  async start(zone: Record<string, ZoneEntry>): Promise<void> {
+    this.setZone(zone);
+    writeFileSync(this.queryLog, "");
+    const ns = this.namespace;
+    ip("netns", "add", ns);
+    ip("link", "add", this.hostInterface, "type", "veth", "peer", "name", "eth0", "netns", ns);
+    ip("addr", "add", `${this.prefix}.1/24`, "dev", this.hostInterface);
+    ip("-6", "addr", "add", `${this.prefix6}::1/64`, "dev", this.hostInterface, "nodad");
+    ip("link", "set", this.hostInterface, "up");
+    ip("-n", ns, "link", "set", "lo", "up");
+    for (const address of [this.dns, ...this.v4]) ip("-n", ns, "addr", "add", `${address}/24`, "dev", "eth0");
+    for (const address of [this.dns6, ...this.v6]) ip("-n", ns, "-6", "addr", "add", `${address}/64`, "dev", "eth0", "nodad");
+    ip("-n", ns, "link", "set", "eth0", "up");
+    const spec = { dnsAddresses: [this.dns, this.dns6], addresses: [...this.v4, ...this.v6], zoneFile: this.zoneFile, queryLog: this.queryLog, tcpPorts: this.tcpPorts, udpPort: this.udpPort };
+    const server = spawn("ip", ["netns", "exec", ns, process.execPath, fileURLToPath(new URL("./test-host-server.mjs", import.meta.url)), JSON.stringify(spec)], { stdio: ["ignore", "pipe", "inherit"] });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.stdout?.once("data", () => resolve());
+      server.once("exit", (code) => reject(new Error(`test host server exited with ${String(code)}`)));
+    });
+  }
+
+  setZone(zone: Record<string, ZoneEntry>): void {
+    writeFileSync(this.zoneFile, JSON.stringify(zone));
+  }
+
+  /** Names the test DNS server was asked, in order. */
+  queries(): string[] {
+    return readFileSync(this.queryLog, "utf8").split("\n").filter((line) => line !== "").map((line) => line.split(" ")[0] ?? "");
+  }
+
+  stop(): void {
+    this.server?.kill("SIGKILL");
+    try {
+      ip("netns", "delete", this.namespace);
+    } catch {
+      // never made
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function ip(...args: string[]): void {
+  execFileSync("ip", args, { stdio: ["ignore", "ignore", "pipe"] });
+}
