@@ -19,6 +19,7 @@ declare -A packages=(
   [ssh]=openssh-client
   [sshd]=openssh-server
   [busybox]=busybox-static
+  [ping]=iputils-ping
 )
 
 missing=()

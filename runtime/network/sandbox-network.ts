@@ -1,4 +1,5 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { sandboxNetworkPath } from "../paths.js";
 import { recordEvent } from "../sandbox/audit-log.js";
@@ -11,6 +12,9 @@ import { applyHostPolicy, removeHostPolicy } from "./host-policy.js";
 import { routesOut, templatePolicy, type NetworkPolicy } from "./network-policy.js";
 import { sandboxLink, type SandboxLink } from "./sandbox-link.js";
 
+/** The sandbox's resolv.conf (its DNS filter), bound over /etc/resolv.conf in NixOS roots. */
+export const resolvConfName = "resolv.conf";
+
 export function linkOf(context: RuntimeContext, metadata: SandboxMetadata): SandboxLink {
   return sandboxLink(metadata.slot, context.settings.host.network.base);
 }
@@ -22,7 +26,9 @@ export function linkOf(context: RuntimeContext, metadata: SandboxMetadata): Sand
 export async function prepareNetwork(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
   const prepared = { ...metadata, network: metadata.network ?? templatePolicy(template) };
   await writeMetadata(context.paths, prepared);
-  await mkdir(sandboxNetworkPath(context.paths, metadata.name), { recursive: true, mode: 0o755 });
+  const directory = sandboxNetworkPath(context.paths, metadata.name);
+  await mkdir(directory, { recursive: true, mode: 0o755 });
+  await writeFile(join(directory, resolvConfName), `nameserver ${linkOf(context, metadata).hostAddress}\n`, { mode: 0o644 });
   await loadPolicy(context, prepared, prepared.network, null);
   return prepared;
 }

@@ -57,6 +57,8 @@ export function nspawnArgs(spec: NspawnSpec): string[] {
     `--directory=${spec.root}`,
     `--hostname=${spec.hostname}`,
     `--network-namespace-path=${spec.networkNamespacePath}`,
+    // nspawn would otherwise copy the host's resolv.conf in: the sandbox's resolver is its DNS filter.
+    "--resolv-conf=off",
     "--no-new-privileges=yes",
     ...payload,
   ];

@@ -3,13 +3,13 @@ import { join } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup } from "../cgroups/sandbox-cgroup.js";
 import { createLink, removeLink } from "../network/sandbox-link.js";
-import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
+import { linkOf, prepareNetwork, resolvConfName, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
 import { findContainerByRoot, isOurContainer, spawnContainer, stopContainer, type Bind, type ContainerPayload } from "../nspawn/container-process.js";
 import { buildHostRoot } from "../nspawn/host-root.js";
 import { prepareNixRoot, requireSystem } from "../nspawn/nix-root.js";
 import { isExtraContainerRunning, startExtraContainer, stopExtraContainer } from "../extra-container/backend.js";
 import { mountRoot, unmountRoot } from "../nspawn/root-mount.js";
-import { rootPath, sandboxSecretsPath, metadataPath } from "../paths.js";
+import { rootPath, sandboxNetworkPath, sandboxSecretsPath, metadataPath } from "../paths.js";
 import { writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { recordEvent } from "./audit-log.js";
@@ -110,7 +110,12 @@ async function nixLayout(context: RuntimeContext, metadata: SandboxMetadata, roo
   const system = await requireSystem(context.paths.systemsDir, template.name);
   await prepareNixRoot(root);
   return {
-    binds: [{ source: "/nix/store", target: "/nix/store", readOnly: true }, ...(await systemSshBinds(context, metadata, template))],
+    binds: [
+      { source: "/nix/store", target: "/nix/store", readOnly: true },
+      // The resolver is the sandbox's DNS filter; read-only, so the system's resolvconf cannot replace it.
+      { source: join(sandboxNetworkPath(context.paths, metadata.name), resolvConfName), target: "/etc/resolv.conf", readOnly: true },
+      ...(await systemSshBinds(context, metadata, template)),
+    ],
     payload: { kind: "init", init: `${system}/init` },
     system,
   };

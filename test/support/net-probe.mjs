@@ -2,7 +2,7 @@
 // from the host's /usr). Prints one JSON line: what was reached, or the error and how long it took.
 //   resolve NAME              getaddrinfo through the sandbox's resolv.conf
 //   tcp HOST PORT             connect (HOST may be a name), read the echo
-//   udp ADDRESS PORT          send a datagram, wait 1 s for the echo
+//   udp ADDRESS PORT          send a datagram, wait 1 s for the echo (or the refusal)
 //   dns SERVER NAME           ask SERVER (another resolver) directly
 import { connect } from "node:net";
 import { createSocket } from "node:dgram";
@@ -30,7 +30,8 @@ if (command === "resolve") {
   socket.on("message", (message) => print({ reply: message.toString().trim() }));
   socket.on("error", failed);
   setTimeout(() => failed({ code: "TIMEOUT" }), 1000);
-  socket.send("hi", Number(b), a);
+  // Connected, so an ICMP refusal comes back as an error instead of silence.
+  socket.connect(Number(b), a, () => socket.send("hi"));
 } else if (command === "dns") {
   const resolver = new Resolver({ timeout: 1000, tries: 1 });
   resolver.setServers([a]);

@@ -24,7 +24,7 @@ export class TestHosts {
   readonly queryLog = join(this.dir, "queries.log");
   readonly dns: string;
   readonly dns6: string;
-  /** Addresses of the test hosts: [0..3] IPv4, v6[0..1] IPv6. */
+  /** Addresses of the test hosts: seven IPv4 (v4[0..6]) and two IPv6 (v6[0..1]). */
   readonly v4: string[];
   readonly v6: string[];
   readonly tcpPorts = [80, 443, 8080];
@@ -39,7 +39,7 @@ export class TestHosts {
   ) {
     this.dns = `${prefix}.53`;
     this.dns6 = `${prefix6}::53`;
-    this.v4 = [10, 11, 12, 13].map((n) => `${prefix}.${n}`);
+    this.v4 = [10, 11, 12, 13, 14, 15, 16].map((n) => `${prefix}.${n}`);
     this.v6 = [10, 11].map((n) => `${prefix6}::${n}`);
   }
 

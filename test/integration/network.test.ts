@@ -1,0 +1,202 @@
+import { copyFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isRoot, toolsAvailable } from "../support/tools.js";
+import { TestHosts } from "../support/test-hosts.js";
+import { TestHost } from "./harness.js";
+
+/*
+ * Network modes from inside real sandboxes. Every packet goes to loopback, to the sandbox's own
+ * host end, or to the test hosts of a network namespace made here (TestHosts): an authoritative
+ * DNS server (the DNS filter's upstream) and echo servers on several addresses. The blocked
+ * destinations are test hosts too: nothing is sent anywhere else, not even to show it is blocked.
+ */
+const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "nft", "ping");
+const hosts = new TestHosts("fth221", "10.220.1", "fd99:220");
+const [api, blocked, cdn, web, rotateFirst, rotateSecond, chainTarget] = hosts.v4 as [string, string, string, string, string, string, string];
+const [six, sixBlocked] = hosts.v6 as [string, string];
+
+const zone = {
+  "api.test.example": { A: [api] },
+  "blocked.test.example": { A: [blocked] },
+  "a.cdn.test.example": { A: [cdn] },
+  "cdn.test.example": { A: [cdn] },
+  "web.test.example": { A: [web] },
+  "rotate.test.example": { A: [rotateFirst], ttl: 1 },
+  "chain.test.example": { CNAME: "edge.elsewhere.example" },
+  "edge.elsewhere.example": { A: [chainTarget] },
+  "six.test.example": { AAAA: [six] },
+};
+
+const template = `  netr:
+    extends: basic
+    network:
+      mode: restricted
+      allow: ["api.test.example", "*.cdn.test.example", "web.test.example:443", "rotate.test.example", "chain.test.example", "six.test.example"]
+`;
+
+interface Probe {
+  addresses?: string[];
+  reply?: string;
+  error?: string;
+  ms: number;
+}
+
+describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host", () => {
+  const host = new TestHost("10.221", "nobody", template, `upstreamResolver: "${hosts.dns}"`);
+  const workspace = host.workspace("net");
+
+  beforeAll(async () => {
+    await hosts.start(zone);
+    copyFileSync(fileURLToPath(new URL("../support/net-probe.mjs", import.meta.url)), join(workspace, "probe.mjs"));
+    const up = await host.run(["up", "net", "-t", "netr", "-w", workspace]);
+    expect(up.exitCode, up.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    await host.cleanup();
+    hosts.stop();
+  });
+
+  const probe = async (...args: string[]): Promise<Probe> => JSON.parse(await host.sh("net", `node /workspace/probe.mjs ${args.join(" ")}`)) as Probe;
+  /** Runs a command in the sandbox's network namespace, with the powers of root inside it. */
+  const asSandboxRoot = (...command: string[]) => execa("ip", ["netns", "exec", "f1", ...command], { reject: false });
+
+  it("resolves an allowed name through its DNS filter and reaches the address it got", async () => {
+    expect((await probe("resolve", "api.test.example")).addresses).toEqual([api]);
+    expect((await probe("tcp", "api.test.example", "80")).reply).toBe(`hello ${api} 80`);
+  });
+
+  it("answers a name not on the allowlist with NXDOMAIN, without asking the upstream", async () => {
+    expect((await probe("resolve", "blocked.test.example")).error).toBe("ENOTFOUND");
+    expect((await probe("resolve", "secret-data.exfil.example")).error).toBe("ENOTFOUND");
+    expect(hosts.queries()).not.toContain("blocked.test.example");
+    expect(hosts.queries()).not.toContain("secret-data.exfil.example");
+  });
+
+  it("refuses a blocked host dialled by address at once: TCP, UDP and ICMP", async () => {
+    const tcp = await probe("tcp", blocked, "80");
+    expect(tcp.error).toBe("ECONNREFUSED");
+    expect(tcp.ms).toBeLessThan(1000);
+    const udp = await probe("udp", blocked, String(hosts.udpPort));
+    expect(udp.reply).toBeUndefined();
+    expect(udp.error).not.toBe("TIMEOUT");
+    const ping = await asSandboxRoot("ping", "-c", "1", "-W", "2", blocked);
+    expect(ping.exitCode).not.toBe(0);
+    expect(ping.stdout).toMatch(/filtered|prohibited|unreachable/i);
+  });
+
+  it("allows the names below a *.suffix entry but not the suffix itself", async () => {
+    expect((await probe("tcp", "a.cdn.test.example", "80")).reply).toBe(`hello ${cdn} 80`);
+    expect((await probe("resolve", "cdn.test.example")).error).toBe("ENOTFOUND");
+  });
+
+  it("lets a name:port entry reach that port only", async () => {
+    expect((await probe("tcp", "web.test.example", "443")).reply).toBe(`hello ${web} 443`);
+    expect((await probe("tcp", web, "80")).error).toBe("ECONNREFUSED");
+  });
+
+  it("follows a CNAME chain to a name not on the allowlist and admits its address", async () => {
+    expect((await probe("resolve", "chain.test.example")).addresses).toEqual([chainTarget]);
+    expect((await probe("tcp", "chain.test.example", "80")).reply).toBe(`hello ${chainTarget} 80`);
+  });
+
+  it("keeps working when the DNS answer rotates to another address, with no command", async () => {
+    expect((await probe("tcp", "rotate.test.example", "80")).reply).toBe(`hello ${rotateFirst} 80`);
+    hosts.setZone({ ...zone, "rotate.test.example": { A: [rotateSecond], ttl: 1 } });
+    expect((await probe("tcp", "rotate.test.example", "80")).reply).toBe(`hello ${rotateSecond} 80`);
+  });
+
+  it("refuses DNS to another resolver, and DoT even to an allowed address", async () => {
+    const before = hosts.queries().length;
+    expect((await probe("dns", hosts.dns, "api.test.example")).addresses).toBeUndefined();
+    expect(hosts.queries().length).toBe(before);
+    expect((await probe("tcp", api, "853")).error).toBe("ECONNREFUSED");
+  });
+
+  it("applies the same policy to IPv6", async () => {
+    expect((await probe("resolve", "six.test.example")).addresses).toEqual([six]);
+    expect((await probe("tcp", six, "80")).reply).toBe(`hello ${six} 80`);
+    const refused = await probe("tcp", sixBlocked, "80");
+    expect(refused.error).toBe("ECONNREFUSED");
+    expect(refused.ms).toBeLessThan(1000);
+  });
+
+  it("holds when root in the sandbox flushes its ruleset and changes its routes", async () => {
+    expect((await asSandboxRoot("nft", "flush", "ruleset")).exitCode).toBe(0);
+    expect((await asSandboxRoot("ip", "route", "replace", "default", "via", "10.221.1.1", "dev", "eth0")).exitCode).toBe(0);
+    expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
+    expect((await probe("tcp", "api.test.example", "80")).reply).toBe(`hello ${api} 80`);
+  });
+
+  it("records what it refused, for the user and read-only inside the sandbox", async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // one poll of the denied sets
+    const listed = await host.run(["denials", "net", "--json"]);
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    const records = JSON.parse(listed.stdout) as { kind: string; name?: string; address?: string; port?: number; rule: string }[];
+    expect(records).toContainEqual(expect.objectContaining({ kind: "dns", name: "blocked.test.example", rule: "not in allow" }));
+    expect(records).toContainEqual(expect.objectContaining({ kind: "tcp", address: blocked, port: 80, rule: "not in allow" }));
+    expect(records).toContainEqual(expect.objectContaining({ kind: "udp", address: blocked, port: hosts.udpPort }));
+    expect(records).toContainEqual(expect.objectContaining({ kind: "icmp", address: blocked }));
+    expect(records).toContainEqual(expect.objectContaining({ kind: "tcp", address: web, port: 80, name: "web.test.example", rule: "port 80 not in allow for web.test.example" }));
+    expect(records).toContainEqual(expect.objectContaining({ kind: "tcp", address: api, port: 853, rule: "DNS or DoT to another resolver" }));
+    expect(records).toContainEqual(expect.objectContaining({ kind: "tcp", address: sixBlocked, port: 80 }));
+    const inside = await host.sh("net", "cat /run/forage/network/denials.jsonl; echo x >> /run/forage/network/denials.jsonl 2>/dev/null && echo WRITABLE || true");
+    expect(inside).toContain('"name":"blocked.test.example"');
+    expect(inside).not.toContain("WRITABLE");
+  });
+
+  it("switches none → restricted → full → none live, and keeps the mode across a daemon restart", async () => {
+    const network = async (...args: string[]) => {
+      const result = await host.run(["network", "net", ...args, "--json"]);
+      expect(result.exitCode, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as { policy: { mode: string; allow: string[] }; guard: { queries: number } | null };
+    };
+    expect((await network("none")).policy.mode).toBe("none");
+    expect((await probe("tcp", api, "80")).error).toBe("ECONNREFUSED");
+    expect((await probe("resolve", "api.test.example")).error).toMatch(/ENOTFOUND|EAI_AGAIN/);
+
+    expect((await network("restricted")).policy.mode).toBe("restricted");
+    expect((await probe("tcp", "api.test.example", "80")).reply).toBe(`hello ${api} 80`);
+    expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
+
+    await network("full");
+    expect((await probe("tcp", blocked, "80")).reply).toBe(`hello ${blocked} 80`);
+    expect((await probe("tcp", "blocked.test.example", "80")).reply).toBe(`hello ${blocked} 80`);
+
+    expect((await host.run(["daemon", "--stop"])).exitCode).toBe(0);
+    const after = await network();
+    expect(after.policy.mode).toBe("full");
+    expect(after.guard).not.toBeNull();
+    expect((await probe("tcp", blocked, "80")).reply).toBe(`hello ${blocked} 80`);
+
+    await network("none");
+    expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
+  });
+
+  it("adds to the allowlist live with --allow, and --deny wins over it", async () => {
+    await network2(host, ["restricted", "--allow", "blocked.test.example"]);
+    expect((await probe("tcp", "blocked.test.example", "80")).reply).toBe(`hello ${blocked} 80`);
+    await network2(host, ["--deny", "api.test.example"]);
+    expect((await probe("resolve", "api.test.example")).error).toBe("ENOTFOUND");
+    const view = await network2(host, ["--reset"]);
+    expect(view.policy).toEqual({ mode: "restricted", allow: expect.arrayContaining(["api.test.example"]) as unknown, deny: [], sni: false });
+    expect(view.policy.allow).not.toContain("blocked.test.example");
+  });
+
+  it("refuses a bad mode or entry with what is wrong", async () => {
+    const mode = await host.run(["network", "net", "open"]);
+    expect(mode.exitCode).toBe(64);
+    expect(mode.stderr).toContain('mode "open" is not one of none, restricted, full');
+    const entry = await host.run(["network", "net", "--allow", "10.0.0.1"]);
+    expect(entry.exitCode).toBe(64);
+    expect(entry.stderr).toContain("not an IP address");
+  });
+});
+
+async function network2(host: TestHost, args: string[]): Promise<{ policy: { mode: string; allow: string[]; deny: string[] } }> {
+  const result = await host.run(["network", "net", ...args, "--json"]);
+  expect(result.exitCode, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as { policy: { mode: string; allow: string[]; deny: string[] } };
+}
