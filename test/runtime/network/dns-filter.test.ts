@@ -1,0 +1,144 @@
+import { createSocket, type Socket } from "node:dgram";
+import dnsPacket, { type Answer, type Packet } from "dns-packet";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { filterDnsMessage, type DnsFilterDeps, type ResolvedAddress } from "../../../runtime/network/dns/dns-filter.js";
+import type { NetworkPolicy } from "../../../runtime/network/network-policy.js";
+
+/*
+ * The DNS filter against a real upstream: a DNS server on loopback that answers from `zone` and
+ * logs every name it is asked, so a test can show what was (never) forwarded.
+ */
+const zone: Record<string, Answer[]> = {
+  "api.example.test": [{ type: "A", name: "api.example.test", ttl: 30, data: "192.0.2.1" }],
+  // One answer with the whole chain, plus a record off the chain the filter must drop.
+  "www.example.test": [
+    { type: "CNAME", name: "www.example.test", ttl: 60, data: "edge.cdn.test" },
+    { type: "A", name: "edge.cdn.test", ttl: 20, data: "192.0.2.2" },
+    { type: "A", name: "injected.other.test", ttl: 20, data: "198.51.100.66" },
+  ],
+  // A chain that stops at a CNAME: the filter asks for the target itself.
+  "split.example.test": [{ type: "CNAME", name: "split.example.test", ttl: 60, data: "far.cdn.test" }],
+  "far.cdn.test": [{ type: "A", name: "far.cdn.test", ttl: 40, data: "192.0.2.3" }],
+  "loop.example.test": [{ type: "CNAME", name: "loop.example.test", ttl: 60, data: "loop.example.test" }],
+  "many.example.test": Array.from({ length: 40 }, (_, i) => ({ type: "A" as const, name: "many.example.test", ttl: 60, data: `192.0.2.${i + 10}` })),
+};
+
+describe("the DNS filter", () => {
+  let upstream: Socket;
+  let port = 0;
+  const asked: string[] = [];
+  const admitted: ResolvedAddress[] = [];
+  const refused: string[] = [];
+  let policy: NetworkPolicy = { mode: "restricted", allow: ["api.example.test", "www.example.test", "split.example.test", "loop.example.test", "many.example.test", "*.ports.test:443"], deny: [], sni: false };
+  const deps = (): DnsFilterDeps => ({
+    policy: () => policy,
+    upstream: { address: "127.0.0.1", port },
+    admit: async (addresses) => void admitted.push(...addresses),
+    refused: (refusal) => void refused.push(`${refusal.name} ${refusal.rule}`),
+  });
+
+  beforeAll(async () => {
+    upstream = createSocket("udp4");
+    upstream.on("message", (message, from) => {
+      const query = dnsPacket.decode(message);
+      const question = query.questions?.[0];
+      if (question === undefined) return;
+      asked.push(question.name);
+      const answers = zone[question.name] ?? [];
+      upstream.send(dnsPacket.encode({ id: query.id, type: "response", flags: answers.length === 0 ? 3 : 0, questions: query.questions, answers }), from.port, from.address);
+    });
+    await new Promise<void>((resolve) => upstream.bind(0, "127.0.0.1", resolve));
+    port = upstream.address().port;
+  });
+  afterAll(() => upstream.close());
+
+  const ask = async (name: string, type: "A" | "AAAA" | "TXT" = "A", transport: "udp" | "tcp" = "udp"): Promise<Packet> => {
+    const message = dnsPacket.encode({ id: 4242, type: "query", flags: dnsPacket.RECURSION_DESIRED, questions: [{ type, name, class: "IN" }] });
+    const answer = await filterDnsMessage(deps(), message, transport);
+    if (answer === null) throw new Error("no answer");
+    return dnsPacket.decode(answer);
+  };
+
+  it("forwards an allowed name and admits its address before answering", async () => {
+    const answer = await ask("API.example.test");
+    expect(answer.id).toBe(4242);
+    expect(answer.rcode).toBe("NOERROR");
+    expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["192.0.2.1"]);
+    expect(admitted).toContainEqual({ address: "192.0.2.1", family: 4, ports: null, ttl: 30, name: "api.example.test" });
+  });
+
+  it("answers a refused name NXDOMAIN without forwarding it", async () => {
+    const answer = await ask("c2VjcmV0.exfil.test");
+    expect(answer.rcode).toBe("NXDOMAIN");
+    expect(asked).not.toContain("c2VjcmV0.exfil.test");
+    expect(refused).toContain("c2vjcmv0.exfil.test not in allow"); // names are compared and logged in lower case
+  });
+
+  it("follows the CNAME chain in an answer and drops records off the chain", async () => {
+    const answer = await ask("www.example.test");
+    expect(answer.answers?.map((a) => `${a.type} ${a.name}`)).toEqual(["CNAME www.example.test", "A edge.cdn.test"]);
+    expect(admitted.map((a) => a.address)).toContain("192.0.2.2");
+    expect(admitted.map((a) => a.address)).not.toContain("198.51.100.66");
+  });
+
+  it("asks for a CNAME's target itself when the answer stops at the alias", async () => {
+    const answer = await ask("split.example.test");
+    expect(answer.answers?.map((a) => `${a.type} ${a.name}`)).toEqual(["CNAME split.example.test", "A far.cdn.test"]);
+    expect(asked).toContain("far.cdn.test");
+    expect(admitted).toContainEqual(expect.objectContaining({ address: "192.0.2.3", name: "split.example.test" }));
+  });
+
+  it("answers SERVFAIL to a CNAME loop", async () => {
+    expect((await ask("loop.example.test")).rcode).toBe("SERVFAIL");
+  });
+
+  it("carries an entry's port restriction to the admitted addresses", async () => {
+    zone["x.ports.test"] = [{ type: "A", name: "x.ports.test", ttl: 5, data: "192.0.2.9" }];
+    await ask("x.ports.test");
+    expect(admitted).toContainEqual({ address: "192.0.2.9", family: 4, ports: [443], ttl: 5, name: "x.ports.test" });
+  });
+
+  it("gives restricted sandboxes an empty answer for types other than A, AAAA and CNAME, unforwarded", async () => {
+    const before = asked.length;
+    const answer = await ask("api.example.test", "TXT");
+    expect(answer.rcode).toBe("NOERROR");
+    expect(answer.answers).toEqual([]);
+    expect(asked.length).toBe(before);
+  });
+
+  it("sets TC on a UDP answer over 512 bytes, and answers in full over TCP", async () => {
+    const udp = await ask("many.example.test");
+    expect(((udp.flags ?? 0) & 0x200) !== 0).toBe(true);
+    expect(udp.answers).toEqual([]);
+    expect((await ask("many.example.test", "A", "tcp")).answers).toHaveLength(40);
+  });
+
+  it("refuses what is not one plain query, and drops what is not DNS", async () => {
+    const two = dnsPacket.encode({ id: 7, type: "query", questions: [{ type: "A", name: "a.test" }, { type: "A", name: "b.test" }] });
+    expect(dnsPacket.decode((await filterDnsMessage(deps(), two, "udp")) as Buffer).rcode).toBe("REFUSED");
+    const response = dnsPacket.encode({ id: 8, type: "response", questions: [{ type: "A", name: "api.example.test" }] });
+    expect(dnsPacket.decode((await filterDnsMessage(deps(), response, "udp")) as Buffer).rcode).toBe("REFUSED");
+    expect(await filterDnsMessage(deps(), Buffer.from("not dns"), "udp")).toBeNull();
+  });
+
+  it("answers REFUSED to everything in mode none, and forwards any name but the denied ones in full", async () => {
+    policy = { ...policy, mode: "none" };
+    expect((await ask("api.example.test")).rcode).toBe("REFUSED");
+    policy = { mode: "full", allow: [], deny: ["*.exfil.test"], sni: false };
+    expect((await ask("www.example.test")).rcode).toBe("NOERROR");
+    expect((await ask("x.exfil.test")).rcode).toBe("NXDOMAIN");
+    expect(asked).not.toContain("x.exfil.test");
+  });
+
+  it("answers SERVFAIL when the upstream does not answer", async () => {
+    policy = { mode: "full", allow: [], deny: [], sni: false };
+    const silent = createSocket("udp4");
+    await new Promise<void>((resolve) => silent.bind(0, "127.0.0.1", resolve));
+    const message = dnsPacket.encode({ id: 1, type: "query", questions: [{ type: "A", name: "api.example.test" }] });
+    const failures: string[] = [];
+    const answer = await filterDnsMessage({ ...deps(), upstream: { address: "127.0.0.1", port: silent.address().port }, upstreamFailed: (error) => void failures.push(error.message) }, message, "udp");
+    silent.close();
+    expect(dnsPacket.decode(answer as Buffer).rcode).toBe("SERVFAIL");
+    expect(failures[0]).toContain("did not answer");
+  }, 10_000);
+});

@@ -1,0 +1,69 @@
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { printNftElements, printNftTable, type NftSet } from "../../../generator/emit/nft/index.js";
+import { hostPolicyTable, hostPolicyTableRef } from "../../../runtime/network/host-policy.js";
+import { parseDeniedSet } from "../../../runtime/network/denial-poller.js";
+import type { NetworkPolicy } from "../../../runtime/network/network-policy.js";
+import { sandboxLink } from "../../../runtime/network/sandbox-link.js";
+import { toolsAvailable } from "../../support/tools.js";
+
+// The host-side table of each mode, loaded into the real kernel inside a throwaway network
+// namespace (unshare -n), never into the host's ruleset.
+const tools = toolsAvailable("nft", "unshare");
+const link = sandboxLink(7, "10.100");
+const policy = (mode: NetworkPolicy["mode"]): NetworkPolicy => ({ mode, allow: ["api.example.com"], deny: [], sni: false });
+
+/** Runs `script` (nft commands, one per line) in a fresh namespace and returns `nft -j list set` of `set`, if given. */
+function inFreshNamespace(script: string, listSet?: string): string {
+  const list = listSet === undefined ? "" : `nft -j list set inet ${hostPolicyTableRef(link).name} ${listSet}`;
+  return execFileSync("unshare", ["-n", "--", "sh", "-c", `nft -f - && ${list || "true"}`], { input: script, encoding: "utf8" });
+}
+
+describe("the host-side table of a sandbox", () => {
+  it("redirects the sandbox's DNS to its filter and lets only the filter's port in", () => {
+    const text = printNftTable(hostPolicyTable(link, policy("restricted"), { dnsPort: 40123 }, null));
+    expect(text).toContain('iifname "ve-f7" ip daddr 10.100.7.1 udp dport 53 redirect to :40123');
+    expect(text).toContain('iifname "ve-f7" ip daddr 10.100.7.1 meta l4proto { tcp, udp } th dport 40123 accept');
+  });
+
+  it("lets restricted traffic out only to the allowed sets, after refusing other resolvers", () => {
+    const forward = printNftTable(hostPolicyTable(link, policy("restricted"), null, null)).split("chain forward")[1] ?? "";
+    const order = ["th dport { 53, 853 } jump refuse", "ip daddr @allowed4 accept", "ip6 daddr @allowed6 accept", 'iifname "ve-f7" jump refuse'].map((rule) => forward.indexOf(rule));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it("masquerades restricted and full traffic, and none has no way out at all", () => {
+    expect(printNftTable(hostPolicyTable(link, policy("full"), null, null))).toContain('iifname "ve-f7" oifname != "ve-f7" masquerade');
+    const none = printNftTable(hostPolicyTable(link, policy("none"), null, null));
+    expect(none).not.toContain("masquerade");
+    expect(none).not.toContain("accept comment \"full");
+    expect(none).not.toContain("@allowed4");
+  });
+
+  it("sends full traffic only through the external interface when one is set", () => {
+    expect(printNftTable(hostPolicyTable(link, policy("full"), null, "enp3s0"))).toContain('iifname "ve-f7" oifname "enp3s0" accept comment "full: routed out"');
+  });
+
+  describe.skipIf(!tools.run)("in the real kernel", () => {
+    it.each(["none", "restricted", "full"] as const)("loads in mode %s", (mode) => {
+      expect(() => inFreshNamespace(printNftTable(hostPolicyTable(link, policy(mode), { dnsPort: 40123 }, "eth0"), { replace: true }))).not.toThrow();
+    });
+
+    it("takes admitted addresses with timeouts, renewed by add + delete + add in one transaction", () => {
+      const table = hostPolicyTable(link, policy("restricted"), null, null);
+      const allowed4 = table.sets.find((set) => set.name === "allowed4") as NftSet;
+      const element = [{ value: "192.0.2.7", timeout: 300 }];
+      const renewal = printNftElements(hostPolicyTableRef(link), allowed4, element) + printNftElements(hostPolicyTableRef(link), allowed4, element, "delete") + printNftElements(hostPolicyTableRef(link), allowed4, [{ value: "192.0.2.7", timeout: 900 }]);
+      const listed = inFreshNamespace(printNftTable(table) + printNftElements(hostPolicyTableRef(link), allowed4, element) + renewal, "allowed4");
+      expect(listed).toMatch(/"192\.0\.2\.7"/);
+      expect(listed).toMatch(/"timeout": 900/);
+    });
+
+    it("reads refused destinations with their packet counters back from the denied sets", () => {
+      const table = printNftTable(hostPolicyTable(link, policy("restricted"), null, null));
+      const listed = inFreshNamespace(`${table}add element inet forage_f7 denied4 { 192.0.2.9 . tcp . 80, 192.0.2.9 . icmp . 0 }\n`, "denied4");
+      expect(parseDeniedSet(listed).map(({ address, protocol, port }) => `${address} ${protocol} ${port}`).sort()).toEqual(["192.0.2.9 icmp 0", "192.0.2.9 tcp 80"]);
+    });
+  });
+});
