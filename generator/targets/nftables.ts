@@ -1,6 +1,7 @@
 import { renderNftFile, type NftChain, type NftRule, type NftTable } from "../emit/nft/index.js";
-import type { Model, TemplateModel } from "../model/model.js";
+import type { Model, NetworkMode, TemplateModel } from "../model/model.js";
 import type { GeneratedFile } from "./generated-file.js";
+import { deniedSets, refuseRules } from "./nft-refusals.js";
 
 /** Name of the in-container table; the host-side per-sandbox tables are named differently. */
 export const inContainerTableName = "forage";
@@ -35,29 +36,36 @@ export function templateNftFileName(template: TemplateModel): string | null {
 export function nftablesFiles(model: Model): GeneratedFile[] {
   return model.templates.flatMap((template) => {
     const file = templateNftFileName(template);
-    if (file === null) return [];
-    return [{ path: `templates/${file}`, contents: renderNftFile(model.source, [inContainerTable(model, template)], { replace: true }) }];
+    const mode = template.network.mode;
+    if (file === null || mode === "full") return [];
+    const proxyPort = template.useProxy || model.host.proxy.enable ? model.host.proxy.port : null;
+    return [{ path: `templates/${file}`, contents: renderNftFile(model.source, [inContainerTable(model.host.network.base, mode, proxyPort, template.name)], { replace: true }) }];
   });
 }
 
-function inContainerTable(model: Model, template: TemplateModel): NftTable {
-  const hostSide = `${model.host.network.base}.0.0/16`;
-  const restricted = template.network.mode === "restricted";
+/**
+ * The in-container table for a mode ("none" or "restricted"); forage-ctl also loads it into a
+ * running sandbox's namespace when its mode changes, and the DNS filter fills its allow sets.
+ */
+export function inContainerTable(base: string, mode: Exclude<NetworkMode, "full">, proxyPort: number | null, templateName: string): NftTable {
+  const hostSide = `${base}.0.0/16`;
+  const restricted = mode === "restricted";
   const rules: NftRule[] = [
     { match: [{ kind: "iface", field: "oifname", value: "lo" }], verdict: "accept" },
     { match: [{ kind: "ctState", states: ["established", "related"] }], verdict: "accept" },
+    // IPv6 reaches nothing, not even the host end, without neighbour discovery.
+    { match: [{ kind: "icmpType", protocol: "icmpv6", types: ["nd-neighbor-solicit", "nd-neighbor-advert", "nd-router-solicit"] }], verdict: "accept" },
     ...(restricted ? dnsRules(hostSide) : []),
-    ...(template.useProxy || model.host.proxy.enable ? [proxyRule(hostSide, model.host.proxy.port)] : []),
+    ...(proxyPort === null ? [] : [proxyRule(hostSide, proxyPort)]),
     ...(restricted ? allowSetRules() : []),
-    { match: [{ kind: "l4proto", value: "tcp" }], counter: true, verdict: { reject: "tcp-reset" } },
-    { match: [], counter: true, verdict: { reject: "admin-prohibited" } },
+    ...refuseRules(),
   ];
   const output: NftChain = { name: "output", base: { type: "filter", hook: "output", priority: "filter", policy: "drop" }, rules };
   return {
     family: "inet",
     name: inContainerTableName,
-    comment: `forage template ${template.name}: network ${template.network.mode}`,
-    sets: restricted ? allowSetDeclarations() : [],
+    comment: `forage template ${templateName}: network ${mode}`,
+    sets: [...(restricted ? allowSetDeclarations() : []), ...Object.values(deniedSets)],
     chains: [output],
   };
 }

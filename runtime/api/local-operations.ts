@@ -16,6 +16,7 @@ import { listMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { repoOwnerOf } from "../workspaces/repo-owner.js";
 import { denialsOperation, networkOperation } from "../network/network-operations.js";
+import { syncInSandboxTable } from "../network/sandbox-network.js";
 import { createSnapshot, listSnapshots, restoreSnapshot } from "../workspaces/snapshots.js";
 import { startOnTerminal, type EnterSandbox } from "../sandbox/terminal.js";
 import type { ExecStreams, Operations, RelayedTerminal, SandboxView } from "./operations.js";
@@ -104,6 +105,7 @@ async function startAndInit(context: RuntimeContext, metadata: SandboxMetadata):
   const template = findTemplate(context, metadata.template);
   const running = await startSandbox(context, metadata, template);
   await startSession(context, running, template);
+  await syncInSandboxTable(context, running);
   await runInit(context, running, template);
 }
 

@@ -50,11 +50,11 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
   // NixOS makes ve-f<N> when the container starts; the table matches it by name, so it goes first.
   const prepared = await prepareNetwork(context, metadata, template);
   await runTool("extra-container", ["create", "--start", file], `create container ${metadata.containerName}`);
-  // The guard listens on the host end's address, which exists only now.
-  const guarded = await startNetworkGuard(context, prepared);
   const limits = limitProperties(template.resourceLimits);
   if (limits.length > 0) await runTool("systemctl", ["set-property", "--runtime", containerUnit(metadata.containerName), ...limits], "apply the resource limits");
-  const started = { ...guarded, pid: await unitMainPid(metadata.containerName), startedAt: new Date().toISOString(), cgroup: null, system: await containerSystem(metadata.containerName) };
+  // The guard listens on the host end's address, which exists only now.
+  const guarded = await startNetworkGuard(context, { ...prepared, pid: await unitMainPid(metadata.containerName) });
+  const started = { ...guarded, startedAt: new Date().toISOString(), cgroup: null, system: await containerSystem(metadata.containerName) };
   await writeMetadata(context.paths, started);
   await recordEvent(context.paths, metadata.name, "start");
   return started;

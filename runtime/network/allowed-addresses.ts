@@ -28,10 +28,18 @@ export class AllowedAddresses {
   private readonly admitted = new Map<string, AdmittedAddress>();
   private tail: Promise<void> = Promise.resolve();
 
+  /**
+   * `mirror`: the sandbox's own namespace, whose in-sandbox table (defence in depth) gets the
+   * same elements, best effort: its root may have removed it, which must not fail an answer.
+   */
   constructor(
     private readonly table: NftTableRef,
+    private readonly mirror: { namespace: string; table: NftTableRef } | null = null,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Writes to the in-sandbox table that failed (it was flushed inside, or the mode has no sets). */
+  mirrorFailures = 0;
 
   /** Admits the addresses before returning; throws if nft refused the write. */
   async admit(addresses: readonly ResolvedAddress[]): Promise<void> {
@@ -50,9 +58,15 @@ export class AllowedAddresses {
     }
     if (writes.size === 0) return;
     const script = [...writes].map(([set, elements]) => renewal(this.table, set, elements)).join("");
+    const mirror = this.mirror;
+    // The in-sandbox table drops what it does not list, so the answer waits for both writes.
+    const mirrored =
+      mirror === null
+        ? Promise.resolve()
+        : load([...writes].map(([set, elements]) => renewal(mirror.table, set, elements)).join(""), mirror.namespace).catch(() => void this.mirrorFailures++);
     const write = this.tail.then(() => load(script));
     this.tail = write.catch(() => undefined);
-    await write;
+    await Promise.all([write, mirrored]);
     for (const [key, expiresAt] of renewed) this.expiry.set(key, expiresAt);
   }
 
@@ -96,7 +110,8 @@ function renewal(table: NftTableRef, set: NftSet, elements: NftElement[]): strin
   return printNftElements(table, set, elements) + printNftElements(table, set, elements, "delete") + printNftElements(table, set, elements);
 }
 
-async function load(script: string): Promise<void> {
-  const loaded = await execa("nft", ["-f", "-"], { input: script, reject: false });
+async function load(script: string, namespace?: string): Promise<void> {
+  const argv = namespace === undefined ? ["nft", "-f", "-"] : ["nsenter", `--net=${namespace}`, "--", "nft", "-f", "-"];
+  const loaded = await execa(argv[0] as string, argv.slice(1), { input: script, reject: false });
   if (loaded.exitCode !== 0) throw new Error(`nft refused the allowed addresses: ${loaded.stderr.trim()}`);
 }

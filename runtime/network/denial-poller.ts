@@ -1,7 +1,8 @@
+import { isIP } from "node:net";
 import { execa } from "execa";
 import type { NftTableRef } from "../../generator/emit/nft/index.js";
 import type { DenialRecord } from "./denials.js";
-import { deniedSets } from "./host-policy.js";
+import { deniedSets } from "../../generator/targets/nft-refusals.js";
 
 /** A refused destination as the table recorded it. */
 export interface RefusedDestination {
@@ -15,24 +16,36 @@ export interface RefusedDestination {
 /** Says which rule refused a destination, and what name its address was resolved for. */
 export type DescribeRefusal = (destination: RefusedDestination) => { rule: string; name?: string };
 
+/** Destinations read per poll at most (the sets hold 4096 each). */
+const maxPerPoll = 8192;
+
+/** A table with denied sets: the host-side one, or the in-sandbox one (in the sandbox's namespace). */
+export interface DeniedSource {
+  table: NftTableRef;
+  namespace: string | null;
+}
+
 /**
- * Turns the packet counters of the table's denied sets into denial records: a record for each
+ * Turns the packet counters of the denied sets into denial records: a record for each
  * destination whose counter grew since the last poll, carrying how many packets it refused.
- * A table that was replaced (counters start again) is noticed by a counter going down.
+ * Both tables are read: the in-sandbox table refuses first what it does not allow, so the host
+ * never sees those packets. A table that was replaced (counters start again) is noticed by a
+ * counter going down.
  */
 export class DenialPoller {
   private readonly seen = new Map<string, number>();
 
   constructor(
-    private readonly table: NftTableRef,
+    private readonly sources: readonly DeniedSource[],
     private readonly describe: DescribeRefusal,
   ) {}
 
   async poll(now: Date = new Date()): Promise<DenialRecord[]> {
-    const destinations = (await Promise.all([deniedSets.v4.name, deniedSets.v6.name].map((set) => this.list(set)))).flat();
+    const lists = this.sources.flatMap((source, index) => [deniedSets.v4.name, deniedSets.v6.name].map(async (set) => (await list(source, set)).map((destination) => ({ index, destination }))));
+    const found = (await Promise.all(lists)).flat();
     const records: DenialRecord[] = [];
-    for (const destination of destinations) {
-      const key = `${destination.address} ${destination.protocol} ${destination.port}`;
+    for (const { index, destination } of found.slice(0, maxPerPoll)) {
+      const key = `${index} ${destination.address} ${destination.protocol} ${destination.port}`;
       const before = this.seen.get(key);
       this.seen.set(key, destination.packets);
       // A new element is one refusal at least, whether or not its creating packet was counted.
@@ -52,10 +65,18 @@ export class DenialPoller {
     return records;
   }
 
-  private async list(set: string): Promise<RefusedDestination[]> {
-    const listed = await execa("nft", ["-j", "list", "set", this.table.family, this.table.name, set], { reject: false });
-    if (listed.exitCode !== 0) return []; // the table is being replaced or is gone
+}
+
+async function list(source: DeniedSource, set: string): Promise<RefusedDestination[]> {
+  const command = ["nft", "-j", "list", "set", source.table.family, source.table.name, set];
+  const argv = source.namespace === null ? command : ["nsenter", `--net=${source.namespace}`, "--", ...command];
+  // The in-sandbox table is the sandbox's root's to reshape: bound what is read from it.
+  const listed = await execa(argv[0] as string, argv.slice(1), { reject: false, maxBuffer: 2_000_000 });
+  if (listed.exitCode !== 0) return []; // being replaced, gone (full mode has no in-sandbox table), or flushed inside
+  try {
     return parseDeniedSet(listed.stdout);
+  } catch {
+    return []; // the in-sandbox table is the sandbox's to change: its listing is not trusted to parse
   }
 }
 
@@ -67,7 +88,9 @@ export function parseDeniedSet(json: string): RefusedDestination[] {
     const element = (entry as { elem?: { val?: { concat?: unknown[] }; counter?: { packets?: unknown } } }).elem;
     const [address, protocol, port] = element?.val?.concat ?? [];
     const packets = element?.counter?.packets;
-    if (typeof address !== "string" || (typeof protocol !== "string" && typeof protocol !== "number") || typeof port !== "number" || typeof packets !== "number") return [];
+    // Checked, not trusted: records end up on the user's terminal.
+    if (typeof address !== "string" || isIP(address) === 0 || typeof port !== "number" || typeof packets !== "number") return [];
+    if ((typeof protocol !== "string" || !/^[a-z0-9-]{1,16}$/.test(protocol)) && typeof protocol !== "number") return [];
     return [{ address, protocol: String(protocol), port, packets }];
   });
 }

@@ -7,6 +7,8 @@ import type { RuntimeContext } from "../sandbox/context.js";
 import { SandboxError } from "../sandbox/errors.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { GuardSpec } from "./guard.js";
+import { sandboxNamespace } from "./in-sandbox-table.js";
+import { sandboxLink } from "./sandbox-link.js";
 
 /** A running guard as the metadata records it. */
 export interface GuardHandle {
@@ -31,7 +33,14 @@ export async function startGuard(context: RuntimeContext, metadata: SandboxMetad
   const directory = sandboxNetworkPath(context.paths, metadata.name);
   await mkdir(directory, { recursive: true, mode: 0o755 });
   const log = await open(join(directory, guardLogName), "a", 0o600);
-  const spec: GuardSpec = { sandbox: metadata.name, paths: context.paths, base: context.settings.host.network.base, upstream: context.settings.host.network.upstreamResolver };
+  const link = sandboxLink(metadata.slot, context.settings.host.network.base);
+  const spec: GuardSpec = {
+    sandbox: metadata.name,
+    paths: context.paths,
+    base: context.settings.host.network.base,
+    upstream: context.settings.host.network.upstreamResolver,
+    namespace: (await sandboxNamespace(metadata, link)) ?? null,
+  };
   const child = spawn(process.execPath, [guardMain(), JSON.stringify(spec)], { detached: true, stdio: ["ignore", "pipe", log.fd] });
   await log.close();
   try {

@@ -9,6 +9,7 @@ import { filterDnsMessage } from "./dns/dns-filter.js";
 import { listenDns } from "./dns/dns-listener.js";
 import { parseUpstream, systemResolver, type UpstreamResolver } from "./dns/upstream.js";
 import { hostPolicyTableRef } from "./host-policy.js";
+import { inSandboxTableRef } from "./in-sandbox-table.js";
 import { nameVerdict, type NetworkPolicy } from "./network-policy.js";
 import { sandboxLink, type SandboxLink } from "./sandbox-link.js";
 
@@ -20,6 +21,8 @@ export interface GuardSpec {
   base: string;
   /** network.upstreamResolver, or null for the host's resolv.conf. */
   upstream: string | null;
+  /** The sandbox's own network namespace (its in-sandbox table gets the admitted addresses too). */
+  namespace: string | null;
 }
 
 /** What `forage-ctl network` shows of a running guard (`guard.json` in the sandbox's network dir). */
@@ -51,7 +54,7 @@ export async function runGuard(spec: GuardSpec, ready: (dnsPort: number) => void
   const link = sandboxLink(metadata.slot, spec.base);
   const upstream: UpstreamResolver = spec.upstream === null ? await systemResolver() : parseUpstream(spec.upstream);
   const table = hostPolicyTableRef(link);
-  const allowed = new AllowedAddresses(table);
+  const allowed = new AllowedAddresses(table, spec.namespace === null ? null : { namespace: spec.namespace, table: inSandboxTableRef });
   const directory = sandboxNetworkPath(spec.paths, spec.sandbox);
   const log = new DenialLog(directory);
   const counts = { queries: 0, refusedNames: 0, upstreamFailures: 0, refusedPackets: 0 };
@@ -75,7 +78,8 @@ export async function runGuard(spec: GuardSpec, ready: (dnsPort: number) => void
     );
   });
   const startedAt = new Date().toISOString();
-  const poller = new DenialPoller(table, describeRefusal(link, () => policy, allowed));
+  const sources = [{ table, namespace: null }, ...(spec.namespace === null ? [] : [{ table: inSandboxTableRef, namespace: spec.namespace }])];
+  const poller = new DenialPoller(sources, describeRefusal(link, () => policy, allowed));
   const writeStatus = (): Promise<void> => {
     const status: GuardStatus = { pid: process.pid, dnsPort: dns.port, startedAt, mode: policy.mode, upstream: `${upstream.address}:${upstream.port}`, ...counts };
     return writeFile(join(directory, guardStatusFile), `${JSON.stringify(status)}\n`, { mode: 0o644 });

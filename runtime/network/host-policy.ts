@@ -3,6 +3,9 @@ import { printNftTable, type NftChain, type NftMatch, type NftRule, type NftSet,
 import { SandboxError } from "../sandbox/errors.js";
 import type { NetworkPolicy } from "./network-policy.js";
 import type { SandboxLink } from "./sandbox-link.js";
+import { deniedSets, refuseRules } from "../../generator/targets/nft-refusals.js";
+
+export { deniedSets };
 
 /** The host-side table of one sandbox: `inet forage_f<N>`. */
 export function hostPolicyTableName(link: SandboxLink): string {
@@ -29,15 +32,6 @@ export const allowedSets = {
   v6: { name: "allowed6", type: "ipv6_addr", flags: ["timeout"] },
   v4Port: { name: "allowed4_port", type: ["ipv4_addr", "inet_service"], flags: ["timeout"] },
   v6Port: { name: "allowed6_port", type: ["ipv6_addr", "inet_service"], flags: ["timeout"] },
-} as const satisfies Record<string, NftSet>;
-
-/**
- * What the sandbox was refused: destination . protocol . port (0 without ports), with packet
- * counters. The packet path records them itself; the guard polls them into denial records.
- */
-export const deniedSets = {
-  v4: { name: "denied4", type: ["ipv4_addr", "inet_proto", "inet_service"], flags: ["dynamic", "timeout"], timeout: 3600, size: 4096, counter: true },
-  v6: { name: "denied6", type: ["ipv6_addr", "inet_proto", "inet_service"], flags: ["dynamic", "timeout"], timeout: 3600, size: 4096, counter: true },
 } as const satisfies Record<string, NftSet>;
 
 /** DNS and DNS-over-TLS: in restricted mode only the sandbox's own filter answers. */
@@ -132,20 +126,6 @@ function forwardRules(policy: NetworkPolicy, from: NftMatch, to: NftMatch, repli
     { match: [to, { kind: "l4proto", value: "tcp" }], counter: true, verdict: { reject: "tcp-reset" }, comment: "into the sandbox" },
     { match: [to], counter: true, verdict: { reject: "admin-prohibited" }, comment: "into the sandbox" },
   ];
-}
-
-/** Each refusal is recorded in the denied sets (destination . protocol . port) before it is refused. */
-function refuseRules(): NftRule[] {
-  const rules: NftRule[] = [];
-  for (const [family, address, set] of [["ipv4", "ip daddr", deniedSets.v4.name], ["ipv6", "ip6 daddr", deniedSets.v6.name]] as const) {
-    const is: NftMatch = { kind: "nfproto", value: family };
-    rules.push(
-      { match: [is, { kind: "l4proto", value: "tcp" }], update: { set, key: [address, "meta l4proto", "th dport"] }, counter: true, verdict: { reject: "tcp-reset" } },
-      { match: [is, { kind: "l4proto", value: "udp" }], update: { set, key: [address, "meta l4proto", "th dport"] }, counter: true, verdict: { reject: "admin-prohibited" } },
-      { match: [is], update: { set, key: [address, "meta l4proto", 0] }, counter: true, verdict: { reject: "admin-prohibited" } },
-    );
-  }
-  return rules;
 }
 
 function dnsRedirect(link: SandboxLink, from: NftMatch, services: GuardServices): NftRule[] {

@@ -3,12 +3,13 @@ import { join } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { sandboxNetworkPath } from "../paths.js";
 import { recordEvent } from "../sandbox/audit-log.js";
-import type { RuntimeContext } from "../sandbox/context.js";
+import { findTemplate, type RuntimeContext } from "../sandbox/context.js";
 import { writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { enableForwarding } from "./forwarding.js";
 import { reloadGuard, startGuard, stopGuard } from "./guard-process.js";
 import { applyHostPolicy, removeHostPolicy } from "./host-policy.js";
+import { applyInSandboxTable, sandboxNamespace } from "./in-sandbox-table.js";
 import { routesOut, templatePolicy, type NetworkPolicy } from "./network-policy.js";
 import { sandboxLink, type SandboxLink } from "./sandbox-link.js";
 
@@ -62,9 +63,27 @@ export async function changeNetwork(context: RuntimeContext, metadata: SandboxMe
   if (running) {
     await loadPolicy(context, changed, policy, metadata.guard);
     await reloadGuard(metadata.guard, metadata.name);
+    await syncInSandboxTable(context, changed);
   }
   await recordEvent(context.paths, metadata.name, "network", { detail: describePolicy(policy) });
   return changed;
+}
+
+/**
+ * Puts the in-sandbox table of the mode in force into the running sandbox's namespace (after a
+ * NixOS system loaded its template's at boot, and on every change). Defence in depth: a failure
+ * is a warning, the host-side table still holds.
+ */
+export async function syncInSandboxTable(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
+  const template = findTemplate(context, metadata.template);
+  const { host } = context.settings;
+  const namespace = await sandboxNamespace(metadata, linkOf(context, metadata));
+  try {
+    if (namespace === undefined) throw new Error("the sandbox is not running");
+    await applyInSandboxTable(namespace, context.settings, template.name, policyOf(metadata, template), template.useProxy || host.proxy.enable ? host.proxy.port : null);
+  } catch (error) {
+    context.warn(`sandbox ${metadata.name}: ${(error as Error).message} (the host-side policy still holds)`);
+  }
 }
 
 /** "restricted, allow a.example,*.b.example:443, deny c.example, sni". */

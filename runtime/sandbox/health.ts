@@ -1,3 +1,4 @@
+import { syncInSandboxTable } from "../network/sandbox-network.js";
 import { listMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { recordEvent } from "./audit-log.js";
@@ -19,6 +20,7 @@ export async function checkHealth(context: RuntimeContext, sandbox: SandboxMetad
   const template = findTemplate(context, sandbox.template);
   const restarted = running ? sandbox : await startSandbox(context, await stopSandbox(context, sandbox, 1), template);
   await startSession(context, restarted, template);
+  if (!running) await syncInSandboxTable(context, restarted);
   if (!running) await runInit(context, restarted, template);
   return `${sandbox.name}: unhealthy (${problem}), restarted`;
 }

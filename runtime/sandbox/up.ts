@@ -1,4 +1,5 @@
 import { templatePolicy } from "../network/network-policy.js";
+import { syncInSandboxTable } from "../network/sandbox-network.js";
 import { stat } from "node:fs/promises";
 import { sshPublicKey } from "../../generator/config/schema/names.js";
 import { expandHome, lookupHostUser } from "../host-user.js";
@@ -64,6 +65,7 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
     const running = await startSandbox(context, { ...withWorkspaces, secrets }, template);
     request.progress?.("opening the agent session");
     await startSession(context, running, template);
+    await syncInSandboxTable(context, running);
     request.progress?.("running init commands");
     await runInit(context, running, template);
     const ready = { ...running, phase: "ready" as const };

@@ -123,6 +123,13 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     expect(refused.ms).toBeLessThan(1000);
   });
 
+  it("mirrors the policy in the sandbox's own table, as defence in depth", async () => {
+    await probe("resolve", "api.test.example");
+    const inside = await asSandboxRoot("nft", "list", "table", "inet", "forage");
+    expect(inside.stdout).toContain("network restricted");
+    expect(inside.stdout).toMatch(new RegExp(`set allowed4 \\{[^}]*elements = \\{[^}]*${api.replace(/\./g, "\\.")}`));
+  });
+
   it("holds when root in the sandbox flushes its ruleset and changes its routes", async () => {
     expect((await asSandboxRoot("nft", "flush", "ruleset")).exitCode).toBe(0);
     expect((await asSandboxRoot("ip", "route", "replace", "default", "via", "10.221.1.1", "dev", "eth0")).exitCode).toBe(0);
@@ -162,6 +169,7 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
 
     await network("full");
+    expect((await asSandboxRoot("nft", "list", "table", "inet", "forage")).exitCode).not.toBe(0);
     expect((await probe("tcp", blocked, "80")).reply).toBe(`hello ${blocked} 80`);
     expect((await probe("tcp", "blocked.test.example", "80")).reply).toBe(`hello ${blocked} 80`);
 

@@ -1,0 +1,31 @@
+import type { NftMatch, NftRule, NftSet } from "../emit/nft/index.js";
+
+/**
+ * What a sandbox was refused: destination . protocol . port (0 without ports), with packet
+ * counters. The packet path records them itself, in the host-side table and in the in-container
+ * one alike; forage-ctl polls them into denial records (`forage-ctl denials`).
+ */
+export const deniedSets = {
+  v4: { name: "denied4", type: ["ipv4_addr", "inet_proto", "inet_service"], flags: ["dynamic", "timeout"], timeout: 3600, size: 4096, counter: true },
+  v6: { name: "denied6", type: ["ipv6_addr", "inet_proto", "inet_service"], flags: ["dynamic", "timeout"], timeout: 3600, size: 4096, counter: true },
+} as const satisfies Record<string, NftSet>;
+
+/**
+ * The closing refusals of a chain: each packet is recorded in the denied sets, then refused
+ * with a TCP reset or ICMP admin-prohibited, so tools fail at once instead of timing out.
+ *
+ * @example
+ * // meta nfproto ipv4 meta l4proto tcp update @denied4 { ip daddr . meta l4proto . th dport } counter reject with tcp reset
+ */
+export function refuseRules(match: readonly NftMatch[] = []): NftRule[] {
+  const rules: NftRule[] = [];
+  for (const [family, address, set] of [["ipv4", "ip daddr", deniedSets.v4.name], ["ipv6", "ip6 daddr", deniedSets.v6.name]] as const) {
+    const is: NftMatch[] = [...match, { kind: "nfproto", value: family }];
+    rules.push(
+      { match: [...is, { kind: "l4proto", value: "tcp" }], update: { set, key: [address, "meta l4proto", "th dport"] }, counter: true, verdict: { reject: "tcp-reset" } },
+      { match: [...is, { kind: "l4proto", value: "udp" }], update: { set, key: [address, "meta l4proto", "th dport"] }, counter: true, verdict: { reject: "admin-prohibited" } },
+      { match: is, update: { set, key: [address, "meta l4proto", 0] }, counter: true, verdict: { reject: "admin-prohibited" } },
+    );
+  }
+  return rules;
+}

@@ -1,0 +1,36 @@
+import { execa } from "execa";
+import { printNftTable, type NftTableRef } from "../../generator/emit/nft/index.js";
+import { inContainerTable, inContainerTableName } from "../../generator/targets/nftables.js";
+import type { Model } from "../../generator/model/model.js";
+import { leaderOf } from "../nspawn/container-process.js";
+import type { SandboxMetadata } from "../state/metadata.js";
+import type { NetworkPolicy } from "./network-policy.js";
+import type { SandboxLink } from "./sandbox-link.js";
+
+/** The in-sandbox table (`inet forage` in the sandbox's own namespace), as nft names it. */
+export const inSandboxTableRef: NftTableRef = { family: "inet", name: inContainerTableName };
+
+/**
+ * The sandbox's network namespace: the one forage-ctl made (nspawn runtimes), or the NixOS
+ * container's (extra-container), reached through its init. Undefined when it is not running.
+ */
+export async function sandboxNamespace(metadata: SandboxMetadata, link: SandboxLink): Promise<string | undefined> {
+  if (metadata.runtime !== "extra-container") return link.namespacePath;
+  const leader = metadata.pid === null ? undefined : await leaderOf(metadata.pid);
+  return leader === undefined ? undefined : `/proc/${leader}/ns/net`;
+}
+
+/**
+ * Loads the in-sandbox table of the policy's mode (none, restricted; full has none) into the
+ * sandbox's namespace, replacing what is there. Defence in depth only: root in the sandbox can
+ * change it, and the host-side table is what holds. Used at start and on every mode change, so
+ * it never contradicts the host's policy (a NixOS system loads its template's table at boot).
+ */
+export async function applyInSandboxTable(namespace: string, settings: Model, templateName: string, policy: NetworkPolicy, proxyPort: number | null): Promise<void> {
+  const script =
+    policy.mode === "full"
+      ? `table inet ${inContainerTableName}\ndelete table inet ${inContainerTableName}\n`
+      : printNftTable(inContainerTable(settings.host.network.base, policy.mode, proxyPort, templateName), { replace: true });
+  const loaded = await execa("nsenter", [`--net=${namespace}`, "--", "nft", "-f", "-"], { input: script, reject: false });
+  if (loaded.exitCode !== 0) throw new Error(`could not load the in-sandbox table: ${loaded.stderr.trim()}`);
+}
