@@ -20,6 +20,8 @@ export function registerNetwork(program: Command): void {
     .argument("[mode]", `new mode: ${networkModes.join(", ")}`)
     .option("--allow <hosts>", "add to the allowlist: host, *.suffix, optional :port; comma-separated, repeatable", collect, [])
     .option("--deny <hosts>", "add names never resolved (checked before the allowlist): host or *.suffix", collect, [])
+    .option("--sni", "also check TLS SNI / HTTP Host of TCP 443 and 80 against the allowlist (restricted)")
+    .option("--no-sni", "stop checking SNI / Host")
     .option("--reset", "start again from the template's policy, then apply the rest")
     .option("--json", "print as JSON")
     .addHelpText(
@@ -32,6 +34,9 @@ it shows the policy in force and the network guard's counters.
   none        nothing leaves the sandbox; its DNS filter answers REFUSED
   restricted  only names on the allowlist resolve, and only the addresses they resolved to
               (for the answer's TTL, at least 5 minutes) are reachable; no other resolver, no DoT
+  --sni       (restricted) TCP 443 and 80 go through a gate that reads the TLS SNI or HTTP Host,
+              refuses names not allowed even on an allowed (shared) address, and connects to
+              the name itself; connections without a name are refused
   full        routed and NATed through the host (through externalInterface when it is set)
 
 What was refused: forage-ctl denials SANDBOX (inside: /run/forage/network/denials.jsonl).
@@ -41,7 +46,7 @@ Example:
   forage-ctl network fix-42 --deny '*.paste.example'
   forage-ctl network fix-42 --reset`,
     )
-    .action(async (sandbox: string, mode: string | undefined, options: { allow: string[]; deny: string[]; reset?: boolean; json?: boolean }) => {
+    .action(async (sandbox: string, mode: string | undefined, options: NetworkOptions & { json?: boolean }) => {
       const change = networkChange(mode, options);
       const view = await (await operations()).network(sandbox, change);
       if (options.json === true) return printJson(view);
@@ -77,17 +82,26 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, ...value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")];
 }
 
-function networkChange(mode: string | undefined, options: { allow: string[]; deny: string[]; reset?: boolean }): NetworkChange | null {
+interface NetworkOptions {
+  allow: string[];
+  deny: string[];
+  /** commander: true for --sni, false for --no-sni, undefined for neither. */
+  sni?: boolean;
+  reset?: boolean;
+}
+
+function networkChange(mode: string | undefined, options: NetworkOptions): NetworkChange | null {
   if (mode !== undefined && !(networkModes as readonly string[]).includes(mode)) {
     throw new UserError(`network: mode "${mode}" is not one of ${networkModes.join(", ")}`, ExitCode.usage);
   }
   const allow = checkEntries("--allow", options.allow, allowEntry);
   const deny = checkEntries("--deny", options.deny, denyEntry);
-  if (mode === undefined && allow.length === 0 && deny.length === 0 && options.reset !== true) return null;
+  if (mode === undefined && allow.length === 0 && deny.length === 0 && options.sni === undefined && options.reset !== true) return null;
   return {
     ...(mode === undefined ? {} : { mode: mode as NetworkPolicy["mode"] }),
     ...(allow.length === 0 ? {} : { allow }),
     ...(deny.length === 0 ? {} : { deny }),
+    ...(options.sni === undefined ? {} : { sni: options.sni }),
     ...(options.reset === true ? { reset: true } : {}),
   };
 }
@@ -107,6 +121,7 @@ function printNetwork(view: NetworkView): void {
     `mode      ${policy.mode}${policy.mode === view.templatePolicy.mode ? "" : ` (template: ${view.templatePolicy.mode})`}`,
     `allow     ${policy.allow.length === 0 ? "-" : policy.allow.join(", ")}${policy.mode === "restricted" ? "" : " (used in restricted mode)"}`,
     `deny      ${policy.deny.length === 0 ? "-" : policy.deny.join(", ")}`,
+    `sni       ${policy.sni ? "on: TLS SNI and HTTP Host of TCP 443 and 80 are checked" : "off"}`,
   ];
   if (view.guard !== null) {
     const g = view.guard;

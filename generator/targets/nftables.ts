@@ -53,8 +53,8 @@ export function inContainerTable(base: string, mode: Exclude<NetworkMode, "full"
   const rules: NftRule[] = [
     { match: [{ kind: "iface", field: "oifname", value: "lo" }], verdict: "accept" },
     { match: [{ kind: "ctState", states: ["established", "related"] }], verdict: "accept" },
-    // IPv6 reaches nothing, not even the host end, without neighbour discovery.
-    { match: [{ kind: "icmpType", protocol: "icmpv6", types: ["nd-neighbor-solicit", "nd-neighbor-advert", "nd-router-solicit"] }], verdict: "accept" },
+    // IPv6 reaches nothing, not even the host end, without neighbour discovery; MLD reports are link-local noise.
+    { match: [{ kind: "icmpType", protocol: "icmpv6", types: ["nd-neighbor-solicit", "nd-neighbor-advert", "nd-router-solicit", "mld-listener-report", "mld2-listener-report"] }], verdict: "accept" },
     ...(restricted ? dnsRules(hostSide) : []),
     ...(proxyPort === null ? [] : [proxyRule(hostSide, proxyPort)]),
     ...(restricted ? allowSetRules() : []),

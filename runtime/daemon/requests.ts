@@ -62,6 +62,7 @@ export const requestSchemas = {
         mode: z.enum(networkModes).optional(),
         allow: z.array(allowEntry).max(512).optional(),
         deny: z.array(denyEntry).max(512).optional(),
+        sni: z.boolean().optional(),
         reset: z.boolean().optional(),
       })
       .nullable(),

@@ -1,7 +1,7 @@
 /**
  * Entry point of a sandbox's network guard process (see guard.ts), started detached by
- * guard-process.ts with its spec as JSON on argv. Prints one ready line on stdout (its DNS
- * port), then writes only to stderr (the sandbox's network log).
+ * guard-process.ts with its spec as JSON on argv. Prints one ready line on stdout (its
+ * ports), then writes only to stderr (the sandbox's network log).
  */
 import { runGuard, type GuardSpec } from "./guard.js";
 
@@ -10,8 +10,8 @@ if (spec === null || typeof spec.sandbox !== "string") {
   process.stderr.write("usage: guard-main.js '<spec json>' (started by forage-ctl, not by hand)\n");
   process.exit(64);
 }
-runGuard(spec, (dnsPort) => {
-  process.stdout.write(`${JSON.stringify({ ready: true, dnsPort })}\n`);
+runGuard(spec, (services) => {
+  process.stdout.write(`${JSON.stringify({ ready: true, ...services })}\n`);
 }).then(
   () => process.exit(0),
   (error: Error) => {

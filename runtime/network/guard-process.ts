@@ -7,13 +7,13 @@ import type { RuntimeContext } from "../sandbox/context.js";
 import { SandboxError } from "../sandbox/errors.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { GuardSpec } from "./guard.js";
+import type { GuardServices } from "./host-policy.js";
 import { sandboxNamespace } from "./in-sandbox-table.js";
 import { sandboxLink } from "./sandbox-link.js";
 
 /** A running guard as the metadata records it. */
-export interface GuardHandle {
+export interface GuardHandle extends GuardServices {
   pid: number;
-  dnsPort: number;
 }
 
 const readyTimeoutMs = 10_000;
@@ -44,7 +44,7 @@ export async function startGuard(context: RuntimeContext, metadata: SandboxMetad
   const child = spawn(process.execPath, [guardMain(), JSON.stringify(spec)], { detached: true, stdio: ["ignore", "pipe", log.fd] });
   await log.close();
   try {
-    const dnsPort = await new Promise<number>((resolve, reject) => {
+    const services = await new Promise<GuardServices>((resolve, reject) => {
       let output = "";
       const timer = setTimeout(() => reject(new Error(`it did not start in ${readyTimeoutMs / 1000} s`)), readyTimeoutMs);
       child.stdout?.on("data", (chunk: Buffer) => {
@@ -52,8 +52,9 @@ export async function startGuard(context: RuntimeContext, metadata: SandboxMetad
         const line = output.split("\n")[0] ?? "";
         if (!output.includes("\n")) return;
         clearTimeout(timer);
-        const parsed = JSON.parse(line) as { ready?: boolean; dnsPort?: number };
-        if (parsed.ready === true && typeof parsed.dnsPort === "number") resolve(parsed.dnsPort);
+        const parsed = JSON.parse(line) as { ready?: boolean } & Partial<GuardServices>;
+        const { dnsPort, tlsPort, httpPort } = parsed;
+        if (parsed.ready === true && typeof dnsPort === "number" && typeof tlsPort === "number" && typeof httpPort === "number") resolve({ dnsPort, tlsPort, httpPort });
         else reject(new Error(`unexpected ready line ${line}`));
       });
       child.on("exit", (code) => {
@@ -64,7 +65,7 @@ export async function startGuard(context: RuntimeContext, metadata: SandboxMetad
     });
     child.stdout?.destroy();
     child.unref();
-    return { pid: child.pid ?? 0, dnsPort };
+    return { pid: child.pid ?? 0, ...services };
   } catch (error) {
     child.kill("SIGKILL");
     const logged = await readFile(join(directory, guardLogName), "utf8").catch(() => "");

@@ -8,7 +8,9 @@ import { DenialLog } from "./denials.js";
 import { filterDnsMessage } from "./dns/dns-filter.js";
 import { listenDns } from "./dns/dns-listener.js";
 import { parseUpstream, systemResolver, type UpstreamResolver } from "./dns/upstream.js";
-import { hostPolicyTableRef } from "./host-policy.js";
+import { hostPolicyTableRef, type GuardServices } from "./host-policy.js";
+import { sandboxRanges } from "./sandbox-link.js";
+import { listenNameGate } from "./sni/name-gate.js";
 import { inSandboxTableRef } from "./in-sandbox-table.js";
 import { nameVerdict, type NetworkPolicy } from "./network-policy.js";
 import { sandboxLink, type SandboxLink } from "./sandbox-link.js";
@@ -47,7 +49,7 @@ export const guardStatusFile = "guard.json";
  * SIGHUP re-reads the policy from the metadata (`forage-ctl network` replaced the table first);
  * it exits on SIGTERM, or by itself once the link's host end is gone.
  */
-export async function runGuard(spec: GuardSpec, ready: (dnsPort: number) => void): Promise<void> {
+export async function runGuard(spec: GuardSpec, ready: (services: GuardServices) => void): Promise<void> {
   let policy = await readPolicy(spec);
   const metadata = await readMetadata(spec.paths, spec.sandbox);
   if (metadata === undefined) throw new Error(`sandbox ${spec.sandbox} has no metadata`);
@@ -77,6 +79,18 @@ export async function runGuard(spec: GuardSpec, ready: (dnsPort: number) => void
       transport,
     );
   });
+  const gate = await listenNameGate(
+    { v4: link.hostAddress, v6: link.hostAddress6 },
+    {
+      policy: () => policy,
+      upstream,
+      refused: (refusal) => {
+        counts.refusedNames++;
+        void log.append([{ time: new Date().toISOString(), kind: "sni", ...(refusal.name === undefined ? {} : { name: refusal.name }), port: refusal.port, rule: refusal.rule, count: 1 }]);
+      },
+      sandboxRanges: sandboxRanges(spec.base),
+    },
+  );
   const startedAt = new Date().toISOString();
   const sources = [{ table, namespace: null }, ...(spec.namespace === null ? [] : [{ table: inSandboxTableRef, namespace: spec.namespace }])];
   const poller = new DenialPoller(sources, describeRefusal(link, () => policy, allowed));
@@ -86,9 +100,10 @@ export async function runGuard(spec: GuardSpec, ready: (dnsPort: number) => void
   };
   await log.append([]);
   await writeStatus().catch(() => undefined);
-  ready(dns.port);
+  ready({ dnsPort: dns.port, tlsPort: gate.tlsPort, httpPort: gate.httpPort });
 
   const stop = (): void => {
+    gate.close();
     void dns.close().finally(() => process.exit(0));
   };
   process.on("SIGTERM", stop);
@@ -113,6 +128,7 @@ export async function runGuard(spec: GuardSpec, ready: (dnsPort: number) => void
     await log.append(records);
     await writeStatus().catch(() => undefined);
   }
+  gate.close();
   await dns.close();
 }
 

@@ -20,6 +20,9 @@ export function hostPolicyTableRef(link: SandboxLink): NftTableRef {
 export interface GuardServices {
   /** The DNS filter's port (UDP and TCP); the sandbox's port 53 to the host end is redirected to it. */
   dnsPort: number;
+  /** The name gate's ports for TLS (443) and HTTP (80), used when the policy has `sni`. */
+  tlsPort: number;
+  httpPort: number;
 }
 
 /**
@@ -65,10 +68,14 @@ export function hostPolicyTable(link: SandboxLink, policy: NetworkPolicy, servic
   const restricted = policy.mode === "restricted";
   const chains: NftChain[] = [
     { name: "refuse", rules: refuseRules(), comment: "record what was refused, then refuse it" },
-    { name: "input", base: { type: "filter", hook: "input", priority: "filter", policy: "accept" }, rules: inputRules(link, from, replies, services) },
+    { name: "input", base: { type: "filter", hook: "input", priority: "filter", policy: "accept" }, rules: inputRules(link, from, replies, services, restricted && policy.sni) },
     { name: "forward", base: { type: "filter", hook: "forward", priority: "filter", policy: "accept" }, rules: forwardRules(policy, from, to, replies, externalInterface) },
   ];
-  if (services !== null) chains.push({ name: "prerouting", base: { type: "nat", hook: "prerouting", priority: "dstnat", policy: "accept" }, rules: dnsRedirect(link, from, services) });
+  const gated = restricted && policy.sni;
+  if (services !== null) {
+    const rules = [...dnsRedirect(link, from, services), ...(gated ? gateRedirect(link, from, services) : [])];
+    chains.push({ name: "prerouting", base: { type: "nat", hook: "prerouting", priority: "dstnat", policy: "accept" }, rules });
+  }
   if (policy.mode !== "none") {
     const masquerade: NftRule = { match: [from, { kind: "iface", field: "oifname", op: "!=", value: link.hostInterface }], verdict: { masquerade: true } };
     chains.push({ name: "postrouting", base: { type: "nat", hook: "postrouting", priority: "srcnat", policy: "accept" }, rules: [masquerade] });
@@ -82,7 +89,11 @@ export function hostPolicyTable(link: SandboxLink, policy: NetworkPolicy, servic
   };
 }
 
-function inputRules(link: SandboxLink, from: NftMatch, replies: NftMatch, services: GuardServices | null): NftRule[] {
+function inputRules(link: SandboxLink, from: NftMatch, replies: NftMatch, services: GuardServices | null, gated: boolean): NftRule[] {
+  const gate: NftRule[] =
+    services === null || !gated
+      ? []
+      : [{ match: [from, { kind: "port", field: "tcp dport", value: [services.tlsPort, services.httpPort] }], verdict: "accept", comment: "the sandbox's name gate (sni)" }];
   const dns: NftRule[] =
     services === null
       ? []
@@ -95,9 +106,11 @@ function inputRules(link: SandboxLink, from: NftMatch, replies: NftMatch, servic
         ];
   return [
     { match: [from, replies], verdict: "accept" },
-    // IPv6 needs neighbour discovery with the host end to reach anything at all.
-    { match: [from, { kind: "icmpType", protocol: "icmpv6", types: ["nd-neighbor-solicit", "nd-neighbor-advert", "nd-router-solicit"] }], verdict: "accept" },
+    // IPv6 needs neighbour discovery with the host end to reach anything at all (and the kernel's
+    // multicast listener reports are link-local noise, not a connection attempt).
+    { match: [from, { kind: "icmpType", protocol: "icmpv6", types: ["nd-neighbor-solicit", "nd-neighbor-advert", "nd-router-solicit", "mld-listener-report", "mld2-listener-report"] }], verdict: "accept" },
     ...dns,
+    ...gate,
     { match: [from], verdict: { jump: "refuse" }, comment: "sandbox to host" },
   ];
 }
@@ -133,6 +146,19 @@ function dnsRedirect(link: SandboxLink, from: NftMatch, services: GuardServices)
     match: [from, { kind: "addr", field: "ip daddr", value: link.hostAddress }, { kind: "port", field, value: 53 }],
     verdict: { redirect: services.dnsPort },
   }));
+}
+
+/** With `sni`, the sandbox's TCP 443 and 80 (to anywhere) go to the guard's name gate, on either family. */
+function gateRedirect(link: SandboxLink, from: NftMatch, services: GuardServices): NftRule[] {
+  return (
+    [
+      [443, services.tlsPort],
+      [80, services.httpPort],
+    ] as const
+  ).flatMap(([original, port]): NftRule[] => [
+    { match: [from, { kind: "nfproto", value: "ipv4" }, { kind: "port", field: "tcp dport", value: original }], verdict: { dnat: { family: "ip", address: link.hostAddress, port } } },
+    { match: [from, { kind: "nfproto", value: "ipv6" }, { kind: "port", field: "tcp dport", value: original }], verdict: { dnat: { family: "ip6", address: link.hostAddress6, port } } },
+  ]);
 }
 
 /** Loads (or atomically replaces) the sandbox's host-side table. */

@@ -16,6 +16,8 @@ export interface NetworkChange {
   mode?: NetworkPolicy["mode"];
   allow?: string[];
   deny?: string[];
+  /** Check TLS SNI / HTTP Host against the allowlist (restricted mode). */
+  sni?: boolean;
   /** Start again from the template's policy, then apply the rest. */
   reset?: boolean;
 }
@@ -43,6 +45,7 @@ export async function networkOperation(context: RuntimeContext, name: string, ch
         mode: change.mode ?? base.mode,
         allow: union(base.allow, change.allow),
         deny: union(base.deny, change.deny),
+        sni: change.sni ?? base.sni,
       };
       const checked = networkPolicySchema.safeParse(policy);
       if (!checked.success) throw new SandboxError(`network ${name}: ${checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`, "usage");

@@ -31,6 +31,11 @@ export function sandboxLink(slot: number, base: string): SandboxLink {
   };
 }
 
+/** Every sandbox's addresses under a base: the IPv4 /16 and the IPv6 /32 (network, prefix length implied). */
+export function sandboxRanges(base: string): { v4: string; v6: string } {
+  return { v4: `${base}.0.0`, v6: `${ipv6Prefix(0, base).replace(/:0$/, "")}::` };
+}
+
 /** `fd66:<base as hex>:<slot>` (/64): "10.100" slot 7 → fd66:a64:7. Unique per base, like the IPv4 /16. */
 function ipv6Prefix(slot: number, base: string): string {
   const [a, b] = base.split(".").map(Number) as [number, number];

@@ -8,7 +8,7 @@ import { writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { enableForwarding } from "./forwarding.js";
 import { reloadGuard, startGuard, stopGuard } from "./guard-process.js";
-import { applyHostPolicy, removeHostPolicy } from "./host-policy.js";
+import { applyHostPolicy, removeHostPolicy, type GuardServices } from "./host-policy.js";
 import { applyInSandboxTable, sandboxNamespace } from "./in-sandbox-table.js";
 import { routesOut, templatePolicy, type NetworkPolicy } from "./network-policy.js";
 import { sandboxLink, type SandboxLink } from "./sandbox-link.js";
@@ -102,10 +102,11 @@ export function policyOf(metadata: SandboxMetadata, template?: TemplateModel): N
   return templatePolicy(template);
 }
 
-async function loadPolicy(context: RuntimeContext, metadata: SandboxMetadata, policy: NetworkPolicy, guard: { dnsPort: number } | null): Promise<void> {
+async function loadPolicy(context: RuntimeContext, metadata: SandboxMetadata, policy: NetworkPolicy, guard: GuardServices | null): Promise<void> {
   if (routesOut(policy.mode)) {
     const changed = await enableForwarding();
     if (changed.length > 0) context.warn(`enabled forwarding for sandbox networks: ${changed.join(", ")}`);
   }
-  await applyHostPolicy(linkOf(context, metadata), policy, guard === null ? null : { dnsPort: guard.dnsPort }, context.settings.host.externalInterface);
+  const services = guard === null ? null : { dnsPort: guard.dnsPort, tlsPort: guard.tlsPort, httpPort: guard.httpPort };
+  await applyHostPolicy(linkOf(context, metadata), policy, services, context.settings.host.externalInterface);
 }

@@ -92,7 +92,10 @@ export const sandboxMetadataSchema = z.strictObject({
    */
   network: networkPolicySchema.nullable().default(null),
   /** The running sandbox's network guard (DNS filter, denial recorder), or null when stopped. */
-  guard: z.strictObject({ pid: z.number().int().positive(), dnsPort: z.number().int().min(1).max(65535) }).nullable().default(null),
+  guard: z
+    .strictObject({ pid: z.number().int().positive(), dnsPort: z.number().int().min(1).max(65535), tlsPort: z.number().int().min(1).max(65535), httpPort: z.number().int().min(1).max(65535) })
+    .nullable()
+    .default(null),
 });
 
 export type SandboxMetadata = z.infer<typeof sandboxMetadataSchema>;

@@ -93,7 +93,7 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
   });
 
   it("lets a name:port entry reach that port only", async () => {
-    expect((await probe("tcp", "web.test.example", "443")).reply).toBe(`hello ${web} 443`);
+    expect((await probe("tls", "web.test.example", "443")).reply).toBe(`hello ${web} 443 tls web.test.example`);
     expect((await probe("tcp", web, "80")).error).toBe("ECONNREFUSED");
   });
 
@@ -152,6 +152,24 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     const inside = await host.sh("net", "cat /run/forage/network/denials.jsonl; echo x >> /run/forage/network/denials.jsonl 2>/dev/null && echo WRITABLE || true");
     expect(inside).toContain('"name":"blocked.test.example"');
     expect(inside).not.toContain("WRITABLE");
+  });
+
+  it("with sni, refuses a name not on the allowlist even on an allowed address, and TLS without SNI", async () => {
+    const on = await host.run(["network", "net", "--sni", "--json"]);
+    expect(on.exitCode, on.stderr).toBe(0);
+    expect((await probe("tls", "api.test.example", "443", "api.test.example")).reply).toBe(`hello ${api} 443 tls api.test.example`);
+    const shared = await probe("tls", api, "443", "blocked.test.example");
+    expect(shared.error).toBe("ECONNRESET");
+    expect((await probe("tls", api, "443")).error).toBe("ECONNRESET");
+    expect((await probe("http", api, "80", "api.test.example")).reply).toBe(`hello ${api} 80`);
+    expect((await probe("http", api, "80", "blocked.test.example")).error).toBe("ECONNRESET");
+    expect((await probe("tcp", api, "8080")).reply).toBe(`hello ${api} 8080`);
+    expect(hosts.queries()).not.toContain("blocked.test.example");
+    const records = JSON.parse((await host.run(["denials", "net", "--json"])).stdout) as { kind: string; name?: string; rule: string }[];
+    expect(records).toContainEqual(expect.objectContaining({ kind: "sni", name: "blocked.test.example", port: 443, rule: "not in allow" }));
+    expect(records).toContainEqual(expect.objectContaining({ kind: "sni", rule: "no SNI" }));
+    expect((await host.run(["network", "net", "--no-sni"])).exitCode).toBe(0);
+    expect((await probe("tls", api, "443", "blocked.test.example")).reply).toBe(`hello ${api} 443 tls blocked.test.example`);
   });
 
   it("switches none → restricted → full → none live, and keeps the mode across a daemon restart", async () => {

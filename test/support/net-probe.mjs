@@ -4,9 +4,12 @@
 //   tcp HOST PORT             connect (HOST may be a name), read the echo
 //   udp ADDRESS PORT          send a datagram, wait 1 s for the echo (or the refusal)
 //   dns SERVER NAME           ask SERVER (another resolver) directly
-import { connect } from "node:net";
+//   tls HOST PORT [SNI]       TLS handshake (SNI given, else none for an address), read the echo
+//   http ADDRESS PORT HOST    send an HTTP/1.1 request head with that Host, read the echo
+import { connect, isIP } from "node:net";
 import { createSocket } from "node:dgram";
 import { lookup, Resolver } from "node:dns/promises";
+import { connect as connectTls } from "node:tls";
 
 const [command, a, b] = process.argv.slice(2);
 const started = performance.now();
@@ -36,6 +39,22 @@ if (command === "resolve") {
   const resolver = new Resolver({ timeout: 1000, tries: 1 });
   resolver.setServers([a]);
   resolver.resolve4(b).then((addresses) => print({ addresses }), failed);
+} else if (command === "tls") {
+  const servername = process.argv[5] ?? (isIP(a) === 0 ? a : undefined);
+  const socket = connectTls({ host: a, port: Number(b), rejectUnauthorized: false, ...(servername === undefined ? {} : { servername }), timeout: 5000 });
+  let reply = "";
+  socket.on("data", (chunk) => (reply += chunk));
+  socket.on("end", () => print({ reply: reply.trim() }));
+  socket.on("timeout", () => failed({ code: "TIMEOUT" }));
+  socket.on("error", failed);
+} else if (command === "http") {
+  const socket = connect({ host: a, port: Number(b), timeout: 5000 });
+  let reply = "";
+  socket.on("connect", () => socket.write(`GET / HTTP/1.1\r\nHost: ${process.argv[5]}\r\nConnection: close\r\n\r\n`));
+  socket.on("data", (chunk) => (reply += chunk));
+  socket.on("end", () => print({ reply: reply.trim() }));
+  socket.on("timeout", () => failed({ code: "TIMEOUT" }));
+  socket.on("error", failed);
 } else {
   process.stderr.write(`unknown probe ${command}\n`);
   process.exit(64);

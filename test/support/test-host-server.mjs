@@ -3,11 +3,13 @@
 //   a zone file re-read on every query, so a test can rotate addresses, and logging every name
 //   asked to a file, so a test can show a refused name never reached it;
 // - TCP echo servers (ports given) answering "hello <local address> <port>";
+// - a TLS echo server on 443 (test certificate) answering "hello <address> 443 tls <SNI or ->";
 // - a UDP echo server answering the same.
 // Usage: node test-host-server.mjs '<json: {addresses, zoneFile, queryLog, tcpPorts, udpPort}>'
 import { appendFileSync, readFileSync } from "node:fs";
 import { createSocket } from "node:dgram";
 import { createServer } from "node:net";
+import { createServer as createTlsServer } from "node:tls";
 import dnsPacket from "dns-packet";
 
 const spec = JSON.parse(process.argv[2]);
@@ -60,6 +62,12 @@ for (const address of spec.addresses) {
       socket.end(`hello ${address} ${port}\n`);
     }).listen(port, address);
   }
+  const tls = createTlsServer({ key: readFileSync(spec.tlsKey), cert: readFileSync(spec.tlsCert) }, (socket) => {
+    socket.on("error", () => undefined);
+    socket.end(`hello ${address} 443 tls ${socket.servername || "-"}\n`);
+  });
+  tls.on("tlsClientError", () => undefined);
+  tls.listen(443, address);
   const udp = createSocket(address.includes(":") ? "udp6" : "udp4");
   udp.on("message", (_message, from) => udp.send(`hello ${address} ${spec.udpPort}\n`, from.port, from.address));
   udp.bind(spec.udpPort, address);

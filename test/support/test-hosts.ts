@@ -16,7 +16,7 @@ export interface ZoneEntry {
  * Test hosts living in a network namespace this test makes, the only places (with loopback) its
  * traffic may go: `ip netns add <ns>`, a veth to the host (`vt-<ns>`, host end <prefix>.1 and
  * <prefix6>::1), several addresses on the far end, and servers there (test-host-server.mjs):
- * authoritative DNS on `dns`, TCP echo on `tcpPorts`, UDP echo on `udpPort`.
+ * authoritative DNS on `dns`, TCP echo on `tcpPorts`, TLS echo on 443, UDP echo on `udpPort`.
  */
 export class TestHosts {
   readonly dir = mkdtempSync(join(tmpdir(), "forage-hosts-"));
@@ -27,7 +27,8 @@ export class TestHosts {
   /** Addresses of the test hosts: seven IPv4 (v4[0..6]) and two IPv6 (v6[0..1]). */
   readonly v4: string[];
   readonly v6: string[];
-  readonly tcpPorts = [80, 443, 8080];
+  /** Plain TCP echo ports; 443 is a TLS echo server. */
+  readonly tcpPorts = [80, 8080];
   readonly udpPort = 9000;
   private server: ChildProcess | undefined;
 
@@ -60,7 +61,10 @@ export class TestHosts {
     for (const address of [this.dns, ...this.v4]) ip("-n", ns, "addr", "add", `${address}/24`, "dev", "eth0");
     for (const address of [this.dns6, ...this.v6]) ip("-n", ns, "-6", "addr", "add", `${address}/64`, "dev", "eth0", "nodad");
     ip("-n", ns, "link", "set", "eth0", "up");
-    const spec = { dnsAddresses: [this.dns, this.dns6], addresses: [...this.v4, ...this.v6], zoneFile: this.zoneFile, queryLog: this.queryLog, tcpPorts: this.tcpPorts, udpPort: this.udpPort };
+    const tlsKey = join(this.dir, "tls.key");
+    const tlsCert = join(this.dir, "tls.crt");
+    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=forage test host", "-days", "1", "-keyout", tlsKey, "-out", tlsCert], { stdio: "ignore" });
+    const spec = { dnsAddresses: [this.dns, this.dns6], addresses: [...this.v4, ...this.v6], zoneFile: this.zoneFile, queryLog: this.queryLog, tcpPorts: this.tcpPorts, udpPort: this.udpPort, tlsKey, tlsCert };
     const server = spawn("ip", ["netns", "exec", ns, process.execPath, fileURLToPath(new URL("./test-host-server.mjs", import.meta.url)), JSON.stringify(spec)], { stdio: ["ignore", "pipe", "inherit"] });
     this.server = server;
     await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,6 @@
-import type { Answer, Packet } from "dns-packet";
+import type { Answer, Packet, RecordType } from "dns-packet";
 import { nameVerdict, type NetworkPolicy } from "../network-policy.js";
-import { answerMessage, readQuery, refusalMessage, rcode, type DnsQuery } from "./dns-message.js";
+import { answerMessage, readQuery, refusalMessage, rcode } from "./dns-message.js";
 import { askUpstream, type UpstreamResolver } from "./upstream.js";
 
 /** An address the filter resolved for an allowed name, to be admitted before the answer goes out. */
@@ -64,7 +64,7 @@ export async function filterDnsMessage(deps: DnsFilterDeps, message: Buffer, tra
   }
   if (policy.mode !== "full" && !restrictedTypes.includes(query.question.type)) return answerMessage(query, rcode.noError, [], transport);
   try {
-    const chain = await followChain(deps.upstream, query);
+    const chain = await followChain(deps.upstream, query.name, query.question.type);
     if (policy.mode !== "full") await deps.admit(addressesOf(chain.records, query.name, verdict.ports));
     return answerMessage(query, chain.code, chain.records.map(capTtl), transport);
   } catch (error) {
@@ -85,11 +85,10 @@ interface Chain {
  * The CNAME chain from the asked name and the records of the asked type at its end, taken only
  * from records whose owner is on the chain (anything else the upstream sent is dropped).
  */
-async function followChain(upstream: UpstreamResolver, query: DnsQuery): Promise<Chain> {
-  const type = query.question.type;
-  const seen = new Set<string>([query.name]);
+async function followChain(upstream: UpstreamResolver, name: string, type: RecordType): Promise<Chain> {
+  const seen = new Set<string>([name]);
   const records: RecordAnswer[] = [];
-  let current = query.name;
+  let current = name;
   for (let hop = 0; hop < maxHops; hop++) {
     const packet: Packet = await askUpstream(upstream, current, type);
     const code = upstreamCode(packet);
@@ -111,6 +110,16 @@ async function followChain(upstream: UpstreamResolver, query: DnsQuery): Promise
     current = end; // the answer stopped at a CNAME: ask for its target
   }
   return { code: rcode.servFail, records: [] };
+}
+
+/** The addresses `name` resolves to upstream (IPv4 first, then IPv6), through its CNAME chain. */
+export async function resolveAddresses(upstream: UpstreamResolver, name: string): Promise<string[]> {
+  const addresses: string[] = [];
+  for (const type of ["A", "AAAA"] as const) {
+    const chain = await followChain(upstream, name, type);
+    addresses.push(...chain.records.filter((record) => record.type === type).map((record) => String(record.data)));
+  }
+  return addresses;
 }
 
 function upstreamCode(packet: Packet): number {

@@ -11,7 +11,8 @@ import { toolsAvailable } from "../../support/tools.js";
 // namespace (unshare -n), never into the host's ruleset.
 const tools = toolsAvailable("nft", "unshare");
 const link = sandboxLink(7, "10.100");
-const policy = (mode: NetworkPolicy["mode"]): NetworkPolicy => ({ mode, allow: ["api.example.com"], deny: [], sni: false });
+const policy = (mode: NetworkPolicy["mode"], sni = false): NetworkPolicy => ({ mode, allow: ["api.example.com"], deny: [], sni });
+const services = { dnsPort: 40123, tlsPort: 40124, httpPort: 40125 };
 
 /** Runs `script` (nft commands, one per line) in a fresh namespace and returns `nft -j list set` of `set`, if given. */
 function inFreshNamespace(script: string, listSet?: string): string {
@@ -21,9 +22,17 @@ function inFreshNamespace(script: string, listSet?: string): string {
 
 describe("the host-side table of a sandbox", () => {
   it("redirects the sandbox's DNS to its filter and lets only the filter's port in", () => {
-    const text = printNftTable(hostPolicyTable(link, policy("restricted"), { dnsPort: 40123 }, null));
+    const text = printNftTable(hostPolicyTable(link, policy("restricted"), services, null));
     expect(text).toContain('iifname "ve-f7" ip daddr 10.100.7.1 udp dport 53 redirect to :40123');
     expect(text).toContain('iifname "ve-f7" ip daddr 10.100.7.1 meta l4proto { tcp, udp } th dport 40123 accept');
+  });
+
+  it("with sni, sends the sandbox's TCP 443 and 80 to its name gate on both families, and lets them in", () => {
+    const text = printNftTable(hostPolicyTable(link, policy("restricted", true), services, null));
+    expect(text).toContain('iifname "ve-f7" meta nfproto ipv4 tcp dport 443 dnat ip to 10.100.7.1:40124');
+    expect(text).toContain('iifname "ve-f7" meta nfproto ipv6 tcp dport 80 dnat ip6 to [fd66:a64:7::1]:40125');
+    expect(text).toContain('iifname "ve-f7" tcp dport { 40124, 40125 } accept');
+    expect(printNftTable(hostPolicyTable(link, policy("restricted"), services, null))).not.toContain("dnat");
   });
 
   it("lets restricted traffic out only to the allowed sets, after refusing other resolvers", () => {
@@ -46,8 +55,8 @@ describe("the host-side table of a sandbox", () => {
   });
 
   describe.skipIf(!tools.run)("in the real kernel", () => {
-    it.each(["none", "restricted", "full"] as const)("loads in mode %s", (mode) => {
-      expect(() => inFreshNamespace(printNftTable(hostPolicyTable(link, policy(mode), { dnsPort: 40123 }, "eth0"), { replace: true }))).not.toThrow();
+    it.each([["none", false], ["restricted", false], ["restricted", true], ["full", false]] as const)("loads in mode %s (sni %s)", (mode, sni) => {
+      expect(() => inFreshNamespace(printNftTable(hostPolicyTable(link, policy(mode, sni), services, "eth0"), { replace: true }))).not.toThrow();
     });
 
     it("takes admitted addresses with timeouts, renewed by add + delete + add in one transaction", () => {
