@@ -19,8 +19,8 @@ export interface AdmittedAddress {
 
 /**
  * Keeps the sandbox's allowed sets filled with what its DNS filter resolved. An element is
- * written (added, or its timeout renewed by delete + add in one nft transaction) only when it is
- * new or has less than half of its new life left, so repeated answers cost no nft call.
+ * written only when it is new (added) or has less than half of its new life left (its timeout
+ * renewed by add + delete + add in one nft transaction), so repeated answers cost no nft call.
  * Writes are serialised; each admit resolves once its own write is loaded.
  */
 export class AllowedAddresses {
@@ -44,30 +44,32 @@ export class AllowedAddresses {
   /** Admits the addresses before returning; throws if nft refused the write. */
   async admit(addresses: readonly ResolvedAddress[]): Promise<void> {
     const now = this.now();
-    const writes = new Map<NftSet, NftElement[]>();
-    const renewed = new Map<string, number>();
+    const writes = new Map<NftSet, { fresh: NftElement[]; renewed: NftElement[] }>();
+    const expiries = new Map<string, number>();
     for (const resolved of addresses) {
       const timeout = Math.min(Math.max(resolved.ttl, admitFloorSeconds), maxTtl);
       for (const { set, value } of elementsOf(resolved)) {
         const key = `${set.name} ${String(value)}`;
-        if (renewed.has(key) || (this.expiry.get(key) ?? 0) - now >= (timeout * 1000) / 2) continue;
-        writes.set(set, [...(writes.get(set) ?? []), { value, timeout }]);
-        renewed.set(key, now + timeout * 1000);
+        const expiresAt = this.expiry.get(key) ?? 0;
+        if (expiries.has(key) || expiresAt - now >= (timeout * 1000) / 2) continue;
+        const write = writes.get(set) ?? { fresh: [], renewed: [] };
+        // Only an element still there needs the (slower) delete + add; a new one is just added.
+        (expiresAt > now ? write.renewed : write.fresh).push({ value, timeout });
+        writes.set(set, write);
+        expiries.set(key, now + timeout * 1000);
       }
       this.admitted.set(resolved.address, { name: resolved.name, ports: resolved.ports, expiresAt: now + timeout * 1000 });
     }
     if (writes.size === 0) return;
-    const script = [...writes].map(([set, elements]) => renewal(this.table, set, elements)).join("");
+    const script = (table: NftTableRef): string =>
+      [...writes].map(([set, { fresh, renewed }]) => (fresh.length > 0 ? printNftElements(table, set, fresh) : "") + (renewed.length > 0 ? renewal(table, set, renewed) : "")).join("");
     const mirror = this.mirror;
     // The in-sandbox table drops what it does not list, so the answer waits for both writes.
-    const mirrored =
-      mirror === null
-        ? Promise.resolve()
-        : load([...writes].map(([set, elements]) => renewal(mirror.table, set, elements)).join(""), mirror.namespace).catch(() => void this.mirrorFailures++);
-    const write = this.tail.then(() => load(script));
+    const mirrored = mirror === null ? Promise.resolve() : load(script(mirror.table), mirror.namespace).catch(() => void this.mirrorFailures++);
+    const write = this.tail.then(() => load(script(this.table)));
     this.tail = write.catch(() => undefined);
     await Promise.all([write, mirrored]);
-    for (const [key, expiresAt] of renewed) this.expiry.set(key, expiresAt);
+    for (const [key, expiresAt] of expiries) this.expiry.set(key, expiresAt);
   }
 
   /** What an address was admitted for (for denial records), if it still is. */

@@ -4,7 +4,8 @@
 //   asked to a file, so a test can show a refused name never reached it;
 // - TCP echo servers (ports given) answering "hello <local address> <port>";
 // - a TLS echo server on 443 (test certificate) answering "hello <address> 443 tls <SNI or ->";
-// - a UDP echo server answering the same.
+// - a UDP echo server answering the same;
+// - a sink on sinkPort that reads everything and answers with the byte count.
 // Usage: node test-host-server.mjs '<json: {addresses, zoneFile, queryLog, tcpPorts, udpPort}>'
 import { appendFileSync, readFileSync } from "node:fs";
 import { createSocket } from "node:dgram";
@@ -68,6 +69,12 @@ for (const address of spec.addresses) {
   });
   tls.on("tlsClientError", () => undefined);
   tls.listen(443, address);
+  createServer((socket) => {
+    let bytes = 0;
+    socket.on("error", () => undefined);
+    socket.on("data", (chunk) => (bytes += chunk.length));
+    socket.on("end", () => socket.end(`${bytes}\n`));
+  }).listen(spec.sinkPort, address);
   const udp = createSocket(address.includes(":") ? "udp6" : "udp4");
   udp.on("message", (_message, from) => udp.send(`hello ${address} ${spec.udpPort}\n`, from.port, from.address));
   udp.bind(spec.udpPort, address);

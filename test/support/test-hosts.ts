@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packageRoot } from "../../runtime/package-root.js";
 
 /** A record set of the test DNS zone; `ttl` defaults to 60. */
 export interface ZoneEntry {
@@ -30,6 +30,8 @@ export class TestHosts {
   /** Plain TCP echo ports; 443 is a TLS echo server. */
   readonly tcpPorts = [80, 8080];
   readonly udpPort = 9000;
+  /** Reads everything, then answers with the byte count (throughput). */
+  readonly sinkPort = 9100;
   private server: ChildProcess | undefined;
 
   /** `prefix`: three octets of a /24 no sandbox uses, e.g. "10.221.250"; `prefix6`: e.g. "fd99:221". */
@@ -64,8 +66,8 @@ export class TestHosts {
     const tlsKey = join(this.dir, "tls.key");
     const tlsCert = join(this.dir, "tls.crt");
     execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=forage test host", "-days", "1", "-keyout", tlsKey, "-out", tlsCert], { stdio: "ignore" });
-    const spec = { dnsAddresses: [this.dns, this.dns6], addresses: [...this.v4, ...this.v6], zoneFile: this.zoneFile, queryLog: this.queryLog, tcpPorts: this.tcpPorts, udpPort: this.udpPort, tlsKey, tlsCert };
-    const server = spawn("ip", ["netns", "exec", ns, process.execPath, fileURLToPath(new URL("./test-host-server.mjs", import.meta.url)), JSON.stringify(spec)], { stdio: ["ignore", "pipe", "inherit"] });
+    const spec = { dnsAddresses: [this.dns, this.dns6], addresses: [...this.v4, ...this.v6], zoneFile: this.zoneFile, queryLog: this.queryLog, tcpPorts: this.tcpPorts, udpPort: this.udpPort, sinkPort: this.sinkPort, tlsKey, tlsCert };
+    const server = spawn("ip", ["netns", "exec", ns, process.execPath, join(packageRoot(), "test/support/test-host-server.mjs"), JSON.stringify(spec)], { stdio: ["ignore", "pipe", "inherit"] });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.stdout?.once("data", () => resolve());

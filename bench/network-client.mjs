@@ -1,0 +1,73 @@
+// Load generator for the network benchmark, run inside a sandbox's network namespace
+// (ip netns exec f<N> node network-client.mjs …). Prints one JSON line.
+//   throughput ADDRESS PORT MEGABYTES   send MEGABYTES to a sink, wait for its byte count
+//   connect ADDRESS PORT COUNT          COUNT sequential connections (connect, read to end)
+//   dns SERVER NAME COUNT               COUNT sequential A queries; median and p99 in ms
+//                                       ("%d" in NAME: the query's number, a new name each time)
+import { connect } from "node:net";
+import { createSocket } from "node:dgram";
+import { performance } from "node:perf_hooks";
+import dnsPacket from "dns-packet";
+
+const [command, a, b, c] = process.argv.slice(2);
+const done = (result) => process.stdout.write(`${JSON.stringify(result)}\n`);
+
+if (command === "throughput") {
+  const total = Number(c) * 1024 * 1024;
+  const chunk = Buffer.alloc(256 * 1024, 7);
+  const start = performance.now();
+  const socket = connect({ host: a, port: Number(b) }, () => {
+    let sent = 0;
+    const pump = () => {
+      while (sent < total) {
+        sent += chunk.length;
+        if (!socket.write(chunk)) return socket.once("drain", pump);
+      }
+      socket.end();
+    };
+    pump();
+  });
+  let reply = "";
+  socket.on("data", (data) => (reply += data));
+  socket.on("end", () => {
+    const seconds = (performance.now() - start) / 1000;
+    done({ bytes: Number(reply.trim()), mbPerSecond: Number(reply.trim()) / 1024 / 1024 / seconds });
+  });
+} else if (command === "connect") {
+  const count = Number(c);
+  const start = performance.now();
+  let made = 0;
+  const next = () => {
+    if (made === count) return done({ connectionsPerSecond: count / ((performance.now() - start) / 1000) });
+    const socket = connect({ host: a, port: Number(b) });
+    socket.on("error", (error) => done({ error: error.code }));
+    socket.resume();
+    socket.on("end", () => {
+      made++;
+      next();
+    });
+  };
+  next();
+} else if (command === "dns") {
+  const count = Number(c);
+  const socket = createSocket("udp4");
+  const samples = [];
+  let id = 0;
+  let sentAt = 0;
+  const ask = () => {
+    if (samples.length === count) {
+      samples.sort((x, y) => x - y);
+      socket.close();
+      return done({ medianMs: samples[Math.floor(count / 2)], p99Ms: samples[Math.floor(count * 0.99)] });
+    }
+    id = (id + 1) & 0xffff;
+    sentAt = performance.now();
+    socket.send(dnsPacket.encode({ id, type: "query", flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: "A", name: b.replace("%d", String(samples.length)) }] }), 53, a);
+  };
+  socket.on("message", (message) => {
+    if (dnsPacket.decode(message).id !== id) return;
+    samples.push(performance.now() - sentAt);
+    ask();
+  });
+  ask();
+}
