@@ -78,7 +78,8 @@ in
       description = "Forage sandbox daemon";
       wantedBy = [ "multi-user.target" ];
       after = [ "network.target" ];
-      path = [ pkgs.systemd pkgs.iproute2 pkgs.util-linux pkgs.tmux pkgs.coreutils ];
+      # nft: the host-side tables and the guards' set writes; util-linux: nsenter; iproute2: links.
+      path = [ pkgs.systemd pkgs.iproute2 pkgs.util-linux pkgs.nftables pkgs.tmux pkgs.coreutils ];
       environment.FORAGE_CONFIG = "/etc/forage/forage.json";
       serviceConfig = {
         ExecStart = "${lib.getExe cfg.package} daemon";

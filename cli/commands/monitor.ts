@@ -10,7 +10,7 @@ export function registerMonitor(program: Command): void {
     .command("monitor")
     .description("Watch running sandboxes; report (and with --auto-restart, restart) unhealthy ones")
     .option("--interval <seconds>", "seconds between checks", "60")
-    .option("--auto-restart", "restart a sandbox whose container or agent session died")
+    .option("--auto-restart", "restart a sandbox whose container or agent session died, or its network guard")
     .option("--once", "check once and exit (status 1 when any sandbox is unhealthy)")
     .addHelpText("after", "\nThe daemon runs the same checks by itself when the config sets monitor.enable.")
     .action(async (options: { interval: string; autoRestart?: boolean; once?: boolean }) => {

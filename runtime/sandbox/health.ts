@@ -1,5 +1,6 @@
-import { syncInSandboxTable } from "../network/sandbox-network.js";
-import { listMetadata } from "../state/metadata-store.js";
+import { isOurGuard } from "../network/guard-process.js";
+import { startNetworkGuard, syncInSandboxTable } from "../network/sandbox-network.js";
+import { listMetadata, writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { recordEvent } from "./audit-log.js";
 import { findTemplate, type RuntimeContext } from "./context.js";
@@ -14,7 +15,7 @@ export async function checkHealth(context: RuntimeContext, sandbox: SandboxMetad
   if (sandbox.phase !== "ready" || sandbox.pid === null) return undefined;
   const running = await isRunning(context, sandbox);
   const problem = !running ? "container is gone" : (await hasSession(context, sandbox)) ? undefined : "agent session is gone";
-  if (problem === undefined) return undefined;
+  if (problem === undefined) return checkGuard(context, sandbox, autoRestart);
   await recordEvent(context.paths, sandbox.name, "error", { detail: `health: ${problem}` });
   if (!autoRestart) return `${sandbox.name}: unhealthy (${problem})`;
   const template = findTemplate(context, sandbox.template);
@@ -33,4 +34,14 @@ export async function checkAll(context: RuntimeContext, autoRestart: boolean): P
     if (report !== undefined) reports.push(report);
   }
   return reports;
+}
+
+/** A running sandbox whose network guard died resolves no name: restart the guard (autoRestart). */
+async function checkGuard(context: RuntimeContext, sandbox: SandboxMetadata, autoRestart: boolean): Promise<string | undefined> {
+  if (await isOurGuard(sandbox.guard, sandbox.name)) return undefined;
+  const problem = "network guard is gone: no name resolves";
+  await recordEvent(context.paths, sandbox.name, "error", { detail: `health: ${problem}` });
+  if (!autoRestart) return `${sandbox.name}: unhealthy (${problem})`;
+  await writeMetadata(context.paths, await startNetworkGuard(context, sandbox));
+  return `${sandbox.name}: unhealthy (${problem}), guard restarted`;
 }

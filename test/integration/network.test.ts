@@ -211,6 +211,20 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     expect(view.policy.allow).not.toContain("blocked.test.example");
   });
 
+  it("notices a dead network guard, and the monitor restarts it", async () => {
+    const shown = JSON.parse((await host.run(["network", "net", "--json"])).stdout) as { guard: { pid: number } | null };
+    expect(shown.guard).not.toBeNull();
+    process.kill(shown.guard?.pid ?? 0, "SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const down = await host.run(["network", "net"]);
+    expect(down.stdout).toContain("guard     NOT RUNNING");
+    const check = await host.run(["monitor", "--once"]);
+    expect(check.exitCode).toBe(1);
+    expect(check.stdout + check.stderr).toContain("network guard is gone");
+    expect((await host.run(["monitor", "--once", "--auto-restart"])).stdout).toContain("guard restarted");
+    expect((await probe("resolve", "api.test.example")).addresses).toEqual([api]);
+  });
+
   it("refuses a bad mode or entry with what is wrong", async () => {
     const mode = await host.run(["network", "net", "open"]);
     expect(mode.exitCode).toBe(64);
