@@ -15,7 +15,7 @@ import type { GeneratedFile } from "./generated-file.js";
  * in
  * {
  *   inherit module;
- *   extraContainer = { name, hostAddress, localAddress, workspace, secretsDir ? null, extraBindMounts ? { } }:
+ *   extraContainer = { name, hostAddress, localAddress, hostAddress6 ? null, localAddress6 ? null, workspace, … }:
  *     { containers = …; };
  * }
  */
@@ -68,6 +68,8 @@ function containerDefinition(model: Model, template: TemplateModel): NixExpr {
     autoStart: n.bool(false),
     hostAddress: n.v("hostAddress"),
     localAddress: n.v("localAddress"),
+    hostAddress6: n.v("hostAddress6"),
+    localAddress6: n.v("localAddress6"),
     bindMounts: standardBindMounts(model, template),
     config: n.v("module"),
   });
@@ -80,6 +82,8 @@ function containerDefinition(model: Model, template: TemplateModel): NixExpr {
       "name",
       "hostAddress",
       "localAddress",
+      { name: "hostAddress6", default: n.nul },
+      { name: "localAddress6", default: n.nul },
       "workspace",
       { name: "secretsDir", default: n.nul },
       { name: "extraBindMounts", default: n.attrs({}) },

@@ -39,6 +39,8 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
     containerName: metadata.containerName,
     hostAddress: link.hostAddress,
     localAddress: link.sandboxAddress,
+    hostAddress6: link.hostAddress6,
+    localAddress6: link.sandboxAddress6,
     uid: metadata.uid,
     gid: metadata.gid,
     workspace: metadata.workspace.hostPath,

@@ -12,6 +12,9 @@ export interface DefinitionInput {
   containerName: string;
   hostAddress: string;
   localAddress: string;
+  /** The link's IPv6 ends: the guard listens on the host's, and the policy covers both families. */
+  hostAddress6: string;
+  localAddress6: string;
   uid: number;
   gid: number;
   workspace: string;
@@ -50,6 +53,8 @@ export function extraContainerDefinition(input: DefinitionInput): string {
     name: n.str(input.containerName),
     hostAddress: n.str(input.hostAddress),
     localAddress: n.str(input.localAddress),
+    hostAddress6: n.str(input.hostAddress6),
+    localAddress6: n.str(input.localAddress6),
     workspace: n.str(input.workspace),
     secretsDir: input.secretsDir === null ? n.nul : n.str(input.secretsDir),
     extraBindMounts: n.attrs(binds),

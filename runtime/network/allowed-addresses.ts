@@ -21,12 +21,14 @@ export interface AdmittedAddress {
  * Keeps the sandbox's allowed sets filled with what its DNS filter resolved. An element is
  * written only when it is new (added) or has less than half of its new life left (its timeout
  * renewed by add + delete + add in one nft transaction), so repeated answers cost no nft call.
- * Writes are serialised; each admit resolves once its own write is loaded.
+ * Writes are serialised (one nft at a time per table); each admit resolves once its own write is
+ * loaded.
  */
 export class AllowedAddresses {
   private readonly expiry = new Map<string, number>();
   private readonly admitted = new Map<string, AdmittedAddress>();
   private tail: Promise<void> = Promise.resolve();
+  private mirrorTail: Promise<void> = Promise.resolve();
 
   /**
    * `mirror`: the sandbox's own namespace, whose in-sandbox table (defence in depth) gets the
@@ -65,7 +67,8 @@ export class AllowedAddresses {
       [...writes].map(([set, { fresh, renewed }]) => (fresh.length > 0 ? printNftElements(table, set, fresh) : "") + (renewed.length > 0 ? renewal(table, set, renewed) : "")).join("");
     const mirror = this.mirror;
     // The in-sandbox table drops what it does not list, so the answer waits for both writes.
-    const mirrored = mirror === null ? Promise.resolve() : load(script(mirror.table), mirror.namespace).catch(() => void this.mirrorFailures++);
+    const mirrored = mirror === null ? Promise.resolve() : this.mirrorTail.then(() => load(script(mirror.table), mirror.namespace)).catch(() => void this.mirrorFailures++);
+    this.mirrorTail = mirrored;
     const write = this.tail.then(() => load(script(this.table)));
     this.tail = write.catch(() => undefined);
     await Promise.all([write, mirrored]);

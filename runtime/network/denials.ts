@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readFile, rename, stat } from "node:fs/promises";
+import { appendFile, readFile, rename, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 
@@ -27,7 +27,7 @@ export const denialRecordSchema = z.strictObject({
 
 export type DenialRecord = z.infer<typeof denialRecordSchema>;
 
-/** Appends records to a sandbox's denials file, rotating it by size. */
+/** Appends records to a sandbox's denials file (in the directory prepareNetwork made), rotating it by size. */
 export class DenialLog {
   private readonly file: string;
   private tail: Promise<void> = Promise.resolve();
@@ -44,10 +44,9 @@ export class DenialLog {
   }
 
   private async write(text: string): Promise<void> {
-    await mkdir(this.directory, { recursive: true, mode: 0o755 });
     const size = await stat(this.file).then((s) => s.size, () => 0);
     if (size + text.length > rotateBytes) await rename(this.file, `${this.file}.1`).catch(() => undefined);
-    await appendFile(this.file, text, { mode: 0o644 });
+    await appendFile(this.file, text, { mode: 0o640 });
   }
 }
 

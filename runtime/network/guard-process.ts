@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdir, open, readFile } from "node:fs/promises";
+import { open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { packageRoot } from "../package-root.js";
 import { sandboxNetworkPath } from "../paths.js";
@@ -25,13 +25,11 @@ function guardMain(): string {
 
 /**
  * Starts the sandbox's network guard (guard.ts) as its own process group, so it outlives the
- * forage-ctl (or daemon) that started it, as the container does. Resolves once it listens.
- * The sandbox's network directory (denials, guard status, log) is made here, 0755: it is bound
- * read-only into the sandbox, and holds nothing secret.
+ * forage-ctl (or daemon) that started it, as the container does. Resolves once it listens. Its
+ * log goes to the sandbox's network directory (made by prepareNetwork), readable by root only.
  */
 export async function startGuard(context: RuntimeContext, metadata: SandboxMetadata): Promise<GuardHandle> {
   const directory = sandboxNetworkPath(context.paths, metadata.name);
-  await mkdir(directory, { recursive: true, mode: 0o755 });
   const log = await open(join(directory, guardLogName), "a", 0o600);
   const link = sandboxLink(metadata.slot, context.settings.host.network.base);
   const spec: GuardSpec = {

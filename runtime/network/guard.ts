@@ -41,6 +41,8 @@ export interface GuardStatus {
 }
 
 const pollMs = 1000;
+/** DNS queries the filter works on at once, per sandbox; more are dropped (clients retry). */
+const maxQueriesInFlight = 256;
 export const guardStatusFile = "guard.json";
 
 /**
@@ -60,8 +62,12 @@ export async function runGuard(spec: GuardSpec, ready: (services: GuardServices)
   const directory = sandboxNetworkPath(spec.paths, spec.sandbox);
   const log = new DenialLog(directory);
   const counts = { queries: 0, refusedNames: 0, upstreamFailures: 0, refusedPackets: 0 };
+  let inFlight = 0;
   const dns = await listenDns(link.hostAddress, async (message, transport) => {
     counts.queries++;
+    // A sandbox flooding its resolver gets silence, not an ever longer queue on the host.
+    if (inFlight >= maxQueriesInFlight) return null;
+    inFlight++;
     return filterDnsMessage(
       {
         policy: () => policy,
@@ -77,7 +83,7 @@ export async function runGuard(spec: GuardSpec, ready: (services: GuardServices)
       },
       message,
       transport,
-    );
+    ).finally(() => inFlight--);
   });
   const gate = await listenNameGate(
     { v4: link.hostAddress, v6: link.hostAddress6 },
@@ -96,7 +102,7 @@ export async function runGuard(spec: GuardSpec, ready: (services: GuardServices)
   const poller = new DenialPoller(sources, describeRefusal(link, () => policy, allowed));
   const writeStatus = (): Promise<void> => {
     const status: GuardStatus = { pid: process.pid, dnsPort: dns.port, startedAt, mode: policy.mode, upstream: `${upstream.address}:${upstream.port}`, ...counts };
-    return writeFile(join(directory, guardStatusFile), `${JSON.stringify(status)}\n`, { mode: 0o644 });
+    return writeFile(join(directory, guardStatusFile), `${JSON.stringify(status)}\n`, { mode: 0o640 });
   };
   await log.append([]);
   await writeStatus().catch(() => undefined);

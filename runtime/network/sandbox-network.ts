@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { sandboxNetworkPath } from "../paths.js";
@@ -28,8 +28,14 @@ export async function prepareNetwork(context: RuntimeContext, metadata: SandboxM
   const prepared = { ...metadata, network: metadata.network ?? templatePolicy(template) };
   await writeMetadata(context.paths, prepared);
   const directory = sandboxNetworkPath(context.paths, metadata.name);
-  await mkdir(directory, { recursive: true, mode: 0o755 });
-  await writeFile(join(directory, resolvConfName), `nameserver ${linkOf(context, metadata).hostAddress}\n`, { mode: 0o644 });
+  // Root's, readable by the agent's group only (what it was refused is its business, not other
+  // users'); setgid, so the guard's records get that group too.
+  await mkdir(directory, { recursive: true });
+  await chown(directory, 0, metadata.gid);
+  await chmod(directory, 0o2750);
+  const resolvConf = join(directory, resolvConfName);
+  await writeFile(resolvConf, `nameserver ${linkOf(context, metadata).hostAddress}\n`);
+  await chmod(resolvConf, 0o644); // bound over /etc/resolv.conf, which every user inside reads
   await loadPolicy(context, prepared, prepared.network, null);
   return prepared;
 }

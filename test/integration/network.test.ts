@@ -1,4 +1,4 @@
-import { copyFileSync } from "node:fs";
+import { copyFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -123,22 +123,9 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     expect(refused.ms).toBeLessThan(1000);
   });
 
-  it("mirrors the policy in the sandbox's own table, as defence in depth", async () => {
-    await probe("resolve", "api.test.example");
-    const inside = await asSandboxRoot("nft", "list", "table", "inet", "forage");
-    expect(inside.stdout).toContain("network restricted");
-    expect(inside.stdout).toMatch(new RegExp(`set allowed4 \\{[^}]*elements = \\{[^}]*${api.replace(/\./g, "\\.")}`));
-  });
-
-  it("holds when root in the sandbox flushes its ruleset and changes its routes", async () => {
-    expect((await asSandboxRoot("nft", "flush", "ruleset")).exitCode).toBe(0);
-    expect((await asSandboxRoot("ip", "route", "replace", "default", "via", "10.221.1.1", "dev", "eth0")).exitCode).toBe(0);
-    expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
-    expect((await probe("tcp", "api.test.example", "80")).reply).toBe(`hello ${api} 80`);
-  });
-
   it("records what it refused, for the user and read-only inside the sandbox", async () => {
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // one poll of the denied sets
+    // One poll of the denied sets; before the tests below flush the in-sandbox table (and its records).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     const listed = await host.run(["denials", "net", "--json"]);
     expect(listed.exitCode, listed.stderr).toBe(0);
     const records = JSON.parse(listed.stdout) as { kind: string; name?: string; address?: string; port?: number; rule: string }[];
@@ -152,6 +139,23 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     const inside = await host.sh("net", "cat /run/forage/network/denials.jsonl; echo x >> /run/forage/network/denials.jsonl 2>/dev/null && echo WRITABLE || true");
     expect(inside).toContain('"name":"blocked.test.example"');
     expect(inside).not.toContain("WRITABLE");
+    // Not other users' to read: root's, the agent's group, setgid so the records get that group.
+    const directory = statSync(join(host.dir, "run/network/net"));
+    expect([directory.mode & 0o7777, directory.uid, directory.gid]).toEqual([0o2750, 0, 65534]);
+  });
+
+  it("mirrors the policy in the sandbox's own table, as defence in depth", async () => {
+    await probe("resolve", "api.test.example");
+    const inside = await asSandboxRoot("nft", "list", "table", "inet", "forage");
+    expect(inside.stdout).toContain("network restricted");
+    expect(inside.stdout).toMatch(new RegExp(`set allowed4 \\{[^}]*elements = \\{[^}]*${api.replace(/\./g, "\\.")}`));
+  });
+
+  it("holds when root in the sandbox flushes its ruleset and changes its routes", async () => {
+    expect((await asSandboxRoot("nft", "flush", "ruleset")).exitCode).toBe(0);
+    expect((await asSandboxRoot("ip", "route", "replace", "default", "via", "10.221.1.1", "dev", "eth0")).exitCode).toBe(0);
+    expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
+    expect((await probe("tcp", "api.test.example", "80")).reply).toBe(`hello ${api} 80`);
   });
 
   it("with sni, refuses a name not on the allowlist even on an allowed address, and TLS without SNI", async () => {
@@ -199,6 +203,10 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
 
     await network("none");
     expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
+    expect((await host.run(["stop", "net", "-t", "1"])).exitCode).toBe(0);
+    expect((await host.run(["start", "net"])).exitCode).toBe(0);
+    expect((await network()).policy.mode).toBe("none");
+    expect((await probe("tcp", api, "80")).error).toBe("ECONNREFUSED");
   });
 
   it("adds to the allowlist live with --allow, and --deny wins over it", async () => {

@@ -35,6 +35,7 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
 
   /** What every sandbox container in slot 7 is, whatever its mounts. */
   const slot7 = { ephemeral: true, privateNetwork: true, autoStart: false, hostAddress: "10.100.7.1", localAddress: "10.100.7.2" };
+  const slot7v6 = { hostAddress6: "fd66:a64:7::1", localAddress6: "fd66:a64:7::2" };
 
   it("defines one ephemeral, privately networked container with the addresses and mounts it is given", () => {
     const container = nixEvalJson(`${prelude}
@@ -48,6 +49,8 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
     expect(container).toEqual({
       f7: {
         ...slot7,
+        hostAddress6: null,
+        localAddress6: null,
         bindMounts: {
           "/workspace": { hostPath: "/var/lib/forage/workspaces/demo", isReadOnly: false },
           "/run/secrets": { hostPath: "/run/forage-secrets/demo", isReadOnly: true },
@@ -62,7 +65,7 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
     const file = join(root, "f7.nix");
     writeFileSync(file, extraContainerDefinition({
       sandbox: "demo", template: "claude", generatedDir: root, modulesDir: join(repoRoot, "modules"), containerName: "f7",
-      hostAddress: "10.100.7.1", localAddress: "10.100.7.2", uid: 1234, gid: 567, workspace: "/home/alice/src/demo",
+      hostAddress: "10.100.7.1", localAddress: "10.100.7.2", ...slot7v6, uid: 1234, gid: 567, workspace: "/home/alice/src/demo",
       secretsDir: null, extraBindMounts: { "/home/agent/.tmux.conf": { hostPath: "/home/alice/.tmux.conf", readOnly: true } },
     }));
     const evaluated = nixEvalJson(`${prelude}
@@ -70,6 +73,7 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
       in removeAttrs c [ "config" ] // { sandbox = { inherit (sandbox) uid gid templateName; }; }`);
     expect(evaluated).toEqual({
       ...slot7,
+      ...slot7v6,
       bindMounts: {
         "/workspace": { hostPath: "/home/alice/src/demo", isReadOnly: false },
         "/home/agent/.tmux.conf": { hostPath: "/home/alice/.tmux.conf", isReadOnly: true },

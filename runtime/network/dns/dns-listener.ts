@@ -12,6 +12,8 @@ export interface DnsListener {
 
 /** Longest a TCP client may hold a connection without a complete query. */
 const tcpIdleMs = 10_000;
+/** TCP clients at once; DNS over TCP is the rare fallback for long answers. */
+const maxTcpConnections = 64;
 /** Queries one TCP connection may have in flight; more are read only as answers go out. */
 const tcpPipeline = 16;
 
@@ -61,6 +63,7 @@ function bindUdp(address: string, port: number, handle: DnsHandler): Promise<Udp
 
 function bindTcp(address: string, port: number, handle: DnsHandler): Promise<Server> {
   const server = createServer((socket) => serveTcp(socket, handle));
+  server.maxConnections = maxTcpConnections;
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, address, () => {

@@ -21,6 +21,8 @@ export interface NameGateDeps {
   sandboxRanges: { v4: string; v6: string };
 }
 
+/** Connections through the gate at once, per port and family (a browser-like client opens dozens). */
+const maxGatedConnections = 512;
 /** How long a client may take to send its ClientHello or request head. */
 const firstBytesTimeoutMs = 10_000;
 
@@ -35,9 +37,10 @@ export async function listenNameGate(addresses: { v4: string; v6: string }, deps
   const servers: Server[] = [];
   const listen = async (originalPort: number, read: (data: Buffer) => FirstBytes): Promise<number> => {
     const handler = (socket: Socket): void => gate(socket, originalPort, read, deps);
-    const v4 = await listenOn(createServer(handler), addresses.v4, 0);
+    const server = (): Server => Object.assign(createServer(handler), { maxConnections: maxGatedConnections });
+    const v4 = await listenOn(server(), addresses.v4, 0);
     servers.push(v4.server);
-    servers.push((await listenOn(createServer(handler), addresses.v6, v4.port)).server);
+    servers.push((await listenOn(server(), addresses.v6, v4.port)).server);
     return v4.port;
   };
   const tlsPort = await listen(443, readClientHello);

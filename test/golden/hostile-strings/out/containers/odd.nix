@@ -23,7 +23,7 @@ let
 in
 {
   inherit module;
-  extraContainer = { name, hostAddress, localAddress, workspace, secretsDir ? null, extraBindMounts ? { } }:
+  extraContainer = { name, hostAddress, localAddress, hostAddress6 ? null, localAddress6 ? null, workspace, secretsDir ? null, extraBindMounts ? { } }:
   {
     containers = builtins.listToAttrs [
       {
@@ -34,6 +34,8 @@ in
           autoStart = false;
           hostAddress = hostAddress;
           localAddress = localAddress;
+          hostAddress6 = hostAddress6;
+          localAddress6 = localAddress6;
           bindMounts = ({
             "/workspace" = {
               hostPath = workspace;
