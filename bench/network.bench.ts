@@ -31,7 +31,7 @@ const dir = mkdtempSync(join(tmpdir(), "forage-netbench-"));
 chmodSync(dir, 0o711);
 Object.assign(process.env, { FORAGE_STATE_DIR: join(dir, "state"), FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets") });
 const config = join(dir, "forage.yaml");
-writeFileSync(config, `user: nobody\nnetwork: { base: "${base}", upstreamResolver: "${hosts.dns}" }\ntemplates:\n  netbench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n    network: { mode: restricted, allow: ["bench.test.example", "*.new.test.example"] }\n`);
+writeFileSync(config, `user: nobody\nnetwork: { base: "${base}", upstreamResolver: "${hosts.dns}", admitPrivate: ["10.217.0.0/16"] }\ntemplates:\n  netbench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n    network: { mode: restricted, allow: ["bench.test.example", "*.new.test.example"] }\n`);
 const workspace = join(dir, "ws");
 mkdirSync(workspace);
 chownSync(workspace, 65534, 65534);

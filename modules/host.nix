@@ -78,8 +78,9 @@ in
       description = "Forage sandbox daemon";
       wantedBy = [ "multi-user.target" ];
       after = [ "network.target" ];
-      # nft: the host-side tables and the guards' set writes; util-linux: nsenter; iproute2: links.
-      path = [ pkgs.systemd pkgs.iproute2 pkgs.util-linux pkgs.nftables pkgs.tmux pkgs.coreutils ];
+      # nft: the host-side tables and the guards' set writes; conntrack: policy changes cut
+      # connections the new policy refuses; util-linux: nsenter; iproute2: links.
+      path = [ pkgs.systemd pkgs.iproute2 pkgs.util-linux pkgs.nftables pkgs.conntrack-tools pkgs.tmux pkgs.coreutils ];
       environment.FORAGE_CONFIG = "/etc/forage/forage.json";
       serviceConfig = {
         ExecStart = "${lib.getExe cfg.package} daemon";

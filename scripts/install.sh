@@ -20,6 +20,7 @@ declare -A packages=(
   [sshd]=openssh-server
   [busybox]=busybox-static
   [ping]=iputils-ping
+  [conntrack]=conntrack
 )
 
 missing=()

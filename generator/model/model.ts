@@ -30,7 +30,7 @@ export interface HostModel {
     rateLimit: { requests: number; window: string };
     auditLog: string;
   };
-  network: { base: string; upstreamResolver: string | null };
+  network: { base: string; upstreamResolver: string | null; admitPrivate: string[] };
   stateVersion: string;
   /** Where secrets appear inside every sandbox. */
   secretsMountPath: string;

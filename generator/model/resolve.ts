@@ -37,7 +37,7 @@ function resolveHost(config: Config): HostModel {
       rateLimit: config.proxy.rateLimit,
       auditLog: config.proxy.auditLog ?? `${config.stateDir}/proxy-audit.jsonl`,
     },
-    network: { base: config.network.base, upstreamResolver: config.network.upstreamResolver ?? null },
+    network: { base: config.network.base, upstreamResolver: config.network.upstreamResolver ?? null, admitPrivate: config.network.admitPrivate },
     stateVersion: config.stateVersion,
     secretsMountPath,
   };

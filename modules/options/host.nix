@@ -158,9 +158,15 @@
           default = null;
           description = "DNS server the restricted-mode filter forwards to; default: the host's /etc/resolv.conf.";
         };
+        admitPrivate = lib.mkOption {
+          type = lib.types.listOf lib.types.str;
+          default = [ ];
+          description = "Private ranges (RFC 1918, 100.64/10, fc00::/7) an allowed name may resolve to in restricted mode, e.g. your company's git server. Others are refused, so a name someone points at your LAN is not a way in. Loopback, link-local (cloud metadata), multicast, this host and the sandboxes are never admitted. Default: none.";
+        };
       };
     };
     default = {
+      admitPrivate = [ ];
       base = "10.100";
     };
     description = "Sandbox addressing.";

@@ -9,6 +9,8 @@ import { allowedSets } from "./host-policy.js";
  * and a connection opened just before a short TTL runs out must still be let through.
  */
 export const admitFloorSeconds = 300;
+/** Slack between an element's end and the end of a client's cache of the answer. */
+const renewMarginMs = 5000;
 
 /** An address (with its ports) admitted to the sandbox's allowed sets, and what it was resolved for. */
 export interface AdmittedAddress {
@@ -19,8 +21,9 @@ export interface AdmittedAddress {
 
 /**
  * Keeps the sandbox's allowed sets filled with what its DNS filter resolved. An element is
- * written only when it is new (added) or has less than half of its new life left (its timeout
- * renewed by add + delete + add in one nft transaction), so repeated answers cost no nft call.
+ * written only when it is new (added) or would end before a client's cache of the answer (its
+ * timeout renewed by add + delete + add in one nft transaction), so repeated answers mostly cost
+ * no nft call.
  * Writes are serialised (one nft at a time per table); each admit resolves once its own write is
  * loaded.
  */
@@ -44,7 +47,7 @@ export class AllowedAddresses {
   mirrorFailures = 0;
 
   /** Admits the addresses before returning; throws if nft refused the write. */
-  async admit(addresses: readonly ResolvedAddress[]): Promise<void> {
+  async admit(addresses: readonly ResolvedAddress[], before?: (table: NftTableRef) => string): Promise<void> {
     const now = this.now();
     const writes = new Map<NftSet, { fresh: NftElement[]; renewed: NftElement[] }>();
     const expiries = new Map<string, number>();
@@ -53,7 +56,8 @@ export class AllowedAddresses {
       for (const { set, value } of elementsOf(resolved)) {
         const key = `${set.name} ${String(value)}`;
         const expiresAt = this.expiry.get(key) ?? 0;
-        if (expiries.has(key) || expiresAt - now >= (timeout * 1000) / 2) continue;
+        // Rewritten only when the element would go before a client's cache of this answer does.
+        if (expiries.has(key) || expiresAt - now >= Math.min(resolved.ttl, maxTtl) * 1000 + renewMarginMs) continue;
         const write = writes.get(set) ?? { fresh: [], renewed: [] };
         // Only an element still there needs the (slower) delete + add; a new one is just added.
         (expiresAt > now ? write.renewed : write.fresh).push({ value, timeout });
@@ -62,8 +66,9 @@ export class AllowedAddresses {
       }
       this.admitted.set(resolved.address, { name: resolved.name, ports: resolved.ports, expiresAt: now + timeout * 1000 });
     }
-    if (writes.size === 0) return;
+    if (writes.size === 0 && before === undefined) return;
     const script = (table: NftTableRef): string =>
+      (before?.(table) ?? "") +
       [...writes].map(([set, { fresh, renewed }]) => (fresh.length > 0 ? printNftElements(table, set, fresh) : "") + (renewed.length > 0 ? renewal(table, set, renewed) : "")).join("");
     const mirror = this.mirror;
     // The in-sandbox table drops what it does not list, so the answer waits for both writes.
@@ -82,10 +87,12 @@ export class AllowedAddresses {
   }
 
   /**
-   * The table was replaced (its sets are empty): writes again, for the rest of their life, the
-   * addresses whose names the new policy still allows, so clients' cached answers keep working.
+   * The policy changed (and the table was replaced): empties the allowed sets and writes again,
+   * in one transaction, the addresses whose names the new policy still allows, for the rest of
+   * their life. Clients' cached answers keep working; anything admitted under the old policy
+   * after the table was replaced goes.
    */
-  async readmit(stillAllowed: (name: string) => number[] | null | false): Promise<void> {
+  async readmit(hasSets: boolean, stillAllowed: (name: string) => number[] | null | false): Promise<void> {
     this.expiry.clear();
     const now = this.now();
     const again: ResolvedAddress[] = [];
@@ -97,7 +104,16 @@ export class AllowedAddresses {
       }
       again.push({ address, family: address.includes(":") ? 6 : 4, ports, ttl: Math.ceil((admitted.expiresAt - now) / 1000), name: admitted.name });
     }
-    await this.admit(again);
+    if (!hasSets) return;
+    const flush = (table: NftTableRef): string => Object.values(allowedSets).map((set) => `flush set ${table.family} ${table.name} ${set.name}\n`).join("");
+    await this.admit(again, flush);
+  }
+
+  /** Drops what expired from memory (the kernel drops its elements itself). */
+  prune(): void {
+    const now = this.now();
+    for (const [key, expiresAt] of this.expiry) if (expiresAt <= now) this.expiry.delete(key);
+    for (const [address, admitted] of this.admitted) if (admitted.expiresAt <= now) this.admitted.delete(address);
   }
 }
 
@@ -117,6 +133,6 @@ function renewal(table: NftTableRef, set: NftSet, elements: NftElement[]): strin
 
 async function load(script: string, namespace?: string): Promise<void> {
   const argv = namespace === undefined ? ["nft", "-f", "-"] : ["nsenter", `--net=${namespace}`, "--", "nft", "-f", "-"];
-  const loaded = await execa(argv[0] as string, argv.slice(1), { input: script, reject: false });
+  const loaded = await execa(argv[0] as string, argv.slice(1), { input: script, reject: false, timeout: 10_000 });
   if (loaded.exitCode !== 0) throw new Error(`nft refused the allowed addresses: ${loaded.stderr.trim()}`);
 }

@@ -43,9 +43,11 @@ export class DenialPoller {
   async poll(now: Date = new Date()): Promise<DenialRecord[]> {
     const lists = this.sources.flatMap((source, index) => [deniedSets.v4.name, deniedSets.v6.name].map(async (set) => (await list(source, set)).map((destination) => ({ index, destination }))));
     const found = (await Promise.all(lists)).flat();
+    const listed = new Set<string>();
     const records: DenialRecord[] = [];
     for (const { index, destination } of found.slice(0, maxPerPoll)) {
       const key = `${index} ${destination.address} ${destination.protocol} ${destination.port}`;
+      listed.add(key);
       const before = this.seen.get(key);
       this.seen.set(key, destination.packets);
       // A new element is one refusal at least, whether or not its creating packet was counted.
@@ -71,7 +73,7 @@ async function list(source: DeniedSource, set: string): Promise<RefusedDestinati
   const command = ["nft", "-j", "list", "set", source.table.family, source.table.name, set];
   const argv = source.namespace === null ? command : ["nsenter", `--net=${source.namespace}`, "--", ...command];
   // The in-sandbox table is the sandbox's root's to reshape: bound what is read from it.
-  const listed = await execa(argv[0] as string, argv.slice(1), { reject: false, maxBuffer: 2_000_000 });
+  const listed = await execa(argv[0] as string, argv.slice(1), { reject: false, maxBuffer: 2_000_000, timeout: 5000 });
   if (listed.exitCode !== 0) return []; // being replaced, gone (full mode has no in-sandbox table), or flushed inside
   try {
     return parseDeniedSet(listed.stdout);

@@ -67,3 +67,35 @@ export async function readDenials(directory: string): Promise<DenialRecord[]> {
   }
   return records;
 }
+
+/** Distinct refusals kept per interval; past it, refusals are counted under one overflow record. */
+const maxTallied = 1000;
+
+/**
+ * Refused names (dns, sni), counted between two writes: a sandbox repeating or flooding a name
+ * costs one record per interval, not one write per query.
+ */
+export class RefusalTally {
+  private readonly counts = new Map<string, { record: Omit<DenialRecord, "time" | "count">; count: number }>();
+
+  add(record: Omit<DenialRecord, "time" | "count">): void {
+    const key = JSON.stringify([record.kind, record.name, record.port, record.rule]);
+    const entry = this.counts.get(key) ?? (this.counts.size < maxTallied ? { record, count: 0 } : undefined);
+    if (entry !== undefined) {
+      entry.count++;
+      this.counts.set(key, entry);
+      return;
+    }
+    const overflow = { kind: record.kind, rule: "more refusals than recorded per second" } as const;
+    const other = this.counts.get("overflow") ?? { record: overflow, count: 0 };
+    other.count++;
+    this.counts.set("overflow", other);
+  }
+
+  /** The records since the last take, stamped `now`. */
+  take(now: Date = new Date()): DenialRecord[] {
+    const records = [...this.counts.values()].map(({ record, count }) => ({ time: now.toISOString(), ...record, count }));
+    this.counts.clear();
+    return records;
+  }
+}

@@ -38,6 +38,7 @@ export async function startGuard(context: RuntimeContext, metadata: SandboxMetad
     base: context.settings.host.network.base,
     upstream: context.settings.host.network.upstreamResolver,
     namespace: (await sandboxNamespace(metadata, link)) ?? null,
+    admitPrivate: context.settings.host.network.admitPrivate,
   };
   const child = spawn(process.execPath, [guardMain(), JSON.stringify(spec)], { detached: true, stdio: ["ignore", "pipe", log.fd] });
   await log.close();

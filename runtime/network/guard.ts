@@ -4,13 +4,14 @@ import { sandboxNetworkPath, type RuntimePaths } from "../paths.js";
 import { readMetadata } from "../state/metadata-store.js";
 import { AllowedAddresses } from "./allowed-addresses.js";
 import { DenialPoller, type DescribeRefusal } from "./denial-poller.js";
-import { DenialLog } from "./denials.js";
+import { DenialLog, RefusalTally } from "./denials.js";
 import { filterDnsMessage } from "./dns/dns-filter.js";
 import { listenDns } from "./dns/dns-listener.js";
 import { parseUpstream, systemResolver, type UpstreamResolver } from "./dns/upstream.js";
 import { hostPolicyTableRef, type GuardServices } from "./host-policy.js";
 import { sandboxRanges } from "./sandbox-link.js";
 import { listenNameGate } from "./sni/name-gate.js";
+import { SpecialAddresses } from "./special-addresses.js";
 import { inSandboxTableRef } from "./in-sandbox-table.js";
 import { nameVerdict, type NetworkPolicy } from "./network-policy.js";
 import { sandboxLink, type SandboxLink } from "./sandbox-link.js";
@@ -25,6 +26,8 @@ export interface GuardSpec {
   upstream: string | null;
   /** The sandbox's own network namespace (its in-sandbox table gets the admitted addresses too). */
   namespace: string | null;
+  /** network.admitPrivate: private ranges allowed names may resolve to. */
+  admitPrivate: string[];
 }
 
 /** What `forage-ctl network` shows of a running guard (`guard.json` in the sandbox's network dir). */
@@ -61,6 +64,8 @@ export async function runGuard(spec: GuardSpec, ready: (services: GuardServices)
   const allowed = new AllowedAddresses(table, spec.namespace === null ? null : { namespace: spec.namespace, table: inSandboxTableRef });
   const directory = sandboxNetworkPath(spec.paths, spec.sandbox);
   const log = new DenialLog(directory);
+  const tally = new RefusalTally();
+  const special = new SpecialAddresses(sandboxRanges(spec.base), spec.admitPrivate);
   const counts = { queries: 0, refusedNames: 0, upstreamFailures: 0, refusedPackets: 0 };
   let inFlight = 0;
   const dns = await listenDns(link.hostAddress, async (message, transport) => {
@@ -75,8 +80,9 @@ export async function runGuard(spec: GuardSpec, ready: (services: GuardServices)
         admit: (addresses) => allowed.admit(addresses),
         refused: (refusal) => {
           counts.refusedNames++;
-          void log.append([{ time: new Date().toISOString(), kind: "dns", name: refusal.name, rule: refusal.rule, count: 1 }]);
+          tally.add({ kind: "dns", name: refusal.name, rule: refusal.rule });
         },
+        refuseAddress: (address) => special.refusal(address),
         upstreamFailed: () => {
           counts.upstreamFailures++;
         },
@@ -92,9 +98,9 @@ export async function runGuard(spec: GuardSpec, ready: (services: GuardServices)
       upstream,
       refused: (refusal) => {
         counts.refusedNames++;
-        void log.append([{ time: new Date().toISOString(), kind: "sni", ...(refusal.name === undefined ? {} : { name: refusal.name }), port: refusal.port, rule: refusal.rule, count: 1 }]);
+        tally.add({ kind: "sni", ...(refusal.name === undefined ? {} : { name: refusal.name }), port: refusal.port, rule: refusal.rule });
       },
-      sandboxRanges: sandboxRanges(spec.base),
+      special,
     },
   );
   const startedAt = new Date().toISOString();
@@ -118,7 +124,8 @@ export async function runGuard(spec: GuardSpec, ready: (services: GuardServices)
     void readPolicy(spec)
       .then(async (next) => {
         policy = next;
-        await allowed.readmit((name) => {
+        gate.recheck();
+        await allowed.readmit(next.mode === "restricted", (name) => {
           const verdict = nameVerdict(next, name);
           return verdict.allowed && next.mode === "restricted" ? verdict.ports : false;
         });
@@ -131,7 +138,8 @@ export async function runGuard(spec: GuardSpec, ready: (services: GuardServices)
     if (!(await exists(`/sys/class/net/${link.hostInterface}`))) break;
     const records = await poller.poll().catch(() => []);
     counts.refusedPackets += records.reduce((sum, record) => sum + record.count, 0);
-    await log.append(records);
+    await log.append([...tally.take(), ...records]);
+    allowed.prune();
     await writeStatus().catch(() => undefined);
   }
   gate.close();
@@ -154,6 +162,9 @@ function describeRefusal(link: SandboxLink, policy: () => NetworkPolicy, allowed
     if (mode === "none") return { rule: "mode none", ...withName };
     if (mode === "restricted" && (destination.port === 53 || destination.port === 853) && (destination.protocol === "udp" || destination.protocol === "tcp")) {
       return { rule: "DNS or DoT to another resolver", ...withName };
+    }
+    if (mode === "restricted" && policy().sni && destination.protocol === "udp" && (destination.port === 443 || destination.port === 80)) {
+      return { rule: "sni: QUIC (TCP goes through the name gate)", ...withName };
     }
     if (mode === "restricted") return { rule: name === undefined ? "not in allow" : `port ${destination.port} not in allow for ${name}`, ...withName };
     return { rule: "full: only through the external interface", ...withName };

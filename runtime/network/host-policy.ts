@@ -67,6 +67,7 @@ export function hostPolicyTable(link: SandboxLink, policy: NetworkPolicy, servic
   const replies: NftMatch = { kind: "ctState", states: ["established", "related"] };
   const restricted = policy.mode === "restricted";
   const chains: NftChain[] = [
+    { name: "spoofed", base: { type: "filter", hook: "prerouting", priority: "raw", policy: "accept" }, rules: antiSpoofRules(link, from) },
     { name: "refuse", rules: refuseRules(), comment: "record what was refused, then refuse it" },
     { name: "input", base: { type: "filter", hook: "input", priority: "filter", policy: "accept" }, rules: inputRules(link, from, replies, services, restricted && policy.sni) },
     { name: "forward", base: { type: "filter", hook: "forward", priority: "filter", policy: "accept" }, rules: forwardRules(policy, from, to, replies, externalInterface) },
@@ -90,10 +91,14 @@ export function hostPolicyTable(link: SandboxLink, policy: NetworkPolicy, servic
 }
 
 function inputRules(link: SandboxLink, from: NftMatch, replies: NftMatch, services: GuardServices | null, gated: boolean): NftRule[] {
+  const gatePorts: NftMatch | null = services === null || !gated ? null : { kind: "port", field: "tcp dport", value: [services.tlsPort, services.httpPort] };
   const gate: NftRule[] =
-    services === null || !gated
+    gatePorts === null
       ? []
-      : [{ match: [from, { kind: "port", field: "tcp dport", value: [services.tlsPort, services.httpPort] }], verdict: "accept", comment: "the sandbox's name gate (sni)" }];
+      : [
+          { match: [from, { kind: "addr", field: "ip daddr", value: link.hostAddress }, gatePorts], verdict: "accept", comment: "the sandbox's name gate (sni)" },
+          { match: [from, { kind: "addr", field: "ip6 daddr", value: link.hostAddress6 }, gatePorts], verdict: "accept", comment: "the sandbox's name gate (sni)" },
+        ];
   const dns: NftRule[] =
     services === null
       ? []
@@ -112,6 +117,18 @@ function inputRules(link: SandboxLink, from: NftMatch, replies: NftMatch, servic
     ...dns,
     ...gate,
     { match: [from], verdict: { jump: "refuse" }, comment: "sandbox to host" },
+    { match: [from], verdict: "drop" },
+  ];
+}
+
+/**
+ * Packets from the sandbox must come from its own addresses: otherwise the host would answer
+ * (DNS filter) or forward for an address the sandbox made up, reaching anyone on its behalf.
+ */
+function antiSpoofRules(link: SandboxLink, from: NftMatch): NftRule[] {
+  return [
+    { match: [from, { kind: "addr", field: "ip saddr", op: "!=", value: link.sandboxAddress }], counter: true, verdict: "drop", comment: "not the sandbox's address" },
+    { match: [from, { kind: "addr", field: "ip6 saddr", op: "!=", value: [link.sandboxAddress6, "fe80::/10"] }], counter: true, verdict: "drop", comment: "not the sandbox's address" },
   ];
 }
 
@@ -119,6 +136,10 @@ function forwardRules(policy: NetworkPolicy, from: NftMatch, to: NftMatch, repli
   const out: NftRule[] = [];
   if (policy.mode === "restricted") {
     const ported: NftMatch = { kind: "l4proto", value: ["tcp", "udp"] };
+    if (policy.sni) {
+      // QUIC (HTTP/3) would carry names past the gate: refused, so clients fall back to TCP.
+      out.push({ match: [from, { kind: "port", field: "udp dport", value: [80, 443] }], verdict: { jump: "refuse" }, comment: "sni: QUIC" });
+    }
     out.push(
       { match: [from, ported, { kind: "port", field: "th dport", value: resolverPorts }], verdict: { jump: "refuse" }, comment: "DNS or DoT to another resolver" },
       { match: [from, { kind: "addr", field: "ip daddr", value: { set: allowedSets.v4.name } }], verdict: "accept" },
@@ -135,6 +156,7 @@ function forwardRules(policy: NetworkPolicy, from: NftMatch, to: NftMatch, repli
     { match: [from, replies], verdict: "accept" },
     ...out,
     { match: [from], verdict: { jump: "refuse" }, comment: "sandbox to anywhere else" },
+    { match: [from], verdict: "drop" },
     { match: [to, replies], verdict: "accept" },
     { match: [to, { kind: "l4proto", value: "tcp" }], counter: true, verdict: { reject: "tcp-reset" }, comment: "into the sandbox" },
     { match: [to], counter: true, verdict: { reject: "admin-prohibited" }, comment: "into the sandbox" },

@@ -1,3 +1,4 @@
+import { readFile, writeFile } from "node:fs/promises";
 import { execa } from "execa";
 import { SandboxError } from "../sandbox/errors.js";
 
@@ -60,11 +61,19 @@ export async function createLink(link: SandboxLink): Promise<void> {
   await ip("-n", link.namespace, "addr", "add", `${link.sandboxAddress}/24`, "dev", "eth0");
   await ip("-n", link.namespace, "link", "set", "eth0", "up");
   await ip("-n", link.namespace, "link", "set", "lo", "up");
+  await ip("-n", link.namespace, "route", "add", "default", "via", link.hostAddress);
+  if (!(await ipv6Enabled())) return;
+  // The host never takes router advertisements from a sandbox (forwarding.ts sets others to 2).
+  await writeFile(`/proc/sys/net/ipv6/conf/${link.hostInterface}/accept_ra`, "0");
   // nodad: the addresses are ours alone on this link, and DAD would hold them back ~1 s.
   await ip("-6", "addr", "add", `${link.hostAddress6}/64`, "dev", link.hostInterface, "nodad");
   await ip("-n", link.namespace, "-6", "addr", "add", `${link.sandboxAddress6}/64`, "dev", "eth0", "nodad");
-  await ip("-n", link.namespace, "route", "add", "default", "via", link.hostAddress);
   await ip("-n", link.namespace, "-6", "route", "add", "default", "via", link.hostAddress6);
+}
+
+/** False on hosts booted with IPv6 off: sandboxes then get IPv4 only. */
+export async function ipv6Enabled(): Promise<boolean> {
+  return (await readFile("/proc/sys/net/ipv6/conf/all/disable_ipv6", "utf8").catch(() => "1")).trim() === "0";
 }
 
 /** Removes the namespace (which takes the veth pair with it); absent is fine. */

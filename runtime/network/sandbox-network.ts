@@ -1,5 +1,6 @@
 import { chmod, chown, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { execa } from "execa";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { sandboxNetworkPath } from "../paths.js";
 import { recordEvent } from "../sandbox/audit-log.js";
@@ -70,6 +71,7 @@ export async function changeNetwork(context: RuntimeContext, metadata: SandboxMe
     await loadPolicy(context, changed, policy, metadata.guard);
     await reloadGuard(metadata.guard, metadata.name);
     await syncInSandboxTable(context, changed);
+    await cutConnections(context, linkOf(context, changed));
   }
   await recordEvent(context.paths, metadata.name, "network", { detail: describePolicy(policy) });
   return changed;
@@ -89,6 +91,21 @@ export async function syncInSandboxTable(context: RuntimeContext, metadata: Sand
     await applyInSandboxTable(namespace, context.settings, template.name, policyOf(metadata, template), template.useProxy || host.proxy.enable ? host.proxy.port : null);
   } catch (error) {
     context.warn(`sandbox ${metadata.name}: ${(error as Error).message} (the host-side policy still holds)`);
+  }
+}
+
+/**
+ * Makes the new policy apply to connections already open: their conntrack entries go, so their
+ * next packet is judged again by the new table (allowed ones carry on, refused ones are reset).
+ */
+async function cutConnections(context: RuntimeContext, link: SandboxLink): Promise<void> {
+  for (const args of [["-s", link.sandboxAddress], ["-f", "ipv6", "-s", link.sandboxAddress6]]) {
+    // Exit status 1 only says there was nothing to delete.
+    const cut = await execa("conntrack", ["-D", ...args], { reject: false });
+    if (cut.failed && cut.exitCode === undefined) {
+      context.warn("conntrack is not installed: connections opened before this change keep running until they close");
+      return;
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 import { access } from "node:fs/promises";
 import { join } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
-import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup } from "../cgroups/sandbox-cgroup.js";
+import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup, type SandboxCgroup } from "../cgroups/sandbox-cgroup.js";
 import { createLink, removeLink } from "../network/sandbox-link.js";
 import { linkOf, prepareNetwork, resolvConfName, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
 import { findContainerByRoot, isOurContainer, spawnContainer, stopContainer, type Bind, type ContainerPayload } from "../nspawn/container-process.js";
@@ -43,32 +43,44 @@ export async function startSandbox(context: RuntimeContext, given: SandboxMetada
   const link = linkOf(context, given);
   const root = rootPath(context.paths, given.name);
   await createLink(link);
-  const metadata = await prepareNetwork(context, given, template);
+  const metadata = await prepareNetwork(context, given, template).catch(async (error: unknown) => {
+    await removeLink(link);
+    throw error;
+  });
   // The guard (a node process) starts while the root is built; its DNS port is in the table before up returns.
   const guarded = startNetworkGuard(context, metadata);
   guarded.catch(() => undefined);
-  await mountRoot(root);
-  const layout = metadata.runtime === "nspawn-nix" ? await nixLayout(context, metadata, root, template) : await hostLayout(context, metadata, root, template, link.hostAddress);
-  const binds = [
-    ...layout.binds,
-    ...(await sandboxBinds(context, metadata, template)),
-    ...(metadata.secrets.length > 0 ? [{ source: sandboxSecretsPath(context.paths, metadata.name), target: host.secretsMountPath, readOnly: true }] : []),
-  ];
-  const cgroup = await createSandboxCgroup(metadata.name, template.resourceLimits);
-  const pid = await spawnContainer({
-    root,
-    hostname: metadata.name,
-    payload: layout.payload,
-    networkNamespacePath: link.namespacePath,
-    binds,
-    logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
-  }, (argv) => joinCgroupArgv(cgroup, argv));
-  const started = { ...(await guarded), pid, startedAt: new Date().toISOString(), cgroup, system: layout.system };
-  await writeMetadata(context.paths, started);
-  // A NixOS system starts its own sshd (with the pinned key bound in); a host root gets ours.
-  if (template.ssh && metadata.runtime === "nspawn") await startSshd(context, started);
-  await recordEvent(context.paths, metadata.name, "start");
-  return started;
+  let cgroup: SandboxCgroup | null = null;
+  try {
+    await mountRoot(root);
+    const layout = metadata.runtime === "nspawn-nix" ? await nixLayout(context, metadata, root, template) : await hostLayout(context, metadata, root, template, link.hostAddress);
+    const binds = [
+      ...layout.binds,
+      ...(await sandboxBinds(context, metadata, template)),
+      ...(metadata.secrets.length > 0 ? [{ source: sandboxSecretsPath(context.paths, metadata.name), target: host.secretsMountPath, readOnly: true }] : []),
+    ];
+    const limited = await createSandboxCgroup(metadata.name, template.resourceLimits);
+    cgroup = limited;
+    const pid = await spawnContainer({
+      root,
+      hostname: metadata.name,
+      payload: layout.payload,
+      networkNamespacePath: link.namespacePath,
+      binds,
+      logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
+    }, (argv) => joinCgroupArgv(limited, argv));
+    const started = { ...(await guarded), pid, startedAt: new Date().toISOString(), cgroup, system: layout.system };
+    await writeMetadata(context.paths, started);
+    // A NixOS system starts its own sshd (with the pinned key bound in); a host root gets ours.
+    if (template.ssh && metadata.runtime === "nspawn") await startSshd(context, started);
+    await recordEvent(context.paths, metadata.name, "start");
+    return started;
+  } catch (error) {
+    // Nothing half-started stays: the container (found by its root), the guard, the link, the cgroup.
+    const known = await guarded.catch(() => metadata);
+    await stopSandbox(context, { ...known, cgroup }, 1).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** Host root: generated /etc, the host's /usr and a few /etc files read-only, the agent launcher. */

@@ -28,13 +28,25 @@ const zone = {
   "chain.test.example": { CNAME: "edge.elsewhere.example" },
   "edge.elsewhere.example": { A: [chainTarget] },
   "six.test.example": { AAAA: [six] },
+  // Allowed names pointed at the cloud metadata service and at a LAN range not admitted.
+  "meta.test.example": { A: ["169.254.169.254"] },
+  "lan.test.example": { A: ["192.168.77.1"] },
 };
 
 const template = `  netr:
     extends: basic
     network:
       mode: restricted
-      allow: ["api.test.example", "*.cdn.test.example", "web.test.example:443", "rotate.test.example", "chain.test.example", "six.test.example"]
+      allow: ["api.test.example", "*.cdn.test.example", "web.test.example:443", "rotate.test.example", "chain.test.example", "six.test.example", "meta.test.example", "lan.test.example"]
+`;
+
+/** Connects to a sink, writes every 50 ms; prints how it ended (cut, or still open after 5 s). */
+const holdConnection = `
+const socket = require("node:net").connect({ host: process.argv[1], port: Number(process.argv[2]) });
+let writes = 0;
+const timer = setInterval(() => { socket.write("x"); writes++; }, 50);
+socket.on("error", (error) => { clearInterval(timer); console.log("cut after " + writes + " writes: " + error.code); process.exit(0); });
+setTimeout(() => { console.log("still open after " + writes + " writes"); process.exit(0); }, 5000);
 `;
 
 interface Probe {
@@ -45,7 +57,8 @@ interface Probe {
 }
 
 describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host", () => {
-  const host = new TestHost("10.221", "nobody", template, `upstreamResolver: "${hosts.dns}"`);
+  // The test hosts live in a private range, which restricted sandboxes reach only when admitted.
+  const host = new TestHost("10.221", "nobody", template, `upstreamResolver: "${hosts.dns}", admitPrivate: ["10.220.0.0/16", "fd99:220::/32"]`);
   const workspace = host.workspace("net");
 
   beforeAll(async () => {
@@ -108,6 +121,14 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     expect((await probe("tcp", "rotate.test.example", "80")).reply).toBe(`hello ${rotateSecond} 80`);
   });
 
+  it("never admits a link-local or unadmitted private address an allowed name resolves to (no packet is sent there)", async () => {
+    expect((await probe("resolve", "meta.test.example")).addresses).toBeUndefined();
+    expect((await probe("resolve", "lan.test.example")).addresses).toBeUndefined();
+    const table = (await execa("nft", ["list", "table", "inet", "forage_f1"])).stdout;
+    expect(table).not.toContain("169.254.169.254");
+    expect(table).not.toContain("192.168.77.1");
+  });
+
   it("refuses DNS to another resolver, and DoT even to an allowed address", async () => {
     const before = hosts.queries().length;
     expect((await probe("dns", hosts.dns, "api.test.example")).addresses).toBeUndefined();
@@ -136,6 +157,7 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     expect(records).toContainEqual(expect.objectContaining({ kind: "tcp", address: web, port: 80, name: "web.test.example", rule: "port 80 not in allow for web.test.example" }));
     expect(records).toContainEqual(expect.objectContaining({ kind: "tcp", address: api, port: 853, rule: "DNS or DoT to another resolver" }));
     expect(records).toContainEqual(expect.objectContaining({ kind: "tcp", address: sixBlocked, port: 80 }));
+    expect(records).toContainEqual(expect.objectContaining({ kind: "dns", name: "lan.test.example", rule: "192.168.77.1 is private (not in network.admitPrivate)" }));
     const inside = await host.sh("net", "cat /run/forage/network/denials.jsonl; echo x >> /run/forage/network/denials.jsonl 2>/dev/null && echo WRITABLE || true");
     expect(inside).toContain('"name":"blocked.test.example"');
     expect(inside).not.toContain("WRITABLE");
@@ -209,12 +231,22 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     expect((await probe("tcp", api, "80")).error).toBe("ECONNREFUSED");
   });
 
-  it("adds to the allowlist live with --allow, and --deny wins over it", async () => {
+  it("adds to the allowlist live with --allow, and --deny wins over it; a change cuts connections it refuses", async () => {
     await network2(host, ["restricted", "--allow", "blocked.test.example"]);
     expect((await probe("tcp", "blocked.test.example", "80")).reply).toBe(`hello ${blocked} 80`);
+    // A connection open when a change refuses its destination is cut; one still allowed carries on.
+    const hold = (address: string) => execa("ip", ["netns", "exec", "f1", process.execPath, "-e", holdConnection, address, String(hosts.sinkPort)], { reject: false });
+    await probe("resolve", "api.test.example");
+    const [toBlocked, toApi] = [hold(blocked), hold(api)];
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await network2(host, ["--reset"]);
+    expect((await toBlocked).stdout).toMatch(/^cut after \d+ writes: (ECONNRESET|EPIPE)/);
+    expect((await toApi).stdout).toMatch(/^still open after \d+ writes/);
+    await network2(host, ["--allow", "blocked.test.example"]);
     await network2(host, ["--deny", "api.test.example"]);
     expect((await probe("resolve", "api.test.example")).error).toBe("ENOTFOUND");
     const view = await network2(host, ["--reset"]);
+    expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
     expect(view.policy).toEqual({ mode: "restricted", allow: expect.arrayContaining(["api.test.example"]) as unknown, deny: [], sni: false });
     expect(view.policy.allow).not.toContain("blocked.test.example");
   });

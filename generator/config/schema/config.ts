@@ -53,6 +53,15 @@ const addressingSchema = z
       .string()
       .optional()
       .describe("DNS server the restricted-mode filter forwards to; default: the host's /etc/resolv.conf."),
+    admitPrivate: z
+      .array(
+        z.string().regex(/^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-f:]+\/\d{1,3})$/, { error: 'must be a CIDR range, e.g. "10.20.0.0/16" or "fd12:3456::/48"' }),
+      )
+      .max(64)
+      .default([])
+      .describe(
+        "Private ranges (RFC 1918, 100.64/10, fc00::/7) an allowed name may resolve to in restricted mode, e.g. your company's git server. Others are refused, so a name someone points at your LAN is not a way in. Loopback, link-local (cloud metadata), multicast, this host and the sandboxes are never admitted. Default: none.",
+      ),
   })
   .describe("Sandbox addressing.");
 
@@ -84,7 +93,7 @@ export const configSchema = z
     agentIdentity: identitySchema.optional(),
     monitor: monitorSchema.default({ enable: false, interval: 60, autoRestart: false }),
     proxy: proxySchema.default({ enable: false, port: 8080, rateLimit: { requests: 60, window: "1m" } }),
-    network: addressingSchema.default({ base: "10.100" }),
+    network: addressingSchema.default({ base: "10.100", admitPrivate: [] }),
     stateVersion: z
       .string()
       .regex(/^\d\d\.\d\d$/, { error: 'must be a NixOS release such as "25.05"' })

@@ -206,6 +206,8 @@ export interface NftDnatTarget {
 /** What happens to a packet that matches a rule. */
 export type NftVerdict =
   | "accept" | "drop" | "return"
+  /** Go on with the next rule: for rules that only record (a counter, a set update). */
+  | "continue"
   | { readonly reject: NftRejectKind }
   | { readonly jump: string }
   | { readonly goto: string }

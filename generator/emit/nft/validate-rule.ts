@@ -15,7 +15,7 @@ import {
 import { CONCAT_FIELDS, FIELD_TYPES, LOG_LEVELS, REJECT_KINDS } from "./vocabulary.js";
 
 const VERDICT_FORMS =
-  'accept, drop, return, { reject }, { jump }, { goto }, { redirect }, { dnat }, or { masquerade: true }';
+  'accept, drop, return, continue, { reject }, { jump }, { goto }, { redirect }, { dnat }, or { masquerade: true }';
 
 /**
  * Validates a rule: its matches, counter, log statement, verdict and comment.
@@ -65,7 +65,7 @@ function validateLog(log: NftLog, path: string): void {
 function validateVerdict(rule: NftRule, ctx: TableContext, path: string): void {
   const verdict: NftVerdict = rule.verdict;
   if (typeof verdict === "string") {
-    checkOneOf(path, verdict, ["accept", "drop", "return"]);
+    checkOneOf(path, verdict, ["accept", "drop", "return", "continue"]);
   } else if (typeof verdict !== "object" || verdict === null) {
     throw new NftValidationError(path, verdict, VERDICT_FORMS);
   } else if ("reject" in verdict) {

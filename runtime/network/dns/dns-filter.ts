@@ -29,6 +29,8 @@ export interface DnsFilterDeps {
   /** Puts the addresses in the sandbox's allowed sets; the answer waits for it. */
   admit: (addresses: ResolvedAddress[]) => Promise<void>;
   refused: (refusal: RefusedName) => void;
+  /** Why an address may not be admitted (the host's, link-local, a private range not allowed), or null. */
+  refuseAddress: (address: string) => string | null;
   /** The upstream resolver failed to answer (the sandbox got SERVFAIL). */
   upstreamFailed?: (error: Error) => void;
 }
@@ -47,7 +49,8 @@ export const maxTtl = 86_400;
  *   none) and are never sent upstream, so their labels carry nothing out;
  * - allowed names are asked upstream; the CNAME chain from the asked name is followed (asking
  *   again when the answer stops at a CNAME), and only that chain and its A/AAAA records are
- *   answered, after the addresses are admitted to the sandbox's sets;
+ *   answered, after the addresses are admitted to the sandbox's sets; addresses that are the
+ *   host's, link-local or private (unless admitted) are left out of the answer and refused;
  * - full mode forwards every type, filtering only the deny list.
  * Returns null for bytes that are not DNS at all (dropped).
  */
@@ -65,8 +68,21 @@ export async function filterDnsMessage(deps: DnsFilterDeps, message: Buffer, tra
   if (policy.mode !== "full" && !restrictedTypes.includes(query.question.type)) return answerMessage(query, rcode.noError, [], transport);
   try {
     const chain = await followChain(deps.upstream, query.name, query.question.type);
-    if (policy.mode !== "full") await deps.admit(addressesOf(chain.records, query.name, verdict.ports));
-    return answerMessage(query, chain.code, chain.records.map(capTtl), transport);
+    if (policy.mode === "full") return answerMessage(query, chain.code, chain.records.map(capTtl), transport);
+    // The policy may have changed while upstream answered: admit only under the one in force now.
+    const now = nameVerdict(deps.policy(), query.name);
+    if (!now.allowed || deps.policy().mode === "none") {
+      deps.refused({ name: query.name, type: query.question.type, rule: now.allowed ? "mode none" : now.rule });
+      return answerMessage(query, rcode.refused, [], transport);
+    }
+    const records = chain.records.filter((record) => {
+      if (record.type !== "A" && record.type !== "AAAA") return true;
+      const refusal = deps.refuseAddress(String(record.data));
+      if (refusal !== null) deps.refused({ name: query.name, type: record.type, rule: refusal });
+      return refusal === null;
+    });
+    await deps.admit(addressesOf(records, query.name, now.ports));
+    return answerMessage(query, chain.code, records.map(capTtl), transport);
   } catch (error) {
     deps.upstreamFailed?.(error as Error);
     return answerMessage(query, rcode.servFail, [], transport);

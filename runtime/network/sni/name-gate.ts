@@ -1,5 +1,6 @@
-import { BlockList, connect, createServer, isIP, type Server, type Socket } from "node:net";
-import { networkInterfaces } from "node:os";
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { pipeline } from "node:stream/promises";
+import type { SpecialAddresses } from "../special-addresses.js";
 import { isHostName } from "../dns/dns-message.js";
 import { resolveAddresses } from "../dns/dns-filter.js";
 import type { UpstreamResolver } from "../dns/upstream.js";
@@ -10,19 +11,32 @@ import { maxFirstBytes, readClientHello, readHttpHost, type FirstBytes } from ".
 export interface NameGate {
   tlsPort: number;
   httpPort: number;
+  /** The policy changed: closes the spliced connections whose name it no longer allows. */
+  recheck(): void;
   close(): void;
+}
+
+/** A spliced connection and the name it was let through for. */
+interface Spliced {
+  name: string;
+  port: number;
+  client: Socket;
+  server: Socket;
 }
 
 export interface NameGateDeps {
   policy: () => NetworkPolicy;
   upstream: UpstreamResolver;
   refused: (refusal: { name?: string; port: number; rule: string }) => void;
-  /** Address ranges of the sandboxes themselves (the gate never connects into them). */
-  sandboxRanges: { v4: string; v6: string };
+  /** Where the gate never connects: the host, link-local, sandboxes, private ranges not admitted. */
+  special: SpecialAddresses;
 }
 
 /** Connections through the gate at once, per port and family (a browser-like client opens dozens). */
 const maxGatedConnections = 512;
+/** Connecting upstream, and an idle spliced connection, give up after these. */
+const connectTimeoutMs = 10_000;
+const idleTimeoutMs = 15 * 60_000;
 /** How long a client may take to send its ClientHello or request head. */
 const firstBytesTimeoutMs = 10_000;
 
@@ -35,17 +49,30 @@ const firstBytesTimeoutMs = 10_000;
  */
 export async function listenNameGate(addresses: { v4: string; v6: string }, deps: NameGateDeps): Promise<NameGate> {
   const servers: Server[] = [];
+  const spliced = new Set<Spliced>();
   const listen = async (originalPort: number, read: (data: Buffer) => FirstBytes): Promise<number> => {
-    const handler = (socket: Socket): void => gate(socket, originalPort, read, deps);
+    const handler = (socket: Socket): void => gate(socket, originalPort, read, deps, spliced);
     const server = (): Server => Object.assign(createServer(handler), { maxConnections: maxGatedConnections });
     const v4 = await listenOn(server(), addresses.v4, 0);
     servers.push(v4.server);
-    servers.push((await listenOn(server(), addresses.v6, v4.port)).server);
+    // A host with IPv6 off has no such address: the gate then serves IPv4 only.
+    const v6 = await listenOn(server(), addresses.v6, v4.port).catch(() => undefined);
+    if (v6 !== undefined) servers.push(v6.server);
     return v4.port;
   };
   const tlsPort = await listen(443, readClientHello);
   const httpPort = await listen(80, readHttpHost);
-  return { tlsPort, httpPort, close: () => servers.forEach((server) => server.close()) };
+  const recheck = (): void => {
+    for (const connection of spliced) {
+      const verdict = nameVerdict(deps.policy(), connection.name);
+      const allowed = deps.policy().mode === "restricted" && verdict.allowed && (verdict.ports === null || verdict.ports.includes(connection.port));
+      if (!allowed) {
+        connection.client.resetAndDestroy();
+        connection.server.destroy();
+      }
+    }
+  };
+  return { tlsPort, httpPort, recheck, close: () => servers.forEach((server) => server.close()) };
 }
 
 function listenOn(server: Server, address: string, port: number): Promise<{ server: Server; port: number }> {
@@ -58,7 +85,7 @@ function listenOn(server: Server, address: string, port: number): Promise<{ serv
   });
 }
 
-function gate(client: Socket, port: number, read: (data: Buffer) => FirstBytes, deps: NameGateDeps): void {
+function gate(client: Socket, port: number, read: (data: Buffer) => FirstBytes, deps: NameGateDeps, spliced: Set<Spliced>): void {
   let buffered = Buffer.alloc(0);
   const refuse = (rule: string, name?: string): void => {
     deps.refused({ ...(name === undefined ? {} : { name }), port, rule });
@@ -78,46 +105,35 @@ function gate(client: Socket, port: number, read: (data: Buffer) => FirstBytes, 
     const verdict = nameVerdict(deps.policy(), first.name);
     if (!verdict.allowed) return refuse(verdict.rule, first.name);
     if (verdict.ports !== null && !verdict.ports.includes(port)) return refuse(`port ${port} not in allow for ${first.name}`, first.name);
-    void splice(client, first.name, port, buffered, deps).catch((error: Error) => refuse(error.message, first.name));
+    void splice(client, first.name, port, buffered, deps, spliced).catch((error: Error) => refuse(error.message, first.name));
   };
   client.on("data", onData);
 }
 
-async function splice(client: Socket, name: string, port: number, head: Buffer, deps: NameGateDeps): Promise<void> {
-  const forbidden = forbiddenDestinations(deps.sandboxRanges);
-  const address = (await resolveAddresses(deps.upstream, name)).find((candidate) => !forbidden.check(candidate, isIP(candidate) === 6 ? "ipv6" : "ipv4"));
+async function splice(client: Socket, name: string, port: number, head: Buffer, deps: NameGateDeps, spliced: Set<Spliced>): Promise<void> {
+  // The gate connects from the host, outside the sandbox's table, so it checks this itself.
+  const address = (await resolveAddresses(deps.upstream, name)).find((candidate) => deps.special.refusal(candidate) === null);
   if (address === undefined) throw new Error(`${name} resolves to no address the sandbox may reach`);
-  const server = connect({ host: address, port });
+  if (client.destroyed) return;
+  const server = connect({ host: address, port, timeout: connectTimeoutMs });
   await new Promise<void>((resolve, reject) => {
     server.once("connect", resolve);
     server.once("error", reject);
+    server.once("timeout", () => reject(new Error(`${name}:${port} did not answer`)));
+  }).catch((error: Error) => {
+    server.destroy();
+    throw error;
   });
-  server.on("error", () => client.destroy());
-  client.on("error", () => server.destroy());
+  if (client.destroyed) return void server.destroy();
+  server.setTimeout(idleTimeoutMs, () => server.destroy());
+  client.setTimeout(idleTimeoutMs, () => client.destroy());
+  const connection = { name, port, client, server };
+  spliced.add(connection);
   server.write(head);
-  client.pipe(server);
-  server.pipe(client);
   client.resume();
-}
-
-/**
- * Where the gate never connects for a sandbox, whatever a name resolves to: the host itself
- * (loopback, its own addresses), link-local and multicast, and the sandboxes' own ranges. The
- * gate connects from the host, outside the sandbox's table, so it checks this itself.
- */
-function forbiddenDestinations(sandboxRanges: { v4: string; v6: string }): BlockList {
-  const list = new BlockList();
-  list.addSubnet("0.0.0.0", 8, "ipv4");
-  list.addSubnet("127.0.0.0", 8, "ipv4");
-  list.addSubnet("169.254.0.0", 16, "ipv4");
-  list.addSubnet("224.0.0.0", 3, "ipv4");
-  list.addSubnet("::", 127, "ipv6");
-  list.addSubnet("fe80::", 10, "ipv6");
-  list.addSubnet("ff00::", 8, "ipv6");
-  list.addSubnet(sandboxRanges.v4, 16, "ipv4");
-  list.addSubnet(sandboxRanges.v6, 32, "ipv6");
-  for (const entries of Object.values(networkInterfaces())) {
-    for (const entry of entries ?? []) list.addAddress(entry.address.split("%")[0] ?? entry.address, entry.family === "IPv6" ? "ipv6" : "ipv4");
-  }
-  return list;
+  // pipeline destroys both ends when either ends or fails, so no socket outlives its peer.
+  await Promise.all([pipeline(client, server), pipeline(server, client)]).catch(() => undefined);
+  client.destroy();
+  server.destroy();
+  spliced.delete(connection);
 }

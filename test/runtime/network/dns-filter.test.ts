@@ -3,24 +3,33 @@ import dnsPacket, { type Answer, type Packet } from "dns-packet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filterDnsMessage, type DnsFilterDeps, type ResolvedAddress } from "../../../runtime/network/dns/dns-filter.js";
 import type { NetworkPolicy } from "../../../runtime/network/network-policy.js";
+import { SpecialAddresses } from "../../../runtime/network/special-addresses.js";
 
 /*
  * The DNS filter against a real upstream: a DNS server on loopback that answers from `zone` and
  * logs every name it is asked, so a test can show what was (never) forwarded.
  */
 const zone: Record<string, Answer[]> = {
-  "api.example.test": [{ type: "A", name: "api.example.test", ttl: 30, data: "192.0.2.1" }],
+  "api.example.test": [{ type: "A", name: "api.example.test", ttl: 30, data: "203.0.113.1" }],
   // One answer with the whole chain, plus a record off the chain the filter must drop.
   "www.example.test": [
     { type: "CNAME", name: "www.example.test", ttl: 60, data: "edge.cdn.test" },
-    { type: "A", name: "edge.cdn.test", ttl: 20, data: "192.0.2.2" },
+    { type: "A", name: "edge.cdn.test", ttl: 20, data: "203.0.113.2" },
     { type: "A", name: "injected.other.test", ttl: 20, data: "198.51.100.66" },
   ],
   // A chain that stops at a CNAME: the filter asks for the target itself.
   "split.example.test": [{ type: "CNAME", name: "split.example.test", ttl: 60, data: "far.cdn.test" }],
-  "far.cdn.test": [{ type: "A", name: "far.cdn.test", ttl: 40, data: "192.0.2.3" }],
+  "far.cdn.test": [{ type: "A", name: "far.cdn.test", ttl: 40, data: "203.0.113.3" }],
   "loop.example.test": [{ type: "CNAME", name: "loop.example.test", ttl: 60, data: "loop.example.test" }],
-  "many.example.test": Array.from({ length: 40 }, (_, i) => ({ type: "A" as const, name: "many.example.test", ttl: 60, data: `192.0.2.${i + 10}` })),
+  "inside.example.test": [
+    { type: "A", name: "inside.example.test", ttl: 60, data: "169.254.169.254" },
+    { type: "A", name: "inside.example.test", ttl: 60, data: "192.168.1.1" },
+    { type: "A", name: "inside.example.test", ttl: 60, data: "10.100.3.2" },
+    { type: "A", name: "inside.example.test", ttl: 60, data: "127.0.0.1" },
+    { type: "A", name: "inside.example.test", ttl: 60, data: "10.20.0.5" },
+    { type: "A", name: "inside.example.test", ttl: 60, data: "203.0.113.77" },
+  ],
+  "many.example.test": Array.from({ length: 40 }, (_, i) => ({ type: "A" as const, name: "many.example.test", ttl: 60, data: `203.0.113.${i + 10}` })),
 };
 
 /** A decoded answer; dns-packet's types leave out the rcode it decodes. */
@@ -36,12 +45,14 @@ describe("the DNS filter", () => {
   const asked: string[] = [];
   const admitted: ResolvedAddress[] = [];
   const refused: string[] = [];
-  let policy: NetworkPolicy = { mode: "restricted", allow: ["api.example.test", "www.example.test", "split.example.test", "loop.example.test", "many.example.test", "*.ports.test:443"], deny: [], sni: false };
+  const special = new SpecialAddresses({ v4: "10.100.0.0", v6: "fd66:a64::" }, ["10.20.0.0/16"]);
+  let policy: NetworkPolicy = { mode: "restricted", allow: ["api.example.test", "www.example.test", "inside.example.test", "split.example.test", "loop.example.test", "many.example.test", "*.ports.test:443"], deny: [], sni: false };
   const deps = (): DnsFilterDeps => ({
     policy: () => policy,
     upstream: { address: "127.0.0.1", port },
     admit: async (addresses) => void admitted.push(...addresses),
     refused: (refusal) => void refused.push(`${refusal.name} ${refusal.rule}`),
+    refuseAddress: (address) => special.refusal(address),
   });
 
   beforeAll(async () => {
@@ -70,8 +81,8 @@ describe("the DNS filter", () => {
     const answer = await ask("API.example.test");
     expect(answer.id).toBe(4242);
     expect(answer.rcode).toBe("NOERROR");
-    expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["192.0.2.1"]);
-    expect(admitted).toContainEqual({ address: "192.0.2.1", family: 4, ports: null, ttl: 30, name: "api.example.test" });
+    expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["203.0.113.1"]);
+    expect(admitted).toContainEqual({ address: "203.0.113.1", family: 4, ports: null, ttl: 30, name: "api.example.test" });
   });
 
   it("answers a refused name NXDOMAIN without forwarding it", async () => {
@@ -84,7 +95,7 @@ describe("the DNS filter", () => {
   it("follows the CNAME chain in an answer and drops records off the chain", async () => {
     const answer = await ask("www.example.test");
     expect(answer.answers?.map((a) => `${a.type} ${a.name}`)).toEqual(["CNAME www.example.test", "A edge.cdn.test"]);
-    expect(admitted.map((a) => a.address)).toContain("192.0.2.2");
+    expect(admitted.map((a) => a.address)).toContain("203.0.113.2");
     expect(admitted.map((a) => a.address)).not.toContain("198.51.100.66");
   });
 
@@ -92,7 +103,18 @@ describe("the DNS filter", () => {
     const answer = await ask("split.example.test");
     expect(answer.answers?.map((a) => `${a.type} ${a.name}`)).toEqual(["CNAME split.example.test", "A far.cdn.test"]);
     expect(asked).toContain("far.cdn.test");
-    expect(admitted).toContainEqual(expect.objectContaining({ address: "192.0.2.3", name: "split.example.test" }));
+    expect(admitted).toContainEqual(expect.objectContaining({ address: "203.0.113.3", name: "split.example.test" }));
+  });
+
+  it("leaves out and never admits addresses of the host, link-local, the sandboxes, and private ranges not admitted", async () => {
+    const answer = await ask("inside.example.test");
+    expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["10.20.0.5", "203.0.113.77"]);
+    const admittedNow = admitted.map((a) => a.address);
+    for (const address of ["169.254.169.254", "192.168.1.1", "10.100.3.2", "127.0.0.1"]) {
+      expect(admittedNow).not.toContain(address);
+      expect(refused.some((line) => line.startsWith("inside.example.test") && line.includes(address))).toBe(true);
+    }
+    expect(refused).toContain("inside.example.test 192.168.1.1 is private (not in network.admitPrivate)");
   });
 
   it("answers SERVFAIL to a CNAME loop", async () => {
@@ -100,9 +122,9 @@ describe("the DNS filter", () => {
   });
 
   it("carries an entry's port restriction to the admitted addresses", async () => {
-    zone["x.ports.test"] = [{ type: "A", name: "x.ports.test", ttl: 5, data: "192.0.2.9" }];
+    zone["x.ports.test"] = [{ type: "A", name: "x.ports.test", ttl: 5, data: "203.0.113.9" }];
     await ask("x.ports.test");
-    expect(admitted).toContainEqual({ address: "192.0.2.9", family: 4, ports: [443], ttl: 5, name: "x.ports.test" });
+    expect(admitted).toContainEqual({ address: "203.0.113.9", family: 4, ports: [443], ttl: 5, name: "x.ports.test" });
   });
 
   it("gives restricted sandboxes an empty answer for types other than A, AAAA and CNAME, unforwarded", async () => {

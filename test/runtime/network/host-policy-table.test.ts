@@ -31,7 +31,8 @@ describe("the host-side table of a sandbox", () => {
     const text = printNftTable(hostPolicyTable(link, policy("restricted", true), services, null));
     expect(text).toContain('iifname "ve-f7" meta nfproto ipv4 tcp dport 443 dnat ip to 10.100.7.1:40124');
     expect(text).toContain('iifname "ve-f7" meta nfproto ipv6 tcp dport 80 dnat ip6 to [fd66:a64:7::1]:40125');
-    expect(text).toContain('iifname "ve-f7" tcp dport { 40124, 40125 } accept');
+    expect(text).toContain('iifname "ve-f7" ip daddr 10.100.7.1 tcp dport { 40124, 40125 } accept');
+    expect(text).toContain('iifname "ve-f7" ip6 daddr fd66:a64:7::1 tcp dport { 40124, 40125 } accept');
     expect(printNftTable(hostPolicyTable(link, policy("restricted"), services, null))).not.toContain("dnat");
   });
 
@@ -40,6 +41,21 @@ describe("the host-side table of a sandbox", () => {
     const order = ["th dport { 53, 853 } jump refuse", "ip daddr @allowed4 accept", "ip6 daddr @allowed6 accept", 'iifname "ve-f7" jump refuse'].map((rule) => forward.indexOf(rule));
     expect(order.every((at) => at >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it("drops what the sandbox sends from any address but its own, before anything else sees it", () => {
+    const spoofed = printNftTable(hostPolicyTable(link, policy("full"), services, null)).split("chain spoofed")[1] ?? "";
+    expect(spoofed).toContain("type filter hook prerouting priority raw; policy accept;");
+    expect(spoofed).toContain('iifname "ve-f7" ip saddr != 10.100.7.2 counter drop');
+    expect(spoofed).toContain('iifname "ve-f7" ip6 saddr != { fd66:a64:7::2, fe80::/10 } counter drop');
+  });
+
+  it("refuses in rules of their own, so a full denied set cannot turn a refusal into a fall-through", () => {
+    const refuse = (printNftTable(hostPolicyTable(link, policy("restricted"), services, null)).split("chain refuse")[1] ?? "").split("chain ")[0] ?? "";
+    const rules = refuse.split("\n").filter((line) => line.includes("@denied") || line.includes("reject"));
+    expect(rules.filter((line) => line.includes("update @denied")).every((line) => line.trim().endsWith("continue"))).toBe(true);
+    expect(rules.filter((line) => line.includes("reject")).every((line) => !line.includes("update"))).toBe(true);
+    expect(rules.at(-1)?.trim()).toBe("counter reject with icmpx type admin-prohibited");
   });
 
   it("masquerades restricted and full traffic, and none has no way out at all", () => {

@@ -32,6 +32,7 @@
       url = null;
     };
     network = {
+      admitPrivate = [ ];
       base = "10.100";
       upstreamResolver = null;
     };

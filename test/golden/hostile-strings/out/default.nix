@@ -34,6 +34,7 @@
       url = null;
     };
     network = {
+      admitPrivate = [ ];
       base = "10.100";
       upstreamResolver = null;
     };

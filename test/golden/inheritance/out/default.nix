@@ -35,6 +35,7 @@
       url = null;
     };
     network = {
+      admitPrivate = [ ];
       base = "10.77";
       upstreamResolver = null;
     };

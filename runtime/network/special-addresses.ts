@@ -1,0 +1,62 @@
+import { BlockList, isIP } from "node:net";
+import { networkInterfaces } from "node:os";
+
+/**
+ * Addresses a sandbox never reaches through a name, whatever the name resolves to: the host
+ * itself (loopback, its own addresses), link-local (the cloud metadata service, with its
+ * credentials, lives at 169.254.169.254), multicast and the sandboxes' own ranges. Private
+ * ranges are refused too unless the config lists them (`network.admitPrivate`): otherwise a name
+ * under an allowed wildcard could be pointed at the user's LAN (DNS rebinding).
+ */
+export class SpecialAddresses {
+  private readonly never = new BlockList();
+  private readonly privateRanges = new BlockList();
+  private readonly admitted = new BlockList();
+
+  constructor(sandboxRanges: { v4: string; v6: string }, admitPrivate: readonly string[]) {
+    for (const [network, prefix, family] of [
+      ["0.0.0.0", 8, "ipv4"],
+      ["127.0.0.0", 8, "ipv4"],
+      ["169.254.0.0", 16, "ipv4"],
+      ["224.0.0.0", 3, "ipv4"],
+      ["::", 127, "ipv6"],
+      ["fe80::", 10, "ipv6"],
+      ["ff00::", 8, "ipv6"],
+      [sandboxRanges.v4, 16, "ipv4"],
+      [sandboxRanges.v6, 32, "ipv6"],
+    ] as const) {
+      this.never.addSubnet(network, prefix, family);
+    }
+    for (const [network, prefix, family] of [
+      ["10.0.0.0", 8, "ipv4"],
+      ["172.16.0.0", 12, "ipv4"],
+      ["192.168.0.0", 16, "ipv4"],
+      ["100.64.0.0", 10, "ipv4"],
+      ["fc00::", 7, "ipv6"],
+    ] as const) {
+      this.privateRanges.addSubnet(network, prefix, family);
+    }
+    for (const range of admitPrivate) {
+      const [network = "", prefix = ""] = range.split("/");
+      this.admitted.addSubnet(network, Number(prefix), isIP(network) === 6 ? "ipv6" : "ipv4");
+    }
+  }
+
+  /** Why `address` may not be admitted for a name, or null when it may. */
+  refusal(address: string): string | null {
+    const family = isIP(address) === 6 ? "ipv6" : "ipv4";
+    if (isIP(address) === 0) return "not an address";
+    if (this.never.check(address, family) || hostAddresses().has(address)) return `${address} is the host's, link-local, multicast or a sandbox's`;
+    if (this.privateRanges.check(address, family) && !this.admitted.check(address, family)) return `${address} is private (not in network.admitPrivate)`;
+    return null;
+  }
+}
+
+/** This host's own addresses, read each time: interfaces come and go. */
+function hostAddresses(): Set<string> {
+  const found = new Set<string>();
+  for (const entries of Object.values(networkInterfaces())) {
+    for (const entry of entries ?? []) found.add(entry.address.split("%")[0] ?? entry.address);
+  }
+  return found;
+}
