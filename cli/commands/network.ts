@@ -19,7 +19,7 @@ export function registerNetwork(program: Command): void {
     .argument("<sandbox>")
     .argument("[mode]", `new mode: ${networkModes.join(", ")}`)
     .option("--allow <hosts>", "add to the allowlist: host, *.suffix, optional :port; comma-separated, repeatable", collect, [])
-    .option("--deny <hosts>", "add names never resolved (checked before the allowlist): host or *.suffix", collect, [])
+    .option("--deny <hosts>", "add names the sandbox's DNS filter never resolves, whatever the mode (checked before the allowlist): host or *.suffix", collect, [])
     .option("--sni", "also check TLS SNI / HTTP Host of TCP 443 and 80 against the allowlist (restricted)")
     .option("--no-sni", "stop checking SNI / Host")
     .option("--reset", "start again from the template's policy, then apply the rest")
@@ -27,8 +27,9 @@ export function registerNetwork(program: Command): void {
     .addHelpText(
       "after",
       `
-Changes apply at once to a running sandbox (its host-side table is replaced atomically) and are
-kept in its metadata: restarting the sandbox or the daemon keeps them. Without a mode or option
+Changes apply at once to a running sandbox (its host-side table is replaced atomically, and open
+connections the new policy refuses are reset) and are kept in its metadata: restarting the
+sandbox or the daemon keeps them. Without a mode or option
 it shows the policy in force and the network guard's counters.
 
   none        nothing leaves the sandbox; its DNS filter answers REFUSED
@@ -36,7 +37,7 @@ it shows the policy in force and the network guard's counters.
               (for the answer's TTL, at least 5 minutes) are reachable; no other resolver, no DoT
   --sni       (restricted) TCP 443 and 80 go through a gate that reads the TLS SNI or HTTP Host,
               refuses names not allowed even on an allowed (shared) address, and connects to
-              the name itself; connections without a name are refused
+              the name itself; connections without a name, and QUIC, are refused
   full        routed and NATed through the host (through externalInterface when it is set)
 
 What was refused: forage-ctl denials SANDBOX (inside: /run/forage/network/denials.jsonl).
