@@ -17,6 +17,7 @@ export interface GuardHandle extends GuardServices {
 }
 
 const readyTimeoutMs = 10_000;
+const reloadTimeoutMs = 5_000;
 export const guardLogName = "guard.log";
 
 function guardMain(): string {
@@ -97,9 +98,19 @@ export async function stopGuard(guard: GuardHandle | null, sandbox: string): Pro
   process.kill(guard.pid, "SIGKILL");
 }
 
-/** Tells the guard its policy changed (it re-reads the metadata). */
-export async function reloadGuard(guard: GuardHandle | null, sandbox: string): Promise<boolean> {
+/**
+ * Tells the guard its policy changed (it re-reads the metadata and refills the allowed sets of
+ * the table just loaded), and waits until it has (its status counts reloads), so the change is
+ * whole when forage-ctl returns. False when the guard is not running or did not answer in time.
+ */
+export async function reloadGuard(guard: GuardHandle | null, sandbox: string, statusFile: string): Promise<boolean> {
   if (!(await isOurGuard(guard, sandbox)) || guard === null) return false;
+  const reloads = async (): Promise<number> => ((JSON.parse(await readFile(statusFile, "utf8")) as { reloads?: number }).reloads ?? 0);
+  const before = await reloads().catch(() => 0);
   process.kill(guard.pid, "SIGHUP");
-  return true;
+  for (let waited = 0; waited < reloadTimeoutMs; waited += 20) {
+    if ((await reloads().catch(() => before)) > before) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
 }

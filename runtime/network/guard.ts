@@ -41,6 +41,8 @@ export interface GuardStatus {
   refusedNames: number;
   upstreamFailures: number;
   refusedPackets: number;
+  /** Policy reloads done (SIGHUP); forage-ctl waits for it to grow after a change. */
+  reloads: number;
 }
 
 const pollMs = 1000;
@@ -66,7 +68,7 @@ export async function runGuard(spec: GuardSpec, ready: (services: GuardServices)
   const log = new DenialLog(directory);
   const tally = new RefusalTally();
   const special = new SpecialAddresses(sandboxRanges(spec.base), spec.admitPrivate);
-  const counts = { queries: 0, refusedNames: 0, upstreamFailures: 0, refusedPackets: 0 };
+  const counts = { queries: 0, refusedNames: 0, upstreamFailures: 0, refusedPackets: 0, reloads: 0 };
   let inFlight = 0;
   const dns = await listenDns(link.hostAddress, async (message, transport) => {
     counts.queries++;
@@ -129,6 +131,8 @@ export async function runGuard(spec: GuardSpec, ready: (services: GuardServices)
           const verdict = nameVerdict(next, name);
           return verdict.allowed && next.mode === "restricted" ? verdict.ports : false;
         });
+        counts.reloads++; // only a reload that took: forage-ctl warns when this does not grow
+        await writeStatus();
       })
       .catch((error: Error) => process.stderr.write(`forage guard ${spec.sandbox}: reload failed: ${error.message}\n`));
   });

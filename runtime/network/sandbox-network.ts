@@ -8,6 +8,7 @@ import { findTemplate, type RuntimeContext } from "../sandbox/context.js";
 import { writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { enableForwarding } from "./forwarding.js";
+import { guardStatusFile } from "./guard.js";
 import { reloadGuard, startGuard, stopGuard } from "./guard-process.js";
 import { applyHostPolicy, removeHostPolicy, type GuardServices } from "./host-policy.js";
 import { applyInSandboxTable, sandboxNamespace } from "./in-sandbox-table.js";
@@ -69,8 +70,11 @@ export async function changeNetwork(context: RuntimeContext, metadata: SandboxMe
   await writeMetadata(context.paths, changed);
   if (running) {
     await loadPolicy(context, changed, policy, metadata.guard);
-    await reloadGuard(metadata.guard, metadata.name);
     await syncInSandboxTable(context, changed);
+    // Both tables are new (their allowed sets empty): the guard refills them with what the new
+    // policy still allows. Until it has, a cached answer may find its address refused.
+    const statusFile = join(sandboxNetworkPath(context.paths, metadata.name), guardStatusFile);
+    if (!(await reloadGuard(metadata.guard, metadata.name, statusFile))) context.warn(`sandbox ${metadata.name}: its network guard did not take the change (forage-ctl network ${metadata.name} shows its health)`);
     await cutConnections(context, linkOf(context, changed));
   }
   await recordEvent(context.paths, metadata.name, "network", { detail: describePolicy(policy) });
