@@ -98,4 +98,5 @@ results.push(["node startup: forage-ctl --version", await median(10, () => cli("
 
 process.stdout.write("sandbox lifecycle (medians)\n");
 for (const [name, ms] of results) process.stdout.write(`  ${name.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ×${(ms / bare).toFixed(2)}\n`);
+cli("daemon", "--stop"); // CLI up as root started one for this state directory
 rmSync(dir, { recursive: true, force: true });

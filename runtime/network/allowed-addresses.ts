@@ -6,7 +6,8 @@ import { allowedSets } from "./host-policy.js";
 
 /**
  * Shortest life of an admitted address, in seconds: clients cache answers (some past their TTL)
- * and a connection opened just before a short TTL runs out must still be let through.
+ * and a connection opened just before a short TTL runs out must still be let through. Longer
+ * TTLs get twice their length.
  */
 export const admitFloorSeconds = 300;
 /** Slack between an element's end and the end of a client's cache of the answer. */
@@ -52,7 +53,9 @@ export class AllowedAddresses {
     const writes = new Map<NftSet, { fresh: NftElement[]; renewed: NftElement[] }>();
     const expiries = new Map<string, number>();
     for (const resolved of addresses) {
-      const timeout = Math.min(Math.max(resolved.ttl, admitFloorSeconds), maxTtl);
+      // Twice the TTL: an element renewed only once a client's cache of the answer could outlive
+      // it still lasts a whole TTL more, so renewals are rare (once per TTL at most).
+      const timeout = Math.min(Math.max(2 * resolved.ttl, admitFloorSeconds), 2 * maxTtl);
       for (const { set, value } of elementsOf(resolved)) {
         const key = `${set.name} ${String(value)}`;
         const expiresAt = this.expiry.get(key) ?? 0;

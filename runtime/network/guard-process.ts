@@ -6,7 +6,7 @@ import { sandboxNetworkPath } from "../paths.js";
 import type { RuntimeContext } from "../sandbox/context.js";
 import { SandboxError } from "../sandbox/errors.js";
 import type { SandboxMetadata } from "../state/metadata.js";
-import type { GuardSpec } from "./guard.js";
+import type { GuardSpec } from "./guard-spec.js";
 import type { GuardServices } from "./host-policy.js";
 import { sandboxNamespace } from "./in-sandbox-table.js";
 import { sandboxLink } from "./sandbox-link.js";
@@ -35,6 +35,7 @@ export async function startGuard(context: RuntimeContext, metadata: SandboxMetad
   const link = sandboxLink(metadata.slot, context.settings.host.network.base);
   const spec: GuardSpec = {
     sandbox: metadata.name,
+    slot: metadata.slot,
     paths: context.paths,
     base: context.settings.host.network.base,
     upstream: context.settings.host.network.upstreamResolver,

@@ -1,66 +1,48 @@
 import { access, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { sandboxNetworkPath, type RuntimePaths } from "../paths.js";
+import { sandboxNetworkPath } from "../paths.js";
+import type { Socket } from "node:net";
 import { readMetadata } from "../state/metadata-store.js";
 import { AllowedAddresses } from "./allowed-addresses.js";
 import { DenialPoller, type DescribeRefusal } from "./denial-poller.js";
 import { DenialLog, RefusalTally } from "./denials.js";
-import { filterDnsMessage } from "./dns/dns-filter.js";
-import { listenDns } from "./dns/dns-listener.js";
+import { filterDnsMessage, type DnsFilterDeps } from "./dns/dns-filter.js";
+import type { DnsHandler, DnsListener } from "./dns/dns-listener.js";
 import { parseUpstream, systemResolver, type UpstreamResolver } from "./dns/upstream.js";
-import { hostPolicyTableRef, type GuardServices } from "./host-policy.js";
-import { sandboxRanges } from "./sandbox-link.js";
-import { listenNameGate } from "./sni/name-gate.js";
+import { hostPolicyTableRef } from "./host-policy.js";
+import type { GuardSpec } from "./guard-spec.js";
+import { sandboxRanges, type SandboxLink } from "./link-addresses.js";
+import type { GateListener } from "./sni/gate-listener.js";
+import { createNameGate } from "./sni/name-gate.js";
 import { SpecialAddresses } from "./special-addresses.js";
 import { inSandboxTableRef } from "./in-sandbox-table.js";
 import { nameVerdict, type NetworkPolicy } from "./network-policy.js";
-import { sandboxLink, type SandboxLink } from "./sandbox-link.js";
-
-/** What the guard of one sandbox is started with (on its argv: no secrets in it). */
-export interface GuardSpec {
-  sandbox: string;
-  paths: RuntimePaths;
-  /** The network base ("10.100"): with the sandbox's slot, its link's addresses. */
-  base: string;
-  /** network.upstreamResolver, or null for the host's resolv.conf. */
-  upstream: string | null;
-  /** The sandbox's own network namespace (its in-sandbox table gets the admitted addresses too). */
-  namespace: string | null;
-  /** network.admitPrivate: private ranges allowed names may resolve to. */
-  admitPrivate: string[];
-}
-
-/** What `forage-ctl network` shows of a running guard (`guard.json` in the sandbox's network dir). */
-export interface GuardStatus {
-  pid: number;
-  dnsPort: number;
-  startedAt: string;
-  mode: NetworkPolicy["mode"];
-  upstream: string;
-  queries: number;
-  refusedNames: number;
-  upstreamFailures: number;
-  refusedPackets: number;
-  /** Policy reloads done (SIGHUP); forage-ctl waits for it to grow after a change. */
-  reloads: number;
-}
+import { guardStatusFile, type GuardStatus } from "./guard-status.js";
 
 const pollMs = 1000;
 /** DNS queries the filter works on at once, per sandbox; more are dropped (clients retry). */
 const maxQueriesInFlight = 256;
-export const guardStatusFile = "guard.json";
+
+/** The sockets guard-main opened (before loading this module), and the handlers it gives them. */
+export interface GuardListeners {
+  dns: DnsListener;
+  gate: GateListener;
+}
+
+export interface GuardHandlers {
+  dns: DnsHandler;
+  gate: (socket: Socket, originalPort: number) => void;
+}
 
 /**
- * The sandbox's network guard, a small host process beside the container: its DNS filter on the
- * host end of the link (filling the allowed sets), and the recorder of what the table refused.
- * SIGHUP re-reads the policy from the metadata (`forage-ctl network` replaced the table first);
- * it exits on SIGTERM, or by itself once the link's host end is gone.
+ * The sandbox's network guard, a small host process beside the container: its DNS filter and
+ * name gate on the host end of the link (filling the allowed sets), and the recorder of what the
+ * tables refused. guard-main opens the sockets first; this hands it the handlers (`serve`), then
+ * polls until the link's host end is gone. SIGHUP re-reads the policy from the metadata
+ * (`forage-ctl network` replaced the tables first); SIGTERM stops it.
  */
-export async function runGuard(spec: GuardSpec, ready: (services: GuardServices) => void): Promise<void> {
+export async function runGuard(spec: GuardSpec, link: SandboxLink, listeners: GuardListeners, serve: (handlers: GuardHandlers) => void): Promise<void> {
   let policy = await readPolicy(spec);
-  const metadata = await readMetadata(spec.paths, spec.sandbox);
-  if (metadata === undefined) throw new Error(`sandbox ${spec.sandbox} has no metadata`);
-  const link = sandboxLink(metadata.slot, spec.base);
   const upstream: UpstreamResolver = spec.upstream === null ? await systemResolver() : parseUpstream(spec.upstream);
   const table = hostPolicyTableRef(link);
   const allowed = new AllowedAddresses(table, spec.namespace === null ? null : { namespace: spec.namespace, table: inSandboxTableRef });
@@ -70,41 +52,39 @@ export async function runGuard(spec: GuardSpec, ready: (services: GuardServices)
   const special = new SpecialAddresses(sandboxRanges(spec.base), spec.admitPrivate);
   const counts = { queries: 0, refusedNames: 0, upstreamFailures: 0, refusedPackets: 0, reloads: 0 };
   let inFlight = 0;
-  const dns = await listenDns(link.hostAddress, async (message, transport) => {
-    counts.queries++;
-    // A sandbox flooding its resolver gets silence, not an ever longer queue on the host.
-    if (inFlight >= maxQueriesInFlight) return null;
-    inFlight++;
-    return filterDnsMessage(
-      {
-        policy: () => policy,
-        upstream,
-        admit: (addresses) => allowed.admit(addresses),
-        refused: (refusal) => {
-          counts.refusedNames++;
-          tally.add({ kind: "dns", name: refusal.name, rule: refusal.rule });
-        },
-        refuseAddress: (address) => special.refusal(address),
-        upstreamFailed: () => {
-          counts.upstreamFailures++;
-        },
-      },
-      message,
-      transport,
-    ).finally(() => inFlight--);
-  });
-  const gate = await listenNameGate(
-    { v4: link.hostAddress, v6: link.hostAddress6 },
-    {
-      policy: () => policy,
-      upstream,
-      refused: (refusal) => {
-        counts.refusedNames++;
-        tally.add({ kind: "sni", ...(refusal.name === undefined ? {} : { name: refusal.name }), port: refusal.port, rule: refusal.rule });
-      },
-      special,
+  const dnsDeps: DnsFilterDeps = {
+    policy: () => policy,
+    upstream,
+    admit: (addresses) => allowed.admit(addresses),
+    refused: (refusal) => {
+      counts.refusedNames++;
+      tally.add({ kind: "dns", name: refusal.name, rule: refusal.rule });
     },
-  );
+    refuseAddress: (address) => special.refusal(address),
+    upstreamFailed: () => {
+      counts.upstreamFailures++;
+    },
+  };
+  const gate = createNameGate({
+    policy: () => policy,
+    upstream,
+    refused: (refusal) => {
+      counts.refusedNames++;
+      tally.add({ kind: "sni", ...(refusal.name === undefined ? {} : { name: refusal.name }), port: refusal.port, rule: refusal.rule });
+    },
+    special,
+  });
+  const { dns } = listeners;
+  serve({
+    dns: async (message, transport) => {
+      counts.queries++;
+      // A sandbox flooding its resolver gets silence, not an ever longer queue on the host.
+      if (inFlight >= maxQueriesInFlight) return null;
+      inFlight++;
+      return filterDnsMessage(dnsDeps, message, transport).finally(() => inFlight--);
+    },
+    gate: (socket, port) => gate.handle(socket, port),
+  });
   const startedAt = new Date().toISOString();
   const sources = [{ table, namespace: null }, ...(spec.namespace === null ? [] : [{ table: inSandboxTableRef, namespace: spec.namespace }])];
   const poller = new DenialPoller(sources, describeRefusal(link, () => policy, allowed));
@@ -112,12 +92,10 @@ export async function runGuard(spec: GuardSpec, ready: (services: GuardServices)
     const status: GuardStatus = { pid: process.pid, dnsPort: dns.port, startedAt, mode: policy.mode, upstream: `${upstream.address}:${upstream.port}`, ...counts };
     return writeFile(join(directory, guardStatusFile), `${JSON.stringify(status)}\n`, { mode: 0o640 });
   };
-  await log.append([]);
   await writeStatus().catch(() => undefined);
-  ready({ dnsPort: dns.port, tlsPort: gate.tlsPort, httpPort: gate.httpPort });
 
   const stop = (): void => {
-    gate.close();
+    listeners.gate.close();
     void dns.close().finally(() => process.exit(0));
   };
   process.on("SIGTERM", stop);
@@ -146,7 +124,7 @@ export async function runGuard(spec: GuardSpec, ready: (services: GuardServices)
     allowed.prune();
     await writeStatus().catch(() => undefined);
   }
-  gate.close();
+  listeners.gate.close();
   await dns.close();
 }
 

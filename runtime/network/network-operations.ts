@@ -6,7 +6,7 @@ import { SandboxError } from "../sandbox/errors.js";
 import { isRunning } from "../sandbox/start-stop.js";
 import { withLock } from "../state/lock.js";
 import { readDenials, type DenialRecord } from "./denials.js";
-import { guardStatusFile, type GuardStatus } from "./guard.js";
+import { guardStatusFile, type GuardStatus } from "./guard-status.js";
 import { isOurGuard } from "./guard-process.js";
 import { networkPolicySchema, templatePolicy, type NetworkPolicy } from "./network-policy.js";
 import { changeNetwork, policyOf } from "./sandbox-network.js";

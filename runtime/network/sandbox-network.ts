@@ -8,7 +8,7 @@ import { findTemplate, type RuntimeContext } from "../sandbox/context.js";
 import { writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { enableForwarding } from "./forwarding.js";
-import { guardStatusFile } from "./guard.js";
+import { guardStatusFile } from "./guard-status.js";
 import { reloadGuard, startGuard, stopGuard } from "./guard-process.js";
 import { applyHostPolicy, removeHostPolicy, type GuardServices } from "./host-policy.js";
 import { applyInSandboxTable, sandboxNamespace } from "./in-sandbox-table.js";

@@ -18,16 +18,19 @@ const print = (result) => {
   process.exit(0);
 };
 const failed = (error) => print({ error: error.code ?? error.message });
-
-if (command === "resolve") {
-  lookup(a, { all: true }).then((found) => print({ addresses: found.map((entry) => entry.address).sort() }), failed);
-} else if (command === "tcp") {
-  const socket = connect({ host: a, port: Number(b), timeout: 5000 });
+/** Prints what a stream socket answers up to its end, or how it failed. */
+const readReply = (socket) => {
   let reply = "";
   socket.on("data", (chunk) => (reply += chunk));
   socket.on("end", () => print({ reply: reply.trim() }));
   socket.on("timeout", () => failed({ code: "TIMEOUT" }));
   socket.on("error", failed);
+};
+
+if (command === "resolve") {
+  lookup(a, { all: true }).then((found) => print({ addresses: found.map((entry) => entry.address).sort() }), failed);
+} else if (command === "tcp") {
+  readReply(connect({ host: a, port: Number(b), timeout: 5000 }));
 } else if (command === "udp") {
   const socket = createSocket(a.includes(":") ? "udp6" : "udp4");
   socket.on("message", (message) => print({ reply: message.toString().trim() }));
@@ -41,20 +44,11 @@ if (command === "resolve") {
   resolver.resolve4(b).then((addresses) => print({ addresses }), failed);
 } else if (command === "tls") {
   const servername = process.argv[5] ?? (isIP(a) === 0 ? a : undefined);
-  const socket = connectTls({ host: a, port: Number(b), rejectUnauthorized: false, ...(servername === undefined ? {} : { servername }), timeout: 5000 });
-  let reply = "";
-  socket.on("data", (chunk) => (reply += chunk));
-  socket.on("end", () => print({ reply: reply.trim() }));
-  socket.on("timeout", () => failed({ code: "TIMEOUT" }));
-  socket.on("error", failed);
+  readReply(connectTls({ host: a, port: Number(b), rejectUnauthorized: false, ...(servername === undefined ? {} : { servername }), timeout: 5000 }));
 } else if (command === "http") {
   const socket = connect({ host: a, port: Number(b), timeout: 5000 });
-  let reply = "";
   socket.on("connect", () => socket.write(`GET / HTTP/1.1\r\nHost: ${process.argv[5]}\r\nConnection: close\r\n\r\n`));
-  socket.on("data", (chunk) => (reply += chunk));
-  socket.on("end", () => print({ reply: reply.trim() }));
-  socket.on("timeout", () => failed({ code: "TIMEOUT" }));
-  socket.on("error", failed);
+  readReply(socket);
 } else {
   process.stderr.write(`unknown probe ${command}\n`);
   process.exit(64);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { networkModes } from "../../model/network-modes.js";
 import { protectedPaths } from "./protected-paths.js";
 import { agentSchema } from "./agent.js";
 import { agentName, allowEntry, packageRef, templateName } from "./names.js";
@@ -11,7 +12,7 @@ import { mountSchema, beadsSchema } from "./workspace.js";
  * model/resolve-template.ts, and each description says what the default is.
  */
 
-export const networkModes = ["none", "restricted", "full"] as const;
+export { networkModes };
 
 const networkObject = z
   .strictObject({

@@ -1,4 +1,4 @@
-import { connect, createServer, type Server, type Socket } from "node:net";
+import { connect, type Socket } from "node:net";
 import { pipeline } from "node:stream/promises";
 import type { SpecialAddresses } from "../special-addresses.js";
 import { isHostName } from "../dns/dns-message.js";
@@ -7,13 +7,12 @@ import type { UpstreamResolver } from "../dns/upstream.js";
 import { nameVerdict, type NetworkPolicy } from "../network-policy.js";
 import { maxFirstBytes, readClientHello, readHttpHost, type FirstBytes } from "./first-bytes.js";
 
-/** The sandbox's TCP 443 and 80, redirected here by its host-side table when `sni` is on. */
+/** The gate's logic, handed the connections gate-listener.ts accepts. */
 export interface NameGate {
-  tlsPort: number;
-  httpPort: number;
+  /** A connection the sandbox opened to `originalPort` (443: TLS, 80: HTTP). */
+  handle(socket: Socket, originalPort: number): void;
   /** The policy changed: closes the spliced connections whose name it no longer allows. */
   recheck(): void;
-  close(): void;
 }
 
 /** A spliced connection and the name it was let through for. */
@@ -32,8 +31,6 @@ export interface NameGateDeps {
   special: SpecialAddresses;
 }
 
-/** Connections through the gate at once, per port and family (a browser-like client opens dozens). */
-const maxGatedConnections = 512;
 /** Connecting upstream, and an idle spliced connection, give up after these. */
 const connectTimeoutMs = 10_000;
 const idleTimeoutMs = 15 * 60_000;
@@ -47,21 +44,8 @@ const firstBytesTimeoutMs = 10_000;
  * resolved upstream, and splices the bytes (TLS is not terminated). Connections without a name
  * are refused. Refusals are TCP resets.
  */
-export async function listenNameGate(addresses: { v4: string; v6: string }, deps: NameGateDeps): Promise<NameGate> {
-  const servers: Server[] = [];
+export function createNameGate(deps: NameGateDeps): NameGate {
   const spliced = new Set<Spliced>();
-  const listen = async (originalPort: number, read: (data: Buffer) => FirstBytes): Promise<number> => {
-    const handler = (socket: Socket): void => gate(socket, originalPort, read, deps, spliced);
-    const server = (): Server => Object.assign(createServer(handler), { maxConnections: maxGatedConnections });
-    const v4 = await listenOn(server(), addresses.v4, 0);
-    servers.push(v4.server);
-    // A host with IPv6 off has no such address: the gate then serves IPv4 only.
-    const v6 = await listenOn(server(), addresses.v6, v4.port).catch(() => undefined);
-    if (v6 !== undefined) servers.push(v6.server);
-    return v4.port;
-  };
-  const tlsPort = await listen(443, readClientHello);
-  const httpPort = await listen(80, readHttpHost);
   const recheck = (): void => {
     for (const connection of spliced) {
       const verdict = nameVerdict(deps.policy(), connection.name);
@@ -72,17 +56,7 @@ export async function listenNameGate(addresses: { v4: string; v6: string }, deps
       }
     }
   };
-  return { tlsPort, httpPort, recheck, close: () => servers.forEach((server) => server.close()) };
-}
-
-function listenOn(server: Server, address: string, port: number): Promise<{ server: Server; port: number }> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, address, () => {
-      const bound = server.address();
-      resolve({ server, port: typeof bound === "object" && bound !== null ? bound.port : port });
-    });
-  });
+  return { handle: (socket, port) => gate(socket, port, port === 443 ? readClientHello : readHttpHost, deps, spliced), recheck };
 }
 
 function gate(client: Socket, port: number, read: (data: Buffer) => FirstBytes, deps: NameGateDeps, spliced: Set<Spliced>): void {

@@ -1,0 +1,19 @@
+import type { NetworkPolicy } from "./network-policy.js";
+
+/** The guard's status file in the sandbox's network directory, rewritten every second. */
+export const guardStatusFile = "guard.json";
+
+/** What `forage-ctl network` shows of a running guard (`guard.json` in the sandbox's network dir). */
+export interface GuardStatus {
+  pid: number;
+  dnsPort: number;
+  startedAt: string;
+  mode: NetworkPolicy["mode"];
+  upstream: string;
+  queries: number;
+  refusedNames: number;
+  upstreamFailures: number;
+  refusedPackets: number;
+  /** Policy reloads done (SIGHUP); forage-ctl waits for it to grow after a change. */
+  reloads: number;
+}
