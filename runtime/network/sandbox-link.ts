@@ -17,20 +17,24 @@ export async function createLink(link: SandboxLink): Promise<void> {
     // Never take over a namespace that is not ours: another Forage state directory may own it.
     throw new SandboxError(`cannot create network namespace ${link.namespace}: ${added.stderr.trim()} (a leftover? see forage-ctl gc; or another Forage instance on this host uses slot ${link.namespace.slice(1)})`, "container");
   }
-  await ip("link", "add", link.hostInterface, "type", "veth", "peer", "name", "eth0", "netns", link.namespace);
-  await ip("addr", "add", `${link.hostAddress}/24`, "dev", link.hostInterface);
-  await ip("link", "set", link.hostInterface, "up");
-  await ip("-n", link.namespace, "addr", "add", `${link.sandboxAddress}/24`, "dev", "eth0");
-  await ip("-n", link.namespace, "link", "set", "eth0", "up");
-  await ip("-n", link.namespace, "link", "set", "lo", "up");
-  await ip("-n", link.namespace, "route", "add", "default", "via", link.hostAddress);
-  if (!(await ipv6Enabled())) return;
-  // The host never takes router advertisements from a sandbox (forwarding.ts sets others to 2).
-  await writeFile(`/proc/sys/net/ipv6/conf/${link.hostInterface}/accept_ra`, "0");
+  const v6 = await ipv6Enabled();
   // nodad: the addresses are ours alone on this link, and DAD would hold them back ~1 s.
-  await ip("-6", "addr", "add", `${link.hostAddress6}/64`, "dev", link.hostInterface, "nodad");
-  await ip("-n", link.namespace, "-6", "addr", "add", `${link.sandboxAddress6}/64`, "dev", "eth0", "nodad");
-  await ip("-n", link.namespace, "-6", "route", "add", "default", "via", link.hostAddress6);
+  await ipBatch([], [
+    `link add ${link.hostInterface} type veth peer name eth0 netns ${link.namespace}`,
+    `addr add ${link.hostAddress}/24 dev ${link.hostInterface}`,
+    ...(v6 ? [`addr add ${link.hostAddress6}/64 dev ${link.hostInterface} nodad`] : []),
+    `link set ${link.hostInterface} up`,
+  ]);
+  // The host never takes router advertisements from a sandbox (forwarding.ts sets others to 2).
+  if (v6) await writeFile(`/proc/sys/net/ipv6/conf/${link.hostInterface}/accept_ra`, "0");
+  await ipBatch(["-n", link.namespace], [
+    `addr add ${link.sandboxAddress}/24 dev eth0`,
+    ...(v6 ? [`addr add ${link.sandboxAddress6}/64 dev eth0 nodad`] : []),
+    "link set eth0 up",
+    "link set lo up",
+    `route add default via ${link.hostAddress}`,
+    ...(v6 ? [`route add default via ${link.hostAddress6}`] : []),
+  ]);
 }
 
 /** False on hosts booted with IPv6 off: sandboxes then get IPv4 only. */
@@ -44,6 +48,7 @@ export async function removeLink(link: SandboxLink): Promise<void> {
   await execa("ip", ["link", "delete", link.hostInterface], { reject: false });
 }
 
-async function ip(...args: string[]): Promise<void> {
-  await execa("ip", args);
+/** Runs ip commands in one process (`ip -batch -`); the lines hold only names and addresses we made. */
+async function ipBatch(options: string[], lines: string[]): Promise<void> {
+  await execa("ip", [...options, "-batch", "-"], { input: `${lines.join("\n")}\n` });
 }
