@@ -21,6 +21,14 @@ const fail = (error: Error): never => {
   process.stderr.write(`forage guard ${spec.sandbox}: ${error.stack ?? error.message}\n`);
   process.exit(1);
 };
+// Until guard.js handles it, a SIGHUP (a policy change) must not kill the guard: count it.
+let earlyHangups = 0;
+const countHangup = (): void => void earlyHangups++;
+process.on("SIGHUP", countHangup);
+const takeEarlyHangups = (): number => {
+  process.off("SIGHUP", countHangup);
+  return earlyHangups;
+};
 const loading = import("./guard.js");
 loading.catch(fail);
 let serve: (handlers: GuardHandlers) => void = () => undefined;
@@ -32,7 +40,7 @@ try {
     void handlers.then((ready) => ready.gate(socket, port));
   });
   process.stdout.write(`${JSON.stringify({ ready: true, dnsPort: dns.port, tlsPort: gate.tlsPort, httpPort: gate.httpPort })}\n`);
-  await (await loading).runGuard(spec, link, { dns, gate }, serve);
+  await (await loading).runGuard(spec, link, { dns, gate, takeEarlyHangups }, serve);
   process.exit(0);
 } catch (error) {
   fail(error as Error);

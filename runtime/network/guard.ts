@@ -27,6 +27,8 @@ const maxQueriesInFlight = 256;
 export interface GuardListeners {
   dns: DnsListener;
   gate: GateListener;
+  /** Stops counting SIGHUPs that came while this module loaded, and says how many came. */
+  takeEarlyHangups: () => number;
 }
 
 export interface GuardHandlers {
@@ -100,7 +102,7 @@ export async function runGuard(spec: GuardSpec, link: SandboxLink, listeners: Gu
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
-  process.on("SIGHUP", () => {
+  const reload = (): void => {
     void readPolicy(spec)
       .then(async (next) => {
         policy = next;
@@ -113,7 +115,10 @@ export async function runGuard(spec: GuardSpec, link: SandboxLink, listeners: Gu
         await writeStatus();
       })
       .catch((error: Error) => process.stderr.write(`forage guard ${spec.sandbox}: reload failed: ${error.message}\n`));
-  });
+  };
+  process.on("SIGHUP", reload);
+  // A change made while this module loaded: its policy was read above, but forage-ctl waits for the count.
+  if (listeners.takeEarlyHangups() > 0) reload();
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, pollMs));
     // The link's host end goes with the container (nspawn: with the namespace; NixOS: with its unit).
