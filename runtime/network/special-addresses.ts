@@ -52,11 +52,18 @@ export class SpecialAddresses {
   }
 }
 
-/** This host's own addresses, read each time: interfaces come and go. */
+/** How long the host's own addresses are reused before being read again (interfaces come and go). */
+const hostAddressesMs = 2000;
+let hostAddressCache: { readAt: number; addresses: Set<string> } | undefined;
+
+/** This host's own addresses, read at most every two seconds (getifaddrs on every answer costs). */
 function hostAddresses(): Set<string> {
-  const found = new Set<string>();
+  const now = Date.now();
+  if (hostAddressCache !== undefined && now - hostAddressCache.readAt < hostAddressesMs) return hostAddressCache.addresses;
+  const addresses = new Set<string>();
   for (const entries of Object.values(networkInterfaces())) {
-    for (const entry of entries ?? []) found.add(entry.address.split("%")[0] ?? entry.address);
+    for (const entry of entries ?? []) addresses.add(entry.address.split("%")[0] ?? entry.address);
   }
-  return found;
+  hostAddressCache = { readAt: now, addresses };
+  return addresses;
 }
