@@ -88,15 +88,14 @@ export async function isOurGuard(guard: GuardHandle | null, sandbox: string): Pr
   }
 }
 
-/** Stops the guard and waits for it to go (up to 5 s, then SIGKILL); a guard already gone is fine. */
+/**
+ * Stops the guard (SIGTERM; it closes its sockets and exits). Not waited for: its ports are its
+ * own, so a new guard for the same slot never collides with it, and a guard that hung exits by
+ * itself once the link is removed. A guard already gone is fine.
+ */
 export async function stopGuard(guard: GuardHandle | null, sandbox: string): Promise<void> {
   if (guard === null || !(await isOurGuard(guard, sandbox))) return;
   process.kill(guard.pid, "SIGTERM");
-  for (let waited = 0; waited < 5000; waited += 50) {
-    if (!(await isOurGuard(guard, sandbox))) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  process.kill(guard.pid, "SIGKILL");
 }
 
 /**
