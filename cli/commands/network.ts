@@ -34,7 +34,7 @@ it shows the policy in force and the network guard's counters.
 
   none        nothing leaves the sandbox; its DNS filter answers REFUSED
   restricted  only names on the allowlist resolve, and only the addresses they resolved to
-              (for the answer's TTL, at least 5 minutes) are reachable; no other resolver, no DoT
+              (for twice the answer's TTL, at least 5 minutes) are reachable; no other resolver, no DoT
   --sni       (restricted) TCP 443 and 80 go through a gate that reads the TLS SNI or HTTP Host,
               refuses names not allowed even on an allowed (shared) address, and connects to
               the name itself; connections without a name, and QUIC, are refused

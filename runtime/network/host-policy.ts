@@ -43,11 +43,13 @@ const resolverPorts = [53, 853];
 /**
  * The sandbox's policy, enforced on the host end of its veth (`ve-f<N>`), where nothing in the
  * sandbox (its root included) can list, flush or bypass it:
- * - prerouting: the sandbox's DNS to the host end goes to its DNS filter;
- * - input: the sandbox reaches no service of the host but its DNS filter (replies to
+ * - spoofed (raw): nothing from the sandbox with a source address other than its own;
+ * - prerouting: the sandbox's DNS to the host end goes to its DNS filter (and, with sni, its
+ *   TCP 443 and 80 to the name gate);
+ * - input: the sandbox reaches no service of the host but its guard's (replies to
  *   connections the host opened, such as ssh, still come back);
  * - forward: none lets nothing out; restricted lets out only addresses the DNS filter admitted
- *   (and no other resolver); full lets everything out (through `externalInterface` if set);
+ *   (and no other resolver, nor QUIC with sni); full lets everything out (through `externalInterface` if set);
  *   nothing opens a connection into the sandbox through the host;
  * - postrouting: what leaves is masqueraded.
  * Refusals are resets / admin-prohibited, so tools fail at once instead of timing out, and each
