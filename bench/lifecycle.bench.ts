@@ -14,6 +14,7 @@ import { execInRunning } from "../runtime/sandbox/exec.js";
 import { requireSandbox } from "../runtime/sandbox/context.js";
 import { upSandbox } from "../runtime/sandbox/up.js";
 import { loadSettings } from "../runtime/settings/load-settings.js";
+import { nixBuild, nixString } from "../test/support/nix.js";
 
 const dir = mkdtempSync(join(tmpdir(), "forage-bench-"));
 chmodSync(dir, 0o711);
@@ -23,7 +24,7 @@ const config = join(dir, "forage.yaml");
 writeFileSync(config, "user: nobody\nnetwork: { base: \"10.239\" }\ntemplates:\n  bench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n  nixbench:\n    extends: bench\n");
 // nspawn-nix boots the test suite's stand-in NixOS system (nixpkgs cannot be fetched here).
 const standIn = join(packageRoot(), "test/nix/stand-in/nixos-system.nix");
-const system = execFileSync("nix-build", ["--no-out-link", "--option", "substituters", "", "-E", `import ${standIn} { uid = 65534; gid = 65534; }`], { encoding: "utf8" }).trim();
+const system = nixBuild(`import ${nixString(standIn)} { uid = 65534; gid = 65534; }`);
 mkdirSync(join(dir, "systems"));
 symlinkSync(system, join(dir, "systems/nixbench"));
 // A git repository for worktree sandboxes, owned by the configured user as a user's own is.

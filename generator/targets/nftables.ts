@@ -38,9 +38,13 @@ export function nftablesFiles(model: Model): GeneratedFile[] {
     const file = templateNftFileName(template);
     const mode = template.network.mode;
     if (file === null || mode === "full") return [];
-    const proxyPort = template.useProxy || model.host.proxy.enable ? model.host.proxy.port : null;
-    return [{ path: `templates/${file}`, contents: renderNftFile(model.source, [inContainerTable(model.host.network.base, mode, proxyPort, template.name)], { replace: true }) }];
+    return [{ path: `templates/${file}`, contents: renderNftFile(model.source, [inContainerTable(model.host.network.base, mode, templateProxyPort(model, template), template.name)], { replace: true }) }];
   });
+}
+
+/** The API proxy port a template's sandboxes reach on their host end, or null without the proxy. */
+export function templateProxyPort(model: Pick<Model, "host">, template: TemplateModel): number | null {
+  return template.useProxy || model.host.proxy.enable ? model.host.proxy.port : null;
 }
 
 /**

@@ -4,7 +4,7 @@ import { prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandb
 import { sandboxLink } from "../network/sandbox-link.js";
 import { metadataPath, sandboxSecretsPath, type RuntimePaths } from "../paths.js";
 import { writeMetadata } from "../state/metadata-store.js";
-import type { SandboxMetadata } from "../state/metadata.js";
+import { stoppedMetadata, type SandboxMetadata } from "../state/metadata.js";
 import { recordEvent } from "../sandbox/audit-log.js";
 import type { RuntimeContext } from "../sandbox/context.js";
 import { containerUnit, isUnitActive, limitProperties, runTool, unitMainPid } from "./container-unit.js";
@@ -66,7 +66,7 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
 export async function stopExtraContainer(context: RuntimeContext, metadata: SandboxMetadata): Promise<SandboxMetadata> {
   if (await isUnitActive(metadata.containerName)) await runTool("systemctl", ["stop", containerUnit(metadata.containerName)], `stop container ${metadata.containerName}`);
   await stopNetwork(context, metadata);
-  const stopped = { ...metadata, pid: null, startedAt: null, cgroup: null, system: null, guard: null };
+  const stopped = stoppedMetadata(metadata);
   await writeMetadata(context.paths, stopped);
   await recordEvent(context.paths, metadata.name, "stop");
   return stopped;

@@ -1,5 +1,5 @@
 import { execa } from "execa";
-import { printNftElements, type NftElement, type NftSet, type NftTableRef } from "../../generator/emit/nft/index.js";
+import { printNftElements, printNftFlushSets, type NftElement, type NftSet, type NftTableRef } from "../../generator/emit/nft/index.js";
 import type { ResolvedAddress } from "./dns/dns-filter.js";
 import { maxTtl } from "./dns/dns-filter.js";
 import { allowedSets } from "./host-policy.js";
@@ -108,7 +108,7 @@ export class AllowedAddresses {
       again.push({ address, family: address.includes(":") ? 6 : 4, ports, ttl: Math.ceil((admitted.expiresAt - now) / 1000), name: admitted.name });
     }
     if (!hasSets) return;
-    const flush = (table: NftTableRef): string => Object.values(allowedSets).map((set) => `flush set ${table.family} ${table.name} ${set.name}\n`).join("");
+    const flush = (table: NftTableRef): string => printNftFlushSets(table, Object.values(allowedSets));
     await this.admit(again, flush);
   }
 

@@ -32,7 +32,7 @@ export class DenialLog {
   private readonly file: string;
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(private readonly directory: string) {
+  constructor(directory: string) {
     this.file = join(directory, denialsFileName);
   }
 

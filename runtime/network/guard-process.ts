@@ -53,10 +53,9 @@ export async function startGuard(context: RuntimeContext, metadata: SandboxMetad
         const line = output.split("\n")[0] ?? "";
         if (!output.includes("\n")) return;
         clearTimeout(timer);
-        const parsed = JSON.parse(line) as { ready?: boolean } & Partial<GuardServices>;
-        const { dnsPort, tlsPort, httpPort } = parsed;
-        if (parsed.ready === true && typeof dnsPort === "number" && typeof tlsPort === "number" && typeof httpPort === "number") resolve({ dnsPort, tlsPort, httpPort });
-        else reject(new Error(`unexpected ready line ${line}`));
+        const parsed = readyLine(line);
+        if (parsed !== null) resolve(parsed);
+        else reject(new Error(`unexpected ready line ${JSON.stringify(line.slice(0, 200))}`));
       });
       child.on("exit", (code) => {
         clearTimeout(timer);
@@ -72,6 +71,18 @@ export async function startGuard(context: RuntimeContext, metadata: SandboxMetad
     const logged = await readFile(join(directory, guardLogName), "utf8").catch(() => "");
     const tail = logged.trim().split("\n").slice(-3).join("\n");
     throw new SandboxError(`the network guard of ${metadata.name} failed: ${(error as Error).message}${tail === "" ? "" : `\n${tail}`}`, "container");
+  }
+}
+
+/** The guard's ports from its ready line, or null when the line is anything else. */
+function readyLine(line: string): GuardServices | null {
+  try {
+    const { ready, dnsPort, tlsPort, httpPort } = JSON.parse(line) as { ready?: unknown } & Partial<Record<keyof GuardServices, unknown>>;
+    const ports = [dnsPort, tlsPort, httpPort];
+    if (ready !== true || !ports.every((port) => typeof port === "number" && Number.isInteger(port) && port > 0 && port < 65536)) return null;
+    return { dnsPort: dnsPort as number, tlsPort: tlsPort as number, httpPort: httpPort as number };
+  } catch {
+    return null;
   }
 }
 
@@ -104,7 +115,7 @@ export async function stopGuard(guard: GuardHandle | null, sandbox: string): Pro
  * whole when forage-ctl returns. False when the guard is not running or did not answer in time.
  */
 export async function reloadGuard(guard: GuardHandle | null, sandbox: string, statusFile: string): Promise<boolean> {
-  if (!(await isOurGuard(guard, sandbox)) || guard === null) return false;
+  if (guard === null || !(await isOurGuard(guard, sandbox))) return false;
   const reloads = async (): Promise<number> => ((JSON.parse(await readFile(statusFile, "utf8")) as { reloads?: number }).reloads ?? 0);
   const before = await reloads().catch(() => 0);
   process.kill(guard.pid, "SIGHUP");

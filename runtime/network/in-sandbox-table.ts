@@ -1,7 +1,7 @@
 import { execa } from "execa";
-import { printNftTable, type NftTableRef } from "../../generator/emit/nft/index.js";
-import { inContainerTable, inContainerTableName } from "../../generator/targets/nftables.js";
-import type { Model } from "../../generator/model/model.js";
+import { printNftDeleteTable, printNftTable, type NftTableRef } from "../../generator/emit/nft/index.js";
+import { inContainerTable, inContainerTableName, templateProxyPort } from "../../generator/targets/nftables.js";
+import type { Model, TemplateModel } from "../../generator/model/model.js";
 import { leaderOf } from "../nspawn/container-process.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { NetworkPolicy } from "./network-policy.js";
@@ -26,11 +26,11 @@ export async function sandboxNamespace(metadata: SandboxMetadata, link: SandboxL
  * change it, and the host-side table is what holds. Used at start and on every mode change, so
  * it never contradicts the host's policy (a NixOS system loads its template's table at boot).
  */
-export async function applyInSandboxTable(namespace: string, settings: Model, templateName: string, policy: NetworkPolicy, proxyPort: number | null): Promise<void> {
+export async function applyInSandboxTable(namespace: string, settings: Model, template: TemplateModel, policy: NetworkPolicy): Promise<void> {
   const script =
     policy.mode === "full"
-      ? `table inet ${inContainerTableName}\ndelete table inet ${inContainerTableName}\n`
-      : printNftTable(inContainerTable(settings.host.network.base, policy.mode, proxyPort, templateName), { replace: true });
+      ? printNftDeleteTable(inSandboxTableRef)
+      : printNftTable(inContainerTable(settings.host.network.base, policy.mode, templateProxyPort(settings, template), template.name), { replace: true });
   const loaded = await execa("nsenter", [`--net=${namespace}`, "--", "nft", "-f", "-"], { input: script, reject: false });
   if (loaded.exitCode !== 0) throw new Error(`could not load the in-sandbox table: ${loaded.stderr.trim()}`);
 }

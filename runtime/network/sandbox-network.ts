@@ -88,11 +88,10 @@ export async function changeNetwork(context: RuntimeContext, metadata: SandboxMe
  */
 export async function syncInSandboxTable(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
   const template = findTemplate(context, metadata.template);
-  const { host } = context.settings;
   const namespace = await sandboxNamespace(metadata, linkOf(context, metadata));
   try {
     if (namespace === undefined) throw new Error("the sandbox is not running");
-    await applyInSandboxTable(namespace, context.settings, template.name, policyOf(metadata, template), template.useProxy || host.proxy.enable ? host.proxy.port : null);
+    await applyInSandboxTable(namespace, context.settings, template, policyOf(metadata, template));
   } catch (error) {
     context.warn(`sandbox ${metadata.name}: ${(error as Error).message} (the host-side policy still holds)`);
   }
@@ -134,6 +133,5 @@ async function loadPolicy(context: RuntimeContext, metadata: SandboxMetadata, po
     const changed = await enableForwarding();
     if (changed.length > 0) context.warn(`enabled forwarding for sandbox networks: ${changed.join(", ")}`);
   }
-  const services = guard === null ? null : { dnsPort: guard.dnsPort, tlsPort: guard.tlsPort, httpPort: guard.httpPort };
-  await applyHostPolicy(linkOf(context, metadata), policy, services, context.settings.host.externalInterface);
+  await applyHostPolicy(linkOf(context, metadata), policy, guard, context.settings.host.externalInterface);
 }

@@ -14,32 +14,28 @@ export class SpecialAddresses {
   private readonly admitted = new BlockList();
 
   constructor(sandboxRanges: { v4: string; v6: string }, admitPrivate: readonly string[]) {
-    for (const [network, prefix, family] of [
-      ["0.0.0.0", 8, "ipv4"],
-      ["127.0.0.0", 8, "ipv4"],
-      ["169.254.0.0", 16, "ipv4"],
-      ["224.0.0.0", 3, "ipv4"],
-      ["::", 127, "ipv6"],
-      ["fe80::", 10, "ipv6"],
-      ["ff00::", 8, "ipv6"],
-      [sandboxRanges.v4, 16, "ipv4"],
-      [sandboxRanges.v6, 32, "ipv6"],
-    ] as const) {
-      this.never.addSubnet(network, prefix, family);
-    }
-    for (const [network, prefix, family] of [
-      ["10.0.0.0", 8, "ipv4"],
-      ["172.16.0.0", 12, "ipv4"],
-      ["192.168.0.0", 16, "ipv4"],
-      ["100.64.0.0", 10, "ipv4"],
-      ["fc00::", 7, "ipv6"],
-    ] as const) {
-      this.privateRanges.addSubnet(network, prefix, family);
-    }
-    for (const range of admitPrivate) {
+    addSubnets(this.never, [
+      ["0.0.0.0", 8],
+      ["127.0.0.0", 8],
+      ["169.254.0.0", 16],
+      ["224.0.0.0", 3],
+      ["::", 127],
+      ["fe80::", 10],
+      ["ff00::", 8],
+      [sandboxRanges.v4, 16],
+      [sandboxRanges.v6, 32],
+    ]);
+    addSubnets(this.privateRanges, [
+      ["10.0.0.0", 8],
+      ["172.16.0.0", 12],
+      ["192.168.0.0", 16],
+      ["100.64.0.0", 10],
+      ["fc00::", 7],
+    ]);
+    addSubnets(this.admitted, admitPrivate.map((range): [string, number] => {
       const [network = "", prefix = ""] = range.split("/");
-      this.admitted.addSubnet(network, Number(prefix), isIP(network) === 6 ? "ipv6" : "ipv4");
-    }
+      return [network, Number(prefix)];
+    }));
   }
 
   /** Why `address` may not be admitted for a name, or null when it may. */
@@ -50,6 +46,10 @@ export class SpecialAddresses {
     if (this.privateRanges.check(address, family) && !this.admitted.check(address, family)) return `${address} is private (not in network.admitPrivate)`;
     return null;
   }
+}
+
+function addSubnets(list: BlockList, subnets: readonly (readonly [string, number])[]): void {
+  for (const [network, prefix] of subnets) list.addSubnet(network, prefix, isIP(network) === 6 ? "ipv6" : "ipv4");
 }
 
 /** How long the host's own addresses are reused before being read again (interfaces come and go). */

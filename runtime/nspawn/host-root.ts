@@ -8,8 +8,6 @@ export interface HostRootSpec {
   hostname: string;
   user: { name: string; uid: number; gid: number };
   workspacePath: string;
-  /** Nameserver inside the sandbox (the host-side DNS filter), or null for none. */
-  nameserver: string | null;
   /** Where the agent's SSH identity key is inside (written into its ~/.ssh/config), or null. */
   identityKey: string | null;
   /** Agents' launch settings: name → program and optional secret. */
@@ -68,7 +66,6 @@ async function writeEtc(root: string, spec: HostRootSpec): Promise<void> {
     shadow: `root:!:1::::::\n${name}:*:1::::::\n`,
     hostname: `${spec.hostname}\n`,
     hosts: `127.0.0.1 localhost\n::1 localhost\n127.0.1.1 ${spec.hostname}\n`,
-    "resolv.conf": spec.nameserver === null ? "" : `nameserver ${spec.nameserver}\n`,
     "nsswitch.conf": "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n",
   };
   for (const [file, text] of Object.entries(files)) {

@@ -21,8 +21,10 @@ export async function checkHealth(context: RuntimeContext, sandbox: SandboxMetad
   const template = findTemplate(context, sandbox.template);
   const restarted = running ? sandbox : await startSandbox(context, await stopSandbox(context, sandbox, 1), template);
   await startSession(context, restarted, template);
-  if (!running) await syncInSandboxTable(context, restarted);
-  if (!running) await runInit(context, restarted, template);
+  if (!running) {
+    await syncInSandboxTable(context, restarted);
+    await runInit(context, restarted, template);
+  }
   return `${sandbox.name}: unhealthy (${problem}), restarted`;
 }
 

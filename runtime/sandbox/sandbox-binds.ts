@@ -1,5 +1,7 @@
 import type { TemplateModel } from "../../generator/model/model.js";
+import { join } from "node:path";
 import { denialsMountPath } from "../network/denials.js";
+import { resolvConfName } from "../network/sandbox-network.js";
 import type { Bind } from "../nspawn/container-process.js";
 import { sandboxNetworkPath } from "../paths.js";
 import type { SandboxMetadata } from "../state/metadata.js";
@@ -11,7 +13,7 @@ import { ownerHome } from "./owner-home.js";
 /**
  * The binds every runtime gives a sandbox, whatever its root: the workspaces (primary first,
  * then mounts, stores and protected paths), the user's tmux config, the agents' config
- * directories, the network's denial records. Secrets and the root's own files are the runtime's to add.
+ * directories, the network's denial records and resolver. Secrets and the root's own files are the runtime's to add.
  */
 export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<Bind[]> {
   const { host } = context.settings;
@@ -21,5 +23,8 @@ export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMet
     ...(await agentConfigBinds(template, { home: await ownerHome(context), agentUser: host.containerUsername }, context.warn)),
     // What the network refused, so an agent can explain a failure (read-only: the guard writes it).
     { source: sandboxNetworkPath(context.paths, metadata.name), target: denialsMountPath, readOnly: true },
+    // The only resolver is the sandbox's DNS filter, whatever the mode (it can change live);
+    // read-only, so a NixOS system's resolvconf cannot replace it.
+    { source: join(sandboxNetworkPath(context.paths, metadata.name), resolvConfName), target: "/etc/resolv.conf", readOnly: true },
   ];
 }

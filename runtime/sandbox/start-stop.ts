@@ -3,15 +3,15 @@ import { join } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup, type SandboxCgroup } from "../cgroups/sandbox-cgroup.js";
 import { createLink, removeLink } from "../network/sandbox-link.js";
-import { linkOf, prepareNetwork, resolvConfName, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
+import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
 import { findContainerByRoot, isOurContainer, spawnContainer, stopContainer, type Bind, type ContainerPayload } from "../nspawn/container-process.js";
 import { buildHostRoot } from "../nspawn/host-root.js";
 import { prepareNixRoot, requireSystem } from "../nspawn/nix-root.js";
 import { isExtraContainerRunning, startExtraContainer, stopExtraContainer } from "../extra-container/backend.js";
 import { mountRoot, unmountRoot } from "../nspawn/root-mount.js";
-import { rootPath, sandboxNetworkPath, sandboxSecretsPath, metadataPath } from "../paths.js";
+import { rootPath, sandboxSecretsPath, metadataPath } from "../paths.js";
 import { writeMetadata } from "../state/metadata-store.js";
-import type { SandboxMetadata } from "../state/metadata.js";
+import { stoppedMetadata, type SandboxMetadata } from "../state/metadata.js";
 import { recordEvent } from "./audit-log.js";
 import type { RuntimeContext } from "./context.js";
 import { resolveAgentPrograms } from "./host-programs.js";
@@ -53,7 +53,7 @@ export async function startSandbox(context: RuntimeContext, given: SandboxMetada
   let cgroup: SandboxCgroup | null = null;
   try {
     await mountRoot(root);
-    const layout = metadata.runtime === "nspawn-nix" ? await nixLayout(context, metadata, root, template) : await hostLayout(context, metadata, root, template, link.hostAddress);
+    const layout = metadata.runtime === "nspawn-nix" ? await nixLayout(context, metadata, root, template) : await hostLayout(context, metadata, root, template);
     const binds = [
       ...layout.binds,
       ...(await sandboxBinds(context, metadata, template)),
@@ -84,15 +84,13 @@ export async function startSandbox(context: RuntimeContext, given: SandboxMetada
 }
 
 /** Host root: generated /etc, the host's /usr and a few /etc files read-only, the agent launcher. */
-async function hostLayout(context: RuntimeContext, metadata: SandboxMetadata, root: string, template: TemplateModel, hostAddress: string): Promise<RootLayout> {
+async function hostLayout(context: RuntimeContext, metadata: SandboxMetadata, root: string, template: TemplateModel): Promise<RootLayout> {
   const { host } = context.settings;
   const programs = await resolveAgentPrograms(template);
   await buildHostRoot(root, {
     hostname: metadata.name,
     user: { name: host.containerUsername, uid: metadata.uid, gid: metadata.gid },
     workspacePath: host.workspacePath,
-    // Always the sandbox's DNS filter, whatever the mode: it answers by the policy in force, which can change live.
-    nameserver: hostAddress,
     identityKey: metadata.secrets.includes(identityKeyFile) ? `${host.secretsMountPath}/${identityKeyFile}` : null,
     agents: template.agents.map((agent) => ({
       name: agent.name,
@@ -124,8 +122,6 @@ async function nixLayout(context: RuntimeContext, metadata: SandboxMetadata, roo
   return {
     binds: [
       { source: "/nix/store", target: "/nix/store", readOnly: true },
-      // The resolver is the sandbox's DNS filter; read-only, so the system's resolvconf cannot replace it.
-      { source: join(sandboxNetworkPath(context.paths, metadata.name), resolvConfName), target: "/etc/resolv.conf", readOnly: true },
       ...(await systemSshBinds(context, metadata, template)),
     ],
     payload: { kind: "init", init: `${system}/init` },
@@ -144,7 +140,7 @@ export async function stopSandbox(context: RuntimeContext, metadata: SandboxMeta
   await stopNetwork(context, metadata);
   await removeLink(linkOf(context, metadata));
   if (metadata.cgroup !== null) await removeSandboxCgroup(metadata.cgroup);
-  const stopped = { ...metadata, pid: null, startedAt: null, cgroup: null, system: null, guard: null };
+  const stopped = stoppedMetadata(metadata);
   await writeMetadata(context.paths, stopped);
   await recordEvent(context.paths, metadata.name, "stop");
   return stopped;

@@ -99,3 +99,8 @@ export const sandboxMetadataSchema = z.strictObject({
 });
 
 export type SandboxMetadata = z.infer<typeof sandboxMetadataSchema>;
+
+/** The same sandbox once stopped: nothing of a running container is left in it. */
+export function stoppedMetadata(metadata: SandboxMetadata): SandboxMetadata {
+  return { ...metadata, pid: null, startedAt: null, cgroup: null, system: null, guard: null };
+}

@@ -121,5 +121,3 @@ export const sshPublicKey = z
     },
     { error: `must be an OpenSSH public key line starting with one of: ${sshKeyTypes.join(", ")}` },
   );
-
-export { allowEntry } from "./allow-entry.js";

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { networkModes } from "../../model/network-modes.js";
 import { protectedPaths } from "./protected-paths.js";
 import { agentSchema } from "./agent.js";
-import { agentName, allowEntry, packageRef, templateName } from "./names.js";
+import { allowEntry } from "./allow-entry.js";
+import { agentName, packageRef, templateName } from "./names.js";
 import { identitySchema } from "./identity.js";
 import { mountSchema, beadsSchema } from "./workspace.js";
 
@@ -12,7 +13,6 @@ import { mountSchema, beadsSchema } from "./workspace.js";
  * model/resolve-template.ts, and each description says what the default is.
  */
 
-export { networkModes };
 
 const networkObject = z
   .strictObject({

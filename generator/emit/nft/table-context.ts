@@ -1,6 +1,7 @@
 import type { NftChain, NftDataType, NftFamily, NftSet } from "./ast.js";
 import { NftValidationError } from "./errors.js";
-import { checkIdentifier } from "./validate-values.js";
+import { checkIdentifier, checkOneOf } from "./validate-values.js";
+import { CONCAT_FIELDS, FIELD_TYPES } from "./vocabulary.js";
 import { setTypes } from "./validate-set.js";
 
 /** What rule validation needs to know about the enclosing table. */
@@ -31,6 +32,17 @@ export function lookupSet(ctx: TableContext, name: unknown, expected: readonly N
     );
   }
   return set;
+}
+
+/**
+ * Checks one field of a concatenation (a lookup key or a set update key) against the table's
+ * family and returns the data type it yields.
+ */
+export function concatFieldType(ctx: TableContext, field: unknown, path: string): NftDataType {
+  const known = checkOneOf(path, field, CONCAT_FIELDS);
+  if (known.startsWith("ip ")) checkLayer3(ctx, 4, known, path);
+  if (known.startsWith("ip6 ")) checkLayer3(ctx, 6, known, path);
+  return FIELD_TYPES[known];
 }
 
 /** IPv4-only selectors cannot appear in an ip6 table, nor IPv6-only ones in an ip table. */

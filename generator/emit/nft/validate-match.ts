@@ -1,6 +1,5 @@
 import type {
   NftAddrMatch,
-  NftConcatField,
   NftConcatMatch,
   NftIcmpMatch,
   NftIcmpv6Match,
@@ -11,7 +10,7 @@ import type {
   NftSetRef,
 } from "./ast.js";
 import { NftValidationError } from "./errors.js";
-import { checkLayer3, lookupSet, type TableContext } from "./table-context.js";
+import { checkLayer3, concatFieldType, lookupSet, type TableContext } from "./table-context.js";
 import {
   checkAddress,
   checkIfname,
@@ -22,7 +21,6 @@ import {
   checkPort,
 } from "./validate-values.js";
 import {
-  CONCAT_FIELDS,
   CT_STATES,
   FIELD_TYPES,
   ICMP_TYPES,
@@ -138,13 +136,8 @@ function validateConcat(match: NftConcatMatch, ctx: TableContext, path: string):
   if (!Array.isArray(match.fields) || match.fields.length < 2) {
     throw new NftValidationError(`${path}.fields`, match.fields, "a list of at least two fields");
   }
-  match.fields.forEach((field, index) => {
-    checkOneOf(`${path}.fields[${index}]`, field, CONCAT_FIELDS);
-    if (field.startsWith("ip ")) checkLayer3(ctx, 4, field, `${path}.fields[${index}]`);
-    if (field.startsWith("ip6 ")) checkLayer3(ctx, 6, field, `${path}.fields[${index}]`);
-  });
-  const fields: readonly NftConcatField[] = match.fields;
-  lookupSet(ctx, match.set, fields.map((field) => FIELD_TYPES[field]), `${path}.set`);
+  const types = match.fields.map((field, index) => concatFieldType(ctx, field, `${path}.fields[${index}]`));
+  lookupSet(ctx, match.set, types, `${path}.set`);
 }
 
 function validateIcmp(match: NftIcmpMatch | NftIcmpv6Match, ctx: TableContext, path: string): void {

@@ -1,7 +1,7 @@
 import type { NftDataType, NftDnatTarget, NftLog, NftRule, NftSetUpdate, NftVerdict } from "./ast.js";
 import { NftValidationError } from "./errors.js";
 import { ruleProtocols } from "./rule-protocols.js";
-import { checkLayer3, lookupSet, type TableContext } from "./table-context.js";
+import { concatFieldType, lookupSet, type TableContext } from "./table-context.js";
 import { validateMatch } from "./validate-match.js";
 import {
   checkAddress,
@@ -12,7 +12,7 @@ import {
   checkPort,
   checkText,
 } from "./validate-values.js";
-import { CONCAT_FIELDS, FIELD_TYPES, LOG_LEVELS, REJECT_KINDS } from "./vocabulary.js";
+import { LOG_LEVELS, REJECT_KINDS } from "./vocabulary.js";
 
 const VERDICT_FORMS =
   'accept, drop, return, continue, { reject }, { jump }, { goto }, { redirect }, { dnat }, or { masquerade: true }';
@@ -44,10 +44,7 @@ function validateSetUpdate(update: NftSetUpdate, ctx: TableContext, path: string
       checkInteger(`${path}.key[${index}]`, part, 0, 65535, "a constant port");
       return "inet_service";
     }
-    const field = checkOneOf(`${path}.key[${index}]`, part, CONCAT_FIELDS);
-    if (part.startsWith("ip ")) checkLayer3(ctx, 4, part, `${path}.key[${index}]`);
-    if (part.startsWith("ip6 ")) checkLayer3(ctx, 6, part, `${path}.key[${index}]`);
-    return FIELD_TYPES[field];
+    return concatFieldType(ctx, part, `${path}.key[${index}]`);
   });
   const set = lookupSet(ctx, update.set, types, `${path}.set`);
   if (!(set.flags?.includes("dynamic") ?? false)) throw new NftValidationError(`${path}.set`, update.set, `a set with flags dynamic (set ${set.name} has none)`);

@@ -1,5 +1,6 @@
 import { createSocket, type Socket as UdpSocket } from "node:dgram";
 import { createServer, type Server, type Socket } from "node:net";
+import { tcpFrame } from "./tcp-frame.js";
 
 /** Answers one DNS message (null: send nothing). */
 export type DnsHandler = (message: Buffer, transport: "udp" | "tcp") => Promise<Buffer | null>;
@@ -91,9 +92,7 @@ function serveTcp(socket: Socket, handle: DnsHandler): void {
           inFlight--;
           socket.resume();
           if (answer === null || socket.destroyed) return;
-          const length = Buffer.alloc(2);
-          length.writeUInt16BE(answer.length);
-          socket.write(Buffer.concat([length, answer]));
+          socket.write(tcpFrame(answer));
         },
         () => socket.destroy(),
       );

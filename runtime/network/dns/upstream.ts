@@ -3,6 +3,7 @@ import { isIP, Socket } from "node:net";
 import { randomInt } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import dnsPacket, { type Packet, type RecordType } from "dns-packet";
+import { tcpFrame } from "./tcp-frame.js";
 
 /** The resolver the DNS filter forwards allowed names to. */
 export interface UpstreamResolver {
@@ -66,17 +67,27 @@ function matches(packet: Packet, id: number, name: string, type: RecordType): bo
   return packet.type === "response" && packet.id === id && asked !== undefined && asked.name.toLowerCase() === name && asked.type === type;
 }
 
-function overUdp(upstream: UpstreamResolver, name: string, type: RecordType): Promise<Packet> {
-  const id = randomInt(0, 65536);
-  const socket = createSocket(isIP(upstream.address) === 6 ? "udp6" : "udp4");
+/**
+ * One attempt: `start` sends the question and calls `finish` with the answer or an error; the
+ * attempt fails after the timeout, and `close` releases its socket however it ends.
+ */
+function attempt(close: () => void, timeoutMessage: string, start: (finish: (outcome: Packet | Error) => void) => void): Promise<Packet> {
   return new Promise<Packet>((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`upstream resolver ${upstream.address} did not answer in ${attemptTimeoutMs} ms`)), attemptTimeoutMs);
+    const timer = setTimeout(() => finish(new Error(timeoutMessage)), attemptTimeoutMs);
     const finish = (outcome: Packet | Error): void => {
       clearTimeout(timer);
-      socket.close();
+      close();
       if (outcome instanceof Error) reject(outcome);
       else resolve(outcome);
     };
+    start(finish);
+  });
+}
+
+function overUdp(upstream: UpstreamResolver, name: string, type: RecordType): Promise<Packet> {
+  const id = randomInt(0, 65536);
+  const socket = createSocket(isIP(upstream.address) === 6 ? "udp6" : "udp4");
+  return attempt(() => socket.close(), `upstream resolver ${upstream.address} did not answer in ${attemptTimeoutMs} ms`, (finish) => {
     socket.on("error", (error) => finish(error));
     socket.on("message", (message, from) => {
       if (from.address !== upstream.address || from.port !== upstream.port) return;
@@ -93,16 +104,9 @@ function overUdp(upstream: UpstreamResolver, name: string, type: RecordType): Pr
 
 function overTcp(upstream: UpstreamResolver, name: string, type: RecordType): Promise<Packet> {
   const id = randomInt(0, 65536);
-  return new Promise<Packet>((resolve, reject) => {
-    const socket = new Socket();
-    let received = Buffer.alloc(0);
-    const timer = setTimeout(() => finish(new Error(`upstream resolver ${upstream.address} did not answer over TCP in ${attemptTimeoutMs} ms`)), attemptTimeoutMs);
-    const finish = (outcome: Packet | Error): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      if (outcome instanceof Error) reject(outcome);
-      else resolve(outcome);
-    };
+  const socket = new Socket();
+  let received = Buffer.alloc(0);
+  return attempt(() => socket.destroy(), `upstream resolver ${upstream.address} did not answer over TCP in ${attemptTimeoutMs} ms`, (finish) => {
     socket.on("error", (error) => finish(error));
     socket.on("data", (chunk) => {
       received = Buffer.concat([received, chunk]);
@@ -114,11 +118,6 @@ function overTcp(upstream: UpstreamResolver, name: string, type: RecordType): Pr
         finish(error as Error);
       }
     });
-    socket.connect(upstream.port, upstream.address, () => {
-      const message = question(id, name, type);
-      const length = Buffer.alloc(2);
-      length.writeUInt16BE(message.length);
-      socket.write(Buffer.concat([length, message]));
-    });
+    socket.connect(upstream.port, upstream.address, () => socket.write(tcpFrame(question(id, name, type))));
   });
 }

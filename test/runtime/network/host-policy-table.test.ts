@@ -14,10 +14,13 @@ const link = sandboxLink(7, "10.100");
 const policy = (mode: NetworkPolicy["mode"], sni = false): NetworkPolicy => ({ mode, allow: ["api.example.com"], deny: [], sni });
 const services = { dnsPort: 40123, tlsPort: 40124, httpPort: 40125 };
 
-/** Runs `script` (nft commands, one per line) in a fresh namespace and returns `nft -j list set` of `set`, if given. */
+/**
+ * Runs `script` (nft commands, one per line) in a fresh namespace and returns `nft -j list set`
+ * of `set`, if given. The names reach the shell as arguments, never as script text.
+ */
 function inFreshNamespace(script: string, listSet?: string): string {
-  const list = listSet === undefined ? "" : `nft -j list set inet ${hostPolicyTableRef(link).name} ${listSet}`;
-  return execFileSync("unshare", ["-n", "--", "sh", "-c", `nft -f - && ${list || "true"}`], { input: script, encoding: "utf8" });
+  const loadThenList = 'nft -f - && { [ -z "$2" ] || nft -j list set inet "$1" "$2"; }';
+  return execFileSync("unshare", ["-n", "--", "sh", "-c", loadThenList, "sh", hostPolicyTableRef(link).name, listSet ?? ""], { input: script, encoding: "utf8" });
 }
 
 describe("the host-side table of a sandbox", () => {
@@ -53,8 +56,11 @@ describe("the host-side table of a sandbox", () => {
   it("refuses in rules of their own, so a full denied set cannot turn a refusal into a fall-through", () => {
     const refuse = (printNftTable(hostPolicyTable(link, policy("restricted"), services, null)).split("chain refuse")[1] ?? "").split("chain ")[0] ?? "";
     const rules = refuse.split("\n").filter((line) => line.includes("@denied") || line.includes("reject"));
-    expect(rules.filter((line) => line.includes("update @denied")).every((line) => line.trim().endsWith("continue"))).toBe(true);
-    expect(rules.filter((line) => line.includes("reject")).every((line) => !line.includes("update"))).toBe(true);
+    const updates = rules.filter((line) => line.includes("update @denied"));
+    const rejects = rules.filter((line) => line.includes("reject"));
+    expect([updates.length, rejects.length]).toEqual([4, 2]);
+    expect(updates.every((line) => line.trim().endsWith("continue"))).toBe(true);
+    expect(rejects.every((line) => !line.includes("update"))).toBe(true);
     expect(rules.at(-1)?.trim()).toBe("counter reject with icmpx type admin-prohibited");
   });
 
