@@ -1,3 +1,4 @@
+import { checkAgentApis } from "./check-agent-apis.js";
 import type { Config } from "./schema/config.js";
 import type { SchemaProblem } from "./zod-issues.js";
 
@@ -6,7 +7,10 @@ import type { SchemaProblem } from "./zod-issues.js";
  * templates without cycles. Runs only on schema-valid configs; reports every problem.
  */
 export function checkReferences(config: Config): SchemaProblem[] {
-  return [...checkSecrets(config), ...checkExtends(config), ...checkMounts(config)];
+  const extendsProblems = checkExtends(config);
+  // Agent APIs are checked on flattened templates, which needs sound `extends`.
+  const apiProblems = extendsProblems.length === 0 ? checkAgentApis(config) : [];
+  return [...checkSecrets(config), ...extendsProblems, ...checkMounts(config), ...apiProblems];
 }
 
 /** Two mounts at one path would shadow each other; the main workspace path is taken already. */

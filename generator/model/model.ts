@@ -1,3 +1,4 @@
+import type { AuthMode, ProviderName } from "../config/schema/agent-api.js";
 import type { Identity } from "../config/schema/identity.js";
 
 /**
@@ -27,8 +28,12 @@ export interface HostModel {
     enable: boolean;
     port: number;
     url: string | null;
-    rateLimit: { requests: number; window: string };
+    rateLimit: { requests: number; window: string; tokens: number | null };
     auditLog: string;
+    auditLogMaxBytes: number;
+    caFile: string | null;
+    /** https origins allowed although they are on loopback, link-local or private addresses. */
+    allowUpstreams: string[];
   };
   network: { base: string; upstreamResolver: string | null; admitPrivate: string[] };
   stateVersion: string;
@@ -59,6 +64,31 @@ export interface AgentModel {
   hostConfigDirReadOnly: boolean;
   /** skipAll is already expanded into the full allow list. */
   permissions: { allow: string[]; deny: string[] } | null;
+  /** "wrapper" also for agents without a secret (they have no key to give). */
+  auth: AuthMode;
+  /** How the API proxy serves this agent; null with auth "wrapper". */
+  api: AgentApiModel | null;
+}
+
+/** An agent's API as the proxy sees it: where to send, how to authenticate, what the agent is told. */
+export interface AgentApiModel {
+  provider: ProviderName;
+  /** https URL; its path (if any) is prefixed to every request path. */
+  upstream: string;
+  /** Lower-case header carrying the key, and its value with `{key}` for the key. */
+  header: string;
+  value: string;
+  /** Variable → path appended to the agent's proxy URL, e.g. { OPENAI_BASE_URL: "/v1" }; sorted. */
+  baseUrlEnv: Record<string, string>;
+  /** placeholder: hosts the key is substituted for (allowlist syntax). */
+  hosts: string[];
+}
+
+/** What a template's sandboxes may ask of their APIs through the proxy. */
+export interface ProxyFilterModel {
+  methods: string[];
+  pathPrefixes: string[];
+  maxRequestBytes: number;
 }
 
 export interface MountModel {
@@ -90,5 +120,6 @@ export interface TemplateModel {
   multiplexer: "tmux" | "wezterm";
   tmuxWindows: { name: string; command: string }[];
   useProxy: boolean;
+  proxyFilter: ProxyFilterModel;
   ssh: boolean;
 }

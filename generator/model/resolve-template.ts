@@ -1,6 +1,7 @@
 import type { Agent } from "../config/schema/agent.js";
 import type { Template } from "../config/schema/template.js";
 import type { AgentModel, AllowRule, HostModel, MountModel, TemplateModel } from "./model.js";
+import { resolveAgentApi } from "./resolve-agent-api.js";
 
 /** Claude Code's built-in tools; `permissions.skipAll` allows all of them (reference behaviour). */
 export const claudeBuiltinTools = [
@@ -11,7 +12,7 @@ export const claudeBuiltinTools = [
 export function resolveTemplate(name: string, template: Template, host: HostModel): TemplateModel {
   const agents = Object.entries(template.agents ?? {})
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([agentName, agent]) => resolveAgent(agentName, agent, host));
+    .map(([agentName, agent]) => resolveAgent(agentName, agent, host, template.useProxy ?? false));
   const beads = template.workspace?.useBeads;
   const mounts = resolveMounts(template);
   return {
@@ -34,11 +35,16 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
     multiplexer: template.multiplexer ?? "tmux",
     tmuxWindows: template.tmuxWindows ?? agents.map((agent) => ({ name: agent.name, command: agent.name })),
     useProxy: template.useProxy ?? false,
+    proxyFilter: {
+      methods: [...(template.proxyFilter?.methods ?? ["GET", "HEAD", "POST"])].sort(),
+      pathPrefixes: [...(template.proxyFilter?.pathPrefixes ?? ["/"])].sort(),
+      maxRequestBytes: template.proxyFilter?.maxRequestBytes ?? 32 * 1024 * 1024,
+    },
     ssh: template.ssh ?? false,
   };
 }
 
-function resolveAgent(name: string, agent: Agent, host: HostModel): AgentModel {
+function resolveAgent(name: string, agent: Agent, host: HostModel, useProxy: boolean): AgentModel {
   const secret =
     agent.secretName !== undefined && agent.authEnvVar !== undefined
       ? {
@@ -62,6 +68,7 @@ function resolveAgent(name: string, agent: Agent, host: HostModel): AgentModel {
         : agent.permissions.skipAll
           ? { allow: [...claudeBuiltinTools], deny: [] }
           : { allow: agent.permissions.allow, deny: agent.permissions.deny },
+    ...resolveAgentApi(agent, useProxy),
   };
 }
 

@@ -53,6 +53,8 @@ function agentValues(agent: AgentModel): NixExpr {
     // Only the secret's name: the wrapper reads the file at run time inside the sandbox.
     secretName: agent.secret === null ? n.nul : n.str(agent.secret.name),
     authEnvVar: agent.secret === null ? n.nul : n.str(agent.secret.envVar),
+    // proxy/placeholder: the wrapper also exports the proxy's base URLs, written per sandbox at up.
+    auth: n.str(agent.auth),
     hostConfigDir: n.fromValue(agent.hostConfigDir),
     containerConfigDir: n.fromValue(agent.containerConfigDir),
     hostConfigDirReadOnly: n.bool(agent.hostConfigDirReadOnly),

@@ -9,6 +9,7 @@
   executable ? null,
   secretFile ? null,
   envVar ? null,
+  envFile ? null,
 }:
 let
   program = if executable == null then lib.getExe package else "${package}/bin/${executable}";
@@ -22,6 +23,18 @@ let
     ${envVar}="$(<"$secret_file")"
     export ${envVar}
   '';
+  # Only NAME=value lines with a valid NAME are exported; nothing in the file is ever evaluated.
+  readEnvFile = ''
+    env_file=${lib.escapeShellArg envFile}
+    if [ ! -r "$env_file" ]; then
+      echo ${lib.escapeShellArg "${name}: cannot read its proxy settings at ${envFile}; is the API proxy set up for this sandbox?"} >&2
+      exit 1
+    fi
+    while IFS= read -r line; do
+      env_name=''${line%%=*}
+      if [[ $env_name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then export "$env_name=''${line#*=}"; fi
+    done <"$env_file"
+  '';
 in
 assert lib.assertMsg ((secretFile == null) == (envVar == null))
   "mkAgentWrapper ${name}: secretFile and envVar go together; set both or neither.";
@@ -32,6 +45,7 @@ pkgs.writeShellApplication {
   runtimeInputs = [ ];
   text = ''
     ${lib.optionalString (secretFile != null) readSecret}
+    ${lib.optionalString (envFile != null) readEnvFile}
     exec ${lib.escapeShellArg program} "$@"
   '';
 }

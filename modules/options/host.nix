@@ -120,22 +120,44 @@
                 default = "1m";
                 description = "Sliding window length.";
               };
+              tokens = lib.mkOption {
+                type = lib.types.nullOr lib.types.int;
+                default = null;
+                description = "Model tokens (input + output, as the API reports them) allowed per window per sandbox. Default: no token limit.";
+              };
             };
           };
           default = {
             requests = 60;
             window = "1m";
           };
-          description = "Per-sandbox request rate limit (sliding window); over it the proxy answers 429.";
+          description = "Per-sandbox rate limits (sliding window); over one the proxy answers 429 naming it.";
         };
         auditLog = lib.mkOption {
           type = lib.types.nullOr lib.types.str;
           default = null;
           description = "JSONL audit log path; default: <stateDir>/proxy-audit.jsonl.";
         };
+        auditLogMaxBytes = lib.mkOption {
+          type = lib.types.int;
+          default = 52428800;
+          description = "Size at which the audit log is rotated (three old files are kept). Default: 50 MiB.";
+        };
+        caFile = lib.mkOption {
+          type = lib.types.nullOr lib.types.str;
+          default = null;
+          description = "PEM file of extra certificate authorities the proxy trusts for upstreams (e.g. a company gateway's).";
+        };
+        allowUpstreams = lib.mkOption {
+          type = lib.types.listOf lib.types.str;
+          default = [ ];
+          description = "Upstream origins allowed even though they are on loopback, link-local or private addresses (test servers, a local gateway). Others must resolve to public addresses.";
+        };
       };
     };
     default = {
+      allowUpstreams = [ ];
+      auditLogMaxBytes = 52428800;
       enable = false;
       port = 8080;
       rateLimit = {

@@ -67,6 +67,49 @@
             default = null;
             description = "Agent permission rules; null leaves the agent's defaults.";
           };
+          auth = lib.mkOption {
+            type = lib.types.nullOr (lib.types.enum [ "wrapper" "proxy" "placeholder" ]);
+            default = null;
+            description = "How the agent gets its key. \"wrapper\": the key file is mounted for the agent and exported to its process only. \"proxy\": the key never enters the sandbox; the host's API proxy adds it to the agent's requests. \"placeholder\": the agent's variable holds a random stand-in that the proxy swaps for the key only on requests to the secret's hosts. Default: \"proxy\" with the template's useProxy, else \"wrapper\".";
+          };
+          api = lib.mkOption {
+            type = lib.types.nullOr (lib.types.submodule {
+              options = {
+                provider = lib.mkOption {
+                  type = lib.types.nullOr (lib.types.enum [ "anthropic" "openai" "google" "custom" ]);
+                  default = null;
+                  description = "Which API the agent talks to. Default: from the agent's package (claude-code, codex, gemini-cli, aider-chat, opencode) or its authEnvVar (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY).";
+                };
+                upstream = lib.mkOption {
+                  type = lib.types.nullOr lib.types.str;
+                  default = null;
+                  description = "Where the proxy sends the agent's requests. Default: the provider's public API.";
+                };
+                header = lib.mkOption {
+                  type = lib.types.nullOr lib.types.str;
+                  default = null;
+                  description = "custom provider: the header that carries the key, e.g. \"x-api-key\".";
+                };
+                value = lib.mkOption {
+                  type = lib.types.nullOr lib.types.str;
+                  default = null;
+                  description = "custom provider: the header's value, with {key} where the key goes. Default: \"{key}\".";
+                };
+                baseUrlEnv = lib.mkOption {
+                  type = lib.types.nullOr (lib.types.attrsOf lib.types.str);
+                  default = null;
+                  description = "Variables that point the agent at the proxy, each with a path to append, e.g. { OPENAI_BASE_URL: \"/v1\" }. Default: the agent's preset.";
+                };
+                hosts = lib.mkOption {
+                  type = lib.types.nullOr (lib.types.listOf lib.types.str);
+                  default = null;
+                  description = "placeholder: the only hosts the real key is substituted for (exact names or *.suffix, optional :port). Default: the upstream's host.";
+                };
+              };
+            });
+            default = null;
+            description = "The agent's API, for auth proxy and placeholder.";
+          };
         };
       }));
       default = null;
@@ -274,7 +317,38 @@
     useProxy = lib.mkOption {
       type = lib.types.nullOr lib.types.bool;
       default = null;
-      description = "Send agents' API traffic through the host's API proxy so keys stay on the host. Default: false.";
+      description = "Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false.";
+    };
+    proxyFilter = lib.mkOption {
+      type = lib.types.nullOr (lib.types.submodule {
+        options = {
+          methods = lib.mkOption {
+            type = lib.types.nullOr (lib.types.listOf (lib.types.enum [
+              "GET"
+              "HEAD"
+              "POST"
+              "PUT"
+              "PATCH"
+              "DELETE"
+              "OPTIONS"
+            ]));
+            default = null;
+            description = "HTTP methods forwarded; others get 403. Default: [\"GET\", \"HEAD\", \"POST\"].";
+          };
+          pathPrefixes = lib.mkOption {
+            type = lib.types.nullOr (lib.types.listOf lib.types.str);
+            default = null;
+            description = "Upstream paths forwarded, by prefix (e.g. \"/v1/\"); others get 403. Default: [\"/\"] (every path).";
+          };
+          maxRequestBytes = lib.mkOption {
+            type = lib.types.nullOr lib.types.int;
+            default = null;
+            description = "Largest request body forwarded; larger ones get 413. Default: 33554432 (32 MiB).";
+          };
+        };
+      });
+      default = null;
+      description = "Which requests the API proxy forwards for this template's sandboxes.";
     };
   };
 }

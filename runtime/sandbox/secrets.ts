@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { pathUnder } from "../names.js";
 import { sandboxSecretsPath, type RuntimePaths } from "../paths.js";
 import type { HostModel, TemplateModel } from "../../generator/model/model.js";
+import { writeProxiedCredentials } from "../proxy/sandbox-credentials.js";
 import { copyIdentityKey, identityKeyFile } from "./identity-key.js";
 
 /** A secret the template needs could not be read on the host. */
@@ -17,19 +18,21 @@ export class SecretError extends SandboxError {
 /** Who a sandbox's secret copies are for, and which identity key (if any) it uses. */
 export interface SecretsOwner {
   name: string;
+  slot: number;
   uid: number;
   gid: number;
   agentIdentity: { sshKeyPath?: string | undefined };
 }
 
 /**
- * Copies the secrets the template's agents use to /run/forage-secrets/<sandbox>/ (dir 0700 and
- * files 0400, owned by the agent's uid), which the sandbox mounts read-only at /run/secrets,
- * plus the agent's SSH identity key when it has one. Returns the names of the files copied.
- * Only the files are copied; secret contents are never read into this process.
+ * Copies the secrets the template's agents get by "wrapper" to /run/forage-secrets/<sandbox>/
+ * (dir 0700 and files 0400, owned by the agent's uid), which the sandbox mounts read-only at
+ * /run/secrets, plus the agent's SSH identity key when it has one. Agents behind the API proxy
+ * get a marker or placeholder there instead, never the key. Returns the names of the files
+ * written. Only the files are copied; secret contents are never read into this process.
  */
 export async function copySecrets(paths: RuntimePaths, sandbox: SecretsOwner, template: TemplateModel, host: HostModel): Promise<string[]> {
-  const names = [...new Set(template.agents.flatMap((agent) => (agent.secret === null ? [] : [agent.secret.name])))].sort();
+  const names = [...new Set(template.agents.flatMap((agent) => (agent.secret === null || agent.auth !== "wrapper" ? [] : [agent.secret.name])))].sort();
   const dir = sandboxSecretsPath(paths, sandbox.name);
   await rm(dir, { recursive: true, force: true });
   // The parent stays root-only: the sandbox sees its own directory through the bind mount.
@@ -48,6 +51,7 @@ export async function copySecrets(paths: RuntimePaths, sandbox: SecretsOwner, te
     await chown(target, sandbox.uid, sandbox.gid);
     await chmod(target, 0o400);
   }
+  names.push(...(await writeProxiedCredentials(dir, sandbox, template, host)));
   const keyPath = sandbox.agentIdentity.sshKeyPath;
   if (keyPath === undefined) return names;
   await copyIdentityKey(keyPath, join(dir, identityKeyFile), sandbox, template.agentIdentity.sshKeyPath);

@@ -5,6 +5,7 @@ import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup, type SandboxC
 import { createLink, removeLink } from "../network/sandbox-link.js";
 import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
 import { findContainerByRoot, isOurContainer, spawnContainer, stopContainer, type Bind, type ContainerPayload } from "../nspawn/container-process.js";
+import { proxyEnvFile } from "../proxy/sandbox-credentials.js";
 import { buildHostRoot } from "../nspawn/host-root.js";
 import { prepareNixRoot, requireSystem } from "../nspawn/nix-root.js";
 import { isExtraContainerRunning, startExtraContainer, stopExtraContainer } from "../extra-container/backend.js";
@@ -97,6 +98,7 @@ async function hostLayout(context: RuntimeContext, metadata: SandboxMetadata, ro
       program: programs.get(agent.name) ?? "",
       secretFile: agent.secret?.containerPath ?? null,
       envVar: agent.secret?.envVar ?? null,
+      envFile: agent.auth === "wrapper" ? null : proxyEnvFile(host.secretsMountPath, agent.name),
     })),
   });
   if (template.ssh) await installSsh(context.paths, root, metadata, host.containerUsername);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { agentApiSchema, authSchema } from "./agent-api.js";
 import { envVarName, hostPath, absolutePath, packageRef, secretName } from "./names.js";
 
 /** Claude Code permission rules, written to its managed settings inside the sandbox. */
@@ -50,9 +51,14 @@ export const agentSchema = z
       .default(false)
       .describe("Mount hostConfigDir read-only."),
     permissions: permissionsSchema.nullable().default(null),
+    auth: authSchema,
+    api: agentApiSchema.optional(),
   })
   .refine((a) => (a.secretName === undefined) === (a.authEnvVar === undefined), {
     error: "secretName and authEnvVar go together: set both (key from a secret) or neither",
+  })
+  .refine((a) => a.auth === undefined || a.auth === "wrapper" || a.secretName !== undefined, {
+    error: "auth proxy and placeholder need the key's secret: set secretName and authEnvVar, or remove auth",
   })
   .describe("An AI coding agent installed in the sandbox, with a wrapper that supplies its key.");
 

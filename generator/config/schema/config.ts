@@ -33,10 +33,34 @@ const proxySchema = z
           .regex(/^[1-9][0-9]*(s|m|h)$/, { error: 'must be a duration such as "30s", "1m" or "1h"' })
           .default("1m")
           .describe("Sliding window length."),
+        tokens: z
+          .number()
+          .int()
+          .min(1)
+          .max(1_000_000_000)
+          .optional()
+          .describe("Model tokens (input + output, as the API reports them) allowed per window per sandbox. Default: no token limit."),
       })
       .default({ requests: 60, window: "1m" })
-      .describe("Per-sandbox request rate limit (sliding window); over it the proxy answers 429."),
+      .describe("Per-sandbox rate limits (sliding window); over one the proxy answers 429 naming it."),
     auditLog: absolutePath.optional().describe("JSONL audit log path; default: <stateDir>/proxy-audit.jsonl."),
+    auditLogMaxBytes: z
+      .number()
+      .int()
+      .min(4096)
+      .max(1024 * 1024 * 1024)
+      .default(50 * 1024 * 1024)
+      .describe("Size at which the audit log is rotated (three old files are kept). Default: 50 MiB."),
+    caFile: absolutePath
+      .optional()
+      .describe("PEM file of extra certificate authorities the proxy trusts for upstreams (e.g. a company gateway's)."),
+    allowUpstreams: z
+      .array(z.url({ protocol: /^https$/, error: 'must be an https origin, e.g. "https://127.0.0.1:8443"' }))
+      .max(16)
+      .default([])
+      .describe(
+        "Upstream origins allowed even though they are on loopback, link-local or private addresses (test servers, a local gateway). Others must resolve to public addresses.",
+      ),
   })
   .describe("Host-side API proxy.");
 
@@ -92,7 +116,7 @@ export const configSchema = z
     workspacePath: absolutePath.default("/workspace").describe("Where the workspace is mounted inside sandboxes."),
     agentIdentity: identitySchema.optional(),
     monitor: monitorSchema.default({ enable: false, interval: 60, autoRestart: false }),
-    proxy: proxySchema.default({ enable: false, port: 8080, rateLimit: { requests: 60, window: "1m" } }),
+    proxy: proxySchema.default({ enable: false, port: 8080, rateLimit: { requests: 60, window: "1m" }, auditLogMaxBytes: 50 * 1024 * 1024, allowUpstreams: [] }),
     network: addressingSchema.default({ base: "10.100", admitPrivate: [] }),
     stateVersion: z
       .string()

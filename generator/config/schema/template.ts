@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { proxyFilterSchema } from "./proxy-filter.js";
 import { networkModes } from "../../model/network-modes.js";
 import { protectedPaths } from "./protected-paths.js";
 import { agentSchema } from "./agent.js";
@@ -125,7 +126,8 @@ export const templateSchema = z
     useProxy: z
       .boolean()
       .optional()
-      .describe("Send agents' API traffic through the host's API proxy so keys stay on the host. Default: false."),
+      .describe("Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false."),
+    proxyFilter: proxyFilterSchema.optional(),
   })
   .meta({ nixModule: "template", description: "A sandbox template: what a sandbox created from it contains and may reach." });
 

@@ -24,11 +24,15 @@
       interval = 60;
     };
     proxy = {
+      allowUpstreams = [ ];
       auditLog = "/var/lib/forage/proxy-audit.jsonl";
+      auditLogMaxBytes = 52428800;
+      caFile = null;
       enable = false;
       port = 8080;
       rateLimit = {
         requests = 60;
+        tokens = null;
         window = "1m";
       };
       url = null;

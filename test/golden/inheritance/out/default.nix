@@ -25,11 +25,15 @@
       interval = 60;
     };
     proxy = {
+      allowUpstreams = [ ];
       auditLog = "/srv/forage/proxy-audit.jsonl";
+      auditLogMaxBytes = 52428800;
+      caFile = null;
       enable = true;
       port = 8443;
       rateLimit = {
         requests = 60;
+        tokens = null;
         window = "1m";
       };
       url = null;
