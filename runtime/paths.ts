@@ -16,6 +16,8 @@ export interface RuntimePaths {
   networkDir: string;
   /** Per-sandbox secret copies (dir 0700, files 0400), mounted read-only at /run/secrets. */
   secretsDir: string;
+  /** The API proxy's status (`<run>/proxy.json`), written by whichever process runs it. */
+  proxyStatusFile: string;
   /** Lock file serialising creation and slot allocation. */
   lockFile: string;
   /** Prebuilt NixOS systems per template (`<dir>/<template>`, installed by the NixOS module). */
@@ -37,6 +39,7 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
     rootsDir: `${runDir}/roots`,
     networkDir: `${runDir}/network`,
     secretsDir: env.FORAGE_SECRETS_DIR ?? "/run/forage-secrets",
+    proxyStatusFile: `${runDir}/proxy.json`,
     lockFile: `${stateDir}/lock`,
     systemsDir: systemsDir(env),
     generatedDir: env.FORAGE_GENERATED_DIR ?? "/etc/forage/generated",

@@ -1,0 +1,158 @@
+import { watch, type FSWatcher } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { Socket } from "node:net";
+import type { Model } from "../../generator/model/model.js";
+import type { RuntimePaths } from "../paths.js";
+import { listMetadata } from "../state/metadata-store.js";
+import { KeyStore } from "./key-store.js";
+import { ProxyAuditLog } from "./proxy-audit-log.js";
+import { handleProxyRequest, type ProxyServices } from "./proxy-handler.js";
+import { RateLimiter, windowMs } from "./rate-limiter.js";
+import { newCounters, type SandboxProxy } from "./sandbox-proxy.js";
+import { keyFiles, sandboxRoute } from "./sandbox-routes.js";
+import { UpstreamAgents } from "./upstream-agents.js";
+import { writeProxyStatus, type ProxyStatus } from "./proxy-status.js";
+
+/** How often the sandboxes are re-read besides on every change of their metadata. */
+const resyncMs = 2000;
+
+/** The running API proxy: one listener per sandbox with proxied agents, on its link's host end. */
+export interface ApiProxy {
+  /** Re-reads the sandboxes now: listeners for new ones, none for gone ones, fresh placeholders. */
+  sync(): Promise<void>;
+  /** Re-reads every key (SIGHUP). */
+  reload(): Promise<void>;
+  status(): ProxyStatus;
+  close(): Promise<void>;
+}
+
+interface Listener {
+  server: Server;
+  route: SandboxProxy;
+  sockets: Set<Socket>;
+}
+
+/**
+ * Starts the API proxy for a host's sandboxes. It identifies a sandbox by the listener the
+ * connection reached (each sandbox's own host-end address) and by the connection's source, which
+ * must be that sandbox's address (the host table drops spoofed sources); no header is trusted.
+ */
+export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (line: string) => void): Promise<ApiProxy> {
+  const { proxy } = settings.host;
+  const extraCa = proxy.caFile === null ? null : await readFile(proxy.caFile, "utf8");
+  const keys = new KeyStore(log);
+  const services: ProxyServices = {
+    keys,
+    limiter: new RateLimiter({ requests: proxy.rateLimit.requests, tokens: proxy.rateLimit.tokens, windowMs: windowMs(proxy.rateLimit.window) }),
+    upstreams: new UpstreamAgents(settings.host.network.base, new Set(proxy.allowUpstreams), extraCa),
+    audit: new ProxyAuditLog(proxy.auditLog, proxy.auditLogMaxBytes, log),
+    counters: newCounters(),
+  };
+  const listeners = new Map<string, Listener>();
+  const started = new Date().toISOString();
+  const status = (): ProxyStatus => ({
+    pid: process.pid,
+    port: proxy.port,
+    startedAt: started,
+    sandboxes: [...listeners.values()].map(({ route }) => ({ name: route.sandbox, address: `${route.listenAddress}:${proxy.port}`, agents: [...route.agents.keys()] })),
+    counters: services.counters,
+    keys: { loaded: Object.keys(keyFilesOf(settings, listeners)).filter((secret) => keys.get(secret) !== undefined), reloads: keys.reloads },
+    auditLog: proxy.auditLog,
+  });
+  let queue: Promise<void> = Promise.resolve();
+  const sync = (): Promise<void> => (queue = queue.then(() => reconcile(settings, paths, listeners, services, log)).then(() => keys.use(keyFilesOf(settings, listeners))).then(() => writeProxyStatus(paths, status())).catch((error: unknown) => log(`proxy: ${error instanceof Error ? error.message : String(error)}`)));
+  const watcher = watchSandboxes(paths, () => void sync());
+  const timer = setInterval(() => void sync(), resyncMs);
+  timer.unref();
+  await sync();
+  log(`API proxy on port ${proxy.port} of each sandbox's host end; audit log ${proxy.auditLog}`);
+  return {
+    sync,
+    reload: async () => {
+      await keys.reload();
+      await writeProxyStatus(paths, status());
+    },
+    status,
+    close: async () => {
+      clearInterval(timer);
+      watcher?.close();
+      keys.close();
+      await Promise.all([...listeners.keys()].map((name) => closeListener(listeners, name)));
+      services.upstreams.close();
+      await services.audit.flushed();
+      await writeProxyStatus(paths, null);
+    },
+  };
+}
+
+function keyFilesOf(settings: Model, listeners: Map<string, Listener>): Record<string, string> {
+  return keyFiles(settings, [...listeners.values()].map((listener) => listener.route));
+}
+
+/** Metadata changes (a sandbox started, stopped, was made or removed) trigger a sync at once. */
+function watchSandboxes(paths: RuntimePaths, changed: () => void): FSWatcher | undefined {
+  let pending: NodeJS.Timeout | undefined;
+  try {
+    const watcher = watch(paths.sandboxesDir, { persistent: false }, () => {
+      clearTimeout(pending);
+      pending = setTimeout(changed, 20);
+    });
+    watcher.on("error", () => undefined);
+    return watcher;
+  } catch {
+    return undefined;
+  }
+}
+
+async function reconcile(settings: Model, paths: RuntimePaths, listeners: Map<string, Listener>, services: ProxyServices, log: (line: string) => void): Promise<void> {
+  const wanted = new Map<string, SandboxProxy>();
+  for (const metadata of await listMetadata(paths)) {
+    if (metadata.pid === null) continue;
+    const route = await sandboxRoute(settings, paths, metadata);
+    if (route !== undefined) wanted.set(route.sandbox, route);
+  }
+  for (const [name, listener] of listeners) {
+    const route = wanted.get(name);
+    if (route === undefined || route.listenAddress !== listener.route.listenAddress) await closeListener(listeners, name);
+    else listener.route = route;
+  }
+  for (const [name, route] of wanted) {
+    if (!listeners.has(name)) await openListener(listeners, route, settings.host.proxy.port, services, log);
+  }
+  services.limiter.forgetAllBut(new Set(wanted.keys()));
+}
+
+async function openListener(listeners: Map<string, Listener>, route: SandboxProxy, port: number, services: ProxyServices, log: (line: string) => void): Promise<void> {
+  const listener: Listener = { server: createServer(), route, sockets: new Set() };
+  listener.server.on("connection", (socket: Socket) => {
+    // The source must be the sandbox's own address; the listener is on its own link's host end.
+    if (socket.remoteAddress !== listener.route.sandboxAddress) {
+      services.counters.connectionsRefused += 1;
+      return void socket.destroy();
+    }
+    listener.sockets.add(socket);
+    socket.once("close", () => listener.sockets.delete(socket));
+  });
+  listener.server.on("request", (req, res) => handleProxyRequest(listener.route, req, res, services));
+  listener.server.headersTimeout = 30_000;
+  listener.server.requestTimeout = 0;
+  const error = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    listener.server.once("error", resolve);
+    listener.server.listen(port, route.listenAddress, () => resolve(undefined));
+  });
+  if (error !== undefined) {
+    // The link may not be up yet (the next sync retries); a taken port is worth saying.
+    if (error.code !== "EADDRNOTAVAIL") log(`proxy: cannot listen on ${route.listenAddress}:${port} for ${route.sandbox}: ${error.code ?? error.message}`);
+    return;
+  }
+  listeners.set(route.sandbox, listener);
+}
+
+async function closeListener(listeners: Map<string, Listener>, name: string): Promise<void> {
+  const listener = listeners.get(name);
+  if (listener === undefined) return;
+  listeners.delete(name);
+  for (const socket of listener.sockets) socket.destroy();
+  await new Promise<void>((resolve) => listener.server.close(() => resolve()));
+}

@@ -1,0 +1,46 @@
+import type { RefusalKind } from "./proxy-refusal.js";
+import type { ProxiedAgent, SandboxProxy } from "./sandbox-proxy.js";
+
+/** A request the proxy will forward: its agent and the upstream path with query. */
+export interface Admitted {
+  agent: ProxiedAgent;
+  /** Path and query relative to the agent's upstream, e.g. "/v1/messages?beta=true". */
+  target: string;
+  /** The path alone, for filters and the audit log. */
+  path: string;
+}
+
+export type Checked = { ok: true; value: Admitted } | { ok: false; kind: RefusalKind; message: string; agent?: ProxiedAgent; path?: string };
+
+/** A dot segment, raw or percent-encoded: an upstream would resolve it past the path filters. */
+const dotSegment = /(^|\/)(\.|%2e){1,2}(\/|$)/i;
+
+/**
+ * Routes a request to its agent (`/<agent>/<upstream path>`) and applies the template's filter:
+ * method, path prefix, declared body size. The sandbox's own body-size claims are checked again
+ * while the body streams.
+ */
+export function checkRequest(route: SandboxProxy, method: string, url: string, contentLength: number | undefined): Checked {
+  const match = /^\/([a-z][a-z0-9-]{0,31})(\/[^?#]*)?(\?[^#]*)?$/.exec(url);
+  const agent = match === null ? undefined : route.agents.get(match[1] as string);
+  if (match === null || agent === undefined) {
+    const known = [...route.agents.keys()].join(", ") || "none";
+    return { ok: false, kind: "unknown-agent", message: `no agent behind the proxy at ${url.split("?")[0]} in sandbox ${route.sandbox}; paths start with the agent's name (${known})` };
+  }
+  const path = match[2] ?? "/";
+  const refused = (kind: RefusalKind, message: string): Checked => ({ ok: false, kind, message, agent, path });
+  if (dotSegment.test(path)) return refused("bad-path", `path ${path} has a "." or ".." segment; the proxy forwards only plain paths`);
+  const { filter } = route;
+  if (!filter.methods.includes(method)) {
+    return refused("method", `method ${method} is not allowed for template ${route.template} (allowed: ${filter.methods.join(", ")}); add it to templates.${route.template}.proxyFilter.methods`);
+  }
+  if (!filter.pathPrefixes.some((prefix) => path.startsWith(prefix))) {
+    return refused("path", `path ${path} is not allowed for template ${route.template} (allowed prefixes: ${filter.pathPrefixes.join(", ")}); add one to templates.${route.template}.proxyFilter.pathPrefixes`);
+  }
+  if (contentLength !== undefined && contentLength > filter.maxRequestBytes) return refused("too-large", tooLarge(route, contentLength));
+  return { ok: true, value: { agent, target: `${path}${match[3] ?? ""}`, path } };
+}
+
+export function tooLarge(route: SandboxProxy, bytes: number): string {
+  return `request body of ${bytes} bytes is over template ${route.template}'s limit of ${route.filter.maxRequestBytes}; raise templates.${route.template}.proxyFilter.maxRequestBytes`;
+}

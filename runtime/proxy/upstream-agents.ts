@@ -1,0 +1,70 @@
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { Agent } from "node:https";
+import { rootCertificates } from "node:tls";
+import { isIP, type LookupFunction } from "node:net";
+import { SpecialAddresses } from "../network/special-addresses.js";
+import { sandboxRanges } from "../network/link-addresses.js";
+
+/** An upstream address the proxy will not connect to. */
+export class UpstreamRefused extends Error {
+  override name = "UpstreamRefused";
+}
+
+/**
+ * Keep-alive HTTPS agents, one per upstream origin. Upstreams must resolve to public addresses:
+ * a name pointed at loopback, link-local (cloud metadata), a private network or a sandbox would
+ * make the proxy a way in. Origins listed in `proxy.allowUpstreams` (test servers, a local
+ * gateway) are exempt. `caFile`'s authorities are trusted besides the system's.
+ */
+export class UpstreamAgents {
+  private readonly agents = new Map<string, Agent>();
+  private readonly special: SpecialAddresses;
+
+  constructor(
+    base: string,
+    private readonly allowUpstreams: ReadonlySet<string>,
+    private readonly extraCa: string | null,
+  ) {
+    this.special = new SpecialAddresses(sandboxRanges(base), []);
+  }
+
+  /** The agent for an https origin; throws UpstreamRefused for an address literal that is not public. */
+  agentFor(origin: string): Agent {
+    // Address literals are never looked up, so the lookup's check would not see them.
+    const hostname = new URL(origin).hostname.replace(/^\[|\]$/g, "");
+    const literalRefusal = !this.allowUpstreams.has(origin) && isIP(hostname) !== 0 ? this.special.refusal(hostname) : null;
+    if (literalRefusal !== null) throw new UpstreamRefused(`${origin} is ${literalRefusal}; list it in proxy.allowUpstreams if that is intended`);
+    let agent = this.agents.get(origin);
+    if (agent === undefined) {
+      agent = new Agent({
+        keepAlive: true,
+        maxSockets: 256,
+        maxFreeSockets: 64,
+        scheduling: "lifo",
+        ...(this.extraCa === null ? {} : { ca: [...rootCertificates, this.extraCa] }),
+        lookup: this.allowUpstreams.has(origin) ? dnsLookup : this.publicOnly(origin),
+      });
+      this.agents.set(origin, agent);
+    }
+    return agent;
+  }
+
+  close(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
+  }
+
+  /** A lookup that fails for any non-public address, so the check covers every connection. */
+  private publicOnly(origin: string): LookupFunction {
+    return (hostname, options, callback) => {
+      dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+        if (error !== null) return callback(error, "", 0);
+        const refused = addresses.map((entry) => this.special.refusal(entry.address)).find((reason) => reason !== null);
+        if (refused !== undefined) return callback(new UpstreamRefused(`${origin} resolves to ${refused}; list it in proxy.allowUpstreams if that is intended`), "", 0);
+        if (options.all === true) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        const first = addresses[0] as LookupAddress;
+        callback(null, first.address, first.family);
+      });
+    };
+  }
+}
