@@ -22,6 +22,7 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["network", "denials"], load: async () => (await import("./commands/network.js")).registerNetwork },
   { words: ["gc"], load: async () => (await import("./commands/gc.js")).registerGc },
   { words: ["monitor"], load: async () => (await import("./commands/monitor.js")).registerMonitor },
+  { words: ["proxy"], load: async () => (await import("./commands/proxy.js")).registerProxy },
   { words: ["daemon"], load: async () => (await import("./commands/daemon.js")).registerDaemon },
 ];
 

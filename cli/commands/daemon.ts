@@ -17,6 +17,8 @@ export function registerDaemon(program: Command): void {
 The daemon listens on ${socketPath()} (FORAGE_RUN_DIR overrides the directory), mode 0660 with the
 configured user's primary group, so that user runs forage-ctl without sudo. Sandboxes are not its
 children: stopping or restarting it leaves them running, and it picks them up again from state.
+It also runs the API proxy when an agent uses auth "proxy" or "placeholder" (or proxy.enable is
+set); SIGHUP reloads the proxy's keys.
 On NixOS the module runs it as a service; elsewhere run it under your service manager.`,
     )
     .action(async (options: { stop?: boolean }) => {
@@ -31,6 +33,11 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
       const { serveDaemon } = await import("../../runtime/daemon/server.js");
       const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage-daemon: ${line}\n`);
       const server = await serveDaemon(context, socketPath(), log);
+      // The API proxy lives in the daemon when the config needs it (an agent behind it, or proxy.enable).
+      const { proxyNeeded } = await import("../../runtime/proxy/sandbox-routes.js");
+      const proxy = proxyNeeded(context.settings) ? await (await import("../../runtime/proxy/api-proxy.js")).startApiProxy(context.settings, context.paths, log) : undefined;
+      // SIGHUP reloads the proxy's keys; without this handler it would end the daemon.
+      process.on("SIGHUP", () => void proxy?.reload().then(() => log("proxy keys reloaded")));
       const { monitor } = context.settings.host;
       // The health monitor of the config (monitor.enable), run by the daemon itself.
       const timer = monitor.enable
@@ -42,6 +49,7 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
         for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void server.close().then(resolve));
       });
       clearInterval(timer);
+      await proxy?.close();
       release();
       log("stopped (sandboxes keep running)");
       // Commands clients were running in sandboxes belong to the sandboxes, not to the daemon.

@@ -42,9 +42,9 @@ export function nftablesFiles(model: Model): GeneratedFile[] {
   });
 }
 
-/** The API proxy port a template's sandboxes reach on their host end, or null without the proxy. */
+/** The API proxy port a template's sandboxes reach on their host end, or null when no agent of it is behind the proxy. */
 export function templateProxyPort(model: Pick<Model, "host">, template: TemplateModel): number | null {
-  return template.useProxy || model.host.proxy.enable ? model.host.proxy.port : null;
+  return template.agents.some((agent) => agent.auth !== "wrapper") ? model.host.proxy.port : null;
 }
 
 /**

@@ -68,6 +68,7 @@ export const requestSchemas = {
       .nullable(),
   }),
   denials: z.strictObject({ name }),
+  proxyStatus: z.strictObject({}),
   shutdown: z.strictObject({}),
 } as const;
 

@@ -10,6 +10,7 @@ import type { TerminalSize } from "../sandbox/terminal.js";
 import { lookupGroupId, lookupHostUser } from "../host-user.js";
 import type { RuntimeContext } from "../sandbox/context.js";
 import { SandboxError } from "../sandbox/errors.js";
+import { readProxyStatus } from "../proxy/proxy-status.js";
 import { encode, lineReader, type ServerMessage } from "./protocol.js";
 import { isOp, requestSchemas, terminalSize, type Op } from "./requests.js";
 
@@ -151,6 +152,9 @@ async function run(context: RuntimeContext, op: Op, args: Record<string, never>,
       return operations.network(String(a.name), a.change as NetworkChange | null);
     case "denials":
       return operations.denials(String(a.name));
+    case "proxyStatus":
+      // The proxy's health and counters (it may run in this daemon or as forage-ctl proxy).
+      return (await readProxyStatus(context.paths)) ?? null;
     case "shutdown":
       setImmediate(() => process.kill(process.pid, "SIGTERM"));
       return "stopping";

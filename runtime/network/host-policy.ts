@@ -63,7 +63,7 @@ const resolverPorts = [53, 853];
  * 		iifname "ve-f7" ip daddr @allowed4 accept
  * 		…
  */
-export function hostPolicyTable(link: SandboxLink, policy: NetworkPolicy, services: GuardServices | null, externalInterface: string | null): NftTable {
+export function hostPolicyTable(link: SandboxLink, policy: NetworkPolicy, services: GuardServices | null, externalInterface: string | null, proxyPort: number | null = null): NftTable {
   const from: NftMatch = { kind: "iface", field: "iifname", value: link.hostInterface };
   const to: NftMatch = { kind: "iface", field: "oifname", value: link.hostInterface };
   const replies: NftMatch = { kind: "ctState", states: ["established", "related"] };
@@ -71,7 +71,7 @@ export function hostPolicyTable(link: SandboxLink, policy: NetworkPolicy, servic
   const chains: NftChain[] = [
     { name: "spoofed", base: { type: "filter", hook: "prerouting", priority: "raw", policy: "accept" }, rules: antiSpoofRules(link, from) },
     { name: "refuse", rules: refuseRules(), comment: "record what was refused, then refuse it" },
-    { name: "input", base: { type: "filter", hook: "input", priority: "filter", policy: "accept" }, rules: inputRules(link, from, replies, services, restricted && policy.sni) },
+    { name: "input", base: { type: "filter", hook: "input", priority: "filter", policy: "accept" }, rules: inputRules(link, from, replies, services, restricted && policy.sni, proxyPort) },
     { name: "forward", base: { type: "filter", hook: "forward", priority: "filter", policy: "accept" }, rules: forwardRules(policy, from, to, replies, externalInterface) },
   ];
   const gated = restricted && policy.sni;
@@ -92,7 +92,7 @@ export function hostPolicyTable(link: SandboxLink, policy: NetworkPolicy, servic
   };
 }
 
-function inputRules(link: SandboxLink, from: NftMatch, replies: NftMatch, services: GuardServices | null, gated: boolean): NftRule[] {
+function inputRules(link: SandboxLink, from: NftMatch, replies: NftMatch, services: GuardServices | null, gated: boolean, proxyPort: number | null): NftRule[] {
   const gatePorts: NftMatch | null = services === null || !gated ? null : { kind: "port", field: "tcp dport", value: [services.tlsPort, services.httpPort] };
   const gate: NftRule[] =
     gatePorts === null
@@ -111,8 +111,18 @@ function inputRules(link: SandboxLink, from: NftMatch, replies: NftMatch, servic
             comment: "the sandbox's DNS filter",
           },
         ];
+  const toProxy: NftMatch[] = proxyPort === null ? [] : [{ kind: "addr", field: "ip daddr", value: link.hostAddress }, { kind: "port", field: "tcp dport", value: proxyPort }];
+  const proxy: NftRule[] =
+    proxyPort === null
+      ? []
+      : [
+          { match: [from, ...toProxy], verdict: "accept", comment: "the API proxy" },
+          // The proxy also checks the source; this keeps everyone else (host users included) off the listener.
+          { match: [{ kind: "iface", field: "iifname", op: "!=", value: link.hostInterface }, ...toProxy], verdict: "drop", comment: "the API proxy is its sandbox's only" },
+        ];
   return [
     { match: [from, replies], verdict: "accept" },
+    ...proxy,
     // IPv6 needs neighbour discovery with the host end to reach anything at all (and the kernel's
     // multicast listener reports are link-local noise, not a connection attempt).
     { match: [from, { kind: "icmpType", protocol: "icmpv6", types: ["nd-neighbor-solicit", "nd-neighbor-advert", "nd-router-solicit", "mld-listener-report", "mld2-listener-report"] }], verdict: "accept" },
@@ -186,8 +196,8 @@ function gateRedirect(link: SandboxLink, from: NftMatch, services: GuardServices
 }
 
 /** Loads (or atomically replaces) the sandbox's host-side table. */
-export async function applyHostPolicy(link: SandboxLink, policy: NetworkPolicy, services: GuardServices | null, externalInterface: string | null): Promise<void> {
-  const loaded = await execa("nft", ["-f", "-"], { input: printNftTable(hostPolicyTable(link, policy, services, externalInterface), { replace: true }), reject: false });
+export async function applyHostPolicy(link: SandboxLink, policy: NetworkPolicy, services: GuardServices | null, externalInterface: string | null, proxyPort: number | null): Promise<void> {
+  const loaded = await execa("nft", ["-f", "-"], { input: printNftTable(hostPolicyTable(link, policy, services, externalInterface, proxyPort), { replace: true }), reject: false });
   if (loaded.exitCode !== 0) throw new SandboxError(`could not load the network policy of ${link.namespace}: ${loaded.stderr.trim()} (is nftables installed?)`, "container");
 }
 

@@ -10,6 +10,7 @@ import type { SandboxMetadata } from "../state/metadata.js";
 import { enableForwarding } from "./forwarding.js";
 import { guardStatusFile } from "./guard-status.js";
 import { reloadGuard, startGuard, stopGuard } from "./guard-process.js";
+import { templateProxyPort } from "../../generator/targets/nftables.js";
 import { applyHostPolicy, removeHostPolicy, type GuardServices } from "./host-policy.js";
 import { applyInSandboxTable, sandboxNamespace } from "./in-sandbox-table.js";
 import { routesOut, templatePolicy, type NetworkPolicy } from "./network-policy.js";
@@ -133,5 +134,7 @@ async function loadPolicy(context: RuntimeContext, metadata: SandboxMetadata, po
     const changed = await enableForwarding();
     if (changed.length > 0) context.warn(`enabled forwarding for sandbox networks: ${changed.join(", ")}`);
   }
-  await applyHostPolicy(linkOf(context, metadata), policy, guard, context.settings.host.externalInterface);
+  const template = context.settings.templates.find((candidate) => candidate.name === metadata.template);
+  const proxyPort = template === undefined ? null : templateProxyPort(context.settings, template);
+  await applyHostPolicy(linkOf(context, metadata), policy, guard, context.settings.host.externalInterface, proxyPort);
 }

@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { RuntimePaths } from "../paths.js";
 import type { ProxyCounters } from "./sandbox-proxy.js";
@@ -23,4 +23,26 @@ export async function writeProxyStatus(paths: RuntimePaths, status: ProxyStatus 
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(status)}\n`, { mode: 0o644 });
   await rename(temporary, path);
+}
+
+/** The status of the proxy running on this host, or undefined when none runs (its process is gone). */
+export async function readProxyStatus(paths: RuntimePaths): Promise<ProxyStatus | undefined> {
+  const text = await readFile(paths.proxyStatusFile, "utf8").catch(() => undefined);
+  if (text === undefined) return undefined;
+  let status: ProxyStatus;
+  try {
+    status = JSON.parse(text) as ProxyStatus;
+  } catch {
+    return undefined;
+  }
+  return Number.isInteger(status.pid) && processAlive(status.pid) ? status : undefined;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
