@@ -1,0 +1,100 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AgentApiModel } from "../../../generator/model/model.js";
+import { KeyStore } from "../../../runtime/proxy/key-store.js";
+import { ProxyAuditLog } from "../../../runtime/proxy/proxy-audit-log.js";
+import { handleProxyRequest, type ProxyServices } from "../../../runtime/proxy/proxy-handler.js";
+import { RateLimiter } from "../../../runtime/proxy/rate-limiter.js";
+import { newCounters, type ProxiedAgent, type SandboxProxy } from "../../../runtime/proxy/sandbox-proxy.js";
+import { UpstreamAgents } from "../../../runtime/proxy/upstream-agents.js";
+import type { TestUpstream } from "../../support/test-upstream.js";
+
+/** A reply as a client in the sandbox sees it. */
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * The proxy's real request handler on a loopback listener, in front of a real HTTPS upstream,
+ * with real keys in files, a real audit log and real limits. Only the listener differs from a
+ * sandbox's: its route is given here instead of found from a running sandbox.
+ */
+export class ProxyFixture {
+  readonly dir = mkdtempSync(join(tmpdir(), "forage-proxy-"));
+  readonly auditPath = join(this.dir, "audit.jsonl");
+  readonly services: ProxyServices;
+  readonly keys = new KeyStore(() => undefined);
+  route: SandboxProxy;
+  private server: Server | undefined;
+  port = 0;
+
+  constructor(
+    private readonly upstream: TestUpstream,
+    limits: { requests: number; tokens: number | null; windowMs: number } = { requests: 1000, tokens: null, windowMs: 60_000 },
+  ) {
+    const origin = `https://localhost:${upstream.port}`;
+    this.services = {
+      keys: this.keys,
+      limiter: new RateLimiter(limits),
+      upstreams: new UpstreamAgents("10.100", new Set([origin, `https://127.0.0.1:${upstream.port}`]), readFileSync(upstream.caFile, "utf8")),
+      audit: new ProxyAuditLog(this.auditPath, 1024 * 1024, () => undefined),
+      counters: newCounters(),
+    };
+    this.route = {
+      sandbox: "alpha", template: "t", sandboxAddress: "127.0.0.1", listenAddress: "127.0.0.1", agents: new Map(), placeholders: [],
+      filter: { methods: ["GET", "HEAD", "POST"], pathPrefixes: ["/"], maxRequestBytes: 4096 },
+    };
+  }
+
+  /** Writes a key file and has the key store serve it. */
+  async setKeys(keys: Record<string, string>): Promise<void> {
+    const files: Record<string, string> = {};
+    for (const [secret, value] of Object.entries(keys)) {
+      files[secret] = join(this.dir, secret);
+      writeFileSync(files[secret], `${value}\n`, { mode: 0o600 });
+    }
+    await this.keys.use(files);
+  }
+
+  addAgent(name: string, auth: ProxiedAgent["auth"], secret: string, api: Partial<AgentApiModel> & Pick<AgentApiModel, "provider" | "header" | "value">): void {
+    const full: AgentApiModel = { upstream: `https://localhost:${this.upstream.port}`, baseUrlEnv: {}, hosts: [`localhost:${this.upstream.port}`], ...api };
+    (this.route.agents as Map<string, ProxiedAgent>).set(name, { name, auth, secret, api: full });
+  }
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => handleProxyRequest(this.route, req, res, this.services));
+    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  /** Sends a request to the proxy as a sandbox would, and reads the whole reply. */
+  send(method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<Reply> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port: this.port, method, path, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+  }
+
+  auditRecords(): Record<string, unknown>[] {
+    return readFileSync(this.auditPath, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  async stop(): Promise<void> {
+    this.keys.close();
+    this.services.upstreams.close();
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server === undefined ? resolve() : this.server.close(() => resolve())));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,147 @@
+import { request } from "node:http";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { TestUpstream } from "../../support/test-upstream.js";
+import { ProxyFixture } from "./proxy-fixture.js";
+
+/*
+ * The proxy's request handling against a real HTTPS upstream on loopback (trusting a test CA):
+ * what reaches the upstream, and what the sandbox gets back.
+ */
+const upstream = new TestUpstream();
+let proxy: ProxyFixture;
+const placeholder = `forage-placeholder-${"ab".repeat(32)}`;
+const otherPlaceholder = `forage-placeholder-${"cd".repeat(32)}`;
+
+beforeAll(async () => {
+  await upstream.start();
+  proxy = new ProxyFixture(upstream);
+  await proxy.setKeys({ anthropic: "sk-ant-real", openai: "sk-openai-real", google: "g-real", custom: "c-real", bound: "sk-bound-real" });
+  proxy.addAgent("claude", "proxy", "anthropic", { provider: "anthropic", header: "x-api-key", value: "{key}" });
+  proxy.addAgent("codex", "proxy", "openai", { provider: "openai", header: "authorization", value: "Bearer {key}", upstream: `https://localhost:${upstream.port}/prefix` });
+  proxy.addAgent("gemini", "proxy", "google", { provider: "google", header: "x-goog-api-key", value: "{key}" });
+  proxy.addAgent("tool", "proxy", "custom", { provider: "custom", header: "x-tool-token", value: "Token {key} v1" });
+  proxy.addAgent("holder", "placeholder", "bound", { provider: "openai", header: "authorization", value: "Bearer {key}" });
+  // Same server, another host name: the placeholder's secret is not bound to it.
+  proxy.addAgent("elsewhere", "placeholder", "openai", { provider: "openai", header: "authorization", value: "Bearer {key}", upstream: `https://127.0.0.1:${upstream.port}`, hosts: [`127.0.0.1:${upstream.port}`] });
+  proxy.route = { ...proxy.route, placeholders: [{ placeholder, secret: "bound", hosts: [`localhost:${upstream.port}`] }, { placeholder: otherPlaceholder, secret: "openai", hosts: [`127.0.0.1:${upstream.port}`] }] };
+  await proxy.start();
+});
+afterAll(async () => {
+  await proxy.stop();
+  await upstream.stop();
+});
+beforeEach(() => void upstream.received.splice(0));
+
+const last = () => upstream.received.at(-1);
+
+describe("with auth proxy the key is set by the proxy", () => {
+  it.each([
+    ["claude", "/v1/messages", "x-api-key", "sk-ant-real"],
+    ["codex", "/prefix/v1/chat/completions", "authorization", "Bearer sk-openai-real"],
+    ["gemini", "/v1beta/models", "x-goog-api-key", "g-real"],
+    ["tool", "/v1/run", "x-tool-token", "Token c-real v1"],
+  ])("%s: the upstream gets %s with the key the provider expects", async (agent, upstreamPath, header, value) => {
+    const path = upstreamPath.replace("/prefix", "");
+    const reply = await proxy.send("POST", `/${agent}${path}?stream=true`, { "content-type": "application/json" }, "{}");
+    expect(reply.status).toBe(200);
+    expect(last()?.path).toBe(`${upstreamPath}?stream=true`);
+    expect(last()?.headers[header]).toBe(value);
+  });
+
+  it("drops keys, identity and forwarding headers the sandbox sends, and hop-by-hop headers", async () => {
+    await proxy.send("GET", "/claude/v1/models", {
+      "x-api-key": "sk-stolen", authorization: "Bearer sk-stolen", "x-forage-sandbox": "someone-else", "x-forwarded-for": "1.2.3.4",
+      connection: "x-private", "x-private": "hop", "proxy-authorization": "Basic x", "x-kept": "yes",
+    });
+    const headers = last()?.headers ?? {};
+    expect(headers["x-api-key"]).toBe("sk-ant-real");
+    expect(headers.authorization).toBeUndefined();
+    for (const name of ["x-forage-sandbox", "x-forwarded-for", "x-private", "proxy-authorization"]) expect(headers[name], name).toBeUndefined();
+    expect(headers["x-kept"]).toBe("yes");
+    expect(headers.host).toBe(`localhost:${upstream.port}`);
+  });
+
+  it("drops hop-by-hop headers of the answer too", async () => {
+    const reply = await proxy.send("GET", "/claude/v1/models");
+    expect(reply.headers["x-upstream-private"]).toBeUndefined();
+  });
+});
+
+describe("with auth placeholder the key replaces the stand-in only for its hosts", () => {
+  it("swaps a bound placeholder in headers and in the query", async () => {
+    await proxy.send("GET", `/holder/v1/models?key=${placeholder}`, { authorization: `Bearer ${placeholder}` });
+    expect(last()?.headers.authorization).toBe("Bearer sk-bound-real");
+    expect(last()?.path).toBe("/v1/models?key=sk-bound-real");
+  });
+
+  it("passes a placeholder on unchanged to a host its secret is not bound to", async () => {
+    await proxy.send("GET", "/elsewhere/v1/models", { authorization: `Bearer ${placeholder}` });
+    expect(last()?.headers.authorization).toBe(`Bearer ${placeholder}`);
+    expect(JSON.stringify(last())).not.toContain("sk-bound-real");
+  });
+
+  it("sets no key at all when the request carries no placeholder", async () => {
+    await proxy.send("GET", "/holder/v1/models", { authorization: "Bearer mine" });
+    expect(last()?.headers.authorization).toBe("Bearer mine");
+  });
+});
+
+describe("streams and errors", () => {
+  it("relays server-sent events as they come: the first arrives while the upstream still holds the second", async () => {
+    const events: string[] = [];
+    const done = new Promise<void>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port: proxy.port, method: "POST", path: "/claude/v1/sse" }, (res) => {
+        res.on("data", (chunk: Buffer) => {
+          events.push(chunk.toString());
+          if (events.length === 1) upstream.releaseStream();
+        });
+        res.on("end", resolve);
+        res.on("error", reject);
+      });
+      req.end("{}");
+    });
+    await done;
+    expect(events[0]).toContain("message_start");
+    expect(events.join("")).toContain("message_delta");
+  });
+
+  it("answers 404 naming the agents for an unknown route", async () => {
+    const reply = await proxy.send("GET", "/nobody/v1/models");
+    expect(reply.status).toBe(404);
+    expect(JSON.parse(reply.body).error.message).toContain("claude");
+  });
+
+  it("answers 502 with the reason when the upstream cannot be reached", async () => {
+    proxy.addAgent("down", "proxy", "anthropic", { provider: "anthropic", header: "x-api-key", value: "{key}", upstream: "https://localhost:1" });
+    const reply = await proxy.send("GET", "/down/v1/models");
+    expect(reply.status).toBe(502);
+    expect(JSON.parse(reply.body).error).toMatchObject({ type: "forage_upstream" });
+  });
+
+  it("refuses an upstream on loopback that the config did not allow, before connecting", async () => {
+    proxy.addAgent("loop", "proxy", "anthropic", { provider: "anthropic", header: "x-api-key", value: "{key}", upstream: `https://127.0.0.2:${upstream.port}` });
+    const reply = await proxy.send("GET", "/loop/v1/models");
+    expect(reply.status).toBe(502);
+    expect(JSON.parse(reply.body).error.message).toContain("proxy.allowUpstreams");
+    expect(upstream.received).toHaveLength(0);
+  });
+
+  it("answers 503 when the key cannot be read on the host", async () => {
+    proxy.addAgent("keyless", "proxy", "missing", { provider: "anthropic", header: "x-api-key", value: "{key}" });
+    const reply = await proxy.send("GET", "/keyless/v1/models");
+    expect(reply.status).toBe(503);
+    expect(upstream.received).toHaveLength(0);
+  });
+});
+
+describe("the audit log", () => {
+  it("has one line per request with sandbox, agent, status and sizes, never a key, body or query", async () => {
+    await proxy.send("POST", `/holder/v1/chat?key=${placeholder}`, { authorization: `Bearer ${placeholder}` }, "secret-body-text");
+    await proxy.services.audit.flushed();
+    const record = proxy.auditRecords().at(-1);
+    expect(record).toMatchObject({ sandbox: "alpha", agent: "holder", provider: "openai", method: "POST", path: "/v1/chat", status: 200, requestBytes: 16, refused: null });
+    expect(record?.responseBytes).toBeGreaterThan(0);
+    const text = JSON.stringify(proxy.auditRecords());
+    for (const secret of ["sk-bound-real", "sk-ant-real", placeholder, "secret-body-text"]) expect(text).not.toContain(secret);
+  });
+});

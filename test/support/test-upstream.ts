@@ -1,0 +1,83 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** One request as the test upstream received it. */
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * A real HTTPS API for the proxy's tests, on loopback, with a certificate from a test CA made
+ * here (the proxy is told to trust `caFile`). It records every request and answers:
+ * - `/sse`: two server-sent events, the second only after `releaseStream()`;
+ * - `/usage`: JSON reporting `tokens` tokens of usage (the Anthropic shape);
+ * - `/big`: `bytes` bytes;
+ * - anything else: 200 with the request echoed as JSON.
+ */
+export class TestUpstream {
+  readonly received: ReceivedRequest[] = [];
+  private readonly dir = mkdtempSync(join(tmpdir(), "forage-upstream-"));
+  readonly caFile = join(this.dir, "ca.pem");
+  private server: Server | undefined;
+  private release: (() => void)[] = [];
+  port = 0;
+
+  constructor() {
+    const openssl = (...args: string[]): void => void execFileSync("openssl", args, { cwd: this.dir, stdio: "ignore" });
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=forage test CA");
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost");
+    execFileSync("sh", ["-c", 'printf "subjectAltName=DNS:localhost,IP:127.0.0.1\\n" > san.ext'], { cwd: this.dir });
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "san.ext");
+  }
+
+  async start(): Promise<void> {
+    this.server = createServer({ key: readFileSync(join(this.dir, "server.key")), cert: readFileSync(join(this.dir, "server.pem")) }, (req, res) => void this.serve(req, res));
+    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  /** Lets every stream waiting on `/sse` send its second event and end. */
+  releaseStream(): void {
+    for (const release of this.release.splice(0)) release();
+  }
+
+  /** The requests received for a path prefix. */
+  requestsTo(prefix: string): ReceivedRequest[] {
+    return this.received.filter((request) => request.path.startsWith(prefix));
+  }
+
+  async stop(): Promise<void> {
+    this.releaseStream();
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server === undefined ? resolve() : this.server.close(() => resolve())));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const received: ReceivedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString() };
+    this.received.push(received);
+    const url = new URL(req.url ?? "/", "https://localhost");
+    if (url.pathname.endsWith("/sse")) {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.write('event: message_start\ndata: {"usage":{"input_tokens":7}}\n\n');
+      await new Promise<void>((resolve) => this.release.push(resolve));
+      res.end('event: message_delta\ndata: {"usage":{"output_tokens":5}}\n\n');
+    } else if (url.pathname.endsWith("/usage")) {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ usage: { input_tokens: Number(url.searchParams.get("tokens") ?? 0), output_tokens: 0 } }));
+    } else if (url.pathname.endsWith("/big")) {
+      res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.alloc(Number(url.searchParams.get("bytes") ?? 0), 120));
+    } else {
+      res.writeHead(200, { "content-type": "application/json", connection: "x-upstream-private", "x-upstream-private": "hop" }).end(JSON.stringify(received));
+    }
+  }
+}
