@@ -64,6 +64,11 @@ export function rootPath(paths: RuntimePaths, name: string): string {
   return pathUnder(paths.rootsDir, name);
 }
 
+/** Where the API proxy's audit log goes: the configured path, else `<state>/proxy-audit.jsonl`. */
+export function proxyAuditLogPath(paths: RuntimePaths, configured: string | null): string {
+  return configured ?? `${paths.stateDir}/proxy-audit.jsonl`;
+}
+
 export function sandboxSecretsPath(paths: RuntimePaths, name: string): string {
   return pathUnder(paths.secretsDir, name);
 }

@@ -29,7 +29,8 @@ export interface HostModel {
     port: number;
     url: string | null;
     rateLimit: { requests: number; window: string; tokens: number | null };
-    auditLog: string;
+    /** null: `proxy-audit.jsonl` in the state directory in use (FORAGE_STATE_DIR may move it). */
+    auditLog: string | null;
     auditLogMaxBytes: number;
     caFile: string | null;
     /** https origins allowed although they are on loopback, link-local or private addresses. */

@@ -35,7 +35,7 @@ function resolveHost(config: Config): HostModel {
       port: config.proxy.port,
       url: config.proxy.url ?? null,
       rateLimit: { requests: config.proxy.rateLimit.requests, window: config.proxy.rateLimit.window, tokens: config.proxy.rateLimit.tokens ?? null },
-      auditLog: config.proxy.auditLog ?? `${config.stateDir}/proxy-audit.jsonl`,
+      auditLog: config.proxy.auditLog ?? null,
       auditLogMaxBytes: config.proxy.auditLogMaxBytes,
       caFile: config.proxy.caFile ?? null,
       allowUpstreams: config.proxy.allowUpstreams.map((url) => new URL(url).origin),

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import type { Model } from "../../generator/model/model.js";
-import type { RuntimePaths } from "../paths.js";
+import { proxyAuditLogPath, type RuntimePaths } from "../paths.js";
 import { listMetadata } from "../state/metadata-store.js";
 import { KeyStore } from "./key-store.js";
 import { ProxyAuditLog } from "./proxy-audit-log.js";
@@ -42,11 +42,12 @@ export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (
   const { proxy } = settings.host;
   const extraCa = proxy.caFile === null ? null : await readFile(proxy.caFile, "utf8");
   const keys = new KeyStore(log);
+  const auditLog = proxyAuditLogPath(paths, proxy.auditLog);
   const services: ProxyServices = {
     keys,
     limiter: new RateLimiter({ requests: proxy.rateLimit.requests, tokens: proxy.rateLimit.tokens, windowMs: windowMs(proxy.rateLimit.window) }),
     upstreams: new UpstreamAgents(settings.host.network.base, new Set(proxy.allowUpstreams), extraCa),
-    audit: new ProxyAuditLog(proxy.auditLog, proxy.auditLogMaxBytes, log),
+    audit: new ProxyAuditLog(auditLog, proxy.auditLogMaxBytes, log),
     counters: newCounters(),
   };
   const listeners = new Map<string, Listener>();
@@ -58,7 +59,7 @@ export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (
     sandboxes: [...listeners.values()].map(({ route }) => ({ name: route.sandbox, address: `${route.listenAddress}:${proxy.port}`, agents: [...route.agents.keys()] })),
     counters: services.counters,
     keys: { loaded: Object.keys(keyFilesOf(settings, listeners)).filter((secret) => keys.get(secret) !== undefined), reloads: keys.reloads },
-    auditLog: proxy.auditLog,
+    auditLog,
   });
   let queue: Promise<void> = Promise.resolve();
   const sync = (): Promise<void> => (queue = queue.then(() => reconcile(settings, paths, listeners, services, log)).then(() => keys.use(keyFilesOf(settings, listeners))).then(() => writeProxyStatus(paths, status())).catch((error: unknown) => log(`proxy: ${error instanceof Error ? error.message : String(error)}`)));
@@ -66,7 +67,7 @@ export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (
   const timer = setInterval(() => void sync(), resyncMs);
   timer.unref();
   await sync();
-  log(`API proxy on port ${proxy.port} of each sandbox's host end; audit log ${proxy.auditLog}`);
+  log(`API proxy on port ${proxy.port} of each sandbox's host end; audit log ${auditLog}`);
   return {
     sync,
     reload: async () => {

@@ -26,12 +26,19 @@ export class TestHost {
   /** A client key pair whose public half is in the config's authorizedKeys. */
   readonly sshKey = join(this.dir, "client_ed25519");
 
-  /** `extraConfig` is appended under `templates:`; `networkSettings` goes inside `network: { … }`. */
-  constructor(base = "10.231", user = "nobody", extraConfig = "", networkSettings = "") {
-    const secretFile = join(this.dir, "demo-key");
-    writeFileSync(secretFile, `${this.secretValue}\n`, { mode: 0o600 });
+  /**
+   * `extraConfig` is appended under `templates:`; `networkSettings` goes inside `network: { … }`;
+   * `more.secrets` (name → value) become secret files too; `more.topLevel` is added as is.
+   */
+  constructor(base = "10.231", user = "nobody", extraConfig = "", networkSettings = "", more: { secrets?: Record<string, string>; topLevel?: string } = {}) {
+    const secretFiles: Record<string, string> = {};
+    for (const [name, value] of Object.entries({ "demo-key": this.secretValue, ...more.secrets })) {
+      secretFiles[name] = join(this.dir, name);
+      writeFileSync(secretFiles[name], `${value}\n`, { mode: 0o600 });
+    }
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "forage-test", "-f", this.sshKey]);
-    writeFileSync(this.config, testConfig(secretFile, base, readFileSync(`${this.sshKey}.pub`, "utf8").trim(), user, networkSettings) + extraConfig);
+    const config = testConfig(secretFiles, base, readFileSync(`${this.sshKey}.pub`, "utf8").trim(), user, networkSettings, more.topLevel ?? "");
+    writeFileSync(this.config, config + extraConfig);
   }
 
   /** More environment for every forage-ctl run (e.g. FORAGE_SYSTEMS_DIR). */
@@ -82,13 +89,14 @@ export class TestHost {
   }
 }
 
-function testConfig(secretFile: string, base: string, sshKey: string, user: string, networkSettings: string): string {
+function testConfig(secretFiles: Record<string, string>, base: string, sshKey: string, user: string, networkSettings: string, topLevel: string): string {
+  const secrets = Object.entries(secretFiles).map(([name, path]) => `  ${name}: ${path}\n`).join("");
   return `user: ${user}
 network: { base: "${base}"${networkSettings === "" ? "" : `, ${networkSettings}`} }
 authorizedKeys: ["${sshKey}"]
+${topLevel}
 secrets:
-  demo-key: ${secretFile}
-templates:
+${secrets}templates:
   basic:
     description: plain sandbox
     agents:

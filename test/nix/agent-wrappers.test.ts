@@ -20,6 +20,16 @@ const keys = {
   "gemini-api-key": `AIza-TEST-\${HOME}-${Math.random().toString(36).slice(2)}`,
 };
 
+/** An agent's proxy settings file, with lines a wrapper must not export. */
+const proxySettings = [
+  "ANTHROPIC_BASE_URL=http://10.100.1.1:8080/claude",
+  "EXTRA_URL=a=b $(touch /tmp/forage-pwned)",
+  "bad name=ignored",
+  "=ignored",
+  "no equals sign",
+  "",
+].join("\n");
+
 interface AgentRun {
   status: number | null;
   stdout: string;
@@ -59,6 +69,10 @@ describe.skipIf(!tools.run)("agent wrappers built with nix-build and executed", 
     root = mkdtempSync(join(tmpdir(), "forage-wrappers-"));
     mkdirSync(join(root, "secrets"), { mode: 0o700 });
     for (const [name, value] of Object.entries(keys)) writeFileSync(join(root, "secrets", name), `${value}\n`, { mode: 0o400 });
+    // What forage-ctl writes for the agents behind the API proxy (claude: auth proxy, codex: placeholder).
+    mkdirSync(join(root, "secrets", "_proxy"));
+    writeFileSync(join(root, "secrets", "_proxy", "claude"), proxySettings, { mode: 0o400 });
+    writeFileSync(join(root, "secrets", "_proxy", "codex"), "OPENAI_BASE_URL=http://10.100.1.1:8080/codex/v1\n", { mode: 0o400 });
     expression = await buildWrappers(root, "examples/multi-agent/forage.yaml", "trio");
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -113,6 +127,31 @@ describe.skipIf(!tools.run)("agent wrappers built with nix-build and executed", 
       expect(run.stdout).not.toContain("program=");
     } finally {
       writeFileSync(secret, `${keys["anthropic-api-key"]}\n`, { mode: 0o400 });
+    }
+  });
+
+  it("exports an agent's proxy settings from its file: valid NAME=value lines only, values verbatim, nothing evaluated", () => {
+    rmSync("/tmp/forage-pwned", { force: true });
+    const run = runAgent(nixBuild(expression, "claude"), "claude", []);
+    expect(run.status).toBe(0);
+    expect(run.env.get("ANTHROPIC_BASE_URL")).toBe("http://10.100.1.1:8080/claude");
+    expect(run.env.get("EXTRA_URL")).toBe("a=b $(touch /tmp/forage-pwned)");
+    expect(run.stdout).not.toContain("ignored");
+    expect(() => readFileSync("/tmp/forage-pwned")).toThrow();
+    // An agent by "wrapper" has no proxy settings to read.
+    const script = readFileSync(join(nixBuild(expression, "gemini"), "bin", "gemini"), "utf8");
+    expect(script).not.toContain("_proxy");
+  });
+
+  it("refuses to start a proxied agent whose proxy settings are missing, naming the file", () => {
+    const file = join(root, "secrets", "_proxy", "codex");
+    rmSync(file);
+    try {
+      const run = runAgent(nixBuild(expression, "codex"), "codex", []);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(`codex: cannot read its proxy settings at ${file}`);
+    } finally {
+      writeFileSync(file, "OPENAI_BASE_URL=http://10.100.1.1:8080/codex/v1\n", { mode: 0o400 });
     }
   });
 

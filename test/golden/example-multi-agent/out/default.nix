@@ -27,7 +27,7 @@
     };
     proxy = {
       allowUpstreams = [ ];
-      auditLog = "/var/lib/forage/proxy-audit.jsonl";
+      auditLog = null;
       auditLogMaxBytes = 52428800;
       caFile = null;
       enable = true;

@@ -25,7 +25,7 @@
     };
     proxy = {
       allowUpstreams = [ ];
-      auditLog = "/var/lib/forage/proxy-audit.jsonl";
+      auditLog = null;
       auditLogMaxBytes = 52428800;
       caFile = null;
       enable = false;

@@ -26,7 +26,7 @@
     };
     proxy = {
       allowUpstreams = [ ];
-      auditLog = "/srv/forage/proxy-audit.jsonl";
+      auditLog = null;
       auditLogMaxBytes = 52428800;
       caFile = null;
       enable = true;

@@ -8,6 +8,7 @@
       executable = null;
       secretName = null;
       authEnvVar = null;
+      auth = "wrapper";
       hostConfigDir = "~/.claude";
       containerConfigDir = "/home/agent/.claude";
       hostConfigDirReadOnly = false;

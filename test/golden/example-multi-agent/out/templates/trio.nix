@@ -8,6 +8,7 @@
       executable = null;
       secretName = "anthropic-api-key";
       authEnvVar = "ANTHROPIC_API_KEY";
+      auth = "proxy";
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;
@@ -35,6 +36,7 @@
       executable = null;
       secretName = "openai-api-key";
       authEnvVar = "OPENAI_API_KEY";
+      auth = "placeholder";
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;
@@ -45,6 +47,7 @@
       executable = "gemini";
       secretName = "gemini-api-key";
       authEnvVar = "GEMINI_API_KEY";
+      auth = "wrapper";
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;

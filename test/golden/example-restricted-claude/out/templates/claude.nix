@@ -8,6 +8,7 @@
       executable = null;
       secretName = "anthropic-api-key";
       authEnvVar = "ANTHROPIC_API_KEY";
+      auth = "wrapper";
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;

@@ -8,6 +8,7 @@
       executable = null;
       secretName = "key.v1_x-y";
       authEnvVar = "_K";
+      auth = "wrapper";
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;

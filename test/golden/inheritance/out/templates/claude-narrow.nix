@@ -8,6 +8,7 @@
       executable = null;
       secretName = "anthropic";
       authEnvVar = "ANTHROPIC_API_KEY";
+      auth = "proxy";
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;
@@ -35,6 +36,7 @@
       executable = null;
       secretName = "openai";
       authEnvVar = "OPENAI_API_KEY";
+      auth = "proxy";
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;

@@ -8,6 +8,7 @@
       executable = null;
       secretName = "anthropic";
       authEnvVar = "ANTHROPIC_API_KEY";
+      auth = "proxy";
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;

@@ -1,0 +1,192 @@
+import { copyFileSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isRoot, toolsAvailable } from "../support/tools.js";
+import { TestUpstream } from "../support/test-upstream.js";
+import { TestHost } from "./harness.js";
+
+/*
+ * Agents' keys through the daemon's API proxy, from inside real sandboxes, to a real HTTPS
+ * upstream on the host's loopback (a test CA the proxy is told to trust). Nothing leaves the host.
+ */
+const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "nft", "tmux");
+const keys = { "key-a": "sk-test-aaaa-1111", "key-b": "sk-test-bbbb-2222", "key-c": "sk-test-cccc-3333", "key-d": "sk-test-dddd-4444" };
+const proxyPort = 18083;
+
+function templates(port: number): string {
+  const node = "package: nodejs, executable: node";
+  return `  apia:
+    network: none
+    agents:
+      anth: { ${node}, secretName: key-a, authEnvVar: ANTHROPIC_API_KEY, auth: proxy, api: { upstream: "https://localhost:${port}" } }
+    proxyFilter: { methods: [GET, POST], pathPrefixes: ["/v1/"] }
+  apib:
+    network: none
+    agents:
+      anth: { ${node}, secretName: key-b, authEnvVar: ANTHROPIC_API_KEY, auth: proxy, api: { upstream: "https://localhost:${port}" } }
+  holder:
+    network: none
+    agents:
+      ph: { ${node}, secretName: key-c, authEnvVar: OPENAI_API_KEY, auth: placeholder, api: { upstream: "https://localhost:${port}" } }
+      other: { ${node}, secretName: key-d, authEnvVar: OTHER_KEY, auth: placeholder, api: { provider: custom, upstream: "https://127.0.0.1:${port}", header: x-other, baseUrlEnv: { OTHER_BASE_URL: "" } } }
+`;
+}
+
+interface Reply {
+  status?: number;
+  body?: string;
+  error?: string;
+}
+
+describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host", () => {
+  const upstream = new TestUpstream();
+  let host: TestHost;
+  const seen = (sandboxHeader: string) => upstream.received.map((request) => request.headers[sandboxHeader]);
+
+  beforeAll(async () => {
+    await upstream.start();
+    host = new TestHost("10.223", "nobody", templates(upstream.port), "", {
+      secrets: keys,
+      topLevel: `proxy: { port: ${proxyPort}, caFile: "${upstream.caFile}", allowUpstreams: ["https://localhost:${upstream.port}", "https://127.0.0.1:${upstream.port}"] }`,
+    });
+    for (const [name, template] of [["pa", "apia"], ["pb", "apib"], ["ph", "holder"]]) {
+      const workspace = host.workspace(name as string);
+      copyFileSync(fileURLToPath(new URL("../support/api-client.mjs", import.meta.url)), join(workspace, "client.mjs"));
+      const up = await host.run(["up", name as string, "-t", template as string, "-w", workspace]);
+      expect(up.exitCode, up.stderr).toBe(0);
+    }
+    await waitForProxy(["pa", "pb", "ph"]);
+  }, 120_000);
+  afterAll(async () => {
+    await host?.cleanup();
+    await upstream.stop();
+  });
+
+  async function waitForProxy(sandboxes: string[]): Promise<void> {
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      const status = JSON.parse((await host.run(["proxy", "--status", "--json"])).stdout || "null") as { sandboxes: { name: string }[] } | null;
+      if (sandboxes.every((name) => status?.sandboxes.some((entry) => entry.name === name))) return;
+      await sleep(100);
+    }
+    throw new Error(`the proxy never listened for ${sandboxes.join(", ")}`);
+  }
+
+  /** Runs the client through an agent's launcher, as the agent. */
+  const call = async (sandbox: string, agent: string, baseVariable: string, path: string, ...headers: string[]): Promise<Reply> =>
+    JSON.parse(await host.sh(sandbox, `/opt/forage/bin/${agent} /workspace/client.mjs ${baseVariable} ${path} ${headers.map((h) => `'${h}'`).join(" ")}`)) as Reply;
+
+  it("adds each sandbox's own key to its requests, and a forged identity header changes nothing", async () => {
+    upstream.received.splice(0);
+    expect((await call("pa", "anth", "ANTHROPIC_BASE_URL", "/v1/messages", "x-api-key={env:ANTHROPIC_API_KEY}")).status).toBe(200);
+    expect((await call("pb", "anth", "ANTHROPIC_BASE_URL", "/v1/messages", "x-api-key={env:ANTHROPIC_API_KEY}")).status).toBe(200);
+    // pa claims to be pb three ways: the reference's identity header, a forwarding header, a key of its own.
+    const forged = await call("pa", "anth", "ANTHROPIC_BASE_URL", "/v1/messages", "x-forage-sandbox=pb", "x-forwarded-for=10.223.2.2", "x-api-key=sk-test-bbbb-2222");
+    expect(forged.status).toBe(200);
+    expect(seen("x-api-key")).toEqual([keys["key-a"], keys["key-b"], keys["key-a"]]);
+    expect(upstream.received.every((request) => request.headers["x-forage-sandbox"] === undefined && request.headers["x-forwarded-for"] === undefined)).toBe(true);
+  });
+
+  it("gives a placeholder agent a stand-in, swapped for the key only towards the secret's hosts", async () => {
+    upstream.received.splice(0);
+    const placeholder = (await host.sh("ph", "/opt/forage/bin/ph -e 'console.log(process.env.OPENAI_API_KEY)'")).trim();
+    expect(placeholder).toMatch(/^forage-placeholder-[0-9a-f]{64}$/);
+    expect((await call("ph", "ph", "OPENAI_BASE_URL", "/models", "authorization=Bearer {env:OPENAI_API_KEY}")).status).toBe(200);
+    expect(upstream.received[0]?.path).toBe("/v1/models");
+    expect(upstream.received[0]?.headers.authorization).toBe(`Bearer ${keys["key-c"]}`);
+    // The same stand-in sent to 127.0.0.1, a host key-c is not bound to, stays a stand-in.
+    const elsewhere = await call("ph", "other", "OTHER_BASE_URL", "/v1/x", `authorization=Bearer ${placeholder}`, "x-other={env:OTHER_KEY}");
+    expect(elsewhere.status).toBe(200);
+    expect(upstream.received[1]?.headers.authorization).toBe(`Bearer ${placeholder}`);
+    expect(upstream.received[1]?.headers["x-other"]).toBe(keys["key-d"]);
+    expect(JSON.stringify(upstream.received[1])).not.toContain(keys["key-c"]);
+  });
+
+  it("refuses a filtered path with 403 and the rule to change", async () => {
+    const reply = await call("pa", "anth", "ANTHROPIC_BASE_URL", "/v2/admin");
+    expect(reply.status).toBe(403);
+    expect(reply.body).toContain("templates.apia.proxyFilter.pathPrefixes");
+  });
+
+  it("leaves no key anywhere in the sandbox: not in any process's environment or command line, nor in its files", async () => {
+    const secrets = Object.values(keys);
+    for (const sandbox of ["pa", "pb", "ph"]) {
+      const metadata = JSON.parse(readFileSync(join(host.dir, "state/sandboxes", `${sandbox}.json`), "utf8")) as { cgroup: { procsFiles: string[] } };
+      const pids = metadata.cgroup.procsFiles.flatMap((file) => readFileSync(file, "utf8").split("\n").filter(Boolean));
+      const seenByProcess = pids.map((pid) => `${readProc(pid, "environ")}\n${readProc(pid, "cmdline")}`).join("\n");
+      // Control: the scan reads the agents' environments, which hold the marker or stand-in.
+      expect(seenByProcess).toMatch(sandbox === "ph" ? /OPENAI_API_KEY=forage-placeholder-/ : /ANTHROPIC_API_KEY=forage-proxy-adds-the-key/);
+      for (const secret of secrets) expect(seenByProcess, `${sandbox}: ${secret}`).not.toContain(secret);
+      // Every file the agent can read outside the host's /usr (the root, /run/secrets, the workspace, /etc, /home, /tmp).
+      const found = await host.run(["exec", sandbox, "--", "sh", "-c", `grep -rlsF -e ${secrets.join(" -e ")} / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev --exclude-dir=usr; echo scanned`]);
+      expect(found.stdout.trim(), found.stderr).toBe("scanned");
+    }
+    expect(await host.sh("pa", "cat /run/secrets/key-a")).toBe("forage-proxy-adds-the-key");
+  });
+
+  it("keeps keys out of the host's state, run and secrets directories, the audit log and the generated Nix", async () => {
+    const out = join(host.dir, "generated");
+    expect((await host.run(["generate", "-o", out])).exitCode).toBe(0);
+    for (const dir of ["state", "run", "secrets", "generated"]) {
+      for (const file of filesUnder(join(host.dir, dir))) {
+        const text = readFileSync(file, "utf8");
+        for (const secret of Object.values(keys)) expect(text.includes(secret), `${file} holds ${secret}`).toBe(false);
+      }
+    }
+    const audit = readFileSync(join(host.dir, "state/proxy-audit.jsonl"), "utf8");
+    expect(audit).toContain('"sandbox":"pa"');
+    expect((statSync(join(host.dir, "state/proxy-audit.jsonl")).mode & 0o777).toString(8)).toBe("600");
+  });
+
+  it("takes a changed key at once, and reloads all on SIGHUP, without a restart", async () => {
+    const file = join(host.dir, "key-a");
+    writeFileSync(`${file}.new`, "sk-test-aaaa-rotated\n");
+    renameSync(`${file}.new`, file);
+    await sleep(300);
+    upstream.received.splice(0);
+    await call("pa", "anth", "ANTHROPIC_BASE_URL", "/v1/messages");
+    expect(upstream.received[0]?.headers["x-api-key"]).toBe("sk-test-aaaa-rotated");
+    const before = JSON.parse((await host.run(["proxy", "--status", "--json"])).stdout) as { pid: number; keys: { reloads: number } };
+    process.kill(before.pid, "SIGHUP");
+    await sleep(300);
+    const after = JSON.parse((await host.run(["proxy", "--status", "--json"])).stdout) as { pid: number; keys: { reloads: number; loaded: string[] } };
+    expect(after.pid).toBe(before.pid);
+    expect(after.keys.reloads).toBe(before.keys.reloads + 1);
+    expect(after.keys.loaded).toEqual(["key-a", "key-b", "key-c", "key-d"]);
+  });
+
+  it("is reachable only from its sandbox: another sandbox, or the host, gets nothing", async () => {
+    const fromOther = await host.sh("pb", `node -e 'const s=require("net").connect(${proxyPort},"10.223.1.1");s.on("connect",()=>{console.log("open");process.exit()});s.on("error",e=>{console.log(e.code);process.exit()});setTimeout(()=>{console.log("timeout");process.exit()},1500)'`);
+    expect(fromOther.trim()).not.toBe("open");
+    const socket = connect(proxyPort, "10.223.1.1");
+    const fromHost = await new Promise<string>((resolve) => {
+      socket.on("connect", () => resolve("open"));
+      socket.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
+      setTimeout(() => resolve("timeout"), 1500);
+    });
+    socket.destroy();
+    expect(fromHost).not.toBe("open");
+    const status = await host.run(["proxy", "--status"]);
+    expect(status.stdout).toMatch(/pa\s+10\.223\.1\.1:18083\s+anth/);
+  });
+});
+
+function readProc(pid: string, file: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, "latin1").replaceAll("\0", "\n");
+  } catch {
+    return "";
+  }
+}
+
+function filesUnder(dir: string): string[] {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true, recursive: true });
+  } catch {
+    return [];
+  }
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}
