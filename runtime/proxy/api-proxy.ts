@@ -81,7 +81,7 @@ export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (
       keys.close();
       await Promise.all([...listeners.keys()].map((name) => closeListener(listeners, name)));
       services.upstreams.close();
-      await services.audit.flushed();
+      await services.audit.close();
       await writeProxyStatus(paths, null);
     },
   };
@@ -125,7 +125,7 @@ async function reconcile(settings: Model, paths: RuntimePaths, listeners: Map<st
 }
 
 async function openListener(listeners: Map<string, Listener>, route: SandboxProxy, port: number, services: ProxyServices, log: (line: string) => void): Promise<void> {
-  const listener: Listener = { server: createServer(), route, sockets: new Set() };
+  const listener: Listener = { server: createServer({ noDelay: true }), route, sockets: new Set() };
   listener.server.on("connection", (socket: Socket) => {
     // The source must be the sandbox's own address; the listener is on its own link's host end.
     if (socket.remoteAddress !== listener.route.sandboxAddress) {

@@ -76,8 +76,7 @@ interface Exchange {
 }
 
 function forward(route: SandboxProxy, admitted: Admitted, key: string, req: IncomingMessage, res: ServerResponse, services: ProxyServices, exchange: Exchange): void {
-  const { api, auth } = admitted.agent;
-  const upstream = new URL(api.upstream);
+  const { auth, upstreamUrl: upstream } = admitted.agent;
   const keyOf = (secret: string): string | undefined => services.keys.get(secret);
   const target = `${upstream.pathname.replace(/\/$/, "")}${auth === "placeholder" ? swapPlaceholders(admitted.target, upstream.host, route.placeholders, keyOf) : admitted.target}`;
   const headers = upstreamHeaders(route, admitted, key, req.rawHeaders, upstream.host, keyOf);
@@ -134,7 +133,8 @@ function relayResponse(incoming: IncomingMessage, res: ServerResponse, services:
   if (res.headersSent || res.destroyed) return void incoming.destroy();
   services.counters.forwarded += 1;
   res.writeHead(incoming.statusCode ?? 502, responseHeaders(headerPairs(incoming.rawHeaders)).flat());
-  res.flushHeaders();
+  // An event stream's headers go out at once (the first event may be a while); others ride with the body.
+  if (String(incoming.headers["content-type"] ?? "").startsWith("text/event-stream")) res.flushHeaders();
   incoming.on("data", (chunk: Buffer) => {
     exchange.record.responseBytes += chunk.length;
     services.counters.responseBytes += chunk.length;

@@ -6,6 +6,8 @@ export interface ProxiedAgent {
   name: string;
   auth: "proxy" | "placeholder";
   api: AgentApiModel;
+  /** `api.upstream`, parsed once. */
+  upstreamUrl: URL;
   /** The host secret whose key the agent's requests get. */
   secret: string;
 }

@@ -21,7 +21,7 @@ export async function sandboxRoute(settings: Model, paths: RuntimePaths, metadat
   const agents = new Map<string, ProxiedAgent>();
   for (const agent of template.agents) {
     if (agent.auth === "wrapper" || agent.api === null || agent.secret === null) continue;
-    agents.set(agent.name, { name: agent.name, auth: agent.auth, api: agent.api, secret: agent.secret.name });
+    agents.set(agent.name, { name: agent.name, auth: agent.auth, api: agent.api, upstreamUrl: new URL(agent.api.upstream), secret: agent.secret.name });
   }
   if (agents.size === 0) return undefined;
   const link = sandboxLink(metadata.slot, settings.host.network.base);

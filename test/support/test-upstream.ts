@@ -29,6 +29,8 @@ export class TestUpstream {
   private server: Server | undefined;
   private release: (() => void)[] = [];
   port = 0;
+  /** Off for load (benchmarks): requests are answered but not kept. */
+  record = true;
 
   constructor() {
     const openssl = (...args: string[]): void => void execFileSync("openssl", args, { cwd: this.dir, stdio: "ignore" });
@@ -65,7 +67,7 @@ export class TestUpstream {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const received: ReceivedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString() };
-    this.received.push(received);
+    if (this.record) this.received.push(received);
     const url = new URL(req.url ?? "/", "https://localhost");
     if (url.pathname.endsWith("/sse")) {
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });

@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TestUpstream } from "../../support/test-upstream.js";
-import { ProxyFixture } from "./proxy-fixture.js";
+import { ProxyFixture } from "../../support/proxy-fixture.js";
 
 /*
  * The proxy's request handling against a real HTTPS upstream on loopback (trusting a test CA):

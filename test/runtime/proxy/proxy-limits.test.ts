@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProxyAuditLog, type ProxyAuditRecord } from "../../../runtime/proxy/proxy-audit-log.js";
 import { TestUpstream } from "../../support/test-upstream.js";
-import { ProxyFixture } from "./proxy-fixture.js";
+import { ProxyFixture } from "../../support/proxy-fixture.js";
 
 /* Limits, filters, the audit log's rotation and key reloads, against a real HTTPS upstream on loopback. */
 const upstream = new TestUpstream();

@@ -3,14 +3,13 @@ import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentApiModel } from "../../../generator/model/model.js";
-import { KeyStore } from "../../../runtime/proxy/key-store.js";
-import { ProxyAuditLog } from "../../../runtime/proxy/proxy-audit-log.js";
-import { handleProxyRequest, type ProxyServices } from "../../../runtime/proxy/proxy-handler.js";
-import { RateLimiter } from "../../../runtime/proxy/rate-limiter.js";
-import { newCounters, type ProxiedAgent, type SandboxProxy } from "../../../runtime/proxy/sandbox-proxy.js";
-import { UpstreamAgents } from "../../../runtime/proxy/upstream-agents.js";
-import type { TestUpstream } from "../../support/test-upstream.js";
+import type { AgentApiModel } from "../../generator/model/model.js";
+import { KeyStore } from "../../runtime/proxy/key-store.js";
+import { ProxyAuditLog } from "../../runtime/proxy/proxy-audit-log.js";
+import { handleProxyRequest, type ProxyServices } from "../../runtime/proxy/proxy-handler.js";
+import { RateLimiter } from "../../runtime/proxy/rate-limiter.js";
+import { newCounters, type ProxiedAgent, type SandboxProxy } from "../../runtime/proxy/sandbox-proxy.js";
+import { UpstreamAgents } from "../../runtime/proxy/upstream-agents.js";
 
 /** A reply as a client in the sandbox sees it. */
 export interface Reply {
@@ -34,7 +33,8 @@ export class ProxyFixture {
   port = 0;
 
   constructor(
-    private readonly upstream: TestUpstream,
+    /** The HTTPS upstream: its loopback port and the CA its certificate comes from. */
+    private readonly upstream: { port: number; caFile: string },
     limits: { requests: number; tokens: number | null; windowMs: number } = { requests: 1000, tokens: null, windowMs: 60_000 },
   ) {
     const origin = `https://localhost:${upstream.port}`;
@@ -63,11 +63,11 @@ export class ProxyFixture {
 
   addAgent(name: string, auth: ProxiedAgent["auth"], secret: string, api: Partial<AgentApiModel> & Pick<AgentApiModel, "provider" | "header" | "value">): void {
     const full: AgentApiModel = { upstream: `https://localhost:${this.upstream.port}`, baseUrlEnv: {}, hosts: [`localhost:${this.upstream.port}`], ...api };
-    (this.route.agents as Map<string, ProxiedAgent>).set(name, { name, auth, secret, api: full });
+    (this.route.agents as Map<string, ProxiedAgent>).set(name, { name, auth, secret, api: full, upstreamUrl: new URL(full.upstream) });
   }
 
   async start(): Promise<void> {
-    this.server = createServer((req, res) => handleProxyRequest(this.route, req, res, this.services));
+    this.server = createServer({ noDelay: true }, (req, res) => handleProxyRequest(this.route, req, res, this.services));
     await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
     this.port = (this.server.address() as AddressInfo).port;
   }
@@ -93,6 +93,7 @@ export class ProxyFixture {
   async stop(): Promise<void> {
     this.keys.close();
     this.services.upstreams.close();
+    await this.services.audit.close();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server === undefined ? resolve() : this.server.close(() => resolve())));
     rmSync(this.dir, { recursive: true, force: true });
