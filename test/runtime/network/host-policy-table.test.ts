@@ -76,7 +76,18 @@ describe("the host-side table of a sandbox", () => {
     expect(printNftTable(hostPolicyTable(link, policy("full"), null, "enp3s0"))).toContain('iifname "ve-f7" oifname "enp3s0" accept comment "full: routed out"');
   });
 
+  it("with agents behind the API proxy, admits the proxy port from the sandbox and drops it from anywhere else", () => {
+    const input = (printNftTable(hostPolicyTable(link, policy("none"), services, null, 18080)).split("chain input")[1] ?? "").split("chain ")[0] ?? "";
+    expect(input).toContain('iifname "ve-f7" ip daddr 10.100.7.1 tcp dport 18080 accept');
+    expect(input).toContain('iifname != "ve-f7" ip daddr 10.100.7.1 tcp dport 18080 drop');
+    expect(printNftTable(hostPolicyTable(link, policy("none"), services, null, null))).not.toContain("18080");
+  });
+
   describe.skipIf(!tools.run)("in the real kernel", () => {
+    it("loads with the API proxy's rules", () => {
+      expect(() => inFreshNamespace(printNftTable(hostPolicyTable(link, policy("restricted"), services, null, 18080), { replace: true }))).not.toThrow();
+    });
+
     it.each([["none", false], ["restricted", false], ["restricted", true], ["full", false]] as const)("loads in mode %s (sni %s)", (mode, sni) => {
       expect(() => inFreshNamespace(printNftTable(hostPolicyTable(link, policy(mode, sni), services, "eth0"), { replace: true }))).not.toThrow();
     });
