@@ -72,8 +72,10 @@ in
     users.groups.forage.members = [ cfg.user ];
 
     # The privileged daemon: serves forage-ctl to the "forage" group over
-    # /run/forage/daemon.sock. Sandboxes are not its processes to kill: KillMode=process keeps
-    # them running across restarts, and Delegate lets it manage their cgroups.
+    # /run/forage/daemon.sock, and runs the API proxy when an agent uses auth "proxy" or
+    # "placeholder" (`systemctl reload forage` re-reads its keys). Sandboxes are not its processes
+    # to kill: KillMode=process keeps them running across restarts, and Delegate lets it manage
+    # their cgroups.
     systemd.services.forage = {
       description = "Forage sandbox daemon";
       wantedBy = [ "multi-user.target" ];
@@ -84,6 +86,7 @@ in
       environment.FORAGE_CONFIG = "/etc/forage/forage.json";
       serviceConfig = {
         ExecStart = "${lib.getExe cfg.package} daemon";
+        ExecReload = "${pkgs.coreutils}/bin/kill -HUP $MAINPID";
         KillMode = "process";
         Delegate = true;
         Restart = "on-failure";

@@ -35,7 +35,13 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
       const server = await serveDaemon(context, socketPath(), log);
       // The API proxy lives in the daemon when the config needs it (an agent behind it, or proxy.enable).
       const { proxyNeeded } = await import("../../runtime/proxy/sandbox-routes.js");
-      const proxy = proxyNeeded(context.settings) ? await (await import("../../runtime/proxy/api-proxy.js")).startApiProxy(context.settings, context.paths, log) : undefined;
+      const proxy = proxyNeeded(context.settings)
+        ? await (await import("../../runtime/proxy/api-proxy.js")).startApiProxy(context.settings, context.paths, log).catch((error: unknown) => {
+            // Sandbox commands still work; proxied agents get refused connections until it is fixed.
+            log(`API proxy not started: ${error instanceof Error ? error.message : String(error)}`);
+            return undefined;
+          })
+        : undefined;
       // SIGHUP reloads the proxy's keys; without this handler it would end the daemon.
       process.on("SIGHUP", () => void proxy?.reload().then(() => log("proxy keys reloaded")));
       const { monitor } = context.settings.host;

@@ -137,7 +137,7 @@ describe("forage-ctl template add on a YAML config", () => {
     const result = await runCli(["template", "add", "quad", "--from", "trio"], { cwd: dir });
     expect(result.exitCode).toBe(0);
     const edited = await readFile(join(dir, "forage.yaml"), "utf8");
-    expect(edited.startsWith("# Three agents side by side, sharing one base template.\n")).toBe(true);
+    expect(edited.startsWith("# Three agents side by side, sharing one base template. Claude's and Codex's keys never enter the\n")).toBe(true);
     expect(await templateNames(dir, "forage.yaml")).toEqual(["base", "quad", "trio"]);
   });
 

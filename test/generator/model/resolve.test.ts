@@ -3,6 +3,7 @@ import { configSchema, type ConfigInput } from "../../../generator/config/schema
 import type { TemplateInput } from "../../../generator/config/schema/template.js";
 import { claudeBuiltinTools, parseAllowEntry } from "../../../generator/model/resolve-template.js";
 import { resolveModel } from "../../../generator/model/resolve.js";
+import { proxyAuditLogPath, runtimePaths } from "../../../runtime/paths.js";
 import type { TemplateModel } from "../../../generator/model/model.js";
 
 /** Validates `input` with the real schema (as loadConfig does) and resolves it. */
@@ -278,9 +279,12 @@ describe("the model as a whole", () => {
     expect(model({ user: "alice", templates: { t: {} } }).source).toBe("forage.yaml");
   });
 
-  it("defaults the proxy audit log to a file under the state directory", () => {
+  it("leaves the proxy audit log's default to run time, under the state directory in use", () => {
     const m = model({ user: "alice", stateDir: "/srv/forage", templates: { t: {} } });
-    expect(m.host.proxy.auditLog).toBe("/srv/forage/proxy-audit.jsonl");
+    expect(m.host.proxy.auditLog).toBeNull();
+    expect(proxyAuditLogPath(runtimePaths(m.host.stateDir, {}), m.host.proxy.auditLog)).toBe("/srv/forage/proxy-audit.jsonl");
+    expect(proxyAuditLogPath(runtimePaths(m.host.stateDir, { FORAGE_STATE_DIR: "/tmp/s" }), m.host.proxy.auditLog)).toBe("/tmp/s/proxy-audit.jsonl");
+    expect(model({ user: "alice", proxy: { auditLog: "/var/log/forage-proxy.jsonl" }, templates: { t: {} } }).host.proxy.auditLog).toBe("/var/log/forage-proxy.jsonl");
   });
 
   it("gives a template the host agent identity, overridden field by field by the template's", () => {
