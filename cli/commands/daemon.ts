@@ -43,7 +43,7 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
           })
         : undefined;
       // SIGHUP reloads the proxy's keys; without this handler it would end the daemon.
-      process.on("SIGHUP", () => void proxy?.reload().then(() => log("proxy keys reloaded")));
+      process.on("SIGHUP", () => void proxy?.reload().then(() => log("proxy keys reloaded"), (error: unknown) => log(`proxy keys not reloaded: ${String(error)}`)));
       const { monitor } = context.settings.host;
       // The health monitor of the config (monitor.enable), run by the daemon itself.
       const timer = monitor.enable

@@ -35,7 +35,7 @@ Examples:
       const { startApiProxy } = await import("../../runtime/proxy/api-proxy.js");
       const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage-proxy: ${line}\n`);
       const proxy = await startApiProxy(context.settings, context.paths, log);
-      process.on("SIGHUP", () => void proxy.reload().then(() => log("keys reloaded")));
+      process.on("SIGHUP", () => void proxy.reload().then(() => log("keys reloaded"), (error: unknown) => log(`keys not reloaded: ${String(error)}`)));
       await new Promise<void>((resolve) => {
         for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => resolve());
       });

@@ -32,6 +32,12 @@ export function checkAgentApis(config: Config): SchemaProblem[] {
         }
       }
       if (auth === "wrapper") continue;
+      if (config.proxy.url !== undefined) {
+        problems.push({
+          path: [...base, "auth"],
+          message: `${subject} uses auth ${auth}, which needs the built-in proxy on the sandbox's own link (it tells sandboxes apart by their address): remove proxy.url, or use auth wrapper`,
+        });
+      }
       const provider = agent.api?.provider ?? inferProvider(agent.package, agent.authEnvVar);
       if (provider === undefined) {
         problems.push({

@@ -28,6 +28,9 @@ function problemsFromIssue(issue: z.core.$ZodIssue, base: (string | number)[]): 
       }));
     case "invalid_union":
       return problemsFromUnion(issue.errors, path);
+    case "invalid_key":
+      // A record key that breaks its rule: say the rule ("Invalid key in record" alone says nothing).
+      return issue.issues.map((nested) => ({ path, message: `the name "${String(path.at(-1))}" ${messageOf(nested)}`, atKey: true }));
     default:
       return [{ path, message: messageOf(issue) }];
   }

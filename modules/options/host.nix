@@ -105,7 +105,7 @@
         url = lib.mkOption {
           type = lib.types.nullOr lib.types.str;
           default = null;
-          description = "An external proxy URL given to sandboxes instead of the built-in proxy (reference `proxyUrl`).";
+          description = "The reference's `proxyUrl`, accepted so its configs load; the built-in proxy is always reached on each sandbox's own link, so this cannot be combined with auth proxy or placeholder.";
         };
         rateLimit = lib.mkOption {
           type = lib.types.submodule {

@@ -12,10 +12,13 @@ import { RateLimiter, windowMs } from "./rate-limiter.js";
 import { newCounters, type SandboxProxy } from "./sandbox-proxy.js";
 import { keyFiles, sandboxRoute } from "./sandbox-routes.js";
 import { UpstreamAgents } from "./upstream-agents.js";
-import { writeProxyStatus, type ProxyStatus } from "./proxy-status.js";
+import { statusFileGroup, writeProxyStatus, type ProxyStatus } from "./proxy-status.js";
 
 /** How often the sandboxes are re-read besides on every change of their metadata. */
 const resyncMs = 2000;
+
+/** Open connections one sandbox may have to its proxy listener. */
+const maxConnectionsPerSandbox = 256;
 
 /** The running API proxy: one listener per sandbox with proxied agents, on its link's host end. */
 export interface ApiProxy {
@@ -62,7 +65,20 @@ export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (
     auditLog,
   });
   let queue: Promise<void> = Promise.resolve();
-  const sync = (): Promise<void> => (queue = queue.then(() => reconcile(settings, paths, listeners, services, log)).then(() => keys.use(keyFilesOf(settings, listeners))).then(() => writeProxyStatus(paths, status())).catch((error: unknown) => log(`proxy: ${error instanceof Error ? error.message : String(error)}`)));
+  let closed = false;
+  const complaints = new Set<string>();
+  const statusGroup = await statusFileGroup(settings);
+  const step = async (): Promise<void> => {
+    if (closed) return;
+    await reconcile(settings, paths, listeners, services, (line) => {
+      // Said once until it changes: a taken port would otherwise be logged every two seconds.
+      if (!complaints.has(line)) log(line);
+      complaints.add(line);
+    });
+    await keys.use(keyFilesOf(settings, listeners));
+    await writeProxyStatus(paths, status(), statusGroup);
+  };
+  const sync = (): Promise<void> => (queue = queue.then(step).catch((error: unknown) => log(`proxy: ${error instanceof Error ? error.message : String(error)}`)));
   const watcher = watchSandboxes(paths, () => void sync());
   const timer = setInterval(() => void sync(), resyncMs);
   timer.unref();
@@ -72,17 +88,19 @@ export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (
     sync,
     reload: async () => {
       await keys.reload();
-      await writeProxyStatus(paths, status());
+      await sync();
     },
     status,
     close: async () => {
+      closed = true;
       clearInterval(timer);
+      await queue;
       watcher?.close();
       keys.close();
       await Promise.all([...listeners.keys()].map((name) => closeListener(listeners, name)));
       services.upstreams.close();
       await services.audit.close();
-      await writeProxyStatus(paths, null);
+      await writeProxyStatus(paths, null, statusGroup);
     },
   };
 }
@@ -122,10 +140,13 @@ async function reconcile(settings: Model, paths: RuntimePaths, listeners: Map<st
     if (!listeners.has(name)) await openListener(listeners, route, settings.host.proxy.port, services, log);
   }
   services.limiter.forgetAllBut(new Set(wanted.keys()));
+  services.upstreams.forgetAllBut(new Set(wanted.keys()));
 }
 
 async function openListener(listeners: Map<string, Listener>, route: SandboxProxy, port: number, services: ProxyServices, log: (line: string) => void): Promise<void> {
   const listener: Listener = { server: createServer({ noDelay: true }), route, sockets: new Set() };
+  // Enough for any agent, few enough that a sandbox cannot use up the daemon's descriptors.
+  listener.server.maxConnections = maxConnectionsPerSandbox;
   listener.server.on("connection", (socket: Socket) => {
     // The source must be the sandbox's own address; the listener is on its own link's host end.
     if (socket.remoteAddress !== listener.route.sandboxAddress) {
@@ -137,7 +158,8 @@ async function openListener(listeners: Map<string, Listener>, route: SandboxProx
   });
   listener.server.on("request", (req, res) => handleProxyRequest(listener.route, req, res, services));
   listener.server.headersTimeout = 30_000;
-  listener.server.requestTimeout = 0;
+  // Time to send a whole request, body included (answers may stream for much longer).
+  listener.server.requestTimeout = 120_000;
   const error = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
     listener.server.once("error", resolve);
     listener.server.listen(port, route.listenAddress, () => resolve(undefined));
@@ -147,6 +169,8 @@ async function openListener(listeners: Map<string, Listener>, route: SandboxProx
     if (error.code !== "EADDRNOTAVAIL") log(`proxy: cannot listen on ${route.listenAddress}:${port} for ${route.sandbox}: ${error.code ?? error.message}`);
     return;
   }
+  // Errors after listening (EMFILE on accept) must not end the process that hosts the proxy.
+  listener.server.on("error", (failure: NodeJS.ErrnoException) => log(`proxy: listener of ${route.sandbox}: ${failure.code ?? failure.message}`));
   listeners.set(route.sandbox, listener);
 }
 

@@ -8,13 +8,23 @@ const hopByHop = new Set([
 ]);
 
 /**
+ * A request's framing is never copied: the proxy frames each body itself (see upstreamFraming),
+ * so nothing a sandbox sends can make one request's body read as another request on a pooled
+ * upstream connection.
+ */
+const framing = new Set(["content-length", "transfer-encoding"]);
+
+/**
  * Headers a sandbox could use to pass itself off as someone else, or to learn or set what the
  * proxy decides: the reference's identity header, forwarding chains, and every header an API key
  * travels in. The proxy identifies a sandbox by its address and sets the key itself.
  */
 const neverFromSandbox = new Set([
   "x-forage-sandbox", "forwarded", "via", "x-real-ip", "x-forwarded-for", "x-forwarded-host",
-  "x-forwarded-proto", "x-forwarded-port", "x-forwarded-server",
+  "x-forwarded-proto", "x-forwarded-port", "x-forwarded-server", "x-original-forwarded-for",
+  "true-client-ip", "cf-connecting-ip", "x-client-ip", "x-cluster-client-ip",
+  // Some API front ends take the method from these: a POST could act as a DELETE past proxyFilter.
+  "x-http-method-override", "x-http-method", "x-method-override",
 ]);
 
 /** Headers that carry provider keys; with auth "proxy" the sandbox's own values are dropped. */
@@ -42,11 +52,21 @@ function connectionListed(pairs: readonly [string, string][]): Set<string> {
  */
 export function requestHeaders(pairs: readonly [string, string][], dropKeys: boolean): [string, string][] {
   const listed = connectionListed(pairs);
-  return pairs.filter(([name]) => !hopByHop.has(name) && !listed.has(name) && !neverFromSandbox.has(name) && !(dropKeys && keyHeaders.has(name)));
+  return pairs.filter(([name]) => !hopByHop.has(name) && !framing.has(name) && !listed.has(name) && !neverFromSandbox.has(name) && !(dropKeys && keyHeaders.has(name)));
 }
 
-/** The response headers to send back to the sandbox: hop-by-hop ones dropped. */
+/** The response headers to send back to the sandbox: hop-by-hop ones dropped (never its length). */
 export function responseHeaders(pairs: readonly [string, string][]): [string, string][] {
   const listed = connectionListed(pairs);
-  return pairs.filter(([name]) => !hopByHop.has(name) && !listed.has(name));
+  return pairs.filter(([name]) => !hopByHop.has(name) && (name === "content-length" || !listed.has(name)));
+}
+
+/**
+ * How the proxy frames a request body upstream, from what Node's parser found in the request:
+ * a validated Content-Length is kept, a chunked body is sent chunked, and no body is no body.
+ */
+export function upstreamFraming(headers: { "content-length"?: string | undefined; "transfer-encoding"?: string | undefined }): Record<string, string> {
+  if (headers["transfer-encoding"] !== undefined) return { "transfer-encoding": "chunked" };
+  if (headers["content-length"] !== undefined && /^\d{1,15}$/.test(headers["content-length"])) return { "content-length": headers["content-length"] };
+  return { "content-length": "0" };
 }

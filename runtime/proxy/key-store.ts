@@ -1,5 +1,5 @@
 import { watch, type FSWatcher } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 
 /** Keys go into header values: printable ASCII only, so a key file cannot inject a header. */
@@ -8,12 +8,17 @@ const keyPattern = /^[\x21-\x7e]{1,4096}$/;
 /**
  * The proxy's keys, read from the host's secret files (never from a sandbox's copy) and held in
  * memory only. Reloaded on `reload()` (SIGHUP) and when a file changes: the directories are
- * watched, because sops-nix and agenix replace a secret by swapping a symlink, not by writing it.
+ * watched for an immediate reload, and every `use()` (each proxy sync, every two seconds) compares
+ * each file's identity, because sops-nix and agenix replace a secret by swapping a symlinked
+ * directory, which leaves a watch on the old one.
  */
 export class KeyStore {
   private readonly keys = new Map<string, string>();
   private readonly watchers: FSWatcher[] = [];
   private files: Record<string, string> = {};
+  /** Per secret: the file identity last read, and a load counter so a slow read never wins over a newer one. */
+  private readonly seen = new Map<string, string>();
+  private readonly loads = new Map<string, number>();
   reloads = 0;
 
   constructor(private readonly log: (line: string) => void) {}
@@ -25,7 +30,7 @@ export class KeyStore {
 
   /** Sets the secrets to serve (name → host file) and reads them all; the watches follow. */
   async use(files: Record<string, string>): Promise<void> {
-    if (JSON.stringify(files) === JSON.stringify(this.files)) return;
+    if (JSON.stringify(files) === JSON.stringify(this.files)) return this.reloadChanged();
     this.files = { ...files };
     this.unwatch();
     for (const dir of new Set(Object.values(files).map((path) => dirname(path)))) {
@@ -51,6 +56,18 @@ export class KeyStore {
     this.unwatch();
   }
 
+  /** Reloads the keys whose files are not the ones last read (a new inode, size or time). */
+  private async reloadChanged(): Promise<void> {
+    for (const secret of Object.keys(this.files)) {
+      if ((await this.identity(secret)) !== this.seen.get(secret)) await this.load(secret);
+    }
+  }
+
+  private async identity(secret: string): Promise<string> {
+    const info = await stat(this.files[secret] ?? "").catch(() => undefined);
+    return info === undefined ? "absent" : `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}`;
+  }
+
   private unwatch(): void {
     for (const watcher of this.watchers.splice(0)) watcher.close();
   }
@@ -65,13 +82,20 @@ export class KeyStore {
   private async load(secret: string): Promise<void> {
     const path = this.files[secret];
     if (path === undefined) return;
+    const load = (this.loads.get(secret) ?? 0) + 1;
+    this.loads.set(secret, load);
+    const identity = await this.identity(secret);
     let text: string;
     try {
       text = await readFile(path, "utf8");
     } catch (error) {
+      if (this.loads.get(secret) !== load) return;
+      this.seen.set(secret, identity);
       this.keys.delete(secret);
       return this.log(`key "${secret}" cannot be read from ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }
+    if (this.loads.get(secret) !== load) return;
+    this.seen.set(secret, identity);
     // Like the wrappers' "$(<file)": trailing newlines are not part of the key.
     const key = text.replace(/[\r\n]+$/, "");
     if (!keyPattern.test(key)) {

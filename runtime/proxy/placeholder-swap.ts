@@ -7,19 +7,46 @@ export interface PlaceholderBinding {
   hosts: readonly string[];
 }
 
+/** What a credential looks like where the proxy may swap a placeholder in it. */
+export interface CredentialShape {
+  /** Lower-case headers that carry keys (the provider's, and the usual ones). */
+  headers: ReadonlySet<string>;
+  /** Whole values a placeholder may stand in, `{key}` for it: e.g. "{key}", "Bearer {key}". */
+  forms: readonly string[];
+}
+
 /**
- * Replaces each placeholder bound to `upstreamHost` by its key, in `text` (a header value or the
- * request target). Placeholders not bound to the host stay as they are: a request to any other
- * host carries the stand-in, never the key.
+ * The key a header value stands for, when the value is exactly a credential made of a placeholder
+ * bound to `upstreamHost`; otherwise the value unchanged. Only whole credentials in key headers
+ * are swapped: a placeholder anywhere else (a path, a model name, a beta flag, a body) stays as
+ * it is, so no API can echo the key back in an error message. A request to a host the secret is
+ * not bound to carries the stand-in, never the key.
  *
- * @example swapPlaceholders("Bearer forage-placeholder-ab…", "api.openai.com", bindings, keys) // "Bearer sk-…"
+ * @example swapCredential("authorization", "Bearer forage-placeholder-ab…", "api.openai.com", shape, bindings, keyOf) // "Bearer sk-…"
  */
-export function swapPlaceholders(text: string, upstreamHost: string, bindings: readonly PlaceholderBinding[], keyOf: (secret: string) => string | undefined): string {
-  let result = text;
+export function swapCredential(name: string, value: string, upstreamHost: string, shape: CredentialShape, bindings: readonly PlaceholderBinding[], keyOf: (secret: string) => string | undefined): string {
+  if (!shape.headers.has(name)) return value;
   for (const binding of bindings) {
-    if (!result.includes(binding.placeholder) || !binding.hosts.some((host) => hostMatches(host, upstreamHost))) continue;
+    const form = shape.forms.find((candidate) => candidate.split("{key}").join(binding.placeholder) === value);
+    if (form === undefined || !binding.hosts.some((host) => hostMatches(host, upstreamHost))) continue;
     const key = keyOf(binding.secret);
-    if (key !== undefined) result = result.split(binding.placeholder).join(key);
+    return key === undefined ? value : form.split("{key}").join(key);
   }
-  return result;
+  return value;
+}
+
+/**
+ * The request target with a bound placeholder swapped in its `key` query parameter (how Google's
+ * API takes a key in the URL), and nowhere else in it.
+ */
+export function swapQueryKey(target: string, upstreamHost: string, bindings: readonly PlaceholderBinding[], keyOf: (secret: string) => string | undefined): string {
+  const query = target.indexOf("?");
+  if (query === -1) return target;
+  const parts = target.slice(query + 1).split("&").map((part) => {
+    if (!part.startsWith("key=")) return part;
+    const binding = bindings.find((candidate) => candidate.placeholder === part.slice(4) && candidate.hosts.some((host) => hostMatches(host, upstreamHost)));
+    const key = binding === undefined ? undefined : keyOf(binding.secret);
+    return key === undefined ? part : `key=${encodeURIComponent(key)}`;
+  });
+  return `${target.slice(0, query)}?${parts.join("&")}`;
 }

@@ -17,7 +17,12 @@ export interface ProxyAuditRecord {
   tokens: number;
   /** Why the proxy answered itself (rate limit, filter, upstream error), or null when upstream did. */
   refused: string | null;
+  /** Rate-limit refusals of this sandbox left out since its last such line (see ProxyAuditLog). */
+  suppressed?: number;
 }
+
+/** Lines waiting for the disk beyond which new ones are dropped (and counted): memory stays bounded. */
+const maxPending = 10_000;
 
 /** Old files kept beside the log: `<log>.1` (newest) … `<log>.3`. */
 const keptFiles = 3;
@@ -34,6 +39,8 @@ export class ProxyAuditLog {
   private file: FileHandle | undefined;
   private size = 0;
   private lastComplaint = 0;
+  /** Per sandbox: when its last rate-limit line was written, and how many were left out since. */
+  private readonly refusals = new Map<string, { at: number; suppressed: number }>();
   failures = 0;
 
   constructor(
@@ -42,7 +49,25 @@ export class ProxyAuditLog {
     private readonly log: (line: string) => void,
   ) {}
 
+  /**
+   * Queues a record. A sandbox over its rate limit gets one line a second with the count of the
+   * refusals left out, so no sandbox can roll the other sandboxes' records out of the rotation.
+   */
   write(record: ProxyAuditRecord): void {
+    if (record.refused === "rate-limit") {
+      const now = Date.now();
+      const last = this.refusals.get(record.sandbox);
+      if (last !== undefined && now - last.at < 1000) {
+        last.suppressed += 1;
+        return;
+      }
+      this.refusals.set(record.sandbox, { at: now, suppressed: 0 });
+      if (last !== undefined && last.suppressed > 0) record = { ...record, suppressed: last.suppressed };
+    }
+    if (this.pending.length >= maxPending) {
+      this.failures += 1;
+      return;
+    }
     this.pending.push(`${JSON.stringify(record)}\n`);
     if (!this.busy) {
       this.busy = true;

@@ -1,5 +1,7 @@
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chown, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import type { Model } from "../../generator/model/model.js";
+import { lookupGroupId, lookupHostUser } from "../host-user.js";
 import type { RuntimePaths } from "../paths.js";
 import type { ProxyCounters } from "./sandbox-proxy.js";
 
@@ -15,14 +17,26 @@ export interface ProxyStatus {
   auditLog: string;
 }
 
-/** Writes the status file atomically (0644: counters and names, nothing secret); null removes it. */
-export async function writeProxyStatus(paths: RuntimePaths, status: ProxyStatus | null): Promise<void> {
+let writes = 0;
+
+/**
+ * Writes the status file atomically, 0640 for root and the group that may use forage-ctl (it
+ * names sandboxes and secrets, like the state directory); null removes it.
+ */
+export async function writeProxyStatus(paths: RuntimePaths, status: ProxyStatus | null, group: number): Promise<void> {
   const path = paths.proxyStatusFile;
   if (status === null) return rm(path, { force: true });
   await mkdir(dirname(path), { recursive: true, mode: 0o755 });
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(status)}\n`, { mode: 0o644 });
+  writes += 1;
+  const temporary = `${path}.${process.pid}.${writes}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(status)}\n`, { mode: 0o640 });
+  await chown(temporary, process.getuid?.() ?? 0, group).catch(() => undefined);
   await rename(temporary, path);
+}
+
+/** The group that may read the status: "forage" where the NixOS module made it, else the configured user's. */
+export async function statusFileGroup(settings: Model): Promise<number> {
+  return (await lookupGroupId("forage")) ?? (await lookupHostUser(settings.host.user))?.gid ?? 0;
 }
 
 /** The status of the proxy running on this host, or undefined when none runs (its process is gone). */

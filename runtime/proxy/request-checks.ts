@@ -12,8 +12,11 @@ export interface Admitted {
 
 export type Checked = { ok: true; value: Admitted } | { ok: false; kind: RefusalKind; message: string; agent?: ProxiedAgent; path?: string };
 
-/** A dot segment, raw or percent-encoded: an upstream would resolve it past the path filters. */
-const dotSegment = /(^|\/)(\.|%2e){1,2}(\/|$)/i;
+/**
+ * Paths an upstream (or a gateway before it) might read differently from the filter: dot
+ * segments, encoded dots, slashes, backslashes or percent signs, backslashes, and `;` parameters.
+ */
+const ambiguousPath = /(^|\/)\.{1,2}(\/|$)|%2e|%2f|%5c|%25|\\|;/i;
 
 /**
  * Routes a request to its agent (`/<agent>/<upstream path>`) and applies the template's filter:
@@ -29,7 +32,7 @@ export function checkRequest(route: SandboxProxy, method: string, url: string, c
   }
   const path = match[2] ?? "/";
   const refused = (kind: RefusalKind, message: string): Checked => ({ ok: false, kind, message, agent, path });
-  if (dotSegment.test(path)) return refused("bad-path", `path ${path} has a "." or ".." segment; the proxy forwards only plain paths`);
+  if (ambiguousPath.test(path)) return refused("bad-path", `path ${path} has a dot segment, an encoded "." "/" "\\" or "%", a backslash or a ";"; the proxy forwards only plain paths`);
   const { filter } = route;
   if (!filter.methods.includes(method)) {
     return refused("method", `method ${method} is not allowed for template ${route.template} (allowed: ${filter.methods.join(", ")}); add it to templates.${route.template}.proxyFilter.methods`);

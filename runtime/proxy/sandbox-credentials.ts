@@ -22,8 +22,7 @@ export function proxyEnvFile(secretsMountPath: string, agent: string): string {
 
 /** The URL a sandbox's agent uses for the proxy: its host end, the proxy port, the agent's route. */
 export function proxyAgentUrl(host: Pick<HostModel, "proxy" | "network">, slot: number, agent: string): string {
-  const origin = host.proxy.url ?? `http://${sandboxLink(slot, host.network.base).hostAddress}:${host.proxy.port}`;
-  return `${origin.replace(/\/+$/, "")}/${agent}`;
+  return `http://${sandboxLink(slot, host.network.base).hostAddress}:${host.proxy.port}/${agent}`;
 }
 
 /** A file written into a sandbox's secrets dir, owned by the agent, read-only. */

@@ -10,8 +10,12 @@ export class UpstreamRefused extends Error {
   override name = "UpstreamRefused";
 }
 
+/** Connections one sandbox may have open to one upstream; its further requests wait their turn. */
+const socketsPerSandbox = 64;
+
 /**
- * Keep-alive HTTPS agents, one per upstream origin. Upstreams must resolve to public addresses:
+ * Keep-alive HTTPS agents, one per sandbox and upstream origin: no connection ever carries two
+ * sandboxes' requests, and no sandbox can take every connection. Upstreams must resolve to public addresses:
  * a name pointed at loopback, link-local (cloud metadata), a private network or a sandbox would
  * make the proxy a way in. Origins listed in `proxy.allowUpstreams` (test servers, a local
  * gateway) are exempt. `caFile`'s authorities are trusted besides the system's.
@@ -34,9 +38,10 @@ export class UpstreamAgents {
     this.secureContext = extraCa === null ? undefined : createSecureContext({ ca: [...rootCertificates, extraCa] });
   }
 
-  /** The agent for an https origin; throws UpstreamRefused for an address literal that is not public. */
-  agentFor(origin: string): Agent {
-    const known = this.agents.get(origin);
+  /** The sandbox's agent for an https origin; throws UpstreamRefused for an address literal that is not public. */
+  agentFor(sandbox: string, origin: string): Agent {
+    const pool = `${sandbox} ${origin}`;
+    const known = this.agents.get(pool);
     if (known !== undefined) return known;
     // Address literals are never looked up, so the lookup's check would not see them.
     const hostname = new URL(origin).hostname.replace(/^\[|\]$/g, "");
@@ -46,15 +51,24 @@ export class UpstreamAgents {
       keepAlive: true,
       // Headers and body may go out as separate writes: with Nagle's algorithm each would wait for an ACK.
       noDelay: true,
-      maxSockets: 256,
+      maxSockets: socketsPerSandbox,
       // As many idle as busy: a pool that drops idle sockets under bursts pays a TLS handshake per request.
-      maxFreeSockets: 256,
+      maxFreeSockets: socketsPerSandbox,
       scheduling: "lifo",
       ...(this.secureContext === undefined ? {} : { secureContext: this.secureContext }),
       lookup: this.allowUpstreams.has(origin) ? dnsLookup : this.publicOnly(origin),
     });
-    this.agents.set(origin, agent);
+    this.agents.set(pool, agent);
     return agent;
+  }
+
+  /** Closes the pools of sandboxes that are gone. */
+  forgetAllBut(sandboxes: ReadonlySet<string>): void {
+    for (const [pool, agent] of this.agents) {
+      if (sandboxes.has(pool.slice(0, pool.indexOf(" ")))) continue;
+      agent.destroy();
+      this.agents.delete(pool);
+    }
   }
 
   close(): void {

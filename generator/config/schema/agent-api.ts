@@ -10,8 +10,22 @@ export type AuthMode = (typeof authModes)[number];
 export const providerNames = ["anthropic", "openai", "google", "custom"] as const;
 export type ProviderName = (typeof providerNames)[number];
 
+/** Headers that frame or route a request: a key in one of them would corrupt the request. */
+const reservedHeaders = ["connection", "content-length", "host", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade"];
+
 /** An HTTP header name (RFC 9110 token), lower-case so lookups need no folding. */
-const headerName = z.string().regex(/^[a-z0-9!#$%&'*+.^_`|~-]{1,64}$/, { error: 'must be a lower-case HTTP header name, e.g. "x-api-key"' });
+const headerName = z
+  .string()
+  .regex(/^[a-z0-9!#$%&'*+.^_`|~-]{1,64}$/, { error: 'must be a lower-case HTTP header name, e.g. "x-api-key"' })
+  .refine((name) => !reservedHeaders.includes(name), { error: `must not be a header that frames or routes the request (${reservedHeaders.join(", ")})` });
+
+/**
+ * A variable that points an agent at the proxy: it must look like one, so the wrappers, which
+ * export these after the key, can never be made to set PATH, LD_PRELOAD, NODE_OPTIONS and the like.
+ */
+const baseUrlVariable = envVarName.regex(/^[A-Z][A-Z0-9_]*_(URL|BASE|ENDPOINT|HOST)$/, {
+  error: 'must be an upper-case variable ending in _URL, _BASE, _ENDPOINT or _HOST, e.g. "OPENAI_BASE_URL"',
+});
 
 /** How the API proxy reaches and authenticates to the agent's provider. */
 export const agentApiSchema = z
@@ -34,7 +48,8 @@ export const agentApiSchema = z
       .optional()
       .describe('custom provider: the header\'s value, with {key} where the key goes. Default: "{key}".'),
     baseUrlEnv: z
-      .record(envVarName, z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/, { error: 'must be empty or a path such as "/v1"' }))
+      .record(baseUrlVariable, z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/, { error: 'must be empty or a path such as "/v1"' }))
+      .refine((variables) => Object.keys(variables).length >= 1, { error: "name at least one variable, or the agent will not find the proxy" })
       .optional()
       .describe('Variables that point the agent at the proxy, each with a path to append, e.g. { OPENAI_BASE_URL: "/v1" }. Default: the agent\'s preset.'),
     hosts: z

@@ -24,7 +24,9 @@ const proxySchema = z
     url: z
       .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
       .optional()
-      .describe("An external proxy URL given to sandboxes instead of the built-in proxy (reference `proxyUrl`)."),
+      .describe(
+        "The reference's `proxyUrl`, accepted so its configs load; the built-in proxy is always reached on each sandbox's own link, so this cannot be combined with auth proxy or placeholder.",
+      ),
     rateLimit: z
       .strictObject({
         requests: z.number().int().min(1).max(1_000_000).default(60).describe("Requests allowed per window per sandbox."),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkReferences } from "../../../generator/config/check-references.js";
 import { configSchema, type ConfigInput } from "../../../generator/config/schema/config.js";
+import { problemsFromIssues } from "../../../generator/config/zod-issues.js";
 import { resolveModel } from "../../../generator/model/resolve.js";
 
 const secrets = { a: "/run/keys/a", b: "/run/keys/b" };
@@ -73,6 +74,22 @@ describe("agents behind the API proxy", () => {
       child: { extends: "parent", agents: { aider: { package: "aider-chat", secretName: "a", authEnvVar: "ANTHROPIC_API_KEY", auth: "wrapper" } } },
     });
     expect(found).toEqual([expect.stringMatching(/^templates\.child\.agents\.aider\.auth: agent "aider" gets secret "a" by wrapper but agent "claude" by proxy/)]);
+  });
+
+  it("refuse a key header that frames the request, and base-URL variables that are not URL variables", () => {
+    const agent = (api: Record<string, unknown>) =>
+      configSchema.safeParse({ user: "alice", secrets, templates: { t: { agents: { x: { package: "mytool", secretName: "a", authEnvVar: "MY_KEY", auth: "proxy", api: { provider: "custom", upstream: "https://api.example.com", header: "x-key", baseUrlEnv: { MY_URL: "" }, ...api } } } } } });
+    expect(agent({}).success).toBe(true);
+    expect(agent({ header: "content-length" }).error?.issues[0]?.message).toMatch(/must not be a header that frames or routes/);
+    for (const name of ["LD_PRELOAD", "PATH", "NODE_OPTIONS", "BASH_ENV", "MY_KEY"]) {
+      expect(problemsFromIssues(agent({ baseUrlEnv: { [name]: "" } }).error?.issues ?? [])[0]?.message, name).toMatch(new RegExp(`the name "${name}" must be an upper-case variable ending in _URL`));
+    }
+    expect(agent({ baseUrlEnv: {} }).error?.issues[0]?.message).toMatch(/name at least one variable/);
+  });
+
+  it("report proxy.url with agents behind the built-in proxy (it tells sandboxes apart by their link)", () => {
+    const found = checkReferences(configSchema.parse({ user: "alice", secrets, proxy: { url: "http://proxy.example:8080" }, templates: { t: { agents: { claude: { package: "claude-code", secretName: "a", authEnvVar: "ANTHROPIC_API_KEY", auth: "placeholder" } } } } }));
+    expect(found.map((problem) => problem.message)).toEqual([expect.stringMatching(/uses auth placeholder, which needs the built-in proxy.*remove proxy\.url/)]);
   });
 
   it("refuse auth proxy without a secret, in the schema", () => {

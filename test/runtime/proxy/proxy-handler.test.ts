@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { connect } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TestUpstream } from "../../support/test-upstream.js";
 import { ProxyFixture } from "../../support/proxy-fixture.js";
@@ -34,6 +35,17 @@ beforeEach(() => void upstream.received.splice(0));
 
 const last = () => upstream.received.at(-1);
 
+/** Writes raw bytes to the proxy and reads everything until it closes. */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
+    let text = "";
+    socket.on("data", (chunk) => (text += chunk.toString()));
+    socket.on("end", () => resolve(text));
+    socket.on("error", reject);
+  });
+}
+
 describe("with auth proxy the key is set by the proxy", () => {
   it.each([
     ["claude", "/v1/messages", "x-api-key", "sk-ant-real"],
@@ -61,6 +73,28 @@ describe("with auth proxy the key is set by the proxy", () => {
     expect(headers.host).toBe(`localhost:${upstream.port}`);
   });
 
+  it("drops method overrides and client-address headers, and the sandbox's own key parameter", async () => {
+    await proxy.send("POST", "/gemini/v1beta/models?key=g-stolen&alt=sse", { "x-http-method-override": "DELETE", "true-client-ip": "1.2.3.4" });
+    expect(last()?.headers["x-http-method-override"]).toBeUndefined();
+    expect(last()?.headers["true-client-ip"]).toBeUndefined();
+    expect(last()?.path).toBe("/v1beta/models?alt=sse");
+    expect(last()?.headers["x-goog-api-key"]).toBe("g-real");
+  });
+
+  it("frames each body itself: a body hidden in a GET never becomes a request of its own upstream", async () => {
+    const smuggled = "POST /v1/files HTTP/1.1\r\nHost: x\r\nx-api-key: sk-attacker\r\nContent-Length: 4000\r\n\r\n";
+    const chunked = `GET /claude/v1/models HTTP/1.1\r\nHost: p\r\nTransfer-Encoding: chunked\r\n\r\n${smuggled.length.toString(16)}\r\n${smuggled}\r\n0\r\n\r\n`;
+    const listed = `GET /claude/v1/models HTTP/1.1\r\nHost: p\r\nConnection: content-length\r\nContent-Length: ${smuggled.length}\r\n\r\n${smuggled}`;
+    for (const raw of [chunked, listed]) {
+      const replies = await rawExchange(proxy.port, raw + "GET /claude/v1/models HTTP/1.1\r\nHost: p\r\nConnection: close\r\n\r\n");
+      expect(replies.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
+    }
+    expect(upstream.received.filter((request) => request.path === "/v1/files")).toEqual([]);
+    expect(upstream.received.map((request) => request.headers["x-api-key"])).toEqual(["sk-ant-real", "sk-ant-real", "sk-ant-real", "sk-ant-real"]);
+    // The hidden request arrived as what it was: the body of the GET it was sent in.
+    expect(upstream.received.map((request) => request.body).sort()).toEqual(["", "", smuggled, smuggled]);
+  });
+
   it("drops hop-by-hop headers of the answer too", async () => {
     const reply = await proxy.send("GET", "/claude/v1/models");
     expect(reply.headers["x-upstream-private"]).toBeUndefined();
@@ -68,10 +102,17 @@ describe("with auth proxy the key is set by the proxy", () => {
 });
 
 describe("with auth placeholder the key replaces the stand-in only for its hosts", () => {
-  it("swaps a bound placeholder in headers and in the query", async () => {
-    await proxy.send("GET", `/holder/v1/models?key=${placeholder}`, { authorization: `Bearer ${placeholder}` });
+  it("swaps a bound placeholder that is a whole credential: in a key header, or the key query parameter", async () => {
+    await proxy.send("GET", `/holder/v1/models?key=${placeholder}&a=1`, { authorization: `Bearer ${placeholder}` });
     expect(last()?.headers.authorization).toBe("Bearer sk-bound-real");
-    expect(last()?.path).toBe("/v1/models?key=sk-bound-real");
+    expect(last()?.path).toBe("/v1/models?key=sk-bound-real&a=1");
+  });
+
+  it("never swaps a placeholder anywhere an API could echo it back: a path, another header, part of a value", async () => {
+    await proxy.send("GET", `/holder/v1/models/${placeholder}?model=${placeholder}`, { "anthropic-beta": placeholder, authorization: `Bearer ${placeholder} extra` });
+    const text = JSON.stringify(last());
+    expect(text).not.toContain("sk-bound-real");
+    expect(last()?.headers["anthropic-beta"]).toBe(placeholder);
   });
 
   it("passes a placeholder on unchanged to a host its secret is not bound to", async () => {
@@ -141,7 +182,8 @@ describe("the audit log", () => {
     const record = proxy.auditRecords().at(-1);
     expect(record).toMatchObject({ sandbox: "alpha", agent: "holder", provider: "openai", method: "POST", path: "/v1/chat", status: 200, requestBytes: 16, refused: null });
     expect(record?.responseBytes).toBeGreaterThan(0);
+    expect(JSON.stringify(record)).not.toContain(placeholder);
     const text = JSON.stringify(proxy.auditRecords());
-    for (const secret of ["sk-bound-real", "sk-ant-real", placeholder, "secret-body-text"]) expect(text).not.toContain(secret);
+    for (const secret of ["sk-bound-real", "sk-ant-real", "sk-openai-real", "g-real", "secret-body-text"]) expect(text).not.toContain(secret);
   });
 });

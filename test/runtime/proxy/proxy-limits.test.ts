@@ -48,6 +48,21 @@ describe("rate limits", () => {
     expect(JSON.parse(refused.body).error).toMatchObject({ limit: "tokens", allowed: 100 });
     await proxy.services.audit.flushed();
     expect(proxy.auditRecords().map((record) => record.tokens)).toEqual([60, 60, 0]);
+    // Usage is read from the answer, so it must come uncompressed.
+    expect(upstream.received.at(-1)?.headers["accept-encoding"]).toBe("identity");
+  });
+
+  it("writes one audit line a second for a sandbox over its limit, with the count of those left out", async () => {
+    const proxy = await proxyWith({ requests: 1, tokens: null, windowMs: 60_000 });
+    for (let index = 0; index < 21; index += 1) await proxy.send("GET", "/nobody/here");
+    await proxy.services.audit.flushed();
+    const records = proxy.auditRecords();
+    expect(records[0]).toMatchObject({ refused: "unknown-agent", status: 404 });
+    expect(records.filter((record) => record.refused === "rate-limit")).toHaveLength(1);
+    await sleep(1100);
+    await proxy.send("GET", "/nobody/here");
+    await proxy.services.audit.flushed();
+    expect(proxy.auditRecords().at(-1)).toMatchObject({ refused: "rate-limit", suppressed: 19 });
   });
 
   it("keeps each sandbox's count apart", async () => {
@@ -72,13 +87,14 @@ describe("the template's request filter", () => {
     expect(JSON.parse(reply.body).error.message).toMatch(/method DELETE is not allowed.*proxyFilter\.methods/);
   });
 
-  it("answers 403 for a path outside the prefixes, and 400 for dot segments that would leave them", async () => {
+  it("answers 403 for a path outside the prefixes, and 400 for paths an upstream could read past them", async () => {
     const count = upstream.received.length;
     const outside = await proxy.send("POST", "/claude/v1/files");
     expect(outside.status).toBe(403);
     expect(JSON.parse(outside.body).error.message).toContain("proxyFilter.pathPrefixes");
-    expect((await proxy.send("GET", "/claude/v1/models/../files")).status).toBe(400);
-    expect((await proxy.send("GET", "/claude/v1/models/%2e%2E/files")).status).toBe(400);
+    for (const path of ["/v1/models/../files", "/v1/models/%2e%2E/files", "/v1/messages/..%2F..%2Ffiles", "/v1/models/..\\files", "/v1/models/..;/files", "/v1/models/%252e%252e/files"]) {
+      expect((await proxy.send("GET", `/claude${path}`)).status, path).toBe(400);
+    }
     expect(upstream.received.length).toBe(count);
   });
 
