@@ -43,27 +43,10 @@ interface Listener {
  */
 export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (line: string) => void): Promise<ApiProxy> {
   const { proxy } = settings.host;
-  const extraCa = proxy.caFile === null ? null : await readFile(proxy.caFile, "utf8");
-  const keys = new KeyStore(log);
-  const auditLog = proxyAuditLogPath(paths, proxy.auditLog);
-  const services: ProxyServices = {
-    keys,
-    limiter: new RateLimiter({ requests: proxy.rateLimit.requests, tokens: proxy.rateLimit.tokens, windowMs: windowMs(proxy.rateLimit.window) }),
-    upstreams: new UpstreamAgents(settings.host.network.base, new Set(proxy.allowUpstreams), extraCa),
-    audit: new ProxyAuditLog(auditLog, proxy.auditLogMaxBytes, log),
-    counters: newCounters(),
-  };
+  const { services, keys } = await proxyServices(settings, paths, log);
   const listeners = new Map<string, Listener>();
   const started = new Date().toISOString();
-  const status = (): ProxyStatus => ({
-    pid: process.pid,
-    port: proxy.port,
-    startedAt: started,
-    sandboxes: [...listeners.values()].map(({ route }) => ({ name: route.sandbox, address: `${route.listenAddress}:${proxy.port}`, agents: [...route.agents.keys()] })),
-    counters: services.counters,
-    keys: { loaded: Object.keys(keyFilesOf(settings, listeners)).filter((secret) => keys.get(secret) !== undefined), reloads: keys.reloads },
-    auditLog,
-  });
+  const status = (): ProxyStatus => statusOf(settings, started, listeners, services, keys);
   let queue: Promise<void> = Promise.resolve();
   let closed = false;
   const complaints = new Set<string>();
@@ -83,7 +66,7 @@ export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (
   const timer = setInterval(() => void sync(), resyncMs);
   timer.unref();
   await sync();
-  log(`API proxy on port ${proxy.port} of each sandbox's host end; audit log ${auditLog}`);
+  log(`API proxy on port ${proxy.port} of each sandbox's host end; audit log ${services.audit.path}`);
   return {
     sync,
     reload: async () => {
@@ -103,6 +86,34 @@ export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (
       await writeProxyStatus(paths, null, statusGroup);
     },
   };
+}
+
+function statusOf(settings: Model, startedAt: string, listeners: Map<string, Listener>, services: ProxyServices, keys: KeyStore): ProxyStatus {
+  const { port } = settings.host.proxy;
+  return {
+    pid: process.pid,
+    port,
+    startedAt,
+    sandboxes: [...listeners.values()].map(({ route }) => ({ name: route.sandbox, address: `${route.listenAddress}:${port}`, agents: [...route.agents.keys()] })),
+    counters: services.counters,
+    keys: { loaded: Object.keys(keyFilesOf(settings, listeners)).filter((secret) => keys.get(secret) !== undefined), reloads: keys.reloads },
+    auditLog: services.audit.path,
+  };
+}
+
+/** Keys, limits, upstream pools and the audit log, from the config's proxy settings. */
+async function proxyServices(settings: Model, paths: RuntimePaths, log: (line: string) => void): Promise<{ services: ProxyServices; keys: KeyStore }> {
+  const { proxy } = settings.host;
+  const extraCa = proxy.caFile === null ? null : await readFile(proxy.caFile, "utf8");
+  const keys = new KeyStore(log);
+  const services: ProxyServices = {
+    keys,
+    limiter: new RateLimiter({ requests: proxy.rateLimit.requests, tokens: proxy.rateLimit.tokens, windowMs: windowMs(proxy.rateLimit.window) }),
+    upstreams: new UpstreamAgents(settings.host.network.base, new Set(proxy.allowUpstreams), extraCa),
+    audit: new ProxyAuditLog(proxyAuditLogPath(paths, proxy.auditLog), proxy.auditLogMaxBytes, log),
+    counters: newCounters(),
+  };
+  return { services, keys };
 }
 
 function keyFilesOf(settings: Model, listeners: Map<string, Listener>): Record<string, string> {
