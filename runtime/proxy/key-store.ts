@@ -28,7 +28,10 @@ export class KeyStore {
     return this.keys.get(secret);
   }
 
-  /** Sets the secrets to serve (name → host file) and reads them all; the watches follow. */
+  /**
+   * Sets the secrets to serve (name → host file): new files are watched and all keys read; the
+   * same files again re-read only the keys whose file is no longer the one last read.
+   */
   async use(files: Record<string, string>): Promise<void> {
     if (JSON.stringify(files) === JSON.stringify(this.files)) return this.reloadChanged();
     this.files = { ...files };
@@ -39,7 +42,7 @@ export class KeyStore {
         watcher.on("error", () => undefined);
         this.watchers.push(watcher);
       } catch (error) {
-        this.log(`cannot watch ${dir} for key changes (${(error as NodeJS.ErrnoException).code ?? String(error)}); SIGHUP reloads`);
+        this.log(`cannot watch ${dir} for key changes (${(error as NodeJS.ErrnoException).code ?? String(error)}); changes are noticed within 2 s, or at once on SIGHUP`);
       }
     }
     await this.reload();
