@@ -84,6 +84,9 @@ in
       # connections the new policy refuses; util-linux: nsenter; iproute2: links.
       path = [ pkgs.systemd pkgs.iproute2 pkgs.util-linux pkgs.nftables pkgs.conntrack-tools pkgs.tmux pkgs.coreutils ];
       environment.FORAGE_CONFIG = "/etc/forage/forage.json";
+      # A new config restarts the daemon (sandboxes keep running), so the proxy's filters and
+      # limits follow a rebuild.
+      restartTriggers = lib.optional (cfg.generated != null) "${cfg.generated}/forage.json";
       serviceConfig = {
         ExecStart = "${lib.getExe cfg.package} daemon";
         ExecReload = "${pkgs.coreutils}/bin/kill -HUP $MAINPID";
