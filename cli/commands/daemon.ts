@@ -35,7 +35,11 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
       const server = await serveDaemon(context, socketPath(), log);
       // The API proxy lives in the daemon when the config needs it (an agent behind it, or proxy.enable).
       const { proxyNeeded } = await import("../../runtime/proxy/sandbox-routes.js");
-      const proxy = proxyNeeded(context.settings)
+      const { readProxyStatus } = await import("../../runtime/proxy/proxy-status.js");
+      const running = await readProxyStatus(context.paths);
+      // One proxy per host: a `forage-ctl proxy` in the foreground keeps serving.
+      if (running !== undefined) log(`API proxy not started: one already runs (pid ${running.pid})`);
+      const proxy = proxyNeeded(context.settings) && running === undefined
         ? await (await import("../../runtime/proxy/api-proxy.js")).startApiProxy(context.settings, context.paths, log).catch((error: unknown) => {
             // Sandbox commands still work; proxied agents get refused connections until it is fixed.
             log(`API proxy not started: ${error instanceof Error ? error.message : String(error)}`);

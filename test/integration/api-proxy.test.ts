@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execa } from "execa";
+import { cliPath } from "../cli/run-cli.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { TestUpstream } from "../support/test-upstream.js";
 import { TestHost } from "./harness.js";
@@ -170,6 +172,25 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
     expect(fromHost).not.toBe("open");
     const status = await host.run(["proxy", "--status"]);
     expect(status.stdout).toMatch(/pa\s+10\.223\.1\.1:18083\s+anth/);
+  });
+
+  it("runs in the foreground with forage-ctl proxy where no daemon runs it, and refuses a second one", async () => {
+    const second = await host.run(["proxy"]);
+    expect(second.exitCode).toBe(1);
+    expect(second.stderr).toMatch(/an API proxy already runs \(pid \d+\)/);
+    expect((await host.run(["daemon", "--stop"])).exitCode).toBe(0);
+    for (let attempt = 0; attempt < 50 && (await host.run(["proxy", "--status", "--json"])).stdout.trim() !== "null"; attempt += 1) await sleep(100);
+    const foreground = execa(process.execPath, [cliPath, "--config", host.config, "proxy"], { env: host.env, extendEnv: false, reject: false });
+    try {
+      await waitForProxy(["pa"]);
+      upstream.received.splice(0);
+      expect((await call("pa", "anth", "ANTHROPIC_BASE_URL", "/v1/messages")).status).toBe(200);
+      expect(upstream.received[0]?.headers["x-api-key"]).toBe("sk-test-aaaa-rotated");
+    } finally {
+      foreground.kill("SIGTERM");
+      const ended = await foreground;
+      expect(ended.stderr).toContain("forage-proxy: stopped");
+    }
   });
 });
 
