@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { z } from "zod";
 import { allowEntry } from "../../generator/config/schema/allow-entry.js";
-import { networkModes } from "../../generator/model/network-modes.js";
+import { networkModes } from "../../generator/config/network-modes.js";
 import type { DenialRecord } from "../../runtime/network/denials.js";
 import type { NetworkChange, NetworkView } from "../../runtime/network/network-operations.js";
 import { denyEntry, type NetworkPolicy } from "../../runtime/network/network-policy.js";

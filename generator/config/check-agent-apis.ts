@@ -1,6 +1,5 @@
-import { flattenTemplate } from "../model/merge-templates.js";
-import { inferProvider } from "../model/api-presets.js";
-import { effectiveAuth } from "../model/resolve-agent-api.js";
+import { effectiveAuth, inferProvider } from "./agent-api-defaults.js";
+import { flattenTemplate } from "./merge-templates.js";
 import type { Config } from "./schema/config.js";
 import type { SchemaProblem } from "./zod-issues.js";
 

@@ -1,13 +1,6 @@
-import type { AuthMode } from "../config/schema/agent-api.js";
+import { effectiveAuth, inferProvider, presetBaseUrlEnv, providerPresets } from "../config/agent-api-defaults.js";
 import type { Agent } from "../config/schema/agent.js";
-import { inferProvider, presetBaseUrlEnv, providerPresets } from "./api-presets.js";
 import type { AgentModel } from "./model.js";
-
-/** The auth an agent ends up with: as written, else "proxy" under useProxy; "wrapper" without a key. */
-export function effectiveAuth(agent: Pick<Agent, "auth" | "secretName">, useProxy: boolean): AuthMode {
-  if (agent.secretName === undefined) return "wrapper";
-  return agent.auth ?? (useProxy ? "proxy" : "wrapper");
-}
 
 /**
  * The agent's auth mode and, unless it is "wrapper", its API as the proxy serves it. The config

@@ -1,6 +1,6 @@
 import type { Config } from "../config/schema/config.js";
 import type { HostModel, Model } from "./model.js";
-import { flattenTemplate } from "./merge-templates.js";
+import { flattenTemplate } from "../config/merge-templates.js";
 import { resolveTemplate } from "./resolve-template.js";
 
 /** Where secrets appear inside every sandbox (read-only bind of /run/forage-secrets/<sandbox>). */

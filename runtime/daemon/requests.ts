@@ -3,7 +3,7 @@ import { sshPublicKey } from "../../generator/config/schema/names.js";
 import { sandboxNamePattern } from "../names.js";
 import { snapshotNamePattern } from "../workspaces/snapshots.js";
 import { allowEntry } from "../../generator/config/schema/allow-entry.js";
-import { networkModes } from "../../generator/model/network-modes.js";
+import { networkModes } from "../../generator/config/network-modes.js";
 import { denyEntry } from "../network/network-policy.js";
 
 /**

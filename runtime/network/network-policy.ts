@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { allowEntry } from "../../generator/config/schema/allow-entry.js";
-import { networkModes } from "../../generator/model/network-modes.js";
+import { networkModes } from "../../generator/config/network-modes.js";
 import type { AllowRule, NetworkMode, TemplateModel } from "../../generator/model/model.js";
 import { parseAllowEntry } from "../../generator/model/resolve-template.js";
 

@@ -47,11 +47,11 @@ export function handleProxyRequest(route: SandboxProxy, req: IncomingMessage, re
     return exchange.answer("rate-limit", `sandbox ${route.sandbox} is over its limit of ${limited.allowed} ${limited.limit} per ${window}; retry in ${limited.retryAfterSeconds} s (proxy.rateLimit)`, { ...limited });
   }
   const checked = checkRequest(route, exchange.record.method, req.url ?? "/", req.headers["content-length"] === undefined ? undefined : Number(req.headers["content-length"]));
-  Object.assign(exchange.record, { agent: checked.ok ? checked.value.agent.name : (checked.agent?.name ?? ""), provider: (checked.ok ? checked.value.agent : checked.agent)?.api.provider ?? "", path: checked.ok ? checked.value.path : (checked.path ?? "") });
+  Object.assign(exchange.record, { agent: checked.agent?.name ?? "", provider: checked.agent?.api.provider ?? "", path: checked.path ?? "" });
   if (!checked.ok) return exchange.answer(checked.kind, checked.message);
-  const key = services.keys.get(checked.value.agent.secret);
-  if (key === undefined) return exchange.answer("no-key", `the key of secret "${checked.value.agent.secret}" cannot be read on the host; see the proxy's log`);
-  forward(checked.value, key, req, res, services, exchange);
+  const key = services.keys.get(checked.agent.secret);
+  if (key === undefined) return exchange.answer("no-key", `the key of secret "${checked.agent.secret}" cannot be read on the host; see the proxy's log`);
+  forward(checked, key, req, res, services, exchange);
 }
 
 function openExchange(route: SandboxProxy, req: IncomingMessage, res: ServerResponse, services: ProxyServices): Exchange {

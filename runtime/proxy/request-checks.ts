@@ -3,6 +3,7 @@ import type { ProxiedAgent, SandboxProxy } from "./sandbox-proxy.js";
 
 /** A request the proxy will forward: its agent and the upstream path with query. */
 export interface Admitted {
+  ok: true;
   agent: ProxiedAgent;
   /** Path and query relative to the agent's upstream, e.g. "/v1/messages?beta=true". */
   target: string;
@@ -10,7 +11,16 @@ export interface Admitted {
   path: string;
 }
 
-export type Checked = { ok: true; value: Admitted } | { ok: false; kind: RefusalKind; message: string; agent?: ProxiedAgent; path?: string };
+/** A request the proxy answers itself; agent and path when the route was found, for the audit log. */
+export interface Refused {
+  ok: false;
+  kind: RefusalKind;
+  message: string;
+  agent?: ProxiedAgent;
+  path?: string;
+}
+
+export type Checked = Admitted | Refused;
 
 /**
  * Paths an upstream (or a gateway before it) might read differently from the filter: dot
@@ -41,7 +51,7 @@ export function checkRequest(route: SandboxProxy, method: string, url: string, c
     return refused("path", `path ${path} is not allowed for template ${route.template} (allowed prefixes: ${filter.pathPrefixes.join(", ")}); add one to templates.${route.template}.proxyFilter.pathPrefixes`);
   }
   if (contentLength !== undefined && contentLength > filter.maxRequestBytes) return refused("too-large", tooLarge(route, contentLength));
-  return { ok: true, value: { agent, target: `${path}${match[3] ?? ""}`, path } };
+  return { ok: true, agent, target: `${path}${match[3] ?? ""}`, path };
 }
 
 export function tooLarge(route: SandboxProxy, bytes: number): string {

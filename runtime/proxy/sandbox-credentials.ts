@@ -5,7 +5,10 @@ import type { AgentModel, HostModel, TemplateModel } from "../../generator/model
 import { sandboxLink } from "../network/link-addresses.js";
 import { pathUnder } from "../names.js";
 
-/** Subdirectory of a sandbox's secrets dir with each proxied agent's settings (no secret name starts with "_"). */
+/**
+ * Subdirectory of a sandbox's secrets dir with each proxied agent's settings (no secret name
+ * starts with "_"). modules/lib/agent-wrappers.nix reads the same `_proxy/<agent>`.
+ */
 const proxyEnvDir = "_proxy";
 
 /** What an agent behind the proxy finds in its key variable with auth "proxy": not a key, and says so. */
@@ -35,7 +38,7 @@ type WriteOwned = (path: string, text: string) => Promise<void>;
  * secret names written. The real key is never read here.
  */
 export async function writeProxiedCredentials(dir: string, owner: { uid: number; gid: number; slot: number }, template: TemplateModel, host: HostModel): Promise<string[]> {
-  const proxied = template.agents.filter((agent) => agent.auth !== "wrapper" && agent.secret !== null && agent.api !== null);
+  const proxied = template.agents.filter((agent): agent is AgentModel & { secret: NonNullable<AgentModel["secret"]> } => agent.auth !== "wrapper" && agent.secret !== null);
   if (proxied.length === 0) return [];
   const write: WriteOwned = async (path, text) => {
     await writeFile(path, text, { mode: 0o400, flag: "wx" });
@@ -45,7 +48,7 @@ export async function writeProxiedCredentials(dir: string, owner: { uid: number;
   await chown(join(dir, proxyEnvDir), owner.uid, owner.gid);
   const written = new Set<string>();
   for (const agent of proxied) {
-    const secret = agent.secret as NonNullable<AgentModel["secret"]>;
+    const { secret } = agent;
     if (!written.has(secret.name)) {
       // One placeholder per secret and sandbox: a new sandbox never reuses an old one's.
       await write(pathUnder(dir, secret.name), agent.auth === "placeholder" ? `${placeholderPrefix}${randomBytes(32).toString("hex")}` : proxyKeyMarker);

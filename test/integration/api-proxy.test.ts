@@ -77,8 +77,14 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
   }
 
   /** Runs the client through an agent's launcher, as the agent. */
+  /** Runs a command in a sandbox as the agent, as an argv (no shell), and returns its stdout. */
+  const inSandbox = async (sandbox: string, ...command: string[]): Promise<string> => {
+    const result = await host.run(["exec", sandbox, "--", ...command]);
+    if (result.exitCode !== 0) throw new Error(`exec in ${sandbox} failed (${result.exitCode}): ${result.stderr}`);
+    return result.stdout;
+  };
   const call = async (sandbox: string, agent: string, baseVariable: string, path: string, ...headers: string[]): Promise<Reply> =>
-    JSON.parse(await host.sh(sandbox, `/opt/forage/bin/${agent} /workspace/client.mjs ${baseVariable} ${path} ${headers.map((h) => `'${h}'`).join(" ")}`)) as Reply;
+    JSON.parse(await inSandbox(sandbox, `/opt/forage/bin/${agent}`, "/workspace/client.mjs", baseVariable, path, ...headers)) as Reply;
 
   it("adds each sandbox's own key to its requests, and a forged identity header changes nothing", async () => {
     upstream.received.splice(0);
@@ -93,7 +99,7 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
 
   it("gives a placeholder agent a stand-in, swapped for the key only towards the secret's hosts", async () => {
     upstream.received.splice(0);
-    const placeholder = (await host.sh("ph", "/opt/forage/bin/ph -e 'console.log(process.env.OPENAI_API_KEY)'")).trim();
+    const placeholder = (await inSandbox("ph", "/opt/forage/bin/ph", "-e", "console.log(process.env.OPENAI_API_KEY)")).trim();
     expect(placeholder).toMatch(/^forage-placeholder-[0-9a-f]{64}$/);
     expect((await call("ph", "ph", "OPENAI_BASE_URL", "/models", "authorization=Bearer {env:OPENAI_API_KEY}")).status).toBe(200);
     expect(upstream.received[0]?.path).toBe("/v1/models");
@@ -122,10 +128,16 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
       expect(seenByProcess).toMatch(sandbox === "ph" ? /OPENAI_API_KEY=forage-placeholder-/ : /ANTHROPIC_API_KEY=forage-proxy-adds-the-key/);
       for (const secret of secrets) expect(seenByProcess, `${sandbox}: ${secret}`).not.toContain(secret);
       // Every file the agent can read outside the host's /usr (the root, /run/secrets, the workspace, /etc, /home, /tmp).
-      const found = await host.run(["exec", sandbox, "--", "sh", "-c", `grep -rlsF -e ${secrets.join(" -e ")} / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev --exclude-dir=usr; echo scanned`]);
+      // The values reach grep as arguments; "scanned" shows it ran to the end whatever it found.
+      const scan = 'grep -rlsF "$@" / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev --exclude-dir=usr; echo scanned';
+      const found = await host.run(["exec", sandbox, "--", "sh", "-c", scan, "sh", ...secrets.flatMap((secret) => ["-e", secret])]);
       expect(found.stdout.trim(), found.stderr).toBe("scanned");
+      // Control: the same scan finds what the sandbox does hold in place of a key.
+      const stand = sandbox === "ph" ? (await inSandbox(sandbox, "cat", "/run/secrets/key-c")).trim() : "forage-proxy-adds-the-key";
+      const control = await host.run(["exec", sandbox, "--", "sh", "-c", scan, "sh", "-e", stand]);
+      expect(control.stdout).toContain(sandbox === "ph" ? "/run/secrets/key-c" : "/run/secrets/key-");
     }
-    expect(await host.sh("pa", "cat /run/secrets/key-a")).toBe("forage-proxy-adds-the-key");
+    expect(await inSandbox("pa", "cat", "/run/secrets/key-a")).toBe("forage-proxy-adds-the-key");
   });
 
   it("keeps keys out of the host's state, run and secrets directories, the audit log and the generated Nix", async () => {
@@ -160,7 +172,8 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
   });
 
   it("is reachable only from its sandbox: another sandbox, or the host, gets nothing", async () => {
-    const fromOther = await host.sh("pb", `node -e 'const s=require("net").connect(${proxyPort},"10.223.1.1");s.on("connect",()=>{console.log("open");process.exit()});s.on("error",e=>{console.log(e.code);process.exit()});setTimeout(()=>{console.log("timeout");process.exit()},1500)'`);
+    const probe = 'const s = require("net").connect(Number(process.argv[1]), process.argv[2]); s.on("connect", () => { console.log("open"); process.exit(); }); s.on("error", (e) => { console.log(e.code); process.exit(); }); setTimeout(() => { console.log("timeout"); process.exit(); }, 1500);';
+    const fromOther = await inSandbox("pb", "node", "-e", probe, String(proxyPort), "10.223.1.1");
     expect(fromOther.trim()).not.toBe("open");
     const socket = connect(proxyPort, "10.223.1.1");
     const fromHost = await new Promise<string>((resolve) => {

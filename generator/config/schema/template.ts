@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { proxyFilterSchema } from "./proxy-filter.js";
-import { networkModes } from "../../model/network-modes.js";
+import { networkModes } from "../network-modes.js";
 import { protectedPaths } from "./protected-paths.js";
 import { agentSchema } from "./agent.js";
 import { allowEntry } from "./allow-entry.js";

@@ -47,10 +47,15 @@ describe("the sliding windows", () => {
     expect(limiter.admit("s", 10_001)).toBeNull();
   });
 
-  it("counts right across a million requests in one window", () => {
-    const limiter = new RateLimiter({ requests: 2_000_000, tokens: null, windowMs: 3_600_000 });
-    for (let index = 0; index < 1_000_000; index += 1) limiter.admit("s", index);
-    expect(limiter.admit("s", 1_000_001)).toBeNull();
+  it("counts right across a million requests in one window, and lets the oldest go one by one", () => {
+    const limiter = new RateLimiter({ requests: 1_000_000, tokens: null, windowMs: 2_000_000 });
+    let admitted = 0;
+    for (let time = 1; time <= 1_000_000; time += 1) if (limiter.admit("s", time) === null) admitted += 1;
+    expect(admitted).toBe(1_000_000);
+    expect(limiter.admit("s", 1_500_000)).toMatchObject({ limit: "requests" });
+    // At 2 000 001 the request of time 1 has left the window: exactly one more fits.
+    expect(limiter.admit("s", 2_000_001)).toBeNull();
+    expect(limiter.admit("s", 2_000_001)).toMatchObject({ limit: "requests" });
   });
 });
 

@@ -1,4 +1,5 @@
-import type { ProviderName } from "../config/schema/agent-api.js";
+import type { AuthMode, ProviderName } from "./schema/agent-api.js";
+import type { Agent } from "./schema/agent.js";
 
 /** How the proxy authenticates to one API, and how a client SDK is usually pointed at it. */
 export interface ProviderPreset {
@@ -63,4 +64,10 @@ export function inferProvider(packagePath: string, keyVariable: string | undefin
 export function presetBaseUrlEnv(packagePath: string, provider: ProviderName): Record<string, string> {
   if (provider === "custom") return {};
   return agentPresets[packageName(packagePath)]?.baseUrlEnv?.[provider] ?? providerPresets[provider].baseUrlEnv;
+}
+
+/** The auth an agent ends up with: as written, else "proxy" under useProxy; "wrapper" without a key. */
+export function effectiveAuth(agent: Pick<Agent, "auth" | "secretName">, useProxy: boolean): AuthMode {
+  if (agent.secretName === undefined) return "wrapper";
+  return agent.auth ?? (useProxy ? "proxy" : "wrapper");
 }

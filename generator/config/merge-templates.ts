@@ -1,6 +1,6 @@
-import { parentsOf } from "../config/check-references.js";
-import type { Config } from "../config/schema/config.js";
-import type { Template } from "../config/schema/template.js";
+import { parentsOf } from "./check-references.js";
+import type { Config } from "./schema/config.js";
+import type { Template } from "./schema/template.js";
 
 /**
  * Flattens `extends`: parents first (left to right), then the template itself. Scalars and lists
