@@ -21,8 +21,14 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
   let daemon: Promise<unknown> | undefined;
 
   const startDaemon = async (): Promise<void> => {
-    daemon = execa(process.execPath, [cliPath, "--config", host.config, "daemon"], { cwd: repoRoot, env: host.env, extendEnv: false, reject: false });
-    for (let i = 0; i < 100 && !existsSync(socket); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const child = execa(process.execPath, [cliPath, "--config", host.config, "daemon"], { cwd: repoRoot, env: host.env, extendEnv: false, reject: false });
+    daemon = child;
+    // Ready once it says it listens: that line comes after the socket's owner and mode are set
+    // (the socket file itself appears a moment earlier, with the default mode).
+    let log = "";
+    child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
+    for (let i = 0; i < 100 && !log.includes("listening on"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(log).toContain("listening on");
     expect(existsSync(socket)).toBe(true);
   };
   const stopDaemon = async (): Promise<void> => {
