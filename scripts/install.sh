@@ -27,6 +27,9 @@ missing=()
 for tool in "${!packages[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("${packages[$tool]}")
 done
+# Debian's nix-bin alone cannot build: its default build-users-group is "nixbld", which only
+# nix-setup-systemd creates (with the build users and /etc/nix/nix.conf).
+getent group nixbld >/dev/null 2>&1 || missing+=(nix-setup-systemd)
 
 if [ "${#missing[@]}" -gt 0 ]; then
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
