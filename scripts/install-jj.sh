@@ -12,10 +12,8 @@ if [ "$(uname -m)" != x86_64 ]; then
   exit 1
 fi
 
-# The mirror this machine already uses.
-mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources 2> /dev/null || true)
-if [ -z "$mirror" ]; then mirror=$(awk '$1 == "deb" && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list 2> /dev/null || true); fi
-mirror=${mirror:-http://deb.debian.org/debian}
+# The Debian archive this machine already uses (so a mirror or proxy keeps working).
+mirror=$(bash "$(dirname "$0")/debian-mirror.sh")
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
