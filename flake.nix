@@ -49,12 +49,18 @@
             template,
             uid ? 1000,
             gid ? 100,
+            overlays ? [ ],
           }:
           (nixpkgs.lib.nixosSystem {
-            inherit system;
             modules = [
-              (import "${generated}/containers/${template}.nix" { forage = self; inherit uid gid; }).module
-              { nixpkgs.config.allowUnfree = true; }
+              (import "${generated}/containers/${template}.nix" {
+                forage = self;
+                inherit uid gid;
+              }).module
+              {
+                nixpkgs.hostPlatform = system;
+                nixpkgs.overlays = overlays;
+              }
             ];
           }).config.system.build.toplevel;
       };
@@ -62,18 +68,18 @@
       devShells = forAllSystems (pkgs: {
         default = pkgs.mkShell {
           packages = with pkgs; [
-            nodejs_20
+            nodejs
             nix
             nftables
             iproute2
             git
             jujutsu
-            nixfmt-rfc-style
+            nixfmt
           ];
         };
       });
 
-      formatter = forAllSystems (pkgs: pkgs.nixfmt-rfc-style);
+      formatter = forAllSystems (pkgs: pkgs.nixfmt-tree);
 
       checks = forAllSystems (pkgs: {
         package = self.packages.${pkgs.stdenv.hostPlatform.system}.forage-ctl;

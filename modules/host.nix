@@ -7,21 +7,22 @@ let
   cfg = config.services.forage;
   forageLib = import ./lib { inherit lib; };
   userCfg = config.users.users.${cfg.user} or { };
-  templateSystem = name: template:
+  primaryGroup = config.users.groups.${userCfg.group or ""} or { };
+  # A template's container system, built as every other route builds it: the generated
+  # containers/<name>.nix module with its own package set from this host's nixpkgs, platform and
+  # overlays (so its nixpkgs.config, which allows the agents' unfree packages, is its own).
+  templateSystem =
+    name:
     (import "${pkgs.path}/nixos/lib/eval-config.nix" {
       system = null;
       modules = [
-        ./container
+        (import "${cfg.generated}/containers/${name}.nix" {
+          forage.nixosModules.container = ./container;
+          inherit (cfg) uid gid;
+        }).module
         {
-          nixpkgs.pkgs = pkgs;
-          forage.sandbox = {
-            templateName = name;
-            inherit template;
-            user = cfg.containerUsername;
-            uid = cfg.uid;
-            gid = cfg.gid;
-            inherit (cfg) workspacePath authorizedKeys stateVersion;
-          };
+          nixpkgs.hostPlatform = pkgs.stdenv.hostPlatform;
+          nixpkgs.overlays = config.nixpkgs.overlays;
         }
       ];
     }).config.system.build.toplevel;
@@ -39,16 +40,16 @@ in
       description = "Directory written by `forage-ctl generate`; its default.nix sets this.";
     };
     uid = lib.mkOption {
-      type = lib.types.int;
-      default = if (userCfg.uid or null) != null then userCfg.uid else 1000;
+      type = lib.types.nullOr lib.types.int;
+      default = userCfg.uid or null;
       defaultText = lib.literalExpression "config.users.users.\${cfg.user}.uid";
       description = "UID the agent user gets; the host user's, so workspace files keep their owner.";
     };
     gid = lib.mkOption {
-      type = lib.types.int;
-      default = config.users.groups.${userCfg.group or "users"}.gid or 100;
+      type = lib.types.nullOr lib.types.int;
+      default = primaryGroup.gid or null;
       defaultText = lib.literalExpression "the gid of the host user's primary group";
-      description = "GID the agent user gets.";
+      description = "GID the agent user gets: the host user's primary group's.";
     };
   };
 
@@ -56,6 +57,7 @@ in
     assertions = forageLib.hostAssertions {
       inherit cfg;
       userNames = builtins.attrNames config.users.users;
+      primaryGroup = userCfg.group or null;
     };
     environment.systemPackages = [ cfg.package ];
     systemd.tmpfiles.rules = forageLib.hostTmpfiles cfg;
@@ -64,9 +66,9 @@ in
       # What `forage-ctl up --runtime extra-container` builds a sandbox's definition from.
       "forage/generated" = lib.mkIf (cfg.generated != null) { source = cfg.generated; };
       "forage/modules".source = ./.;
-    } // lib.mapAttrs' (name: template: lib.nameValuePair "forage/systems/${name}" {
-      source = templateSystem name template;
-    }) cfg.templates;
+    } // lib.mapAttrs' (name: _: lib.nameValuePair "forage/systems/${name}" (lib.mkIf (cfg.generated != null) {
+      source = templateSystem name;
+    })) cfg.templates;
     # Who may use the daemon's socket: the configured user only (its primary group may be the
     # shared "users").
     users.groups.forage.members = [ cfg.user ];

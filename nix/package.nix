@@ -1,17 +1,27 @@
-# forage-ctl as a Nix package. importNpmLock reads package-lock.json directly, so there is no
-# npmDepsHash to keep in step with the lock file.
+# forage-ctl as a Nix package: buildNpmPackage with the dependencies of importNpmLock (no
+# npmDepsHash to keep in step with the lock file). The lock has no `resolved` URLs (it is written
+# without registry hosts), so every entry's tarball comes through packageSourceOverrides from
+# npm-registry-tarball.nix, pinned by the lock's own `integrity`.
 {
   lib,
   buildNpmPackage,
   importNpmLock,
-  nodejs_20,
+  nodejs,
+  runCommand,
 }:
 let
   root = ../.;
+  lock = lib.importJSON ../package-lock.json;
+  registryTarball = import ./npm-registry-tarball.nix { inherit lib runCommand nodejs; };
+  tarballs = lib.mapAttrs (path: entry: registryTarball { inherit path entry; }) (
+    lib.filterAttrs (path: entry: path != "" && !(entry.link or false)) lock.packages
+  );
 in
 buildNpmPackage {
   pname = "forage-ctl";
   version = (lib.importJSON ../package.json).version;
+  # Everything `npm run build` compiles (tsconfig.build.json) and everything package.json's
+  # `files` ships.
   src = lib.fileset.toSource {
     inherit root;
     fileset = lib.fileset.unions [
@@ -21,13 +31,18 @@ buildNpmPackage {
       ../tsconfig.build.json
       ../cli
       ../generator
+      ../runtime
       ../modules
       ../templates
       ../examples
+      ../flake.nix
     ];
   };
-  nodejs = nodejs_20;
-  npmDeps = importNpmLock { npmRoot = root; };
+  inherit nodejs;
+  npmDeps = importNpmLock {
+    npmRoot = root;
+    packageSourceOverrides = tarballs;
+  };
   npmConfigHook = importNpmLock.npmConfigHook;
   npmBuildScript = "build";
   meta = {

@@ -2,30 +2,47 @@
 # The main job on the bundled example: validate and generate it, then create a real sandbox from
 # its first template (host root: no Nix, no secrets), run commands in it, and remove it again.
 # Needs root (namespaces, mounts, systemd-nspawn); scripts/install.sh installs what it uses.
+# The example's host user is "forage-demo": created here if missing, and removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 config=examples/quickstart/forage.yaml
+demo_user=forage-demo
 forage() { node dist/cli/main.js --config "$config" "$@"; }
+# Prints the forage-ctl command exactly as it runs (each argument single-quoted where the shell
+# needs it, so it can be pasted), then runs it.
+show() {
+  local line="== forage-ctl" arg
+  for arg in "$@"; do
+    if [[ $arg =~ ^[A-Za-z0-9_./:=@%+-]+$ ]]; then line+=" $arg"; else line+=" '${arg//\'/\'\\\'\'}'"; fi
+  done
+  printf '%s\n' "$line"
+  forage "$@"
+}
 
 npm run --silent build
-echo "== validate and generate $config"
-forage validate "$config"
-forage generate "$config" -o out/quickstart
+show validate "$config"
+show generate "$config" -o out/quickstart
 
+created_user=""
+if ! id "$demo_user" > /dev/null 2>&1; then
+  useradd --user-group --no-create-home --shell /usr/sbin/nologin --comment "Forage quickstart (removed at the end)" "$demo_user"
+  created_user=1
+fi
 workspace=$(mktemp -d /tmp/forage-quickstart.XXXXXX)
-chown nobody:nogroup "$workspace"
-trap 'forage down demo -t 1 >/dev/null 2>&1 || true; rm -rf "$workspace"' EXIT
+chown "$demo_user:" "$workspace"
+cleanup() {
+  forage down demo -t 1 > /dev/null 2>&1 || true
+  rm -rf "$workspace"
+  if [ -n "$created_user" ]; then userdel "$demo_user" 2> /dev/null || true; fi
+}
+trap cleanup EXIT
 
-echo "== forage-ctl up demo -t shell -w $workspace"
-forage up demo -t shell -w "$workspace"
-echo "== forage-ctl ps"
-forage ps
-echo "== forage-ctl exec demo -- sh -c 'id; hostname; cat /tmp/forage-ready; ls -A /home; touch /usr/x'"
-forage exec demo -- sh -c 'id; hostname; cat /tmp/forage-ready; ls -A /home; touch /usr/x 2>&1 || true'
-echo "== forage-ctl exec demo -- sh -c 'echo hello > /workspace/hello.txt'  (then read on the host)"
-forage exec demo -- sh -c 'echo hello from the sandbox > /workspace/hello.txt'
+show up demo -t shell -w "$workspace"
+show ps
+show exec demo -- sh -c 'id; hostname; cat /tmp/forage-ready; ls -A /home; touch /usr/x 2>&1 || true'
+show exec demo -- sh -c 'echo hello from the sandbox > /workspace/hello.txt'
+echo "== cat $workspace/hello.txt   (on the host)"
 cat "$workspace/hello.txt"
-echo "== forage-ctl down demo"
-forage down demo
-echo "(the forage daemon started by 'up' keeps serving unprivileged users; stop it with: forage-ctl daemon --stop)"
+show down demo
+echo "(the forage daemon started by 'up' keeps running; stop it with: node dist/cli/main.js daemon --stop)"

@@ -3,21 +3,27 @@
 { config, lib, pkgs, ... }:
 let
   cfg = config.forage.sandbox;
+  accounts = import ./accounts.nix { inherit lib; inherit (config) ids users; inherit cfg; };
 in
 {
   boot.isContainer = true;
   system.stateVersion = cfg.stateVersion;
 
   users.mutableUsers = false;
-  users.groups.${cfg.user}.gid = cfg.gid;
+  # Nobody logs in to a sandbox with a password: the host enters it with nsenter, and sshd admits
+  # the agent's keys only. This is NixOS's documented way to say so; without it NixOS refuses a
+  # system with immutable users where neither root nor a wheel user can log in.
+  users.allowNoPasswordLogin = true;
+  users.groups.${accounts.group}.gid = cfg.gid;
   users.users.${cfg.user} = {
     isNormalUser = true;
     uid = cfg.uid;
-    group = cfg.user;
+    inherit (accounts) group;
     home = "/home/${cfg.user}";
     shell = pkgs.bashInteractive;
     openssh.authorizedKeys.keys = cfg.authorizedKeys;
   };
+  assertions = accounts.assertions;
 
   # The agent must not become root: no sudo, no doas, no wheel.
   security.sudo.enable = false;

@@ -2,7 +2,12 @@
 # them without the NixOS module system. Each message starts with the option it is about and says
 # how to fix it.
 { lib }:
-{ cfg, userNames }:
+{
+  cfg,
+  userNames,
+  # The host user's primary group (users.users.<user>.group), when declared.
+  primaryGroup ? null,
+}:
 let
   templates = lib.attrsToList cfg.templates;
   agentsOf = template: lib.attrsToList (template.value.agents or { });
@@ -40,6 +45,14 @@ in
   {
     assertion = cfg.user == "" || builtins.elem cfg.user userNames;
     message = "services.forage.user: user \"${cfg.user}\" is not declared in users.users; declare it or pick an existing user.";
+  }
+  {
+    assertion = cfg.uid != null;
+    message = "services.forage.uid: users.users.${cfg.user}.uid is not set, so the agent's uid (the host user's, for workspace ownership) is not known when the system is built; set users.users.${cfg.user}.uid (or services.forage.uid).";
+  }
+  {
+    assertion = cfg.gid != null;
+    message = "services.forage.gid: the primary group of ${cfg.user} (${toString primaryGroup}) has no fixed gid, so the agent's gid is not known when the system is built; set users.groups.${toString primaryGroup}.gid (or services.forage.gid).";
   }
   {
     assertion = cfg.generated != null;

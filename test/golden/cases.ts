@@ -9,6 +9,7 @@ export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Every golden case: the bundled examples and the feature cases under test/golden/cases/. */
 export const goldenCases: { name: string; input: string }[] = [
+  { name: "example-quickstart", input: "examples/quickstart/forage.yaml" },
   { name: "example-restricted-claude", input: "examples/restricted-claude/forage.config.ts" },
   { name: "example-multi-agent", input: "examples/multi-agent/forage.yaml" },
   { name: "example-mounts-beads", input: "examples/mounts-beads/forage.json" },

@@ -16,8 +16,8 @@ function sessionScript(windows: { name: string; command: string }[], workspace: 
   const list = windows.map((w) => `{ name = ${nixString(w.name)}; command = ${nixString(w.command)}; }`).join(" ");
   const expression = `
     let
-      lib = import ${nixString(join(standInDir, "lib.nix"))};
-      pkgs = import ${nixString(join(standInDir, "pkgs.nix"))} { inherit lib; };
+      lib = import ${nixString(join(standInDir, "lib"))};
+      pkgs = import ${nixString(standInDir)} { };
       forageLib = import ${nixString(join(repoRoot, "modules/lib"))} { inherit lib; };
     in forageLib.tmuxSessionScript { inherit pkgs; windows = [ ${list} ]; workspacePath = ${nixString(workspace)}; }`;
   return join(nixBuild(expression), "bin", "forage-tmux-session");

@@ -3,14 +3,16 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { casePackagePaths, standInLib, standInPkgs, writeCaseOutput } from "../support/generated-case.js";
+import { writeCaseOutput } from "../support/generated-case.js";
 import { nixEvalJson, nixString, repoRoot } from "../support/nix.js";
+import { flakePrelude } from "../support/nixos-routes.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 
 /*
  * The host module's behaviour without a VM: the same expectations the NixOS VM test checks
- * (expectations.json), here against the module's pure helpers evaluated by the real Nix with the
- * stand-in lib, and tmpfiles rules applied by the real systemd-tmpfiles under a temporary root.
+ * (expectations.json), here with the real Nix evaluating the flake's module on the stand-in NixOS
+ * (its module system, accounts and assertions), and its tmpfiles rules applied by the real
+ * systemd-tmpfiles under a temporary root.
  */
 const tools = toolsAvailable("nix-instantiate", "systemd-tmpfiles");
 const input = "test/nixos/forage.yaml";
@@ -20,26 +22,21 @@ const expectations = JSON.parse(readFileSync(join(repoRoot, "test/nixos/expectat
   directories: { path: string; mode: string }[];
 };
 
-interface Assertion {
-  assertion: boolean;
-  message: string;
-}
-
 describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's config", () => {
   let root = "";
-  let prelude = "";
+  /** The host's evaluated config, with `extra` (a NixOS module's source) added. */
+  const host = (extra = "{ }"): string => `(let ${flakePrelude} in (nixpkgs.lib.nixosSystem { modules = [
+    self.nixosModules.default (/. + ${nixString(join(root, "out"))})
+    ({ lib, ... }: { nixpkgs.hostPlatform = system; system.stateVersion = "25.05"; users.users.alice = { isNormalUser = true; uid = lib.mkDefault 1000; }; })
+    (${extra})
+  ]; }).config)`;
+  /** The messages of the host's failed assertions about services.forage. */
+  const failing = (extra?: string): string[] =>
+    nixEvalJson(`builtins.filter (m: builtins.substring 0 15 m == "services.forage") (map (a: a.message) (builtins.filter (a: !a.assertion) ${host(extra)}.assertions))`) as string[];
+
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "forage-host-"));
     await writeCaseOutput(join(root, "out"), input);
-    const packages = (await casePackagePaths(input)).map((path) => ({ path }));
-    prelude = `
-      let
-        lib = ${standInLib};
-        pkgs = ${standInPkgs(packages)};
-        cfg = (import ${nixString(join(root, "out/default.nix"))} { config = { }; inherit lib pkgs; }).services.forage;
-        forageLib = import ${nixString(join(repoRoot, "modules/lib"))} { inherit lib; };
-        failing = cfg: builtins.filter (a: !a.assertion) (forageLib.hostAssertions { inherit cfg; userNames = [ "alice" ]; });
-      in`;
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -50,7 +47,7 @@ describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's
   });
 
   it.skipIf(!isRoot())("creates the state and secrets directories with the expected modes (real systemd-tmpfiles)", () => {
-    const rules = nixEvalJson(`${prelude} forageLib.hostTmpfiles cfg`) as string[];
+    const rules = nixEvalJson(`${host()}.systemd.tmpfiles.rules`) as string[];
     const config = join(root, "forage.conf");
     writeFileSync(config, `${rules.join("\n")}\n`);
     const fsRoot = join(root, "fs");
@@ -63,32 +60,48 @@ describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's
     }
   });
 
-  it("passes every assertion for a correct config", () => {
-    expect(nixEvalJson(`${prelude} failing cfg`)).toEqual([]);
+  it("passes every assertion for a correct config, NixOS's own included", () => {
+    expect(nixEvalJson(`map (a: a.message) (builtins.filter (a: !a.assertion) ${host()}.assertions)`)).toEqual([]);
   });
 
   it("fails with a message naming the option and the fix when an agent's secret is not defined", () => {
-    const failed = nixEvalJson(`${prelude} failing (cfg // { secrets = { }; })`) as Assertion[];
-    expect(failed.map((a) => a.message)).toEqual([
+    expect(failing(`{ lib, ... }: { services.forage.secrets = lib.mkForce { }; }`)).toEqual([
       'services.forage.templates.tiny.agents.greeter.secretName: secret "greeter-key" is not defined; add it to services.forage.secrets (name = host file path).',
     ]);
   });
 
   it("fails when the host user is unset or not declared", () => {
-    const unset = nixEvalJson(`${prelude} failing (cfg // { user = ""; })`) as Assertion[];
-    expect(unset.map((a) => a.message)).toEqual([expect.stringMatching(/^services\.forage\.user must be set .* e\.g\. services\.forage\.user = "alice";$/)]);
-    const unknown = nixEvalJson(`${prelude} failing (cfg // { user = "mallory"; })`) as Assertion[];
-    expect(unknown.map((a) => a.message)).toEqual([expect.stringMatching(/^services\.forage\.user: user "mallory" is not declared in users\.users/)]);
+    const ids = "services.forage.uid = 1000; services.forage.gid = 100;";
+    expect(failing(`{ lib, ... }: { services.forage.user = lib.mkForce ""; ${ids} }`)).toEqual([
+      expect.stringMatching(/^services\.forage\.user must be set .* e\.g\. services\.forage\.user = "alice";$/),
+    ]);
+    expect(failing(`{ lib, ... }: { services.forage.user = lib.mkForce "mallory"; ${ids} }`)).toEqual([
+      expect.stringMatching(/^services\.forage\.user: user "mallory" is not declared in users\.users/),
+    ]);
   });
 
   it("fails when a template uses full network but no external interface is set", () => {
-    const full = `cfg // { templates.tiny = cfg.templates.tiny // { network = { mode = "full"; }; }; }`;
-    const failed = nixEvalJson(`${prelude} failing (${full})`) as Assertion[];
-    expect(failed.map((a) => a.message)).toEqual([expect.stringMatching(/^services\.forage\.templates\.tiny\.network is "full" but services\.forage\.externalInterface is not set; set it to/)]);
+    expect(failing(`{ lib, ... }: { services.forage.templates.tiny.network.mode = lib.mkForce "full"; services.forage.templates.tiny.network.allow = lib.mkForce null; }`)).toEqual([
+      expect.stringMatching(/^services\.forage\.templates\.tiny\.network is "full" but services\.forage\.externalInterface is not set; set it to/),
+    ]);
   });
 
   it("fails when the generated directory is not imported", () => {
-    const failed = nixEvalJson(`${prelude} failing (cfg // { generated = null; })`) as Assertion[];
-    expect(failed.map((a) => a.message)).toEqual([expect.stringMatching(/^services\.forage\.generated is not set: run `forage-ctl generate`/)]);
+    expect(failing(`{ lib, ... }: { services.forage.generated = lib.mkForce null; }`)).toEqual([
+      expect.stringMatching(/^services\.forage\.generated is not set: run `forage-ctl generate`/),
+    ]);
+  });
+
+  it("gives the agent the host user's uid and its primary group's gid (users, 100, on NixOS)", () => {
+    expect(nixEvalJson(`{ inherit (${host()}.services.forage) uid gid; }`)).toEqual({ uid: 1000, gid: 100 });
+  });
+
+  it("fails, saying what to set, when the host user has no fixed uid or its group no fixed gid", () => {
+    expect(failing(`{ lib, ... }: { users.users.alice.uid = lib.mkForce null; }`)).toEqual([
+      expect.stringMatching(/^services\.forage\.uid: users\.users\.alice\.uid is not set, .*; set users\.users\.alice\.uid/),
+    ]);
+    expect(failing(`{ users.users.alice.group = "staff"; users.groups.staff = { }; }`)).toEqual([
+      expect.stringMatching(/^services\.forage\.gid: the primary group of alice \(staff\) has no fixed gid, .*; set users\.groups\.staff\.gid/),
+    ]);
   });
 });

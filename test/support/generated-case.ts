@@ -19,13 +19,16 @@ export async function casePackagePaths(input: string): Promise<string[][]> {
 }
 
 /** Nix source for the stand-in `lib`. */
-export const standInLib = `(import ${nixString(join(standInDir, "lib.nix"))})`;
+export const standInLib = `(import ${nixString(join(standInDir, "lib"))})`;
 
-/** Nix source for the stand-in package set with a fake package at each path (and its `bins`). */
-export function standInPkgs(packages: { path: string[]; bins?: string[] }[]): string {
+/**
+ * Nix source for the stand-in package set: its catalogue, plus (replacing catalogue entries at the
+ * same path) a fake package at each given path with the given programs.
+ */
+export function standInPkgs(packages: { path: string[]; bins?: string[] }[] = []): string {
   const specs = packages.map(({ path, bins }) => {
     const binList = bins === undefined ? "" : ` bins = [ ${bins.map(nixString).join(" ")} ];`;
     return `{ path = [ ${path.map(nixString).join(" ")} ];${binList} }`;
   });
-  return `(import ${nixString(join(standInDir, "pkgs.nix"))} { lib = ${standInLib}; packages = [ ${specs.join(" ")} ]; })`;
+  return `(import ${nixString(standInDir)} { fakes = [ ${specs.join(" ")} ]; })`;
 }
