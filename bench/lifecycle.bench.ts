@@ -72,7 +72,7 @@ const bare = await median(10, () => {
 });
 results.push(["bare systemd-nspawn … /bin/true (baseline)", bare]);
 
-const context: RuntimeContext = { settings: await loadSettings(config), paths: runtimePaths("/unused"), warn: () => undefined };
+const context: RuntimeContext = { settings: (await loadSettings(config)).settings, paths: runtimePaths("/unused"), warn: () => undefined };
 results.push(["up until exec works (in-process)", await median(5, async (i) => {
   await upSandbox(context, { name: `b${i}`, template: "bench", workspace: { directory: workspace }, identity: {} });
   await execInRunning(context, await requireSandbox(context, `b${i}`), ["true"]);

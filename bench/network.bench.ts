@@ -35,7 +35,7 @@ writeFileSync(config, `user: nobody\nnetwork: { base: "${base}", upstreamResolve
 const workspace = join(dir, "ws");
 mkdirSync(workspace);
 chownSync(workspace, 65534, 65534);
-const context: RuntimeContext = { settings: await loadSettings(config), paths: runtimePaths("/unused"), warn: () => undefined };
+const context: RuntimeContext = { settings: (await loadSettings(config)).settings, paths: runtimePaths("/unused"), warn: () => undefined };
 await upSandbox(context, { name: "net", template: "netbench", workspace: { directory: workspace }, identity: {} });
 const link = sandboxLink(1, base);
 

@@ -3,9 +3,10 @@ import { loadConfig, type LoadedConfig } from "../generator/config/load-config.j
 import { resolveModel } from "../generator/model/resolve.js";
 import type { Model } from "../generator/model/model.js";
 import { ExitCode } from "./exit-codes.js";
+import { printConfigNotes } from "./output.js";
 import { UserError } from "./user-error.js";
 
-/** Finds and loads the config (`--config`, else ./forage.config.ts, ./forage.yaml, ./forage.json). */
+/** Finds and loads the config (`--config`, else ./forage.config.ts, ./forage.yaml, ./forage.json), and prints its notes. */
 export async function loadConfigFromCli(explicit: string | undefined): Promise<LoadedConfig> {
   const path = await findConfig(explicit ?? process.env.FORAGE_CONFIG);
   if (path === undefined) {
@@ -14,7 +15,9 @@ export async function loadConfigFromCli(explicit: string | undefined): Promise<L
       ExitCode.config,
     );
   }
-  return loadConfig(path);
+  const loaded = await loadConfig(path);
+  printConfigNotes(loaded.notes);
+  return loaded;
 }
 
 /** Loads the config and resolves it into the model targets are generated from. */

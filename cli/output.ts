@@ -1,3 +1,5 @@
+import { formatDiagnostic, type Diagnostic } from "../generator/config/diagnostic.js";
+
 /** Prints a value as pretty JSON on stdout (the `--json` form of every listing). */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -12,4 +14,12 @@ export function printTable(header: string[], rows: string[][]): void {
       .join("  ")
       .trimEnd();
   process.stdout.write(`${[format(header), ...rows.map(format)].join("\n")}\n`);
+}
+
+/**
+ * Prints a config's notes (`file:line:col: path: note: …`, e.g. a reference spelling used) on
+ * stderr: they never fail a command and never mix into the `--json` output on stdout.
+ */
+export function printConfigNotes(notes: readonly Diagnostic[]): void {
+  for (const note of notes) process.stderr.write(`${formatDiagnostic(note)}\n`);
 }

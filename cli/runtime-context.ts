@@ -3,6 +3,7 @@ import { runtimePaths } from "../runtime/paths.js";
 import type { RuntimeContext } from "../runtime/sandbox/context.js";
 import { loadSettings } from "../runtime/settings/load-settings.js";
 import { ExitCode } from "./exit-codes.js";
+import { printConfigNotes } from "./output.js";
 import { UserError } from "./user-error.js";
 
 /**
@@ -14,7 +15,8 @@ export async function runtimeContext(configOption: string | undefined): Promise<
     throw new UserError("this command needs root (namespaces, mounts, nspawn): run it with sudo", ExitCode.general);
   }
   try {
-    const settings = await loadSettings(configOption);
+    const { settings, notes } = await loadSettings(configOption);
+    printConfigNotes(notes);
     return {
       settings,
       paths: runtimePaths(settings.host.stateDir),

@@ -43,7 +43,7 @@ it shows the policy in force and the network guard's counters.
 What was refused: forage-ctl denials SANDBOX (inside: /run/forage/network/denials.jsonl).
 
 Example:
-  forage-ctl network fix-42 restricted --allow pypi.org,files.pythonhosted.org:443
+  forage-ctl network fix-42 restricted --allow packages.example.org,files.example.org:443
   forage-ctl network fix-42 --deny '*.paste.example'
   forage-ctl network fix-42 --reset`,
     )

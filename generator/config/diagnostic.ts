@@ -7,12 +7,21 @@ export interface Diagnostic {
   /** Path inside the config, e.g. ["templates", "claude", "network"]. */
   path: (string | number)[];
   message: string;
+  /** "note": worth saying, but the config loads (e.g. a reference spelling was used). Absent: an error. */
+  severity?: "note";
 }
 
-/** Thrown when a config cannot be loaded; carries every problem found, not just the first. */
+/**
+ * Thrown when a config cannot be loaded; carries every problem found, not just the first. Its
+ * message also shows the notes found so far, in position order, since an error may name an
+ * option by its new spelling where the file uses the reference's.
+ */
 export class ConfigError extends Error {
-  constructor(readonly diagnostics: Diagnostic[]) {
-    super(diagnostics.map(formatDiagnostic).join("\n"));
+  constructor(
+    readonly diagnostics: Diagnostic[],
+    readonly notes: Diagnostic[] = [],
+  ) {
+    super((notes.length === 0 ? diagnostics : sortDiagnostics([...diagnostics, ...notes])).map(formatDiagnostic).join("\n"));
     this.name = "ConfigError";
   }
 }
@@ -29,10 +38,10 @@ export function formatPath(path: readonly (string | number)[]): string {
     .join("");
 }
 
-/** `file:line:col: path: message`, or `file: path: message` without a position. */
+/** `file:line:col: path: message`, or `file: path: message` without a position; notes say `note: `. */
 export function formatDiagnostic(d: Diagnostic): string {
   const where = d.line === undefined ? d.file : `${d.file}:${d.line}:${d.column ?? 1}`;
-  return `${where}: ${formatPath(d.path)}: ${d.message}`;
+  return `${where}: ${formatPath(d.path)}: ${d.severity === "note" ? "note: " : ""}${d.message}`;
 }
 
 /** Sorts by file, then position, then path, so output is stable across runs. */

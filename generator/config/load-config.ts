@@ -4,6 +4,7 @@ import { checkReferences } from "./check-references.js";
 import { ConfigError, sortDiagnostics, type Diagnostic } from "./diagnostic.js";
 import { parseJsonDocument } from "./parse-json.js";
 import { parseYamlDocument } from "./parse-yaml.js";
+import { adoptReferenceSpellings } from "./reference-spellings.js";
 import { configSchema, type Config } from "./schema/config.js";
 import type { SourceDocument } from "./source-document.js";
 import { problemsFromIssues, type SchemaProblem } from "./zod-issues.js";
@@ -11,7 +12,10 @@ import { problemsFromIssues, type SchemaProblem } from "./zod-issues.js";
 export interface LoadedConfig {
   /** The path as the user gave it (relative to cwd), used in messages and generated headers. */
   file: string;
+  /** In Forage's own spelling: reference spellings are already rewritten. */
   config: Config;
+  /** What the user should hear although the config loaded (reference spellings used), located and sorted; the CLI prints them on stderr. */
+  notes: Diagnostic[];
 }
 
 /**
@@ -24,9 +28,11 @@ export async function loadConfig(path: string, cwd = process.cwd()): Promise<Loa
   const document = await parseDocument(file, absolute);
   const parsed = configSchema.safeParse(document.data);
   if (!parsed.success) throw new ConfigError(locate(document, problemsFromIssues(parsed.error.issues)));
-  const referenceProblems = checkReferences(parsed.data);
-  if (referenceProblems.length > 0) throw new ConfigError(locate(document, referenceProblems));
-  return { file, config: parsed.data };
+  const adopted = adoptReferenceSpellings(parsed.data);
+  const notes = locate(document, adopted.notes).map((note) => ({ ...note, severity: "note" as const }));
+  const referenceProblems = checkReferences(adopted.config);
+  if (referenceProblems.length > 0) throw new ConfigError(locate(document, referenceProblems), notes);
+  return { file, config: adopted.config, notes };
 }
 
 async function parseDocument(file: string, absolute: string): Promise<SourceDocument> {

@@ -31,6 +31,9 @@ function problemsFromIssue(issue: z.core.$ZodIssue, base: (string | number)[]): 
     case "invalid_key":
       // A record key that breaks its rule: say the rule ("Invalid key in record" alone says nothing).
       return issue.issues.map((nested) => ({ path, message: `the name "${String(path.at(-1))}" ${messageOf(nested)}`, atKey: true }));
+    case "custom":
+      // A refinement may ask for the key (`params: { atKey: true }`) when the fix is to remove or move it.
+      return [{ path, message: messageOf(issue), ...(issue.params?.atKey === true ? { atKey: true } : {}) }];
     default:
       return [{ path, message: messageOf(issue) }];
   }

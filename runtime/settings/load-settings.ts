@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import type { Diagnostic } from "../../generator/config/diagnostic.js";
 import type { Model } from "../../generator/model/model.js";
 import { runtimeSettingsVersion } from "../../generator/targets/runtime-json.js";
 
@@ -9,18 +10,24 @@ export class SettingsError extends Error {
 
 export const defaultSettingsFile = "/etc/forage/forage.json";
 
+/** Settings, and the notes of the config file they came from (none for a generated forage.json). */
+export interface LoadedSettings {
+  settings: Model;
+  notes: Diagnostic[];
+}
+
 /**
  * The settings forage-ctl runs sandboxes from: a config file (`--config` / FORAGE_CONFIG: .ts,
  * .yaml, .json, resolved like `generate` does), or the generated forage.json (the NixOS module
  * publishes it as /etc/forage/forage.json).
  */
-export async function loadSettings(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<Model> {
+export async function loadSettings(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<LoadedSettings> {
   const path = explicit ?? env.FORAGE_CONFIG ?? defaultSettingsFile;
-  if (path.endsWith("forage.json") && (await looksGenerated(path))) return readGeneratedSettings(path);
+  if (path.endsWith("forage.json") && (await looksGenerated(path))) return { settings: await readGeneratedSettings(path), notes: [] };
   // Loaded on demand: reading a generated forage.json needs none of the config toolchain.
   const [{ loadConfig }, { resolveModel }] = await Promise.all([import("../../generator/config/load-config.js"), import("../../generator/model/resolve.js")]);
   const loaded = await loadConfig(path);
-  return resolveModel(loaded.config, loaded.file);
+  return { settings: resolveModel(loaded.config, loaded.file), notes: loaded.notes };
 }
 
 async function looksGenerated(path: string): Promise<boolean> {

@@ -25,3 +25,8 @@ function portOf(entry: string): number | undefined {
   const colon = entry.lastIndexOf(":");
   return colon === -1 ? undefined : Number(entry.slice(colon + 1));
 }
+
+/** A list of allow entries (`network.allow`, and the reference's spelling `allowedHosts`). */
+export const allowList = z
+  .array(allowEntry)
+  .max(512, { error: "at most 512 allow entries; use '*.suffix' wildcards to cover many hosts" });

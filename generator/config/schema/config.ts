@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { identitySchema } from "./identity.js";
 import { absolutePath, interfaceName, secretName, sshPublicKey, templateName, unixUserName } from "./names.js";
-import { templateSchema } from "./template.js";
+import { templateSchema, type Template } from "./template.js";
 
 const monitorSchema = z
   .strictObject({
@@ -17,12 +17,14 @@ const monitorSchema = z
   })
   .describe("Sandbox health monitor.");
 
+/** Where agents reach an API proxy (`proxy.url`, and the reference's spelling `proxyUrl`). */
+const proxyUrlSchema = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+
 const proxySchema = z
   .strictObject({
     enable: z.boolean().default(false).describe("Run the API proxy that keeps agent keys on the host."),
     port: z.number().int().min(1).max(65535).default(8080).describe("Port the proxy listens on, on each sandbox's host-side address."),
-    url: z
-      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    url: proxyUrlSchema
       .optional()
       .describe(
         "The reference's `proxyUrl`, accepted so its configs load; the built-in proxy is always reached on each sandbox's own link, so this cannot be combined with auth proxy or placeholder.",
@@ -118,6 +120,10 @@ export const configSchema = z
     workspacePath: absolutePath.default("/workspace").describe("Where the workspace is mounted inside sandboxes."),
     agentIdentity: identitySchema.optional(),
     monitor: monitorSchema.default({ enable: false, interval: 60, autoRestart: false }),
+    proxyUrl: proxyUrlSchema
+      .optional()
+      // The reference's spelling, rewritten into proxy.url by adoptReferenceSpellings.
+      .meta({ nixType: "omit", deprecated: true, description: "The reference's spelling of proxy.url, accepted so its configs load: write proxy: { url: ... } instead." }),
     proxy: proxySchema.default({ enable: false, port: 8080, rateLimit: { requests: 60, window: "1m" }, auditLogMaxBytes: 50 * 1024 * 1024, allowUpstreams: [] }),
     network: addressingSchema.default({ base: "10.100", admitPrivate: [] }),
     stateVersion: z
@@ -126,7 +132,16 @@ export const configSchema = z
       .default("25.05")
       .describe("system.stateVersion of sandbox containers."),
   })
+  // Both spellings at once would leave one of them silently unused.
+  .refine((config) => config.proxyUrl === undefined || config.proxy.url === undefined, {
+    path: ["proxyUrl"],
+    params: { atKey: true },
+    error: "proxyUrl (the reference's spelling) and proxy.url both set the proxy's URL: keep one, in proxy.url",
+  })
   .describe("Forage: sandboxes for AI coding agents.");
 
 export type ConfigInput = z.input<typeof configSchema>;
-export type Config = z.output<typeof configSchema>;
+/** A config as written: the reference's spellings (proxyUrl, templates' allowedHosts) may still be in it. */
+export type WrittenConfig = z.output<typeof configSchema>;
+/** A config in Forage's own spelling only (see adoptReferenceSpellings): what everything after loading reads. */
+export type Config = Omit<WrittenConfig, "proxyUrl" | "templates"> & { proxyUrl?: never; templates: Record<string, Template> };

@@ -3,7 +3,7 @@ import { proxyFilterSchema } from "./proxy-filter.js";
 import { networkModes } from "../network-modes.js";
 import { protectedPaths } from "./protected-paths.js";
 import { agentSchema } from "./agent.js";
-import { allowEntry } from "./allow-entry.js";
+import { allowList } from "./allow-entry.js";
 import { agentName, packageRef, templateName } from "./names.js";
 import { identitySchema } from "./identity.js";
 import { mountSchema, beadsSchema } from "./workspace.js";
@@ -18,9 +18,7 @@ import { mountSchema, beadsSchema } from "./workspace.js";
 const networkObject = z
   .strictObject({
     mode: z.enum(networkModes).describe("none: loopback only; restricted: only `allow`; full: NAT to the internet."),
-    allow: z
-      .array(allowEntry)
-      .max(512, { error: "at most 512 allow entries; use '*.suffix' wildcards to cover many hosts" })
+    allow: allowList
       .optional()
       .describe('Hosts reachable in restricted mode: "host", "*.suffix", optional ":port". Default: none.'),
     sni: z
@@ -90,6 +88,16 @@ export const templateSchema = z
       .optional()
       .describe('Extra nixpkgs attribute paths installed in the sandbox, e.g. ["nodejs_22", "python3Packages.black"].'),
     network: networkSchema.optional(),
+    allowedHosts: allowList
+      .optional()
+      // The reference's spelling, rewritten into `network` by adoptReferenceSpellings before
+      // anything else reads the template, so the NixOS module never sees it.
+      .meta({
+        nixType: "omit",
+        deprecated: true,
+        description:
+          'The reference\'s spelling of network.allow, accepted so its configs load: write network: { mode: "restricted", allow: [...] } instead. Without `network` it means mode "restricted".',
+      }),
     readOnlyWorkspace: z.boolean().optional().describe("Mount every workspace read-only. Default: false."),
     resourceLimits: resourceLimitsSchema.optional(),
     initCommands: z
@@ -129,7 +137,35 @@ export const templateSchema = z
       .describe("Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false."),
     proxyFilter: proxyFilterSchema.optional(),
   })
+  .superRefine(refuseAllowedHostsConflicts)
   .meta({ nixModule: "template", description: "A sandbox template: what a sandbox created from it contains and may reach." });
 
+/**
+ * `allowedHosts` (the reference's spelling) is `network.allow` in another place: both at once
+ * would leave one list silently unused, and a list beside a mode that ignores lists would too.
+ */
+function refuseAllowedHostsConflicts(
+  template: { network?: z.output<typeof networkSchema> | undefined; allowedHosts?: string[] | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  const { network, allowedHosts } = template;
+  if (allowedHosts === undefined) return;
+  // Reported at the key: the fix is to remove or move it.
+  const refuse = (message: string): void => ctx.addIssue({ code: "custom", path: ["allowedHosts"], params: { atKey: true }, message });
+  if (typeof network === "object" && network.allow !== undefined) {
+    refuse("allowedHosts (the reference's spelling) and network.allow both list the allowed hosts: keep one list, in network.allow");
+    return;
+  }
+  const mode = typeof network === "object" ? network.mode : network;
+  if (mode !== undefined && mode !== "restricted" && allowedHosts.length > 0) {
+    refuse(
+      `allowedHosts only applies to network "restricted", and this template's network is "${mode}": write network: { mode: "restricted", allow: [...] } with these hosts, or remove allowedHosts`,
+    );
+  }
+}
+
 export type TemplateInput = z.input<typeof templateSchema>;
-export type Template = z.output<typeof templateSchema>;
+/** A template as written: the reference's spellings (allowedHosts) may still be in it. */
+export type WrittenTemplate = z.output<typeof templateSchema>;
+/** A template in Forage's own spelling only (see adoptReferenceSpellings): what everything after loading reads. */
+export type Template = Omit<WrittenTemplate, "allowedHosts"> & { allowedHosts?: never };

@@ -3,16 +3,17 @@ import { checkReferences } from "../../../generator/config/check-references.js";
 import { configSchema, type ConfigInput } from "../../../generator/config/schema/config.js";
 import { problemsFromIssues } from "../../../generator/config/zod-issues.js";
 import { resolveModel } from "../../../generator/model/resolve.js";
+import { parseConfig } from "./parse-config.js";
 
 const secrets = { a: "/run/keys/a", b: "/run/keys/b" };
 
 /** The cross-reference problems of a config with these templates, as `path: message`. */
 function problems(templates: ConfigInput["templates"]): string[] {
-  return checkReferences(configSchema.parse({ user: "alice", secrets, templates })).map((problem) => `${problem.path.join(".")}: ${problem.message}`);
+  return checkReferences(parseConfig({ user: "alice", secrets, templates })).map((problem) => `${problem.path.join(".")}: ${problem.message}`);
 }
 
 function agentsOf(templates: ConfigInput["templates"], name: string) {
-  return resolveModel(configSchema.parse({ user: "alice", secrets, templates }), "forage.yaml").templates.find((t) => t.name === name)?.agents ?? [];
+  return resolveModel(parseConfig({ user: "alice", secrets, templates }), "forage.yaml").templates.find((t) => t.name === name)?.agents ?? [];
 }
 
 describe("agents behind the API proxy", () => {
@@ -88,7 +89,7 @@ describe("agents behind the API proxy", () => {
   });
 
   it("report proxy.url with agents behind the built-in proxy (it tells sandboxes apart by their link)", () => {
-    const found = checkReferences(configSchema.parse({ user: "alice", secrets, proxy: { url: "http://proxy.example:8080" }, templates: { t: { agents: { claude: { package: "claude-code", secretName: "a", authEnvVar: "ANTHROPIC_API_KEY", auth: "placeholder" } } } } }));
+    const found = checkReferences(parseConfig({ user: "alice", secrets, proxy: { url: "http://proxy.example:8080" }, templates: { t: { agents: { claude: { package: "claude-code", secretName: "a", authEnvVar: "ANTHROPIC_API_KEY", auth: "placeholder" } } } } }));
     expect(found.map((problem) => problem.message)).toEqual([expect.stringMatching(/uses auth placeholder, which needs the built-in proxy.*remove proxy\.url/)]);
   });
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkReferences } from "../../../generator/config/check-references.js";
 import { loadConfig } from "../../../generator/config/load-config.js";
-import { configSchema } from "../../../generator/config/schema/config.js";
 import { configErrorOf, tempConfigDir, where, type TempConfigDir } from "./temp-config.js";
+import { parseConfig } from "./parse-config.js";
 
 let temp: TempConfigDir;
 beforeEach(async () => {
@@ -124,7 +124,7 @@ describe("workspace mounts", () => {
   };
 
   it("reports every mount path used twice, the workspace path, and a mount named like useBeads'", () => {
-    const problems = checkReferences(configSchema.parse(base));
+    const problems = checkReferences(parseConfig(base));
     expect(problems.map((p) => [p.path.join("."), p.message])).toEqual([
       ["templates.t.workspace.mounts.beads", 'the mount name "beads" is taken by useBeads: rename this mount or disable useBeads'],
       ["templates.t.workspace.mounts.b.containerPath", '"/workspace/docs" is already used by mount "a": choose another containerPath'],

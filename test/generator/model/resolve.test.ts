@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { configSchema, type ConfigInput } from "../../../generator/config/schema/config.js";
+import type { ConfigInput } from "../../../generator/config/schema/config.js";
 import type { TemplateInput } from "../../../generator/config/schema/template.js";
 import { claudeBuiltinTools, parseAllowEntry } from "../../../generator/model/resolve-template.js";
 import { resolveModel } from "../../../generator/model/resolve.js";
 import { proxyAuditLogPath, runtimePaths } from "../../../runtime/paths.js";
 import type { TemplateModel } from "../../../generator/model/model.js";
+import { parseConfig } from "../config/parse-config.js";
 
-/** Validates `input` with the real schema (as loadConfig does) and resolves it. */
+/** Validates `input` with the real schema and rewrites reference spellings (as loadConfig does), and resolves it. */
 function model(input: ConfigInput) {
-  return resolveModel(configSchema.parse(input), "forage.yaml");
+  return resolveModel(parseConfig(input), "forage.yaml");
 }
 
 /** Resolves a config holding only `templates` and returns the template called `name`. */

@@ -48,7 +48,7 @@
     pkgs.nodePackages.prettier
   ];
   network = {
-    allow = [ "registry.npmjs.org:443" ];
+    allow = [ "registry.example.org:443" ];
     mode = "restricted";
     sni = false;
   };

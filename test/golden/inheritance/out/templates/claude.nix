@@ -37,7 +37,7 @@
     pkgs.nodePackages.prettier
   ];
   network = {
-    allow = [ "*.npmjs.org:443" "registry.npmjs.org" "*.github.com" ];
+    allow = [ "*.registry.example.org:443" "registry.example.org" "*.github.com" ];
     mode = "restricted";
     sni = false;
   };
