@@ -14,6 +14,7 @@ import { execInRunning } from "../runtime/sandbox/exec.js";
 import { requireSandbox } from "../runtime/sandbox/context.js";
 import { upSandbox } from "../runtime/sandbox/up.js";
 import { loadSettings } from "../runtime/settings/load-settings.js";
+import { settingsFile } from "../runtime/settings/settings-file.js";
 import { nixBuild, nixString } from "../test/support/nix.js";
 
 const dir = mkdtempSync(join(tmpdir(), "forage-bench-"));
@@ -72,7 +73,7 @@ const bare = await median(10, () => {
 });
 results.push(["bare systemd-nspawn … /bin/true (baseline)", bare]);
 
-const context: RuntimeContext = { settings: (await loadSettings(config)).settings, paths: runtimePaths("/unused"), warn: () => undefined };
+const context: RuntimeContext = { settings: (await loadSettings(await settingsFile(config))).settings, paths: runtimePaths("/unused"), warn: () => undefined };
 results.push(["up until exec works (in-process)", await median(5, async (i) => {
   await upSandbox(context, { name: `b${i}`, template: "bench", workspace: { directory: workspace }, identity: {} });
   await execInRunning(context, await requireSandbox(context, `b${i}`), ["true"]);

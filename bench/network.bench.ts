@@ -18,6 +18,7 @@ import type { RuntimeContext } from "../runtime/sandbox/context.js";
 import { destroySandbox } from "../runtime/sandbox/down.js";
 import { upSandbox } from "../runtime/sandbox/up.js";
 import { loadSettings } from "../runtime/settings/load-settings.js";
+import { settingsFile } from "../runtime/settings/settings-file.js";
 import { TestHosts } from "../test/support/test-hosts.js";
 
 const base = "10.218";
@@ -35,7 +36,7 @@ writeFileSync(config, `user: nobody\nnetwork: { base: "${base}", upstreamResolve
 const workspace = join(dir, "ws");
 mkdirSync(workspace);
 chownSync(workspace, 65534, 65534);
-const context: RuntimeContext = { settings: (await loadSettings(config)).settings, paths: runtimePaths("/unused"), warn: () => undefined };
+const context: RuntimeContext = { settings: (await loadSettings(await settingsFile(config))).settings, paths: runtimePaths("/unused"), warn: () => undefined };
 await upSandbox(context, { name: "net", template: "netbench", workspace: { directory: workspace }, identity: {} });
 const link = sandboxLink(1, base);
 

@@ -1,29 +1,41 @@
-import { ConfigError } from "../generator/config/diagnostic.js";
 import { runtimePaths } from "../runtime/paths.js";
 import type { RuntimeContext } from "../runtime/sandbox/context.js";
-import { loadSettings } from "../runtime/settings/load-settings.js";
+import { loadSettings, SettingsError } from "../runtime/settings/load-settings.js";
+import { settingsFile, type SettingsFile } from "../runtime/settings/settings-file.js";
 import { ExitCode } from "./exit-codes.js";
 import { printConfigNotes } from "./output.js";
 import { UserError } from "./user-error.js";
 
+/** The context sandbox commands run in, and the settings file it was loaded from. */
+export interface LoadedRuntime {
+  file: SettingsFile;
+  context: RuntimeContext;
+}
+
+const warn = (message: string): void => void process.stderr.write(`forage-ctl: warning: ${message}\n`);
+
 /**
- * The context sandbox commands run in: settings from --config / FORAGE_CONFIG (a config file or
- * a generated forage.json, default /etc/forage/forage.json) and the state paths.
+ * Loads the settings chosen by settingsFile (--config > FORAGE_CONFIG > a config in the current
+ * directory > /etc/forage/forage.json) and the state paths. Root only. A config's own problems
+ * stay a ConfigError (printed with positions, exit 6); a missing or unreadable settings file is
+ * a config error too; anything else is a bug and is left to say so.
  */
-export async function runtimeContext(configOption: string | undefined): Promise<RuntimeContext> {
+export async function loadRuntime(configOption: string | undefined): Promise<LoadedRuntime> {
   if (typeof process.getuid === "function" && process.getuid() !== 0) {
     throw new UserError("this command needs root (namespaces, mounts, nspawn): run it with sudo", ExitCode.general);
   }
+  const file = await settingsFile(configOption);
   try {
-    const { settings, notes } = await loadSettings(configOption);
+    const { settings, notes } = await loadSettings(file);
     printConfigNotes(notes);
-    return {
-      settings,
-      paths: runtimePaths(settings.host.stateDir),
-      warn: (message) => process.stderr.write(`forage-ctl: warning: ${message}\n`),
-    };
+    return { file, context: { settings, paths: runtimePaths(settings.host.stateDir), warn } };
   } catch (error) {
-    if (error instanceof ConfigError) throw error;
-    throw new UserError(error instanceof Error ? error.message : String(error), ExitCode.config);
+    if (error instanceof SettingsError) throw new UserError(error.message, ExitCode.config);
+    throw error;
   }
+}
+
+/** loadRuntime's context alone: what most root-only commands need. */
+export async function runtimeContext(configOption: string | undefined): Promise<RuntimeContext> {
+  return (await loadRuntime(configOption)).context;
 }

@@ -9,13 +9,23 @@ export interface HostUser {
 
 /** Looks a user up in the host's /etc/passwd (no NSS modules: sandboxes are for local users). */
 export async function lookupHostUser(name: string, passwdFile = "/etc/passwd"): Promise<HostUser | undefined> {
+  return (await readPasswd(passwdFile)).find((user) => user.name === name);
+}
+
+/** The same, by uid: the first account with it (as getpwuid answers). */
+export async function lookupHostUserById(uid: number, passwdFile = "/etc/passwd"): Promise<HostUser | undefined> {
+  return (await readPasswd(passwdFile)).find((user) => user.uid === uid);
+}
+
+async function readPasswd(passwdFile: string): Promise<HostUser[]> {
+  const users: HostUser[] = [];
   for (const line of (await readFile(passwdFile, "utf8")).split("\n")) {
-    const [user, , uid, gid, , home] = line.split(":");
-    if (user === name && uid !== undefined && gid !== undefined && home !== undefined) {
-      return { name, uid: Number(uid), gid: Number(gid), home };
+    const [name, , uid, gid, , home] = line.split(":");
+    if (name !== undefined && uid !== undefined && gid !== undefined && home !== undefined) {
+      users.push({ name, uid: Number(uid), gid: Number(gid), home });
     }
   }
-  return undefined;
+  return users;
 }
 
 /** A group's gid from the host's /etc/group, or undefined. */

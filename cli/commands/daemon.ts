@@ -4,7 +4,7 @@ import { socketPath } from "../../runtime/daemon/protocol.js";
 import { dirname } from "node:path";
 import { checkAll } from "../../runtime/sandbox/health.js";
 import { holdLock } from "../../runtime/state/lock.js";
-import { runtimeContext } from "../runtime-context.js";
+import { loadRuntime } from "../runtime-context.js";
 
 export function registerDaemon(program: Command): void {
   program
@@ -19,6 +19,9 @@ configured user's primary group, so that user runs forage-ctl without sudo. Sand
 children: stopping or restarting it leaves them running, and it picks them up again from state.
 It also runs the API proxy when an agent uses auth "proxy" or "placeholder" (or proxy.enable is
 set); SIGHUP reloads the proxy's keys.
+Settings: --config, else FORAGE_CONFIG, else ./forage.config.ts, ./forage.yaml or ./forage.json in
+the current directory, else /etc/forage/forage.json (the NixOS service sets FORAGE_CONFIG to it).
+\`forage-ctl up\` run as root starts one with its own settings file when none answers.
 On NixOS the module runs it as a service; elsewhere run it under your service manager.`,
     )
     .action(async (options: { stop?: boolean }) => {
@@ -26,13 +29,13 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
         await request("shutdown", {});
         return void process.stdout.write("daemon stopping\n");
       }
-      const context = await runtimeContext(program.opts<{ config?: string }>().config);
+      const { context, file } = await loadRuntime(program.opts<{ config?: string }>().config);
       // One daemon per run directory: a second one (two `up`s racing to start it) steps aside.
       const release = await holdLock(`${dirname(socketPath())}/daemon.lock`);
       if (release === undefined) return void process.stderr.write("forage-ctl: a daemon is already running for this run directory\n");
       const { serveDaemon } = await import("../../runtime/daemon/server.js");
       const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage-daemon: ${line}\n`);
-      const server = await serveDaemon(context, socketPath(), log);
+      const server = await serveDaemon(context, socketPath(), log, file.path);
       // The API proxy lives in the daemon when the config needs it (an agent behind it, or proxy.enable).
       const { proxyNeeded } = await import("../../runtime/proxy/sandbox-routes.js");
       const { readProxyStatus } = await import("../../runtime/proxy/proxy-status.js");

@@ -1,45 +1,71 @@
 import { access, readFile, writeFile } from "node:fs/promises";
 import { userInfo } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { templateName, unixUserName } from "../../generator/config/schema/names.js";
+import { templateName } from "../../generator/config/schema/names.js";
 import { agentPresets, type AgentPreset } from "../agent-presets.js";
 import { ExitCode } from "../exit-codes.js";
+import { chooseInitUser, type ChosenUser } from "../init-user.js";
+import { nextSteps } from "../init-next-steps.js";
 import { packageRoot } from "../../runtime/package-root.js";
+import { terminalQuestions } from "../terminal-question.js";
 import { UserError } from "../user-error.js";
 
+interface InitOptions {
+  user?: string;
+  agent: string;
+  template: string;
+  out: string;
+  force?: boolean;
+}
 
 export function registerInit(program: Command): void {
   program
     .command("init")
     .description("Write a commented forage.config.ts to start from")
-    .option("-u, --user <name>", "host user whose UID/GID agents get (default: $SUDO_USER or you)")
-    .option("-a, --agent <agent>", `first agent: ${Object.keys(agentPresets).join(", ")}`, "claude")
-    .option("-t, --template <name>", "name of the first template", "default")
+    .option("-u, --user <name>", "host user who owns your workspaces; agents get its UID/GID (default: $SUDO_USER, else you, else your login session's user, never root; asked on a terminal)")
+    .option("-a, --agent <agent>", `agent of the second template: ${Object.keys(agentPresets).join(", ")}`, "claude")
+    .option("-t, --template <name>", "name of the first template (a shell with no network that runs on any host)", "default")
     .option("-o, --out <file>", "file to write", "forage.config.ts")
     .option("-f, --force", "overwrite an existing file")
-    .action(async (options: { user?: string; agent: string; template: string; out: string; force?: boolean }) => {
-      const text = await renderScaffold(await readFile(join(packageRoot(), "templates/init/forage.config.ts.hbs"), "utf8"), scaffoldValues(options));
+    .addHelpText(
+      "after",
+      "\nThe config has two templates: the first runs on any Linux host as it is (the host's bash, no\nnetwork, no secrets); the second runs the agent and needs its program on the host (or NixOS) and\nits key. Without --user and with none of the defaults (run as root with no sudo and no login\nsession), init asks on a terminal, or exits 64 when there is none.\n\nExample:\n  sudo forage-ctl init && sudo forage-ctl up demo -t default -w ~/src/demo",
+    )
+    .action(async (options: InitOptions) => {
+      const agent = presetOf(options);
       if (options.force !== true && (await exists(options.out))) {
         throw new UserError(`${options.out} already exists; pass --force to overwrite it`, ExitCode.general);
       }
-      await writeFile(options.out, text, { mode: 0o644 });
-      process.stdout.write(`wrote ${options.out}; next: forage-ctl validate ${options.out} && forage-ctl generate ${options.out}\n`);
+      const terminal = terminalQuestions();
+      const self = userInfo();
+      const user = await chooseInitUser({ option: options.user, env: process.env, self: { uid: self.uid, username: self.username }, ask: terminal?.ask }).finally(() => terminal?.close());
+      const source = await readFile(join(packageRoot(), "templates/init/forage.config.ts.hbs"), "utf8");
+      await writeFile(options.out, await renderScaffold(source, { user: user.name, templateName: options.template, agent }), { mode: 0o644 });
+      process.stdout.write(`wrote ${options.out} (user "${user.name}", from ${user.from})\n${steps(options, user, agent)}`);
     });
 }
 
-function scaffoldValues(options: { user?: string; agent: string; template: string }): { user: string; templateName: string; agent: AgentPreset } {
+function presetOf(options: InitOptions): AgentPreset {
   const agent = agentPresets[options.agent];
   if (agent === undefined) {
     throw new UserError(`--agent: unknown agent "${options.agent}"; choose one of ${Object.keys(agentPresets).join(", ")}`, ExitCode.usage);
   }
-  const user = options.user ?? process.env.SUDO_USER ?? userInfo().username;
-  // The scaffold is rendered without escaping, so every value is checked against the schema first.
-  if (!unixUserName.safeParse(user).success) throw new UserError(`--user: "${user}" is not a valid Unix user name`, ExitCode.usage);
+  // Checked against the schema before rendering: the scaffold is rendered without escaping.
   if (!templateName.safeParse(options.template).success) {
     throw new UserError(`--template: "${options.template}" must be 1-32 characters of a-z, 0-9 and '-', starting with a letter`, ExitCode.usage);
   }
-  return { user, templateName: options.template, agent };
+  if (options.template === agent.name) {
+    throw new UserError(`--template: "${options.template}" is the name of the ${agent.title} template; choose another name for the first template`, ExitCode.usage);
+  }
+  return agent;
+}
+
+function steps(options: InitOptions, user: ChosenUser, agent: AgentPreset): string {
+  // Sandbox commands find ./forage.config.ts by themselves; any other file must be named.
+  const found = resolve(options.out) === resolve("forage.config.ts");
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  return nextSteps({ config: found ? undefined : options.out, user: user.name, template: options.template, agent, isRoot });
 }
 
 /** Renders a prose/scaffold template in an isolated Handlebars environment (DESIGN rule 1). */

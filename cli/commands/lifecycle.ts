@@ -23,16 +23,16 @@ export function registerLifecycle(program: Command): void {
     .option("--ssh-key <key>", "an SSH public key that may log in (repeatable; added to authorizedKeys)", (key: string, keys: string[]) => [...keys, key], [] as string[])
     .addHelpText(
       "after",
-      "\nExamples:\n  forage-ctl up myproj -t claude -w ~/src/myproj         # the directory itself\n  forage-ctl up fix-42 -t claude -r ~/src/myproj         # its own jj workspace / git worktree\n  forage-ctl up docs -t writer -r ~/src/site -r data=~/src/data   # plus a named repository\n  forage-ctl exec myproj -- git status",
+      "\nSettings: --config, else $FORAGE_CONFIG, else ./forage.config.ts, ./forage.yaml or ./forage.json here,\n" +
+        "else /etc/forage/forage.json. As root, up loads them itself (a config with errors stops here, exit 6),\n" +
+        "then starts the daemon with the same file when none answers, so you can run commands without sudo;\n" +
+        "without root, the daemon does the work with the settings it serves.\n" +
+        "\nExamples:\n  forage-ctl up myproj -t claude -w ~/src/myproj         # the directory itself\n  forage-ctl up fix-42 -t claude -r ~/src/myproj         # its own jj workspace / git worktree\n  forage-ctl up docs -t writer -r ~/src/site -r data=~/src/data   # plus a named repository\n  forage-ctl exec myproj -- git status",
     )
     .action(async (name: string, options: { template: string; workspace?: string; repo: string[]; direct?: boolean; gitUser?: string; gitEmail?: string; sshKeyPath?: string; sshKey: string[]; muxConfig: boolean; runtime?: string }) => {
       const progress = process.stderr.isTTY ? (step: string) => void process.stderr.write(`  ${step}…\n`) : undefined;
-      if (typeof process.getuid === "function" && process.getuid() === 0) {
-        // First use as root: the daemon serves the configured user from now on (no sudo needed).
-        const { ensureDaemon } = await import("../ensure-daemon.js");
-        if (await ensureDaemon(program.opts<{ config?: string }>().config)) progress?.("started the forage daemon");
-      }
-      const sandbox = await (await operations()).up(
+      // As root: settings first (a broken config stops here), then a daemon for the user's later commands.
+      const sandbox = await (await operationsOf(program, { startDaemon: { progress } })).up(
         {
           name,
           template: options.template,

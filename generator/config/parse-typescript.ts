@@ -8,7 +8,9 @@ import type { SourceDocument } from "./source-document.js";
 /**
  * Loads `forage.config.ts` by running it (like vite.config.ts). `import … from "forage"` in the
  * config resolves to this running forage-ctl, so the config is checked by the same schema that
- * compiled it. Only the user's own CLI runs configs; the root daemon only ever reads generated JSON.
+ * compiled it. Whoever runs forage-ctl runs the config: as root, that is root's choice (sudo in
+ * the config's directory, or --config); the daemon runs only the file root started it with, never
+ * a config a user names.
  */
 export async function parseTypescriptDocument(file: string, absolutePath: string): Promise<SourceDocument> {
   const selfEntry = fileURLToPath(new URL("../index.js", import.meta.url));

@@ -1,8 +1,10 @@
 import { connect, type Socket } from "node:net";
 import type { Operations } from "../api/operations.js";
 import { SandboxError, type SandboxErrorKind } from "../sandbox/errors.js";
-import { encode, lineReader, socketPath } from "./protocol.js";
+import { encode, lineReader, socketPath, type DaemonHello } from "./protocol.js";
 import type { Op } from "./requests.js";
+
+export type { DaemonHello } from "./protocol.js";
 
 /** The daemon's socket cannot be reached. */
 export class DaemonUnavailableError extends SandboxError {
@@ -53,6 +55,25 @@ export function request(op: Op, args: Record<string, unknown>, handlers: Handler
     }, (error) => finish(() => reject(error))));
     socket.once("close", () => finish(() => reject(new SandboxError("the daemon closed the connection without an answer", "general"))));
   });
+}
+
+/**
+ * Asks the daemon who it is. Null when it is reachable but too old to answer `hello` (it knows
+ * no such operation); rejects with DaemonUnavailableError when nothing answers at `path`.
+ */
+export async function daemonHello(path = socketPath()): Promise<DaemonHello | null> {
+  let reply: unknown;
+  try {
+    reply = await request("hello", {}, {}, path);
+  } catch (error) {
+    if (error instanceof SandboxError && !(error instanceof DaemonUnavailableError) && error.message === 'unknown operation "hello"') return null;
+    throw error;
+  }
+  const hello = reply as Partial<DaemonHello> | null;
+  if (typeof hello?.settings !== "string" || typeof hello.pid !== "number") {
+    throw new SandboxError(`the daemon at ${path} answered hello with ${JSON.stringify(reply)}, not its settings and pid (mismatched forage-ctl versions? restart it: forage-ctl daemon --stop)`, "general");
+  }
+  return { settings: hello.settings, pid: hello.pid };
 }
 
 /** The operations, asked of the daemon (for the CLI run as the configured user). */

@@ -16,6 +16,12 @@ export type ServerMessage =
   | { result: unknown }
   | { error: { message: string; kind: string } };
 
+/** The daemon's answer to `hello`: the settings file it serves (absolute), and its pid. */
+export interface DaemonHello {
+  settings: string;
+  pid: number;
+}
+
 export type ClientMessage = Request | { stdin: string } | { stdinEnd: true } | { resize: { rows: number; cols: number } };
 
 /** Largest line either side accepts: requests are small; output is chunked well below this. */

@@ -69,6 +69,8 @@ export const requestSchemas = {
   }),
   denials: z.strictObject({ name }),
   proxyStatus: z.strictObject({}),
+  /** Who is answering: the settings file it serves and its pid (see DaemonHello). */
+  hello: z.strictObject({}),
   shutdown: z.strictObject({}),
 } as const;
 

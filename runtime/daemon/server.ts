@@ -11,7 +11,7 @@ import { lookupGroupId, lookupHostUser } from "../host-user.js";
 import type { RuntimeContext } from "../sandbox/context.js";
 import { SandboxError } from "../sandbox/errors.js";
 import { readProxyStatus } from "../proxy/proxy-status.js";
-import { encode, lineReader, type ServerMessage } from "./protocol.js";
+import { encode, lineReader, type DaemonHello, type ServerMessage } from "./protocol.js";
 import { isOp, requestSchemas, terminalSize, type Op } from "./requests.js";
 
 /**
@@ -19,16 +19,17 @@ import { isOp, requestSchemas, terminalSize, type Op } from "./requests.js";
  * a unix socket (mode 0660, group = the user's primary group). Containers are detached from it,
  * so a daemon restart loses nothing: state is re-read from the metadata on every request.
  */
-export async function serveDaemon(context: RuntimeContext, path: string, log: (line: string) => void): Promise<DaemonServer> {
+export async function serveDaemon(context: RuntimeContext, path: string, log: (line: string) => void, settingsFile: string): Promise<DaemonServer> {
   const user = await lookupHostUser(context.settings.host.user);
-  if (user === undefined) throw new SandboxError(`user "${context.settings.host.user}" does not exist on this host`, "config");
+  if (user === undefined) throw new SandboxError(`user "${context.settings.host.user}" (from ${settingsFile}) does not exist on this host: set \`user\` to an existing account`, "config");
+  const served: Served = { ownerUid: user.uid, hello: { settings: settingsFile, pid: process.pid } };
   await mkdir(dirname(path), { recursive: true, mode: 0o755 });
   await rm(path, { force: true });
   const connections = new Set<Socket>();
   const server = createServer((socket) => {
     connections.add(socket);
     socket.once("close", () => connections.delete(socket));
-    void handleConnection(context, socket, user.uid, log);
+    void handleConnection(context, socket, served, log);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -40,7 +41,7 @@ export async function serveDaemon(context: RuntimeContext, path: string, log: (l
   const gid = (await lookupGroupId("forage")) ?? user.gid;
   await chown(path, 0, gid);
   await chmod(path, 0o660);
-  log(`listening on ${path} (group ${gid}), settings from ${context.settings.source}`);
+  log(`listening on ${path} (group ${gid}), settings from ${settingsFile}`);
   return {
     close: () =>
       new Promise<void>((resolve) => {
@@ -56,13 +57,19 @@ export interface DaemonServer {
   close(): Promise<void>;
 }
 
+/** Who this daemon serves: the owner of the workspaces it mounts, and what `hello` answers. */
+interface Served {
+  ownerUid: number;
+  hello: DaemonHello;
+}
+
 /** What a connection feeds an exec: its stdin, and the sizes of a relayed terminal. */
 interface ClientInput {
   stdin: PassThrough;
   resizes: EventEmitter<{ resize: [TerminalSize]; hangUp: [] }>;
 }
 
-async function handleConnection(context: RuntimeContext, socket: Socket, ownerUid: number, log: (line: string) => void): Promise<void> {
+async function handleConnection(context: RuntimeContext, socket: Socket, served: Served, log: (line: string) => void): Promise<void> {
   const send = (message: ServerMessage): void => void socket.write(encode(message));
   const input: ClientInput = { stdin: new PassThrough(), resizes: new EventEmitter() };
   const { stdin } = input;
@@ -72,7 +79,7 @@ async function handleConnection(context: RuntimeContext, socket: Socket, ownerUi
       const m = message as Record<string, unknown>;
       if (!started && typeof m.op === "string") {
         started = true;
-        void dispatch(context, m.op, m.args, send, input, ownerUid, log).finally(() => socket.end());
+        void dispatch(context, m.op, m.args, send, input, served, log).finally(() => socket.end());
       } else if (typeof m.stdin === "string") stdin.write(Buffer.from(m.stdin, "base64"));
       else if (m.stdinEnd === true) stdin.end();
       else if (m.resize !== undefined) {
@@ -92,15 +99,16 @@ async function handleConnection(context: RuntimeContext, socket: Socket, ownerUi
   });
 }
 
-async function dispatch(context: RuntimeContext, op: string, rawArgs: unknown, send: (m: ServerMessage) => void, input: ClientInput, ownerUid: number, log: (line: string) => void): Promise<void> {
+async function dispatch(context: RuntimeContext, op: string, rawArgs: unknown, send: (m: ServerMessage) => void, input: ClientInput, served: Served, log: (line: string) => void): Promise<void> {
   try {
     if (!isOp(op)) throw new SandboxError(`unknown operation "${op}"`, "usage");
     const parsed = requestSchemas[op].safeParse(rawArgs ?? {});
     if (!parsed.success) throw new SandboxError(`invalid ${op} request: ${parsed.error.issues[0]?.path.join(".") ?? ""} ${parsed.error.issues[0]?.message ?? ""}`, "usage");
     const requestContext: RuntimeContext = { ...context, warn: (message) => send({ warning: message }) };
-    log(`${op} ${"name" in parsed.data ? String(parsed.data.name) : ""}`.trim());
+    // `hello` comes before other commands (who is serving?): logging it would double the log.
+    if (op !== "hello") log(`${op} ${"name" in parsed.data ? String(parsed.data.name) : ""}`.trim());
     // JSON drops undefined: an operation with no result answers null.
-    send({ result: (await run(requestContext, op, parsed.data as Record<string, never>, send, input, ownerUid)) ?? null });
+    send({ result: (await run(requestContext, op, parsed.data as Record<string, never>, send, input, served)) ?? null });
   } catch (error) {
     const kind = error instanceof SandboxError ? error.kind : "general";
     const message = error instanceof Error ? error.message : String(error);
@@ -109,13 +117,13 @@ async function dispatch(context: RuntimeContext, op: string, rawArgs: unknown, s
   }
 }
 
-async function run(context: RuntimeContext, op: Op, args: Record<string, never>, send: (m: ServerMessage) => void, input: ClientInput, ownerUid: number): Promise<unknown> {
+async function run(context: RuntimeContext, op: Op, args: Record<string, never>, send: (m: ServerMessage) => void, input: ClientInput, served: Served): Promise<unknown> {
   const operations = localOperations(context);
   const a = args as Record<string, unknown>;
   switch (op) {
     case "up":
       for (const path of [a.workspace, a.repo, ...Object.values((a.repos ?? {}) as Record<string, string>)]) {
-        if (typeof path === "string") await requireOwnedWorkspace(path, ownerUid);
+        if (typeof path === "string") await requireOwnedWorkspace(path, served.ownerUid);
       }
       return operations.up(a as never, (step) => send({ progress: step }));
     case "down":
@@ -155,6 +163,8 @@ async function run(context: RuntimeContext, op: Op, args: Record<string, never>,
     case "proxyStatus":
       // The proxy's health and counters (it may run in this daemon or as forage-ctl proxy).
       return (await readProxyStatus(context.paths)) ?? null;
+    case "hello":
+      return served.hello;
     case "shutdown":
       setImmediate(() => process.kill(process.pid, "SIGTERM"));
       return "stopping";

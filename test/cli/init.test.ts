@@ -1,7 +1,28 @@
+import { readFileSync } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeTempDir, removeTempDir, runCli, stackFrame } from "./run-cli.js";
+import { toolsAvailable } from "../support/tools.js";
+import { cliPath, makeTempDir, removeTempDir, runCli, stackFrame } from "./run-cli.js";
+
+/**
+ * init falls through to its last sources (a terminal, else refusal) only when run as root with no
+ * login session of another user: the test runner's own session would otherwise be the answer.
+ */
+const noUserSource = ((): boolean => {
+  const loginUid = ((): string => {
+    try {
+      return readFileSync("/proc/self/loginuid", "utf8").trim();
+    } catch {
+      return "4294967295";
+    }
+  })();
+  const usable = process.getuid?.() === 0 && (loginUid === "4294967295" || loginUid === "0");
+  if (!usable) console.warn("skipping init's terminal and refusal cases: they need root without a non-root login session (see /proc/self/loginuid)");
+  return usable;
+})();
+const script = toolsAvailable("script");
 
 let dir: string;
 beforeEach(async () => {
@@ -12,12 +33,27 @@ afterEach(async () => {
 });
 
 describe("forage-ctl init", () => {
-  it("writes forage.config.ts in an empty directory and says what to run next", async () => {
+  it("writes forage.config.ts in an empty directory, says whose it is, and what to run next", async () => {
     const result = await runCli(["init", "--user", "alice"], { cwd: dir });
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toBe("");
-    expect(result.stdout).toBe("wrote forage.config.ts; next: forage-ctl validate forage.config.ts && forage-ctl generate forage.config.ts\n");
+    const sudo = process.getuid?.() === 0 ? "" : "sudo ";
+    expect(result.stdout.split("\n").slice(0, 6)).toEqual([
+      'wrote forage.config.ts (user "alice", from --user)',
+      `Next, in this directory (forage-ctl finds ./forage.config.ts here)${sudo === "" ? "" : "; sandbox commands with sudo, since the daemon never loads a user's config"}:`,
+      "  forage-ctl validate",
+      `  ${sudo}forage-ctl up demo -t default -w DIR   # DIR: an existing directory owned by "alice", mounted at /workspace`,
+      `  ${sudo}forage-ctl exec demo -- id`,
+      `  ${sudo}forage-ctl down demo`,
+    ]);
+    expect(result.stdout).toContain('Template "claude" runs Claude Code. It needs its key in /run/secrets/anthropic-api-key, and either the program\nclaude in /usr/bin or /usr/local/bin');
     expect(await readdir(dir)).toEqual(["forage.config.ts"]);
+  });
+
+  it("names the file in the next steps when it is not ./forage.config.ts (sandbox commands would not find it)", async () => {
+    const result = await runCli(["init", "--user", "alice", "--out", "sandboxes.ts"], { cwd: dir });
+    expect(result.stdout).toMatch(/^ {2}forage-ctl --config sandboxes\.ts validate$/m);
+    expect(result.stdout).toMatch(/^ {2}(sudo )?forage-ctl --config sandboxes\.ts up demo -t default -w DIR /m);
   });
 
   it("writes a config that passes validate (its `import from \"forage\"` resolves to forage-ctl itself)", async () => {
@@ -26,7 +62,7 @@ describe("forage-ctl init", () => {
     expect(text).toContain('from "forage"');
     const result = await runCli(["validate"], { cwd: dir });
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toBe("forage.config.ts: valid (1 template: default)\n");
+    expect(result.stdout).toBe("forage.config.ts: valid (2 templates: claude, default)\n");
     expect(result.stderr).toBe("");
   });
 
@@ -37,18 +73,57 @@ describe("forage-ctl init", () => {
     expect(result.stderr).toBe("");
   });
 
-  it("puts the given user, template name and Claude preset into the config", async () => {
+  it("puts the given user into the config, a first template that runs on any host, and the Claude template", async () => {
     await runCli(["init", "--user", "alice", "--template", "work"], { cwd: dir });
     const result = await runCli(["templates", "--json"], { cwd: dir });
     expect(JSON.parse(result.stdout)).toEqual([
-      expect.objectContaining({ name: "work", agents: ["claude"], network: "restricted", allow: ["api.anthropic.com"] }),
+      expect.objectContaining({ name: "claude", agents: ["claude"], network: "restricted", allow: ["api.anthropic.com"] }),
+      expect.objectContaining({ name: "work", agents: ["shell"], network: "none", allow: [] }),
     ]);
-    expect(await readFile(join(dir, "forage.config.ts"), "utf8")).toMatch(/^ {2}user: "alice",$/m);
+    const text = await readFile(join(dir, "forage.config.ts"), "utf8");
+    expect(text).toMatch(/^ {2}user: "alice",$/m);
+    // The host's bash: what a host-root sandbox can run without Nix or secrets.
+    expect(text).toContain('shell: { package: "bashInteractive", executable: "bash" },');
   });
 
   it("defaults the user to $SUDO_USER", async () => {
-    await runCli(["init"], { cwd: dir, env: { SUDO_USER: "bob" } });
+    const result = await runCli(["init"], { cwd: dir, env: { SUDO_USER: "bob" } });
+    expect(result.stdout).toMatch(/^wrote forage\.config\.ts \(user "bob", from \$SUDO_USER\)$/m);
     expect(await readFile(join(dir, "forage.config.ts"), "utf8")).toMatch(/^ {2}user: "bob",$/m);
+  });
+
+  it("never writes user root: --user root is refused with exit 64, writing nothing", async () => {
+    const result = await runCli(["init", "--user", "root"], { cwd: dir });
+    expect(result.exitCode).toBe(64);
+    expect(result.stderr).toBe('forage-ctl: --user: "root" is root: agents never run as root; give the host user who owns your workspaces\n');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it.skipIf(!noUserSource)("as root with no sudo, no login session and no terminal, refuses with exit 64 and says to pass --user", async () => {
+    const result = await runCli(["init"], { cwd: dir, env: { SUDO_USER: "root" } });
+    expect(result.exitCode).toBe(64);
+    expect(result.stderr).toBe(
+      "forage-ctl: init: cannot tell which host user owns your workspaces (no --user, no $SUDO_USER, no login session, no terminal to ask on): pass --user NAME, the host user who owns your workspaces (agents get its UID/GID; never root)\n",
+    );
+    expect(result.stdout).toBe("");
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it.skipIf(!noUserSource || !script.run)("with nothing else to go on, asks on a terminal until it gets a user who exists and is not root", async () => {
+    // `script` gives init a terminal, as a person typing would have; "root" is refused, "nobody" taken.
+    // The command is a constant; node and the CLI arrive in the environment.
+    const result = await execa("script", ["-qec", 'exec "$NODE" "$CLI" init', "/dev/null"], {
+      cwd: dir,
+      input: "root\nnobody\n",
+      reject: false,
+      timeout: 30_000,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", SHELL: "/bin/sh", NODE: process.execPath, CLI: cliPath },
+      extendEnv: false,
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('"root" is root: agents never run as root; give the host user who owns your workspaces.');
+    expect(result.stdout).toContain('wrote forage.config.ts (user "nobody", from your answer)');
+    expect(await readFile(join(dir, "forage.config.ts"), "utf8")).toMatch(/^ {2}user: "nobody",$/m);
   });
 
   it("with --agent codex writes a Codex template that validates", async () => {
@@ -59,7 +134,17 @@ describe("forage-ctl init", () => {
     expect(text).toContain('authEnvVar: "OPENAI_API_KEY"');
     const templates = await runCli(["templates", "--json"], { cwd: dir });
     expect(templates.exitCode).toBe(0);
-    expect(JSON.parse(templates.stdout)).toEqual([expect.objectContaining({ name: "default", agents: ["codex"], allow: ["api.openai.com"] })]);
+    expect(JSON.parse(templates.stdout)).toEqual([
+      expect.objectContaining({ name: "codex", agents: ["codex"], allow: ["api.openai.com"] }),
+      expect.objectContaining({ name: "default", agents: ["shell"] }),
+    ]);
+  });
+
+  it("refuses a first template named like the agent's template, with exit 64", async () => {
+    const result = await runCli(["init", "--user", "alice", "--template", "claude"], { cwd: dir });
+    expect(result.exitCode).toBe(64);
+    expect(result.stderr).toBe('forage-ctl: --template: "claude" is the name of the Claude Code template; choose another name for the first template\n');
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it("writes to the file named by --out", async () => {

@@ -28,15 +28,6 @@ const registryHosts = [
   "dl-cdn.alpinelinux.org", "cache.nixos.org", "channels.nixos.org", "releases.nixos.org",
 ];
 
-/**
- * Files that still name a registry host while another change replaces them, with the host. The
- * test fails when an entry is no longer needed, so an exemption cannot outlive its reason.
- */
-const pendingElsewhere: Record<string, string> = {
-  // Its own change (installing jj from the machine's configured apt sources) is under way.
-  "scripts/install-jj.sh": "deb.debian.org",
-};
-
 const hostPatterns = registryHosts.map((host) => ({
   host,
   // The host itself or any name below it, not a longer name that merely ends the same way
@@ -88,16 +79,7 @@ describe("package-registry hosts in the repository", () => {
   });
 
   it("are named by no committed file (fixtures, goldens and examples use example names)", () => {
-    const found = scanRepository();
-    const unexpected = [...found]
-      .filter(([path, hits]) => !(path in pendingElsewhere && hits.every((hit) => hit.endsWith(`: ${pendingElsewhere[path]}`))))
-      .flatMap(([path, hits]) => hits.map((hit) => `${path}:${hit}`));
-    expect(unexpected, "use a name under .example.org / .example instead").toEqual([]);
-  });
-
-  it("exempts only files that still need it (remove an entry of pendingElsewhere once its file is clean)", () => {
-    const found = scanRepository();
-    const stale = Object.keys(pendingElsewhere).filter((path) => !found.has(path));
-    expect(stale).toEqual([]);
+    const found = [...scanRepository()].flatMap(([path, hits]) => hits.map((hit) => `${path}:${hit}`));
+    expect(found, "use a name under .example.org / .example instead").toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { lookupGroupId, lookupHostUser } from "../../runtime/host-user.js";
+import { lookupGroupId, lookupHostUser, lookupHostUserById } from "../../runtime/host-user.js";
 
 describe("host users and groups from /etc files", () => {
   const dir = mkdtempSync(join(tmpdir(), "forage-etc-"));
@@ -15,6 +15,12 @@ describe("host users and groups from /etc files", () => {
   it("finds a user's uid, primary gid and home", async () => {
     expect(await lookupHostUser("alice", passwd)).toEqual({ name: "alice", uid: 1000, gid: 100, home: "/home/alice" });
     expect(await lookupHostUser("mallory", passwd)).toBeUndefined();
+  });
+
+  it("finds a user by uid, the first account with it (as getpwuid does)", async () => {
+    expect(await lookupHostUserById(1000, passwd)).toEqual({ name: "alice", uid: 1000, gid: 100, home: "/home/alice" });
+    expect(await lookupHostUserById(0, passwd)).toMatchObject({ name: "root" });
+    expect(await lookupHostUserById(4242, passwd)).toBeUndefined();
   });
 
   it("finds the dedicated forage group by its exact name", async () => {
