@@ -59,6 +59,7 @@ in
       userNames = builtins.attrNames config.users.users;
       primaryGroup = userCfg.group or null;
     };
+    warnings = forageLib.hostWarnings cfg;
     environment.systemPackages = [ cfg.package ];
     systemd.tmpfiles.rules = forageLib.hostTmpfiles cfg;
     environment.etc = {

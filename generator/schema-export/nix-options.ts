@@ -22,6 +22,8 @@ export function optionsFromObject(schema: z.ZodType): NixExpr {
 interface ForageMeta {
   nixType?: "package" | "omit";
   nixModule?: string;
+  /** On a union of an enum and an object: the object field a bare enum value stands for. */
+  nixCoerceTo?: string;
   description?: string;
 }
 
@@ -91,7 +93,7 @@ function typeFor(schema: z.ZodType): NixExpr {
     case "object":
       return n.call(types("submodule"), n.attrs({ options: optionsFromObject(schema) }));
     case "union":
-      return (def.options as z.ZodType[]).map(typeFor).reduce((a, b) => n.call(types("either"), a, b));
+      return meta.nixCoerceTo === undefined ? (def.options as z.ZodType[]).map(typeFor).reduce((a, b) => n.call(types("either"), a, b)) : coercedUnion(def.options as z.ZodType[], meta.nixCoerceTo);
     case "optional":
     case "nullable":
     case "default":
@@ -99,6 +101,19 @@ function typeFor(schema: z.ZodType): NixExpr {
     default:
       throw new Error(`internal: no Nix option type for zod type "${String(def.type)}"`);
   }
+}
+
+/**
+ * `coercedTo <enum> (value: { <field> = value; }) (submodule …)`: the enum alternative of a
+ * union becomes the object with that one field, so Nix code reads one shape.
+ */
+function coercedUnion(options: z.ZodType[], field: string): NixExpr {
+  const bare = options.find((option) => defOf(option).type === "enum");
+  const object = options.find((option) => defOf(option).type === "object");
+  if (options.length !== 2 || bare === undefined || object === undefined || !(field in objectShape(object))) {
+    throw new Error(`internal: nixCoerceTo "${field}" needs a union of an enum and an object with that field`);
+  }
+  return n.call(types("coercedTo"), typeFor(bare), n.fn("value", n.attrs({ [field]: n.v("value") })), typeFor(object));
 }
 
 function objectShape(schema: z.ZodType): Record<string, z.ZodType> {

@@ -47,7 +47,7 @@ in
   environment.etc."forage/template.json".text = builtins.toJSON {
     template = cfg.templateName;
     workspacePath = cfg.workspacePath;
-    network = cfg.template.network.mode;
+    network = if cfg.template.network == null then "none" else cfg.template.network.mode;
   };
 
   # The workspace and secrets are bind mounts from the host; only their mount points live here.

@@ -7,6 +7,7 @@ in
   inherit mkAgentWrapper;
   agentWrappers = import ./agent-wrappers.nix { inherit lib mkAgentWrapper; };
   hostAssertions = import ./host-assertions.nix { inherit lib; };
+  hostWarnings = import ./host-warnings.nix { inherit lib; };
   hostTmpfiles = import ./host-tmpfiles.nix { inherit lib; };
   tmuxSessionScript = import ./tmux-session.nix { inherit lib; };
   claudeManagedSettings = import ./claude-managed-settings.nix { inherit lib; };

@@ -10,7 +10,8 @@
 }:
 let
   templates = lib.attrsToList cfg.templates;
-  agentsOf = template: lib.attrsToList (template.value.agents or { });
+  # A template set in Nix may leave agents unset (null).
+  agentsOf = template: lib.attrsToList (if (template.value.agents or null) == null then { } else template.value.agents);
   agentChecks = lib.concatMap (
     template:
     lib.concatMap (
@@ -32,6 +33,10 @@ let
       ]
     ) (agentsOf template)
   ) templates;
+  aliasChecks = map (template: {
+    assertion = (template.value.allowedHosts or null) == null || (template.value.network.mode or "restricted") == "restricted";
+    message = "services.forage.templates.${template.name}.allowedHosts only applies to network \"restricted\", and this template's network is \"${template.value.network.mode or ""}\"; write network = { mode = \"restricted\"; allow = [ … ]; } or remove allowedHosts.";
+  }) templates;
   fullModeChecks = map (template: {
     assertion = (template.value.network.mode or "none") != "full" || cfg.externalInterface != null;
     message = "services.forage.templates.${template.name}.network is \"full\" but services.forage.externalInterface is not set; set it to the host's uplink interface, e.g. \"eth0\".";
@@ -60,4 +65,5 @@ in
   }
 ]
 ++ agentChecks
+++ aliasChecks
 ++ fullModeChecks

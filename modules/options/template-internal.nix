@@ -1,10 +1,19 @@
-# Template options set by the generator, not by users.
-{ lib, ... }:
+# The hand-written part of the template submodule (template.nix is generated from the zod schema):
+# options the generator sets, not users, and what the reference's spellings mean.
+{ config, lib, ... }:
 {
   options.nftablesRuleset = lib.mkOption {
     type = lib.types.nullOr lib.types.path;
     default = null;
     internal = true;
     description = "Generated in-container nftables file for the template's network mode.";
+  };
+
+  # The reference's `network = "restricted"; allowedHosts = [ … ];` is
+  # network = { mode = "restricted"; allow = [ … ]; } (allowedHosts alone means restricted, as in a
+  # config file). The host module warns where it is used and refuses it beside another mode.
+  config.network = lib.mkIf (config.allowedHosts != null) {
+    mode = lib.mkDefault "restricted";
+    allow = config.allowedHosts;
   };
 }

@@ -121,7 +121,9 @@
       description = "Extra nixpkgs attribute paths installed in the sandbox, e.g. [\"nodejs_22\", \"python3Packages.black\"].";
     };
     network = lib.mkOption {
-      type = lib.types.nullOr (lib.types.either (lib.types.enum [ "none" "restricted" "full" ]) (lib.types.submodule {
+      type = lib.types.nullOr (lib.types.coercedTo (lib.types.enum [ "none" "restricted" "full" ]) (value: {
+        mode = value;
+      }) (lib.types.submodule {
         options = {
           mode = lib.mkOption {
             type = lib.types.enum [ "none" "restricted" "full" ];
@@ -141,6 +143,11 @@
       }));
       default = null;
       description = "Network policy: \"none\", \"restricted\", \"full\", or { mode, allow, sni }. Default: \"none\".";
+    };
+    allowedHosts = lib.mkOption {
+      type = lib.types.nullOr (lib.types.listOf lib.types.str);
+      default = null;
+      description = "The reference's spelling of network.allow, accepted so its configs load: write network: { mode: \"restricted\", allow: [...] } instead. Without `network` it means mode \"restricted\".";
     };
     readOnlyWorkspace = lib.mkOption {
       type = lib.types.nullOr lib.types.bool;

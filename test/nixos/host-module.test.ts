@@ -104,4 +104,23 @@ describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's
       expect.stringMatching(/^services\.forage\.gid: the primary group of alice \(staff\) has no fixed gid, .*; set users\.groups\.staff\.gid/),
     ]);
   });
+
+  it("accepts the reference's spelling network = \"restricted\" with allowedHosts, as network = { mode; allow; }, with a warning naming the new spelling", () => {
+    const reference = `{ services.forage.templates.extra = { network = "restricted"; allowedHosts = [ "api.example.org" ]; }; services.forage.templates.alone.allowedHosts = [ "b.example.org" ]; }`;
+    const result = nixEvalJson(`let c = ${host(reference)}; in { extra = c.services.forage.templates.extra.network; alone = c.services.forage.templates.alone.network; warnings = c.warnings; }`);
+    expect(result).toEqual({
+      extra: { mode: "restricted", allow: ["api.example.org"], sni: null },
+      alone: { mode: "restricted", allow: ["b.example.org"], sni: null },
+      warnings: [
+        'services.forage.templates.alone.allowedHosts is the reference\'s spelling; write network = { mode = "restricted"; allow = [ … ]; } instead.',
+        'services.forage.templates.extra.allowedHosts is the reference\'s spelling; write network = { mode = "restricted"; allow = [ … ]; } instead.',
+      ],
+    });
+  });
+
+  it("refuses allowedHosts beside a network mode other than restricted", () => {
+    expect(failing(`{ lib, ... }: { services.forage.templates.extra = { network = "full"; allowedHosts = [ "api.example.org" ]; }; services.forage.externalInterface = lib.mkForce "eth0"; }`)).toEqual([
+      expect.stringMatching(/^services\.forage\.templates\.extra\.allowedHosts only applies to network "restricted", and this template's network is "full"; write network = \{ mode = "restricted"; allow = \[ … \]; \} or remove allowedHosts\.$/),
+    ]);
+  });
 });

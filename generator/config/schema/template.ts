@@ -32,7 +32,8 @@ const networkObject = z
 
 export const networkSchema = z
   .union([z.enum(networkModes), networkObject])
-  .describe('Network policy: "none", "restricted", "full", or { mode, allow, sni }. Default: "none".');
+  // In NixOS a bare mode becomes { mode = …; }, so modules always read network.mode.
+  .meta({ nixCoerceTo: "mode", description: 'Network policy: "none", "restricted", "full", or { mode, allow, sni }. Default: "none".' });
 
 const resourceLimitsSchema = z
   .strictObject({
@@ -91,9 +92,9 @@ export const templateSchema = z
     allowedHosts: allowList
       .optional()
       // The reference's spelling, rewritten into `network` by adoptReferenceSpellings before
-      // anything else reads the template, so the NixOS module never sees it.
+      // anything else reads the template; the NixOS module accepts it too (its users write it in
+      // Nix) and maps it in modules/options/template-internal.nix, with a warning.
       .meta({
-        nixType: "omit",
         deprecated: true,
         description:
           'The reference\'s spelling of network.allow, accepted so its configs load: write network: { mode: "restricted", allow: [...] } instead. Without `network` it means mode "restricted".',
