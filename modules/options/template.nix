@@ -286,9 +286,12 @@
               ".envrc"
               ".vscode"
               ".forage"
+              "forage.config.ts"
+              "forage.yaml"
+              "forage.json"
             ]));
             default = null;
-            description = "Protected workspace paths the agent may write after all (by default read-only: .git/hooks, .git/config, .jj/repo/config.toml, .envrc, .vscode, .forage).";
+            description = "Protected workspace paths the agent may write after all (by default read-only: .git/hooks, .git/config, .jj/repo/config.toml, .envrc, .vscode, .forage, forage.config.ts, forage.yaml, forage.json).";
           };
         };
       });

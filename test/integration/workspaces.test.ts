@@ -128,16 +128,18 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     expect(await as("jj", ["-R", join(repos, "parallel-jj"), "workspace", "list", "-T", 'name ++ "\\n"'])).toBe("default");
   });
 
-  it("keeps git hooks and config, .envrc and .forage read-only to the agent in a writable workspace", async () => {
+  it("keeps git hooks and config, .envrc, .forage and a Forage config read-only to the agent in a writable workspace", async () => {
     const repo = await gitRepo("protected");
     mkdirSync(join(repo, ".forage"));
     // The repository protects one more path of its own.
     writeFileSync(join(repo, ".forage/protected"), "# deploy scripts run on the host\ndeploy.sh\n../escape\n");
     writeFileSync(join(repo, "deploy.sh"), "echo deploy\n");
-    await execa("chown", ["-R", `${agentUid}:${agentUid}`, join(repo, ".forage"), join(repo, "deploy.sh")]);
+    // The user's own Forage config in the workspace: `sudo forage-ctl` run there loads it.
+    writeFileSync(join(repo, "forage.config.ts"), "export default {};\n");
+    await execa("chown", ["-R", `${agentUid}:${agentUid}`, join(repo, ".forage"), join(repo, "deploy.sh"), join(repo, "forage.config.ts")]);
     expect((await host.run(["up", "prot", "-t", "basic", "-w", repo])).exitCode).toBe(0);
     const attempt = (path: string): Promise<string> => host.sh("prot", `(echo x >> ${path}) 2>&1 | grep -c 'Read-only file system' || true`);
-    for (const path of [".git/config", ".git/hooks/pre-commit", ".envrc", ".forage/init", "deploy.sh"]) expect(await attempt(path)).toBe("1\n");
+    for (const path of [".git/config", ".git/hooks/pre-commit", ".envrc", ".forage/init", "deploy.sh", "forage.config.ts"]) expect(await attempt(path)).toBe("1\n");
     expect(await attempt("README.md")).toBe("0\n");
     // .git cannot be moved aside to put another config in its place.
     expect(await host.sh("prot", "mv .git .git-aside 2>&1 | grep -c 'busy' || true")).toBe("1\n");
