@@ -7,7 +7,7 @@ import { generateCase, goldenCases } from "../golden/cases.js";
 import { loadCaseModel } from "../golden/cases.js";
 import { writeCaseOutput } from "../support/generated-case.js";
 import { nixEvalJson, nixParseFile, nixString, repoRoot } from "../support/nix.js";
-import { flakePrelude } from "../support/nixos-routes.js";
+import { flakePrelude, packagesByName } from "../support/nixos-routes.js";
 import { toolsAvailable } from "../support/tools.js";
 
 const tools = toolsAvailable("nix-instantiate");
@@ -59,11 +59,9 @@ describe.skipIf(!tools.run)("generated Nix, checked with the real evaluator", ()
  */
 function evaluateHostOptions(dir: string, user: string): Record<string, unknown> {
   return nixEvalJson(`let ${flakePrelude}
-    lib = nixpkgs.lib;
     config = (nixpkgs.lib.nixosSystem { modules = [
       self.nixosModules.default (/. + ${nixString(dir)})
       { nixpkgs.hostPlatform = system; system.stateVersion = "25.05"; users.users.${nixString(user)} = { isNormalUser = true; uid = 1000; }; }
     ]; }).config;
-    describe = v: if lib.isDerivation v then "<package \${lib.getName v}>" else if builtins.isAttrs v then builtins.mapAttrs (_: describe) v else if builtins.isList v then map describe v else v;
-  in describe (removeAttrs config.services.forage [ "generated" ])`) as Record<string, unknown>;
+  in (${packagesByName}) (removeAttrs config.services.forage [ "generated" ])`) as Record<string, unknown>;
 }

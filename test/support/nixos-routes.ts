@@ -30,6 +30,13 @@ export const flakePrelude = `
   self = (import ${nixString(join(repoRoot, "flake.nix"))}).outputs { inherit self nixpkgs; } // { outPath = ${nixString(repoRoot)}; };
   system = ${nixString(system)};`;
 
+/**
+ * Nix source of a function that forces a value for JSON, showing packages by name: their store
+ * paths are not what a test reads, and the host itself never instantiates an agent's package.
+ */
+export const packagesByName =
+  "let describe = v: if (v.type or null) == \"derivation\" then \"<package ${(builtins.parseDrvName (v.pname or v.name)).name}>\" else if builtins.isAttrs v then builtins.mapAttrs (_: describe) v else if builtins.isList v then map describe v else v; in describe";
+
 /** A NixOS host with the user declared as NixOS declares a normal user (uid 1000, group users). */
 function hostExpression(user: string, modules: string): string {
   return `(nixpkgs.lib.nixosSystem { modules = [
