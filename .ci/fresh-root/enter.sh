@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs a command in the root as a new machine's root user would, in /root/forage.
+#   enter.sh ROOT COMMAND [ARG…]
+# Meant to run as PID 1 of its own mount and PID namespaces (run.sh starts it with
+# `unshare --mount --propagation private --pid --fork`): the mounts made here exist only in that
+# namespace and every process started inside dies with it, so nothing outlives a step, even
+# one that is killed.
+set -euo pipefail
+root=$1
+shift
+
+# ROOT is a mount point (run.sh puts it on a tmpfs), as / is on a machine: tools that change the
+# propagation of / fail on a chroot whose root is a plain directory (`ip -n`, which the README's
+# example runs for its sandbox's link: "mount --make-rslave /" failed: Invalid argument).
+mount -t proc proc "$root/proc" # this PID namespace's processes only
+mount --rbind /sys "$root/sys"  # with the cgroup hierarchies the example's sandbox is put in
+mount --rbind /dev "$root/dev"  # with /dev/pts and /dev/shm
+mount -t tmpfs -o mode=755 tmpfs "$root/run"
+mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
+# A step given a network namespace of its own (unshare --net) has only loopback; bring it up.
+# In the host's namespace this changes nothing.
+ip link set lo up
+
+exec chroot "$root" /usr/bin/env -i -C /root/forage HOME=/root USER=root LOGNAME=root SHELL=/bin/bash \
+  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 TERM=dumb CI="${CI:-}" "$@"
