@@ -24,6 +24,12 @@ npm run --silent build
 show validate "$config"
 show generate "$config" -o out/quickstart
 
+# `up` run as root starts the daemon when none answers; the demo stops the one it started.
+daemon_socket="${FORAGE_RUN_DIR:-/run/forage}/daemon.sock"
+daemon_was_running=""
+if node -e 'require("net").connect(process.argv[1]).on("connect", () => process.exit(0)).on("error", () => process.exit(1))' "$daemon_socket"; then
+  daemon_was_running=1
+fi
 created_user=""
 if ! id "$demo_user" > /dev/null 2>&1; then
   useradd --user-group --no-create-home --shell /usr/sbin/nologin --comment "Forage quickstart (removed at the end)" "$demo_user"
@@ -33,6 +39,7 @@ workspace=$(mktemp -d /tmp/forage-quickstart.XXXXXX)
 chown "$demo_user:" "$workspace"
 cleanup() {
   forage down demo -t 1 > /dev/null 2>&1 || true
+  if [ -z "$daemon_was_running" ]; then forage daemon --stop > /dev/null 2>&1 || true; fi
   rm -rf "$workspace"
   if [ -n "$created_user" ]; then userdel "$demo_user" 2> /dev/null || true; fi
 }
@@ -45,4 +52,4 @@ show exec demo -- sh -c 'echo hello from the sandbox > /workspace/hello.txt'
 echo "== cat $workspace/hello.txt   (on the host)"
 cat "$workspace/hello.txt"
 show down demo
-echo "(the forage daemon started by 'up' keeps running; stop it with: node dist/cli/main.js daemon --stop)"
+if [ -z "$daemon_was_running" ]; then echo "== (stopping the forage daemon that 'up' started for the demo)"; fi
