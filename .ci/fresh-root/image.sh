@@ -59,7 +59,7 @@ key() {
     # Contents, not names: a changed mirror, option or key gives a new root.
     { host_apt_config; host_npm_config; host_local_cas; } | xargs -I{} find {} -type f -print0 | sort -z |
       xargs -0 sha256sum
-    sha256sum "$here/image.sh"
+    sha256sum < "$here/image.sh" # contents only: the checkout may be anywhere
   } | sha256sum | cut -c1-16
 }
 
