@@ -2,9 +2,8 @@ import type { Command } from "commander";
 import type { Operations } from "../runtime/api/operations.js";
 import { remoteOperations } from "../runtime/daemon/client.js";
 import { noteIfDaemonServesOther } from "./daemon-settings.js";
-import { loadRuntime } from "./runtime-context.js";
+import { loadRuntime, warn } from "./runtime-context.js";
 
-const warn = (message: string): void => void process.stderr.write(`forage-ctl: warning: ${message}\n`);
 const note = (message: string): void => void process.stderr.write(`forage-ctl: note: ${message}\n`);
 
 export interface OperationsOptions {

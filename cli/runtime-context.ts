@@ -12,7 +12,8 @@ export interface LoadedRuntime {
   context: RuntimeContext;
 }
 
-const warn = (message: string): void => void process.stderr.write(`forage-ctl: warning: ${message}\n`);
+/** A warning on stderr, the way every sandbox command prints one. */
+export const warn = (message: string): void => void process.stderr.write(`forage-ctl: warning: ${message}\n`);
 
 /**
  * Loads the settings chosen by settingsFile (--config > FORAGE_CONFIG > a config in the current

@@ -5,13 +5,7 @@
 { generated, secretsDir }:
 let
   lib = import ../../test/nix/stand-in/lib;
-  pkgs = import ../../test/nix/stand-in {
-    fakes = [
-      { path = [ "claude-code" ]; }
-      { path = [ "codex" ]; }
-      { path = [ "gemini-cli" ]; bins = [ "gemini" ]; }
-    ];
-  };
+  pkgs = import ../../test/nix/stand-in { };
   forage = { lib = import ../../modules/lib { inherit lib; }; };
 in
 import "${generated}/wrappers/trio.nix" { inherit pkgs forage secretsDir; }

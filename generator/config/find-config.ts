@@ -4,9 +4,8 @@ import { join } from "node:path";
 /** Config file names looked for in the current directory, in order. */
 export const configFileNames = ["forage.config.ts", "forage.yaml", "forage.json"] as const;
 
-/** The explicit path, else the first of configFileNames present in `cwd`, else undefined. */
-export async function findConfig(explicit: string | undefined, cwd = process.cwd()): Promise<string | undefined> {
-  if (explicit !== undefined) return explicit;
+/** The first of configFileNames present in `cwd`, else undefined. */
+export async function findConfig(cwd = process.cwd()): Promise<string | undefined> {
   for (const name of configFileNames) {
     try {
       await access(join(cwd, name));

@@ -5,11 +5,11 @@ import { configSchema } from "../config/schema/config.js";
 export function configJsonSchema(): unknown {
   return z.toJSONSchema(configSchema, {
     io: "input",
-    // Our own metadata keys (Nix option mapping) are for the generator, not for editors.
+    // Our own metadata keys (Nix option mapping: nixType, nixModule, nixCoerceTo, …) are for the
+    // generator, not for editors.
     override: (context) => {
       const schema = context.jsonSchema as Record<string, unknown>;
-      delete schema.nixType;
-      delete schema.nixModule;
+      for (const key of Object.keys(schema)) if (key.startsWith("nix")) delete schema[key];
     },
   });
 }

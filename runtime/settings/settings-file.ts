@@ -32,7 +32,7 @@ export async function settingsFile(explicit: string | undefined, env: NodeJS.Pro
   if (explicit !== undefined) return { path: resolve(cwd, explicit), shown: explicit, origin: "--config", searched: cwd };
   const fromEnv = env.FORAGE_CONFIG;
   if (fromEnv !== undefined && fromEnv !== "") return { path: resolve(cwd, fromEnv), shown: fromEnv, origin: "FORAGE_CONFIG", searched: cwd };
-  const found = await findConfig(undefined, cwd);
+  const found = await findConfig(cwd);
   if (found !== undefined) return { path: resolve(cwd, found), shown: `./${found}`, origin: "current directory", searched: cwd };
   return { path: defaultSettingsFile, shown: defaultSettingsFile, origin: "default", searched: cwd };
 }

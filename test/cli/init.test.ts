@@ -1,27 +1,15 @@
-import { readFileSync } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { toolsAvailable } from "../support/tools.js";
+import { rootWithoutLoginSession, toolsAvailable } from "../support/tools.js";
 import { cliPath, makeTempDir, removeTempDir, runCli, stackFrame } from "./run-cli.js";
 
 /**
  * init falls through to its last sources (a terminal, else refusal) only when run as root with no
  * login session of another user: the test runner's own session would otherwise be the answer.
  */
-const noUserSource = ((): boolean => {
-  const loginUid = ((): string => {
-    try {
-      return readFileSync("/proc/self/loginuid", "utf8").trim();
-    } catch {
-      return "4294967295";
-    }
-  })();
-  const usable = process.getuid?.() === 0 && (loginUid === "4294967295" || loginUid === "0");
-  if (!usable) console.warn("skipping init's terminal and refusal cases: they need root without a non-root login session (see /proc/self/loginuid)");
-  return usable;
-})();
+const noUserSource = rootWithoutLoginSession();
 const script = toolsAvailable("script");
 
 let dir: string;

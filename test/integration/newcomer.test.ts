@@ -5,7 +5,7 @@ import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { daemonHello, request } from "../../runtime/daemon/client.js";
 import { cliPath } from "../cli/run-cli.js";
-import { isRoot, toolsAvailable } from "../support/tools.js";
+import { isRoot, rootWithoutLoginSession, toolsAvailable } from "../support/tools.js";
 import { agentUid, type CliRun } from "./harness.js";
 
 /*
@@ -167,9 +167,7 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
     expect(readFileSync(join(project, "ws/hello.txt"), "utf8")).toBe("written inside\n");
   });
 
-  it("init refuses with exit 64 when it has no user to write (no --user, sudo or login session) and no terminal to ask on", async (context) => {
-    const loginUid = existsSync("/proc/self/loginuid") ? readFileSync("/proc/self/loginuid", "utf8").trim() : "4294967295";
-    if (loginUid !== "4294967295" && loginUid !== "0") context.skip("this test runner has a login session of a non-root user: init would take that user");
+  it.skipIf(!rootWithoutLoginSession())("init refuses with exit 64 when it has no user to write (no --user, sudo or login session) and no terminal to ask on", async () => {
     const empty = freshDir(root, "no-user");
     const result = await host.cli(empty, ["init"]);
     expect(result.exitCode).toBe(64);

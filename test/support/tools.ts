@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 
 /** True when `name` is an executable on PATH. */
 export function hasTool(name: string): boolean {
@@ -35,4 +36,24 @@ export function isRoot(): boolean {
   if (!root && process.env.CI === "true") throw new Error("CI=true and the tests are not running as root (real containers need root)");
   if (!root) console.warn("skipping: needs root (real containers, namespaces)");
   return root;
+}
+
+/**
+ * True when this process is root with no login session of another user (/proc/self/loginuid
+ * unset or root's): then `init` has no user to take but the ones a test gives it. Otherwise
+ * skips locally with a reason and fails under CI=true, like a missing tool (DESIGN rule 11).
+ */
+export function rootWithoutLoginSession(): boolean {
+  let loginUid = "4294967295";
+  try {
+    loginUid = readFileSync("/proc/self/loginuid", "utf8").trim();
+  } catch {
+    // No audit support: no login session either.
+  }
+  const usable = process.getuid?.() === 0 && (loginUid === "4294967295" || loginUid === "0");
+  if (usable) return true;
+  const reason = "needs root without a non-root login session (see /proc/self/loginuid): init would take that session's user";
+  if (process.env.CI === "true") throw new Error(`CI=true and the tests ${reason}`);
+  console.warn(`skipping: ${reason}`);
+  return false;
 }

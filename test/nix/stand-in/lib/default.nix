@@ -15,12 +15,10 @@ let
 
   helpers = rec {
     inherit (builtins) concatStringsSep concatMap mapAttrs attrNames attrValues elem filter head tail length;
-    id = x: x;
     fix = f: let x = f x; in x;
     escapeShellArg = arg: "'" + builtins.replaceStrings [ "'" ] [ "'\\''" ] (toString arg) + "'";
     escapeShellArgs = args: concatStringsSep " " (map escapeShellArg args);
     optional = cond: value: if cond then [ value ] else [ ];
-    optionals = cond: list: if cond then list else [ ];
     optionalString = cond: s: if cond then s else "";
     optionalAttrs = cond: attrs: if cond then attrs else { };
     nameValuePair = name: value: { inherit name value; };
@@ -34,14 +32,12 @@ let
     last = list: builtins.elemAt list (length list - 1);
     unique = list: builtins.foldl' (acc: x: if elem x acc then acc else acc ++ [ x ]) [ ] list;
     setAttrByPath = path: value: if path == [ ] then value else { ${head path} = setAttrByPath (tail path) value; };
-    attrByPath = path: default: set: if path == [ ] then set else if set ? ${head path} then attrByPath (tail path) default set.${head path} else default;
     recursiveUpdate = a: b: a // mapAttrs (name: value:
       if builtins.isAttrs value && a ? ${name} && builtins.isAttrs a.${name} && !isDerivation value && !isDerivation a.${name}
       then recursiveUpdate a.${name} value else value) b;
     isDerivation = x: builtins.isAttrs x && (x.type or null) == "derivation";
     importJSON = path: builtins.fromJSON (builtins.readFile path);
     hasPrefix = prefix: s: builtins.substring 0 (builtins.stringLength prefix) s == prefix;
-    removePrefix = prefix: s: if hasPrefix prefix s then builtins.substring (builtins.stringLength prefix) (-1) s else s;
     # The package's name without its version: pname when it has one.
     getName = x: if builtins.isString x then (builtins.parseDrvName x).name else x.pname or (builtins.parseDrvName x.name).name;
     getExe = pkg: "${pkg}/bin/${pkg.meta.mainProgram or (getName pkg)}";
@@ -50,7 +46,6 @@ let
     lowPrio = addMetaAttrs { priority = 10; };
     literalExpression = text: { _type = "literalExpression"; inherit text; };
     mkEnableOption = name: lib.mkOption { type = lib.types.bool; default = false; example = true; description = "Whether to enable ${name}."; };
-    mkPackageOption = pkgs: name: _: lib.mkOption { type = lib.types.package; default = pkgs.${name}; description = "The ${name} package to use."; };
     licenses = {
       mit = { shortName = "mit"; free = true; };
       asl20 = { shortName = "asl20"; free = true; };
@@ -63,7 +58,6 @@ let
     # Store names allow [A-Za-z0-9+._?=-]; anything else becomes "-", and a leading "." is dropped.
     strings.sanitizeDerivationName = name: let cleaned = builtins.replaceStrings [ "@" "/" " " ] [ "" "-" "-" ] name; in if hasPrefix "." cleaned then builtins.substring 1 (-1) cleaned else cleaned;
     fetchers.proxyImpureEnvVars = [ "http_proxy" "https_proxy" "ftp_proxy" "all_proxy" "no_proxy" "HTTP_PROXY" "HTTPS_PROXY" "FTP_PROXY" "ALL_PROXY" "NO_PROXY" ];
-    fakeHash = "sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
   };
 in
 lib

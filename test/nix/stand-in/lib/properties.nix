@@ -12,9 +12,7 @@ rec {
   mkOverride = priority: content: { _type = "override"; inherit priority content; };
   mkOptionDefault = mkOverride 1500;
   mkDefault = mkOverride 1000;
-  mkImageMediaOverride = mkOverride 60;
   mkForce = mkOverride 50;
-  mkVMOverride = mkOverride 10;
   defaultOverridePriority = 100;
   mkOrder = priority: content: { _type = "order"; inherit priority content; };
   mkBefore = mkOrder 500;

@@ -34,10 +34,7 @@ let
         check = x: isInt x && x >= lowest && x <= highest;
         merge = m.mergeEqualOption;
       };
-    unsigned = mkOptionType { name = "unsignedInt"; description = "unsigned integer, meaning >=0"; check = x: isInt x && x >= 0; merge = m.mergeEqualOption; };
-    positive = mkOptionType { name = "positiveInt"; description = "positive integer, meaning >0"; check = x: isInt x && x > 0; merge = m.mergeEqualOption; };
     u16 = between 0 65535;
-    u32 = between 0 4294967295;
   };
 
   separatedString =
@@ -75,10 +72,8 @@ let
     bool = mkOptionType { name = "bool"; description = "boolean"; check = isBool; merge = m.mergeEqualOption; };
     int = mkOptionType { name = "int"; description = "signed integer"; check = isInt; merge = m.mergeEqualOption; };
     str = mkOptionType { name = "str"; description = "string"; check = isString; merge = m.mergeEqualOption; };
-    nonEmptyStr = mkOptionType { name = "nonEmptyStr"; description = "non-empty string"; check = x: isString x && match "[ \t\n]*" x == null; merge = m.mergeEqualOption; };
     strMatching = pattern: mkOptionType { name = "strMatching ${builtins.toJSON pattern}"; description = "string matching the pattern ${pattern}"; check = x: isString x && match pattern x != null; merge = m.mergeEqualOption; };
     lines = separatedString "\n";
-    commas = separatedString ",";
     path = mkOptionType { name = "path"; description = "absolute path"; check = x: isStringLike x && substring 0 1 (toString x) == "/"; merge = m.mergeEqualOption; };
     package = mkOptionType { name = "package"; description = "package"; check = x: isDerivation x || isStorePath x; merge = m.mergeOneOption; };
     shellPackage = package // { check = x: isDerivation x && x ? shellPath; description = "shell package"; };
@@ -101,7 +96,6 @@ let
         getSubOptions = prefix: elemType.getSubOptions (prefix ++ [ "*" ]);
         nestedTypes = { inherit elemType; };
       };
-    nonEmptyListOf = elemType: listOf elemType // { description = "non-empty list of ${elemType.description}"; check = x: isList x && x != [ ]; };
     attrsOf =
       elemType:
       mkOptionType {
