@@ -111,6 +111,7 @@ export interface TemplateModel {
   extraPackages: string[][];
   network: { mode: NetworkMode; allow: AllowRule[]; sni: boolean };
   readOnlyWorkspace: boolean;
+  /** null: unlimited (the template said "infinity"); memoryMax and tasksMax have defaults. */
   resourceLimits: { cpuQuota: string | null; memoryMax: string | null; tasksMax: number | null };
   initCommands: string[];
   agentIdentity: Identity;

@@ -23,11 +23,7 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
     extraPackages: uniquePaths([...(template.extraPackages ?? []), ...(beads?.enable === true ? [beads.package] : [])]),
     network: resolveNetwork(template.network),
     readOnlyWorkspace: template.readOnlyWorkspace ?? false,
-    resourceLimits: {
-      cpuQuota: template.resourceLimits?.cpuQuota ?? null,
-      memoryMax: template.resourceLimits?.memoryMax ?? null,
-      tasksMax: template.resourceLimits?.tasksMax ?? null,
-    },
+    resourceLimits: resolveLimits(template.resourceLimits),
     initCommands: template.initCommands ?? [],
     agentIdentity: { ...host.agentIdentity, ...template.agentIdentity },
     mounts,
@@ -41,6 +37,21 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
       maxRequestBytes: template.proxyFilter?.maxRequestBytes ?? 32 * 1024 * 1024,
     },
     ssh: template.ssh ?? false,
+  };
+}
+
+/**
+ * Every sandbox is limited unless its template lifts a limit with "infinity" (null in the model):
+ * without one, /tmp, /dev/shm and a fork bomb could take the host's RAM and pids. 4G holds an agent,
+ * a language server and a build; 4096 tasks hold a parallel build's threads, far below pid_max.
+ */
+function resolveLimits(limits: Template["resourceLimits"]): TemplateModel["resourceLimits"] {
+  const memoryMax = limits?.memoryMax ?? "4G";
+  const tasksMax = limits?.tasksMax ?? 4096;
+  return {
+    cpuQuota: limits?.cpuQuota ?? null,
+    memoryMax: memoryMax === "infinity" ? null : memoryMax,
+    tasksMax: tasksMax === "infinity" ? null : tasksMax,
   };
 }
 

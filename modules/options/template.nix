@@ -160,22 +160,22 @@
           cpuQuota = lib.mkOption {
             type = lib.types.nullOr lib.types.str;
             default = null;
-            description = "CPU quota as systemd CPUQuota=, e.g. \"200%\".";
+            description = "CPU quota as systemd CPUQuota=, e.g. \"200%\". Default: none.";
           };
           memoryMax = lib.mkOption {
             type = lib.types.nullOr lib.types.str;
             default = null;
-            description = "Memory limit as systemd MemoryMax=, e.g. \"4G\".";
+            description = "Memory limit as systemd MemoryMax=, e.g. \"8G\"; it also caps the tmpfs mounts (root 1/2, /tmp 1/4, /dev/shm 1/8 of it). Default: \"4G\". \"infinity\" lifts it (status shows it).";
           };
           tasksMax = lib.mkOption {
-            type = lib.types.nullOr lib.types.int;
+            type = lib.types.nullOr (lib.types.either lib.types.int (lib.types.enum [ "infinity" ]));
             default = null;
-            description = "Maximum number of tasks (processes and threads), systemd TasksMax=.";
+            description = "Maximum number of tasks (processes and threads), systemd TasksMax=. Default: 4096. \"infinity\" lifts it (status shows it).";
           };
         };
       });
       default = null;
-      description = "Resource limits applied to the whole sandbox (its systemd scope/unit).";
+      description = "Resource limits applied to the whole sandbox (its cgroup, or its systemd unit). Default: 4G of memory, 4096 tasks.";
     };
     initCommands = lib.mkOption {
       type = lib.types.nullOr (lib.types.listOf lib.types.str);

@@ -1,71 +1,89 @@
-import { access, mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathUnder } from "../names.js";
+import { cgroupHierarchies, type CgroupHierarchy } from "./hierarchies.js";
+import { parseSize } from "./sizes.js";
 
-/** A template's resource limits, as the model gives them. */
+/** A template's resource limits, as the model gives them (null: unlimited). */
 export interface ResourceLimits {
   cpuQuota: string | null;
   memoryMax: string | null;
   tasksMax: number | null;
 }
 
-/** The cgroup(s) a sandbox's processes live in: one directory per v1 controller, or one for v2. */
+/** The cgroup(s) a sandbox's processes live in: one directory per hierarchy the host has. */
 export interface SandboxCgroup {
   /** `cgroup.procs` files a process writes its pid to, to join the sandbox. */
   procsFiles: string[];
   directories: string[];
 }
 
-const cgroupRoot = "/sys/fs/cgroup";
-const v1Controllers = ["memory", "pids", "cpu"] as const;
-
 /**
- * Creates the sandbox's cgroup under this process's own cgroup (so a service manager's
- * delegation is respected) and writes its limits. Every process of the sandbox joins it:
- * nspawn at start, and each exec, so agents started later are limited too.
+ * Creates the sandbox's group in every hierarchy, under this process's own group there (so a
+ * service manager's delegation is respected), and writes its limits. Every process of the
+ * sandbox joins all of them: nspawn at start, and each exec, so agents started later are limited
+ * too and none stays in the host's group on a hierarchy we forgot.
  */
 export async function createSandboxCgroup(name: string, limits: ResourceLimits): Promise<SandboxCgroup> {
-  if (await isUnified()) return createV2(name, limits);
+  const hierarchies = await cgroupHierarchies();
+  // Pure v2 (one hierarchy) carries the controllers; on a hybrid host the unified tree has none.
+  const pureV2 = hierarchies.every((h) => h.version === 2);
   const directories: string[] = [];
-  for (const controller of v1Controllers) {
-    const base = `${cgroupRoot}/${controller}${await ownPath(controller)}`;
-    const dir = pathUnder(base, "forage", name);
+  for (const hierarchy of hierarchies) {
+    const base = `${hierarchy.mount}${hierarchy.path}`;
+    const parent = pathUnder(base, "forage");
+    await mkdir(parent, { recursive: true });
+    const dir = pathUnder(parent, name);
     await mkdir(dir, { recursive: true });
+    if (isCpuset(hierarchy)) await inheritCpuset(base, [parent, dir]);
+    // Controllers must be enabled on the way down; the parent holds no processes of its own.
+    if (pureV2) await writeFile(`${parent}/cgroup.subtree_control`, "+memory +pids +cpu").catch(() => undefined);
+    for (const [file, value] of limitFiles(hierarchy, pureV2, limits)) await writeFile(join(dir, file), value);
     directories.push(dir);
-  }
-  const [memory, pids, cpu] = directories as [string, string, string];
-  if (limits.memoryMax !== null) {
-    await writeFile(`${memory}/memory.limit_in_bytes`, String(bytes(limits.memoryMax)));
-  }
-  if (limits.tasksMax !== null) await writeFile(`${pids}/pids.max`, String(limits.tasksMax));
-  if (limits.cpuQuota !== null) {
-    await writeFile(`${cpu}/cpu.cfs_period_us`, "100000");
-    await writeFile(`${cpu}/cpu.cfs_quota_us`, String(percent(limits.cpuQuota) * 1000));
   }
   return { procsFiles: directories.map((d) => `${d}/cgroup.procs`), directories };
 }
 
-async function createV2(name: string, limits: ResourceLimits): Promise<SandboxCgroup> {
-  const parent = pathUnder(`${cgroupRoot}${await ownPath("")}`, "forage");
-  await mkdir(parent, { recursive: true });
-  // Controllers must be enabled on the way down; the parent holds no processes of its own.
-  await writeFile(`${parent}/cgroup.subtree_control`, "+memory +pids +cpu").catch(() => undefined);
-  const dir = pathUnder(parent, name);
-  await mkdir(dir, { recursive: true });
-  if (limits.memoryMax !== null) await writeFile(`${dir}/memory.max`, String(bytes(limits.memoryMax)));
-  if (limits.tasksMax !== null) await writeFile(`${dir}/pids.max`, String(limits.tasksMax));
-  if (limits.cpuQuota !== null) await writeFile(`${dir}/cpu.max`, `${percent(limits.cpuQuota) * 1000} 100000`);
-  return { procsFiles: [`${dir}/cgroup.procs`], directories: [dir] };
+/** The limit files a hierarchy takes, with their values: v1 per controller, or v2's. */
+function limitFiles(hierarchy: CgroupHierarchy, pureV2: boolean, limits: ResourceLimits): [string, string][] {
+  const has = (controller: string): boolean => (hierarchy.version === 2 ? pureV2 : hierarchy.controllers.split(",").includes(controller));
+  const files: [string, string][] = [];
+  if (limits.memoryMax !== null && has("memory")) {
+    files.push([hierarchy.version === 2 ? "memory.max" : "memory.limit_in_bytes", String(parseSize(limits.memoryMax))]);
+  }
+  if (limits.tasksMax !== null && has("pids")) files.push(["pids.max", String(limits.tasksMax)]);
+  if (limits.cpuQuota !== null && has("cpu")) {
+    const quota = percent(limits.cpuQuota) * 1000;
+    if (hierarchy.version === 2) files.push(["cpu.max", `${quota} 100000`]);
+    else files.push(["cpu.cfs_period_us", "100000"], ["cpu.cfs_quota_us", String(quota)]);
+  }
+  return files;
+}
+
+function isCpuset(hierarchy: CgroupHierarchy): boolean {
+  return hierarchy.version === 1 && hierarchy.controllers.split(",").includes("cpuset");
+}
+
+/** A new v1 cpuset group starts with no CPUs and no memory nodes: nothing could join it. */
+async function inheritCpuset(base: string, dirs: string[]): Promise<void> {
+  let from = base;
+  for (const dir of dirs) {
+    for (const file of ["cpuset.cpus", "cpuset.mems"]) {
+      if ((await readFile(join(dir, file), "utf8")).trim() === "") await copyFile(join(from, file), join(dir, file));
+    }
+    from = dir;
+  }
 }
 
 /**
- * Kills every process still in the sandbox's cgroup. Processes can outlive systemd-nspawn (its
- * init is reparented when nspawn itself is killed), so the cgroup, not the process tree, is what
- * says what belongs to the sandbox.
+ * Kills every process still in the sandbox's groups (and the groups nspawn or a NixOS init made
+ * under them). Processes can outlive systemd-nspawn (its init is reparented when nspawn itself is
+ * killed), so the cgroup, not the process tree, is what says what belongs to the sandbox.
  */
 export async function killSandboxProcesses(cgroup: SandboxCgroup): Promise<void> {
   for (let round = 0; round < 50; round++) {
-    const pids = await cgroupPids(cgroup);
+    const pids = await cgroupPids(cgroup.directories);
     if (pids.length === 0) return;
     for (const pid of pids) {
       try {
@@ -78,66 +96,53 @@ export async function killSandboxProcesses(cgroup: SandboxCgroup): Promise<void>
   }
 }
 
-async function cgroupPids(cgroup: SandboxCgroup): Promise<number[]> {
+async function cgroupPids(directories: string[]): Promise<number[]> {
   const all = new Set<number>();
-  for (const file of cgroup.procsFiles) {
-    const text = await readFile(file, "utf8").catch(() => "");
+  for (const dir of await withDescendants(directories)) {
+    const text = await readFile(`${dir}/cgroup.procs`, "utf8").catch(() => "");
     for (const line of text.split("\n")) if (/^\d+$/.test(line)) all.add(Number(line));
   }
   return [...all];
 }
 
-/** Removes the sandbox's cgroup directories once their processes are gone; absent is fine. */
+/** The directories and every group below them, deepest first (the order rmdir needs). */
+async function withDescendants(directories: string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const dir of directories) {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    const children = entries.filter((entry) => entry.isDirectory()).map((entry) => join(dir, entry.name));
+    found.push(...(await withDescendants(children)), dir);
+  }
+  return found;
+}
+
+/** Removes the sandbox's groups (and those made under them) once their processes are gone; absent is fine. */
 export async function removeSandboxCgroup(cgroup: SandboxCgroup): Promise<void> {
   await killSandboxProcesses(cgroup);
-  for (const dir of cgroup.directories) {
-    for (let attempt = 0; attempt < 50; attempt++) {
-      try {
-        await rmdir(dir);
-        break;
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT") break;
-        if (code !== "EBUSY") throw error;
-        await sleep(20);
-      }
+  for (const dir of await withDescendants(cgroup.directories)) await removeGroup(dir);
+}
+
+async function removeGroup(dir: string): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      await rmdir(dir);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return;
+      if (code !== "EBUSY") throw error;
+      await sleep(20);
     }
   }
 }
 
 /**
- * Argv that joins the cgroup and then execs `argv`. The script is constant; the cgroup files
- * and the command arrive as arguments.
+ * Argv that joins the given groups (their `cgroup.procs` files) and then execs `argv`. The
+ * script is constant; the files and the command arrive as arguments.
  */
-export function joinCgroupArgv(cgroup: SandboxCgroup, argv: string[]): string[] {
+export function joinCgroupArgv(procsFiles: string[], argv: string[]): string[] {
   const script = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
-  return ["/bin/sh", "-c", script, "forage-cgroup", ...cgroup.procsFiles, "--", ...argv];
-}
-
-async function isUnified(): Promise<boolean> {
-  try {
-    await access(`${cgroupRoot}/cgroup.controllers`);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** This process's cgroup path for a v1 controller ("" for v2), e.g. "/process_api/abc". */
-async function ownPath(controller: string): Promise<string> {
-  const lines = (await readFile("/proc/self/cgroup", "utf8")).split("\n");
-  for (const line of lines) {
-    const [, controllers, path] = line.split(":");
-    const matches = controller === "" ? controllers === "" : (controllers ?? "").split(",").includes(controller);
-    if (matches && path !== undefined) return path === "/" ? "" : path;
-  }
-  return "";
-}
-
-function bytes(size: string): number {
-  const units: Record<string, number> = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
-  const unit = size.at(-1) ?? "";
-  return unit in units ? Number(size.slice(0, -1)) * (units[unit] ?? 1) : Number(size);
+  return ["/bin/sh", "-c", script, "forage-cgroup", ...procsFiles, "--", ...argv];
 }
 
 function percent(quota: string): number {

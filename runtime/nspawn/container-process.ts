@@ -19,6 +19,8 @@ export interface NspawnSpec {
   payload: ContainerPayload;
   networkNamespacePath: string;
   binds: Bind[];
+  /** Size-capped tmpfs mounts laid over nspawn's own (e.g. /tmp, /dev/shm): path → bytes. */
+  tmpfs: { path: string; bytes: number }[];
   logFile: string;
 }
 
@@ -45,6 +47,8 @@ export class ContainerError extends SandboxError {
  */
 export function nspawnArgs(spec: NspawnSpec): string[] {
   const binds = spec.binds.map((b) => `${b.readOnly ? "--bind-ro" : "--bind"}=${escapeBind(b.source)}:${escapeBind(b.target)}`);
+  // Custom mounts go over nspawn's defaults (sized from the host's RAM); nspawn adds nodev, no_new_privs voids suid.
+  binds.push(...spec.tmpfs.map((t) => `--tmpfs=${escapeBind(t.path)}:mode=1777,size=${t.bytes}`));
   const payload =
     spec.payload.kind === "placeholder"
       ? ["--as-pid2", `--user=${spec.payload.user}`, ...binds, "--", "/usr/bin/sleep", "infinity"]

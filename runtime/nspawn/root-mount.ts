@@ -1,10 +1,13 @@
 import { mkdir, rmdir } from "node:fs/promises";
 import { execa } from "execa";
 
-/** Mounts a fresh tmpfs as a sandbox's root: whatever the sandbox writes there dies with it. */
-export async function mountRoot(root: string, size = "2g"): Promise<void> {
+/**
+ * Mounts a fresh tmpfs as a sandbox's root: whatever the sandbox writes there dies with it.
+ * `bytes` caps it (see tmpfsCaps: below the memory limit, a full root is ENOSPC, not an OOM kill).
+ */
+export async function mountRoot(root: string, bytes: number): Promise<void> {
   await mkdir(root, { recursive: true, mode: 0o755 });
-  await execa("mount", ["-t", "tmpfs", "-o", `mode=0755,size=${size},nosuid,nodev`, "forage-root", root]);
+  await execa("mount", ["-t", "tmpfs", "-o", `mode=0755,size=${bytes},nosuid,nodev`, "forage-root", root]);
 }
 
 /** Unmounts and removes a sandbox root; absent or already unmounted is fine. */

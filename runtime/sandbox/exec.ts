@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { joinCgroupArgv } from "../cgroups/sandbox-cgroup.js";
+import { execCgroupArgv } from "../cgroups/exec-cgroup.js";
 import { leaderOf } from "../nspawn/container-process.js";
 import { execArgs } from "../nspawn/exec-args.js";
 import { rootKindOf } from "../nspawn/root-kind.js";
@@ -27,8 +27,9 @@ export interface ExecResult {
 }
 
 /**
- * The host argv that runs `command` inside a running sandbox: join its cgroup (so resource
- * limits apply to everything started later too), enter its namespaces, drop to the agent.
+ * The host argv that runs `command` inside a running sandbox: join its groups and cgroup
+ * namespace (so resource limits apply to everything started later too), enter its namespaces,
+ * drop to the agent.
  */
 export async function execCommand(context: RuntimeContext, metadata: SandboxMetadata, command: string[], options: ExecOptions = {}): Promise<string[]> {
   if (command.length === 0) throw new SandboxError("no command given: forage-ctl exec NAME -- COMMAND [ARGS…]", "usage");
@@ -45,7 +46,7 @@ export async function execCommand(context: RuntimeContext, metadata: SandboxMeta
     env: sandboxEnv(metadata, user?.name ?? null, options.term ?? process.env.TERM),
     ...(options.rootCapabilities === undefined ? {} : { rootCapabilities: options.rootCapabilities }),
   });
-  return metadata.cgroup === null ? argv : joinCgroupArgv(metadata.cgroup, argv);
+  return metadata.cgroup === null ? argv : execCgroupArgv(metadata.cgroup, leader, argv);
 }
 
 /** Runs a command in a running sandbox and collects its output (for internal steps). */

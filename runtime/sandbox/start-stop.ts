@@ -2,6 +2,7 @@ import { access } from "node:fs/promises";
 import { join } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup, type SandboxCgroup } from "../cgroups/sandbox-cgroup.js";
+import { tmpfsCaps } from "../cgroups/tmpfs-caps.js";
 import { createLink, removeLink } from "../network/sandbox-link.js";
 import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
 import { findContainerByRoot, isOurContainer, spawnContainer, stopContainer, type Bind, type ContainerPayload } from "../nspawn/container-process.js";
@@ -43,6 +44,9 @@ export async function startSandbox(context: RuntimeContext, given: SandboxMetada
   const { host } = context.settings;
   const link = linkOf(context, given);
   const root = rootPath(context.paths, given.name);
+  // A container that died on its own (an OOM kill takes nspawn first) left its namespace, link,
+  // root and cgroup: they are this sandbox's own (same slot), so they go before anything is made.
+  if (given.pid !== null || given.cgroup !== null) await tearDown(context, given, 1);
   await createLink(link);
   const metadata = await prepareNetwork(context, given, template).catch(async (error: unknown) => {
     await removeLink(link);
@@ -52,8 +56,9 @@ export async function startSandbox(context: RuntimeContext, given: SandboxMetada
   const guarded = startNetworkGuard(context, metadata);
   guarded.catch(() => undefined);
   let cgroup: SandboxCgroup | null = null;
+  const caps = tmpfsCaps(template.resourceLimits.memoryMax);
   try {
-    await mountRoot(root);
+    await mountRoot(root, caps.root);
     const layout = metadata.runtime === "nspawn-nix" ? await nixLayout(context, metadata, root, template) : await hostLayout(context, metadata, root, template);
     const binds = [
       ...layout.binds,
@@ -68,8 +73,9 @@ export async function startSandbox(context: RuntimeContext, given: SandboxMetada
       payload: layout.payload,
       networkNamespacePath: link.namespacePath,
       binds,
+      tmpfs: [{ path: "/tmp", bytes: caps.tmp }, { path: "/dev/shm", bytes: caps.devShm }],
       logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
-    }, (argv) => joinCgroupArgv(limited, argv));
+    }, (argv) => joinCgroupArgv(limited.procsFiles, argv));
     const started = { ...(await guarded), pid, startedAt: new Date().toISOString(), cgroup, system: layout.system };
     await writeMetadata(context.paths, started);
     // A NixOS system starts its own sshd (with the pinned key bound in); a host root gets ours.
@@ -134,6 +140,15 @@ async function nixLayout(context: RuntimeContext, metadata: SandboxMetadata, roo
 /** Stops the container (graceful, then forceful) and removes its root and network. Idempotent. */
 export async function stopSandbox(context: RuntimeContext, metadata: SandboxMetadata, graceSeconds = 10): Promise<SandboxMetadata> {
   if (metadata.runtime === "extra-container") return stopExtraContainer(context, metadata);
+  await tearDown(context, metadata, graceSeconds);
+  const stopped = stoppedMetadata(metadata);
+  await writeMetadata(context.paths, stopped);
+  await recordEvent(context.paths, metadata.name, "stop");
+  return stopped;
+}
+
+/** Stops whatever is left of the container and removes its root, network and cgroup. Idempotent. */
+async function tearDown(context: RuntimeContext, metadata: SandboxMetadata, graceSeconds: number): Promise<void> {
   const root = rootPath(context.paths, metadata.name);
   // A container whose pid never reached the metadata (its `up` was killed) is found by its root.
   const pid = (await isOurContainer(metadata.pid, root)) ? metadata.pid : await findContainerByRoot(root);
@@ -142,10 +157,6 @@ export async function stopSandbox(context: RuntimeContext, metadata: SandboxMeta
   await stopNetwork(context, metadata);
   await removeLink(linkOf(context, metadata));
   if (metadata.cgroup !== null) await removeSandboxCgroup(metadata.cgroup);
-  const stopped = stoppedMetadata(metadata);
-  await writeMetadata(context.paths, stopped);
-  await recordEvent(context.paths, metadata.name, "stop");
-  return stopped;
 }
 
 /** True when the sandbox's container is running now. */

@@ -35,27 +35,36 @@ export const networkSchema = z
   // In NixOS a bare mode becomes { mode = …; }, so modules always read network.mode.
   .meta({ nixCoerceTo: "mode", description: 'Network policy: "none", "restricted", "full", or { mode, allow, sni }. Default: "none".' });
 
+/** systemd's word for "no limit"; a limit is lifted only when a template says so. */
+const unlimited = z.enum(["infinity"]);
+
 const resourceLimitsSchema = z
   .strictObject({
     cpuQuota: z
       .string()
       .regex(/^[1-9][0-9]{0,4}%$/, { error: 'must be a percentage of one CPU, e.g. "200%" for two cores' })
       .optional()
-      .describe('CPU quota as systemd CPUQuota=, e.g. "200%".'),
+      .describe('CPU quota as systemd CPUQuota=, e.g. "200%". Default: none.'),
     memoryMax: z
       .string()
-      .regex(/^[1-9][0-9]{0,6}[KMGT]?$/, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "4G"' })
+      .regex(/^([1-9][0-9]{0,6}[KMGT]?|infinity)$/, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "4G", or "infinity" for no limit' })
       .optional()
-      .describe('Memory limit as systemd MemoryMax=, e.g. "4G".'),
+      .describe(
+        'Memory limit as systemd MemoryMax=, e.g. "8G"; it also caps the tmpfs mounts (root 1/2, /tmp 1/4, /dev/shm 1/8 of it). Default: "4G". "infinity" lifts it (status shows it).',
+      ),
     tasksMax: z
-      .number()
-      .int({ error: "must be a whole number" })
-      .min(16, { error: "must be at least 16 (an agent with git and a shell needs a few dozen tasks)" })
-      .max(1_000_000)
+      .union([
+        z
+          .number()
+          .int({ error: "must be a whole number" })
+          .min(16, { error: "must be at least 16 (an agent with git and a shell needs a few dozen tasks)" })
+          .max(1_000_000),
+        unlimited,
+      ])
       .optional()
-      .describe("Maximum number of tasks (processes and threads), systemd TasksMax=."),
+      .describe('Maximum number of tasks (processes and threads), systemd TasksMax=. Default: 4096. "infinity" lifts it (status shows it).'),
   })
-  .describe("Resource limits applied to the whole sandbox (its systemd scope/unit).");
+  .describe("Resource limits applied to the whole sandbox (its cgroup, or its systemd unit). Default: 4G of memory, 4096 tasks.");
 
 const tmuxWindowSchema = z.strictObject({
   name: z

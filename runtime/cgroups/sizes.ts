@@ -1,0 +1,7 @@
+const units: Record<string, number> = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
+
+/** Bytes of a systemd-style size ("4G", "512M", "1048576"), as the schema admits them. */
+export function parseSize(size: string): number {
+  const unit = size.at(-1) ?? "";
+  return unit in units ? Number(size.slice(0, -1)) * (units[unit] ?? 1) : Number(size);
+}
