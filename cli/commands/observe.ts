@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { operationsOf } from "../operations.js";
+import type { SandboxView } from "../../runtime/api/operations.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ExitCode } from "../exit-codes.js";
 import { printJson, printTable } from "../output.js";
@@ -33,6 +34,7 @@ export function registerObserve(program: Command): void {
       const rows: [string, string][] = [
         ["name", v.name], ["template", v.template], ["status", v.status], ["address", v.address],
         ["runtime", v.runtime], ["container", v.containerName], ["workspace", `${v.workspace} (${v.workspaceMode}${v.workspaceVcs === null ? "" : ` ${v.workspaceVcs}`})`], ["uptime", uptime], ["created", v.createdAt],
+        ["limits", limitsText(v.resourceLimits)],
       ];
       process.stdout.write(rows.map(([k, val]) => `${k.padEnd(10)} ${val}`).join("\n") + "\n");
     });
@@ -83,4 +85,12 @@ export function newLines(previous: string[] | undefined, current: string[]): str
     if (tail.every((line, i) => line === current[i])) return current.slice(overlap);
   }
   return current;
+}
+
+/** "memory 4G, tasks 4096, cpu 200%": a lifted limit says so, since every template has defaults. */
+function limitsText(limits: SandboxView["resourceLimits"]): string {
+  if (limits === null) return "- (template not in the config)";
+  const memory = limits.memoryMax ?? "unlimited";
+  const tasks = limits.tasksMax === null ? "unlimited" : String(limits.tasksMax);
+  return `memory ${memory}, tasks ${tasks}${limits.cpuQuota === null ? "" : `, cpu ${limits.cpuQuota}`}`;
 }

@@ -129,6 +129,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     pid: running ? metadata.pid : null,
     user: context.settings.host.containerUsername,
     sshHostKey: await pinnedHostKey(context.paths, metadata.name),
+    resourceLimits: context.settings.templates.find((t) => t.name === metadata.template)?.resourceLimits ?? null,
   };
 }
 

@@ -27,6 +27,8 @@ export interface SandboxView {
   user: string;
   /** The sandbox's pinned SSH host key ("ssh-ed25519 AAAA…"), or null without SSH. */
   sshHostKey: string | null;
+  /** The template's resource limits (null: lifted with "infinity"), or null when the template is gone. */
+  resourceLimits: { cpuQuota: string | null; memoryMax: string | null; tasksMax: number | null } | null;
 }
 
 export interface UpArgs {

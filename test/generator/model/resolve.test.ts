@@ -119,6 +119,14 @@ describe("template defaults", () => {
     expect(t.tmuxWindows).toEqual([{ name: "shell", command: "bash" }]);
   });
 
+  it("limits memory and tasks by default, and lifts a limit only when the template says infinity", () => {
+    expect(template({ t: {} }, "t").resourceLimits).toEqual({ cpuQuota: null, memoryMax: "4G", tasksMax: 4096 });
+    const lifted = template({ t: { resourceLimits: { memoryMax: "infinity", tasksMax: "infinity" } } }, "t");
+    expect(lifted.resourceLimits).toEqual({ cpuQuota: null, memoryMax: null, tasksMax: null });
+    const child = template({ base: { resourceLimits: { memoryMax: "infinity" } }, child: { extends: "base", resourceLimits: { tasksMax: 64 } } }, "child");
+    expect(child.resourceLimits).toEqual({ cpuQuota: null, memoryMax: null, tasksMax: 64 });
+  });
+
   it("defaults the remaining template fields to empty or off", () => {
     const t = template({ t: {} }, "t");
     expect(t).toMatchObject({
@@ -126,7 +134,7 @@ describe("template defaults", () => {
       agents: [],
       extraPackages: [],
       readOnlyWorkspace: false,
-      resourceLimits: { cpuQuota: null, memoryMax: null, tasksMax: null },
+      resourceLimits: { cpuQuota: null, memoryMax: "4G", tasksMax: 4096 },
       initCommands: [],
       mounts: [],
       useProxy: false,

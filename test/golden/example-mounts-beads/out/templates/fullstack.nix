@@ -26,8 +26,8 @@
   readOnlyWorkspace = false;
   resourceLimits = {
     cpuQuota = null;
-    memoryMax = null;
-    tasksMax = null;
+    memoryMax = "4G";
+    tasksMax = 4096;
   };
   initCommands = [ ];
   agentIdentity = {

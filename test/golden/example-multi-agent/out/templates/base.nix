@@ -16,8 +16,8 @@
   readOnlyWorkspace = false;
   resourceLimits = {
     cpuQuota = null;
-    memoryMax = null;
-    tasksMax = null;
+    memoryMax = "4G";
+    tasksMax = 4096;
   };
   initCommands = [ ];
   agentIdentity = {

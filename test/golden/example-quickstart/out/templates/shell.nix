@@ -24,8 +24,8 @@
   readOnlyWorkspace = false;
   resourceLimits = {
     cpuQuota = null;
-    memoryMax = null;
-    tasksMax = null;
+    memoryMax = "4G";
+    tasksMax = 4096;
   };
   initCommands = [ "echo \"sandbox \$(hostname) ready\" > /tmp/forage-ready" ];
   agentIdentity = {

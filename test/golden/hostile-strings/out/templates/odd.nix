@@ -28,8 +28,8 @@
   readOnlyWorkspace = false;
   resourceLimits = {
     cpuQuota = null;
-    memoryMax = null;
-    tasksMax = null;
+    memoryMax = "4G";
+    tasksMax = 4096;
   };
   initCommands = [ "echo '\${oops}' \"\$(whoami)\" `id` && exit 0" "printf '%s\\n' \"\\r\\n\"" "line one\nline two\ttab\rcr" ];
   agentIdentity = {

@@ -56,7 +56,7 @@
   resourceLimits = {
     cpuQuota = "150%";
     memoryMax = "2G";
-    tasksMax = null;
+    tasksMax = 4096;
   };
   initCommands = [ ];
   agentIdentity = {

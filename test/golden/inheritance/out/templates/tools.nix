@@ -16,7 +16,7 @@
   resourceLimits = {
     cpuQuota = null;
     memoryMax = "2G";
-    tasksMax = null;
+    tasksMax = 4096;
   };
   initCommands = [ ];
   agentIdentity = {

@@ -12,8 +12,8 @@
   readOnlyWorkspace = false;
   resourceLimits = {
     cpuQuota = "150%";
-    memoryMax = null;
-    tasksMax = null;
+    memoryMax = "4G";
+    tasksMax = 4096;
   };
   initCommands = [ ];
   agentIdentity = {

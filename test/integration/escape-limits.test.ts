@@ -1,0 +1,151 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cgroupHierarchies } from "../../runtime/cgroups/hierarchies.js";
+import { isRoot, toolsAvailable } from "../support/tools.js";
+import { TestHost } from "./harness.js";
+
+/*
+ * Attacks on the host's memory and pids from inside a sandbox, and what exec'd commands see of the
+ * host's cgroups (issue 13, "Further gaps found": memory, cgroups). Each attack has a control that
+ * succeeds where the protection does not apply, so no attempt passes by accident.
+ */
+const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "dd");
+
+const templates = `
+  capped:
+    extends: basic
+    resourceLimits: { memoryMax: 128M, tasksMax: 64 }
+  fragile:
+    extends: basic
+    resourceLimits: { memoryMax: 64M, tasksMax: 128 }
+  lifted:
+    extends: basic
+    resourceLimits: { memoryMax: infinity, tasksMax: infinity }
+`;
+
+interface Recorded {
+  slot: number;
+  pid: number | null;
+  cgroup: { directories: string[] };
+}
+
+describe.skipIf(!tools.run || !isRoot())("escape: memory, tasks, tmpfs and cgroups of a real sandbox", () => {
+  const host = new TestHost("10.245", "nobody", templates);
+  const metadata = (name: string): Recorded => JSON.parse(readFileSync(`${host.env.FORAGE_STATE_DIR}/sandboxes/${name}.json`, "utf8")) as Recorded;
+  const limitIn = (name: string, file: string): string => {
+    const dir = metadata(name).cgroup.directories.find((d) => existsSync(`${d}/${file}`));
+    return dir === undefined ? "absent" : readFileSync(`${dir}/${file}`, "utf8").trim();
+  };
+  /** dd's verdict on writing `mib` MiB to `path` inside: "ok" or its error. */
+  const write = async (sandbox: string, path: string, mib: number): Promise<string> => {
+    const result = await host.run(["exec", sandbox, "--", "sh", "-c", 'dd if=/dev/zero of="$1" bs=1M count="$2" 2>&1 && echo ok; rm -f "$1"', "sh", path, String(mib)]);
+    return result.stdout.trim().split("\n").at(-1) ?? "";
+  };
+
+  beforeAll(async () => {
+    for (const [name, template] of [["dflt", "basic"], ["capped", "capped"], ["lifted", "lifted"]]) {
+      const up = await host.run(["up", name ?? "", "-t", template ?? "", "-w", host.workspace(name ?? "")]);
+      expect(up.exitCode, up.stderr).toBe(0);
+    }
+  });
+  afterAll(() => host.cleanup());
+
+  it("limits a template without resourceLimits to 4G of memory and 4096 tasks", () => {
+    expect(limitIn("dflt", "memory.limit_in_bytes")).toBe(String(4 * 1024 ** 3));
+    expect(limitIn("dflt", "pids.max")).toBe("4096");
+  });
+
+  it("control: a template that says infinity is unlimited, and status shows it", async () => {
+    expect(Number(limitIn("lifted", "memory.limit_in_bytes"))).toBeGreaterThan(1024 ** 4);
+    expect(limitIn("lifted", "pids.max")).toBe("max");
+    const status = await host.run(["status", "lifted"]);
+    expect(status.stdout).toMatch(/limits\s+memory unlimited, tasks unlimited/);
+    expect((await host.run(["status", "dflt"])).stdout).toMatch(/limits\s+memory 4G, tasks 4096/);
+  });
+
+  it.each([
+    ["/tmp", 40, 24],
+    ["/dev/shm", 20, 12],
+    ["/var/tmp", 80, 48],
+  ])("refuses a write past the cap into %s with ENOSPC (control: under the cap it succeeds)", async (path, over, under) => {
+    // memoryMax 128M: root 64M, /tmp 32M, /dev/shm 16M; nspawn's own /tmp and /dev/shm were 2.4 GB.
+    expect(await write("capped", `${path}/fill`, under)).toBe("ok");
+    expect(await write("capped", `${path}/fill`, over)).toContain("No space left on device");
+    expect(await host.sh("capped", "echo alive")).toBe("alive\n");
+  });
+
+  it("puts exec'd commands in the sandbox's group on every cgroup hierarchy", async () => {
+    const recorded = metadata("dflt").cgroup.directories;
+    const hierarchies = await cgroupHierarchies();
+    expect(recorded).toHaveLength(hierarchies.length);
+    const marker = "31.4159";
+    const sleeper = host.run(["exec", "dflt", "--", "sleep", marker]);
+    const pid = await waitForProcess(["sleep", marker]);
+    const groups = (await cgroupHierarchies(pid)).map((h) => `${h.mount}${h.path}`);
+    process.kill(pid, "SIGKILL");
+    await sleeper;
+    expect(groups).toHaveLength(hierarchies.length);
+    expect(groups.filter((group) => !recorded.some((dir) => group === dir || group.startsWith(`${dir}/`)))).toEqual([]);
+    // Control: this test process is in none of the sandbox's groups.
+    const mine = (await cgroupHierarchies()).map((h) => `${h.mount}${h.path}`);
+    expect(mine.filter((group) => recorded.some((dir) => group.startsWith(dir)))).toEqual([]);
+  });
+
+  it("shows exec'd commands no host cgroup path: every line of /proc/self/cgroup is the namespace's root", async () => {
+    const inside = (await host.sh("dflt", "cat /proc/self/cgroup")).trim().split("\n");
+    expect(inside.length).toBeGreaterThan(0);
+    expect(inside.filter((line) => !line.endsWith(":/"))).toEqual([]);
+    // Control: from the host the same process's groups are long paths naming the sandbox.
+    expect(metadata("dflt").cgroup.directories.every((dir) => dir.includes("/forage/dflt"))).toBe(true);
+  });
+
+  it("recovers by itself after a cgroup OOM killed the container: start and exec work again", async () => {
+    const up = await host.run(["up", "frag", "-t", "fragile", "-w", host.workspace("frag")]);
+    expect(up.exitCode, up.stderr).toBe(0);
+    const before = metadata("frag");
+    const memoryDir = before.cgroup.directories.find((d) => existsSync(`${d}/memory.oom_control`)) ?? "";
+    // Fill every tmpfs to its cap (56M of 64M), then hold a few MB in many small shells: the OOM
+    // killer takes the largest processes, nspawn and the container's init, and the sandbox dies.
+    const hog = [
+      "for f in /var/tmp/a /tmp/a /dev/shm/a; do dd if=/dev/zero of=$f bs=1M count=64 2>/dev/null; done",
+      "i=0; while [ $i -lt 24 ]; do (x=$(head -c 1500000 /dev/zero | tr '\\0' a); sleep 20) & i=$((i+1)); done; wait",
+    ].join("\n");
+    await host.run(["exec", "frag", "--", "sh", "-c", hog]);
+    await waitFor(async () => (await host.run(["status", "frag", "--json"])).stdout.includes('"status": "stopped"'));
+    expect(readFileSync(`${memoryDir}/memory.oom_control`, "utf8")).toMatch(/oom_kill [1-9]/);
+    // Control: the dead container left its namespace behind, which start used to refuse.
+    expect(existsSync(`/run/netns/f${before.slot}`)).toBe(true);
+    const start = await host.run(["start", "frag"]);
+    expect(start.exitCode, start.stderr).toBe(0);
+    expect(await host.sh("frag", "echo alive")).toBe("alive\n");
+  }, 90_000);
+});
+
+/** The host pid of the first process whose argv is exactly `argv` (waits up to 10 s). */
+async function waitForProcess(argv: string[]): Promise<number> {
+  const wanted = `${argv.join("\0")}\0`;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    for (const entry of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+      const cmdline = (() => {
+        try {
+          return readFileSync(`/proc/${entry}/cmdline`, "utf8");
+        } catch {
+          return "";
+        }
+      })();
+      if (cmdline === wanted) return Number(entry);
+    }
+    await sleep(50);
+  }
+  throw new Error(`no process ${argv.join(" ")} appeared`);
+}
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 40_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return;
+    await sleep(500);
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms`);
+}
