@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathUnder } from "../names.js";
@@ -70,7 +70,8 @@ async function inheritCpuset(base: string, dirs: string[]): Promise<void> {
   let from = base;
   for (const dir of dirs) {
     for (const file of ["cpuset.cpus", "cpuset.mems"]) {
-      if ((await readFile(join(dir, file), "utf8")).trim() === "") await copyFile(join(from, file), join(dir, file));
+      // Read and written whole: copyFile's in-kernel copy does not reach cgroupfs's write handler.
+      if ((await readFile(join(dir, file), "utf8")).trim() === "") await writeFile(join(dir, file), await readFile(join(from, file), "utf8"));
     }
     from = dir;
   }
