@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, request, type Server } from "node:http";
+import { request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +7,9 @@ import type { AgentApiModel } from "../../generator/model/model.js";
 import { KeyStore } from "../../runtime/proxy/key-store.js";
 import { ProxyAuditLog } from "../../runtime/proxy/proxy-audit-log.js";
 import { handleProxyRequest, type ProxyServices } from "../../runtime/proxy/proxy-handler.js";
+import { proxyServer, type ListenerTimeouts } from "../../runtime/proxy/proxy-server.js";
 import { RateLimiter } from "../../runtime/proxy/rate-limiter.js";
+import { proxyGate } from "../../runtime/proxy/sandbox-gate.js";
 import { newCounters, type ProxiedAgent, type SandboxProxy } from "../../runtime/proxy/sandbox-proxy.js";
 import { UpstreamAgents } from "../../runtime/proxy/upstream-agents.js";
 
@@ -41,6 +43,7 @@ export class ProxyFixture {
     this.services = {
       keys: this.keys,
       limiter: new RateLimiter(limits),
+      gate: proxyGate(limits.tokens !== null),
       upstreams: new UpstreamAgents("10.100", new Set([origin, `https://127.0.0.1:${upstream.port}`]), readFileSync(upstream.caFile, "utf8")),
       audit: new ProxyAuditLog(this.auditPath, 1024 * 1024, () => undefined),
       counters: newCounters(),
@@ -66,8 +69,9 @@ export class ProxyFixture {
     (this.route.agents as Map<string, ProxiedAgent>).set(name, { name, auth, secret, api: full, upstreamUrl: new URL(full.upstream) });
   }
 
-  async start(): Promise<void> {
-    this.server = createServer({ noDelay: true }, (req, res) => handleProxyRequest(this.route, req, res, this.services));
+  /** Listens as a sandbox's listener does (its timeouts may be shortened for a test). */
+  async start(timeouts?: ListenerTimeouts): Promise<void> {
+    this.server = proxyServer((req, res) => handleProxyRequest(this.route, req, res, this.services), timeouts);
     await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
     this.port = (this.server.address() as AddressInfo).port;
   }
