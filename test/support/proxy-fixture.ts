@@ -32,6 +32,7 @@ export class ProxyFixture {
   readonly keys = new KeyStore(() => undefined);
   route: SandboxProxy;
   private server: Server | undefined;
+  private readonly others: Server[] = [];
   port = 0;
 
   constructor(
@@ -76,6 +77,15 @@ export class ProxyFixture {
     this.port = (this.server.address() as AddressInfo).port;
   }
 
+  /** Another sandbox's listener (same template, agents and services): its port. */
+  async serveAlso(sandbox: string): Promise<number> {
+    const route = { ...this.route, sandbox };
+    const server = proxyServer((req, res) => handleProxyRequest(route, req, res, this.services));
+    this.others.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return (server.address() as AddressInfo).port;
+  }
+
   /** Sends a request to the proxy as a sandbox would, and reads the whole reply. */
   send(method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<Reply> {
     return new Promise((resolve, reject) => {
@@ -98,6 +108,10 @@ export class ProxyFixture {
     this.keys.close();
     this.services.upstreams.close();
     await this.services.audit.close();
+    for (const other of this.others) {
+      other.closeAllConnections();
+      other.close();
+    }
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server === undefined ? resolve() : this.server.close(() => resolve())));
     rmSync(this.dir, { recursive: true, force: true });
