@@ -1,11 +1,11 @@
 import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { TestUpstream } from "../support/test-upstream.js";
 import { TestHost } from "./harness.js";
+import { waitForProxy } from "./proxy-ready.js";
 
 /*
  * Escape attempts on the API proxy from inside two real sandboxes, against a real HTTPS upstream
@@ -48,25 +48,16 @@ describe.skipIf(!tools.run || !isRoot())("escape attempts on the API proxy", () 
     });
     for (const name of ["ea", "eb"]) {
       const workspace = host.workspace(name);
-      copyFileSync(fileURLToPath(new URL("../support/proxy-attack-client.mjs", import.meta.url)), join(workspace, "client.mjs"));
+      copyFileSync(fileURLToPath(new URL("../support/api-client.mjs", import.meta.url)), join(workspace, "client.mjs"));
       const up = await host.run(["up", name, "-t", "esc", "-w", workspace]);
       expect(up.exitCode, up.stderr).toBe(0);
     }
-    await waitForProxy(["ea", "eb"]);
+    await waitForProxy(host, ["ea", "eb"]);
   }, 180_000);
   afterAll(async () => {
     await host?.cleanup();
     await upstream.stop();
   });
-
-  async function waitForProxy(sandboxes: string[]): Promise<void> {
-    for (let attempt = 0; attempt < 100; attempt += 1) {
-      const status = JSON.parse((await host.run(["proxy", "--status", "--json"])).stdout || "null") as { sandboxes: { name: string }[] } | null;
-      if (sandboxes.every((name) => status?.sandboxes.some((entry) => entry.name === name))) return;
-      await sleep(100);
-    }
-    throw new Error(`the proxy never listened for ${sandboxes.join(", ")}`);
-  }
 
   /** Sends `count` concurrent requests from a sandbox through an agent's launcher, as the agent. */
   const attack = async (sandbox: string, agent: string, baseVariable: string, method: string, path: string, count: number, ...headers: string[]): Promise<Reply[]> => {
