@@ -105,14 +105,11 @@ function forward(admitted: Admitted, key: string, req: IncomingMessage, res: Ser
   const { agent } = admitted;
   const upstream = agent.upstreamUrl;
   const keyOf = (secret: string): string | undefined => services.keys.get(secret);
-  let target = withoutKeyParameter(admitted.target);
-  if (agent.auth === "proxy") exchange.sentKeys.add(key);
-  else {
-    // Only where the provider reads keys from the URL (Google) is a placeholder there swapped.
-    const swapped = swapQueryKey(admitted.target, upstream.host, keyPlacement(agent.api), exchange.route.placeholders, keyOf);
-    target = swapped.target;
-    if (swapped.key !== undefined) exchange.sentKeys.add(swapped.key);
-  }
+  // With auth proxy the sandbox's own `key` parameter goes; with placeholder one is swapped only
+  // where the provider reads keys from the URL (Google).
+  const swapped = agent.auth === "proxy" ? { target: withoutKeyParameter(admitted.target), key } : swapQueryKey(admitted.target, upstream.host, keyPlacement(agent.api), exchange.route.placeholders, keyOf);
+  const { target } = swapped;
+  if (swapped.key !== undefined) exchange.sentKeys.add(swapped.key);
   let outgoing: ClientRequest;
   try {
     const pool = services.upstreams.agentFor(exchange.route.sandbox, upstream.origin);

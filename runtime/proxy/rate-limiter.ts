@@ -55,11 +55,6 @@ export class RateLimiter {
 
   constructor(private readonly limits: { requests: number; tokens: number | null; windowMs: number }) {}
 
-  /** Whether a token limit is set (answers must then be readable to count their usage). */
-  get countsTokens(): boolean {
-    return this.limits.tokens !== null;
-  }
-
   /** Admits a request (and counts it) or says which limit refuses it. */
   admit(sandbox: string, now: number): RateRefusal | null {
     const since = now - this.limits.windowMs;
