@@ -29,8 +29,11 @@ export interface ProxyAuditRecord {
 /** Longer text fields keep this many characters and a hash of the whole (a 15 KB path is one short line). */
 const maxField = 256;
 
-/** Refusals of one kind for one sandbox within this window make one line (with a count of the rest). */
-const condenseMs = 1000;
+/**
+ * Refusals of one kind for one sandbox within this window make one line (with a count of the
+ * rest): at most 9 kinds × 8640 lines a day from a sandbox that does nothing but get refused.
+ */
+const defaultCondenseMs = 10_000;
 
 /** Lines waiting for the disk beyond which new ones are dropped (and counted): memory stays bounded. */
 const maxPending = 10_000;
@@ -58,11 +61,13 @@ export class ProxyAuditLog {
     readonly path: string,
     private readonly maxBytes: number,
     private readonly log: (line: string) => void,
+    /** The condensing window (tests shorten it). */
+    private readonly condenseMs = defaultCondenseMs,
   ) {}
 
   /**
    * Queues a record. Long text fields are cut (prefix + hash). A sandbox's refusals of one kind
-   * make one line a second with the count of those left out, so no sandbox can roll the other
+   * make one line per window with the count of those left out, so no sandbox can roll the other
    * sandboxes' records out of the rotation with refused requests; forwarded requests are bounded
    * by its rate limit.
    */
@@ -89,12 +94,12 @@ export class ProxyAuditLog {
     const now = Date.now();
     const key = `${record.sandbox} ${record.refused ?? ""}`;
     const last = this.refusals.get(key);
-    if (last !== undefined && now - last.at < condenseMs) {
+    if (last !== undefined && now - last.at < this.condenseMs) {
       last.suppressed += 1;
       return null;
     }
     // Entries older than the window carry nothing forward but their count: keep the map small.
-    if (this.refusals.size > 4096) for (const [name, entry] of this.refusals) if (now - entry.at >= condenseMs && entry.suppressed === 0) this.refusals.delete(name);
+    if (this.refusals.size > 4096) for (const [name, entry] of this.refusals) if (now - entry.at >= this.condenseMs && entry.suppressed === 0) this.refusals.delete(name);
     this.refusals.set(key, { at: now, suppressed: 0 });
     return last !== undefined && last.suppressed > 0 ? { ...record, suppressed: last.suppressed } : record;
   }

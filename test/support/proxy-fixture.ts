@@ -46,7 +46,8 @@ export class ProxyFixture {
       limiter: new RateLimiter(limits),
       gate: proxyGate(limits.tokens !== null),
       upstreams: new UpstreamAgents("10.100", new Set([origin, `https://127.0.0.1:${upstream.port}`]), readFileSync(upstream.caFile, "utf8")),
-      audit: new ProxyAuditLog(this.auditPath, 1024 * 1024, () => undefined),
+      // Refusals condensed per second, not per 10 s: tests see the count sooner.
+      audit: new ProxyAuditLog(this.auditPath, 1024 * 1024, () => undefined, 1000),
       counters: newCounters(),
     };
     this.route = {

@@ -81,7 +81,7 @@ describe("the audit log cannot be flooded", () => {
     expect(record?.path).toMatch(/…\[15004 chars, sha256 [0-9a-f]{16}\]$/);
   });
 
-  it("condenses every refusal kind to one line a second per sandbox, with a count", async () => {
+  it("condenses every refusal kind to one line per window per sandbox, with a count", async () => {
     const before = (await auditTail(100_000)).length;
     for (let index = 0; index < 30; index += 1) await proxy.send("GET", "/claude/v1/%00");
     for (let index = 0; index < 30; index += 1) await proxy.send("DELETE", "/claude/v1/models");
