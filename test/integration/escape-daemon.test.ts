@@ -1,10 +1,11 @@
-import { chmodSync, existsSync } from "node:fs";
+import { chmodSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliPath, repoRoot } from "../cli/run-cli.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { agentUid, TestHost, type CliRun } from "./harness.js";
+import { startTestDaemon } from "./test-daemon.js";
 
 /*
  * Escape attempts on the daemon's socket. The configured user is nobody (65534, primary group
@@ -42,13 +43,7 @@ describe.skipIf(!tools.run || !isRoot())("escape: the daemon's socket", () => {
   beforeAll(async () => {
     // Like /run: everyone may traverse to the socket; the socket's own owner and mode decide.
     chmodSync(host.dir, 0o711);
-    const child = execa(process.execPath, [cliPath, "--config", host.config, "daemon"], { cwd: repoRoot, env: host.env, extendEnv: false, reject: false });
-    daemon = child;
-    let log = "";
-    child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
-    for (let i = 0; i < 100 && !log.includes("listening on"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(log).toContain("listening on");
-    expect(existsSync(socket)).toBe(true);
+    daemon = (await startTestDaemon(host)).exited;
   });
   afterAll(async () => {
     await host.run(["daemon", "--stop"]);
