@@ -35,14 +35,15 @@ export async function prepareSocketDirectory(path: string): Promise<void> {
  * no moment in which a wider mode lets someone connect before the chown.
  */
 export async function listenPrivately(server: Server, path: string, ownerUid: number): Promise<void> {
-  const umask = process.umask(0o177);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    // listen() binds a path synchronously: the umask is back before anything else can run.
+    const umask = process.umask(0o177);
+    try {
       server.listen(path, resolve);
-    });
-  } finally {
-    process.umask(umask);
-  }
+    } finally {
+      process.umask(umask);
+    }
+  });
   await lchown(path, ownerUid, 0);
 }
