@@ -15,8 +15,8 @@ export function registerDaemon(program: Command): void {
       "after",
       `
 The daemon listens on ${socketPath()} (FORAGE_RUN_DIR overrides the directory), owned by the
-configured user with mode 0600: that user (and root) runs forage-ctl without sudo, nobody else. Sandboxes are not its
-children: stopping or restarting it leaves them running, and it picks them up again from state.
+configured user with mode 0600: that user runs forage-ctl without sudo; nobody else but root can
+connect. Sandboxes are not its children: stopping or restarting it leaves them running, and it picks them up again from state.
 It also runs the API proxy when an agent uses auth "proxy" or "placeholder" (or proxy.enable is
 set); SIGHUP reloads the proxy's keys.
 Settings: --config, else FORAGE_CONFIG, else ./forage.config.ts, ./forage.yaml or ./forage.json in

@@ -86,11 +86,12 @@ async function reserve(context: RuntimeContext, request: UpRequest, template: Te
     if ((await readMetadata(context.paths, request.name)) !== undefined) {
       throw new SandboxError(`sandbox "${request.name}" already exists (forage-ctl down ${request.name} first, or pick another name)`, "general");
     }
+    const runtime: SandboxMetadata["runtime"] = request.runtime === "nspawn-nix" || request.runtime === "extra-container" ? request.runtime : "nspawn";
     const draft = {
       version: 1 as const,
       name: request.name,
       template: request.template,
-      runtime: request.runtime === "nspawn-nix" || request.runtime === "extra-container" ? request.runtime : ("nspawn" as SandboxMetadata["runtime"]),
+      runtime,
       createdAt: new Date().toISOString(),
       phase: "creating" as const,
       creatorPid: process.pid,
