@@ -54,7 +54,7 @@ describe.skipIf(!tools.run || !isRoot())("escape: the daemon's socket", () => {
   it("lets the configured user list sandboxes (control)", async () => {
     const listed = await runAs(agentUid, ["ps", "--json"]);
     expect(listed.stderr).toBe("");
-    expect(listed).toMatchObject({ exitCode: 0, stdout: "[]\n" });
+    expect(listed).toMatchObject({ exitCode: 0, stdout: "[]" });
   });
 
   it("refuses a group mate of the configured user at connect, before any operation", async () => {
