@@ -89,15 +89,21 @@ function gate(client: Socket, port: number, read: (data: Buffer) => FirstBytes, 
  * Client → server: TLS as it comes (the name cannot change inside it); HTTP through a judge of
  * every request on the connection, each of which must be for the name the gate connected to.
  */
-function forward(client: Socket, server: Socket, name: string, port: number, head: Buffer): Promise<void> {
+function forward(client: Socket, server: Socket, gated: { name: string; port: number; head: Buffer; refused: (rule: string) => void }): Promise<void> {
+  const { name, port, head } = gated;
   if (port === 443) {
     server.write(head);
     return pipeline(client, server);
   }
   const judge = (host: string, index: number): string | null => (host === name ? null : `request ${index} names ${host}, the connection is for ${name}`);
+  const requests = new HttpRequestStream(port, judge);
+  // Registered before pipeline's own listener, so the client is reset before pipeline closes it.
+  requests.once("error", (error) => {
+    if (error instanceof RefusedRequest) gated.refused(error.message);
+  });
   // The first read goes back to the front of the client's bytes, to be judged with the rest.
   client.unshift(head);
-  return pipeline(client, new HttpRequestStream(port, judge), server);
+  return pipeline(client, requests, server);
 }
 
 async function splice(client: Socket, name: string, port: number, head: Buffer, deps: NameGateDeps, spliced: Set<Spliced>): Promise<void> {
@@ -119,12 +125,12 @@ async function splice(client: Socket, name: string, port: number, head: Buffer, 
   client.setTimeout(idleTimeoutMs, () => client.destroy());
   const connection = { name, port, client, server };
   spliced.add(connection);
-  // pipeline destroys both ends when either ends or fails, so no socket outlives its peer.
-  await Promise.all([forward(client, server, name, port, head), pipeline(server, client)]).catch((error: Error) => {
-    if (!(error instanceof RefusedRequest)) return;
-    deps.refused({ name, port, rule: error.message });
+  const refused = (rule: string): void => {
+    deps.refused({ name, port, rule });
     client.resetAndDestroy();
-  });
+  };
+  // pipeline destroys both ends when either ends or fails, so no socket outlives its peer.
+  await Promise.all([forward(client, server, { name, port, head, refused }), pipeline(server, client)]).catch(() => undefined);
   client.destroy();
   server.destroy();
   spliced.delete(connection);
