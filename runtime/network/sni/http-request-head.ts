@@ -73,7 +73,8 @@ function headerFields(lines: string[]): Fields | Refusal {
     const colon = line.indexOf(":");
     const name = line.slice(0, Math.max(colon, 0));
     // No whitespace between a field name and its colon (RFC 9112 §5.1: a server must reject it).
-    if (colon <= 0 || !token.test(name)) return { reason: `malformed header line "${line.slice(0, 40)}"` };
+    // The record shows the line only up to its colon: no header value goes into the logs.
+    if (colon <= 0 || !token.test(name)) return { reason: `malformed header line ${JSON.stringify(line.slice(0, colon === -1 ? 40 : colon + 1))}` };
     const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
     if (!fieldValue.test(value)) return { reason: `control character in ${name}` };
     const key = name.toLowerCase();
