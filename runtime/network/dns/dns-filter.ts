@@ -32,7 +32,7 @@ export interface DnsFilterDeps {
   /** Puts the addresses in the sandbox's allowed sets; the answer waits for it. */
   admit: (addresses: ResolvedAddress[]) => Promise<void>;
   refused: (refusal: RefusedName) => void;
-  /** Why an address may not be admitted (the host's, link-local, a private range not allowed), or null. */
+  /** Why an address may not be admitted (the host's, link-local, special-purpose, a private range not allowed), or null. */
   refuseAddress: (address: string) => string | null;
   /** The upstream resolver failed to answer (the sandbox got SERVFAIL). */
   upstreamFailed?: (error: Error) => void;
@@ -53,7 +53,8 @@ export const maxTtl = 86_400;
  * - allowed names are asked upstream; the CNAME chain from the asked name is followed (asking
  *   again when the answer stops at a CNAME), and only that chain and its A/AAAA records are
  *   answered, after the addresses are admitted to the sandbox's sets; addresses that are the
- *   host's, link-local or private (unless admitted) are left out of the answer and refused;
+ *   host's, link-local, special-purpose or private (unless admitted) are left out of the answer
+ *   and refused; the addresses get the ports every allowlisted name on the chain has;
  * - full mode forwards every type, filtering only the deny list.
  * Returns null for bytes that are not DNS at all (dropped).
  */
