@@ -154,8 +154,10 @@ async function tearDown(context: RuntimeContext, metadata: SandboxMetadata, grac
   const pid = (await isOurContainer(metadata.pid, root)) ? metadata.pid : await findContainerByRoot(root);
   if (pid !== null && pid !== undefined) await stopContainer(pid, graceSeconds, metadata.runtime === "nspawn-nix" ? "init" : "placeholder");
   await unmountRoot(root);
-  await stopNetwork(context, metadata);
+  // The link before its policy: a link without its table would let whatever still runs in the
+  // namespace (an exec'd process outlives the container) reach the network unfiltered.
   await removeLink(linkOf(context, metadata));
+  await stopNetwork(context, metadata);
   if (metadata.cgroup !== null) await removeSandboxCgroup(metadata.cgroup);
 }
 
