@@ -1,11 +1,12 @@
 import { access } from "node:fs/promises";
 import { join } from "node:path";
+import { execa } from "execa";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup, type SandboxCgroup } from "../cgroups/sandbox-cgroup.js";
 import { tmpfsCaps } from "../cgroups/tmpfs-caps.js";
 import { createLink, removeLink } from "../network/sandbox-link.js";
 import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
-import { findContainerByRoot, isOurContainer, spawnContainer, stopContainer, type Bind, type ContainerPayload } from "../nspawn/container-process.js";
+import { ContainerError, findContainerByRoot, isOurContainer, leaderOf, spawnContainer, stopContainer, type Bind, type ContainerPayload } from "../nspawn/container-process.js";
 import { proxyEnvFile } from "../proxy/sandbox-credentials.js";
 import { buildHostRoot } from "../nspawn/host-root.js";
 import { prepareNixRoot, requireSystem } from "../nspawn/nix-root.js";
@@ -76,6 +77,9 @@ export async function startSandbox(context: RuntimeContext, given: SandboxMetada
       tmpfs: [{ path: "/tmp", bytes: caps.tmp }, { path: "/dev/shm", bytes: caps.devShm }],
       logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
     }, (argv) => joinCgroupArgv(limited.procsFiles, argv));
+    // nspawn's /run (20% of the host's RAM) cannot be replaced (nspawn remounts /run/host inside
+    // it afterwards); a host root's is shrunk in place before any command starts. A NixOS init owns its /run.
+    if (layout.system === null) await capRun(pid, caps.run);
     const started = { ...(await guarded), pid, startedAt: new Date().toISOString(), cgroup, system: layout.system };
     await writeMetadata(context.paths, started);
     // A NixOS system starts its own sshd (with the pinned key bound in); a host root gets ours.
@@ -88,6 +92,14 @@ export async function startSandbox(context: RuntimeContext, given: SandboxMetada
     await stopSandbox(context, { ...known, cgroup }, 1).catch(() => undefined);
     throw error;
   }
+}
+
+/** Shrinks the container's /run tmpfs (its other mount flags stay). */
+async function capRun(nspawnPid: number, bytes: number): Promise<void> {
+  const leader = await leaderOf(nspawnPid);
+  if (leader === undefined) throw new ContainerError("the container's init is gone before its /run could be capped");
+  // --pid too: mount reads /proc/self/mountinfo, which inside names only the container's pids.
+  await execa("nsenter", [`--target=${leader}`, "--mount", "--pid", "--", "mount", "-o", `remount,size=${bytes}`, "/run"]);
 }
 
 /** Host root: generated /etc, the host's /usr and a few /etc files read-only, the agent launcher. */

@@ -76,6 +76,19 @@ describe.skipIf(!tools.run || !isRoot())("escape: memory, tasks, tmpfs and cgrou
     expect(await host.sh("capped", "echo alive")).toBe("alive\n");
   });
 
+  it("refuses root inside a write past the cap into /run with ENOSPC (control: under the cap it succeeds)", async () => {
+    // memoryMax 128M: /run 8M (nspawn's was 20% of the host's RAM). Only root inside can write it.
+    const asRoot = async (mib: number): Promise<string> => {
+      const script = `dd if=/dev/zero of=/run/fill bs=1M count=${mib} 2>&1 && echo ok; rm -f /run/fill\nexit\n`;
+      const out = (await host.run(["shell", "capped"], script)).stdout.trim();
+      return out.endsWith("\nok") ? "ok" : out;
+    };
+    expect(await asRoot(6)).toBe("ok");
+    expect(await asRoot(12)).toContain("No space left on device");
+    // The binds under /run still sit on top of the new tmpfs.
+    expect(await host.sh("capped", "test -d /run/forage/network && echo bound")).toBe("bound\n");
+  });
+
   it("puts exec'd commands in the sandbox's group on every cgroup hierarchy", async () => {
     const recorded = metadata("dflt").cgroup.directories;
     const hierarchies = await cgroupHierarchies();
