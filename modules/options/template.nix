@@ -165,7 +165,7 @@
           memoryMax = lib.mkOption {
             type = lib.types.nullOr lib.types.str;
             default = null;
-            description = "Memory limit as systemd MemoryMax=, e.g. \"8G\"; it also caps the tmpfs mounts (root 1/2, /tmp 1/4, /dev/shm 1/8 of it). Default: \"4G\". \"infinity\" lifts it (status shows it).";
+            description = "Memory limit as systemd MemoryMax=, e.g. \"8G\"; it also caps the tmpfs mounts (root 1/2, /tmp 1/4, /dev/shm 1/8, /run 1/16 of it). Default: \"4G\". \"infinity\" lifts it (status shows it).";
           };
           tasksMax = lib.mkOption {
             type = lib.types.nullOr (lib.types.either lib.types.int (lib.types.enum [ "infinity" ]));

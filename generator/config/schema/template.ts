@@ -50,7 +50,7 @@ const resourceLimitsSchema = z
       .regex(/^([1-9][0-9]{0,6}[KMGT]?|infinity)$/, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "4G", or "infinity" for no limit' })
       .optional()
       .describe(
-        'Memory limit as systemd MemoryMax=, e.g. "8G"; it also caps the tmpfs mounts (root 1/2, /tmp 1/4, /dev/shm 1/8 of it). Default: "4G". "infinity" lifts it (status shows it).',
+        'Memory limit as systemd MemoryMax=, e.g. "8G"; it also caps the tmpfs mounts (root 1/2, /tmp 1/4, /dev/shm 1/8, /run 1/16 of it). Default: "4G". "infinity" lifts it (status shows it).',
       ),
     tasksMax: z
       .union([
