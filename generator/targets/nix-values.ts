@@ -33,6 +33,7 @@ export function templateValues(template: TemplateModel, nftFile: string | null):
     tmuxWindows: n.fromValue(template.tmuxWindows),
     useProxy: n.bool(template.useProxy),
     ssh: n.bool(template.ssh),
+    seccomp: n.fromValue(template.seccomp),
     nftablesRuleset: nftFile === null ? n.nul : n.path(`./${nftFile}`),
   });
 }

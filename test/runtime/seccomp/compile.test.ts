@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compileFilter, ENOSYS, EPERM, RET_ALLOW, RET_ERRNO } from "../../../runtime/seccomp/compile.js";
-import { allowNameProblem, deniedSyscalls, filteredSyscalls, seccompGroups } from "../../../runtime/seccomp/policy.js";
+import { deniedSyscalls } from "../../../runtime/seccomp/policy.js";
+import { filteredSyscalls, seccompGroups, seccompSchema } from "../../../generator/config/schema/seccomp.js";
 import { aarch64, runningArch, x86_64, type SyscallArch } from "../../../runtime/seccomp/syscall-tables.js";
 import { runFilter } from "./bpf-interpreter.js";
 
@@ -78,10 +79,10 @@ describe("the seccomp policy", () => {
     for (const arch of [x86_64, aarch64]) for (const name of filteredSyscalls) expect([arch.name, name, arch.numbers[name]]).not.toContainEqual(undefined);
   });
 
-  it("names what it accepts when given an unknown group or syscall", () => {
-    expect(allowNameProblem("namespaces")).toBeNull();
-    expect(allowNameProblem("ptrace")).toBeNull();
-    expect(allowNameProblem("read")).toMatch(/"read" is not a seccomp group.*namespaces, mount, keyring/);
+  it("accepts groups and their syscalls, and names what it accepts when given anything else", () => {
+    expect(seccompSchema.safeParse({ allow: ["namespaces", "ptrace", "keyctl"] }).success).toBe(true);
+    const refused = seccompSchema.safeParse({ allow: ["read"] });
+    expect(refused.error?.issues[0]?.message).toMatch(/must be a seccomp group \(namespaces, mount, keyring.*\) or one of their syscalls \(unshare, setns/);
   });
 
   it("takes back exactly the syscalls of an allowed group", () => {

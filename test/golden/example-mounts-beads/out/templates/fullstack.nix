@@ -81,5 +81,8 @@
   ];
   useProxy = false;
   ssh = false;
+  seccomp = {
+    allow = [ ];
+  };
   nftablesRuleset = null;
 }

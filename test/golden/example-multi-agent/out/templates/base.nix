@@ -33,5 +33,8 @@
   tmuxWindows = [ ];
   useProxy = false;
   ssh = false;
+  seccomp = {
+    allow = [ ];
+  };
   nftablesRuleset = ./base.nft;
 }

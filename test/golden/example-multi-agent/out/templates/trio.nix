@@ -101,5 +101,8 @@
   ];
   useProxy = false;
   ssh = false;
+  seccomp = {
+    allow = [ ];
+  };
   nftablesRuleset = ./trio.nft;
 }

@@ -46,5 +46,8 @@
   ];
   useProxy = false;
   ssh = false;
+  seccomp = {
+    allow = [ ];
+  };
   nftablesRuleset = ./shell.nft;
 }

@@ -53,5 +53,8 @@
   ];
   useProxy = false;
   ssh = false;
+  seccomp = {
+    allow = [ ];
+  };
   nftablesRuleset = ./claude.nft;
 }

@@ -50,5 +50,8 @@
   ];
   useProxy = false;
   ssh = false;
+  seccomp = {
+    allow = [ ];
+  };
   nftablesRuleset = ./odd.nft;
 }

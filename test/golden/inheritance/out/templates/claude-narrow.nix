@@ -81,5 +81,8 @@
   ];
   useProxy = true;
   ssh = false;
+  seccomp = {
+    allow = [ ];
+  };
   nftablesRuleset = ./claude-narrow.nft;
 }

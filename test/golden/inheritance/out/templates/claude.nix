@@ -66,5 +66,8 @@
   ];
   useProxy = true;
   ssh = false;
+  seccomp = {
+    allow = [ ];
+  };
   nftablesRuleset = ./claude.nft;
 }

@@ -49,5 +49,8 @@
   tmuxWindows = [ ];
   useProxy = false;
   ssh = false;
+  seccomp = {
+    allow = [ ];
+  };
   nftablesRuleset = null;
 }

@@ -32,5 +32,8 @@
   tmuxWindows = [ ];
   useProxy = false;
   ssh = false;
+  seccomp = {
+    allow = [ ];
+  };
   nftablesRuleset = ./tools.nft;
 }

@@ -29,5 +29,8 @@
   tmuxWindows = [ ];
   useProxy = false;
   ssh = false;
+  seccomp = {
+    allow = [ ];
+  };
   nftablesRuleset = ./web.nft;
 }
