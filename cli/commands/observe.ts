@@ -34,6 +34,7 @@ export function registerObserve(program: Command): void {
         ["name", v.name], ["template", v.template], ["status", v.status], ["address", v.address],
         ["runtime", v.runtime], ["container", v.containerName], ["workspace", `${v.workspace} (${v.workspaceMode}${v.workspaceVcs === null ? "" : ` ${v.workspaceVcs}`})`], ["uptime", uptime], ["created", v.createdAt],
       ];
+      if (v.seccomp.warning !== null) rows.push(["warning", v.seccomp.warning]);
       process.stdout.write(rows.map(([k, val]) => `${k.padEnd(10)} ${val}`).join("\n") + "\n");
     });
 

@@ -27,6 +27,11 @@ export interface SandboxView {
   user: string;
   /** The sandbox's pinned SSH host key ("ssh-ed25519 AAAA…"), or null without SSH. */
   sshHostKey: string | null;
+  /**
+   * The seccomp filter: what it allows back (the running filter's, else the template's) and a
+   * warning when that is anything.
+   */
+  seccomp: { allowed: string[]; warning: string | null };
 }
 
 export interface UpArgs {

@@ -1,4 +1,4 @@
-import { access, constants, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { access, constants, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Bind } from "../nspawn/container-process.js";
 import { packageRoot } from "../package-root.js";
@@ -49,10 +49,26 @@ export async function writeSandboxFilter(paths: RuntimePaths, name: string, allo
   await rm(`${file}.tmp`, { force: true });
   await writeFile(`${file}.tmp`, compileFilter(runningArch(), allow), { mode: 0o444 });
   await rename(`${file}.tmp`, file);
+  // What the running filter allows back, for status (the template may change while it runs).
+  await writeFile(allowedPath(paths, name), `${JSON.stringify([...allow])}\n`, { mode: 0o644 });
 }
 
 export async function removeSandboxFilter(paths: RuntimePaths, name: string): Promise<void> {
   await rm(sandboxFilterPath(paths, name), { force: true });
+  await rm(allowedPath(paths, name), { force: true });
+}
+
+/** What the sandbox's running filter allows back, or null when it has none (stopped). */
+export async function allowedBack(paths: RuntimePaths, name: string): Promise<string[] | null> {
+  const text = await readFile(allowedPath(paths, name), "utf8").catch(() => null);
+  if (text === null) return null;
+  const parsed: unknown = JSON.parse(text);
+  if (!Array.isArray(parsed) || !parsed.every((entry) => typeof entry === "string")) throw new Error(`internal: ${allowedPath(paths, name)} is not a list of names`);
+  return parsed;
+}
+
+function allowedPath(paths: RuntimePaths, name: string): string {
+  return pathUnder(paths.seccompDir, `${name}.allow.json`);
 }
 
 /** The helper and the program, bound read-only into the sandbox. */
