@@ -1,5 +1,5 @@
 import { assemble, next, type Instruction } from "./bpf.js";
-import { deniedSyscalls } from "./policy.js";
+import { deniedSyscalls } from "../../generator/config/schema/seccomp.js";
 import type { SyscallArch } from "./syscall-tables.js";
 
 /** SECCOMP_RET_* (include/uapi/linux/seccomp.h) and errno values. */

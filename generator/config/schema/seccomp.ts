@@ -39,6 +39,15 @@ export const filteredSyscalls: readonly string[] = Object.values(seccompGroups).
 /** Names a template may allow back: groups first, then syscalls. */
 export const allowableNames: readonly string[] = [...new Set([...Object.keys(seccompGroups), ...filteredSyscalls])];
 
+/**
+ * The syscalls denied once `allow` (group or syscall names, already validated) is taken back.
+ * @example deniedSyscalls(["namespaces", "ptrace"]) // mount, umount2, …, without unshare/setns/clone/clone3/ptrace
+ */
+export function deniedSyscalls(allow: readonly string[]): string[] {
+  const allowed = new Set(allow.flatMap((name) => (name in seccompGroups ? [...seccompGroups[name as SeccompGroup]] : [name])));
+  return filteredSyscalls.filter((syscall) => !allowed.has(syscall));
+}
+
 /** The template's `seccomp` field. */
 export const seccompSchema = z
   .strictObject({

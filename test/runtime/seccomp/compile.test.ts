@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compileFilter, ENOSYS, EPERM, RET_ALLOW, RET_ERRNO } from "../../../runtime/seccomp/compile.js";
-import { deniedSyscalls } from "../../../runtime/seccomp/policy.js";
-import { filteredSyscalls, seccompGroups, seccompSchema } from "../../../generator/config/schema/seccomp.js";
+import { deniedSyscalls, filteredSyscalls, seccompGroups, seccompSchema } from "../../../generator/config/schema/seccomp.js";
 import { aarch64, runningArch, x86_64, type SyscallArch } from "../../../runtime/seccomp/syscall-tables.js";
 import { runFilter } from "./bpf-interpreter.js";
 
