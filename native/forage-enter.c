@@ -4,7 +4,8 @@
  * The last step on the way into a Forage sandbox, run inside its namespaces and root (after
  * nsenter, before setpriv drops to the agent; or as the host-root container's payload):
  *   1. joins a fresh anonymous session keyring, so nothing keeps the caller's (root's, the
- *      daemon's) session keyring, which would otherwise be shared by everything entering;
+ *      daemon's) session keyring, which would otherwise be shared by everything entering
+ *      (unless keyctl is refused here already: see keyrings_closed);
  *   2. sets no_new_privs (the kernel requires it to load a filter without CAP_SYS_ADMIN, and it
  *      must hold for everything below anyway);
  *   3. loads the seccomp program FILTER (classic BPF, struct sock_filter[], written by forage-ctl's
@@ -27,7 +28,9 @@
 #include <unistd.h>
 
 /* include/uapi/linux/keyctl.h; glibc has no wrapper and keyutils' header may be absent. */
+#define FORAGE_KEYCTL_GET_KEYRING_ID 0
 #define FORAGE_KEYCTL_JOIN_SESSION_KEYRING 1
+#define FORAGE_KEY_SPEC_SESSION_KEYRING -3
 /* The kernel's limit on a classic-BPF program (BPF_MAXINSNS). */
 #define FORAGE_MAX_INSTRUCTIONS 4096
 
@@ -60,6 +63,16 @@ static long read_program(const char *path, struct sock_filter *filter) {
   return result;
 }
 
+/*
+ * True when keyctl is refused outright here (an outer seccomp filter, such as systemd-nspawn's for
+ * its payload, or a kernel without keys): then nothing from here down reaches any keyring, since
+ * filters are inherited, and there is no session keyring to leave.
+ */
+static int keyrings_closed(void) {
+  if (errno != EPERM && errno != ENOSYS) return 0;
+  return syscall(SYS_keyctl, FORAGE_KEYCTL_GET_KEYRING_ID, FORAGE_KEY_SPEC_SESSION_KEYRING, 0) < 0 && (errno == EPERM || errno == ENOSYS);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3 || argv[2][0] != '/') {
     fprintf(stderr, "usage: forage-enter FILTER /ABSOLUTE/COMMAND [ARG...]\n");
@@ -68,7 +81,7 @@ int main(int argc, char **argv) {
   static struct sock_filter filter[FORAGE_MAX_INSTRUCTIONS];
   long count = read_program(argv[1], filter);
   if (count < 0) return fail(argv[1], (int)-count);
-  if (syscall(SYS_keyctl, FORAGE_KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0) return fail("joining a new session keyring", errno);
+  if (syscall(SYS_keyctl, FORAGE_KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && !keyrings_closed()) return fail("joining a new session keyring", errno);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail("setting no_new_privs", errno);
   struct sock_fprog program = {.len = (unsigned short)count, .filter = filter};
   if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_LOG, &program) != 0) return fail("loading the seccomp filter", errno);
