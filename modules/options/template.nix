@@ -415,7 +415,7 @@
               "open_by_handle_at"
             ]));
             default = null;
-            description = "Groups or syscalls the sandbox's seccomp filter allows back (status warns). Groups: namespaces, mount, keyring, bpf, perf, io-uring, userfaultfd, modules, kexec, clock, swap, ptrace, handles. Default: none.";
+            description = "Groups or syscalls the sandbox's seccomp filter allows back (status warns). Groups: namespaces, mount, keyring, bpf, perf, io-uring, userfaultfd, modules, kexec, clock, swap, ptrace, handles; a name that is both a group and a syscall (mount, bpf, userfaultfd, ptrace) means the group. Default: none.";
           };
         };
       });

@@ -28,9 +28,9 @@ export function definitionPath(paths: RuntimePaths, name: string): string {
 export async function startExtraContainer(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
   const { host } = context.settings;
   const link = sandboxLink(metadata.slot, host.network.base);
+  await writeSandboxFilter(context.paths, metadata.name, template.seccomp.allow);
   // The primary workspace (the first bind) is the definition's own `workspace`; the rest ride
   // along as extra bind mounts.
-  await writeSandboxFilter(context.paths, metadata.name, template.seccomp.allow);
   const extraBinds = [...(await sandboxBinds(context, metadata, template)).slice(1), ...(await systemSshBinds(context, metadata, template))];
   const file = definitionPath(context.paths, metadata.name);
   const definition = extraContainerDefinition({

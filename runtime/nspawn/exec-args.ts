@@ -19,8 +19,9 @@ export interface ExecSpec {
 
 /**
  * Argv that runs a command inside a running container: nsenter joins its namespaces and root,
- * the seccomp helper gives it a fresh session keyring and the sandbox's filter, setpriv drops to the agent's uid/gid with no capabilities (bounding set cleared) and
- * no_new_privs, and `env -i` gives it a clean environment (nothing from the caller leaks in).
+ * the seccomp helper gives it a fresh session keyring and the sandbox's filter, setpriv drops
+ * to the agent's uid/gid with no capabilities (bounding set cleared) and no_new_privs, and
+ * `env -i` gives it a clean environment (nothing from the caller leaks in).
  */
 export function execArgs(spec: ExecSpec): string[] {
   // nsenter resolves --wd on the host side, so the directory is changed inside, by env -C.

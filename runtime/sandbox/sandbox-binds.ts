@@ -14,7 +14,8 @@ import { ownerHome } from "./owner-home.js";
 /**
  * The binds every runtime gives a sandbox, whatever its root: the workspaces (primary first,
  * then mounts, stores and protected paths), the user's tmux config, the agents' config
- * directories, the network's denial records and resolver, the seccomp helper and program. Secrets and the root's own files are the runtime's to add.
+ * directories, the network's denial records and resolver, the seccomp helper and program.
+ * Secrets and the root's own files are the runtime's to add.
  */
 export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<Bind[]> {
   const { host } = context.settings;
