@@ -11,6 +11,6 @@ export function seccompWarning(allowed: readonly string[]): string | null {
   return (
     `the seccomp filter allows back ${named.join(", ")}: the sandbox can reach kernel interfaces the default refuses` +
     // Keyrings are per uid, not per sandbox: the agent's uid shares the host user's user keyring.
-    (keyring ? "; keyctl reaches the user keyring of the agent's uid on the host" : "")
+    (keyring ? "; keyctl reaches the user keyring of the agent's uid on the host (names of its keys, adding keys)" : "")
   );
 }
