@@ -1,5 +1,5 @@
 /*
- * forage-enter FILTER COMMAND [ARG...]
+ * forage-enter [--audit-id=N] FILTER COMMAND [ARG...]
  *
  * The last step on the way into a Forage sandbox, run inside its namespaces and root (after
  * nsenter, before setpriv drops to the agent; or as the host-root container's payload):
@@ -10,7 +10,9 @@
  *      must hold for everything below anyway);
  *   3. loads the seccomp program FILTER (classic BPF, struct sock_filter[], written by forage-ctl's
  *      compiler) with SECCOMP_FILTER_FLAG_LOG, so every refusal reaches the kernel's audit log;
- *   4. closes what it opened and execs COMMAND (an absolute path: no PATH search).
+ *   4. with --audit-id, makes N its loginuid, so the kernel's records of those refusals (which
+ *      carry it as `auid`) can be counted per sandbox; only root may, so it is best effort;
+ *   5. closes what it opened and execs COMMAND (an absolute path: no PATH search).
  * Any failure stops here with exit status 126 and nothing is run: entering without the filter is
  * never an option. Built statically so it runs in any root (the host's /usr or a NixOS system).
  */
@@ -73,9 +75,25 @@ static int keyrings_closed(void) {
   return syscall(SYS_keyctl, FORAGE_KEYCTL_GET_KEYRING_ID, FORAGE_KEY_SPEC_SESSION_KEYRING, 0) < 0 && (errno == EPERM || errno == ENOSYS);
 }
 
+/* Tags this process and its descendants with the sandbox's audit id (digits only). */
+static void tag_audit_id(const char *id) {
+  if (id[0] == '\0' || strspn(id, "0123456789") != strlen(id) || strlen(id) > 10) return;
+  int fd = open("/proc/self/loginuid", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  /* Refused without CAP_AUDIT_CONTROL (the host root's payload runs as the agent): untagged. */
+  if (write(fd, id, strlen(id)) < 0) errno = 0;
+  close(fd);
+}
+
 int main(int argc, char **argv) {
+  const char *audit_id = NULL;
+  if (argc > 1 && strncmp(argv[1], "--audit-id=", 11) == 0) {
+    audit_id = argv[1] + 11;
+    argv++;
+    argc--;
+  }
   if (argc < 3 || argv[2][0] != '/') {
-    fprintf(stderr, "usage: forage-enter FILTER /ABSOLUTE/COMMAND [ARG...]\n");
+    fprintf(stderr, "usage: forage-enter [--audit-id=N] FILTER /ABSOLUTE/COMMAND [ARG...]\n");
     return 126;
   }
   static struct sock_filter filter[FORAGE_MAX_INSTRUCTIONS];
@@ -85,6 +103,7 @@ int main(int argc, char **argv) {
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail("setting no_new_privs", errno);
   struct sock_fprog program = {.len = (unsigned short)count, .filter = filter};
   if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_LOG, &program) != 0) return fail("loading the seccomp filter", errno);
+  if (audit_id != NULL) tag_audit_id(audit_id);
   execv(argv[2], &argv[2]);
   return fail(argv[2], errno);
 }

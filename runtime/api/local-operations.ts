@@ -19,8 +19,7 @@ import { denialsOperation, networkOperation } from "../network/network-operation
 import { syncInSandboxTable } from "../network/sandbox-network.js";
 import { createSnapshot, listSnapshots, restoreSnapshot } from "../workspaces/snapshots.js";
 import { startOnTerminal, type EnterSandbox } from "../sandbox/terminal.js";
-import { allowedBack } from "../seccomp/sandbox-filter.js";
-import { seccompWarning } from "../seccomp/warning.js";
+import { seccompStatus } from "../seccomp/status.js";
 import type { ExecStreams, Operations, RelayedTerminal, SandboxView } from "./operations.js";
 
 /** The operations, run in this process (which must be root). */
@@ -131,14 +130,8 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     pid: running ? metadata.pid : null,
     user: context.settings.host.containerUsername,
     sshHostKey: await pinnedHostKey(context.paths, metadata.name),
-    seccomp: await seccompView(context, metadata),
+    seccomp: await seccompStatus(context, metadata, running),
   };
-}
-
-async function seccompView(context: RuntimeContext, metadata: SandboxMetadata): Promise<SandboxView["seccomp"]> {
-  const running = await allowedBack(context.paths, metadata.name);
-  const allowed = running ?? context.settings.templates.find((t) => t.name === metadata.template)?.seccomp.allow ?? [];
-  return { allowed, warning: seccompWarning(allowed) };
 }
 
 /** Runs argv with its stdio wired to the given streams; resolves with its exit status. */

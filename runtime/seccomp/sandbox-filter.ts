@@ -25,9 +25,12 @@ export function enterHelperPath(): string {
   return join(packageRoot(), "dist/native/forage-enter");
 }
 
-/** The argv prefix that runs the rest of an argv inside a sandbox under its filter. */
-export function enterArgv(): string[] {
-  return [enterMountPath, filterMountPath];
+/**
+ * The argv prefix that runs the rest of an argv inside a sandbox under its filter; with an audit
+ * id (kernel-refusals.ts), what the filter refuses is counted for the sandbox.
+ */
+export function enterArgv(auditId?: number): string[] {
+  return [enterMountPath, ...(auditId === undefined ? [] : [`--audit-id=${auditId}`]), filterMountPath];
 }
 
 export function sandboxFilterPath(paths: RuntimePaths, name: string): string {

@@ -146,4 +146,15 @@ describe.skipIf(!tools.run || !isRoot())("the seccomp filter and the keyring, at
     expect(json.seccomp.allowed).toEqual(["io-uring", "keyring", "mount", "namespaces", "userfaultfd"]);
     expect(json.seccomp.warning).toContain("user keyring");
   });
+
+  it("counts what the filter refused, per sandbox, in status", async () => {
+    type Counted = { seccomp: { refused: { total: number; bySyscall: Record<string, number> } } };
+    const count = async (name: string) => (JSON.parse((await host.run(["status", name, "--json"])).stdout) as Counted).seccomp.refused;
+    // The first refusal of this file (unshare in sc) is counted; the kernel may drop later ones in a burst.
+    expect((await count("sc")).bySyscall.unshare).toBeGreaterThanOrEqual(1);
+    expect((await host.run(["status", "sc"])).stdout).toMatch(/^refused +\d+ syscalls by seccomp \(.*unshare \d+/m);
+    // Controls: ns was allowed its unshare calls and sc's are not put on ns; all's keyctl calls were allowed.
+    expect(await count("ns")).not.toHaveProperty("bySyscall.unshare");
+    expect(await count("all")).not.toHaveProperty("bySyscall.keyctl");
+  });
 });
