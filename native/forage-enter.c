@@ -70,8 +70,8 @@ static long read_program(const char *path, struct sock_filter *filter) {
  * its payload, or a kernel without keys): then nothing from here down reaches any keyring, since
  * filters are inherited, and there is no session keyring to leave.
  */
-static int keyrings_closed(void) {
-  if (errno != EPERM && errno != ENOSYS) return 0;
+static int keyrings_closed(int join_error) {
+  if (join_error != EPERM && join_error != ENOSYS) return 0;
   return syscall(SYS_keyctl, FORAGE_KEYCTL_GET_KEYRING_ID, FORAGE_KEY_SPEC_SESSION_KEYRING, 0) < 0 && (errno == EPERM || errno == ENOSYS);
 }
 
@@ -99,7 +99,10 @@ int main(int argc, char **argv) {
   static struct sock_filter filter[FORAGE_MAX_INSTRUCTIONS];
   long count = read_program(argv[1], filter);
   if (count < 0) return fail(argv[1], (int)-count);
-  if (syscall(SYS_keyctl, FORAGE_KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && !keyrings_closed()) return fail("joining a new session keyring", errno);
+  if (syscall(SYS_keyctl, FORAGE_KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0) {
+    int error = errno;
+    if (!keyrings_closed(error)) return fail("joining a new session keyring", error);
+  }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail("setting no_new_privs", errno);
   struct sock_fprog program = {.len = (unsigned short)count, .filter = filter};
   if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_LOG, &program) != 0) return fail("loading the seccomp filter", errno);
