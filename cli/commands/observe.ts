@@ -34,6 +34,8 @@ export function registerObserve(program: Command): void {
         ["name", v.name], ["template", v.template], ["status", v.status], ["address", v.address],
         ["runtime", v.runtime], ["container", v.containerName], ["workspace", `${v.workspace} (${v.workspaceMode}${v.workspaceVcs === null ? "" : ` ${v.workspaceVcs}`})`], ["uptime", uptime], ["created", v.createdAt],
       ];
+      if (v.seccomp.warning !== null) rows.push(["warning", v.seccomp.warning]);
+      if (v.seccomp.refused !== null) rows.push(["refused", refusedLine(v.seccomp.refused)]);
       process.stdout.write(rows.map(([k, val]) => `${k.padEnd(10)} ${val}`).join("\n") + "\n");
     });
 
@@ -83,4 +85,12 @@ export function newLines(previous: string[] | undefined, current: string[]): str
     if (tail.every((line, i) => line === current[i])) return current.slice(overlap);
   }
   return current;
+}
+
+/** "3 syscalls by seccomp (unshare 2, keyctl 1)": what the filter refused, most first. */
+function refusedLine(refused: { total: number; bySyscall: Record<string, number> }): string {
+  const counts = Object.entries(refused.bySyscall).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  const detail = counts.length === 0 ? "" : ` (${counts.map(([name, n]) => `${name} ${n}`).join(", ")})`;
+  // Counted from the kernel's log, which drops records under bursts: at least this many.
+  return `${refused.total} syscalls by seccomp${detail}, at least`;
 }

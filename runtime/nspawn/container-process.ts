@@ -25,9 +25,10 @@ export interface NspawnSpec {
 /**
  * What the container runs: a placeholder under nspawn's stub init, as the agent (host root;
  * agents and shells are started later with exec), or a NixOS system's own init as PID 1, which
- * halts on SIGRTMIN+3 as systemd does.
+ * halts on SIGRTMIN+3 as systemd does. `enter` (the seccomp helper's argv) wraps the placeholder;
+ * an init cannot run under the filter (its boot mounts), its services get systemd's own.
  */
-export type ContainerPayload = { kind: "placeholder"; user: string } | { kind: "init"; init: string };
+export type ContainerPayload = { kind: "placeholder"; user: string; enter: string[] } | { kind: "init"; init: string };
 
 /** The container could not be started or reached. */
 export class ContainerError extends SandboxError {
@@ -47,7 +48,7 @@ export function nspawnArgs(spec: NspawnSpec): string[] {
   const binds = spec.binds.map((b) => `${b.readOnly ? "--bind-ro" : "--bind"}=${escapeBind(b.source)}:${escapeBind(b.target)}`);
   const payload =
     spec.payload.kind === "placeholder"
-      ? ["--as-pid2", `--user=${spec.payload.user}`, ...binds, "--", "/usr/bin/sleep", "infinity"]
+      ? ["--as-pid2", `--user=${spec.payload.user}`, ...binds, "--", ...spec.payload.enter, "/usr/bin/sleep", "infinity"]
       : ["--kill-signal=SIGRTMIN+3", "--link-journal=no", ...binds, "--", spec.payload.init];
   return [
     "--quiet",

@@ -11,6 +11,7 @@ import { prepareNixRoot, requireSystem } from "../nspawn/nix-root.js";
 import { isExtraContainerRunning, startExtraContainer, stopExtraContainer } from "../extra-container/backend.js";
 import { mountRoot, unmountRoot } from "../nspawn/root-mount.js";
 import { rootPath, sandboxSecretsPath, metadataPath } from "../paths.js";
+import { enterArgv, removeSandboxFilter, writeSandboxFilter } from "../seccomp/sandbox-filter.js";
 import { writeMetadata } from "../state/metadata-store.js";
 import { stoppedMetadata, type SandboxMetadata } from "../state/metadata.js";
 import { recordEvent } from "./audit-log.js";
@@ -54,6 +55,7 @@ export async function startSandbox(context: RuntimeContext, given: SandboxMetada
   let cgroup: SandboxCgroup | null = null;
   try {
     await mountRoot(root);
+    await writeSandboxFilter(context.paths, metadata.name, template.seccomp.allow);
     const layout = metadata.runtime === "nspawn-nix" ? await nixLayout(context, metadata, root, template) : await hostLayout(context, metadata, root, template);
     const binds = [
       ...layout.binds,
@@ -108,7 +110,7 @@ async function hostLayout(context: RuntimeContext, metadata: SandboxMetadata, ro
       ...(await existing(optionalHostBinds)).map((path) => ({ source: path, target: path, readOnly: true })),
       { source: agentLauncherPath(), target: "/opt/forage/bin/forage-agent", readOnly: true },
     ],
-    payload: { kind: "placeholder", user: host.containerUsername },
+    payload: { kind: "placeholder", user: host.containerUsername, enter: enterArgv() },
     system: null,
   };
 }
@@ -139,6 +141,7 @@ export async function stopSandbox(context: RuntimeContext, metadata: SandboxMeta
   const pid = (await isOurContainer(metadata.pid, root)) ? metadata.pid : await findContainerByRoot(root);
   if (pid !== null && pid !== undefined) await stopContainer(pid, graceSeconds, metadata.runtime === "nspawn-nix" ? "init" : "placeholder");
   await unmountRoot(root);
+  await removeSandboxFilter(context.paths, metadata.name);
   // The link before its policy: a link without its table would let whatever still runs in the
   // namespace (an exec'd process outlives the container) reach the network unfiltered.
   await removeLink(linkOf(context, metadata));
