@@ -20,6 +20,7 @@ import { agentLauncherPath } from "./assets.js";
 import { identityKeyFile } from "./identity-key.js";
 import { systemSshBinds } from "./system-ssh-binds.js";
 import { sandboxBinds } from "./sandbox-binds.js";
+import { removePlaceholders } from "../workspaces/placeholders.js";
 import { installSsh, startSshd } from "./ssh.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
@@ -139,6 +140,7 @@ export async function stopSandbox(context: RuntimeContext, metadata: SandboxMeta
   const pid = (await isOurContainer(metadata.pid, root)) ? metadata.pid : await findContainerByRoot(root);
   if (pid !== null && pid !== undefined) await stopContainer(pid, graceSeconds, metadata.runtime === "nspawn-nix" ? "init" : "placeholder");
   await unmountRoot(root);
+  await removePlaceholders(metadata);
   await stopNetwork(context, metadata);
   await removeLink(linkOf(context, metadata));
   if (metadata.cgroup !== null) await removeSandboxCgroup(metadata.cgroup);

@@ -1,47 +1,62 @@
 import { join } from "node:path";
 import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
-import { existingFilesUnder, existingUnder, protectedPaths, repoProtectedPaths, vcsPointerFiles } from "./protected-paths.js";
 import type { Bind } from "../nspawn/container-process.js";
+import { guardState, workspaceGuards, type Guard } from "./guarded-paths.js";
+import { makeMountPoint } from "./placeholders.js";
 import { ownedDirectory, storeBinds, type VcsStore } from "./vcs-stores.js";
 
 /**
  * The binds that make a sandbox's workspaces: the primary workspace at `workspacePath`, the
  * template's mounts, each repository's shared store at its own path (read-only but for what the
- * VCS writes), and, last so they lie over the writable binds, the protected paths read-only.
- * Every source is checked again (a directory, no symbolic link on the way, the user's or root's).
- * readOnlyWorkspace makes all of it read-only.
+ * VCS writes), and, last so they lie over the writable binds, the guarded paths read-only (an
+ * absent one as an empty stand-in, see guarded-paths.ts). Every source comes from a path the
+ * user controls, so every one is bound through a descriptor opened without following links
+ * (`owners`, see stageBinds): the primary workspace must be the user's, the rest the user's or
+ * root's. readOnlyWorkspace makes all of it read-only.
  */
 export async function workspaceBinds(metadata: SandboxMetadata, workspacePath: string, options: { readOnly: boolean; unprotected: readonly string[] }): Promise<Bind[]> {
   const placed: { mount: WorkspaceMount; target: string; readOnly: boolean }[] = [
     { mount: metadata.workspace, target: workspacePath, readOnly: options.readOnly },
     ...metadata.mounts.map((mount) => ({ mount, target: mount.containerPath, readOnly: options.readOnly || mount.readOnly })),
   ];
+  const owners = [metadata.uid, 0];
   const binds: Bind[] = [];
-  for (const { mount, target, readOnly } of placed) binds.push({ source: await ownedDirectory(mount.hostPath, metadata), target, readOnly });
+  for (const [i, { mount, target, readOnly }] of placed.entries()) {
+    binds.push({ source: await ownedDirectory(mount.hostPath, metadata), target, readOnly, owners: i === 0 ? [metadata.uid] : owners });
+  }
   const stores = new Map<string, VcsStore>();
   for (const { mount } of placed) for (const store of mount.stores ?? []) stores.set(`${store.path}\0${store.worktreeDir ?? ""}`, store);
   for (const store of stores.values()) binds.push(...(await storeBinds(store, metadata, options.readOnly)));
   if (options.readOnly) return binds;
-  const guarded = protectedPaths.filter((path) => !options.unprotected.includes(path));
   for (const { mount, target, readOnly } of placed) {
-    if (!readOnly) binds.push(...(await protectedBinds(mount.hostPath, target, [...new Set([...guarded, ...(await repoProtectedPaths(mount.hostPath))])])));
+    if (!readOnly) binds.push(...(await guardedBinds(mount.hostPath, target, await workspaceGuards(mount.hostPath, options.unprotected), metadata)));
   }
   return binds;
 }
 
 /**
- * Read-only binds of the protected paths a workspace has. The directories holding them (.git,
- * .jj, .jj/repo) are first bound onto themselves: a mount point cannot be renamed, so the agent
- * cannot move `.git` aside and put a `.git/config` of its own in its place.
+ * Read-only binds of a workspace's guarded paths: present ones onto themselves, absent ones as
+ * stand-ins (their mount points made as the user: see placeholders.ts). The directories
+ * holding them (.git, .jj, .jj/repo, …) are first bound onto themselves: a mount point cannot be
+ * renamed, so the agent cannot move `.git` aside and put a `.git/config` of its own in its place.
  */
-async function protectedBinds(source: string, target: string, paths: string[]): Promise<Bind[]> {
-  // A worktree's .git file and a jj workspace's .jj/repo file say where the store is: read-only too.
-  const present = [...(await existingUnder(source, paths)), ...(await existingFilesUnder(source, vcsPointerFiles))];
-  const holders = [...new Set(present.flatMap((path) => ancestors(path)))].sort();
-  const existingHolders = await existingUnder(source, holders);
+async function guardedBinds(source: string, target: string, guards: readonly Guard[], user: { uid: number; gid: number }): Promise<Bind[]> {
+  const owners = [user.uid, 0];
+  const present = new Set<string>();
+  const absent = new Map<string, Bind>();
+  for (const guard of guards) {
+    const found = await guardState(source, guard);
+    if (found.state === "present") present.add(found.path);
+    if (found.state === "absent") absent.set(found.path, { source: "", target: join(target, found.path), readOnly: true, placeholder: found.placeholder });
+  }
+  // A guard under another one (a .forage/protected entry under .forage) is covered by it.
+  const covered = (path: string): boolean => ancestors(path).some((dir) => present.has(dir) || absent.has(dir));
+  for (const [path, bind] of absent) if (bind.placeholder !== undefined && !covered(path)) await makeMountPoint(source, path, bind.placeholder, user);
+  const holders = [...new Set([...present, ...absent.keys()].flatMap((path) => ancestors(path)))].filter((dir) => !covered(dir) && !present.has(dir)).sort();
   return [
-    ...existingHolders.map((dir) => ({ source: join(source, dir), target: join(target, dir), readOnly: false })),
-    ...present.map((path) => ({ source: join(source, path), target: join(target, path), readOnly: true })),
+    ...holders.map((dir) => ({ source: join(source, dir), target: join(target, dir), readOnly: false, owners })),
+    ...[...present].filter((path) => !covered(path)).map((path) => ({ source: join(source, path), target: join(target, path), readOnly: true, owners })),
+    ...[...absent].filter(([path]) => !covered(path)).map(([, bind]) => bind),
   ];
 }
 
