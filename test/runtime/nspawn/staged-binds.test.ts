@@ -1,0 +1,46 @@
+import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openPinned } from "../../../runtime/nspawn/pinned-path.js";
+import { stageBinds } from "../../../runtime/nspawn/staged-binds.js";
+import { isRoot } from "../../support/tools.js";
+
+describe("user-controlled bind sources are opened once, without links, and bound by descriptor", () => {
+  const dirs: string[] = [];
+  const scratch = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), "forage-pinned-"));
+    dirs.push(dir);
+    return dir;
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("refuses a link as the last component and a link on the way, and accepts the real path", async () => {
+    const root = scratch();
+    mkdirSync(join(root, "real/inner"), { recursive: true });
+    symlinkSync(join(root, "real"), join(root, "link"));
+    await expect(openPinned(join(root, "link"))).rejects.toThrow("reached without symbolic links");
+    await expect(openPinned(join(root, "link/inner"))).rejects.toThrow("reached without symbolic links");
+    const pinned = await openPinned(join(root, "real/inner"));
+    await pinned.handle.close();
+    expect(pinned.kind).toBe("directory");
+  });
+
+  it.skipIf(!isRoot())("binds what it opened onto a root-only mount point, and refuses a source of another owner", async () => {
+    const root = scratch();
+    mkdirSync(join(root, "ws"));
+    writeFileSync(join(root, "ws/file.txt"), "mine\n");
+    chownSync(join(root, "ws"), 65534, 65534);
+    const staged = await stageBinds([{ source: join(root, "ws"), target: "/workspace", readOnly: false, owners: [65534] }, { source: "/usr", target: "/usr", readOnly: true }]);
+    try {
+      expect(staged.binds[0]?.source).not.toBe(join(root, "ws"));
+      expect(readFileSync(join(staged.binds[0]?.source ?? "", "file.txt"), "utf8")).toBe("mine\n");
+      expect(staged.binds[1]).toEqual({ source: "/usr", target: "/usr", readOnly: true });
+    } finally {
+      await staged.release();
+    }
+    await expect(stageBinds([{ source: join(root, "ws"), target: "/w", readOnly: false, owners: [1000] }])).rejects.toThrow("belongs to uid 65534, not to uid 1000");
+  });
+});
