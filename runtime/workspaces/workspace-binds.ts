@@ -28,8 +28,10 @@ export async function workspaceBinds(metadata: SandboxMetadata, workspacePath: s
   for (const { mount } of placed) for (const store of mount.stores ?? []) stores.set(`${store.path}\0${store.worktreeDir ?? ""}`, store);
   for (const store of stores.values()) binds.push(...(await storeBinds(store, metadata, options.readOnly)));
   if (options.readOnly) return binds;
+  // extra-container binds by path through NixOS (no descriptors, no stand-ins): absent paths stay unguarded there.
+  const standIns = metadata.runtime !== "extra-container";
   for (const { mount, target, readOnly } of placed) {
-    if (!readOnly) binds.push(...(await guardedBinds(mount.hostPath, target, await workspaceGuards(mount.hostPath, options.unprotected), metadata)));
+    if (!readOnly) binds.push(...(await guardedBinds(mount.hostPath, target, await workspaceGuards(mount.hostPath, options.unprotected), metadata, standIns)));
   }
   return binds;
 }
@@ -40,14 +42,14 @@ export async function workspaceBinds(metadata: SandboxMetadata, workspacePath: s
  * holding them (.git, .jj, .jj/repo, …) are first bound onto themselves: a mount point cannot be
  * renamed, so the agent cannot move `.git` aside and put a `.git/config` of its own in its place.
  */
-async function guardedBinds(source: string, target: string, guards: readonly Guard[], user: { uid: number; gid: number }): Promise<Bind[]> {
+async function guardedBinds(source: string, target: string, guards: readonly Guard[], user: { uid: number; gid: number }, standIns: boolean): Promise<Bind[]> {
   const owners = [user.uid, 0];
   const present = new Set<string>();
   const absent = new Map<string, Bind>();
   for (const guard of guards) {
     const found = await guardState(source, guard);
     if (found.state === "present") present.add(found.path);
-    if (found.state === "absent") absent.set(found.path, { source: "", target: join(target, found.path), readOnly: true, placeholder: found.placeholder });
+    if (found.state === "absent" && standIns) absent.set(found.path, { source: "", target: join(target, found.path), readOnly: true, placeholder: found.placeholder });
   }
   // A guard under another one (a .forage/protected entry under .forage) is covered by it.
   const covered = (path: string): boolean => ancestors(path).some((dir) => present.has(dir) || absent.has(dir));
