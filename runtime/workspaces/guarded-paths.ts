@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { protectedPaths, repoProtectedPaths, vcsPointerFiles } from "./protected-paths.js";
@@ -35,29 +36,33 @@ export const gitDirGuards: readonly Guard[] = [
 ];
 
 /**
- * What of a jj repository moves where jj reads its config or its git store from, beyond
- * `.jj/repo/config.toml`: the secure-config id (jj ≥ 0.3x keeps repo config outside the repo and
- * finds it by this id), the store's backend type and git target (a git store's own config can
- * run commands on `jj git fetch`), and the internal git store's config and hooks. Protected when
- * present only: jj refuses a store whose type or target is empty.
+ * What of a jj workspace moves where jj reads its config or its git store from. jj (≥ 0.3x) keeps
+ * repo and workspace config outside the repository, found by `.jj/repo/config-id` and
+ * `.jj/workspace-config-id`; with no id, it adopts a `config.toml` (`.jj/repo/`) or
+ * `workspace-config.toml` (`.jj/`) it finds as the user's own, so the agent could hand the user's
+ * next jj its aliases, pager or fix tools. Absent, both config files get an empty directory and
+ * both ids a stand-in id (derived from the workspace's path; jj then reads an empty config of the
+ * user's and does not look at the directories, which it would refuse without an id), all removed
+ * at stop, so nothing the agent wrote is left for jj to adopt. Also read-only when present: the
+ * store's backend type and git target (a git store's own config can run commands on
+ * `jj git fetch`), the internal git store's config and hooks.
  */
-export const jjRepoGuards: readonly Guard[] = [
-  ".jj/repo/config-id",
-  ".jj/workspace-config.toml",
-  ".jj/config-id",
-  ".jj/repo/store/type",
-  ".jj/repo/store/git_target",
-  ".jj/repo/store/git/config",
-  ".jj/repo/store/git/hooks",
-].map((path) => ({ path, placeholder: null }));
-
-/** Paths a template or `.forage/protected` names: an absent one gets an empty stand-in. */
-export function listedGuards(paths: readonly string[]): Guard[] {
-  return paths.map((path) => ({ path, placeholder: knownDirectories.has(path) ? emptyDir : emptyFile }));
+export function jjGuards(root: string, repoIsHere: boolean): Guard[] {
+  const id = (kind: string): Placeholder => ({ kind: "file", text: createHash("sha256").update(`forage\0${kind}\0${root}`).digest("hex").slice(0, 20) });
+  const workspace: Guard[] = [{ path: ".jj/workspace-config-id", placeholder: id("workspace") }, { path: ".jj/workspace-config.toml", placeholder: emptyDir }];
+  if (!repoIsHere) return workspace;
+  const store = [".jj/repo/store/type", ".jj/repo/store/git_target", ".jj/repo/store/git/config", ".jj/repo/store/git/hooks"];
+  return [...workspace, { path: ".jj/repo/config-id", placeholder: id("repo") }, ...store.map((path) => ({ path, placeholder: null }))];
 }
 
-/** Protected paths that are directories when they exist. */
-const knownDirectories = new Set([".git/hooks", ".vscode", ".forage"]);
+/**
+ * Paths a template or `.forage/protected` names. An absent one gets an empty directory, file or
+ * not: git and jj do not see an empty directory (the agent's `git add -A` commits no stand-in),
+ * and a directory blocks a file's creation as well as a directory's.
+ */
+export function listedGuards(paths: readonly string[]): Guard[] {
+  return paths.map((path) => ({ path, placeholder: emptyDir }));
+}
 
 /** How a guarded path lies in a workspace right now. */
 export type GuardState =
@@ -100,7 +105,9 @@ export async function workspaceGuards(root: string, unprotected: readonly string
   const listed = [...new Set([...protectedPaths.filter((path) => !unprotected.includes(path)), ...(await repoProtectedPaths(root))])];
   const guards = listedGuards(listed);
   if ((await lstat(join(root, ".git")).catch(() => undefined))?.isDirectory() === true) guards.push(...gitDirGuards);
-  if ((await lstat(join(root, ".jj/repo")).catch(() => undefined))?.isDirectory() === true) guards.push(...jjRepoGuards);
+  if ((await lstat(join(root, ".jj")).catch(() => undefined))?.isDirectory() === true) {
+    guards.push(...jjGuards(root, (await lstat(join(root, ".jj/repo")).catch(() => undefined))?.isDirectory() === true));
+  }
   for (const pointer of vcsPointerFiles) {
     if ((await lstat(join(root, pointer)).catch(() => undefined))?.isFile() === true) guards.push({ path: pointer, placeholder: null });
   }

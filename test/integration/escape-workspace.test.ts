@@ -105,19 +105,35 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     expect(await statusRunsPlanted(worktree, "fsmonitor-ran")).toBe(true);
   });
 
-  it("keeps jj's repo config and the store's git target read-only (control: the user can write them on the host)", async () => {
-    const repo = join(repos, "jj");
+  const jjRepo = async (name: string): Promise<string> => {
+    const repo = join(repos, name);
     mkdirSync(repo);
     await execa("chown", [`${agentUid}:${agentUid}`, repo]);
     await as("jj", ["git", "init", "--no-colocate", repo]);
+    return repo;
+  };
+  /** The user's jj's idea of user.name in `repo` (jj adopts a repo or workspace config it finds without an id). */
+  const jjUserName = async (repo: string): Promise<string> => (await execa("jj", ["-R", repo, "config", "get", "user.name"], { uid: agentUid, gid: agentUid, cwd: repo, reject: false, extendEnv: false, env: { HOME: home, PATH: "/usr/local/bin:/usr/bin:/bin" } })).stdout.trim();
+  const jjConfigAttack = "printf '[user]\\nname = \"attacker\"\\n' > .jj/workspace-config.toml; printf '[user]\\nname = \"attacker\"\\n' > .jj/repo/config.toml";
+
+  it("control: on the host, a workspace-config.toml or repo config.toml written into .jj becomes the user's jj config", async () => {
+    const repo = await jjRepo("jj-control");
+    await as("sh", ["-c", jjConfigAttack], repo);
+    expect(await jjUserName(repo)).toBe("attacker");
+  });
+
+  it("keeps jj from adopting config the agent writes into .jj (stand-in config ids), and keeps the store's type and git target read-only", async () => {
+    const repo = await jjRepo("jj-attacked");
     expect((await host.run(["up", "jjx", "-t", "basic", "-w", repo])).exitCode).toBe(0);
-    const writes = "echo '[ui]' > .jj/repo/config.toml; echo /tmp/elsewhere > .jj/repo/store/git_target; echo local > .jj/repo/store/type";
-    expect(await refusals("jjx", writes)).toBe(3);
+    await host.sh("jjx", `(${jjConfigAttack}; rm -f .jj/repo/config-id .jj/workspace-config-id) 2>/dev/null; true`);
+    expect(await host.sh("jjx", "test -s .jj/repo/config-id && test -s .jj/workspace-config-id && echo kept")).toBe("kept\n");
+    expect(await refusals("jjx", "echo /tmp/elsewhere > .jj/repo/store/git_target; echo local > .jj/repo/store/type")).toBe(2);
+    expect(await jjUserName(repo)).not.toBe("attacker");
     // jj itself still works inside (its operation log and store are writable).
     expect(await host.sh("jjx", "export HOME=/tmp JJ_USER=A JJ_EMAIL=a@x; echo y > y.txt && jj describe -m agent-change >/dev/null 2>&1 && jj log --no-graph -r @ -T description")).toBe("agent-change\n");
     expect((await host.run(["down", "jjx"])).exitCode).toBe(0);
-    await as("sh", ["-c", writes.replace("echo local > .jj/repo/store/type", "true")], repo);
-    expect(readFileSync(join(repo, ".jj/repo/store/git_target"), "utf8")).toBe("/tmp/elsewhere\n");
+    expect(await jjUserName(repo)).not.toBe("attacker");
+    expect(await as("jj", ["-R", repo, "log", "--no-graph", "-r", "@", "-T", "description"])).toBe("agent-change\n");
   });
 
   it("protects protected paths that do not exist at up: the agent cannot create them (control: a lifted one can be), and none is left behind", async () => {

@@ -20,7 +20,7 @@ describe("guarded paths of a workspace", () => {
     writeFileSync(join(root, ".envrc"), "use nix\n");
     const file = { kind: "file", text: "" } as const;
     expect(await guardState(root, { path: ".envrc", placeholder: file })).toEqual({ state: "present", path: ".envrc" });
-    expect(await guardState(root, { path: "forage.json", placeholder: file })).toEqual({ state: "absent", path: "forage.json", placeholder: file });
+    expect(await guardState(root, { path: ".git/commondir", placeholder: file })).toEqual({ state: "absent", path: ".git", placeholder: { kind: "directory" } });
     expect(await guardState(root, { path: ".git/hooks", placeholder: { kind: "directory" } })).toEqual({ state: "absent", path: ".git", placeholder: { kind: "directory" } });
   });
 
@@ -56,5 +56,16 @@ describe("guarded paths of a workspace", () => {
     mkdirSync(join(root, ".git"));
     const guards = await workspaceGuards(root, []);
     expect(guards.find((guard) => guard.path === ".git/commondir")?.placeholder).toEqual({ kind: "file", text: ".\n" });
+  });
+
+  it("gives a missing listed path an empty directory (invisible to git and jj), and a jj workspace without config ids stand-in ids", async () => {
+    const root = workspace();
+    mkdirSync(join(root, ".jj/repo"), { recursive: true });
+    const guards = await workspaceGuards(root, []);
+    expect(guards.find((guard) => guard.path === "forage.json")?.placeholder).toEqual({ kind: "directory" });
+    const ids = guards.filter((guard) => guard.path.endsWith("config-id")).map((guard) => guard.placeholder);
+    expect(ids).toHaveLength(2);
+    for (const id of ids) expect(id).toMatchObject({ kind: "file", text: expect.stringMatching(/^[0-9a-f]{20}$/) });
+    expect((await workspaceGuards(root, [])).find((guard) => guard.path === ".jj/repo/config-id")).toEqual(guards.find((guard) => guard.path === ".jj/repo/config-id"));
   });
 });
