@@ -1,21 +1,13 @@
-import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openPinned } from "../../../runtime/nspawn/pinned-path.js";
 import { stageBinds } from "../../../runtime/nspawn/staged-binds.js";
+import { scratchDirs } from "../../support/scratch-dirs.js";
 import { isRoot } from "../../support/tools.js";
 
 describe("user-controlled bind sources are opened once, without links, and bound by descriptor", () => {
-  const dirs: string[] = [];
-  const scratch = (): string => {
-    const dir = mkdtempSync(join(tmpdir(), "forage-pinned-"));
-    dirs.push(dir);
-    return dir;
-  };
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
+  const scratch = scratchDirs("forage-pinned-");
 
   it("refuses a link as the last component and a link on the way, and accepts the real path", async () => {
     const root = scratch();

@@ -1,19 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { scratchDirs } from "../../support/scratch-dirs.js";
+import { describe, expect, it } from "vitest";
 import { guardState, workspaceGuards } from "../../../runtime/workspaces/guarded-paths.js";
 
 describe("guarded paths of a workspace", () => {
-  const dirs: string[] = [];
-  const workspace = (): string => {
-    const dir = mkdtempSync(join(tmpdir(), "forage-guards-"));
-    dirs.push(dir);
-    return dir;
-  };
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
+  const workspace = scratchDirs("forage-guards-");
 
   it("finds a present path, and for an absent one the first missing component (a directory when the guard lies below it)", async () => {
     const root = workspace();
