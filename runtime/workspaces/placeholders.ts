@@ -23,7 +23,7 @@ export async function removePlaceholders(metadata: SandboxMetadata): Promise<voi
   for (const mount of [metadata.workspace, ...metadata.mounts]) {
     if ("readOnly" in mount && mount.readOnly) continue;
     const info = await lstat(mount.hostPath).catch(() => undefined);
-    if (info?.uid !== metadata.uid) continue;
+    if (info?.isDirectory() !== true || info.uid !== metadata.uid) continue;
     // `unprotected` is not known here: every listed path is looked at, only stand-ins go.
     for (const guard of await workspaceGuards(mount.hostPath, [])) await removeStandIn(mount.hostPath, guard, metadata);
   }

@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -153,8 +153,20 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     const swapDir = join(host.dir, "swap");
     const secret = join(host.dir, "secret");
     let swapper = "";
-    /** Swaps swap/ws (the user's directory) and swap/link (→ root's 0700 directory) as the user, for `seconds`. */
-    const swapping = (seconds: number) => execa(swapper, [join(swapDir, "ws"), join(swapDir, "link"), String(seconds)], { uid: agentUid, gid: agentUid, reject: false });
+    /**
+     * Swaps swap/ws (the user's directory) and swap/link (→ root's 0700 directory) as the user, for
+     * `seconds`: as fast as it can, or holding the directory up to `dirHoldUs` and the link
+     * `linkHoldUs` (checks then mostly see the directory, and a later lookup sometimes the link).
+     */
+    const swapping = (seconds: number, dirHoldUs = 0, linkHoldUs = 0) => execa(swapper, [join(swapDir, "ws"), join(swapDir, "link"), String(seconds), String(dirHoldUs), String(linkHoldUs)], { uid: agentUid, gid: agentUid, reject: false });
+
+    /** Puts the directory back at swap/ws after a swapper was killed half-way. */
+    const unswap = (): void => {
+      if (!lstatSync(join(swapDir, "ws")).isSymbolicLink()) return;
+      renameSync(join(swapDir, "ws"), join(swapDir, "tmp"));
+      renameSync(join(swapDir, "link"), join(swapDir, "ws"));
+      renameSync(join(swapDir, "tmp"), join(swapDir, "link"));
+    };
 
     beforeAll(async () => {
       swapper = join(host.dir, "swap-names");
@@ -178,13 +190,21 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
       }
       swap.kill("SIGKILL");
       await swap;
+      unswap();
       expect(seen).toBeGreaterThan(0);
     });
 
     it("never mounts root's directory in 25 ups: what was checked is what is bound", async () => {
-      const swap = swapping(600);
       const outcomes = { up: 0, refused: 0 };
+      // The first 12 against a tight swap loop, the rest against one that mostly shows the directory.
+      let swap = swapping(600);
       for (let i = 0; i < 25; i++) {
+        if (i === 12) {
+          swap.kill("SIGKILL");
+          await swap;
+          unswap();
+          swap = swapping(600, 20_000, 500);
+        }
         const up = await host.run(["up", `sw${i}`, "-t", "basic", "-w", join(swapDir, "ws")]);
         if (up.exitCode !== 0) {
           outcomes.refused++;
@@ -203,16 +223,23 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
   });
 });
 
-/** Swaps two names atomically (renameat2 RENAME_EXCHANGE) until killed or argv[3] seconds pass. */
+/** Swaps two names atomically (renameat2 RENAME_EXCHANGE) until killed or argv[3] seconds pass, holding each state argv[4] (random up to) and argv[5] µs. */
 const swapSource = `#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+static void swap(char **argv) { syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2], 2 /* RENAME_EXCHANGE */); }
 int main(int argc, char **argv) {
-  if (argc != 4) return 64;
+  if (argc != 6) return 64;
   alarm((unsigned)atoi(argv[3]));
-  for (;;) syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2], 2 /* RENAME_EXCHANGE */);
+  int dirHold = atoi(argv[4]), linkHold = atoi(argv[5]);
+  for (;;) {
+    if (dirHold > 0) usleep((useconds_t)(rand() % dirHold));
+    swap(argv);
+    if (linkHold > 0) usleep((useconds_t)linkHold);
+    swap(argv);
+  }
 }
 `;
 
