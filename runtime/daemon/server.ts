@@ -1,4 +1,4 @@
-import { chmod, chown, mkdir, realpath, rm, stat } from "node:fs/promises";
+import { chmod, chown, mkdir, realpath, rm } from "node:fs/promises";
 import { EventEmitter } from "node:events";
 import { createServer, type Socket } from "node:net";
 import { dirname } from "node:path";

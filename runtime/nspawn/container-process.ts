@@ -80,7 +80,9 @@ function escapeBind(path: string): string {
 
 /**
  * Starts nspawn detached (own session, stdio to the sandbox log) so the container outlives the
- * process that started it, and waits until its init is up. Returns nspawn's pid.
+ * process that started it, and waits until its init is up. Returns nspawn's pid. User-controlled
+ * bind sources reach nspawn as staged mounts of what was checked (stageBinds), taken down again
+ * once the container holds its own copies.
  */
 export async function spawnContainer(spec: NspawnSpec, wrap: (argv: string[]) => string[] = (argv) => argv, timeoutMs = 10_000): Promise<number> {
   const log = await open(spec.logFile, "a", 0o640);
