@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { protectedPaths, repoProtectedPaths, vcsPointerFiles } from "./protected-paths.js";
@@ -36,24 +35,25 @@ export const gitDirGuards: readonly Guard[] = [
 ];
 
 /**
- * What of a jj workspace moves where jj reads its config or its git store from. jj (≥ 0.3x) keeps
+ * A jj workspace's `.jj` as the sandbox sees it: read-only as a whole (and `.jj/repo` when it is
+ * the store), with only what jj writes while working bound read-write over it. jj (≥ 0.3x) keeps
  * repo and workspace config outside the repository, found by `.jj/repo/config-id` and
- * `.jj/workspace-config-id`; with no id, it adopts a `config.toml` (`.jj/repo/`) or
+ * `.jj/workspace-config-id`; with no id it adopts a `config.toml` (`.jj/repo/`) or
  * `workspace-config.toml` (`.jj/`) it finds as the user's own, so the agent could hand the user's
- * next jj its aliases, pager or fix tools. Absent, both config files get an empty directory and
- * both ids a stand-in id (derived from the workspace's path; jj then reads an empty config of the
- * user's and does not look at the directories, which it would refuse without an id), all removed
- * at stop, so nothing the agent wrote is left for jj to adopt. Also read-only when present: the
- * store's backend type and git target (a git store's own config can run commands on
- * `jj git fetch`), the internal git store's config and hooks.
+ * next jj its aliases, pager or fix tools. Stand-ins do not work here: jj rewrites an id it has no
+ * metadata for, and migrates a config file, each by renaming over it (EBUSY on a mount point), so
+ * the directories holding them are read-only instead (jj then never writes there).
  */
-export function jjGuards(root: string, repoIsHere: boolean): Guard[] {
-  const id = (kind: string): Placeholder => ({ kind: "file", text: createHash("sha256").update(`forage\0${kind}\0${root}`).digest("hex").slice(0, 20) });
-  const workspace: Guard[] = [{ path: ".jj/workspace-config-id", placeholder: id("workspace") }, { path: ".jj/workspace-config.toml", placeholder: emptyDir }];
-  if (!repoIsHere) return workspace;
-  const store = [".jj/repo/store/type", ".jj/repo/store/git_target", ".jj/repo/store/git/config", ".jj/repo/store/git/hooks"];
-  return [...workspace, { path: ".jj/repo/config-id", placeholder: id("repo") }, ...store.map((path) => ({ path, placeholder: null }))];
-}
+export const jjLayout = {
+  readOnly: [".jj", ".jj/repo"],
+  writable: [".jj/working_copy", ".jj/repo/op_heads", ".jj/repo/op_store", ".jj/repo/index", ".jj/repo/store", ".jj/repo/workspace_store", ".jj/repo/submodule_store"],
+} as const;
+
+/**
+ * Inside jj's writable store, read-only when present: the backend type and git target (a git
+ * store's own config can run commands on `jj git fetch`), the internal git store's config and hooks.
+ */
+export const jjStoreGuards: readonly Guard[] = [".jj/repo/store/type", ".jj/repo/store/git_target", ".jj/repo/store/git/config", ".jj/repo/store/git/hooks"].map((path) => ({ path, placeholder: null }));
 
 /**
  * Paths a template or `.forage/protected` names. An absent one gets an empty directory, file or
@@ -105,9 +105,7 @@ export async function workspaceGuards(root: string, unprotected: readonly string
   const listed = [...new Set([...protectedPaths.filter((path) => !unprotected.includes(path)), ...(await repoProtectedPaths(root))])];
   const guards = listedGuards(listed);
   if ((await lstat(join(root, ".git")).catch(() => undefined))?.isDirectory() === true) guards.push(...gitDirGuards);
-  if ((await lstat(join(root, ".jj")).catch(() => undefined))?.isDirectory() === true) {
-    guards.push(...jjGuards(root, (await lstat(join(root, ".jj/repo")).catch(() => undefined))?.isDirectory() === true));
-  }
+  if ((await lstat(join(root, ".jj/repo")).catch(() => undefined))?.isDirectory() === true) guards.push(...jjStoreGuards);
   for (const pointer of vcsPointerFiles) {
     if ((await lstat(join(root, pointer)).catch(() => undefined))?.isFile() === true) guards.push({ path: pointer, placeholder: null });
   }

@@ -1,7 +1,8 @@
-import { join } from "node:path";
+import { lstat } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
 import type { Bind } from "../nspawn/container-process.js";
-import { guardState, workspaceGuards, type Guard } from "./guarded-paths.js";
+import { guardState, jjLayout, workspaceGuards, type Guard } from "./guarded-paths.js";
 import { makeMountPoint } from "./placeholders.js";
 import { ownedDirectory, storeBinds, type VcsStore } from "./vcs-stores.js";
 
@@ -38,12 +39,14 @@ export async function workspaceBinds(metadata: SandboxMetadata, workspacePath: s
 
 /**
  * Read-only binds of a workspace's guarded paths: present ones onto themselves, absent ones as
- * stand-ins (their mount points made as the user: see placeholders.ts). The directories
- * holding them (.git, .jj, .jj/repo, …) are first bound onto themselves: a mount point cannot be
- * renamed, so the agent cannot move `.git` aside and put a `.git/config` of its own in its place.
+ * stand-ins (their mount points made as the user: see placeholders.ts), after the jj layout
+ * (jjLayoutBinds). The directories holding them (.git, .git/objects, …) are first bound onto
+ * themselves: a mount point cannot be renamed, so the agent cannot move `.git` aside and put a
+ * `.git/config` of its own in its place.
  */
 async function guardedBinds(source: string, target: string, guards: readonly Guard[], user: { uid: number; gid: number }, standIns: boolean): Promise<Bind[]> {
   const owners = [user.uid, 0];
+  const jj = await jjLayoutBinds(source, target, owners);
   const present = new Set<string>();
   const absent = new Map<string, Bind>();
   for (const guard of guards) {
@@ -51,15 +54,34 @@ async function guardedBinds(source: string, target: string, guards: readonly Gua
     if (found.state === "present") present.add(found.path);
     if (found.state === "absent" && standIns) absent.set(found.path, { source: "", target: join(target, found.path), readOnly: true, placeholder: found.placeholder });
   }
-  // A guard under another one (a .forage/protected entry under .forage) is covered by it.
+  // A guard under another one (a .forage/protected entry under .forage) is covered by it; an
+  // absent one in jj's read-only directories cannot be created anyway.
   const covered = (path: string): boolean => ancestors(path).some((dir) => present.has(dir) || absent.has(dir));
-  for (const [path, bind] of absent) if (bind.placeholder !== undefined && !covered(path)) await makeMountPoint(source, path, bind.placeholder, user);
-  const holders = [...new Set([...present, ...absent.keys()].flatMap((path) => ancestors(path)))].filter((dir) => !covered(dir) && !present.has(dir)).sort();
+  const inReadOnlyJj = (path: string): boolean => jj.readOnly.some((dir) => ancestors(path).at(-1) === dir);
+  for (const path of [...absent.keys()]) if (covered(path) || inReadOnlyJj(path)) absent.delete(path);
+  for (const [path, bind] of absent) if (bind.placeholder !== undefined) await makeMountPoint(source, path, bind.placeholder, user);
+  const holders = [...new Set([...present, ...absent.keys()].flatMap((path) => ancestors(path)))].filter((dir) => !covered(dir) && !present.has(dir) && !jj.mountPoints.has(dir)).sort();
   return [
+    ...jj.binds,
     ...holders.map((dir) => ({ source: join(source, dir), target: join(target, dir), readOnly: false, owners })),
     ...[...present].filter((path) => !covered(path)).map((path) => ({ source: join(source, path), target: join(target, path), readOnly: true, owners })),
-    ...[...absent].filter(([path]) => !covered(path)).map(([, bind]) => bind),
+    ...absent.values(),
   ];
+}
+
+/**
+ * `.jj` (and `.jj/repo` when it is the store) read-only, what jj writes read-write over it (see
+ * jjLayout); nothing when there is no `.jj` directory.
+ */
+async function jjLayoutBinds(source: string, target: string, owners: readonly number[]): Promise<{ binds: Bind[]; mountPoints: Set<string>; readOnly: string[] }> {
+  const isDir = async (path: string): Promise<boolean> => (await guardState(source, { path, placeholder: null })).state === "present" && (await lstat(join(source, path))).isDirectory();
+  const readOnly: string[] = [];
+  for (const dir of jjLayout.readOnly) if (await isDir(dir)) readOnly.push(dir);
+  if (!readOnly.includes(".jj")) return { binds: [], mountPoints: new Set(), readOnly: [] };
+  const writable: string[] = [];
+  for (const dir of jjLayout.writable) if (readOnly.some((ro) => dirname(dir) === ro) && (await isDir(dir))) writable.push(dir);
+  const bind = (path: string, ro: boolean): Bind => ({ source: join(source, path), target: join(target, path), readOnly: ro, owners });
+  return { binds: [...readOnly.map((dir) => bind(dir, true)), ...writable.map((dir) => bind(dir, false))], mountPoints: new Set([...readOnly, ...writable]), readOnly };
 }
 
 /** "a/b/c" → ["a", "a/b"]. */

@@ -122,11 +122,10 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     expect(await jjUserName(repo)).toBe("attacker");
   });
 
-  it("keeps jj from adopting config the agent writes into .jj (stand-in config ids), and keeps the store's type and git target read-only", async () => {
+  it("keeps .jj read-only but for what jj writes, so jj adopts no config the agent writes, and keeps the store's type and git target read-only", async () => {
     const repo = await jjRepo("jj-attacked");
     expect((await host.run(["up", "jjx", "-t", "basic", "-w", repo])).exitCode).toBe(0);
-    await host.sh("jjx", `(${jjConfigAttack}; rm -f .jj/repo/config-id .jj/workspace-config-id) 2>/dev/null; true`);
-    expect(await host.sh("jjx", "test -s .jj/repo/config-id && test -s .jj/workspace-config-id && echo kept")).toBe("kept\n");
+    expect(await refusals("jjx", jjConfigAttack)).toBe(2);
     expect(await refusals("jjx", "echo /tmp/elsewhere > .jj/repo/store/git_target; echo local > .jj/repo/store/type")).toBe(2);
     expect(await jjUserName(repo)).not.toBe("attacker");
     // jj itself still works inside (its operation log and store are writable).
@@ -134,6 +133,14 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     expect((await host.run(["down", "jjx"])).exitCode).toBe(0);
     expect(await jjUserName(repo)).not.toBe("attacker");
     expect(await as("jj", ["-R", repo, "log", "--no-graph", "-r", "@", "-T", "description"])).toBe("agent-change\n");
+  });
+
+  it("keeps a jj workspace's .jj read-only under -r too (the user's jj there would adopt a workspace-config.toml)", async () => {
+    const repo = await jjRepo("jj-managed");
+    expect((await host.run(["up", "jjr", "-t", "basic", "-r", repo])).exitCode).toBe(0);
+    expect(await refusals("jjr", "printf '[user]\\nname = \"attacker\"\\n' > .jj/workspace-config.toml")).toBe(1);
+    expect(await host.sh("jjr", "export HOME=/tmp JJ_USER=A JJ_EMAIL=a@x; jj describe -m inside >/dev/null 2>&1 && jj log --no-graph -r @ -T description")).toBe("inside\n");
+    expect((await host.run(["down", "jjr"])).exitCode).toBe(0);
   });
 
   it("protects protected paths that do not exist at up: the agent cannot create them (control: a lifted one can be), and none is left behind", async () => {

@@ -50,14 +50,12 @@ describe("guarded paths of a workspace", () => {
     expect(guards.find((guard) => guard.path === ".git/commondir")?.placeholder).toEqual({ kind: "file", text: ".\n" });
   });
 
-  it("gives a missing listed path an empty directory (invisible to git and jj), and a jj workspace without config ids stand-in ids", async () => {
+  it("gives a missing listed path an empty directory (invisible to git and jj), and guards a jj store's type and git target", async () => {
     const root = workspace();
     mkdirSync(join(root, ".jj/repo"), { recursive: true });
     const guards = await workspaceGuards(root, []);
     expect(guards.find((guard) => guard.path === "forage.json")?.placeholder).toEqual({ kind: "directory" });
-    const ids = guards.filter((guard) => guard.path.endsWith("config-id")).map((guard) => guard.placeholder);
-    expect(ids).toHaveLength(2);
-    for (const id of ids) expect(id).toMatchObject({ kind: "file", text: expect.stringMatching(/^[0-9a-f]{20}$/) });
-    expect((await workspaceGuards(root, [])).find((guard) => guard.path === ".jj/repo/config-id")).toEqual(guards.find((guard) => guard.path === ".jj/repo/config-id"));
+    expect(guards).toContainEqual({ path: ".jj/repo/store/git_target", placeholder: null });
+    expect(guards).toContainEqual({ path: ".jj/repo/store/type", placeholder: null });
   });
 });
