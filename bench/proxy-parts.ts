@@ -1,13 +1,15 @@
 // One part of the proxy benchmark in its own process (so the load generator, the proxy and the
 // upstream do not share an event loop): `upstream` starts the loopback HTTPS test API;
-// `proxy <port> <caFile>` starts the real proxy handler in front of it. Each prints one JSON line
+// `proxy <port> <caFile>` starts the real proxy handler in front of it; `fair` / `unfair` the same
+// with a second sandbox's listener, with and without the per-sandbox gate. Each prints one JSON line
 // with what the benchmark needs, then serves until killed.
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { Agent as HttpAgent, createServer, request as httpRequest, type Server } from "node:http";
 import { Agent, request } from "node:https";
 import type { AddressInfo } from "node:net";
 import { ProxyFixture } from "../test/support/proxy-fixture.js";
 import { TestUpstream } from "../test/support/test-upstream.js";
+import { SandboxGate } from "../runtime/proxy/sandbox-gate.js";
 
 const [mode, port, caFile] = process.argv.slice(2);
 if (mode === "upstream") {
@@ -23,12 +25,27 @@ if (mode === "upstream") {
   await proxy.start();
   process.stdout.write(`${JSON.stringify({ port: proxy.port })}\n`);
   process.once("SIGTERM", () => void proxy.stop().then(() => process.exit(0)));
+} else if ((mode === "fair" || mode === "unfair") && port !== undefined && caFile !== undefined) {
+  // Two sandboxes behind one proxy; "unfair" lifts the per-sandbox gate (the proxy before it had one).
+  const proxy = new ProxyFixture({ port: Number(port), caFile }, { requests: 1_000_000_000, tokens: null, windowMs: 60_000 });
+  if (mode === "unfair") proxy.services.gate = new SandboxGate(() => Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+  await proxy.setKeys({ anthropic: "sk-bench-key" });
+  proxy.addAgent("claude", "proxy", "anthropic", { provider: "anthropic", header: "x-api-key", value: "{key}" });
+  await proxy.start();
+  const loud = await proxy.serveAlso("loud");
+  process.stdout.write(`${JSON.stringify({ port: proxy.port, loud })}\n`);
+  process.once("SIGTERM", () => void proxy.stop().then(() => process.exit(0)));
+} else if (mode === "flood" && port !== undefined && caFile !== undefined) {
+  // A sandbox's flood from its own process: `caFile` is here the number of connections.
+  flood(Number(port), Number(caFile));
+  process.stdout.write("{}\n");
+  process.once("SIGTERM", () => process.exit(0));
 } else if (mode === "bare" && port !== undefined && caFile !== undefined) {
   const server = bareForwarder(Number(port), readFileSync(caFile, "utf8"));
   server.listen(0, "127.0.0.1", () => process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`));
   process.once("SIGTERM", () => process.exit(0));
 } else {
-  process.stderr.write("usage: proxy-parts upstream | proxy <upstream port> <ca file> | bare <upstream port> <ca file>\n");
+  process.stderr.write("usage: proxy-parts upstream | proxy|fair|unfair|bare <upstream port> <ca file> | flood <proxy port> <connections>\n");
   process.exit(64);
 }
 
@@ -47,4 +64,18 @@ function bareForwarder(upstreamPort: number, ca: string): Server {
     });
     req.pipe(out);
   });
+}
+
+/** Sends requests on `connections` kept-alive connections, each as soon as the last is answered, forever. */
+function flood(proxyPort: number, connections: number): void {
+  const agent = new HttpAgent({ keepAlive: true, maxSockets: connections });
+  const loop = (): void => {
+    const req = httpRequest({ host: "127.0.0.1", port: proxyPort, path: "/claude/v1/usage", method: "POST", agent }, (res) => {
+      res.resume();
+      res.on("end", loop);
+    });
+    req.on("error", () => setTimeout(loop, 10));
+    req.end("{}");
+  };
+  for (let index = 0; index < connections; index += 1) loop();
 }

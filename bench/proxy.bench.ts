@@ -4,7 +4,9 @@
 // the upstream over kept-alive HTTPS, at 1, 10 and 100 concurrent connections. A bare forwarder
 // (a pipe, nothing else) prices the extra process hop itself. Upstream, proxies and load run in
 // separate processes; the three paths alternate round by round to cancel drift.
-// Targets (issue 5): added p50 < 1 ms, added p99 < 5 ms, throughput ≥ 80 % of direct.
+// Targets (issue 5): added p50 < 1 ms, added p99 < 5 ms, throughput ≥ 80 % of direct. First, one
+// sandbox's latency while another floods the proxy, with and without the per-sandbox gate
+// (`--fairness-only` stops there).
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
@@ -13,6 +15,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
 const roundMs = 2500;
+
 const rounds = 3;
 
 interface Round {
@@ -64,6 +67,32 @@ async function measure(send: Send, concurrency: number): Promise<Round> {
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
+/**
+ * One sandbox's latency (1 connection) while another floods the same proxy (200 connections from
+ * its own process), with the per-sandbox gate and without it (as the proxy was before it).
+ */
+async function fairness(port: number, caFile: string, ca: string): Promise<void> {
+  process.stdout.write(`Fairness: a quiet sandbox (1 connection) while another floods with 200, ${rounds} alternating rounds of ${roundMs / 1000} s (medians)\n`);
+  const results: Record<string, Round[]> = { alone: [], unfair: [], fair: [] };
+  const proxies = { fair: await startPart("fair", String(port), caFile), unfair: await startPart("unfair", String(port), caFile) };
+  try {
+    for (let round = 0; round < rounds; round += 1) {
+      results.alone?.push(await measure(sender("proxy", proxies.fair.info.port as number, ca, 1), 1));
+      for (const kind of ["unfair", "fair"] as const) {
+        const flooder = await startPart("flood", String(proxies[kind].info.loud), "200");
+        await measure(sender("proxy", proxies[kind].info.port as number, ca, 1), 1).then((r) => results[kind]?.push(r));
+        flooder.child.kill("SIGTERM");
+      }
+    }
+  } finally {
+    for (const part of Object.values(proxies)) part.child.kill("SIGTERM");
+  }
+  for (const [kind, list] of Object.entries(results)) {
+    const of = (field: keyof Round): number => median(list.map((r) => r[field]));
+    process.stdout.write(`  ${kind.padEnd(8)} quiet p50 ${of("p50").toFixed(2)} ms, p99 ${of("p99").toFixed(2)} ms, ${of("perSecond").toFixed(0)} req/s\n`);
+  }
+}
+
 const upstream = await startPart("upstream");
 const port = upstream.info.port as number;
 const ca = readFileSync(upstream.info.caFile as string, "utf8");
@@ -72,9 +101,11 @@ const bare = await startPart("bare", String(port), upstream.info.caFile as strin
 const paths = { direct: port, bare: bare.info.port as number, proxy: proxy.info.port as number };
 type Path = keyof typeof paths;
 try {
-  process.stdout.write(`API proxy vs direct and vs a bare forwarder, loopback HTTPS upstream, ${rounds} alternating rounds of ${roundMs / 1000} s (medians)\n`);
-  process.stdout.write(`  ${"conns".padEnd(6)}${"p50 / p99 ms: direct".padEnd(24)}${"bare hop".padEnd(16)}${"proxy".padEnd(16)}${"added vs direct".padEnd(20)}${"vs bare".padEnd(18)}req/s direct, bare, proxy (proxy/direct)\n`);
-  for (const concurrency of [1, 10, 100]) {
+  await fairness(port, upstream.info.caFile as string, ca);
+  const fairnessOnly = process.argv.includes("--fairness-only");
+  if (!fairnessOnly) process.stdout.write(`API proxy vs direct and vs a bare forwarder, loopback HTTPS upstream, ${rounds} alternating rounds of ${roundMs / 1000} s (medians)\n`);
+  if (!fairnessOnly) process.stdout.write(`  ${"conns".padEnd(6)}${"p50 / p99 ms: direct".padEnd(24)}${"bare hop".padEnd(16)}${"proxy".padEnd(16)}${"added vs direct".padEnd(20)}${"vs bare".padEnd(18)}req/s direct, bare, proxy (proxy/direct)\n`);
+  for (const concurrency of fairnessOnly ? [] : [1, 10, 100]) {
     const senders = Object.fromEntries((Object.keys(paths) as Path[]).map((path) => [path, sender(path === "direct" ? "direct" : "proxy", paths[path], ca, concurrency)])) as Record<Path, Send>;
     const results: Record<Path, Round[]> = { direct: [], bare: [], proxy: [] };
     for (const path of Object.keys(paths) as Path[]) await measure(senders[path], concurrency);

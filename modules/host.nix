@@ -70,11 +70,12 @@ in
     } // lib.mapAttrs' (name: _: lib.nameValuePair "forage/systems/${name}" (lib.mkIf (cfg.generated != null) {
       source = templateSystem name;
     })) cfg.templates;
-    # Who may use the daemon's socket: the configured user only (its primary group may be the
-    # shared "users").
+    # Who may read the API proxy's status file (counters, no secrets). The daemon's socket does not
+    # use this group: it is owned by the configured user, mode 0600 (a group can grow; the user
+    # alone is whom the daemon serves).
     users.groups.forage.members = [ cfg.user ];
 
-    # The privileged daemon: serves forage-ctl to the "forage" group over
+    # The privileged daemon: serves forage-ctl to root and the configured user over
     # /run/forage/daemon.sock, and runs the API proxy when an agent uses auth "proxy" or
     # "placeholder" (`systemctl reload forage` re-reads its keys). Sandboxes are not its processes
     # to kill: KillMode=process keeps them running across restarts, and Delegate lets it manage

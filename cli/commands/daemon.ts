@@ -14,9 +14,10 @@ export function registerDaemon(program: Command): void {
     .addHelpText(
       "after",
       `
-The daemon listens on ${socketPath()} (FORAGE_RUN_DIR overrides the directory), mode 0660 with the
-configured user's primary group, so that user runs forage-ctl without sudo. Sandboxes are not its
-children: stopping or restarting it leaves them running, and it picks them up again from state.
+The daemon listens on ${socketPath()} (FORAGE_RUN_DIR overrides the directory), owned by the
+configured user with mode 0600: that user runs forage-ctl without sudo; nobody else but root can
+connect. Sandboxes are not its children: stopping or restarting it leaves them running, and it
+picks them up again from state.
 It also runs the API proxy when an agent uses auth "proxy" or "placeholder" (or proxy.enable is
 set); SIGHUP reloads the proxy's keys.
 Settings: --config, else FORAGE_CONFIG, else ./forage.config.ts, ./forage.yaml or ./forage.json in

@@ -11,7 +11,7 @@ export class DaemonUnavailableError extends SandboxError {
   override name = "DaemonUnavailableError";
   constructor(path: string, reason: string) {
     super(
-      `the forage daemon is not reachable at ${path} (${reason}): start it with \`sudo forage-ctl daemon\` (NixOS: systemctl start forage), or ask an admin to add you to the configured user's group`,
+      `the forage daemon is not reachable at ${path} (${reason}): start it with \`sudo forage-ctl daemon\` (NixOS: systemctl start forage), or, if it runs, use forage-ctl as the configured user or with sudo (only they may connect)`,
       "general",
     );
   }

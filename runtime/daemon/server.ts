@@ -1,48 +1,38 @@
-import { chmod, chown, mkdir, realpath, rm } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import { EventEmitter } from "node:events";
 import { createServer, type Socket } from "node:net";
-import { dirname } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { localOperations } from "../api/local-operations.js";
 import type { RelayedTerminal, SnapshotAction } from "../api/operations.js";
 import type { NetworkChange } from "../network/network-operations.js";
 import type { TerminalSize } from "../sandbox/terminal.js";
-import { lookupGroupId, lookupHostUser } from "../host-user.js";
+import { lookupHostUser } from "../host-user.js";
 import type { RuntimeContext } from "../sandbox/context.js";
 import { SandboxError } from "../sandbox/errors.js";
 import { readProxyStatus } from "../proxy/proxy-status.js";
+import { listenPrivately, prepareSocketDirectory } from "./private-socket.js";
 import { encode, lineReader, type DaemonHello, type ServerMessage } from "./protocol.js";
 import { isOp, requestSchemas, terminalSize, type Op } from "./requests.js";
 import { openPinned } from "../nspawn/pinned-path.js";
 
 /**
- * The privileged daemon: serves sandbox operations to root and the configured user's group over
- * a unix socket (mode 0660, group = the user's primary group). Containers are detached from it,
+ * The privileged daemon: serves sandbox operations to root and the configured user over a unix
+ * socket (owner the user, mode 0600; see listenPrivately). Containers are detached from it,
  * so a daemon restart loses nothing: state is re-read from the metadata on every request.
  */
 export async function serveDaemon(context: RuntimeContext, path: string, log: (line: string) => void, settingsFile: string): Promise<DaemonServer> {
   const user = await lookupHostUser(context.settings.host.user);
   if (user === undefined) throw new SandboxError(`user "${context.settings.host.user}" (from ${settingsFile}) does not exist on this host: set \`user\` to an existing account`, "config");
   const served: Served = { ownerUid: user.uid, hello: { settings: settingsFile, pid: process.pid } };
-  await mkdir(dirname(path), { recursive: true, mode: 0o755 });
-  await rm(path, { force: true });
+  await prepareSocketDirectory(path);
   const connections = new Set<Socket>();
   const server = createServer((socket) => {
     connections.add(socket);
     socket.once("close", () => connections.delete(socket));
     void handleConnection(context, socket, served, log);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(path, resolve);
-  });
-  // Only root and the configured user's group may connect: the socket's mode is the access control.
-  // A dedicated "forage" group when the host has one (the NixOS module creates it with the user
-  // as its member): a primary group such as NixOS's shared "users" would let other users in.
-  const gid = (await lookupGroupId("forage")) ?? user.gid;
-  await chown(path, 0, gid);
-  await chmod(path, 0o660);
-  log(`listening on ${path} (group ${gid}), settings from ${settingsFile}`);
+  await listenPrivately(server, path, user.uid);
+  log(`listening on ${path} (user ${user.uid} and root only), settings from ${settingsFile}`);
   return {
     close: () =>
       new Promise<void>((resolve) => {

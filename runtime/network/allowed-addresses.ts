@@ -16,6 +16,8 @@ const renewMarginMs = 5000;
 /** An address (with its ports) admitted to the sandbox's allowed sets, and what it was resolved for. */
 export interface AdmittedAddress {
   name: string;
+  /** The CNAME chain's names after `name` (a policy change judges the ports again along it). */
+  chain: string[];
   ports: number[] | null;
   expiresAt: number;
 }
@@ -67,7 +69,7 @@ export class AllowedAddresses {
         writes.set(set, write);
         expiries.set(key, now + timeout * 1000);
       }
-      this.admitted.set(resolved.address, { name: resolved.name, ports: resolved.ports, expiresAt: now + timeout * 1000 });
+      this.admitted.set(resolved.address, { name: resolved.name, chain: resolved.chain, ports: resolved.ports, expiresAt: now + timeout * 1000 });
     }
     if (writes.size === 0 && before === undefined) return;
     const script = (table: NftTableRef): string =>
@@ -95,17 +97,17 @@ export class AllowedAddresses {
    * their life. Clients' cached answers keep working; anything admitted under the old policy
    * after the table was replaced goes.
    */
-  async readmit(hasSets: boolean, stillAllowed: (name: string) => number[] | null | false): Promise<void> {
+  async readmit(hasSets: boolean, stillAllowed: (name: string, chain: readonly string[]) => number[] | null | false): Promise<void> {
     this.expiry.clear();
     const now = this.now();
     const again: ResolvedAddress[] = [];
     for (const [address, admitted] of [...this.admitted]) {
-      const ports = admitted.expiresAt > now ? stillAllowed(admitted.name) : false;
+      const ports = admitted.expiresAt > now ? stillAllowed(admitted.name, admitted.chain) : false;
       if (ports === false) {
         this.admitted.delete(address);
         continue;
       }
-      again.push({ address, family: address.includes(":") ? 6 : 4, ports, ttl: Math.ceil((admitted.expiresAt - now) / 1000), name: admitted.name });
+      again.push({ address, family: address.includes(":") ? 6 : 4, ports, ttl: Math.ceil((admitted.expiresAt - now) / 1000), name: admitted.name, chain: admitted.chain });
     }
     if (!hasSets) return;
     const flush = (table: NftTableRef): string => printNftFlushSets(table, Object.values(allowedSets));

@@ -6,6 +6,7 @@ import { readMetadata } from "../state/metadata-store.js";
 import { AllowedAddresses } from "./allowed-addresses.js";
 import { DenialPoller, type DescribeRefusal } from "./denial-poller.js";
 import { DenialLog, RefusalTally } from "./denials.js";
+import { chainVerdict } from "./dns/chain-verdict.js";
 import { filterDnsMessage, type DnsFilterDeps } from "./dns/dns-filter.js";
 import type { DnsHandler, DnsListener } from "./dns/dns-listener.js";
 import { parseUpstream, systemResolver, type UpstreamResolver } from "./dns/upstream.js";
@@ -16,7 +17,7 @@ import type { GateListener } from "./sni/gate-listener.js";
 import { createNameGate } from "./sni/name-gate.js";
 import { SpecialAddresses } from "./special-addresses.js";
 import { inSandboxTableRef } from "./in-sandbox-table.js";
-import { nameVerdict, type NetworkPolicy } from "./network-policy.js";
+import type { NetworkPolicy } from "./network-policy.js";
 import { guardStatusFile, type GuardStatus } from "./guard-status.js";
 
 const pollMs = 1000;
@@ -107,8 +108,8 @@ export async function runGuard(spec: GuardSpec, link: SandboxLink, listeners: Gu
       .then(async (next) => {
         policy = next;
         gate.recheck();
-        await allowed.readmit(next.mode === "restricted", (name) => {
-          const verdict = nameVerdict(next, name);
+        await allowed.readmit(next.mode === "restricted", (name, chain) => {
+          const verdict = chainVerdict(next, [name, ...chain]);
           return verdict.allowed && next.mode === "restricted" ? verdict.ports : false;
         });
         counts.reloads++; // only a reload that took: forage-ctl warns when this does not grow

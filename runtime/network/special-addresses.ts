@@ -1,51 +1,66 @@
 import { BlockList, isIP } from "node:net";
 import { networkInterfaces } from "node:os";
+import { embeddedIPv4, neverRanges, privateRanges, type SpecialRange } from "./special-ranges.js";
 
 /**
  * Addresses a sandbox never reaches through a name, whatever the name resolves to: the host
  * itself (loopback, its own addresses), link-local (the cloud metadata service, with its
- * credentials, lives at 169.254.169.254), multicast and the sandboxes' own ranges. Private
- * ranges are refused too unless the config lists them (`network.admitPrivate`): otherwise a name
- * under an allowed wildcard could be pointed at the user's LAN (DNS rebinding).
+ * credentials, lives at 169.254.169.254), the sandboxes' own ranges, and every range of IANA's
+ * special-purpose registries that is not globally reachable (special-ranges.ts), including the
+ * IPv6 ranges that lead to IPv4 (NAT64, 6to4, Teredo, mapped). Private ranges are refused too
+ * unless the config lists them (`network.admitPrivate`): otherwise a name under an allowed
+ * wildcard could be pointed at the user's LAN (DNS rebinding).
  */
 export class SpecialAddresses {
-  private readonly never = new BlockList();
-  private readonly privateRanges = new BlockList();
+  private readonly never: Judged[];
+  private readonly privateRanges: Judged[];
   private readonly admitted = new BlockList();
 
   constructor(sandboxRanges: { v4: string; v6: string }, admitPrivate: readonly string[]) {
-    addSubnets(this.never, [
-      ["0.0.0.0", 8],
-      ["127.0.0.0", 8],
-      ["169.254.0.0", 16],
-      ["224.0.0.0", 3],
-      ["::", 127],
-      ["fe80::", 10],
-      ["ff00::", 8],
-      [sandboxRanges.v4, 16],
-      [sandboxRanges.v6, 32],
-    ]);
-    addSubnets(this.privateRanges, [
-      ["10.0.0.0", 8],
-      ["172.16.0.0", 12],
-      ["192.168.0.0", 16],
-      ["100.64.0.0", 10],
-      ["fc00::", 7],
-    ]);
+    this.never = [
+      ...neverRanges,
+      { network: sandboxRanges.v4, prefix: 16, what: "a sandbox's" },
+      { network: sandboxRanges.v6, prefix: 32, what: "a sandbox's" },
+    ].map(judged);
+    this.privateRanges = privateRanges.map(judged);
     addSubnets(this.admitted, admitPrivate.map((range): [string, number] => {
       const [network = "", prefix = ""] = range.split("/");
       return [network, Number(prefix)];
     }));
   }
 
-  /** Why `address` may not be admitted for a name, or null when it may. */
+  /**
+   * Why `address` may not be admitted for a name, or null when it may.
+   *
+   * @example refusal("64:ff9b::a9fe:a9fe") // "64:ff9b::a9fe:a9fe is NAT64 (64:ff9b::/96), for 169.254.169.254"
+   */
   refusal(address: string): string | null {
-    const family = isIP(address) === 6 ? "ipv6" : "ipv4";
     if (isIP(address) === 0) return "not an address";
-    if (this.never.check(address, family) || hostAddresses().has(address)) return `${address} is the host's, link-local, multicast or a sandbox's`;
-    if (this.privateRanges.check(address, family) && !this.admitted.check(address, family)) return `${address} is private (not in network.admitPrivate)`;
+    const never = this.never.find((range) => range.contains(address));
+    if (never !== undefined) return describe(address, never);
+    if (hostAddresses().has(address)) return `${address} is this host's own address`;
+    const family = isIP(address) === 6 ? "ipv6" : "ipv4";
+    if (this.privateRanges.some((range) => range.contains(address)) && !this.admitted.check(address, family)) return `${address} is private (not in network.admitPrivate)`;
     return null;
   }
+}
+
+/** A range with its own block list, so a refusal can name the range that matched. */
+interface Judged extends SpecialRange {
+  contains(address: string): boolean;
+}
+
+function judged(range: SpecialRange): Judged {
+  const list = new BlockList();
+  const family = isIP(range.network) === 6 ? "ipv6" : "ipv4";
+  list.addSubnet(range.network, range.prefix, family);
+  // BlockList would match an IPv4 address against an IPv4-mapped range; keep families apart.
+  return { ...range, contains: (address) => (isIP(address) === 6) === (family === "ipv6") && list.check(address, family) };
+}
+
+function describe(address: string, range: SpecialRange): string {
+  const embedded = range.embeds === undefined ? null : embeddedIPv4(address, range.embeds);
+  return `${address} is ${range.what} (${range.network}/${range.prefix})${embedded === null ? "" : `, for ${embedded}`}`;
 }
 
 function addSubnets(list: BlockList, subnets: readonly (readonly [string, number])[]): void {

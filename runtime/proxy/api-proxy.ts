@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import type { Model } from "../../generator/model/model.js";
 import { proxyAuditLogPath, type RuntimePaths } from "../paths.js";
@@ -8,7 +8,9 @@ import { listMetadata } from "../state/metadata-store.js";
 import { KeyStore } from "./key-store.js";
 import { ProxyAuditLog } from "./proxy-audit-log.js";
 import { handleProxyRequest, type ProxyServices } from "./proxy-handler.js";
+import { proxyServer } from "./proxy-server.js";
 import { RateLimiter, windowMs } from "./rate-limiter.js";
+import { proxyGate } from "./sandbox-gate.js";
 import { newCounters, type SandboxProxy } from "./sandbox-proxy.js";
 import { keyFiles, sandboxRoute } from "./sandbox-routes.js";
 import { UpstreamAgents } from "./upstream-agents.js";
@@ -109,6 +111,7 @@ async function proxyServices(settings: Model, paths: RuntimePaths, log: (line: s
   const services: ProxyServices = {
     keys,
     limiter: new RateLimiter({ requests: proxy.rateLimit.requests, tokens: proxy.rateLimit.tokens, windowMs: windowMs(proxy.rateLimit.window) }),
+    gate: proxyGate(proxy.rateLimit.tokens !== null),
     upstreams: new UpstreamAgents(settings.host.network.base, new Set(proxy.allowUpstreams), extraCa),
     audit: new ProxyAuditLog(proxyAuditLogPath(paths, proxy.auditLog), proxy.auditLogMaxBytes, log),
     counters: newCounters(),
@@ -155,7 +158,7 @@ async function reconcile(settings: Model, paths: RuntimePaths, listeners: Map<st
 }
 
 async function openListener(listeners: Map<string, Listener>, route: SandboxProxy, port: number, services: ProxyServices, log: (line: string) => void): Promise<void> {
-  const listener: Listener = { server: createServer({ noDelay: true }), route, sockets: new Set() };
+  const listener: Listener = { server: proxyServer((req, res) => handleProxyRequest(listener.route, req, res, services)), route, sockets: new Set() };
   // Enough for any agent, few enough that a sandbox cannot use up the daemon's descriptors.
   listener.server.maxConnections = maxConnectionsPerSandbox;
   listener.server.on("connection", (socket: Socket) => {
@@ -167,10 +170,6 @@ async function openListener(listeners: Map<string, Listener>, route: SandboxProx
     listener.sockets.add(socket);
     socket.once("close", () => listener.sockets.delete(socket));
   });
-  listener.server.on("request", (req, res) => handleProxyRequest(listener.route, req, res, services));
-  listener.server.headersTimeout = 30_000;
-  // Time to send a whole request, body included (answers may stream for much longer).
-  listener.server.requestTimeout = 120_000;
   const error = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
     listener.server.once("error", resolve);
     listener.server.listen(port, route.listenAddress, () => resolve(undefined));

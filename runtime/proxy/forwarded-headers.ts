@@ -25,7 +25,18 @@ const neverFromSandbox = new Set([
   "true-client-ip", "cf-connecting-ip", "x-client-ip", "x-cluster-client-ip",
   // Some API front ends take the method from these: a POST could act as a DELETE past proxyFilter.
   "x-http-method-override", "x-http-method", "x-method-override",
+  // APIs authenticate by key: a cookie would be a second credential the sandbox picks.
+  "cookie",
+  // Node's server already answered `100-continue` (or 417) to the sandbox; passed on, it would
+  // make the upstream hold the body back or answer 100 to the proxy instead.
+  "expect",
 ]);
+
+/**
+ * Response headers never passed to a sandbox: a session an upstream opens for a request it
+ * authenticated with the host's key is a credential of that key.
+ */
+const neverToSandbox = new Set(["set-cookie", "set-cookie2"]);
 
 /** Headers that carry provider keys; with auth "proxy" the sandbox's own values are dropped. */
 export const keyHeaders = new Set(["authorization", "x-api-key", "x-goog-api-key", "api-key"]);
@@ -55,10 +66,10 @@ export function requestHeaders(pairs: readonly [string, string][], dropKeys: boo
   return pairs.filter(([name]) => !hopByHop.has(name) && !framing.has(name) && !listed.has(name) && !neverFromSandbox.has(name) && !(dropKeys && keyHeaders.has(name)));
 }
 
-/** The response headers to send back to the sandbox: hop-by-hop ones dropped (never its length). */
+/** The response headers to send back to the sandbox: hop-by-hop ones and cookies dropped (never its length). */
 export function responseHeaders(pairs: readonly [string, string][]): [string, string][] {
   const listed = connectionListed(pairs);
-  return pairs.filter(([name]) => !hopByHop.has(name) && (name === "content-length" || !listed.has(name)));
+  return pairs.filter(([name]) => !hopByHop.has(name) && !neverToSandbox.has(name) && (name === "content-length" || !listed.has(name)));
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { AgentApiModel } from "../../generator/model/model.js";
 import { hostMatches } from "./host-match.js";
 
 /** A placeholder a sandbox holds, the secret it stands for, and the hosts that may receive the key. */
@@ -7,46 +8,77 @@ export interface PlaceholderBinding {
   hosts: readonly string[];
 }
 
-/** What a credential looks like where the proxy may swap a placeholder in it. */
-export interface CredentialShape {
-  /** Lower-case headers that carry keys (the provider's, and the usual ones). */
-  headers: ReadonlySet<string>;
-  /** Whole values a placeholder may stand in, `{key}` for it: e.g. "{key}", "Bearer {key}". */
-  forms: readonly string[];
+/**
+ * Where one provider reads its key: its own header with its own form, and (Google only) the
+ * `key` query parameter. Nothing else ever receives a key, whatever the sandbox sends.
+ */
+export interface KeyPlacement {
+  /** Lower-case header, e.g. "authorization". */
+  header: string;
+  /** The header's whole value, `{key}` for the key, e.g. "Bearer {key}". */
+  form: string;
+  /** Whether `?key=` carries the key (Gemini / generativelanguage.googleapis.com). */
+  queryKey: boolean;
 }
 
 /**
- * The key a header value stands for, when the value is exactly a credential made of a placeholder
- * bound to `upstreamHost`; otherwise the value unchanged. Only whole credentials in key headers
- * are swapped: a placeholder anywhere else (a path, a model name, a beta flag, a body) stays as
- * it is, so no API can echo the key back in an error message. A request to a host the secret is
- * not bound to carries the stand-in, never the key.
+ * The provider's own key placement, from its API settings. Google's Gemini API documents both
+ * `x-goog-api-key` and the `key` query parameter; Anthropic (`x-api-key`), OpenAI
+ * (`Authorization: Bearer`) and custom APIs (`api.header`) take the header only.
  *
- * @example swapCredential("authorization", "Bearer forage-placeholder-ab…", "api.openai.com", shape, bindings, keyOf) // "Bearer sk-…"
+ * @example keyPlacement(openai) // { header: "authorization", form: "Bearer {key}", queryKey: false }
  */
-export function swapCredential(name: string, value: string, upstreamHost: string, shape: CredentialShape, bindings: readonly PlaceholderBinding[], keyOf: (secret: string) => string | undefined): string {
-  if (!shape.headers.has(name)) return value;
-  for (const binding of bindings) {
-    const form = shape.forms.find((candidate) => candidate.split("{key}").join(binding.placeholder) === value);
-    if (form === undefined || !binding.hosts.some((host) => hostMatches(host, upstreamHost))) continue;
-    const key = keyOf(binding.secret);
-    return key === undefined ? value : form.split("{key}").join(key);
+export function keyPlacement(api: Pick<AgentApiModel, "provider" | "header" | "value">): KeyPlacement {
+  return { header: api.header, form: api.value, queryKey: api.provider === "google" };
+}
+
+/** A header after placeholder handling: its value to send (with the key swapped in, if it was), or dropped. */
+export type SwappedHeader = { value: string; key?: string } | null;
+
+/**
+ * Swaps a bound placeholder for its key in the provider's own key header when the value is
+ * exactly the provider's form (e.g. "Bearer <placeholder>"). Any other header that carries keys
+ * (`keyHeaders`) and holds a placeholder is dropped: the sandbox does not choose where a key
+ * travels. Elsewhere (a path, a beta flag, part of a value) a placeholder stays as it is, so no
+ * API can echo the key back. A request to a host the secret is not bound to carries the stand-in.
+ *
+ * @example swapCredential("authorization", "Bearer forage-placeholder-ab…", "api.openai.com", placement, keyHeaders, bindings, keyOf) // { value: "Bearer sk-…", key: "sk-…" }
+ */
+export function swapCredential(name: string, value: string, upstreamHost: string, placement: KeyPlacement, keyHeaders: ReadonlySet<string>, bindings: readonly PlaceholderBinding[], keyOf: (secret: string) => string | undefined): SwappedHeader {
+  if (name !== placement.header) {
+    return keyHeaders.has(name) && bindings.some((binding) => value.includes(binding.placeholder)) ? null : { value };
   }
-  return value;
+  for (const binding of bindings) {
+    if (placement.form.split("{key}").join(binding.placeholder) !== value) continue;
+    if (!binding.hosts.some((host) => hostMatches(host, upstreamHost))) continue;
+    const key = keyOf(binding.secret);
+    return key === undefined ? { value } : { value: placement.form.split("{key}").join(key), key };
+  }
+  return { value };
 }
 
 /**
- * The request target with a bound placeholder swapped in its `key` query parameter (how Google's
- * API takes a key in the URL), and nowhere else in it.
+ * The request target with a bound placeholder in its `key` query parameter swapped for the key,
+ * where the provider reads keys there (Google); for every other provider a `key` parameter that
+ * holds a placeholder is removed, so the key never lands in a URL an upstream may echo (a
+ * redirect's Location, a 404 page).
+ *
+ * @example swapQueryKey("/v1/x?key=forage-placeholder-ab…&a=1", "api.openai.com", openai, bindings, keyOf) // { target: "/v1/x?a=1" }
  */
-export function swapQueryKey(target: string, upstreamHost: string, bindings: readonly PlaceholderBinding[], keyOf: (secret: string) => string | undefined): string {
+export function swapQueryKey(target: string, upstreamHost: string, placement: KeyPlacement, bindings: readonly PlaceholderBinding[], keyOf: (secret: string) => string | undefined): { target: string; key?: string } {
   const query = target.indexOf("?");
-  if (query === -1) return target;
-  const parts = target.slice(query + 1).split("&").map((part) => {
-    if (!part.startsWith("key=")) return part;
-    const binding = bindings.find((candidate) => candidate.placeholder === part.slice(4) && candidate.hosts.some((host) => hostMatches(host, upstreamHost)));
-    const key = binding === undefined ? undefined : keyOf(binding.secret);
-    return key === undefined ? part : `key=${encodeURIComponent(key)}`;
-  });
-  return `${target.slice(0, query)}?${parts.join("&")}`;
+  if (query === -1) return { target };
+  let swapped: string | undefined;
+  const parts: string[] = [];
+  for (const part of target.slice(query + 1).split("&")) {
+    const binding = part.startsWith("key=") ? bindings.find((candidate) => candidate.placeholder === part.slice(4)) : undefined;
+    if (binding === undefined) parts.push(part);
+    else if (placement.queryKey && binding.hosts.some((host) => hostMatches(host, upstreamHost))) {
+      const key = keyOf(binding.secret);
+      if (key !== undefined) swapped = key;
+      parts.push(key === undefined ? part : `key=${encodeURIComponent(key)}`);
+    } else if (placement.queryKey) parts.push(part);
+  }
+  const rest = parts.join("&");
+  return { target: `${target.slice(0, query)}${parts.length === 0 ? "" : `?${rest}`}`, ...(swapped === undefined ? {} : { key: swapped }) };
 }

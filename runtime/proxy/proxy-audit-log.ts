@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdir, open, rename, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 
@@ -17,9 +18,22 @@ export interface ProxyAuditRecord {
   tokens: number;
   /** Why the proxy answered itself (rate limit, filter, upstream error), or null when upstream did. */
   refused: string | null;
-  /** Rate-limit refusals of this sandbox left out since its last such line (see ProxyAuditLog). */
+  /** Refusals of this kind for this sandbox left out since its last such line (see ProxyAuditLog). */
   suppressed?: number;
+  /** Key forms taken out of the upstream's answer (headers and body) before the sandbox saw it. */
+  redacted?: number;
+  /** What the sandbox was not told: the upstream's error, the address it refused. */
+  detail?: string;
 }
+
+/** Longer text fields keep this many characters and a hash of the whole (a 15 KB path is one short line). */
+const maxField = 256;
+
+/**
+ * Refusals of one kind for one sandbox within this window make one line (with a count of the
+ * rest): at most 9 kinds × 8640 lines a day from a sandbox that does nothing but get refused.
+ */
+const defaultCondenseMs = 10_000;
 
 /** Lines waiting for the disk beyond which new ones are dropped (and counted): memory stays bounded. */
 const maxPending = 10_000;
@@ -39,7 +53,7 @@ export class ProxyAuditLog {
   private file: FileHandle | undefined;
   private size = 0;
   private lastComplaint = 0;
-  /** Per sandbox: when its last rate-limit line was written, and how many were left out since. */
+  /** Per sandbox and refusal kind: when its last line was written, and how many were left out since. */
   private readonly refusals = new Map<string, { at: number; suppressed: number }>();
   failures = 0;
 
@@ -47,23 +61,23 @@ export class ProxyAuditLog {
     readonly path: string,
     private readonly maxBytes: number,
     private readonly log: (line: string) => void,
+    /** The condensing window (tests shorten it). */
+    private readonly condenseMs = defaultCondenseMs,
   ) {}
 
   /**
-   * Queues a record. A sandbox over its rate limit gets one line a second with the count of the
-   * refusals left out, so no sandbox can roll the other sandboxes' records out of the rotation.
+   * Queues a record. Long text fields are cut (prefix + hash). A sandbox's refusals of one kind
+   * make one line per window with the count of those left out, so no sandbox can roll the other
+   * sandboxes' records out of the rotation with refused requests; forwarded requests are bounded
+   * by its rate limit.
    */
   write(record: ProxyAuditRecord): void {
-    if (record.refused === "rate-limit") {
-      const now = Date.now();
-      const last = this.refusals.get(record.sandbox);
-      if (last !== undefined && now - last.at < 1000) {
-        last.suppressed += 1;
-        return;
-      }
-      this.refusals.set(record.sandbox, { at: now, suppressed: 0 });
-      if (last !== undefined && last.suppressed > 0) record = { ...record, suppressed: last.suppressed };
+    if (record.refused !== null) {
+      const kept = this.condensed(record);
+      if (kept === null) return;
+      record = kept;
     }
+    record = bounded(record);
     if (this.pending.length >= maxPending) {
       this.failures += 1;
       return;
@@ -73,6 +87,21 @@ export class ProxyAuditLog {
       this.busy = true;
       this.writing = this.drain();
     }
+  }
+
+  /** The record to write for a refusal, with the count left out before it; null to leave it out. */
+  private condensed(record: ProxyAuditRecord): ProxyAuditRecord | null {
+    const now = Date.now();
+    const key = `${record.sandbox} ${record.refused ?? ""}`;
+    const last = this.refusals.get(key);
+    if (last !== undefined && now - last.at < this.condenseMs) {
+      last.suppressed += 1;
+      return null;
+    }
+    // Entries older than the window carry nothing forward but their count: keep the map small.
+    if (this.refusals.size > 4096) for (const [name, entry] of this.refusals) if (now - entry.at >= this.condenseMs && entry.suppressed === 0) this.refusals.delete(name);
+    this.refusals.set(key, { at: now, suppressed: 0 });
+    return last !== undefined && last.suppressed > 0 ? { ...record, suppressed: last.suppressed } : record;
   }
 
   /** Resolves when every line written so far is on disk. */
@@ -139,4 +168,13 @@ export class ProxyAuditLog {
     await rename(this.path, `${this.path}.1`);
     await this.open();
   }
+}
+
+/** The record with every long text field cut to a prefix and the SHA-256 (16 hex digits) of the whole. */
+function bounded(record: ProxyAuditRecord): ProxyAuditRecord {
+  const cut = (text: string): string => (text.length <= maxField ? text : `${text.slice(0, maxField - 40)}…[${text.length} chars, sha256 ${createHash("sha256").update(text).digest("hex").slice(0, 16)}]`);
+  const out = { ...record, sandbox: cut(record.sandbox), agent: cut(record.agent), provider: cut(record.provider), method: cut(record.method), path: cut(record.path) };
+  if (record.detail !== undefined) out.detail = cut(record.detail);
+  if (record.refused !== null) out.refused = cut(record.refused);
+  return out;
 }

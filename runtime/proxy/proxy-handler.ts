@@ -2,11 +2,13 @@ import { request as httpsRequest } from "node:https";
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { headerPairs, keyHeaders, requestHeaders, responseHeaders, upstreamFraming } from "./forwarded-headers.js";
 import type { KeyStore } from "./key-store.js";
-import { swapCredential, swapQueryKey, type CredentialShape } from "./placeholder-swap.js";
+import { KeyRedactor } from "./key-redactor.js";
+import { keyPlacement, swapCredential, swapQueryKey } from "./placeholder-swap.js";
 import type { ProxyAuditLog, ProxyAuditRecord } from "./proxy-audit-log.js";
 import { refuse, type RefusalKind } from "./proxy-refusal.js";
-import type { RateLimiter } from "./rate-limiter.js";
+import type { RateLimiter, RateRefusal } from "./rate-limiter.js";
 import { checkRequest, tooLarge, type Admitted } from "./request-checks.js";
+import type { SandboxGate } from "./sandbox-gate.js";
 import type { ProxyCounters, SandboxProxy } from "./sandbox-proxy.js";
 import { TokenMeter } from "./token-meter.js";
 import type { UpstreamAgents } from "./upstream-agents.js";
@@ -15,6 +17,8 @@ import type { UpstreamAgents } from "./upstream-agents.js";
 export interface ProxyServices {
   keys: Pick<KeyStore, "get">;
   limiter: RateLimiter;
+  /** Per-sandbox requests in flight and waiting (see proxyGate). */
+  gate: SandboxGate;
   upstreams: UpstreamAgents;
   audit: ProxyAuditLog;
   counters: ProxyCounters;
@@ -28,10 +32,15 @@ interface Exchange {
   route: SandboxProxy;
   record: ProxyAuditRecord;
   meter: TokenMeter;
+  /** Every key this request carried upstream: the forms the answer is searched for. */
+  sentKeys: Set<string>;
   /** Set once the proxy answered itself or gave up: later errors of the same exchange are echoes. */
   settled: boolean;
   answer: (kind: RefusalKind, message: string, details?: Record<string, unknown>) => void;
 }
+
+/** What a sandbox is told when its upstream fails: the cause (an address, a TLS error) goes to the audit log. */
+const upstreamFailed = "the agent's API could not be reached or its answer could not be relayed; the proxy's audit log has the cause";
 
 /**
  * Serves one request from a sandbox: counts it against the sandbox's limits, routes it to the
@@ -42,16 +51,24 @@ export function handleProxyRequest(route: SandboxProxy, req: IncomingMessage, re
   const exchange = openExchange(route, req, res, services);
   // Every request counts, refused ones too: a flood of bad requests is limited like any other.
   const limited = services.limiter.admit(route.sandbox, Date.now());
-  if (limited !== null) {
-    const window = `${limited.windowMs / 1000} s`;
-    return exchange.answer("rate-limit", `sandbox ${route.sandbox} is over its limit of ${limited.allowed} ${limited.limit} per ${window}; retry in ${limited.retryAfterSeconds} s (proxy.rateLimit)`, { ...limited });
-  }
+  if (limited !== null) return exchange.answer("rate-limit", overLimit(route.sandbox, limited), { ...limited });
   const checked = checkRequest(route, exchange.record.method, req.url ?? "/", req.headers["content-length"] === undefined ? undefined : Number(req.headers["content-length"]));
   Object.assign(exchange.record, { agent: checked.agent?.name ?? "", provider: checked.agent?.api.provider ?? "", path: checked.path ?? "" });
   if (!checked.ok) return exchange.answer(checked.kind, checked.message);
   const key = services.keys.get(checked.agent.secret);
   if (key === undefined) return exchange.answer("no-key", `the key of secret "${checked.agent.secret}" cannot be read on the host; see the proxy's log`);
-  forward(checked, key, req, res, services, exchange);
+  const pass = services.gate.enter(route.sandbox, () => {
+    // Its turn may come after other requests spent the sandbox's tokens.
+    const spent = services.limiter.tokensSpent(route.sandbox, Date.now());
+    if (spent !== null) return exchange.answer("rate-limit", overLimit(route.sandbox, spent), { ...spent });
+    forward(checked, key, req, res, services, exchange);
+  });
+  if (pass === null) return exchange.answer("queue-full", `sandbox ${route.sandbox} has too many requests waiting for the proxy; wait for some to finish`, { retryAfterSeconds: 1 });
+  res.once("close", () => pass.leave());
+}
+
+function overLimit(sandbox: string, limited: RateRefusal): string {
+  return `sandbox ${sandbox} is over its limit of ${limited.allowed} ${limited.limit} per ${limited.windowMs / 1000} s; retry in ${limited.retryAfterSeconds} s (proxy.rateLimit)`;
 }
 
 function openExchange(route: SandboxProxy, req: IncomingMessage, res: ServerResponse, services: ProxyServices): Exchange {
@@ -63,6 +80,7 @@ function openExchange(route: SandboxProxy, req: IncomingMessage, res: ServerResp
     route,
     record: { time: new Date().toISOString(), sandbox: route.sandbox, agent: "", provider: "", method: req.method ?? "", path: "", status: 0, requestBytes: 0, responseBytes: 0, durationMs: 0, tokens: 0, refused: null },
     meter: new TokenMeter(),
+    sentKeys: new Set(),
     settled: false,
     answer: (kind, message, details) => {
       if (exchange.settled) return;
@@ -87,22 +105,26 @@ function forward(admitted: Admitted, key: string, req: IncomingMessage, res: Ser
   const { agent } = admitted;
   const upstream = agent.upstreamUrl;
   const keyOf = (secret: string): string | undefined => services.keys.get(secret);
-  const placeholders = exchange.route.placeholders;
-  // With auth proxy the sandbox's own `key` parameter goes (Google reads keys from it too).
-  const target = agent.auth === "placeholder" ? swapQueryKey(admitted.target, upstream.host, placeholders, keyOf) : withoutKeyParameter(admitted.target);
+  // With auth proxy the sandbox's own `key` parameter goes; with placeholder one is swapped only
+  // where the provider reads keys from the URL (Google).
+  const swapped = agent.auth === "proxy" ? { target: withoutKeyParameter(admitted.target), key } : swapQueryKey(admitted.target, upstream.host, keyPlacement(agent.api), exchange.route.placeholders, keyOf);
+  const { target } = swapped;
+  if (swapped.key !== undefined) exchange.sentKeys.add(swapped.key);
   let outgoing: ClientRequest;
   try {
     const pool = services.upstreams.agentFor(exchange.route.sandbox, upstream.origin);
-    const headers = { ...upstreamHeaders(admitted, key, req.rawHeaders, keyOf, exchange, services), ...upstreamFraming(req.headers) };
+    const headers = { ...upstreamHeaders(admitted, key, req.rawHeaders, keyOf, exchange), ...upstreamFraming(req.headers) };
     outgoing = httpsRequest({ protocol: "https:", host: upstream.hostname, port: upstream.port || 443, method: req.method, path: `${upstream.pathname.replace(/\/$/, "")}${target}`, headers, agent: pool });
   } catch (error) {
-    return exchange.answer("upstream", (error as Error).message);
+    exchange.record.detail = (error as Error).message;
+    return exchange.answer("upstream", upstreamFailed);
   }
   outgoing.setTimeout(upstreamIdleMs, () => outgoing.destroy(new Error(`no answer from ${upstream.origin} for ${upstreamIdleMs / 1000} s`)));
   outgoing.on("error", (error) => {
     if (exchange.settled || res.destroyed) return;
     services.counters.upstreamErrors += 1;
-    exchange.answer("upstream", `${upstream.origin}: ${error.message}`);
+    exchange.record.detail = `${upstream.origin}: ${error.message}`;
+    exchange.answer("upstream", upstreamFailed);
   });
   outgoing.on("response", (incoming) => relayResponse(incoming, res, services, exchange));
   res.once("close", () => {
@@ -112,19 +134,22 @@ function forward(admitted: Admitted, key: string, req: IncomingMessage, res: Ser
 }
 
 /** The sandbox's headers, cleaned; with auth "proxy" the key header is set, with "placeholder" stand-ins are swapped. */
-function upstreamHeaders(admitted: Admitted, key: string, raw: readonly string[], keyOf: (secret: string) => string | undefined, exchange: Exchange, services: ProxyServices): OutgoingHttpHeaders {
+function upstreamHeaders(admitted: Admitted, key: string, raw: readonly string[], keyOf: (secret: string) => string | undefined, exchange: Exchange): OutgoingHttpHeaders {
   const { api, auth, upstreamUrl } = admitted.agent;
   // A null prototype: a header named __proto__ or constructor is just a header.
   const headers: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
-  const shape: CredentialShape = { headers: new Set([...keyHeaders, api.header]), forms: ["{key}", "Bearer {key}", api.value] };
+  const placement = keyPlacement(api);
+  const carriers = new Set([...keyHeaders, api.header]);
   for (const [name, value] of requestHeaders(headerPairs(raw), auth === "proxy")) {
-    const sent = auth === "placeholder" ? swapCredential(name, value, upstreamUrl.host, shape, exchange.route.placeholders, keyOf) : value;
+    const sent = auth === "placeholder" ? swapCredential(name, value, upstreamUrl.host, placement, carriers, exchange.route.placeholders, keyOf) : { value };
+    if (sent === null) continue;
+    if (sent.key !== undefined) exchange.sentKeys.add(sent.key);
     const existing = headers[name];
-    headers[name] = existing === undefined ? sent : [...(Array.isArray(existing) ? existing : [existing]), sent];
+    headers[name] = existing === undefined ? sent.value : [...(Array.isArray(existing) ? existing : [existing]), sent.value];
   }
   if (auth === "proxy") headers[api.header] = api.value.split("{key}").join(key);
-  // Token limits read usage from the answer, which a compressed answer would hide.
-  if (services.limiter.countsTokens) headers["accept-encoding"] = "identity";
+  // Usage (token limits) and reflected keys are read from the answer, which compression would hide.
+  headers["accept-encoding"] = "identity";
   return headers;
 }
 
@@ -154,11 +179,21 @@ function streamBody(req: IncomingMessage, outgoing: ClientRequest, services: Pro
 
 function relayResponse(incoming: IncomingMessage, res: ServerResponse, services: ProxyServices, exchange: Exchange): void {
   if (exchange.settled || res.headersSent || res.destroyed) return void incoming.destroy();
+  // An upstream that echoes the key (a Location, a cookie, an error page) must not hand it over.
+  const redactor = new KeyRedactor(exchange.sentKeys);
+  const found = (count: number): void => void (exchange.record.redacted = (exchange.record.redacted ?? 0) + count);
+  // Node reads header bytes as latin1, one character per byte, as the redactor expects.
+  const headers = responseHeaders(headerPairs(incoming.rawHeaders)).map(([name, value]): [string, string] => {
+    const { text, count } = redactor.redact(value);
+    if (count > 0) found(count);
+    return [name, text];
+  });
   try {
-    res.writeHead(incoming.statusCode ?? 502, responseHeaders(headerPairs(incoming.rawHeaders)).flat());
+    res.writeHead(incoming.statusCode ?? 502, headers.flat());
   } catch (error) {
     incoming.destroy();
-    return exchange.answer("upstream", `${exchange.route.sandbox}: the upstream's answer cannot be relayed: ${(error as Error).message}`);
+    exchange.record.detail = `the upstream's answer cannot be relayed: ${(error as Error).message}`;
+    return exchange.answer("upstream", upstreamFailed);
   }
   exchange.settled = true;
   services.counters.forwarded += 1;
@@ -175,5 +210,8 @@ function relayResponse(incoming: IncomingMessage, res: ServerResponse, services:
     charged = total;
   });
   incoming.on("error", () => res.destroy());
-  incoming.pipe(res);
+  if (!redactor.active) return void incoming.pipe(res);
+  const redacting = redactor.stream(found);
+  redacting.on("error", () => res.destroy());
+  incoming.pipe(redacting).pipe(res);
 }

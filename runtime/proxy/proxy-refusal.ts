@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 
 /** Why the proxy answered a request itself; each kind has its status and is counted apart. */
-export type RefusalKind = "unknown-agent" | "bad-path" | "method" | "path" | "too-large" | "rate-limit" | "no-key" | "upstream";
+export type RefusalKind = "unknown-agent" | "bad-path" | "method" | "path" | "too-large" | "rate-limit" | "queue-full" | "no-key" | "upstream";
 
 const statuses: Record<RefusalKind, number> = {
   "unknown-agent": 404,
@@ -10,6 +10,7 @@ const statuses: Record<RefusalKind, number> = {
   path: 403,
   "too-large": 413,
   "rate-limit": 429,
+  "queue-full": 429,
   "no-key": 503,
   upstream: 502,
 };

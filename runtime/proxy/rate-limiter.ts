@@ -55,24 +55,28 @@ export class RateLimiter {
 
   constructor(private readonly limits: { requests: number; tokens: number | null; windowMs: number }) {}
 
-  /** Whether a token limit is set (answers must then be readable to count their usage). */
-  get countsTokens(): boolean {
-    return this.limits.tokens !== null;
-  }
-
   /** Admits a request (and counts it) or says which limit refuses it. */
   admit(sandbox: string, now: number): RateRefusal | null {
     const since = now - this.limits.windowMs;
     const requests = windowOf(this.requests, sandbox);
     requests.trim(since);
     if (requests.sum >= this.limits.requests) return this.refusal("requests", this.limits.requests, requests.oldest() ?? now, now);
-    if (this.limits.tokens !== null) {
-      const tokens = windowOf(this.tokens, sandbox);
-      tokens.trim(since);
-      if (tokens.sum >= this.limits.tokens) return this.refusal("tokens", this.limits.tokens, tokens.oldest() ?? now, now);
-    }
+    const tokens = this.tokensSpent(sandbox, now);
+    if (tokens !== null) return tokens;
     requests.add(now, 1);
     return null;
+  }
+
+  /**
+   * The token refusal when the sandbox has spent its tokens, else null. Asked again when a
+   * request gets its turn (SandboxGate): with one request in flight per token-limited sandbox,
+   * the limit is passed by at most the tokens of the one request admitted while under it.
+   */
+  tokensSpent(sandbox: string, now: number): RateRefusal | null {
+    if (this.limits.tokens === null) return null;
+    const tokens = windowOf(this.tokens, sandbox);
+    tokens.trim(now - this.limits.windowMs);
+    return tokens.sum >= this.limits.tokens ? this.refusal("tokens", this.limits.tokens, tokens.oldest() ?? now, now) : null;
   }
 
   /** Charges the tokens an answer reported. */

@@ -1,3 +1,4 @@
+import { canonicalPath } from "./path-grammar.js";
 import type { RefusalKind } from "./proxy-refusal.js";
 import type { ProxiedAgent, SandboxProxy } from "./sandbox-proxy.js";
 
@@ -5,9 +6,9 @@ import type { ProxiedAgent, SandboxProxy } from "./sandbox-proxy.js";
 export interface Admitted {
   ok: true;
   agent: ProxiedAgent;
-  /** Path and query relative to the agent's upstream, e.g. "/v1/messages?beta=true". */
+  /** Path (canonically encoded) and query relative to the agent's upstream, e.g. "/v1/messages?beta=true". */
   target: string;
-  /** The path alone, for filters and the audit log. */
+  /** The path alone, decoded, for filters and the audit log. */
   path: string;
 }
 
@@ -23,12 +24,6 @@ export interface Refused {
 export type Checked = Admitted | Refused;
 
 /**
- * Paths an upstream (or a gateway before it) might read differently from the filter: dot
- * segments, encoded dots, slashes, backslashes or percent signs, backslashes, and `;` parameters.
- */
-const ambiguousPath = /(^|\/)\.{1,2}(\/|$)|%2e|%2f|%5c|%25|\\|;/i;
-
-/**
  * Routes a request to its agent (`/<agent>/<upstream path>`) and applies the template's filter:
  * method, path prefix, declared body size. The sandbox's own body-size claims are checked again
  * while the body streams.
@@ -38,11 +33,13 @@ export function checkRequest(route: SandboxProxy, method: string, url: string, c
   const agent = match === null ? undefined : route.agents.get(match[1] as string);
   if (match === null || agent === undefined) {
     const known = [...route.agents.keys()].join(", ") || "none";
-    return { ok: false, kind: "unknown-agent", message: `no agent behind the proxy at ${url.split("?")[0]} in sandbox ${route.sandbox}; paths start with the agent's name (${known})` };
+    return { ok: false, kind: "unknown-agent", message: `no agent behind the proxy at ${(url.split("?")[0] ?? "").slice(0, 64)} in sandbox ${route.sandbox}; paths start with the agent's name (${known})` };
   }
-  const path = match[2] ?? "/";
+  const raw = match[2] ?? "/";
+  const canonical = canonicalPath(raw);
+  if (!canonical.ok) return { ok: false, kind: "bad-path", message: `the request path ${canonical.reason}; the proxy forwards only plain paths`, agent, path: raw };
+  const path = canonical.decoded;
   const refused = (kind: RefusalKind, message: string): Checked => ({ ok: false, kind, message, agent, path });
-  if (ambiguousPath.test(path)) return refused("bad-path", `path ${path} has a dot segment, an encoded "." "/" "\\" or "%", a backslash or a ";"; the proxy forwards only plain paths`);
   const { filter } = route;
   if (!filter.methods.includes(method)) {
     return refused("method", `method ${method} is not allowed for template ${route.template} (allowed: ${filter.methods.join(", ")}); add it to templates.${route.template}.proxyFilter.methods`);
@@ -51,7 +48,7 @@ export function checkRequest(route: SandboxProxy, method: string, url: string, c
     return refused("path", `path ${path} is not allowed for template ${route.template} (allowed prefixes: ${filter.pathPrefixes.join(", ")}); add one to templates.${route.template}.proxyFilter.pathPrefixes`);
   }
   if (contentLength !== undefined && contentLength > filter.maxRequestBytes) return refused("too-large", tooLarge(route, contentLength));
-  return { ok: true, agent, target: `${path}${match[3] ?? ""}`, path };
+  return { ok: true, agent, target: `${canonical.encoded}${match[3] ?? ""}`, path };
 }
 
 export function tooLarge(route: SandboxProxy, bytes: number): string {

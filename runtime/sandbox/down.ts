@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import { sandboxNetworkPath } from "../paths.js";
 import { removeMetadata } from "../state/metadata-store.js";
+import { hostSlots, releaseSlot, slotOwner } from "../state/slots.js";
 import { readMetadata } from "../state/metadata-store.js";
 import { recordEvent } from "./audit-log.js";
 import type { RuntimeContext } from "./context.js";
@@ -43,5 +44,10 @@ export async function destroySandbox(context: RuntimeContext, name: string, grac
   await attempt("ssh host key", () => removeHostKey(context.paths, name));
   await attempt("audit", () => recordEvent(context.paths, name, "destroy"));
   await attempt("metadata", () => removeMetadata(context.paths, name));
+  // Last, and only once its namespace and link are gone: a claim kept for a leftover namespace
+  // lets this state directory's gc find and remove it (gc takes only what it claimed).
+  await attempt("slot", async () => {
+    if (!(await hostSlots.inUseOnHost(metadata.slot))) await releaseSlot(hostSlots, metadata.slot, slotOwner(context, name));
+  });
   if (failures.length > 0) throw new SandboxError(`sandbox "${name}" removed with errors:\n  ${failures.join("\n  ")}`, "container");
 }

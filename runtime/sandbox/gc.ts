@@ -1,13 +1,13 @@
 import { lstat, readdir, rm } from "node:fs/promises";
 import { removeSandboxDir } from "../workspaces/remove-workspaces.js";
 import { pathUnder, sandboxNamePattern } from "../names.js";
-import { execa } from "execa";
 import { removeHostPolicy } from "../network/host-policy.js";
 import { removeLink, sandboxLink } from "../network/sandbox-link.js";
 import { unmountRoot } from "../nspawn/root-mount.js";
 import { rootPath } from "../paths.js";
 import { isAlive } from "../state/lock.js";
 import { listMetadata } from "../state/metadata-store.js";
+import { hostSlots, readClaims, releaseSlot, slotOwner, type SlotClaim } from "../state/slots.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { RuntimeContext } from "./context.js";
 import { destroySandbox } from "./down.js";
@@ -16,7 +16,7 @@ import { isRunning, stopSandbox } from "./start-stop.js";
 
 /** One thing gc found that no live sandbox accounts for. */
 export interface Orphan {
-  kind: "half-created sandbox" | "stale runtime state" | "root" | "lock file" | "secrets" | "workspace" | "network namespace";
+  kind: "half-created sandbox" | "stale runtime state" | "root" | "lock file" | "secrets" | "workspace" | "network namespace" | "slot claim";
   name: string;
   detail: string;
 }
@@ -40,20 +40,23 @@ export async function findOrphans(context: RuntimeContext): Promise<Orphan[]> {
       orphans.push({ kind: "stale runtime state", name: sandbox.name, detail: "recorded as running but its container is gone" });
     }
   }
+  const claims = await readClaims(hostSlots.dir);
+  // Roots and secrets live in host-wide directories by default: another instance's are not ours.
+  const others = new Set([...claims.values()].filter((claim) => claim.stateDir !== slotOwner(context, "").stateDir).map((claim) => claim.sandbox));
   for (const entry of await entries(context.paths.rootsDir)) {
     // systemd-nspawn locks a root with `.#<name>.lck` beside it and cannot remove it when killed.
     const lock = /^\.#(.+)\.lck$/.exec(entry)?.[1];
-    if (lock !== undefined && !running.has(lock)) orphans.push({ kind: "lock file", name: lock, detail: `${context.paths.rootsDir}/${entry}` });
-    else if (sandboxNamePattern.test(entry) && !known.has(entry)) orphans.push({ kind: "root", name: entry, detail: rootPath(context.paths, entry) });
+    if (lock !== undefined && !running.has(lock) && !others.has(lock)) orphans.push({ kind: "lock file", name: lock, detail: `${context.paths.rootsDir}/${entry}` });
+    else if (sandboxNamePattern.test(entry) && !known.has(entry) && !others.has(entry)) orphans.push({ kind: "root", name: entry, detail: rootPath(context.paths, entry) });
   }
   for (const name of await entries(context.paths.secretsDir)) {
-    if (sandboxNamePattern.test(name) && !known.has(name)) orphans.push({ kind: "secrets", name, detail: `${context.paths.secretsDir}/${name}` });
+    if (sandboxNamePattern.test(name) && !known.has(name) && !others.has(name)) orphans.push({ kind: "secrets", name, detail: `${context.paths.secretsDir}/${name}` });
   }
   // A crash while an up was making its jj workspaces / git worktrees, before they were recorded.
   for (const name of await entries(context.paths.workspacesDir)) {
     if (sandboxNamePattern.test(name) && !known.has(name)) orphans.push({ kind: "workspace", name, detail: `${context.paths.workspacesDir}/${name} (git worktree prune / jj workspace forget tidy the repository)` });
   }
-  orphans.push(...(await orphanNamespaces(context, sandboxes)));
+  orphans.push(...(await orphanSlots(context, claims)));
   return orphans;
 }
 
@@ -68,12 +71,22 @@ export async function removeOrphans(context: RuntimeContext, orphans: Orphan[]):
     else if (orphan.kind === "lock file") await rm(orphan.detail, { force: true });
     else if (orphan.kind === "secrets") await removeSecrets(context.paths, orphan.name);
     else if (orphan.kind === "workspace") await removeOrphanWorkspaces(pathUnder(context.paths.workspacesDir, orphan.name));
-    else if (orphan.kind === "network namespace") {
-      const link = sandboxLink(Number(orphan.name.slice(1)), context.settings.host.network.base);
-      await removeHostPolicy(link);
-      await removeLink(link);
-    }
+    else if (orphan.kind === "network namespace" || orphan.kind === "slot claim") await removeSlotResources(context, Number(orphan.name.slice(1)));
   }
+}
+
+/**
+ * A slot of ours no sandbox holds: the link first, then its policy (a link without its table
+ * would pass traffic unfiltered), then the claim.
+ */
+async function removeSlotResources(context: RuntimeContext, slot: number): Promise<void> {
+  // Asked again: an up may have taken the slot since gc looked.
+  const claim = (await readClaims(hostSlots.dir)).get(slot);
+  if (claim?.stateDir !== slotOwner(context, "").stateDir || (await hostSlots.ownerHolds(claim, slot))) return;
+  const link = sandboxLink(slot, context.settings.host.network.base);
+  await removeLink(link);
+  await removeHostPolicy(link);
+  await releaseSlot(hostSlots, slot, claim);
 }
 
 /** Removes a workspace directory no sandbox owns, as whoever owns it (it may hold their links). */
@@ -83,18 +96,18 @@ async function removeOrphanWorkspaces(dir: string): Promise<void> {
 }
 
 /**
- * Namespaces f<N> whose sandbox side carries this host's address for slot N but that no sandbox
- * holds. Namespaces with other addresses belong to someone else and are left alone.
+ * Slots this state directory claimed for a sandbox it no longer has (on that slot): their
+ * namespace, if it exists, and the claim. What the host registry says another instance (or
+ * nobody) claimed is never ours, whatever addresses it carries.
  */
-async function orphanNamespaces(context: RuntimeContext, sandboxes: SandboxMetadata[]): Promise<Orphan[]> {
-  const held = new Set(sandboxes.map((s) => `f${s.slot}`));
-  const listed = await execa("ip", ["netns", "list"], { reject: false });
-  const names = listed.stdout.split("\n").map((line) => line.split(" ")[0] ?? "").filter((n) => /^f\d{1,3}$/.test(n) && !held.has(n));
+async function orphanSlots(context: RuntimeContext, claims: Map<number, SlotClaim>): Promise<Orphan[]> {
+  const ours = slotOwner(context, "").stateDir;
   const orphans: Orphan[] = [];
-  for (const name of names) {
-    const expected = sandboxLink(Number(name.slice(1)), context.settings.host.network.base).sandboxAddress;
-    const addresses = await execa("ip", ["-n", name, "-o", "addr", "show", "dev", "eth0"], { reject: false });
-    if (addresses.stdout.includes(` ${expected}/`)) orphans.push({ kind: "network namespace", name, detail: `${expected} with no sandbox` });
+  for (const [slot, claim] of claims) {
+    if (claim.stateDir !== ours || (await hostSlots.ownerHolds(claim, slot))) continue;
+    const name = `f${slot}`;
+    if (await hostSlots.inUseOnHost(slot)) orphans.push({ kind: "network namespace", name, detail: `claimed for ${claim.sandbox}, which is gone` });
+    else orphans.push({ kind: "slot claim", name, detail: `slot ${slot} claimed for ${claim.sandbox}, which is gone` });
   }
   return orphans;
 }

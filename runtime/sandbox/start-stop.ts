@@ -141,8 +141,10 @@ export async function stopSandbox(context: RuntimeContext, metadata: SandboxMeta
   if (pid !== null && pid !== undefined) await stopContainer(pid, graceSeconds, metadata.runtime === "nspawn-nix" ? "init" : "placeholder");
   await unmountRoot(root);
   await removePlaceholders(metadata);
-  await stopNetwork(context, metadata);
+  // The link before its policy: a link without its table would let whatever still runs in the
+  // namespace (an exec'd process outlives the container) reach the network unfiltered.
   await removeLink(linkOf(context, metadata));
+  await stopNetwork(context, metadata);
   if (metadata.cgroup !== null) await removeSandboxCgroup(metadata.cgroup);
   const stopped = stoppedMetadata(metadata);
   await writeMetadata(context.paths, stopped);

@@ -10,7 +10,7 @@ import { assertSandboxName } from "../names.js";
 import { withLock } from "../state/lock.js";
 import { listMetadata, readMetadata, writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
-import { lowestFreeSlot } from "../state/slots.js";
+import { claimSlot, hostSlots, slotOwner } from "../state/slots.js";
 import { recordEvent } from "./audit-log.js";
 import { findTemplate, type RuntimeContext } from "./context.js";
 import { destroySandbox } from "./down.js";
@@ -86,20 +86,17 @@ async function reserve(context: RuntimeContext, request: UpRequest, template: Te
     if ((await readMetadata(context.paths, request.name)) !== undefined) {
       throw new SandboxError(`sandbox "${request.name}" already exists (forage-ctl down ${request.name} first, or pick another name)`, "general");
     }
-    const slot = lowestFreeSlot(await listMetadata(context.paths));
-    if (slot === undefined) throw new SandboxError("no free slot: all 254 sandboxes are in use (remove some with forage-ctl down)", "no-slot");
-    const metadata: SandboxMetadata = {
-      version: 1,
+    const runtime: SandboxMetadata["runtime"] = request.runtime === "nspawn-nix" || request.runtime === "extra-container" ? request.runtime : "nspawn";
+    const draft = {
+      version: 1 as const,
       name: request.name,
       template: request.template,
-      slot,
-      containerName: `f${slot}`,
-      runtime: request.runtime === "nspawn-nix" || request.runtime === "extra-container" ? request.runtime : "nspawn",
+      runtime,
       createdAt: new Date().toISOString(),
-      phase: "creating",
+      phase: "creating" as const,
       creatorPid: process.pid,
       // Until the workspaces are made (after the name is reserved): nothing of ours to remove.
-      workspace: { mode: "direct", hostPath: request.workspace.directory ?? request.workspace.repo ?? "/", managed: false },
+      workspace: { mode: "direct" as const, hostPath: request.workspace.directory ?? request.workspace.repo ?? "/", managed: false },
       mounts: [],
       agentIdentity: withExpandedKey({ ...(await hostGitIdentity(owner)), ...template.agentIdentity, ...request.identity }, owner.home),
       uid: owner.uid,
@@ -114,8 +111,12 @@ async function reserve(context: RuntimeContext, request: UpRequest, template: Te
       network: templatePolicy(template),
       guard: null,
     };
-    await writeMetadata(context.paths, metadata);
-    return metadata;
+    // The slot is host-wide, as its namespace and link are: claimed in the host's registry, with
+    // the metadata written before the registry's lock is let go (see claimSlot).
+    const withSlot = (slot: number): SandboxMetadata => ({ ...draft, slot, containerName: `f${slot}` });
+    const slot = await claimSlot(hostSlots, slotOwner(context, request.name), await listMetadata(context.paths), (claimed) => writeMetadata(context.paths, withSlot(claimed)));
+    if (slot === undefined) throw new SandboxError("no free slot: all 254 slots on this host are in use (remove sandboxes with forage-ctl down, here or in another Forage instance)", "no-slot");
+    return withSlot(slot);
   });
 }
 

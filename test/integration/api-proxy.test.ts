@@ -9,6 +9,7 @@ import { cliPath } from "../cli/run-cli.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { TestUpstream } from "../support/test-upstream.js";
 import { TestHost } from "./harness.js";
+import { waitForProxy } from "./proxy-ready.js";
 
 /*
  * Agents' keys through the daemon's API proxy, from inside real sandboxes, to a real HTTPS
@@ -60,23 +61,13 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
       const up = await host.run(["up", name as string, "-t", template as string, "-w", workspace]);
       expect(up.exitCode, up.stderr).toBe(0);
     }
-    await waitForProxy(["pa", "pb", "ph"]);
+    await waitForProxy(host, ["pa", "pb", "ph"]);
   }, 120_000);
   afterAll(async () => {
     await host?.cleanup();
     await upstream.stop();
   });
 
-  async function waitForProxy(sandboxes: string[]): Promise<void> {
-    for (let attempt = 0; attempt < 100; attempt += 1) {
-      const status = JSON.parse((await host.run(["proxy", "--status", "--json"])).stdout || "null") as { sandboxes: { name: string }[] } | null;
-      if (sandboxes.every((name) => status?.sandboxes.some((entry) => entry.name === name))) return;
-      await sleep(100);
-    }
-    throw new Error(`the proxy never listened for ${sandboxes.join(", ")}`);
-  }
-
-  /** Runs the client through an agent's launcher, as the agent. */
   /** Runs a command in a sandbox as the agent, as an argv (no shell), and returns its stdout. */
   const inSandbox = async (sandbox: string, ...command: string[]): Promise<string> => {
     const result = await host.run(["exec", sandbox, "--", ...command]);
@@ -84,7 +75,7 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
     return result.stdout;
   };
   const call = async (sandbox: string, agent: string, baseVariable: string, path: string, ...headers: string[]): Promise<Reply> =>
-    JSON.parse(await inSandbox(sandbox, `/opt/forage/bin/${agent}`, "/workspace/client.mjs", baseVariable, path, ...headers)) as Reply;
+    (JSON.parse(await inSandbox(sandbox, `/opt/forage/bin/${agent}`, "/workspace/client.mjs", baseVariable, "POST", path, "1", ...headers)) as Reply[])[0] as Reply;
 
   it("adds each sandbox's own key to its requests, and a forged identity header changes nothing", async () => {
     upstream.received.splice(0);
@@ -104,10 +95,11 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
     expect((await call("ph", "ph", "OPENAI_BASE_URL", "/models", "authorization=Bearer {env:OPENAI_API_KEY}")).status).toBe(200);
     expect(upstream.received[0]?.path).toBe("/v1/models");
     expect(upstream.received[0]?.headers.authorization).toBe(`Bearer ${keys["key-c"]}`);
-    // The same stand-in sent to 127.0.0.1, a host key-c is not bound to, stays a stand-in.
+    // The same stand-in sent to 127.0.0.1, a host key-c is not bound to, never becomes the key.
     const elsewhere = await call("ph", "other", "OTHER_BASE_URL", "/v1/x", `authorization=Bearer ${placeholder}`, "x-other={env:OTHER_KEY}");
     expect(elsewhere.status).toBe(200);
-    expect(upstream.received[1]?.headers.authorization).toBe(`Bearer ${placeholder}`);
+    // A stand-in in a key header the provider does not read is dropped: the sandbox does not choose where keys go.
+    expect(upstream.received[1]?.headers.authorization).toBeUndefined();
     expect(upstream.received[1]?.headers["x-other"]).toBe(keys["key-d"]);
     expect(JSON.stringify(upstream.received[1])).not.toContain(keys["key-c"]);
   });
@@ -195,7 +187,7 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
     for (let attempt = 0; attempt < 50 && (await host.run(["proxy", "--status", "--json"])).stdout.trim() !== "null"; attempt += 1) await sleep(100);
     const foreground = execa(process.execPath, [cliPath, "--config", host.config, "proxy"], { env: host.env, extendEnv: false, reject: false });
     try {
-      await waitForProxy(["pa"]);
+      await waitForProxy(host, ["pa"]);
       upstream.received.splice(0);
       expect((await call("pa", "anth", "ANTHROPIC_BASE_URL", "/v1/messages")).status).toBe(200);
       expect(upstream.received[0]?.headers["x-api-key"]).toBe("sk-test-aaaa-rotated");

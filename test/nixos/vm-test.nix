@@ -38,6 +38,8 @@ pkgs.testers.runNixOSTest {
     machine.wait_for_file(socket["path"])
     mode = machine.succeed(f"stat -c %a {socket['path']}").strip()
     assert mode == socket["mode"], f"daemon socket mode {mode}, expected {socket['mode']}"
+    owner = machine.succeed(f"stat -c %U {socket['path']}").strip()
+    assert owner == socket["owner"], f"daemon socket owner {owner}, expected {socket['owner']}"
     machine.succeed(f"su alice -c 'forage-ctl ps --json'")
   '';
 }

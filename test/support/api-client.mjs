@@ -1,9 +1,11 @@
-// Runs inside a sandbox as an agent would: sends one request to the API proxy at the URL in the
-// environment variable named by argv[2], with the header in argv[4] ("name=value", "{env:VAR}"
-// replaced by that variable), then prints {status, body} as JSON. Extra "name=value" headers follow.
-import { request } from "node:http";
+// Runs inside a sandbox as an agent would, to use or attack the API proxy: sends `count` concurrent
+// requests (method, path appended to the URL in the variable named by argv[2]) with "name=value"
+// headers; "{env:VAR}" in the path or a header is replaced by that variable. Prints a JSON array
+// of {status, headers, body}, one per request, or {error}.
+import { Agent, request } from "node:http";
 
-const [, , baseVariable, path, ...headerSpecs] = process.argv;
+const [, , baseVariable, method, path, count, ...headerSpecs] = process.argv;
+const fill = (text) => text.replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable) => process.env[variable] ?? "");
 const base = process.env[baseVariable];
 if (base === undefined) {
   console.log(JSON.stringify({ error: `${baseVariable} is not set` }));
@@ -12,14 +14,19 @@ if (base === undefined) {
 const headers = {};
 for (const spec of headerSpecs) {
   const [name, ...rest] = spec.split("=");
-  headers[name] = rest.join("=").replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable) => process.env[variable] ?? "");
+  headers[name] = fill(rest.join("="));
 }
-const url = new URL(`${base}${path}`);
-const req = request({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: "POST", headers, timeout: 5000 }, (res) => {
-  let body = "";
-  res.on("data", (chunk) => (body += chunk));
-  res.on("end", () => console.log(JSON.stringify({ status: res.statusCode, body })));
-});
-req.on("timeout", () => req.destroy(new Error("timeout")));
-req.on("error", (error) => console.log(JSON.stringify({ error: error.message })));
-req.end("{}");
+const url = new URL(`${base}${fill(path)}`);
+const agent = new Agent({ keepAlive: false, maxSockets: 64 });
+const one = () =>
+  new Promise((resolve) => {
+    const req = request({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method, headers, agent, timeout: 20000 }, (res) => {
+      let body = "";
+      res.on("data", (chunk) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body }));
+    });
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", (error) => resolve({ error: error.message }));
+    req.end(method === "GET" ? undefined : "{}");
+  });
+console.log(JSON.stringify(await Promise.all(Array.from({ length: Number(count) }, one))));

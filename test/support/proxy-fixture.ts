@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, request, type Server } from "node:http";
+import { request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +7,9 @@ import type { AgentApiModel } from "../../generator/model/model.js";
 import { KeyStore } from "../../runtime/proxy/key-store.js";
 import { ProxyAuditLog } from "../../runtime/proxy/proxy-audit-log.js";
 import { handleProxyRequest, type ProxyServices } from "../../runtime/proxy/proxy-handler.js";
+import { proxyServer, type ListenerTimeouts } from "../../runtime/proxy/proxy-server.js";
 import { RateLimiter } from "../../runtime/proxy/rate-limiter.js";
+import { proxyGate } from "../../runtime/proxy/sandbox-gate.js";
 import { newCounters, type ProxiedAgent, type SandboxProxy } from "../../runtime/proxy/sandbox-proxy.js";
 import { UpstreamAgents } from "../../runtime/proxy/upstream-agents.js";
 
@@ -30,6 +32,7 @@ export class ProxyFixture {
   readonly keys = new KeyStore(() => undefined);
   route: SandboxProxy;
   private server: Server | undefined;
+  private readonly others: Server[] = [];
   port = 0;
 
   constructor(
@@ -41,8 +44,10 @@ export class ProxyFixture {
     this.services = {
       keys: this.keys,
       limiter: new RateLimiter(limits),
+      gate: proxyGate(limits.tokens !== null),
       upstreams: new UpstreamAgents("10.100", new Set([origin, `https://127.0.0.1:${upstream.port}`]), readFileSync(upstream.caFile, "utf8")),
-      audit: new ProxyAuditLog(this.auditPath, 1024 * 1024, () => undefined),
+      // Refusals condensed per second, not per 10 s: tests see the count sooner.
+      audit: new ProxyAuditLog(this.auditPath, 1024 * 1024, () => undefined, 1000),
       counters: newCounters(),
     };
     this.route = {
@@ -66,10 +71,20 @@ export class ProxyFixture {
     (this.route.agents as Map<string, ProxiedAgent>).set(name, { name, auth, secret, api: full, upstreamUrl: new URL(full.upstream) });
   }
 
-  async start(): Promise<void> {
-    this.server = createServer({ noDelay: true }, (req, res) => handleProxyRequest(this.route, req, res, this.services));
+  /** Listens as a sandbox's listener does (its timeouts may be shortened for a test). */
+  async start(timeouts?: ListenerTimeouts): Promise<void> {
+    this.server = proxyServer((req, res) => handleProxyRequest(this.route, req, res, this.services), timeouts);
     await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
     this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  /** Another sandbox's listener (same template, agents and services): its port. */
+  async serveAlso(sandbox: string): Promise<number> {
+    const route = { ...this.route, sandbox };
+    const server = proxyServer((req, res) => handleProxyRequest(route, req, res, this.services));
+    this.others.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return (server.address() as AddressInfo).port;
   }
 
   /** Sends a request to the proxy as a sandbox would, and reads the whole reply. */
@@ -94,6 +109,10 @@ export class ProxyFixture {
     this.keys.close();
     this.services.upstreams.close();
     await this.services.audit.close();
+    for (const other of this.others) {
+      other.closeAllConnections();
+      other.close();
+    }
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server === undefined ? resolve() : this.server.close(() => resolve())));
     rmSync(this.dir, { recursive: true, force: true });

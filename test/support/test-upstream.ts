@@ -18,8 +18,9 @@ export interface ReceivedRequest {
  * A real HTTPS API for the proxy's tests, on loopback, with a certificate from a test CA made
  * here (the proxy is told to trust `caFile`). It records every request and answers:
  * - `/sse`: two server-sent events, the second only after `releaseStream()`;
- * - `/usage`: JSON reporting `tokens` tokens of usage (the Anthropic shape);
+ * - `/usage`: JSON reporting `tokens` tokens of usage (the Anthropic shape), after `delayMs`;
  * - `/big`: `bytes` bytes;
+ * - `/reflect`: a careless API that echoes the request's credentials (see `reflect`);
  * - anything else: 200 with the request echoed as JSON.
  */
 export class TestUpstream {
@@ -74,7 +75,10 @@ export class TestUpstream {
       res.write('event: message_start\ndata: {"usage":{"input_tokens":7}}\n\n');
       await new Promise<void>((resolve) => this.release.push(resolve));
       res.end('event: message_delta\ndata: {"usage":{"output_tokens":5}}\n\n');
+    } else if (url.pathname.endsWith("/reflect")) {
+      await reflect(received, res, url.searchParams.get("stream") !== null);
     } else if (url.pathname.endsWith("/usage")) {
+      await new Promise((resolve) => setTimeout(resolve, Number(url.searchParams.get("delayMs") ?? 0)));
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ usage: { input_tokens: Number(url.searchParams.get("tokens") ?? 0), output_tokens: 0 } }));
     } else if (url.pathname.endsWith("/big")) {
       res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.alloc(Number(url.searchParams.get("bytes") ?? 0), 120));
@@ -82,4 +86,36 @@ export class TestUpstream {
       res.writeHead(200, { "content-type": "application/json", connection: "x-upstream-private", "x-upstream-private": "hop" }).end(JSON.stringify(received));
     }
   }
+}
+
+/** Header values that carry keys, as the upstream received them. */
+function credentials(received: ReceivedRequest): string[] {
+  const values = ["authorization", "x-api-key", "x-goog-api-key", "api-key"].map((name) => received.headers[name]);
+  return values.filter((value): value is string => typeof value === "string").map((value) => value.replace(/^Bearer /, ""));
+}
+
+/**
+ * Answers 404 the way careless APIs do: the URL in `Location`, the credentials in `Set-Cookie`,
+ * a custom header and `Basic` base64, and the request (URL and headers) quoted in the body. With
+ * `stream`, the body goes out as an event stream three bytes per write, so a key spans writes.
+ */
+async function reflect(received: ReceivedRequest, res: ServerResponse, stream: boolean): Promise<void> {
+  const keys = credentials(received);
+  const body = JSON.stringify({ error: `not found: ${received.path}`, sent: keys, headers: received.headers });
+  res.writeHead(404, {
+    location: `https://upstream.test${received.path.replace("/reflect", "/reflect/")}`,
+    "set-cookie": `session=${keys.join(",")}; Path=/`,
+    "x-echo": keys.join(","),
+    "x-basic": `Basic ${Buffer.from(`user:${keys[0] ?? ""}`).toString("base64")}`,
+    "content-type": stream ? "text/event-stream" : "application/json",
+    ...(stream ? {} : { "content-length": Buffer.byteLength(body) }),
+  });
+  if (!stream) return void res.end(body);
+  const text = `data: ${body}\n\n`;
+  for (let index = 0; index < text.length; index += 3) {
+    res.write(text.slice(index, index + 3));
+    // Each write its own chunk on the wire.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  res.end();
 }

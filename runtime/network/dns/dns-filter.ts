@@ -1,6 +1,7 @@
 import type { Answer, Packet, RecordType } from "dns-packet";
 import { nameVerdict, type NetworkPolicy } from "../network-policy.js";
 import { answerMessage, readQuery, refusalMessage, rcode } from "./dns-message.js";
+import { chainVerdict } from "./chain-verdict.js";
 import { askUpstream, type UpstreamResolver } from "./upstream.js";
 
 /** An address the filter resolved for an allowed name, to be admitted before the answer goes out. */
@@ -13,6 +14,8 @@ export interface ResolvedAddress {
   ttl: number;
   /** The name the sandbox asked for (the first of the CNAME chain). */
   name: string;
+  /** The CNAME chain's names after `name`: they narrow `ports` again when the policy changes. */
+  chain: string[];
 }
 
 /** A name the filter refused, for the denial records. */
@@ -29,7 +32,7 @@ export interface DnsFilterDeps {
   /** Puts the addresses in the sandbox's allowed sets; the answer waits for it. */
   admit: (addresses: ResolvedAddress[]) => Promise<void>;
   refused: (refusal: RefusedName) => void;
-  /** Why an address may not be admitted (the host's, link-local, a private range not allowed), or null. */
+  /** Why an address may not be admitted (the host's, link-local, special-purpose, a private range not allowed), or null. */
   refuseAddress: (address: string) => string | null;
   /** The upstream resolver failed to answer (the sandbox got SERVFAIL). */
   upstreamFailed?: (error: Error) => void;
@@ -50,7 +53,8 @@ export const maxTtl = 86_400;
  * - allowed names are asked upstream; the CNAME chain from the asked name is followed (asking
  *   again when the answer stops at a CNAME), and only that chain and its A/AAAA records are
  *   answered, after the addresses are admitted to the sandbox's sets; addresses that are the
- *   host's, link-local or private (unless admitted) are left out of the answer and refused;
+ *   host's, link-local, special-purpose or private (unless admitted) are left out of the answer
+ *   and refused; the addresses get the ports every allowlisted name on the chain has;
  * - full mode forwards every type, filtering only the deny list.
  * Returns null for bytes that are not DNS at all (dropped).
  */
@@ -70,7 +74,9 @@ export async function filterDnsMessage(deps: DnsFilterDeps, message: Buffer, tra
     const chain = await followChain(deps.upstream, query.name, query.question.type);
     if (policy.mode === "full") return answerMessage(query, chain.code, chain.records.map(capTtl), transport);
     // The policy may have changed while upstream answered: admit only under the one in force now.
-    const now = nameVerdict(deps.policy(), query.name);
+    // The ports are those every allowlisted name on the chain is allowed on (chain-verdict.ts).
+    const targets = aliasTargets(chain.records);
+    const now = chainVerdict(deps.policy(), [query.name, ...targets]);
     if (!now.allowed || deps.policy().mode === "none") {
       deps.refused({ name: query.name, type: query.question.type, rule: now.allowed ? "mode none" : now.rule });
       return answerMessage(query, rcode.refused, [], transport);
@@ -81,7 +87,7 @@ export async function filterDnsMessage(deps: DnsFilterDeps, message: Buffer, tra
       if (refusal !== null) deps.refused({ name: query.name, type: record.type, rule: refusal });
       return refusal === null;
     });
-    await deps.admit(addressesOf(records, query.name, now.ports));
+    await deps.admit(addressesOf(records, query.name, targets, now.ports));
     return answerMessage(query, chain.code, records.map(capTtl), transport);
   } catch (error) {
     deps.upstreamFailed?.(error as Error);
@@ -143,11 +149,16 @@ function upstreamCode(packet: Packet): number {
   return code === rcode.noError || code === rcode.nxDomain ? code : rcode.servFail;
 }
 
-function addressesOf(records: RecordAnswer[], name: string, ports: number[] | null): ResolvedAddress[] {
+function addressesOf(records: RecordAnswer[], name: string, chain: string[], ports: number[] | null): ResolvedAddress[] {
   return records.flatMap((record): ResolvedAddress[] => {
     if (record.type !== "A" && record.type !== "AAAA") return [];
-    return [{ address: String(record.data), family: record.type === "A" ? 4 : 6, ports, ttl: record.ttl ?? 0, name }];
+    return [{ address: String(record.data), family: record.type === "A" ? 4 : 6, ports, ttl: record.ttl ?? 0, name, chain }];
   });
+}
+
+/** The names the chain's CNAME records lead to, in order. */
+function aliasTargets(records: RecordAnswer[]): string[] {
+  return records.flatMap((record) => (record.type === "CNAME" ? [String(record.data).toLowerCase().replace(/\.$/, "")] : []));
 }
 
 function capTtl(record: RecordAnswer): RecordAnswer {

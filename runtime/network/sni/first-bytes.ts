@@ -1,10 +1,12 @@
+import { maxHeadBytes, readRequestHead } from "./http-request-head.js";
+
 /**
  * Reading the name a connection is for from its first bytes, without terminating anything:
  * the TLS ClientHello's server_name, or an HTTP/1 request's Host header.
  */
 
 /** Bytes the gate reads at most before deciding (a ClientHello fits one 16 KiB TLS record). */
-export const maxFirstBytes = 16 * 1024 + 5;
+export const maxFirstBytes = maxHeadBytes;
 
 export type FirstBytes = { kind: "need-more" } | { kind: "name"; name: string } | { kind: "refuse"; reason: string };
 
@@ -51,17 +53,14 @@ function serverName(record: Buffer): FirstBytes {
   return { kind: "refuse", reason: "no SNI" };
 }
 
-/** The host (without port) of an HTTP/1 request's Host header. */
-export function readHttpHost(data: Buffer): FirstBytes {
-  const end = data.indexOf("\r\n\r\n");
-  if (end === -1) return data.length >= maxFirstBytes ? { kind: "refuse", reason: "request head too long" } : { kind: "need-more" };
-  const lines = data.subarray(0, end).toString("latin1").split("\r\n");
-  if (!/^[A-Z]+ \S+ HTTP\/1\.[01]$/.test(lines[0] ?? "")) return { kind: "refuse", reason: "not HTTP/1" };
-  const hosts = lines.slice(1).filter((line) => /^host:/i.test(line));
-  if (hosts.length !== 1) return { kind: "refuse", reason: hosts.length === 0 ? "no Host header" : "several Host headers" };
-  const value = (hosts[0] ?? "").slice(5).trim().toLowerCase();
-  const host = /^([a-z0-9_.-]+)(:\d{1,5})?$/.exec(value)?.[1];
-  return host === undefined ? { kind: "refuse", reason: "Host is not a host name" } : { kind: "name", name: host.replace(/\.$/, "") };
+/**
+ * The host (without port) an HTTP/1 request head is for, read strictly (http-request-head.ts):
+ * absolute-form targets naming another host, `Host :`, folded lines, several Hosts, a port other
+ * than the connection's and ambiguous body framing are refused.
+ */
+export function readHttpHost(data: Buffer, port = 80): FirstBytes {
+  const head = readRequestHead(data, port);
+  return head.kind === "head" ? { kind: "name", name: head.host } : head;
 }
 
 class Reader {

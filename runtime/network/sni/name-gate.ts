@@ -6,6 +6,7 @@ import { resolveAddresses } from "../dns/dns-filter.js";
 import type { UpstreamResolver } from "../dns/upstream.js";
 import { nameVerdict, type NetworkPolicy } from "../network-policy.js";
 import { maxFirstBytes, readClientHello, readHttpHost, type FirstBytes } from "./first-bytes.js";
+import { HttpRequestStream, RefusedRequest } from "./http-request-stream.js";
 
 /** The gate's logic, handed the connections gate-listener.ts accepts. */
 export interface NameGate {
@@ -84,6 +85,27 @@ function gate(client: Socket, port: number, read: (data: Buffer) => FirstBytes, 
   client.on("data", onData);
 }
 
+/**
+ * Client → server: TLS as it comes (the name cannot change inside it); HTTP through a judge of
+ * every request on the connection, each of which must be for the name the gate connected to.
+ */
+function forward(client: Socket, server: Socket, gated: { name: string; port: number; head: Buffer; refused: (rule: string) => void }): Promise<void> {
+  const { name, port, head } = gated;
+  if (port === 443) {
+    server.write(head);
+    return pipeline(client, server);
+  }
+  const judge = (host: string, index: number): string | null => (host === name ? null : `request ${index} names ${host}, the connection is for ${name}`);
+  const requests = new HttpRequestStream(port, judge);
+  // Registered before pipeline's own listener, so the client is reset before pipeline closes it.
+  requests.once("error", (error) => {
+    if (error instanceof RefusedRequest) gated.refused(error.message);
+  });
+  // The first read goes back to the front of the client's bytes, to be judged with the rest.
+  client.unshift(head);
+  return pipeline(client, requests, server);
+}
+
 async function splice(client: Socket, name: string, port: number, head: Buffer, deps: NameGateDeps, spliced: Set<Spliced>): Promise<void> {
   // The gate connects from the host, outside the sandbox's table, so it checks this itself.
   const address = (await resolveAddresses(deps.upstream, name)).find((candidate) => deps.special.refusal(candidate) === null);
@@ -103,10 +125,12 @@ async function splice(client: Socket, name: string, port: number, head: Buffer, 
   client.setTimeout(idleTimeoutMs, () => client.destroy());
   const connection = { name, port, client, server };
   spliced.add(connection);
-  server.write(head);
-  client.resume();
+  const refused = (rule: string): void => {
+    deps.refused({ name, port, rule });
+    client.resetAndDestroy();
+  };
   // pipeline destroys both ends when either ends or fails, so no socket outlives its peer.
-  await Promise.all([pipeline(client, server), pipeline(server, client)]).catch(() => undefined);
+  await Promise.all([forward(client, server, { name, port, head, refused }), pipeline(server, client)]).catch(() => undefined);
   client.destroy();
   server.destroy();
   spliced.delete(connection);

@@ -10,16 +10,16 @@ import { SpecialAddresses } from "../../../runtime/network/special-addresses.js"
  * logs every name it is asked, so a test can show what was (never) forwarded.
  */
 const zone: Record<string, Answer[]> = {
-  "api.example.test": [{ type: "A", name: "api.example.test", ttl: 30, data: "203.0.113.1" }],
+  "api.example.test": [{ type: "A", name: "api.example.test", ttl: 30, data: "44.0.113.1" }],
   // One answer with the whole chain, plus a record off the chain the filter must drop.
   "www.example.test": [
     { type: "CNAME", name: "www.example.test", ttl: 60, data: "edge.cdn.test" },
-    { type: "A", name: "edge.cdn.test", ttl: 20, data: "203.0.113.2" },
-    { type: "A", name: "injected.other.test", ttl: 20, data: "198.51.100.66" },
+    { type: "A", name: "edge.cdn.test", ttl: 20, data: "44.0.113.2" },
+    { type: "A", name: "injected.other.test", ttl: 20, data: "44.0.100.66" },
   ],
   // A chain that stops at a CNAME: the filter asks for the target itself.
   "split.example.test": [{ type: "CNAME", name: "split.example.test", ttl: 60, data: "far.cdn.test" }],
-  "far.cdn.test": [{ type: "A", name: "far.cdn.test", ttl: 40, data: "203.0.113.3" }],
+  "far.cdn.test": [{ type: "A", name: "far.cdn.test", ttl: 40, data: "44.0.113.3" }],
   "loop.example.test": [{ type: "CNAME", name: "loop.example.test", ttl: 60, data: "loop.example.test" }],
   "inside.example.test": [
     { type: "A", name: "inside.example.test", ttl: 60, data: "169.254.169.254" },
@@ -27,9 +27,17 @@ const zone: Record<string, Answer[]> = {
     { type: "A", name: "inside.example.test", ttl: 60, data: "10.100.3.2" },
     { type: "A", name: "inside.example.test", ttl: 60, data: "127.0.0.1" },
     { type: "A", name: "inside.example.test", ttl: 60, data: "10.20.0.5" },
-    { type: "A", name: "inside.example.test", ttl: 60, data: "203.0.113.77" },
+    { type: "A", name: "inside.example.test", ttl: 60, data: "44.0.113.77" },
   ],
-  "many.example.test": Array.from({ length: 40 }, (_, i) => ({ type: "A" as const, name: "many.example.test", ttl: 60, data: `203.0.113.${i + 10}` })),
+  // A name under an any-port wildcard aliased to names the allowlist allows on one port only.
+  "alias.wide.test": [
+    { type: "CNAME", name: "alias.wide.test", ttl: 60, data: "narrow.example.test" },
+    { type: "A", name: "narrow.example.test", ttl: 60, data: "44.0.113.50" },
+  ],
+  "plain.wide.test": [{ type: "A", name: "plain.wide.test", ttl: 60, data: "44.0.113.51" }],
+  "x.ports.test": [{ type: "CNAME", name: "x.ports.test", ttl: 60, data: "other-port.example.test" }],
+  "other-port.example.test": [{ type: "A", name: "other-port.example.test", ttl: 60, data: "44.0.113.52" }],
+  "many.example.test": Array.from({ length: 40 }, (_, i) => ({ type: "A" as const, name: "many.example.test", ttl: 60, data: `44.0.113.${i + 10}` })),
 };
 
 /** A decoded answer; dns-packet's types leave out the rcode it decodes. */
@@ -46,7 +54,7 @@ describe("the DNS filter", () => {
   const admitted: ResolvedAddress[] = [];
   const refused: string[] = [];
   const special = new SpecialAddresses({ v4: "10.100.0.0", v6: "fd66:a64::" }, ["10.20.0.0/16"]);
-  let policy: NetworkPolicy = { mode: "restricted", allow: ["api.example.test", "www.example.test", "inside.example.test", "split.example.test", "loop.example.test", "many.example.test", "*.ports.test:443"], deny: [], sni: false };
+  let policy: NetworkPolicy = { mode: "restricted", allow: ["api.example.test", "www.example.test", "inside.example.test", "split.example.test", "loop.example.test", "many.example.test", "*.ports.test:443", "*.wide.test", "narrow.example.test:443", "other-port.example.test:8080"], deny: [], sni: false };
   const deps = (): DnsFilterDeps => ({
     policy: () => policy,
     upstream: { address: "127.0.0.1", port },
@@ -81,8 +89,8 @@ describe("the DNS filter", () => {
     const answer = await ask("API.example.test");
     expect(answer.id).toBe(4242);
     expect(answer.rcode).toBe("NOERROR");
-    expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["203.0.113.1"]);
-    expect(admitted).toContainEqual({ address: "203.0.113.1", family: 4, ports: null, ttl: 30, name: "api.example.test" });
+    expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["44.0.113.1"]);
+    expect(admitted).toContainEqual({ address: "44.0.113.1", family: 4, ports: null, ttl: 30, name: "api.example.test", chain: [] });
   });
 
   it("answers a refused name NXDOMAIN without forwarding it", async () => {
@@ -95,20 +103,20 @@ describe("the DNS filter", () => {
   it("follows the CNAME chain in an answer and drops records off the chain", async () => {
     const answer = await ask("www.example.test");
     expect(answer.answers?.map((a) => `${a.type} ${a.name}`)).toEqual(["CNAME www.example.test", "A edge.cdn.test"]);
-    expect(admitted.map((a) => a.address)).toContain("203.0.113.2");
-    expect(admitted.map((a) => a.address)).not.toContain("198.51.100.66");
+    expect(admitted.map((a) => a.address)).toContain("44.0.113.2");
+    expect(admitted.map((a) => a.address)).not.toContain("44.0.100.66");
   });
 
   it("asks for a CNAME's target itself when the answer stops at the alias", async () => {
     const answer = await ask("split.example.test");
     expect(answer.answers?.map((a) => `${a.type} ${a.name}`)).toEqual(["CNAME split.example.test", "A far.cdn.test"]);
     expect(asked).toContain("far.cdn.test");
-    expect(admitted).toContainEqual(expect.objectContaining({ address: "203.0.113.3", name: "split.example.test" }));
+    expect(admitted).toContainEqual(expect.objectContaining({ address: "44.0.113.3", name: "split.example.test" }));
   });
 
   it("leaves out and never admits addresses of the host, link-local, the sandboxes, and private ranges not admitted", async () => {
     const answer = await ask("inside.example.test");
-    expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["10.20.0.5", "203.0.113.77"]);
+    expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["10.20.0.5", "44.0.113.77"]);
     const admittedNow = admitted.map((a) => a.address);
     for (const address of ["169.254.169.254", "192.168.1.1", "10.100.3.2", "127.0.0.1"]) {
       expect(admittedNow).not.toContain(address);
@@ -122,9 +130,27 @@ describe("the DNS filter", () => {
   });
 
   it("carries an entry's port restriction to the admitted addresses", async () => {
-    zone["x.ports.test"] = [{ type: "A", name: "x.ports.test", ttl: 5, data: "203.0.113.9" }];
-    await ask("x.ports.test");
-    expect(admitted).toContainEqual({ address: "203.0.113.9", family: 4, ports: [443], ttl: 5, name: "x.ports.test" });
+    zone["y.ports.test"] = [{ type: "A", name: "y.ports.test", ttl: 5, data: "44.0.113.9" }];
+    await ask("y.ports.test");
+    expect(admitted).toContainEqual({ address: "44.0.113.9", family: 4, ports: [443], ttl: 5, name: "y.ports.test", chain: [] });
+  });
+
+  it("admits an address reached through a CNAME only on the ports its allowlisted target is allowed on", async () => {
+    // GIVEN *.wide.test (any port) and narrow.example.test:443; alias.wide.test → narrow.example.test
+    const answer = await ask("alias.wide.test");
+    expect(answer.answers?.map((a) => `${a.type} ${a.name}`)).toEqual(["CNAME alias.wide.test", "A narrow.example.test"]);
+    expect(admitted).toContainEqual({ address: "44.0.113.50", family: 4, ports: [443], ttl: 60, name: "alias.wide.test", chain: ["narrow.example.test"] });
+    // Control: a name under the same wildcard without such an alias keeps every port.
+    await ask("plain.wide.test");
+    expect(admitted).toContainEqual(expect.objectContaining({ address: "44.0.113.51", ports: null }));
+  });
+
+  it("refuses a CNAME chain whose allowlisted names share no port, admitting nothing", async () => {
+    // x.ports.test is allowed on 443, its target other-port.example.test on 8080 only.
+    const answer = await ask("x.ports.test");
+    expect(answer.rcode).toBe("REFUSED");
+    expect(admitted.map((a) => a.address)).not.toContain("44.0.113.52");
+    expect(refused).toContain("x.ports.test CNAME to other-port.example.test (allowed on port 8080 only) shares no port with x.ports.test");
   });
 
   it("gives restricted sandboxes an empty answer for types other than A, AAAA and CNAME, unforwarded", async () => {

@@ -50,7 +50,7 @@ describe("the name a connection is for", () => {
   });
 
   it("reads the Host header of an HTTP/1 request head, without its port", () => {
-    expect(readHttpHost(Buffer.from("GET /x HTTP/1.1\r\nUser-Agent: t\r\nHost: Api.Example.test:8080\r\n\r\n"))).toEqual({ kind: "name", name: "api.example.test" });
+    expect(readHttpHost(Buffer.from("GET /x HTTP/1.1\r\nUser-Agent: t\r\nHost: Api.Example.test:80\r\n\r\n"))).toEqual({ kind: "name", name: "api.example.test" });
     expect(readHttpHost(Buffer.from("GET /x HTTP/1.1\r\nHost: a.test\r\n"))).toEqual({ kind: "need-more" });
   });
 
@@ -59,5 +59,16 @@ describe("the name a connection is for", () => {
     expect(readHttpHost(Buffer.from("GET / HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\n\r\n"))).toEqual({ kind: "refuse", reason: "several Host headers" });
     expect(readHttpHost(Buffer.from("GET / HTTP/1.1\r\nHost: a b\r\n\r\n"))).toEqual({ kind: "refuse", reason: "Host is not a host name" });
     expect(readHttpHost(Buffer.from("SSH-2.0-OpenSSH\r\n\r\n"))).toEqual({ kind: "refuse", reason: "not HTTP/1" });
+  });
+
+  it("refuses the request heads that passed a Host-only check: absolute-form, `Host :`, folding", () => {
+    const attacks = [
+      "GET http://other.example/ HTTP/1.1\r\nHost: api.example.test\r\n\r\n",
+      "GET / HTTP/1.1\r\nHost: api.example.test\r\nHost : other.example\r\n\r\n",
+      "GET / HTTP/1.1\r\nHost: api.example.test\r\nX-A: 1\r\n Host: other.example\r\n\r\n",
+    ];
+    for (const attack of attacks) expect(readHttpHost(Buffer.from(attack)).kind).toBe("refuse");
+    // Control: the same request, well-formed, is read for its Host.
+    expect(readHttpHost(Buffer.from("GET http://api.example.test/ HTTP/1.1\r\nHost: api.example.test\r\nX-A: 1\r\n\r\n"))).toEqual({ kind: "name", name: "api.example.test" });
   });
 });

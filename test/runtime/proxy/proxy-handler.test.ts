@@ -22,6 +22,7 @@ beforeAll(async () => {
   proxy.addAgent("gemini", "proxy", "google", { provider: "google", header: "x-goog-api-key", value: "{key}" });
   proxy.addAgent("tool", "proxy", "custom", { provider: "custom", header: "x-tool-token", value: "Token {key} v1" });
   proxy.addAgent("holder", "placeholder", "bound", { provider: "openai", header: "authorization", value: "Bearer {key}" });
+  proxy.addAgent("gholder", "placeholder", "bound", { provider: "google", header: "x-goog-api-key", value: "{key}" });
   // Same server, another host name: the placeholder's secret is not bound to it.
   proxy.addAgent("elsewhere", "placeholder", "openai", { provider: "openai", header: "authorization", value: "Bearer {key}", upstream: `https://127.0.0.1:${upstream.port}`, hosts: [`127.0.0.1:${upstream.port}`] });
   proxy.route = { ...proxy.route, placeholders: [{ placeholder, secret: "bound", hosts: [`localhost:${upstream.port}`] }, { placeholder: otherPlaceholder, secret: "openai", hosts: [`127.0.0.1:${upstream.port}`] }] };
@@ -102,10 +103,15 @@ describe("with auth proxy the key is set by the proxy", () => {
 });
 
 describe("with auth placeholder the key replaces the stand-in only for its hosts", () => {
-  it("swaps a bound placeholder that is a whole credential: in a key header, or the key query parameter", async () => {
-    await proxy.send("GET", `/holder/v1/models?key=${placeholder}&a=1`, { authorization: `Bearer ${placeholder}` });
+  it("swaps a bound placeholder that is a whole credential in the provider's own key header", async () => {
+    await proxy.send("GET", "/holder/v1/models?a=1", { authorization: `Bearer ${placeholder}` });
     expect(last()?.headers.authorization).toBe("Bearer sk-bound-real");
-    expect(last()?.path).toBe("/v1/models?key=sk-bound-real&a=1");
+    expect(last()?.path).toBe("/v1/models?a=1");
+  });
+
+  it("swaps a placeholder in the key query parameter for Google, whose API reads keys there", async () => {
+    await proxy.send("GET", `/gholder/v1beta/models?key=${placeholder}&a=1`);
+    expect(last()?.path).toBe("/v1beta/models?key=sk-bound-real&a=1");
   });
 
   it("never swaps a placeholder anywhere an API could echo it back: a path, another header, part of a value", async () => {
@@ -163,7 +169,10 @@ describe("streams and errors", () => {
     proxy.addAgent("loop", "proxy", "anthropic", { provider: "anthropic", header: "x-api-key", value: "{key}", upstream: `https://127.0.0.2:${upstream.port}` });
     const reply = await proxy.send("GET", "/loop/v1/models");
     expect(reply.status).toBe(502);
-    expect(JSON.parse(reply.body).error.message).toContain("proxy.allowUpstreams");
+    // The sandbox is told it failed; the address and the setting to change are the host's to read.
+    expect(JSON.parse(reply.body).error.message).not.toContain("127.0.0.2");
+    await proxy.services.audit.flushed();
+    expect(proxy.auditRecords().at(-1)?.detail).toContain("proxy.allowUpstreams");
     expect(upstream.received).toHaveLength(0);
   });
 

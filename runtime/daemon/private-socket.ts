@@ -1,0 +1,49 @@
+import { lchown, lstat, mkdir, rm } from "node:fs/promises";
+import type { Server } from "node:net";
+import { dirname } from "node:path";
+import { SandboxError } from "../sandbox/errors.js";
+
+/**
+ * Makes the socket's directory ready: created root-owned 0755 when missing (the user must be able
+ * to traverse it), refused when anyone but root could write to it, since whoever can write there
+ * could replace the socket under the daemon or its clients. A stale socket is removed.
+ */
+export async function prepareSocketDirectory(path: string): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true, mode: 0o755 });
+  const info = await lstat(dir);
+  if (!info.isDirectory() || info.uid !== 0 || (info.mode & 0o022) !== 0) {
+    throw new SandboxError(`the daemon's socket directory ${dir} must be a directory owned by root that only root can write to (it is owned by uid ${info.uid}, mode ${(info.mode & 0o7777).toString(8)}): fix it with chown root: ${dir} && chmod 755 ${dir}, or point FORAGE_RUN_DIR elsewhere`, "config");
+  }
+  await rm(path, { force: true });
+}
+
+/**
+ * Listens on `path` so that only root and `ownerUid` can connect, never a group.
+ *
+ * Why a file mode and no SO_PEERCRED: Node's `net` cannot read a peer's credentials, and the ways
+ * around it (matching the peer's socket inode to a pid through /proc or `ss -xp`) look the pid up
+ * after the fact, which a short-lived or exec'ing client can race. connect(2) on a unix socket
+ * needs write permission on the socket file, which the kernel checks against the caller's
+ * credentials at connect time: a socket owned by the user with mode 0600 admits the user, and
+ * root through CAP_DAC_OVERRIDE, and nobody else — not even members of the user's primary group
+ * (with `user: nobody` that is `nogroup`, shared by many services). The directory is root's
+ * (prepareSocketDirectory), so the file cannot be swapped. The user can chmod their own socket,
+ * which only hands out what the user already has.
+ *
+ * The socket is bound under umask 0177, so it is 0600 (root's) from its first instant: there is
+ * no moment in which a wider mode lets someone connect before the chown.
+ */
+export async function listenPrivately(server: Server, path: string, ownerUid: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    // listen() binds a path synchronously: the umask is back before anything else can run.
+    const umask = process.umask(0o177);
+    try {
+      server.listen(path, resolve);
+    } finally {
+      process.umask(umask);
+    }
+  });
+  await lchown(path, ownerUid, 0);
+}

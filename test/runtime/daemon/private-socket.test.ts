@@ -1,0 +1,30 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { listenPrivately, prepareSocketDirectory } from "../../../runtime/daemon/private-socket.js";
+import { isRoot } from "../../support/tools.js";
+
+describe.skipIf(!isRoot())("the daemon's private socket", () => {
+  const dir = mkdtempSync(join(tmpdir(), "forage-sock-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("is owned by the configured user, group root, mode 0600", async () => {
+    const path = join(dir, "run", "daemon.sock");
+    await prepareSocketDirectory(path);
+    const server = createServer();
+    await listenPrivately(server, path, 65534);
+    const info = statSync(path);
+    server.close();
+    expect({ uid: info.uid, gid: info.gid, mode: (info.mode & 0o777).toString(8) }).toEqual({ uid: 65534, gid: 0, mode: "600" });
+    expect((statSync(join(dir, "run")).mode & 0o777).toString(8)).toBe("755");
+  });
+
+  it("refuses a socket directory that others can write to, and says how to fix it", async () => {
+    const shared = join(dir, "shared");
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    await expect(prepareSocketDirectory(join(shared, "daemon.sock"))).rejects.toThrow(/must be a directory owned by root that only root can write to .* chmod 755/);
+  });
+});
