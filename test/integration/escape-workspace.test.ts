@@ -158,12 +158,13 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     expect((await host.run(["down", "lifted"])).exitCode).toBe(0);
   });
 
-  describe("a directory swapped for a link to another user's directory while up runs", () => {
+  describe("a directory swapped for a link to a directory behind root's 0700 one while up runs", () => {
     const swapDir = join(host.dir, "swap");
-    const secret = join(host.dir, "secret");
+    // Readable in itself, but behind root's 0700 directory: the agent reaches it only if it is mounted.
+    const secret = join(host.dir, "private", "shared");
     let swapper = "";
     /**
-     * Swaps swap/ws (the user's directory) and swap/link (→ root's 0700 directory) as the user, for
+     * Swaps swap/ws (the user's directory) and swap/link (→ the private directory) as the user, for
      * `seconds`: as fast as it can, or holding the directory up to `dirHoldUs` and the link
      * `linkHoldUs` (checks then mostly see the directory, and a later lookup sometimes the link).
      */
@@ -183,13 +184,14 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
       await execa("gcc", ["-O2", "-o", swapper, `${swapper}.c`]);
       mkdirSync(join(swapDir, "ws"), { recursive: true });
       writeFileSync(join(swapDir, "ws", "mine.txt"), "mine\n");
-      mkdirSync(secret, { mode: 0o700 });
-      writeFileSync(join(secret, "secret.txt"), "root's\n");
+      mkdirSync(join(host.dir, "private"), { mode: 0o700 });
+      mkdirSync(secret, { mode: 0o755 });
+      writeFileSync(join(secret, "secret.txt"), "root's\n", { mode: 0o644 });
       symlinkSync(secret, join(swapDir, "link"));
       await execa("chown", ["-hR", `${agentUid}:${agentUid}`, swapDir]);
     });
 
-    it("control: systemd-nspawn given the path binds root's directory within 25 attempts", async () => {
+    it("control: systemd-nspawn given the path binds the private directory within 25 attempts", async () => {
       const root = minimalRoot(join(host.dir, "control-root"));
       const swap = swapping(60);
       let seen = 0;
@@ -203,7 +205,7 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
       expect(seen).toBeGreaterThan(0);
     });
 
-    it("never mounts root's directory in 25 ups: what was checked is what is bound", async () => {
+    it("never mounts the private directory in 25 ups: what was checked is what is bound", async () => {
       const outcomes = { up: 0, refused: 0 };
       // The first 12 against a tight swap loop, the rest against one that mostly shows the directory.
       let swap = swapping(600);
