@@ -6,8 +6,8 @@ import { guardState, workspaceGuards, type Guard, type Placeholder } from "./gua
 
 /**
  * The trade-off of a stand-in: a bind needs a mount point, and a mount point in a workspace is an
- * entry of the user's directory on the host too (empty directories `.envrc/`, `.vscode/`, a `.git/commondir`
- * holding "."), visible while the sandbox runs. They are made as the user (never as root in a
+ * entry of the user's directory on the host too (empty directories `.envrc/`, `.vscode/`, a
+ * `.git/commondir` holding "."), visible while the sandbox runs. They are made as the user (never as root in a
  * directory the user controls), hold what the stand-in holds (so the host's git reads the same
  * "nothing" as the sandbox's), and are removed again when the sandbox stops, if they still are
  * exactly a stand-in. Where the user cannot write, systemd-nspawn makes the mount point itself.
