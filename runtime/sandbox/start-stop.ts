@@ -21,6 +21,7 @@ import { agentLauncherPath } from "./assets.js";
 import { identityKeyFile } from "./identity-key.js";
 import { systemSshBinds } from "./system-ssh-binds.js";
 import { sandboxBinds } from "./sandbox-binds.js";
+import { removePlaceholders } from "../workspaces/placeholders.js";
 import { installSsh, startSshd } from "./ssh.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
@@ -142,6 +143,7 @@ export async function stopSandbox(context: RuntimeContext, metadata: SandboxMeta
   if (pid !== null && pid !== undefined) await stopContainer(pid, graceSeconds, metadata.runtime === "nspawn-nix" ? "init" : "placeholder");
   await unmountRoot(root);
   await removeSandboxFilter(context.paths, metadata.name);
+  await removePlaceholders(metadata);
   // The link before its policy: a link without its table would let whatever still runs in the
   // namespace (an exec'd process outlives the container) reach the network unfiltered.
   await removeLink(linkOf(context, metadata));
