@@ -5,6 +5,7 @@
 {
   lib,
   buildNpmPackage,
+  glibc,
   importNpmLock,
   nodejs,
   runCommand,
@@ -33,6 +34,8 @@ buildNpmPackage {
       ../generator
       ../runtime
       ../modules
+      ../native
+      ../scripts/build-native.sh
       ../templates
       ../examples
       ../flake.nix
@@ -45,6 +48,9 @@ buildNpmPackage {
   };
   npmConfigHook = importNpmLock.npmConfigHook;
   npmBuildScript = "build";
+  # `build` also compiles native/forage-enter.c with stdenv's cc, statically (it runs inside
+  # sandbox roots that share nothing with the host's libraries): that needs glibc's static libc.
+  buildInputs = [ glibc.static ];
   meta = {
     description = "Disposable, network-restricted sandboxes for AI coding agents";
     license = lib.licenses.mit;

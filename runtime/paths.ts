@@ -14,6 +14,8 @@ export interface RuntimePaths {
    * guard and mounted read-only at /run/forage/network so the agent can see what was refused.
    */
   networkDir: string;
+  /** Per-sandbox seccomp programs (`<dir>/<name>.bpf`), bound read-only into the sandbox. */
+  seccompDir: string;
   /** Per-sandbox secret copies (dir 0700, files 0400), mounted read-only at /run/secrets. */
   secretsDir: string;
   /** The API proxy's status (`<run>/proxy.json`), written by whichever process runs it. */
@@ -38,6 +40,7 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
     workspacesDir: `${stateDir}/workspaces`,
     rootsDir: `${runDir}/roots`,
     networkDir: `${runDir}/network`,
+    seccompDir: `${runDir}/seccomp`,
     secretsDir: env.FORAGE_SECRETS_DIR ?? "/run/forage-secrets",
     proxyStatusFile: `${runDir}/proxy.json`,
     lockFile: `${stateDir}/lock`,

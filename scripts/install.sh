@@ -21,6 +21,8 @@ declare -A packages=(
   [busybox]=busybox-static
   [ping]=iputils-ping
   [conntrack]=conntrack
+  [gcc]=gcc
+  [keyctl]=keyutils
 )
 
 missing=()
@@ -30,6 +32,8 @@ done
 # Debian's nix-bin alone cannot build: its default build-users-group is "nixbld", which only
 # nix-setup-systemd creates (with the build users and /etc/nix/nix.conf).
 getent group nixbld >/dev/null 2>&1 || missing+=(nix-setup-systemd)
+# The seccomp helper (scripts/build-native.sh) links statically: it needs libc.a, not a tool.
+dpkg-query -W -f='${Status}' libc6-dev 2>/dev/null | grep -q "ok installed" || missing+=(libc6-dev)
 
 if [ "${#missing[@]}" -gt 0 ]; then
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)

@@ -36,6 +36,8 @@ export function registerObserve(program: Command): void {
         ["runtime", v.runtime], ["container", v.containerName], ["workspace", `${v.workspace} (${v.workspaceMode}${v.workspaceVcs === null ? "" : ` ${v.workspaceVcs}`})`], ["uptime", uptime], ["created", v.createdAt],
         ["limits", limitsText(v.resourceLimits)],
       ];
+      if (v.seccomp.warning !== null) rows.push(["warning", v.seccomp.warning]);
+      if (v.seccomp.refused !== null) rows.push(["refused", refusedLine(v.seccomp.refused)]);
       process.stdout.write(rows.map(([k, val]) => `${k.padEnd(10)} ${val}`).join("\n") + "\n");
     });
 
@@ -93,4 +95,12 @@ function limitsText(limits: SandboxView["resourceLimits"]): string {
   const memory = limits.memoryMax ?? "unlimited";
   const tasks = limits.tasksMax === null ? "unlimited" : String(limits.tasksMax);
   return `memory ${memory}, tasks ${tasks}${limits.cpuQuota === null ? "" : `, cpu ${limits.cpuQuota}`}`;
+}
+
+/** "3 syscalls by seccomp (unshare 2, keyctl 1)": what the filter refused, most first. */
+function refusedLine(refused: { total: number; bySyscall: Record<string, number> }): string {
+  const counts = Object.entries(refused.bySyscall).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  const detail = counts.length === 0 ? "" : ` (${counts.map(([name, n]) => `${name} ${n}`).join(", ")})`;
+  // Counted from the kernel's log, which drops records under bursts: at least this many.
+  return `${refused.total} syscalls by seccomp${detail}, at least`;
 }

@@ -124,4 +124,6 @@ export interface TemplateModel {
   useProxy: boolean;
   proxyFilter: ProxyFilterModel;
   ssh: boolean;
+  /** Seccomp groups and syscalls allowed back, sorted (runtime/seccomp/ denies the rest). */
+  seccomp: { allow: string[] };
 }

@@ -37,6 +37,7 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
       maxRequestBytes: template.proxyFilter?.maxRequestBytes ?? 32 * 1024 * 1024,
     },
     ssh: template.ssh ?? false,
+    seccomp: { allow: [...new Set(template.seccomp?.allow ?? [])].sort() },
   };
 }
 

@@ -1,5 +1,6 @@
 import { n, type NixExpr } from "../emit/nix/index.js";
 import type { Identity } from "../config/schema/identity.js";
+import { deniedSyscalls } from "../config/schema/seccomp.js";
 import type { AgentModel, MountModel, TemplateModel } from "../model/model.js";
 
 /** `pkgs.python3Packages.black`: a real reference into the host's package set, never a pname. */
@@ -33,6 +34,8 @@ export function templateValues(template: TemplateModel, nftFile: string | null):
     tmuxWindows: n.fromValue(template.tmuxWindows),
     useProxy: n.bool(template.useProxy),
     ssh: n.bool(template.ssh),
+    seccomp: n.fromValue(template.seccomp),
+    seccompDenied: n.fromValue(deniedSyscalls(template.seccomp.allow)),
     nftablesRuleset: nftFile === null ? n.nul : n.path(`./${nftFile}`),
   });
 }

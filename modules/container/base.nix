@@ -4,6 +4,7 @@
 let
   cfg = config.forage.sandbox;
   accounts = import ./accounts.nix { inherit lib; inherit (config) ids users; inherit cfg; };
+  forageLib = import ../lib { inherit lib; };
 in
 {
   boot.isContainer = true;
@@ -28,6 +29,9 @@ in
   # The agent must not become root: no sudo, no doas, no wheel.
   security.sudo.enable = false;
   security.doas.enable = false;
+
+  # sshd and its sessions start from the container's systemd, not through forage-enter.
+  systemd.services.sshd.serviceConfig = lib.mkIf (cfg.template.ssh == true) (forageLib.seccompServiceConfig cfg.template);
 
   services.openssh = {
     enable = cfg.template.ssh == true;

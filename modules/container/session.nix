@@ -25,6 +25,7 @@ in
       WorkingDirectory = cfg.workspacePath;
       ExecStart = lib.getExe session;
       Restart = "no";
-    };
+      # The agents run here, started by the container's systemd rather than through forage-enter.
+    } // forageLib.seccompServiceConfig cfg.template;
   };
 }

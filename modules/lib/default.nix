@@ -10,5 +10,6 @@ in
   hostWarnings = import ./host-warnings.nix { inherit lib; };
   hostTmpfiles = import ./host-tmpfiles.nix { inherit lib; };
   tmuxSessionScript = import ./tmux-session.nix { inherit lib; };
+  seccompServiceConfig = import ./seccomp-service-config.nix { inherit lib; };
   claudeManagedSettings = import ./claude-managed-settings.nix { inherit lib; };
 }

@@ -9,6 +9,13 @@
     description = "Generated in-container nftables file for the template's network mode.";
   };
 
+  options.seccompDenied = lib.mkOption {
+    type = lib.types.nullOr (lib.types.listOf lib.types.str);
+    default = null;
+    internal = true;
+    description = "Syscalls the template's seccomp filter refuses (its `seccomp.allow` taken back), computed by the generator; the container's services deny them with SystemCallFilter. null: a template not written by the generator.";
+  };
+
   # The reference's `network = "restricted"; allowedHosts = [ … ];` is
   # network = { mode = "restricted"; allow = [ … ]; } (allowedHosts alone means restricted, as in a
   # config file). The host module warns where it is used and refuses it beside another mode.

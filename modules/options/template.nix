@@ -360,5 +360,67 @@
       default = null;
       description = "Which requests the API proxy forwards for this template's sandboxes.";
     };
+    seccomp = lib.mkOption {
+      type = lib.types.nullOr (lib.types.submodule {
+        options = {
+          allow = lib.mkOption {
+            type = lib.types.nullOr (lib.types.listOf (lib.types.enum [
+              "namespaces"
+              "mount"
+              "keyring"
+              "bpf"
+              "perf"
+              "io-uring"
+              "userfaultfd"
+              "modules"
+              "kexec"
+              "clock"
+              "swap"
+              "ptrace"
+              "handles"
+              "unshare"
+              "setns"
+              "clone"
+              "clone3"
+              "umount2"
+              "pivot_root"
+              "open_tree"
+              "open_tree_attr"
+              "move_mount"
+              "fsopen"
+              "fsmount"
+              "fsconfig"
+              "fspick"
+              "mount_setattr"
+              "keyctl"
+              "add_key"
+              "request_key"
+              "perf_event_open"
+              "io_uring_setup"
+              "io_uring_enter"
+              "io_uring_register"
+              "init_module"
+              "finit_module"
+              "delete_module"
+              "kexec_load"
+              "kexec_file_load"
+              "settimeofday"
+              "clock_settime"
+              "clock_adjtime"
+              "adjtimex"
+              "swapon"
+              "swapoff"
+              "process_vm_readv"
+              "process_vm_writev"
+              "open_by_handle_at"
+            ]));
+            default = null;
+            description = "Groups or syscalls the sandbox's seccomp filter allows back (status warns). Groups: namespaces, mount, keyring, bpf, perf, io-uring, userfaultfd, modules, kexec, clock, swap, ptrace, handles; a name that is both a group and a syscall (mount, bpf, userfaultfd, ptrace) means the group. Default: none.";
+          };
+        };
+      });
+      default = null;
+      description = "The seccomp filter every process in the sandbox runs under.";
+    };
   };
 }

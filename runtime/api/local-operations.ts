@@ -19,6 +19,7 @@ import { denialsOperation, networkOperation } from "../network/network-operation
 import { syncInSandboxTable } from "../network/sandbox-network.js";
 import { createSnapshot, listSnapshots, restoreSnapshot } from "../workspaces/snapshots.js";
 import { startOnTerminal, type EnterSandbox } from "../sandbox/terminal.js";
+import { seccompStatus } from "../seccomp/status.js";
 import type { ExecStreams, Operations, RelayedTerminal, SandboxView } from "./operations.js";
 
 /** The operations, run in this process (which must be root). */
@@ -130,6 +131,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     user: context.settings.host.containerUsername,
     sshHostKey: await pinnedHostKey(context.paths, metadata.name),
     resourceLimits: context.settings.templates.find((t) => t.name === metadata.template)?.resourceLimits ?? null,
+    seccomp: await seccompStatus(context, metadata, running),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { DenialRecord } from "../network/denials.js";
 import type { NetworkChange, NetworkView } from "../network/network-operations.js";
 import type { AuditEvent } from "../sandbox/audit-log.js";
+import type { SeccompStatus } from "../seccomp/status.js";
 import type { Orphan } from "../sandbox/gc.js";
 import type { WindowLog } from "../sandbox/session-logs.js";
 import type { TerminalSize } from "../sandbox/terminal.js";
@@ -29,6 +30,8 @@ export interface SandboxView {
   sshHostKey: string | null;
   /** The template's resource limits (null: lifted with "infinity"), or null when the template is gone. */
   resourceLimits: { cpuQuota: string | null; memoryMax: string | null; tasksMax: number | null } | null;
+  /** The seccomp filter: what it allows back, a warning when that is anything, what it refused. */
+  seccomp: SeccompStatus;
 }
 
 export interface UpArgs {

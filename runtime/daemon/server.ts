@@ -1,4 +1,4 @@
-import { realpath, stat } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import { EventEmitter } from "node:events";
 import { createServer, type Socket } from "node:net";
 import { PassThrough, Writable } from "node:stream";
@@ -13,6 +13,7 @@ import { readProxyStatus } from "../proxy/proxy-status.js";
 import { listenPrivately, prepareSocketDirectory } from "./private-socket.js";
 import { encode, lineReader, type DaemonHello, type ServerMessage } from "./protocol.js";
 import { isOp, requestSchemas, terminalSize, type Op } from "./requests.js";
+import { openPinned } from "../nspawn/pinned-path.js";
 
 /**
  * The privileged daemon: serves sandbox operations to root and the configured user over a unix
@@ -168,9 +169,12 @@ async function run(context: RuntimeContext, op: Op, args: Record<string, never>,
  */
 async function requireOwnedWorkspace(path: string, ownerUid: number): Promise<void> {
   const real = await realpath(path).catch(() => undefined);
-  const info = real === undefined ? undefined : await stat(real);
-  if (info?.isDirectory() !== true) throw new SandboxError(`workspace ${path} is not an existing directory`, "usage");
-  if (info.uid !== ownerUid) throw new SandboxError(`workspace ${path} is not owned by the configured user (uid ${ownerUid}); the daemon only mounts the user's own directories`, "usage");
+  if (real === undefined) throw new SandboxError(`workspace ${path} is not an existing directory`, "usage");
+  // Checked through a descriptor (no link on the way); up checks again the same way, and binds what it checked.
+  const pinned = await openPinned(real);
+  await pinned.handle.close();
+  if (pinned.kind !== "directory") throw new SandboxError(`workspace ${path} is not an existing directory`, "usage");
+  if (pinned.uid !== ownerUid) throw new SandboxError(`workspace ${path} is not owned by the configured user (uid ${ownerUid}); the daemon only mounts the user's own directories`, "usage");
 }
 
 function relayedTerminal(requested: { size: TerminalSize; term: string }, input: ClientInput): RelayedTerminal {

@@ -11,6 +11,7 @@ import { containerUnit, isUnitActive, limitProperties, runTool, unitMainPid } fr
 import { extraContainerDefinition } from "./definition.js";
 import { SandboxError } from "../sandbox/errors.js";
 import { systemSshBinds } from "../sandbox/system-ssh-binds.js";
+import { removeSandboxFilter, writeSandboxFilter } from "../seccomp/sandbox-filter.js";
 import { sandboxBinds } from "../sandbox/sandbox-binds.js";
 
 /** The sandbox's extra-container definition: `<state>/sandboxes/<name>.nix` (no secrets in it). */
@@ -27,6 +28,7 @@ export function definitionPath(paths: RuntimePaths, name: string): string {
 export async function startExtraContainer(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
   const { host } = context.settings;
   const link = sandboxLink(metadata.slot, host.network.base);
+  await writeSandboxFilter(context.paths, metadata.name, template.seccomp.allow);
   // The primary workspace (the first bind) is the definition's own `workspace`; the rest ride
   // along as extra bind mounts.
   const extraBinds = [...(await sandboxBinds(context, metadata, template)).slice(1), ...(await systemSshBinds(context, metadata, template))];
@@ -66,6 +68,7 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
 export async function stopExtraContainer(context: RuntimeContext, metadata: SandboxMetadata): Promise<SandboxMetadata> {
   if (await isUnitActive(metadata.containerName)) await runTool("systemctl", ["stop", containerUnit(metadata.containerName)], `stop container ${metadata.containerName}`);
   await stopNetwork(context, metadata);
+  await removeSandboxFilter(context.paths, metadata.name);
   const stopped = stoppedMetadata(metadata);
   await writeMetadata(context.paths, stopped);
   await recordEvent(context.paths, metadata.name, "stop");

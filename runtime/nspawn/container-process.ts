@@ -4,12 +4,21 @@ import { open, readdir, readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { execa } from "execa";
 import { isAlive } from "../state/lock.js";
+import { stageBinds } from "./staged-binds.js";
 
 /** A host path bound into a sandbox at `target`. */
 export interface Bind {
   source: string;
   target: string;
   readOnly: boolean;
+  /**
+   * Set when a user controls `source` (a workspace, a store, a protected path): it is opened
+   * without following links, must belong to one of these uids, and what was opened is bound
+   * (see stageBinds), never the path looked up again.
+   */
+  owners?: readonly number[];
+  /** Bind a new root-owned empty directory, or file with `text`, read-only instead of `source`. */
+  placeholder?: { kind: "directory" } | { kind: "file"; text: string };
 }
 
 /** How to start one container with systemd-nspawn. */
@@ -20,16 +29,17 @@ export interface NspawnSpec {
   networkNamespacePath: string;
   binds: Bind[];
   /** Size-capped tmpfs mounts laid over nspawn's own (e.g. /tmp, /dev/shm): path → bytes. */
-  tmpfs: { path: string; bytes: number }[];
+  tmpfs?: { path: string; bytes: number }[];
   logFile: string;
 }
 
 /**
  * What the container runs: a placeholder under nspawn's stub init, as the agent (host root;
  * agents and shells are started later with exec), or a NixOS system's own init as PID 1, which
- * halts on SIGRTMIN+3 as systemd does.
+ * halts on SIGRTMIN+3 as systemd does. `enter` (the seccomp helper's argv) wraps the placeholder;
+ * an init cannot run under the filter (its boot mounts), its services get systemd's own.
  */
-export type ContainerPayload = { kind: "placeholder"; user: string } | { kind: "init"; init: string };
+export type ContainerPayload = { kind: "placeholder"; user: string; enter: string[] } | { kind: "init"; init: string };
 
 /** The container could not be started or reached. */
 export class ContainerError extends SandboxError {
@@ -48,10 +58,10 @@ export class ContainerError extends SandboxError {
 export function nspawnArgs(spec: NspawnSpec): string[] {
   const binds = spec.binds.map((b) => `${b.readOnly ? "--bind-ro" : "--bind"}=${escapeBind(b.source)}:${escapeBind(b.target)}`);
   // Custom mounts go over nspawn's defaults (sized from the host's RAM); nspawn adds nodev, no_new_privs voids suid.
-  binds.push(...spec.tmpfs.map((t) => `--tmpfs=${escapeBind(t.path)}:mode=1777,size=${t.bytes}`));
+  binds.push(...(spec.tmpfs ?? []).map((t) => `--tmpfs=${escapeBind(t.path)}:mode=1777,size=${t.bytes}`));
   const payload =
     spec.payload.kind === "placeholder"
-      ? ["--as-pid2", `--user=${spec.payload.user}`, ...binds, "--", "/usr/bin/sleep", "infinity"]
+      ? ["--as-pid2", `--user=${spec.payload.user}`, ...binds, "--", ...spec.payload.enter, "/usr/bin/sleep", "infinity"]
       : ["--kill-signal=SIGRTMIN+3", "--link-journal=no", ...binds, "--", spec.payload.init];
   return [
     "--quiet",
@@ -75,12 +85,18 @@ function escapeBind(path: string): string {
 
 /**
  * Starts nspawn detached (own session, stdio to the sandbox log) so the container outlives the
- * process that started it, and waits until its init is up. Returns nspawn's pid.
+ * process that started it, and waits until its init is up. Returns nspawn's pid. User-controlled
+ * bind sources reach nspawn as staged mounts of what was checked (stageBinds), taken down again
+ * once the container holds its own copies.
  */
 export async function spawnContainer(spec: NspawnSpec, wrap: (argv: string[]) => string[] = (argv) => argv, timeoutMs = 10_000): Promise<number> {
   const log = await open(spec.logFile, "a", 0o640);
+  const staged = await stageBinds(spec.binds).catch(async (error: unknown) => {
+    await log.close();
+    throw error;
+  });
   try {
-    const [program, ...args] = wrap(["systemd-nspawn", ...nspawnArgs(spec)]);
+    const [program, ...args] = wrap(["systemd-nspawn", ...nspawnArgs({ ...spec, binds: staged.binds })]);
     const child = spawn(program ?? "systemd-nspawn", args, { detached: true, stdio: ["ignore", log.fd, log.fd] });
     const pid = child.pid;
     if (pid === undefined) throw new ContainerError("systemd-nspawn did not start (is the systemd-container package installed?)");
@@ -88,6 +104,8 @@ export async function spawnContainer(spec: NspawnSpec, wrap: (argv: string[]) =>
     await waitForLeader(pid, spec.payload.kind, spec.logFile, timeoutMs);
     return pid;
   } finally {
+    // The container has its own copies of the binds by now (or never started).
+    await staged.release();
     await log.close();
   }
 }

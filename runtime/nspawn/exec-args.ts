@@ -7,6 +7,11 @@ export interface ExecSpec {
   user: { name: string; uid: number; gid: number } | null;
   /** For root: keep only these capabilities (e.g. what sshd needs) and set no_new_privs. */
   rootCapabilities?: string[];
+  /**
+   * Runs first inside: the seccomp helper and its program (runtime/seccomp/sandbox-filter.ts), so
+   * every command entering is filtered and gets its own session keyring; [] for none.
+   */
+  enter: string[];
   cwd: string;
   command: string[];
   env: Record<string, string>;
@@ -14,8 +19,9 @@ export interface ExecSpec {
 
 /**
  * Argv that runs a command inside a running container: nsenter joins its namespaces and root,
- * setpriv drops to the agent's uid/gid with no capabilities (bounding set cleared) and
- * no_new_privs, and `env -i` gives it a clean environment (nothing from the caller leaks in).
+ * the seccomp helper gives it a fresh session keyring and the sandbox's filter, setpriv drops
+ * to the agent's uid/gid with no capabilities (bounding set cleared) and no_new_privs, and
+ * `env -i` gives it a clean environment (nothing from the caller leaks in).
  */
 export function execArgs(spec: ExecSpec): string[] {
   // nsenter resolves --wd on the host side, so the directory is changed inside, by env -C.
@@ -38,5 +44,5 @@ export function execArgs(spec: ExecSpec): string[] {
           "--",
         ];
   const environment = Object.entries(spec.env).map(([key, value]) => `${key}=${value}`);
-  return [...enter, ...drop, `${spec.toolDir}/env`, "-i", `--chdir=${spec.cwd}`, ...environment, ...spec.command];
+  return [...enter, ...spec.enter, ...drop, `${spec.toolDir}/env`, "-i", `--chdir=${spec.cwd}`, ...environment, ...spec.command];
 }

@@ -3,6 +3,8 @@ import { execCgroupArgv } from "../cgroups/exec-cgroup.js";
 import { leaderOf } from "../nspawn/container-process.js";
 import { execArgs } from "../nspawn/exec-args.js";
 import { rootKindOf } from "../nspawn/root-kind.js";
+import { auditIdOf } from "../seccomp/kernel-refusals.js";
+import { enterArgv } from "../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { sandboxEnv } from "./agent-env.js";
 import type { RuntimeContext } from "./context.js";
@@ -41,6 +43,7 @@ export async function execCommand(context: RuntimeContext, metadata: SandboxMeta
     leaderPid: leader,
     toolDir: metadata.system === null ? rootKindOf(metadata.runtime).toolDir : `${metadata.system}/sw/bin`,
     user,
+    enter: enterArgv(auditIdOf(leader)),
     cwd: options.cwd ?? (user === null ? "/root" : host.workspacePath),
     command,
     env: sandboxEnv(metadata, user?.name ?? null, options.term ?? process.env.TERM),

@@ -4,6 +4,7 @@ import { denialsMountPath } from "../network/denials.js";
 import { resolvConfName } from "../network/sandbox-network.js";
 import type { Bind } from "../nspawn/container-process.js";
 import { sandboxNetworkPath } from "../paths.js";
+import { seccompBinds } from "../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { workspaceBinds } from "../workspaces/workspace-binds.js";
 import { agentConfigBinds } from "./agent-config-binds.js";
@@ -13,7 +14,8 @@ import { ownerHome } from "./owner-home.js";
 /**
  * The binds every runtime gives a sandbox, whatever its root: the workspaces (primary first,
  * then mounts, stores and protected paths), the user's tmux config, the agents' config
- * directories, the network's denial records and resolver. Secrets and the root's own files are the runtime's to add.
+ * directories, the network's denial records and resolver, the seccomp helper and program.
+ * Secrets and the root's own files are the runtime's to add.
  */
 export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<Bind[]> {
   const { host } = context.settings;
@@ -26,5 +28,6 @@ export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMet
     // The only resolver is the sandbox's DNS filter, whatever the mode (it can change live);
     // read-only, so a NixOS system's resolvconf cannot replace it.
     { source: join(sandboxNetworkPath(context.paths, metadata.name), resolvConfName), target: "/etc/resolv.conf", readOnly: true },
+    ...seccompBinds(context.paths, metadata.name),
   ];
 }

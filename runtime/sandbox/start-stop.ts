@@ -13,6 +13,7 @@ import { prepareNixRoot, requireSystem } from "../nspawn/nix-root.js";
 import { isExtraContainerRunning, startExtraContainer, stopExtraContainer } from "../extra-container/backend.js";
 import { mountRoot, unmountRoot } from "../nspawn/root-mount.js";
 import { rootPath, sandboxSecretsPath, metadataPath } from "../paths.js";
+import { enterArgv, removeSandboxFilter, writeSandboxFilter } from "../seccomp/sandbox-filter.js";
 import { writeMetadata } from "../state/metadata-store.js";
 import { stoppedMetadata, type SandboxMetadata } from "../state/metadata.js";
 import { recordEvent } from "./audit-log.js";
@@ -22,6 +23,7 @@ import { agentLauncherPath } from "./assets.js";
 import { identityKeyFile } from "./identity-key.js";
 import { systemSshBinds } from "./system-ssh-binds.js";
 import { sandboxBinds } from "./sandbox-binds.js";
+import { removePlaceholders } from "../workspaces/placeholders.js";
 import { installSsh, startSshd } from "./ssh.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
@@ -60,6 +62,7 @@ export async function startSandbox(context: RuntimeContext, given: SandboxMetada
   const caps = tmpfsCaps(template.resourceLimits.memoryMax);
   try {
     await mountRoot(root, caps.root);
+    await writeSandboxFilter(context.paths, metadata.name, template.seccomp.allow);
     const layout = metadata.runtime === "nspawn-nix" ? await nixLayout(context, metadata, root, template) : await hostLayout(context, metadata, root, template);
     const binds = [
       ...layout.binds,
@@ -126,7 +129,7 @@ async function hostLayout(context: RuntimeContext, metadata: SandboxMetadata, ro
       ...(await existing(optionalHostBinds)).map((path) => ({ source: path, target: path, readOnly: true })),
       { source: agentLauncherPath(), target: "/opt/forage/bin/forage-agent", readOnly: true },
     ],
-    payload: { kind: "placeholder", user: host.containerUsername },
+    payload: { kind: "placeholder", user: host.containerUsername, enter: enterArgv() },
     system: null,
   };
 }
@@ -166,6 +169,8 @@ async function tearDown(context: RuntimeContext, metadata: SandboxMetadata, grac
   const pid = (await isOurContainer(metadata.pid, root)) ? metadata.pid : await findContainerByRoot(root);
   if (pid !== null && pid !== undefined) await stopContainer(pid, graceSeconds, metadata.runtime === "nspawn-nix" ? "init" : "placeholder");
   await unmountRoot(root);
+  await removeSandboxFilter(context.paths, metadata.name);
+  await removePlaceholders(metadata);
   // The link before its policy: a link without its table would let whatever still runs in the
   // namespace (an exec'd process outlives the container) reach the network unfiltered.
   await removeLink(linkOf(context, metadata));

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { findConfig } from "../../generator/config/find-config.js";
+import { refuseAgentWrittenConfig } from "./workspace-config.js";
 
 /** Where the NixOS module publishes the generated settings: the last place looked. */
 export const defaultSettingsFile = "/etc/forage/forage.json";
@@ -33,6 +34,9 @@ export async function settingsFile(explicit: string | undefined, env: NodeJS.Pro
   const fromEnv = env.FORAGE_CONFIG;
   if (fromEnv !== undefined && fromEnv !== "") return { path: resolve(cwd, fromEnv), shown: fromEnv, origin: "FORAGE_CONFIG", searched: cwd };
   const found = await findConfig(cwd);
-  if (found !== undefined) return { path: resolve(cwd, found), shown: `./${found}`, origin: "current directory", searched: cwd };
+  if (found !== undefined) {
+    await refuseAgentWrittenConfig(resolve(cwd, found), env);
+    return { path: resolve(cwd, found), shown: `./${found}`, origin: "current directory", searched: cwd };
+  }
   return { path: defaultSettingsFile, shown: defaultSettingsFile, origin: "default", searched: cwd };
 }

@@ -8,6 +8,7 @@ import { SandboxError } from "../sandbox/errors.js";
 import type { NamedMount, WorkspaceMount } from "../state/metadata.js";
 import { addGitWorktree, worktreeGitDirs } from "./git-worktree.js";
 import { addJjWorkspace } from "./jj-workspace.js";
+import { requirePinnedDirectory } from "../nspawn/pinned-path.js";
 import { gitStore, jjStores } from "./vcs-stores.js";
 import { removeSandboxDir, removeWorkspace } from "./remove-workspaces.js";
 import type { RepoOwner } from "./vcs-command.js";
@@ -59,7 +60,7 @@ async function createPrimary(paths: RuntimePaths, sandbox: string, request: Work
   if (request.directory !== undefined && request.repo !== undefined) throw new SandboxError("give either -w DIR or -r REPO, not both", "usage");
   const source = request.directory ?? request.repo;
   if (source === undefined) throw new SandboxError("no workspace: give -w DIR (a directory as is) or -r REPO (a jj workspace or git worktree of it)", "usage");
-  const real = await realDirectory(source);
+  const real = await userDirectory(source, owner);
   if (request.directory !== undefined || request.direct === true) return { mode: "direct", hostPath: real, managed: false };
   const target = await managedDir(paths, sandbox, primaryDir, owner);
   return checkOut(real, await detectMode(real), target, { jjName: sandbox, branch: `forage-${sandbox}`, existingBranch: null }, owner);
@@ -70,7 +71,7 @@ async function createMount(paths: RuntimePaths, sandbox: string, mount: MountMod
   if (mount.hostPath !== null) {
     return { ...place, mode: "direct", hostPath: await realDirectory(expandHome(mount.hostPath, owner.home)), managed: false };
   }
-  const repo = await realDirectory(repoOf(mount, request));
+  const repo = await userDirectory(repoOf(mount, request), owner);
   const mode = mount.mode ?? (await detectMode(repo));
   if (mode === "direct") return { ...place, mode, hostPath: repo, managed: false };
   const target = await managedDir(paths, sandbox, mount.name, owner);
@@ -133,6 +134,15 @@ async function realDirectory(path: string): Promise<string> {
   const info = await stat(path).catch(() => undefined);
   if (info?.isDirectory() !== true) throw new SandboxError(`${path} is not an existing directory`, "usage");
   return realpath(path);
+}
+
+/**
+ * A directory the user named (-w, -r): its real path, checked through a descriptor to be the
+ * user's own. Root's directories are refused: a user who swaps a directory of theirs and a link
+ * while `up` runs must not get a directory of root's (or anyone's) recorded and mounted.
+ */
+async function userDirectory(path: string, owner: RepoOwner): Promise<string> {
+  return requirePinnedDirectory(await realDirectory(path), [owner.uid]);
 }
 
 function exists(path: string): Promise<boolean> {

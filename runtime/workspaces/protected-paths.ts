@@ -24,13 +24,6 @@ export async function existingUnder(root: string, names: readonly string[]): Pro
   return found;
 }
 
-/** Like existingUnder, for regular files only (a `.git` directory is not a worktree's pointer). */
-export async function existingFilesUnder(root: string, names: readonly string[]): Promise<string[]> {
-  const found: string[] = [];
-  for (const name of await existingUnder(root, names)) if ((await lstat(join(root, name))).isFile()) found.push(name);
-  return found;
-}
-
 /** A relative path inside a workspace: plain segments, no "..", no leading "/". */
 const relativePath = /^(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
 

@@ -31,7 +31,8 @@ const writable = {
  * it read-write. Every path is checked again first (see ownedDirectory).
  */
 export async function storeBinds(store: VcsStore, owner: { uid: number }, readOnly: boolean): Promise<Bind[]> {
-  const at = (path: string, ro: boolean): Bind => ({ source: path, target: path, readOnly: ro });
+  // Bound through a descriptor opened without following links (see stageBinds).
+  const at = (path: string, ro: boolean): Bind => ({ source: path, target: path, readOnly: ro, owners: [owner.uid, 0] });
   const binds = [at(await ownedDirectory(store.path, owner), true)];
   if (readOnly) return binds;
   for (const part of writable[store.kind]) {

@@ -212,7 +212,8 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     expect((await host.run(["snapshot", "create", "sj", "before"])).exitCode).toBe(0);
     await host.sh("sj", "echo v2 > notes.txt && echo extra > extra.txt");
     expect((await host.run(["snapshot", "restore", "sj", "before"])).exitCode).toBe(0);
-    expect(await host.sh("sj", "cat notes.txt; ls")).toBe("v1\nnotes.txt\n");
+    // (ls names files only: missing protected paths show as empty stand-in directories.)
+    expect(await host.sh("sj", "cat notes.txt; ls -p | grep -v /")).toBe("v1\nnotes.txt\n");
     expect(await as("jj", ["-R", repo, "bookmark", "list", "-T", 'name ++ "\\n"'])).toBe("forage-snapshot/sj/before");
     expect((await host.run(["down", "sj"])).exitCode).toBe(0);
     expect(await as("jj", ["-R", repo, "bookmark", "list", "-T", 'name ++ "\\n"'])).toBe("");

@@ -7,6 +7,7 @@ import { allowList } from "./allow-entry.js";
 import { agentName, packageRef, templateName } from "./names.js";
 import { identitySchema } from "./identity.js";
 import { mountSchema, beadsSchema } from "./workspace.js";
+import { seccompSchema } from "./seccomp.js";
 
 /*
  * Template fields carry no zod defaults: a template may `extends` another, and a default filled in
@@ -146,6 +147,7 @@ export const templateSchema = z
       .optional()
       .describe("Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false."),
     proxyFilter: proxyFilterSchema.optional(),
+    seccomp: seccompSchema.optional(),
   })
   .superRefine(refuseAllowedHostsConflicts)
   .meta({ nixModule: "template", description: "A sandbox template: what a sandbox created from it contains and may reach." });

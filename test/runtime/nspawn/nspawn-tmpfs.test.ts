@@ -8,7 +8,7 @@ describe("nspawn's tmpfs mounts", () => {
     const argv = nspawnArgs({
       root: "/var/lib/forage/roots/a",
       hostname: "a",
-      payload: { kind: "placeholder", user: "agent" },
+      payload: { kind: "placeholder", user: "agent", enter: [] },
       networkNamespacePath: "/run/netns/f1",
       binds: [],
       tmpfs: [{ path: "/tmp", bytes: caps.tmp }, { path: "/dev/shm", bytes: caps.devShm }],

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -84,5 +84,33 @@ describe("loadSettings", () => {
     const error = await loadSettings(await settingsFile(undefined, {}, dir)).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SettingsError);
     expect((error as Error).message).toMatch(/forage\.json is not valid JSON \(.*\): regenerate it with forage-ctl generate$/);
+  });
+});
+
+describe("settingsFile refuses a config an agent could have written", () => {
+  /** A state directory recording one sandbox whose workspace is `workspace`. */
+  const stateWith = (workspace: string): string => {
+    const state = join(dir, "state");
+    mkdirSync(join(state, "sandboxes"), { recursive: true });
+    const metadata = { version: 1, name: "agent", template: "shell", slot: 3, containerName: "f3", runtime: "nspawn", createdAt: "2026-01-01T00:00:00Z", phase: "ready", creatorPid: 1, workspace: { mode: "direct", hostPath: workspace, managed: false }, mounts: [], agentIdentity: {}, uid: 65534, gid: 65534, pid: null, startedAt: null, cgroup: null, muxConfig: null, authorizedKeys: [], secrets: [] };
+    writeFileSync(join(state, "sandboxes/agent.json"), JSON.stringify(metadata));
+    return state;
+  };
+
+  it("refuses a config in a subdirectory of a sandbox's workspace, and says how to name a trusted one", async () => {
+    const workspace = join(dir, "ws");
+    mkdirSync(join(workspace, "sub"), { recursive: true });
+    writeFileSync(join(workspace, "sub/forage.yaml"), "user: nobody\n");
+    await expect(settingsFile(undefined, { FORAGE_STATE_DIR: stateWith(workspace) }, join(workspace, "sub"))).rejects.toThrow("lies inside sandbox agent's workspace, where its agent can write: name a config you trust with --config");
+  });
+
+  it("control: takes the workspace's top-level config (a protected path) and any config outside workspaces", async () => {
+    const workspace = join(dir, "ws");
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, "forage.yaml"), "user: nobody\n");
+    const state = stateWith(workspace);
+    expect(await settingsFile(undefined, { FORAGE_STATE_DIR: state }, workspace)).toMatchObject({ origin: "current directory" });
+    config("forage.yaml");
+    expect(await settingsFile(undefined, { FORAGE_STATE_DIR: state }, dir)).toMatchObject({ origin: "current directory" });
   });
 });

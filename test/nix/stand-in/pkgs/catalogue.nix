@@ -28,6 +28,9 @@
   { path = [ "neovim" ]; bins = [ "nvim" ]; }
   { path = [ "ripgrep" ]; bins = [ "rg" ]; }
   { path = [ "fd" ]; }
+  # nixpkgs' glibc has a `static` output (libc.a) that static links need; only nix/package.nix's
+  # buildInputs names it, and the stand-in's builder links with the host's libc.a instead.
+  { path = [ "glibc" "static" ]; bins = [ ]; }
   { path = [ "jq" ]; }
   { path = [ "nix" ]; }
   { path = [ "nixfmt" ]; }

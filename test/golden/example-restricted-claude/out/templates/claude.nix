@@ -53,5 +53,49 @@
   ];
   useProxy = false;
   ssh = false;
+  seccomp = {
+    allow = [ ];
+  };
+  seccompDenied = [
+    "unshare"
+    "setns"
+    "clone"
+    "clone3"
+    "mount"
+    "umount2"
+    "pivot_root"
+    "open_tree"
+    "open_tree_attr"
+    "move_mount"
+    "fsopen"
+    "fsmount"
+    "fsconfig"
+    "fspick"
+    "mount_setattr"
+    "keyctl"
+    "add_key"
+    "request_key"
+    "bpf"
+    "perf_event_open"
+    "io_uring_setup"
+    "io_uring_enter"
+    "io_uring_register"
+    "userfaultfd"
+    "init_module"
+    "finit_module"
+    "delete_module"
+    "kexec_load"
+    "kexec_file_load"
+    "settimeofday"
+    "clock_settime"
+    "clock_adjtime"
+    "adjtimex"
+    "swapon"
+    "swapoff"
+    "ptrace"
+    "process_vm_readv"
+    "process_vm_writev"
+    "open_by_handle_at"
+  ];
   nftablesRuleset = ./claude.nft;
 }

@@ -1,0 +1,71 @@
+import { assemble, next, type Instruction } from "./bpf.js";
+import { deniedSyscalls } from "../../generator/config/schema/seccomp.js";
+import type { SyscallArch } from "./syscall-tables.js";
+
+/** SECCOMP_RET_* (include/uapi/linux/seccomp.h) and errno values. */
+export const RET_ALLOW = 0x7fff0000;
+export const RET_ERRNO = 0x00050000;
+export const EPERM = 1;
+export const ENOSYS = 38;
+
+/** Offsets in struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6]. */
+const NR = 0;
+const ARCH = 4;
+/** The low 32 bits of args[0] (little-endian): clone's and unshare's flags live there. */
+const ARG0_LOW = 16;
+
+/**
+ * CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET (include/uapi/linux/sched.h).
+ * CLONE_NEWTIME (0x80) only for unshare: in clone's flags that bit is part of the exit signal.
+ */
+const CLONE_NEW_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000;
+const CLONE_NEWTIME = 0x80;
+
+/**
+ * Compiles the sandbox policy for one architecture: other architectures' entry points (i386's
+ * int 0x80, arm32 compat) and x32 numbers are refused outright, since the tables below would not
+ * match them; `clone` and `unshare` are refused only with namespace flags; `clone3` gets ENOSYS
+ * (its flags are in memory, out of the filter's reach) so libc falls back to `clone`; every other
+ * denied syscall gets EPERM; the rest is allowed.
+ * @example compileFilter(x86_64, ["ptrace"]) // a Buffer of struct sock_filter, 8 bytes each
+ */
+export function compileFilter(arch: SyscallArch, allow: readonly string[] = []): Buffer {
+  const denied = deniedSyscalls(allow);
+  const number = (name: string): number => {
+    const nr = arch.numbers[name];
+    if (nr === undefined) throw new Error(`internal: no ${arch.name} syscall number for ${name}`);
+    return nr;
+  };
+  const program: Instruction[] = [
+    { op: "load", offset: ARCH },
+    { op: "jeq", k: arch.auditArch, then: next, otherwise: "eperm" },
+    { op: "load", offset: NR },
+    ...(arch.x32Bit === null ? [] : [{ op: "jge", k: arch.x32Bit, then: "eperm", otherwise: next } as const]),
+  ];
+  const flagChecks: Instruction[] = [];
+  for (const name of denied) {
+    if (name === "clone3") {
+      program.push({ op: "jeq", k: number(name), then: "enosys", otherwise: next });
+    } else if (name === "clone" || name === "unshare") {
+      program.push({ op: "jeq", k: number(name), then: `${name}-flags`, otherwise: next });
+      const mask = name === "clone" ? CLONE_NEW_FLAGS : CLONE_NEW_FLAGS | CLONE_NEWTIME;
+      flagChecks.push(
+        { op: "label", name: `${name}-flags` },
+        { op: "load", offset: ARG0_LOW },
+        { op: "jset", k: mask, then: "eperm", otherwise: next },
+        { op: "return", value: RET_ALLOW },
+      );
+    } else {
+      program.push({ op: "jeq", k: number(name), then: "eperm", otherwise: next });
+    }
+  }
+  program.push(
+    { op: "return", value: RET_ALLOW },
+    ...flagChecks,
+    { op: "label", name: "eperm" },
+    { op: "return", value: RET_ERRNO | EPERM },
+    { op: "label", name: "enosys" },
+    { op: "return", value: RET_ERRNO | ENOSYS },
+  );
+  return assemble(program);
+}
