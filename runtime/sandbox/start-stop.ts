@@ -102,7 +102,9 @@ async function capRun(nspawnPid: number, bytes: number): Promise<void> {
   const leader = await leaderOf(nspawnPid);
   if (leader === undefined) throw new ContainerError("the container's init is gone before its /run could be capped");
   // --pid too: mount reads /proc/self/mountinfo, which inside names only the container's pids.
-  await execa("nsenter", [`--target=${leader}`, "--mount", "--pid", "--", "mount", "-o", `remount,size=${bytes}`, "/run"]);
+  // --root: where nspawn could not pivot_root (a chroot, as on a fresh machine's build root) it
+  // moved the root mount and chrooted, and joining the mount namespace alone lands outside it.
+  await execa("nsenter", [`--target=${leader}`, "--mount", "--pid", "--root", "--", "mount", "-o", `remount,size=${bytes}`, "/run"]);
 }
 
 /** Host root: generated /etc, the host's /usr and a few /etc files read-only, the agent launcher. */
