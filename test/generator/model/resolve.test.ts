@@ -1,23 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { claudeBuiltinTools, parseAllowEntry } from "../../../generator/model/resolve-template.js";
+import { proxyAuditLogPath, runtimePaths } from "../../../runtime/paths.js";
 import type { ConfigInput } from "../../../generator/config/schema/config.js";
 import type { TemplateInput } from "../../../generator/config/schema/template.js";
-import { claudeBuiltinTools, parseAllowEntry } from "../../../generator/model/resolve-template.js";
-import { resolveModel } from "../../../generator/model/resolve.js";
-import { proxyAuditLogPath, runtimePaths } from "../../../runtime/paths.js";
-import type { TemplateModel } from "../../../generator/model/model.js";
-import { parseConfig } from "../config/parse-config.js";
-
-/** Validates `input` with the real schema and rewrites reference spellings (as loadConfig does), and resolves it. */
-function model(input: ConfigInput) {
-  return resolveModel(parseConfig(input), "forage.yaml");
-}
-
-/** Resolves a config holding only `templates` and returns the template called `name`. */
-function template(templates: Record<string, TemplateInput>, name: string, secrets: Record<string, string> = {}): TemplateModel {
-  const found = model({ user: "alice", secrets, templates }).templates.find((t) => t.name === name);
-  if (found === undefined) throw new Error(`template ${name} not in the model`);
-  return found;
-}
+import { model, template } from "./resolve-helpers.js";
 
 const claude = { package: "claude-code", hostConfigDir: "~/.claude" };
 
@@ -202,79 +188,6 @@ describe("network allow entries", () => {
   it("keeps the allow entries in the order written", () => {
     const t = template({ t: { network: { mode: "restricted", allow: ["b.example.com", "a.example.com"] } } }, "t");
     expect(t.network.allow.map((r) => r.host)).toEqual(["b.example.com", "a.example.com"]);
-  });
-});
-
-describe("workspace mounts", () => {
-  it("adds a `beads` jj mount with the defaults when useBeads is enabled", () => {
-    const t = template({ t: { workspace: { useBeads: { enable: true } } } }, "t");
-    expect(t.mounts).toEqual([
-      { name: "beads", containerPath: "/workspace/.beads", hostPath: null, repo: null, mode: "jj", branch: "beads-sync", readOnly: false },
-    ]);
-  });
-
-  it("adds the beads package to extraPackages when useBeads is enabled", () => {
-    const t = template({ t: { extraPackages: ["ripgrep"], workspace: { useBeads: { enable: true, package: "beads-unstable" } } } }, "t");
-    expect(t.extraPackages).toEqual([["ripgrep"], ["beads-unstable"]]);
-  });
-
-  it("does not add the beads package twice when it is already an extra package", () => {
-    const t = template({ t: { extraPackages: ["beads"], workspace: { useBeads: { enable: true } } } }, "t");
-    expect(t.extraPackages).toEqual([["beads"]]);
-  });
-
-  it("adds neither mount nor package when useBeads is present but disabled", () => {
-    const t = template({ t: { workspace: { useBeads: { enable: false } } } }, "t");
-    expect(t.mounts).toEqual([]);
-    expect(t.extraPackages).toEqual([]);
-  });
-
-  it("makes every mount read-only, the beads mount included, when readOnlyWorkspace is set", () => {
-    const t = template(
-      {
-        t: {
-          readOnlyWorkspace: true,
-          workspace: {
-            mounts: {
-              app: { containerPath: "/workspace/app", mode: "jj" },
-              data: { containerPath: "/data", hostPath: "/srv/data", readOnly: false },
-            },
-            useBeads: { enable: true },
-          },
-        },
-      },
-      "t",
-    );
-    expect(t.mounts.map((m) => [m.name, m.readOnly])).toEqual([
-      ["app", true],
-      ["beads", true],
-      ["data", true],
-    ]);
-  });
-
-  it("treats a hostPath mount as direct and sorts mounts by name", () => {
-    const t = template(
-      { t: { workspace: { mounts: { zeta: { containerPath: "/z", hostPath: "/srv/z" }, alpha: { containerPath: "/a", repo: "docs", mode: "git-worktree" } } } } },
-      "t",
-    );
-    expect(t.mounts.map((m) => [m.name, m.mode])).toEqual([
-      ["alpha", "git-worktree"],
-      ["zeta", "direct"],
-    ]);
-  });
-
-  it("merges mounts by name across extends", () => {
-    const t = template(
-      {
-        parent: { workspace: { mounts: { app: { containerPath: "/workspace/app" }, docs: { containerPath: "/workspace/docs" } } } },
-        child: { extends: "parent", workspace: { mounts: { docs: { containerPath: "/workspace/manual" } } } },
-      },
-      "child",
-    );
-    expect(t.mounts.map((m) => [m.name, m.containerPath])).toEqual([
-      ["app", "/workspace/app"],
-      ["docs", "/workspace/manual"],
-    ]);
   });
 });
 
