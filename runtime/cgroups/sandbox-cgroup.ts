@@ -20,6 +20,15 @@ export interface SandboxCgroup {
 }
 
 /**
+ * The sandbox's group name, `<name>.f<slot>`: readable, and unique on the host because slots are
+ * claimed host-wide, where names are not (two state directories may each have a sandbox `web`,
+ * and one's stop would otherwise kill the other's processes with the group they shared).
+ */
+export function sandboxCgroupName(sandbox: { name: string; slot: number }): string {
+  return `${sandbox.name}.f${sandbox.slot}`;
+}
+
+/**
  * Creates the sandbox's group in every hierarchy, under this process's own group there (so a
  * service manager's delegation is respected), and writes its limits. Every process of the
  * sandbox joins all of them: nspawn at start, and each exec, so agents started later are limited

@@ -2,7 +2,7 @@ import { access } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import type { TemplateModel } from "../../generator/model/model.js";
-import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup, type SandboxCgroup } from "../cgroups/sandbox-cgroup.js";
+import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup, sandboxCgroupName, type SandboxCgroup } from "../cgroups/sandbox-cgroup.js";
 import { tmpfsCaps } from "../cgroups/tmpfs-caps.js";
 import { createLink, removeLink } from "../network/sandbox-link.js";
 import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
@@ -69,7 +69,7 @@ export async function startSandbox(context: RuntimeContext, given: SandboxMetada
       ...(await sandboxBinds(context, metadata, template)),
       ...(metadata.secrets.length > 0 ? [{ source: sandboxSecretsPath(context.paths, metadata.name), target: host.secretsMountPath, readOnly: true }] : []),
     ];
-    const limited = await createSandboxCgroup(metadata.name, template.resourceLimits);
+    const limited = await createSandboxCgroup(sandboxCgroupName(metadata), template.resourceLimits);
     cgroup = limited;
     const pid = await spawnContainer({
       root,

@@ -54,6 +54,18 @@ describe.skipIf(!tools.run || !isRoot())("escape: slots are host-wide, gc takes 
     expect(await second.sh("two", "echo second")).toBe("second\n");
   });
 
+  it("keeps two state directories' sandboxes of the same name apart: stopping one leaves the other's processes", async () => {
+    for (const host of [first, second]) {
+      const up = await host.run(["up", "same", "-t", "basic", "-w", host.workspace("same")]);
+      expect(up.exitCode, up.stderr).toBe(0);
+    }
+    expect((await first.run(["stop", "same", "-t", "1"])).exitCode).toBe(0);
+    // Control: the first one is really stopped.
+    expect((await first.run(["exec", "same", "--", "true"])).exitCode).not.toBe(0);
+    expect(await second.sh("same", "echo still here")).toBe("still here\n");
+    expect((await second.run(["down", "same", "-t", "1"])).exitCode).toBe(0);
+  });
+
   it("gc --force in one state directory leaves the other's running sandbox and its link alone", async () => {
     const slot = await slotOf(second, "two");
     expect(await linkOf(slot)).toEqual({ address: true, hostEnd: true, table: true });
