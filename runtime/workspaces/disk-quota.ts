@@ -76,12 +76,14 @@ export async function createQuotaSubvolume(target: string, plan: QuotaPlan, stag
 /**
  * Deletes a workspace's subvolume (by id: the owner's `rm -rf` has usually removed it already, an
  * empty subvolume goes with rmdir) and its qgroup, once the kernel has dropped the subvolume
- * (kernels before 6.x keep a qgroup of a deleted subvolume). Done again, it changes nothing.
+ * (6.18 removes that qgroup itself; older kernels keep it). Done again, it changes nothing.
  */
 export async function dropQuotaSubvolume(quota: DiskQuota): Promise<void> {
   const id = String(quota.subvolumeId);
   const deleted = await btrfs(["subvolume", "delete", "--subvolid", id, quota.filesystem]);
   if (deleted.exitCode !== 0 && !gone(deleted.stderr)) throw new SandboxError(`could not delete btrfs subvolume ${id} on ${quota.filesystem}: ${lastLine(deleted.stderr)}`, "general");
+  // A commit wakes the cleaner that drops deleted subvolumes; without one, the wait is ~30 s.
+  await mustRun(["filesystem", "sync", quota.filesystem]);
   await mustRun(["subvolume", "sync", quota.filesystem, id]);
   const destroyed = await btrfs(["qgroup", "destroy", `0/${id}`, quota.filesystem]);
   if (destroyed.exitCode !== 0 && !gone(destroyed.stderr)) throw new SandboxError(`could not remove btrfs qgroup 0/${id} on ${quota.filesystem}: ${lastLine(destroyed.stderr)}`, "general");
