@@ -120,6 +120,24 @@ describe.skipIf(!tools.run || !isRoot())("escape: filling the disk through the w
     expect(existsSync(hostPath)).toBe(false);
   });
 
+  it("removes the subvolume of a workspace whose sandbox is gone at gc (the kernel then drops its qgroup)", async () => {
+    const up = await host.run(["up", "lost", "-t", "quota", "-r", repo]);
+    expect(up.exitCode, up.stderr).toBe(0);
+    const { hostPath, quota } = workspaceQuota("lost");
+    const id = String(quota?.subvolumeId);
+    expect((await host.run(["stop", "lost", "-t", "1"])).exitCode).toBe(0);
+    rmSync(join(host.stateDir, "sandboxes", "lost.json"));
+    expect((await host.run(["gc"])).stdout).toContain("workspaces/lost");
+    const gc = await host.run(["gc", "--force"]);
+    expect(gc.exitCode, gc.stderr).toBe(0);
+    expect(existsSync(hostPath)).toBe(false);
+    // Deleted subvolumes are dropped by the kernel's cleaner after a commit; wait for it.
+    await execa("btrfs", ["filesystem", "sync", quotaFs]);
+    await execa("btrfs", ["subvolume", "sync", quotaFs, id]);
+    expect(await subvolumes()).not.toMatch(new RegExp(`^ID ${id} `, "m"));
+    expect(await qgroups()).not.toContain(`0/${id}`);
+  });
+
   it("removes the subvolumes a failed up made, and their qgroups", async () => {
     const before = await qgroups();
     const up = await host.run(["up", "half", "-t", "quota-mounts", "-r", repo]);
