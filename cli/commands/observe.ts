@@ -90,13 +90,13 @@ export function newLines(previous: string[] | undefined, current: string[]): str
   return current;
 }
 
-/** "memory 4G, tasks 4096, cpu 200%": a lifted limit says so, since every template has defaults. */
 /** "12.0 MiB of 32.0 MiB (workspace.maxSize)"; the use is left out when btrfs did not say. */
 function diskText(disk: NonNullable<SandboxView["workspaceDisk"]>): string {
   const mib = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
   return `${disk.usedBytes === null ? "" : `${mib(disk.usedBytes)} of `}${mib(disk.limitBytes)} (workspace.maxSize)`;
 }
 
+/** "memory 4G, tasks 4096, cpu 200%": a lifted limit says so, since every template has defaults. */
 function limitsText(limits: SandboxView["resourceLimits"]): string {
   if (limits === null) return "- (template not in the config)";
   const memory = limits.memoryMax ?? "unlimited";

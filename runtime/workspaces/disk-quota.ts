@@ -29,9 +29,7 @@ export interface QuotaPlan {
  * @example await quotaPlan("/var/lib/forage/workspaces", "10G") // → { bytes: 10737418240, filesystem: "/var/lib" }
  */
 export async function quotaPlan(dir: string, maxSize: string): Promise<QuotaPlan> {
-  const found = await execa("findmnt", ["--noheadings", "--output", "FSTYPE,TARGET", "--target", dir], { reject: false });
-  const [fsType, filesystem] = found.stdout.trim().split(/\s+/, 2);
-  if (found.exitCode !== 0 || fsType === undefined || filesystem === undefined) throw new SandboxError(`workspace.maxSize: cannot tell the filesystem of ${dir}: ${found.stderr.trim()}`, "general");
+  const { fsType, filesystem } = await mountOf(dir);
   if (fsType !== "btrfs") {
     throw new SandboxError(
       `workspace.maxSize is set, but ${dir} is on ${fsType}, not btrfs (the only filesystem forage-ctl sets a workspace limit on): put the state directory (FORAGE_STATE_DIR) on btrfs, or remove workspace.maxSize from the template`,
@@ -95,6 +93,14 @@ export async function quotaUsage(quota: DiskQuota): Promise<number | null> {
   if (shown.exitCode !== 0) return null;
   const row = shown.stdout.split("\n").map((line) => line.trim().split(/\s+/)).find((cells) => cells[0] === `0/${quota.subvolumeId}`);
   return row?.[1] === undefined ? null : Number(row[1]);
+}
+
+/** The type and mount point of the filesystem holding `dir` (JSON: a mount point may hold spaces). */
+async function mountOf(dir: string): Promise<{ fsType: string; filesystem: string }> {
+  const found = await execa("findmnt", ["--json", "--output", "FSTYPE,TARGET", "--target", dir], { reject: false });
+  const entry = found.exitCode === 0 ? (JSON.parse(found.stdout) as { filesystems?: { fstype?: string; target?: string }[] }).filesystems?.[0] : undefined;
+  if (entry?.fstype === undefined || entry.target === undefined) throw new SandboxError(`workspace.maxSize: cannot tell the filesystem of ${dir}: ${found.stderr.trim()}`, "general");
+  return { fsType: entry.fstype, filesystem: entry.target };
 }
 
 async function btrfs(args: string[]) {
