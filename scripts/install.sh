@@ -23,6 +23,7 @@ declare -A packages=(
   [conntrack]=conntrack
   [gcc]=gcc
   [keyctl]=keyutils
+  [btrfs]=btrfs-progs
 )
 
 missing=()

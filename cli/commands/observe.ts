@@ -36,6 +36,7 @@ export function registerObserve(program: Command): void {
         ["runtime", v.runtime], ["container", v.containerName], ["workspace", `${v.workspace} (${v.workspaceMode}${v.workspaceVcs === null ? "" : ` ${v.workspaceVcs}`})`], ["uptime", uptime], ["created", v.createdAt],
         ["limits", limitsText(v.resourceLimits)],
       ];
+      if (v.workspaceDisk !== null) rows.push(["disk", diskText(v.workspaceDisk)]);
       if (v.seccomp.warning !== null) rows.push(["warning", v.seccomp.warning]);
       if (v.seccomp.refused !== null) rows.push(["refused", refusedLine(v.seccomp.refused)]);
       process.stdout.write(rows.map(([k, val]) => `${k.padEnd(10)} ${val}`).join("\n") + "\n");
@@ -87,6 +88,12 @@ export function newLines(previous: string[] | undefined, current: string[]): str
     if (tail.every((line, i) => line === current[i])) return current.slice(overlap);
   }
   return current;
+}
+
+/** "12.0 MiB of 32.0 MiB (workspace.maxSize)"; the use is left out when btrfs did not say. */
+function diskText(disk: NonNullable<SandboxView["workspaceDisk"]>): string {
+  const mib = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  return `${disk.usedBytes === null ? "" : `${mib(disk.usedBytes)} of `}${mib(disk.limitBytes)} (workspace.maxSize)`;
 }
 
 /** "memory 4G, tasks 4096, cpu 200%": a lifted limit says so, since every template has defaults. */

@@ -119,6 +119,8 @@ export interface TemplateModel {
   mounts: MountModel[];
   /** Protected workspace paths this template lets the agent write (workspace.unprotected). */
   unprotectedPaths: string[];
+  /** workspace.maxSize: the disk limit of each workspace forage-ctl creates ("10G"), or null. */
+  workspaceMaxSize: string | null;
   multiplexer: "tmux" | "wezterm";
   tmuxWindows: { name: string; command: string }[];
   useProxy: boolean;

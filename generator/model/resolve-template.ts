@@ -28,6 +28,7 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
     agentIdentity: { ...host.agentIdentity, ...template.agentIdentity },
     mounts,
     unprotectedPaths: [...(template.workspace?.unprotected ?? [])].sort(),
+    workspaceMaxSize: template.workspace?.maxSize ?? null,
     multiplexer: template.multiplexer ?? "tmux",
     tmuxWindows: template.tmuxWindows ?? agents.map((agent) => ({ name: agent.name, command: agent.name })),
     useProxy: template.useProxy ?? false,

@@ -29,6 +29,7 @@ export function templateValues(template: TemplateModel, nftFile: string | null):
     workspace: n.attrs({
       mounts: n.attrs(Object.fromEntries(template.mounts.map((m) => [m.name, mountValues(m)]))),
       unprotected: n.fromValue(template.unprotectedPaths),
+      maxSize: n.fromValue(template.workspaceMaxSize),
     }),
     multiplexer: n.str(template.multiplexer),
     tmuxWindows: n.fromValue(template.tmuxWindows),

@@ -293,6 +293,11 @@
             default = null;
             description = "Protected workspace paths the agent may write after all (by default read-only: .git/hooks, .git/config, .jj/repo/config.toml, .envrc, .vscode, .forage, forage.config.ts, forage.yaml, forage.json).";
           };
+          maxSize = lib.mkOption {
+            type = lib.types.nullOr lib.types.str;
+            default = null;
+            description = "Disk limit for each workspace forage-ctl creates (jj workspace or git worktree), e.g. \"10G\": made a btrfs subvolume with a qgroup limit, so writes past it fail with \"Disk quota exceeded\". Needs the state directory on btrfs with quotas enabled (`btrfs quota enable MOUNTPOINT`); otherwise `up` refuses, as it does for writable direct mounts (-w, --direct, hostPath). Default: none.";
+          };
         };
       });
       default = null;

@@ -20,6 +20,7 @@ import { syncInSandboxTable } from "../network/sandbox-network.js";
 import { createSnapshot, listSnapshots, restoreSnapshot } from "../workspaces/snapshots.js";
 import { startOnTerminal, type EnterSandbox } from "../sandbox/terminal.js";
 import { seccompStatus } from "../seccomp/status.js";
+import { quotaUsage } from "../workspaces/disk-quota.js";
 import type { ExecStreams, Operations, RelayedTerminal, SandboxView } from "./operations.js";
 
 /** The operations, run in this process (which must be root). */
@@ -131,8 +132,15 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     user: context.settings.host.containerUsername,
     sshHostKey: await pinnedHostKey(context.paths, metadata.name),
     resourceLimits: context.settings.templates.find((t) => t.name === metadata.template)?.resourceLimits ?? null,
+    workspaceDisk: await workspaceDisk(metadata.workspace),
     seccomp: await seccompStatus(context, metadata, running),
   };
+}
+
+/** The primary workspace's limit and what it holds (one `btrfs qgroup show`, only when it has a limit). */
+async function workspaceDisk(workspace: SandboxMetadata["workspace"]): Promise<SandboxView["workspaceDisk"]> {
+  if (workspace.quota === undefined) return null;
+  return { limitBytes: workspace.quota.bytes, usedBytes: await quotaUsage(workspace.quota) };
 }
 
 /** Runs argv with its stdio wired to the given streams; resolves with its exit status. */

@@ -30,6 +30,8 @@ export interface SandboxView {
   sshHostKey: string | null;
   /** The template's resource limits (null: lifted with "infinity"), or null when the template is gone. */
   resourceLimits: { cpuQuota: string | null; memoryMax: string | null; tasksMax: number | null } | null;
+  /** The primary workspace's disk limit (workspace.maxSize) and its use now (null: not known), or null without one. */
+  workspaceDisk: { limitBytes: number; usedBytes: number | null } | null;
   /** The seccomp filter: what it allows back, a warning when that is anything, what it refused. */
   seccomp: SeccompStatus;
 }

@@ -13,6 +13,16 @@ const NR = 0;
 const ARCH = 4;
 /** The low 32 bits of args[0] (little-endian): clone's and unshare's flags live there. */
 const ARG0_LOW = 16;
+/** The low 32 bits of args[1]: ioctl's request number (an unsigned int). */
+const ARG1_LOW = 24;
+
+/**
+ * btrfs requests that make a subvolume (SUBVOL_CREATE, _V2) or a snapshot (SNAP_CREATE, _V2), from
+ * include/uapi/linux/btrfs.h (checked with this machine's header). An unprivileged user may make
+ * one in any directory they can write, and a new subvolume has its own unlimited qgroup: it would
+ * carry the agent's writes past workspace.maxSize. Always refused: an agent has no use for them.
+ */
+const BTRFS_SUBVOLUME_IOCTLS = [0x5000940e, 0x50009418, 0x50009401, 0x50009417];
 
 /**
  * CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET (include/uapi/linux/sched.h).
@@ -26,7 +36,7 @@ const CLONE_NEWTIME = 0x80;
  * int 0x80, arm32 compat) and x32 numbers are refused outright, since the tables below would not
  * match them; `clone` and `unshare` are refused only with namespace flags; `clone3` gets ENOSYS
  * (its flags are in memory, out of the filter's reach) so libc falls back to `clone`; every other
- * denied syscall gets EPERM; the rest is allowed.
+ * denied syscall gets EPERM, and so do btrfs subvolume and snapshot creation; the rest is allowed.
  * @example compileFilter(x86_64, ["ptrace"]) // a Buffer of struct sock_filter, 8 bytes each
  */
 export function compileFilter(arch: SyscallArch, allow: readonly string[] = []): Buffer {
@@ -60,8 +70,13 @@ export function compileFilter(arch: SyscallArch, allow: readonly string[] = []):
     }
   }
   program.push(
+    { op: "jeq", k: number("ioctl"), then: "ioctl-request", otherwise: next },
     { op: "return", value: RET_ALLOW },
     ...flagChecks,
+    { op: "label", name: "ioctl-request" },
+    { op: "load", offset: ARG1_LOW },
+    ...BTRFS_SUBVOLUME_IOCTLS.map((request) => ({ op: "jeq", k: request, then: "eperm", otherwise: next }) as const),
+    { op: "return", value: RET_ALLOW },
     { op: "label", name: "eperm" },
     { op: "return", value: RET_ERRNO | EPERM },
     { op: "label", name: "enosys" },

@@ -42,6 +42,7 @@ export const x86_64: SyscallArch = {
   x32Bit: 0x40000000,
   numbers: {
     ...unified,
+    ioctl: 16,
     clone: 56,
     ptrace: 101,
     pivot_root: 155,
@@ -78,6 +79,7 @@ export const aarch64: SyscallArch = {
   x32Bit: null,
   numbers: {
     ...unified,
+    ioctl: 29,
     umount2: 39,
     mount: 40,
     pivot_root: 41,

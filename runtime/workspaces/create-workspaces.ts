@@ -11,6 +11,7 @@ import { addJjWorkspace } from "./jj-workspace.js";
 import { requirePinnedDirectory } from "../nspawn/pinned-path.js";
 import { gitStore, jjStores } from "./vcs-stores.js";
 import { removeSandboxDir, removeWorkspace } from "./remove-workspaces.js";
+import { createQuotaSubvolume, dropQuotaSubvolume, quotaPlan, type DiskQuota, type QuotaPlan } from "./disk-quota.js";
 import type { RepoOwner } from "./vcs-command.js";
 
 /** What `up` was asked to mount: -w DIR, or -r REPO [--direct], plus named repositories. */
@@ -25,22 +26,36 @@ export interface WorkspaceRequest {
   namedRepos?: Record<string, string>;
 }
 
+/** workspace.maxSize at `up`: where limited workspaces go (null: no limit), and those made so far. */
+interface QuotaState {
+  plan: QuotaPlan | null;
+  /** Every workspace is read-only (readOnlyWorkspace): a direct mount cannot fill a disk. */
+  readOnly: boolean;
+  made: DiskQuota[];
+}
+
 /** Where the primary workspace is made: a name no template mount can have. */
 const primaryDir = "_workspace";
 
 /**
  * Makes every workspace a new sandbox mounts: the primary one (at the workspace path) and the
  * template's mounts. jj workspaces and git worktrees are made as the repository's owner under
- * `<state>/workspaces/<sandbox>/`. If any step fails, everything made so far is removed again.
+ * `<state>/workspaces/<sandbox>/`, each a btrfs subvolume with a limit when the template sets
+ * workspace.maxSize. If any step fails, everything made so far is removed again.
  */
 export async function createWorkspaces(paths: RuntimePaths, sandbox: string, template: TemplateModel, request: WorkspaceRequest, owner: RepoOwner): Promise<{ workspace: WorkspaceMount; mounts: NamedMount[] }> {
   const made: WorkspaceMount[] = [];
+  const quotas: QuotaState = { plan: null, readOnly: template.readOnlyWorkspace, made: [] };
   try {
-    const workspace = await createPrimary(paths, sandbox, request, owner);
+    if (template.workspaceMaxSize !== null) {
+      await mkdir(paths.workspacesDir, { recursive: true, mode: 0o711 });
+      quotas.plan = await quotaPlan(paths.workspacesDir, template.workspaceMaxSize);
+    }
+    const workspace = await createPrimary(paths, sandbox, request, owner, quotas);
     made.push(workspace);
     const mounts: NamedMount[] = [];
     for (const mount of template.mounts) {
-      const created = await createMount(paths, sandbox, mount, request, owner);
+      const created = await createMount(paths, sandbox, mount, request, owner, quotas);
       made.push(created);
       mounts.push(created);
     }
@@ -48,6 +63,7 @@ export async function createWorkspaces(paths: RuntimePaths, sandbox: string, tem
   } catch (error) {
     for (const mount of made.reverse()) await removeWorkspace(mount, owner).catch(() => undefined);
     await removeSandboxDir(sandboxWorkspacesDir(paths, sandbox), owner).catch(() => undefined);
+    for (const quota of quotas.made) await dropQuotaSubvolume(quota).catch(() => undefined);
     throw error;
   }
 }
@@ -56,26 +72,46 @@ function sandboxWorkspacesDir(paths: RuntimePaths, sandbox: string): string {
   return pathUnder(paths.workspacesDir, sandbox);
 }
 
-async function createPrimary(paths: RuntimePaths, sandbox: string, request: WorkspaceRequest, owner: RepoOwner): Promise<WorkspaceMount> {
+async function createPrimary(paths: RuntimePaths, sandbox: string, request: WorkspaceRequest, owner: RepoOwner, quotas: QuotaState): Promise<WorkspaceMount> {
   if (request.directory !== undefined && request.repo !== undefined) throw new SandboxError("give either -w DIR or -r REPO, not both", "usage");
   const source = request.directory ?? request.repo;
   if (source === undefined) throw new SandboxError("no workspace: give -w DIR (a directory as is) or -r REPO (a jj workspace or git worktree of it)", "usage");
   const real = await userDirectory(source, owner);
-  if (request.directory !== undefined || request.direct === true) return { mode: "direct", hostPath: real, managed: false };
-  const target = await managedDir(paths, sandbox, primaryDir, owner);
-  return checkOut(real, await detectMode(real), target, { jjName: sandbox, branch: `forage-${sandbox}`, existingBranch: null }, owner);
+  if (request.directory !== undefined || request.direct === true) return direct(real, false, quotas);
+  const target = await managedDir(paths, sandbox, primaryDir, owner, quotas);
+  return withQuota(await checkOut(real, await detectMode(real), target, { jjName: sandbox, branch: `forage-${sandbox}`, existingBranch: null }, owner), quotas);
 }
 
-async function createMount(paths: RuntimePaths, sandbox: string, mount: MountModel, request: WorkspaceRequest, owner: RepoOwner): Promise<NamedMount> {
+async function createMount(paths: RuntimePaths, sandbox: string, mount: MountModel, request: WorkspaceRequest, owner: RepoOwner, quotas: QuotaState): Promise<NamedMount> {
   const place = { name: mount.name, containerPath: mount.containerPath, readOnly: mount.readOnly };
-  if (mount.hostPath !== null) {
-    return { ...place, mode: "direct", hostPath: await realDirectory(expandHome(mount.hostPath, owner.home)), managed: false };
-  }
+  if (mount.hostPath !== null) return { ...place, ...direct(await realDirectory(expandHome(mount.hostPath, owner.home)), mount.readOnly, quotas) };
   const repo = await userDirectory(repoOf(mount, request), owner);
   const mode = mount.mode ?? (await detectMode(repo));
-  if (mode === "direct") return { ...place, mode, hostPath: repo, managed: false };
-  const target = await managedDir(paths, sandbox, mount.name, owner);
-  return { ...place, ...(await checkOut(repo, mode, target, { jjName: `${sandbox}-${mount.name}`, branch: `forage-${sandbox}-${mount.name}`, existingBranch: mount.branch }, owner)) };
+  if (mode === "direct") return { ...place, ...direct(repo, mount.readOnly, quotas) };
+  const target = await managedDir(paths, sandbox, mount.name, owner, quotas);
+  const checkedOut = await checkOut(repo, mode, target, { jjName: `${sandbox}-${mount.name}`, branch: `forage-${sandbox}-${mount.name}`, existingBranch: mount.branch }, owner);
+  return { ...place, ...withQuota(checkedOut, quotas) };
+}
+
+/**
+ * A directory bound as is. With workspace.maxSize a writable one is refused rather than limited:
+ * it is the user's own (a limit set on it would outlive a crashed `down`, and change a setting
+ * that is theirs), and an unlimited mount would make the template's limit a promise not kept.
+ */
+function direct(hostPath: string, readOnly: boolean, quotas: QuotaState): WorkspaceMount {
+  if (quotas.plan !== null && !readOnly && !quotas.readOnly) {
+    throw new SandboxError(
+      `workspace.maxSize limits only workspaces forage-ctl creates, and ${hostPath} would be mounted writable as is: use -r REPO without --direct (a jj workspace or git worktree), mount it read-only, or use a template without workspace.maxSize (on a btrfs subvolume you can limit it yourself: btrfs qgroup limit SIZE ${hostPath})`,
+      "usage",
+    );
+  }
+  return { mode: "direct", hostPath, managed: false };
+}
+
+/** The workspace with the limit its directory got (the last one made), when there is one. */
+function withQuota<T extends WorkspaceMount>(mount: T, quotas: QuotaState): T {
+  const quota = quotas.plan === null ? undefined : quotas.made.at(-1);
+  return quota === undefined ? mount : { ...mount, quota };
 }
 
 /** The repository a template mount names: an absolute path, a -r NAME=PATH name, or the default -r. */
@@ -113,8 +149,11 @@ async function checkOut(sourceRepo: string, mode: "jj" | "git-worktree", target:
   return { mode, hostPath: target, managed: true, sourceRepo, vcsName: branch, ownBranch: own, stores };
 }
 
-/** An empty directory for a jj workspace or git worktree, owned by the repository's owner. */
-async function managedDir(paths: RuntimePaths, sandbox: string, name: string, owner: RepoOwner): Promise<string> {
+/**
+ * An empty directory for a jj workspace or git worktree, owned by the repository's owner; a
+ * btrfs subvolume with a limit under workspace.maxSize.
+ */
+async function managedDir(paths: RuntimePaths, sandbox: string, name: string, owner: RepoOwner, quotas: QuotaState): Promise<string> {
   // The owner must reach it: the state directory is traversable (not listable) for everyone.
   await mkdir(paths.workspacesDir, { recursive: true, mode: 0o711 });
   for (const dir of [paths.stateDir, paths.workspacesDir]) await chmod(dir, ((await stat(dir)).mode & 0o7777) | 0o011);
@@ -123,7 +162,8 @@ async function managedDir(paths: RuntimePaths, sandbox: string, name: string, ow
   const parent = sandboxWorkspacesDir(paths, sandbox);
   await mkdir(parent, { recursive: true, mode: 0o755 });
   const dir = pathUnder(parent, name);
-  await mkdir(dir, { mode: 0o755 });
+  if (quotas.plan === null) await mkdir(dir, { mode: 0o755 });
+  else quotas.made.push(await createQuotaSubvolume(dir, quotas.plan, paths.workspacesDir));
   await lchown(dir, owner.uid, owner.gid);
   await lchown(parent, owner.uid, owner.gid);
   return dir;

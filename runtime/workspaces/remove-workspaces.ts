@@ -7,16 +7,19 @@ import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
 import { forgetGitWorktree } from "./git-worktree.js";
 import { forgetJjWorkspace } from "./jj-workspace.js";
 import type { RepoOwner } from "./vcs-command.js";
+import { dropQuotaSubvolume } from "./disk-quota.js";
 
 /**
  * Undoes one workspace: its managed directory goes (removed as the owner, who owns what is in
- * it), then the repository forgets the jj workspace, or prunes the git worktree and deletes its
+ * it; a workspace with a disk limit then has its subvolume and qgroup removed by root, by the
+ * id recorded at `up`), then the repository forgets the jj workspace, or prunes the git worktree and deletes its
  * branch when that was made for the sandbox and is merged. A direct mount is never touched.
  * Returns a note for the user, e.g. an unmerged branch kept.
  */
 export async function removeWorkspace(mount: WorkspaceMount, owner: RepoOwner): Promise<string | undefined> {
   if (!mount.managed) return undefined;
   await removeAsOwner(mount.hostPath, owner);
+  if (mount.quota !== undefined) await dropQuotaSubvolume(mount.quota);
   if (mount.mode === "jj" && mount.sourceRepo !== undefined && mount.vcsName !== undefined) await forgetJjWorkspace(owner, mount.sourceRepo, mount.vcsName);
   const gitStore = mount.stores?.find((store) => store.kind === "git")?.path;
   if (mount.mode === "git-worktree" && gitStore !== undefined) return forgetGitWorktree(owner, gitStore, mount.ownBranch === true ? (mount.vcsName ?? null) : null);

@@ -44,10 +44,13 @@ export class TestHost {
   /** More environment for every forage-ctl run (e.g. FORAGE_SYSTEMS_DIR). */
   readonly extraEnv: Record<string, string> = {};
 
+  /** FORAGE_STATE_DIR; a test may move it (e.g. onto a filesystem it made) before the first run. */
+  stateDir = join(this.dir, "state");
+
   get env(): Record<string, string> {
     return {
       ...this.extraEnv,
-      FORAGE_STATE_DIR: join(this.dir, "state"),
+      FORAGE_STATE_DIR: this.stateDir,
       FORAGE_RUN_DIR: join(this.dir, "run"),
       FORAGE_SECRETS_DIR: join(this.dir, "secrets"),
       PATH: process.env.PATH ?? "/usr/bin:/bin",

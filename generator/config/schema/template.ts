@@ -39,6 +39,9 @@ export const networkSchema = z
 /** systemd's word for "no limit"; a limit is lifted only when a template says so. */
 const unlimited = z.enum(["infinity"]);
 
+/** systemd-style bytes with an optional K/M/G/T suffix (memoryMax's grammar, without "infinity"). */
+const sizePattern = /^[1-9][0-9]{0,6}[KMGT]?$/;
+
 const resourceLimitsSchema = z
   .strictObject({
     cpuQuota: z
@@ -129,6 +132,13 @@ export const templateSchema = z
           .max(protectedPaths.length)
           .optional()
           .describe(`Protected workspace paths the agent may write after all (by default read-only: ${protectedPaths.join(", ")}).`),
+        maxSize: z
+          .string()
+          .regex(sizePattern, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "10G"' })
+          .optional()
+          .describe(
+            'Disk limit for each workspace forage-ctl creates (jj workspace or git worktree), e.g. "10G": made a btrfs subvolume with a qgroup limit, so writes past it fail with "Disk quota exceeded". Needs the state directory on btrfs with quotas enabled (`btrfs quota enable MOUNTPOINT`); otherwise `up` refuses, as it does for writable direct mounts (-w, --direct, hostPath). Default: none.',
+          ),
       })
       .optional()
       .describe("Composable workspace mounts."),

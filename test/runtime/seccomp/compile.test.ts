@@ -46,6 +46,14 @@ describe.each([x86_64, aarch64])("the seccomp filter for $name", (arch) => {
     expect(verdict(arch, program, "clone3", [0n, 88n])).toBe(enosys);
   });
 
+  it("refuses btrfs subvolume and snapshot creation, and allows every other ioctl", () => {
+    // BTRFS_IOC_SUBVOL_CREATE, _V2, SNAP_CREATE, _V2 (include/uapi/linux/btrfs.h): a new subvolume escapes workspace.maxSize.
+    for (const request of [0x5000940en, 0x50009418n, 0x50009401n, 0x50009417n]) expect(verdict(arch, program, "ioctl", [3n, request])).toBe(eperm);
+    expect(verdict(arch, program, "ioctl", [1n, 0x5401n])).toBe(RET_ALLOW); // TCGETS
+    expect(verdict(arch, program, "ioctl", [3n, 0x8100000050009418n])).toBe(eperm); // the kernel reads only the low 32 bits of the request
+    expect(verdict(arch, compileFilter(arch, ["namespaces", "mount"]), "ioctl", [3n, 0x5000940en])).toBe(eperm);
+  });
+
   it("refuses every call from another architecture's entry point", () => {
     for (const other of [0x40000003, 0x40000028, x86_64.auditArch, aarch64.auditArch].filter((a) => a !== arch.auditArch)) {
       expect(runFilter(program, { nr: 39, arch: other })).toBe(eperm);

@@ -79,6 +79,7 @@
   workspace = {
     mounts = { };
     unprotected = [ ];
+    maxSize = null;
   };
   multiplexer = "tmux";
   tmuxWindows = [

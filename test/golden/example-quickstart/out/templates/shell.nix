@@ -36,6 +36,7 @@
   workspace = {
     mounts = { };
     unprotected = [ ];
+    maxSize = null;
   };
   multiplexer = "tmux";
   tmuxWindows = [

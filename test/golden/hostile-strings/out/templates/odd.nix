@@ -40,6 +40,7 @@
   workspace = {
     mounts = { };
     unprotected = [ ];
+    maxSize = null;
   };
   multiplexer = "tmux";
   tmuxWindows = [

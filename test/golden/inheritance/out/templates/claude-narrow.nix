@@ -67,6 +67,7 @@
   workspace = {
     mounts = { };
     unprotected = [ ];
+    maxSize = null;
   };
   multiplexer = "wezterm";
   tmuxWindows = [

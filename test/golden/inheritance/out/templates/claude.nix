@@ -56,6 +56,7 @@
   workspace = {
     mounts = { };
     unprotected = [ ];
+    maxSize = null;
   };
   multiplexer = "tmux";
   tmuxWindows = [

@@ -44,6 +44,7 @@
       };
     };
     unprotected = [ ];
+    maxSize = null;
   };
   multiplexer = "tmux";
   tmuxWindows = [ ];

@@ -24,6 +24,7 @@
   workspace = {
     mounts = { };
     unprotected = [ ];
+    maxSize = null;
   };
   multiplexer = "tmux";
   tmuxWindows = [ ];
