@@ -6,6 +6,7 @@ import { ConfigError } from "../generator/config/diagnostic.js";
 import { registerCommands } from "./command-registry.js";
 import { ExitCode } from "./exit-codes.js";
 import { packageRoot } from "../runtime/package-root.js";
+import { unknownCommand } from "./unknown-command.js";
 import { UserError } from "./user-error.js";
 import { SandboxError, type SandboxErrorKind } from "../runtime/sandbox/errors.js";
 import { InvalidNameError } from "../runtime/names.js";
@@ -37,6 +38,8 @@ Exit codes: 0 ok, 1 general, 2 sandbox not found, 3 template not found, 4 no fre
   );
   await registerCommands(program, argv.slice(2));
   for (const command of program.commands) command.exitOverride();
+  const unknown = unknownCommand(program, argv.slice(2));
+  if (unknown !== undefined) throw new UserError(`unknown command '${unknown}' (run forage-ctl --help for the commands)`, ExitCode.usage);
   return program;
 }
 

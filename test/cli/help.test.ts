@@ -57,6 +57,22 @@ describe("usage errors", () => {
     expect(result.stderr).not.toMatch(stackFrame);
   });
 
+  it.each([["nosuch", "--help"], ["--config", "x.yaml", "nosuch", "--help"], ["snapshot", "nosuch", "--help"], ["template", "nosuch"]])(
+    "an unknown command exits 64 wherever it appears, --help or not: %s",
+    async (...args) => {
+      const result = await runCli(args);
+      expect(result.exitCode).toBe(64);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(/unknown command 'nosuch'/);
+    },
+  );
+
+  it("control: a known subcommand's --help still exits 0 with its usage", async () => {
+    const result = await runCli(["snapshot", "create", "--help"]);
+    expect(result).toMatchObject({ exitCode: 0, stderr: "" });
+    expect(result.stdout).toMatch(/^Usage: forage-ctl snapshot create /);
+  });
+
   it("an unknown global option exits 64 with a usage message on stderr", async () => {
     const result = await runCli(["--frobnicate"]);
     expect(result.exitCode).toBe(64);
