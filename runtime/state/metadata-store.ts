@@ -1,11 +1,19 @@
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { metadataPath, type RuntimePaths } from "../paths.js";
+import { SandboxError } from "../sandbox/errors.js";
 import { sandboxMetadataSchema, type SandboxMetadata } from "./metadata.js";
 
-/** Metadata that exists but cannot be read back: reported, never silently ignored. */
-export class CorruptMetadataError extends Error {
+/**
+ * Metadata that exists but cannot be read back: reported with every problem and what to do,
+ * never silently ignored, and not a bug of forage-ctl (someone or something edited the file).
+ */
+export class CorruptMetadataError extends SandboxError {
   override name = "CorruptMetadataError";
+  constructor(file: string, problems: string[]) {
+    const shown = problems.length > 8 ? [...problems.slice(0, 8), `${problems.length - 8} more`] : problems;
+    super(`${file} is not valid sandbox metadata: ${shown.join("; ")} (restore or remove the file; forage-ctl gc then lists what the sandbox left behind)`, "general");
+  }
 }
 
 /** Reads one sandbox's metadata; undefined when it does not exist. */
@@ -18,8 +26,10 @@ export async function readMetadata(paths: RuntimePaths, name: string): Promise<S
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
-  const parsed = sandboxMetadataSchema.safeParse(safeJson(text));
-  if (!parsed.success) throw new CorruptMetadataError(`${file}: not valid sandbox metadata (${parsed.error.issues[0]?.message ?? "?"})`);
+  const json = safeJson(text);
+  if (json === undefined) throw new CorruptMetadataError(file, ["not JSON"]);
+  const parsed = sandboxMetadataSchema.safeParse(json);
+  if (!parsed.success) throw new CorruptMetadataError(file, parsed.error.issues.map((issue) => `${issue.path.join(".") || "(top)"}: ${issue.message}`));
   return parsed.data;
 }
 
