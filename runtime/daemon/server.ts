@@ -13,7 +13,7 @@ import { readProxyStatus } from "../proxy/proxy-status.js";
 import { listenPrivately, prepareSocketDirectory } from "./private-socket.js";
 import { encode, lineReader, type DaemonHello, type ServerMessage } from "./protocol.js";
 import { isOp, requestSchemas, terminalSize, type Op } from "./requests.js";
-import { openPinned } from "../nspawn/pinned-path.js";
+import { requirePinnedDirectory } from "../nspawn/pinned-path.js";
 
 /**
  * The privileged daemon: serves sandbox operations to root and the configured user over a unix
@@ -171,10 +171,9 @@ async function requireOwnedWorkspace(path: string, ownerUid: number): Promise<vo
   const real = await realpath(path).catch(() => undefined);
   if (real === undefined) throw new SandboxError(`workspace ${path} is not an existing directory`, "usage");
   // Checked through a descriptor (no link on the way); up checks again the same way, and binds what it checked.
-  const pinned = await openPinned(real);
-  await pinned.handle.close();
-  if (pinned.kind !== "directory") throw new SandboxError(`workspace ${path} is not an existing directory`, "usage");
-  if (pinned.uid !== ownerUid) throw new SandboxError(`workspace ${path} is not owned by the configured user (uid ${ownerUid}); the daemon only mounts the user's own directories`, "usage");
+  await requirePinnedDirectory(real, [ownerUid]).catch((error: unknown) => {
+    throw new SandboxError(`workspace ${path} is not owned by the configured user (uid ${ownerUid}) as a directory reached without links (${error instanceof Error ? error.message : String(error)}); the daemon only mounts the user's own directories`, "usage");
+  });
 }
 
 function relayedTerminal(requested: { size: TerminalSize; term: string }, input: ClientInput): RelayedTerminal {

@@ -61,8 +61,8 @@ export async function claimSlot(registry: SlotRegistry, owner: SlotClaim, own: r
       if (claim !== undefined && (await registry.ownerHolds(claim, slot))) continue;
       if (await registry.inUseOnHost(slot)) continue;
       const file = claimFile(registry.dir, slot);
+      // A stale claim (its owner no longer holds the slot) is replaced, under the lock.
       await rm(file, { force: true });
-      // O_EXCL: even with the lock, never write over a claim someone else just made.
       await writeFile(file, `${JSON.stringify(owner)}\n`, { flag: "wx", mode: 0o600 });
       try {
         await record(slot);

@@ -2,7 +2,7 @@ import { lstat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
 import type { Bind } from "../nspawn/container-process.js";
-import { guardState, jjLayout, workspaceGuards, type Guard } from "./guarded-paths.js";
+import { guardState, jjLayout, workspaceGuards, type Guard, type Placeholder } from "./guarded-paths.js";
 import { makeMountPoint } from "./placeholders.js";
 import { ownedDirectory, storeBinds, type VcsStore } from "./vcs-stores.js";
 
@@ -48,7 +48,7 @@ async function guardedBinds(source: string, target: string, guards: readonly Gua
   const owners = [user.uid, 0];
   const jj = await jjLayoutBinds(source, target, owners);
   const present = new Set<string>();
-  const absent = new Map<string, Bind>();
+  const absent = new Map<string, Bind & { placeholder: Placeholder }>();
   for (const guard of guards) {
     const found = await guardState(source, guard);
     if (found.state === "present") present.add(found.path);
@@ -59,7 +59,7 @@ async function guardedBinds(source: string, target: string, guards: readonly Gua
   const covered = (path: string): boolean => ancestors(path).some((dir) => present.has(dir) || absent.has(dir));
   const inReadOnlyJj = (path: string): boolean => jj.readOnly.some((dir) => ancestors(path).at(-1) === dir);
   for (const path of [...absent.keys()]) if (covered(path) || inReadOnlyJj(path)) absent.delete(path);
-  for (const [path, bind] of absent) if (bind.placeholder !== undefined) await makeMountPoint(source, path, bind.placeholder, user);
+  for (const [path, bind] of absent) await makeMountPoint(source, path, bind.placeholder, user);
   const holders = [...new Set([...present, ...absent.keys()].flatMap((path) => ancestors(path)))].filter((dir) => !covered(dir) && !present.has(dir) && !jj.mountPoints.has(dir)).sort();
   return [
     ...jj.binds,

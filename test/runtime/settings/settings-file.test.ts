@@ -88,11 +88,11 @@ describe("loadSettings", () => {
 });
 
 describe("settingsFile refuses a config an agent could have written", () => {
-  /** A state directory recording one sandbox whose workspace is `workspace`. */
-  const stateWith = (workspace: string): string => {
+  /** A state directory recording one sandbox, made at `createdAt`, whose workspace is `workspace`. */
+  const stateWith = (workspace: string, createdAt = "2026-01-01T00:00:00Z"): string => {
     const state = join(dir, "state");
     mkdirSync(join(state, "sandboxes"), { recursive: true });
-    const metadata = { version: 1, name: "agent", template: "shell", slot: 3, containerName: "f3", runtime: "nspawn", createdAt: "2026-01-01T00:00:00Z", phase: "ready", creatorPid: 1, workspace: { mode: "direct", hostPath: workspace, managed: false }, mounts: [], agentIdentity: {}, uid: 65534, gid: 65534, pid: null, startedAt: null, cgroup: null, muxConfig: null, authorizedKeys: [], secrets: [] };
+    const metadata = { version: 1, name: "agent", template: "shell", slot: 3, containerName: "f3", runtime: "nspawn", createdAt, phase: "ready", creatorPid: 1, workspace: { mode: "direct", hostPath: workspace, managed: false }, mounts: [], agentIdentity: {}, uid: 65534, gid: 65534, pid: null, startedAt: null, cgroup: null, muxConfig: null, authorizedKeys: [], secrets: [] };
     writeFileSync(join(state, "sandboxes/agent.json"), JSON.stringify(metadata));
     return state;
   };
@@ -104,11 +104,18 @@ describe("settingsFile refuses a config an agent could have written", () => {
     await expect(settingsFile(undefined, { FORAGE_STATE_DIR: stateWith(workspace) }, join(workspace, "sub"))).rejects.toThrow("lies inside sandbox agent's workspace, where its agent can write: name a config you trust with --config");
   });
 
-  it("control: takes the workspace's top-level config (a protected path) and any config outside workspaces", async () => {
+  it("refuses the workspace's top-level config when it changed after the sandbox was made (a template may lift its protection)", async () => {
     const workspace = join(dir, "ws");
     mkdirSync(workspace);
     writeFileSync(join(workspace, "forage.yaml"), "user: nobody\n");
-    const state = stateWith(workspace);
+    await expect(settingsFile(undefined, { FORAGE_STATE_DIR: stateWith(workspace) }, workspace)).rejects.toThrow("changed since sandbox agent was made, in its workspace, where its agent can write");
+  });
+
+  it("control: takes the workspace's top-level config written before the sandbox, and any config outside workspaces", async () => {
+    const workspace = join(dir, "ws");
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, "forage.yaml"), "user: nobody\n");
+    const state = stateWith(workspace, new Date(Date.now() + 3_600_000).toISOString());
     expect(await settingsFile(undefined, { FORAGE_STATE_DIR: state }, workspace)).toMatchObject({ origin: "current directory" });
     config("forage.yaml");
     expect(await settingsFile(undefined, { FORAGE_STATE_DIR: state }, dir)).toMatchObject({ origin: "current directory" });
