@@ -6,7 +6,7 @@ import { nameVerdict, type NameVerdict, type NetworkPolicy } from "../network-po
  * ports to those of its own entries (the intersection). The sets the addresses go into know
  * addresses, not names: without this, `x.cdn.example` (allowed by `*.cdn.example`, any port)
  * pointed by CNAME at `api.example` (allowed only as `api.example:443`) would open api.example's
- * address on every port. Names on the chain the allowlist does not name narrow nothing: CDNs
+ * address on every port. A denied name on the chain refuses it. Names the allowlist does not name narrow nothing: CDNs
  * alias allowed names to hosts of their own, and those must keep working.
  *
  * @example chainVerdict({ mode: "restricted", allow: ["*.cdn.example", "api.example:443"], deny: [], sni: false }, ["x.cdn.example", "api.example"])
@@ -19,6 +19,8 @@ export function chainVerdict(policy: NetworkPolicy, chain: readonly string[]): N
   let ports = verdict.ports;
   for (const target of targets) {
     const narrowing = nameVerdict(policy, target);
+    // A denied name stays denied when an allowed one aliases it (--deny wins over the allowlist).
+    if (!narrowing.allowed && policy.deny.some((entry) => narrowing.rule === `deny ${entry}`)) return { allowed: false, rule: `CNAME to ${target}: ${narrowing.rule}` };
     if (!narrowing.allowed || narrowing.ports === null) continue;
     const own = narrowing.ports;
     ports = ports === null ? own : ports.filter((port) => own.includes(port));

@@ -31,7 +31,9 @@ const authority = /^([a-z0-9_.-]+?)\.?(?::(\d{1,5}))?$/;
  */
 export function readRequestHead(data: Buffer, port: number): RequestHead {
   const end = data.indexOf("\r\n\r\n");
-  if (end === -1) return data.length >= maxHeadBytes ? refuse("request head too long") : { kind: "need-more" };
+  // The limit holds for a head that arrives whole too (a later pipelined request comes in one chunk).
+  if (end === -1 ? data.length >= maxHeadBytes : end + 4 > maxHeadBytes) return refuse("request head too long");
+  if (end === -1) return { kind: "need-more" };
   const text = data.subarray(0, end).toString("latin1");
   const lines = text.split("\r\n");
   if (lines.some((line) => line.includes("\r") || line.includes("\n"))) return refuse("bare CR or LF in the request head");

@@ -29,6 +29,13 @@ describe("the requests of a gated HTTP connection", () => {
     expect(result.forwarded).toBe(get("a.test"));
   });
 
+  it("refuses a later request whose head is over the limit even when it arrives whole", async () => {
+    const long = `GET / HTTP/1.1\r\nHost: a.test\r\nX-Pad: ${"a".repeat(20_000)}\r\n\r\n`;
+    const result = await through([get("a.test") + long]);
+    expect(result.error).toMatch(/request head too long/);
+    expect(result.forwarded).toBe(get("a.test"));
+  });
+
   it("forwards pipelined and kept-alive requests for the same host unchanged (control)", async () => {
     const post = "POST /p HTTP/1.1\r\nHost: a.test\r\nContent-Length: 11\r\n\r\nhello world";
     const result = await through([get("a.test") + post, get("a.test")]);
