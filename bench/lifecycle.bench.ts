@@ -1,7 +1,8 @@
 // Sandbox lifecycle benchmark (root, systemd-nspawn): `npm run bench:lifecycle`. Medians of
 // repeated runs, each reported as a ratio to a bare `systemd-nspawn … /bin/true` measured in the
 // same process. Targets (issue 3): up-to-ready ≤ 3× the bare start; exec ≤ 60 ms median.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import { destroySandbox } from "../runtime/sandbox/down.js";
 import { execInRunning } from "../runtime/sandbox/exec.js";
 import { requireSandbox } from "../runtime/sandbox/context.js";
 import { upSandbox } from "../runtime/sandbox/up.js";
+import { PhaseClock } from "../runtime/core/phase-clock.js";
 import { loadSettings } from "../runtime/settings/load-settings.js";
 import { settingsFile } from "../runtime/settings/settings-file.js";
 import { nixBuild, nixString } from "../test/support/nix.js";
@@ -41,8 +43,10 @@ git("commit", "-qm", "bench");
 const workspace = join(dir, "ws");
 mkdirSync(workspace);
 chownSync(workspace, 65534, 65534);
-const cli = (...args: string[]): void => {
-  execFileSync(process.execPath, [join(packageRoot(), "dist/cli/main.js"), "--config", config, ...args], { env, stdio: "ignore" });
+// Asynchronous on purpose: a synchronous child blocks this process's event loop, and with it the
+// release of any lock helper an in-process step left closing (the CLI would then wait for it).
+const cli = async (...args: string[]): Promise<void> => {
+  await promisify(execFile)(process.execPath, [join(packageRoot(), "dist/cli/main.js"), "--config", config, ...args], { env });
 };
 
 async function median(runs: number, body: (i: number) => Promise<void> | void, setup?: (i: number) => Promise<void> | void, teardown?: (i: number) => Promise<void> | void): Promise<number> {
@@ -56,6 +60,10 @@ async function median(runs: number, body: (i: number) => Promise<void> | void, s
   }
   samples.sort((a, b) => a - b);
   return samples[Math.floor(samples.length / 2)] ?? Number.NaN;
+}
+
+function middle(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 }
 
 function bareRoot(): string {
@@ -89,16 +97,30 @@ results.push(["up -r REPO (git worktree) until exec works", await median(5, asyn
 results.push(["exec NAME -- true (in-process)", await median(30, async () => void (await execInRunning(context, await requireSandbox(context, "b0"), ["true"])))]);
 results.push(["down (in-process)", await median(5, (i) => destroySandbox(context, `b${i}`, 1))]);
 
-results.push(["forage-ctl up, then exec true (CLI)", await median(5, (i) => {
-  cli("up", `c${i}`, "-t", "bench", "-w", workspace);
-  cli("exec", `c${i}`, "--", "true");
+// Where the time of `up` goes (what `up --timings` prints), medians per phase over 5 runs.
+const phaseSamples = new Map<string, number[]>();
+for (let i = 0; i < 5; i++) {
+  const clock = new PhaseClock();
+  await upSandbox({ ...context, clock }, { name: `p${i}`, template: "bench", workspace: { directory: workspace }, identity: {} });
+  await clock.time("exec true", async () => void (await execInRunning(context, await requireSandbox(context, `p${i}`), ["true"])));
+  const { phases, totalMs } = clock.report();
+  for (const { phase, ms } of [...phases, { phase: "total", ms: totalMs }]) phaseSamples.set(phase, [...(phaseSamples.get(phase) ?? []), ms]);
+  await destroySandbox(context, `p${i}`, 1);
+}
+
+results.push(["forage-ctl up, then exec true (CLI)", await median(5, async (i) => {
+  await cli("up", `c${i}`, "-t", "bench", "-w", workspace);
+  await cli("exec", `c${i}`, "--", "true");
 })]);
 results.push(["forage-ctl exec NAME -- true (CLI)", await median(15, () => cli("exec", "c0", "--", "true"))]);
 results.push(["forage-ctl reset (CLI)", await median(5, (i) => cli("reset", `c${i}`))]);
 results.push(["forage-ctl down (CLI)", await median(5, (i) => cli("down", `c${i}`, "-t", "1"))]);
 results.push(["node startup: forage-ctl --version", await median(10, () => cli("--version"))]);
+results.push(["node startup: node -e 0", await median(10, () => void execFileSync(process.execPath, ["-e", "0"]))]);
 
 process.stdout.write("sandbox lifecycle (medians)\n");
 for (const [name, ms] of results) process.stdout.write(`  ${name.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ×${(ms / bare).toFixed(2)}\n`);
-cli("daemon", "--stop"); // CLI up as root started one for this state directory
+process.stdout.write("phases of up, host root (medians of 5; concurrent phases overlap)\n");
+for (const [phase, samples] of phaseSamples) process.stdout.write(`  ${phase.padEnd(46)} ${middle(samples).toFixed(1).padStart(8)} ms\n`);
+await cli("daemon", "--stop"); // CLI up as root started one for this state directory
 rmSync(dir, { recursive: true, force: true });

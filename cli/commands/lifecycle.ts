@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { ExitCode } from "../exit-codes.js";
 import { operationsOf } from "../operations.js";
+import { formatTimings } from "../format-timings.js";
 import { UserError } from "../user-error.js";
 
 /** up, down, start, stop, reset: creating, running and removing sandboxes. */
@@ -21,6 +22,7 @@ export function registerLifecycle(program: Command): void {
     .option("--no-mux-config", "do not mount your ~/.tmux.conf (read-only) into the sandbox")
     .option("--runtime <runtime>", "runtime to use (see forage-ctl runtime)")
     .option("--ssh-key <key>", "an SSH public key that may log in (repeatable; added to authorizedKeys)", (key: string, keys: string[]) => [...keys, key], [] as string[])
+    .option("--timings", "print how long each phase of up took (on stderr)")
     .addHelpText(
       "after",
       "\nSettings: --config, else $FORAGE_CONFIG, else ./forage.config.ts, ./forage.yaml or ./forage.json here,\n" +
@@ -29,7 +31,7 @@ export function registerLifecycle(program: Command): void {
         "without root, the daemon does the work with the settings it serves.\n" +
         "\nExamples:\n  forage-ctl up myproj -t claude -w ~/src/myproj         # the directory itself\n  forage-ctl up fix-42 -t claude -r ~/src/myproj         # its own jj workspace / git worktree\n  forage-ctl up docs -t writer -r ~/src/site -r data=~/src/data   # plus a named repository\n  forage-ctl exec myproj -- git status",
     )
-    .action(async (name: string, options: { template: string; workspace?: string; repo: string[]; direct?: boolean; gitUser?: string; gitEmail?: string; sshKeyPath?: string; sshKey: string[]; muxConfig: boolean; runtime?: string }) => {
+    .action(async (name: string, options: { template: string; workspace?: string; repo: string[]; direct?: boolean; gitUser?: string; gitEmail?: string; sshKeyPath?: string; sshKey: string[]; muxConfig: boolean; runtime?: string; timings?: boolean }) => {
       const progress = process.stderr.isTTY ? (step: string) => void process.stderr.write(`  ${step}…\n`) : undefined;
       // As root: settings first (a broken config stops here), then a daemon for the user's later commands.
       const sandbox = await (await operationsOf(program, { startDaemon: { progress } })).up(
@@ -43,9 +45,11 @@ export function registerLifecycle(program: Command): void {
           ...(options.sshKey.length === 0 ? {} : { sshKeys: options.sshKey }),
           ...(options.muxConfig ? {} : { muxConfig: false }),
           ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
+          ...(options.timings === true ? { timings: true } : {}),
         },
         progress,
       );
+      if (sandbox.timings !== undefined) process.stderr.write(formatTimings(sandbox.timings));
       process.stdout.write(
         `sandbox ${name} is up (template ${sandbox.template}, ${sandbox.address}, workspace ${sandbox.workspace}, ${sandbox.workspaceMode}${sandbox.workspaceVcs === null ? "" : ` ${sandbox.workspaceVcs}`})\n` +
           `  attach:  forage-ctl attach ${name}\n  run:     forage-ctl exec ${name} -- COMMAND\n  remove:  forage-ctl down ${name}\n`,

@@ -21,6 +21,7 @@ import { createSnapshot, listSnapshots, restoreSnapshot } from "../workspaces/sn
 import { startOnTerminal, type EnterSandbox } from "../sandbox/terminal.js";
 import { seccompStatus } from "../seccomp/status.js";
 import { quotaUsage } from "../workspaces/disk-quota.js";
+import { PhaseClock } from "../core/phase-clock.js";
 import type { ExecStreams, Operations, RelayedTerminal, SandboxView } from "./operations.js";
 
 /** The operations, run in this process (which must be root). */
@@ -29,7 +30,8 @@ export function localOperations(context: RuntimeContext): Operations {
   return {
     via: "in-process",
     async up(args, progress) {
-      const sandbox = await upSandbox(context, {
+      const clock = args.timings === true ? new PhaseClock() : undefined;
+      const sandbox = await upSandbox(clock === undefined ? context : { ...context, clock }, {
         name: args.name,
         template: args.template,
         workspace: {
@@ -44,7 +46,7 @@ export function localOperations(context: RuntimeContext): Operations {
         ...(args.runtime === undefined ? {} : { runtime: args.runtime }),
         ...(progress === undefined ? {} : { progress }),
       });
-      return view(sandbox);
+      return clock === undefined ? view(sandbox) : { ...(await view(sandbox)), timings: clock.report() };
     },
     down: (name, grace) => destroySandbox(context, name, grace),
     list: async () => Promise.all((await listMetadata(context.paths)).map(view)),

@@ -1,3 +1,4 @@
+import type { PhaseTiming } from "../core/phase-clock.js";
 import type { DenialRecord } from "../network/denials.js";
 import type { NetworkChange, NetworkView } from "../network/network-operations.js";
 import type { AuditEvent } from "../sandbox/audit-log.js";
@@ -53,6 +54,13 @@ export interface UpArgs {
   sshKeys?: string[];
   muxConfig?: boolean;
   runtime?: string;
+  /** Time the phases of this `up` and return them (--timings). */
+  timings?: boolean;
+}
+
+/** What `up` answers: the new sandbox, and with `timings`, where the time went. */
+export interface UpResult extends SandboxView {
+  timings?: { phases: PhaseTiming[]; totalMs: number };
 }
 
 /** Streams of a command run in a sandbox: the caller's terminal, or a daemon connection. */
@@ -86,7 +94,7 @@ export interface RelayedTerminal {
 export interface Operations {
   /** Where the work happens: in this process (root), or in the daemon (terminals are relayed). */
   readonly via: "in-process" | "daemon";
-  up(args: UpArgs, progress?: (step: string) => void): Promise<SandboxView>;
+  up(args: UpArgs, progress?: (step: string) => void): Promise<UpResult>;
   down(name: string, graceSeconds: number): Promise<void>;
   list(): Promise<SandboxView[]>;
   status(name: string): Promise<SandboxView>;

@@ -31,6 +31,7 @@ export const requestSchemas = {
     sshKeys: z.array(sshPublicKey).max(64).optional(),
     muxConfig: z.boolean().optional(),
     runtime: z.string().regex(/^[a-z-]{1,32}$/).optional(),
+    timings: z.boolean().optional(),
   }),
   down: z.strictObject({ name, grace }),
   list: z.strictObject({}),

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { execa } from "execa";
 import { isAlive } from "../state/lock.js";
 import { stageBinds } from "./staged-binds.js";
+import { timed, type PhaseClock } from "../core/phase-clock.js";
 
 /** A host path bound into a sandbox at `target`. */
 export interface Bind {
@@ -89,9 +90,9 @@ function escapeBind(path: string): string {
  * bind sources reach nspawn as staged mounts of what was checked (stageBinds), taken down again
  * once the container holds its own copies.
  */
-export async function spawnContainer(spec: NspawnSpec, wrap: (argv: string[]) => string[] = (argv) => argv, timeoutMs = 10_000): Promise<number> {
+export async function spawnContainer(spec: NspawnSpec, wrap: (argv: string[]) => string[] = (argv) => argv, clock?: PhaseClock, timeoutMs = 10_000): Promise<number> {
   const log = await open(spec.logFile, "a", 0o640);
-  const staged = await stageBinds(spec.binds).catch(async (error: unknown) => {
+  const staged = await timed(clock, "nspawn: stage binds", () => stageBinds(spec.binds)).catch(async (error: unknown) => {
     await log.close();
     throw error;
   });
@@ -101,11 +102,11 @@ export async function spawnContainer(spec: NspawnSpec, wrap: (argv: string[]) =>
     const pid = child.pid;
     if (pid === undefined) throw new ContainerError("systemd-nspawn did not start (is the systemd-container package installed?)");
     child.unref();
-    await waitForLeader(pid, spec.payload.kind, spec.logFile, timeoutMs);
+    await timed(clock, "nspawn: until the payload runs", () => waitForLeader(pid, spec.payload.kind, spec.logFile, timeoutMs));
     return pid;
   } finally {
     // The container has its own copies of the binds by now (or never started).
-    await staged.release();
+    await timed(clock, "nspawn: release staged binds", () => staged.release());
     await log.close();
   }
 }

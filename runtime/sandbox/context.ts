@@ -1,4 +1,5 @@
 import type { Model, TemplateModel } from "../../generator/model/model.js";
+import type { PhaseClock } from "../core/phase-clock.js";
 import type { RuntimePaths } from "../paths.js";
 import { readMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
@@ -10,6 +11,8 @@ export interface RuntimeContext {
   paths: RuntimePaths;
   /** Where warnings go (init failures, missing tmux); the CLI prints them on stderr. */
   warn: (message: string) => void;
+  /** Set when the caller wants the phases of its operation timed (`up --timings`, benchmarks). */
+  clock?: PhaseClock;
 }
 
 export function findTemplate(context: RuntimeContext, name: string): TemplateModel {

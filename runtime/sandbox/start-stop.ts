@@ -25,6 +25,7 @@ import { systemSshBinds } from "./system-ssh-binds.js";
 import { sandboxBinds } from "./sandbox-binds.js";
 import { removePlaceholders } from "../workspaces/placeholders.js";
 import { installSsh, startSshd } from "./ssh.js";
+import { timed } from "../core/phase-clock.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
 const optionalHostBinds = ["/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"];
@@ -45,49 +46,56 @@ interface RootLayout {
 export async function startSandbox(context: RuntimeContext, given: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
   if (given.runtime === "extra-container") return startExtraContainer(context, given, template);
   const { host } = context.settings;
+  const { clock } = context;
   const link = linkOf(context, given);
   const root = rootPath(context.paths, given.name);
   // A container that died on its own (an OOM kill takes nspawn first) left its namespace, link,
   // root and cgroup: they are this sandbox's own (same slot), so they go before anything is made.
   if (given.pid !== null || given.cgroup !== null) await tearDown(context, given, 1);
-  await createLink(link);
-  const metadata = await prepareNetwork(context, given, template).catch(async (error: unknown) => {
+  await timed(clock, "start: link", () => createLink(link));
+  const metadata = await timed(clock, "start: host table", () => prepareNetwork(context, given, template)).catch(async (error: unknown) => {
     await removeLink(link);
     throw error;
   });
   // The guard (a node process) starts while the root is built; its DNS port is in the table before up returns.
-  const guarded = startNetworkGuard(context, metadata);
+  const guarded = timed(clock, "start: network guard (concurrent)", () => startNetworkGuard(context, metadata));
   guarded.catch(() => undefined);
   let cgroup: SandboxCgroup | null = null;
   const caps = tmpfsCaps(template.resourceLimits.memoryMax);
   try {
-    await mountRoot(root, caps.root);
-    await writeSandboxFilter(context.paths, metadata.name, template.seccomp.allow);
-    const layout = metadata.runtime === "nspawn-nix" ? await nixLayout(context, metadata, root, template) : await hostLayout(context, metadata, root, template);
-    const binds = [
+    const layout = await timed(clock, "start: root", async () => {
+      await mountRoot(root, caps.root);
+      await writeSandboxFilter(context.paths, metadata.name, template.seccomp.allow);
+      return metadata.runtime === "nspawn-nix" ? nixLayout(context, metadata, root, template) : hostLayout(context, metadata, root, template);
+    });
+    const binds = await timed(clock, "start: binds", async () => [
       ...layout.binds,
       ...(await sandboxBinds(context, metadata, template)),
       ...(metadata.secrets.length > 0 ? [{ source: sandboxSecretsPath(context.paths, metadata.name), target: host.secretsMountPath, readOnly: true }] : []),
-    ];
-    const limited = await createSandboxCgroup(sandboxCgroupName(metadata), template.resourceLimits);
+    ]);
+    const limited = await timed(clock, "start: cgroup", () => createSandboxCgroup(sandboxCgroupName(metadata), template.resourceLimits));
     cgroup = limited;
-    const pid = await spawnContainer({
-      root,
-      hostname: metadata.name,
-      payload: layout.payload,
-      networkNamespacePath: link.namespacePath,
-      binds,
-      tmpfs: [{ path: "/tmp", bytes: caps.tmp }, { path: "/dev/shm", bytes: caps.devShm }],
-      logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
-    }, (argv) => joinCgroupArgv(limited.procsFiles, argv));
+    const pid = await timed(clock, "start: nspawn until the payload runs", () =>
+      spawnContainer({
+        root,
+        hostname: metadata.name,
+        payload: layout.payload,
+        networkNamespacePath: link.namespacePath,
+        binds,
+        tmpfs: [{ path: "/tmp", bytes: caps.tmp }, { path: "/dev/shm", bytes: caps.devShm }],
+        logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
+      }, (argv) => joinCgroupArgv(limited.procsFiles, argv), clock),
+    );
     // nspawn's /run (20% of the host's RAM) cannot be replaced (nspawn remounts /run/host inside
     // it afterwards); a host root's is shrunk in place before any command starts. A NixOS init owns its /run.
-    if (layout.system === null) await capRun(pid, caps.run);
-    const started = { ...(await guarded), pid, startedAt: new Date().toISOString(), cgroup, system: layout.system };
-    await writeMetadata(context.paths, started);
-    // A NixOS system starts its own sshd (with the pinned key bound in); a host root gets ours.
-    if (template.ssh && metadata.runtime === "nspawn") await startSshd(context, started);
-    await recordEvent(context.paths, metadata.name, "start");
+    if (layout.system === null) await timed(clock, "start: cap /run", () => capRun(pid, caps.run));
+    const started = { ...(await timed(clock, "start: wait for the guard", () => guarded)), pid, startedAt: new Date().toISOString(), cgroup, system: layout.system };
+    await timed(clock, "start: metadata, event", async () => {
+      await writeMetadata(context.paths, started);
+      // A NixOS system starts its own sshd (with the pinned key bound in); a host root gets ours.
+      if (template.ssh && metadata.runtime === "nspawn") await startSshd(context, started);
+      await recordEvent(context.paths, metadata.name, "start");
+    });
     return started;
   } catch (error) {
     // Nothing half-started stays: the container (found by its root), the guard, the link, the cgroup.

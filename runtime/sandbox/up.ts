@@ -23,6 +23,7 @@ import { ensureHostKey } from "./ssh.js";
 import { runInit, startSession } from "./session.js";
 import { startSandbox } from "./start-stop.js";
 import { createWorkspaces, type WorkspaceRequest } from "../workspaces/create-workspaces.js";
+import { timed } from "../core/phase-clock.js";
 
 export interface UpRequest {
   name: string;
@@ -50,26 +51,33 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
   const badKey = (request.sshKeys ?? []).find((key) => !sshPublicKey.safeParse(key).success);
   if (badKey !== undefined) throw new SandboxError(`--ssh-key "${badKey.slice(0, 40)}…" is not an OpenSSH public key line`, "usage");
   const template = findTemplate(context, request.template);
-  const runtime = await chooseRuntime(context, template.name, request.runtime);
-  const owner = await agentOwner(context);
-  if (runtime === "nspawn") await resolveAgentPrograms(template);
-  const reserved = await reserve(context, { ...request, runtime }, template, owner);
+  const { clock } = context;
+  const { runtime, owner } = await timed(clock, "checks", async () => {
+    const chosen = await chooseRuntime(context, template.name, request.runtime);
+    const user = await agentOwner(context);
+    if (chosen === "nspawn") await resolveAgentPrograms(template);
+    return { runtime: chosen, owner: user };
+  });
+  const reserved = await timed(clock, "reserve name and slot", () => reserve(context, { ...request, runtime }, template, owner));
   try {
     request.progress?.("preparing the workspaces");
-    const workspaces = await createWorkspaces(context.paths, reserved.name, template, request.workspace, owner);
+    const workspaces = await timed(clock, "workspaces", () => createWorkspaces(context.paths, reserved.name, template, request.workspace, owner));
     const withWorkspaces = { ...reserved, ...workspaces };
-    await writeMetadata(context.paths, withWorkspaces);
-    const secrets = await copySecrets(context.paths, withWorkspaces, template, context.settings.host);
-    if (template.ssh) await ensureHostKey(context.paths, reserved.name);
+    const secrets = await timed(clock, "metadata, secrets, host key", async () => {
+      await writeMetadata(context.paths, withWorkspaces);
+      const copied = await copySecrets(context.paths, withWorkspaces, template, context.settings.host);
+      if (template.ssh) await ensureHostKey(context.paths, reserved.name);
+      return copied;
+    });
     request.progress?.("starting the container");
-    const running = await startSandbox(context, { ...withWorkspaces, secrets }, template);
+    const running = await timed(clock, "start", () => startSandbox(context, { ...withWorkspaces, secrets }, template));
     request.progress?.("opening the agent session");
-    await startSession(context, running, template);
-    await syncInSandboxTable(context, running);
+    await timed(clock, "agent session", () => startSession(context, running, template));
+    await timed(clock, "in-sandbox table", () => syncInSandboxTable(context, running));
     request.progress?.("running init commands");
-    await runInit(context, running, template);
+    await timed(clock, "init commands", () => runInit(context, running, template));
     const ready = { ...running, phase: "ready" as const };
-    await writeMetadata(context.paths, ready);
+    await timed(clock, "metadata", () => writeMetadata(context.paths, ready));
     await recordEvent(context.paths, reserved.name, "create", { detail: `template ${template.name}, slot ${reserved.slot}` });
     return ready;
   } catch (error) {
