@@ -24,7 +24,7 @@ chmodSync(dir, 0o711);
 const env = { ...process.env, FORAGE_STATE_DIR: join(dir, "state"), FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets"), FORAGE_SYSTEMS_DIR: join(dir, "systems") };
 Object.assign(process.env, env);
 const config = join(dir, "forage.yaml");
-writeFileSync(config, "user: nobody\nnetwork: { base: \"10.239\" }\ntemplates:\n  bench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n  nixbench:\n    extends: bench\n");
+writeFileSync(config, 'user: nobody\nnetwork: { base: "10.239" }\ntemplates:\n  bench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n  nixbench:\n    extends: bench\n');
 // nspawn-nix boots the test suite's stand-in NixOS system (nixpkgs cannot be fetched here).
 const standIn = join(packageRoot(), "test/nix/stand-in/nixos-system.nix");
 const system = nixBuild(`import ${nixString(standIn)} { uid = 65534; gid = 65534; }`);
@@ -34,7 +34,13 @@ symlinkSync(system, join(dir, "systems/nixbench"));
 const repo = join(dir, "repo");
 mkdirSync(repo);
 writeFileSync(join(repo, "README.md"), "bench\n");
-const git = (...args: string[]): void => void execFileSync("git", ["-C", repo, ...args], { uid: 65534, gid: 65534, env: { PATH: "/usr/bin:/bin", HOME: dir, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" }, stdio: "ignore" });
+const git = (...args: string[]): void =>
+  void execFileSync("git", ["-C", repo, ...args], {
+    uid: 65534,
+    gid: 65534,
+    env: { PATH: "/usr/bin:/bin", HOME: dir, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" },
+    stdio: "ignore",
+  });
 chownSync(repo, 65534, 65534);
 chownSync(join(repo, "README.md"), 65534, 65534);
 git("init", "-q");
@@ -82,18 +88,37 @@ const bare = await median(10, () => {
 results.push(["bare systemd-nspawn … /bin/true (baseline)", bare]);
 
 const context: RuntimeContext = { settings: (await loadSettings(await settingsFile(config))).settings, paths: runtimePaths("/unused"), warn: () => undefined };
-results.push(["up until exec works (in-process)", await median(5, async (i) => {
-  await upSandbox(context, { name: `b${i}`, template: "bench", workspace: { directory: workspace }, identity: {} });
-  await execInRunning(context, await requireSandbox(context, `b${i}`), ["true"]);
-})]);
-results.push(["up until exec works, nspawn-nix (in-process)", await median(5, async (i) => {
-  await upSandbox(context, { name: `n${i}`, template: "nixbench", workspace: { directory: workspace }, identity: {} });
-  await execInRunning(context, await requireSandbox(context, `n${i}`), ["true"]);
-}, undefined, (i) => destroySandbox(context, `n${i}`, 1))]);
-results.push(["up -r REPO (git worktree) until exec works", await median(5, async (i) => {
-  await upSandbox(context, { name: `g${i}`, template: "bench", workspace: { repo }, identity: {} });
-  await execInRunning(context, await requireSandbox(context, `g${i}`), ["git", "status", "--short"]);
-}, undefined, (i) => destroySandbox(context, `g${i}`, 1))]);
+results.push([
+  "up until exec works (in-process)",
+  await median(5, async (i) => {
+    await upSandbox(context, { name: `b${i}`, template: "bench", workspace: { directory: workspace }, identity: {} });
+    await execInRunning(context, await requireSandbox(context, `b${i}`), ["true"]);
+  }),
+]);
+results.push([
+  "up until exec works, nspawn-nix (in-process)",
+  await median(
+    5,
+    async (i) => {
+      await upSandbox(context, { name: `n${i}`, template: "nixbench", workspace: { directory: workspace }, identity: {} });
+      await execInRunning(context, await requireSandbox(context, `n${i}`), ["true"]);
+    },
+    undefined,
+    (i) => destroySandbox(context, `n${i}`, 1),
+  ),
+]);
+results.push([
+  "up -r REPO (git worktree) until exec works",
+  await median(
+    5,
+    async (i) => {
+      await upSandbox(context, { name: `g${i}`, template: "bench", workspace: { repo }, identity: {} });
+      await execInRunning(context, await requireSandbox(context, `g${i}`), ["git", "status", "--short"]);
+    },
+    undefined,
+    (i) => destroySandbox(context, `g${i}`, 1),
+  ),
+]);
 results.push(["exec NAME -- true (in-process)", await median(30, async () => void (await execInRunning(context, await requireSandbox(context, "b0"), ["true"])))]);
 results.push(["down (in-process)", await median(5, (i) => destroySandbox(context, `b${i}`, 1))]);
 
@@ -108,10 +133,13 @@ for (let i = 0; i < 5; i++) {
   await destroySandbox(context, `p${i}`, 1);
 }
 
-results.push(["forage-ctl up, then exec true (CLI)", await median(5, async (i) => {
-  await cli("up", `c${i}`, "-t", "bench", "-w", workspace);
-  await cli("exec", `c${i}`, "--", "true");
-})]);
+results.push([
+  "forage-ctl up, then exec true (CLI)",
+  await median(5, async (i) => {
+    await cli("up", `c${i}`, "-t", "bench", "-w", workspace);
+    await cli("exec", `c${i}`, "--", "true");
+  }),
+]);
 results.push(["forage-ctl exec NAME -- true (CLI)", await median(15, () => cli("exec", "c0", "--", "true"))]);
 results.push(["forage-ctl reset (CLI)", await median(5, (i) => cli("reset", `c${i}`))]);
 results.push(["forage-ctl down (CLI)", await median(5, (i) => cli("down", `c${i}`, "-t", "1"))]);

@@ -32,7 +32,10 @@ const dir = mkdtempSync(join(tmpdir(), "forage-netbench-"));
 chmodSync(dir, 0o711);
 Object.assign(process.env, { FORAGE_STATE_DIR: join(dir, "state"), FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets") });
 const config = join(dir, "forage.yaml");
-writeFileSync(config, `user: nobody\nnetwork: { base: "${base}", upstreamResolver: "${hosts.dns}", admitPrivate: ["10.217.0.0/16"] }\ntemplates:\n  netbench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n    network: { mode: restricted, allow: ["bench.test.example", "*.new.test.example"] }\n`);
+writeFileSync(
+  config,
+  `user: nobody\nnetwork: { base: "${base}", upstreamResolver: "${hosts.dns}", admitPrivate: ["10.217.0.0/16"] }\ntemplates:\n  netbench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n    network: { mode: restricted, allow: ["bench.test.example", "*.new.test.example"] }\n`,
+);
 const workspace = join(dir, "ws");
 mkdirSync(workspace);
 chownSync(workspace, 65534, 65534);
@@ -80,7 +83,10 @@ line("connections per second, full mode (baseline)", `${full.rate.toFixed(0)} /s
 line("connections per second, restricted with 10 000 addresses", `${restricted.rate.toFixed(0)} /s  ${((restricted.rate / full.rate) * 100).toFixed(1)} % of full`);
 line("DNS answer, direct to the test upstream (baseline)", `${dnsDirect.medianMs?.toFixed(3)} ms (p99 ${dnsDirect.p99Ms?.toFixed(3)})`);
 line("DNS answer through the sandbox's filter", `${dnsFilter.medianMs?.toFixed(3)} ms (p99 ${dnsFilter.p99Ms?.toFixed(3)})  +${((dnsFilter.medianMs ?? 0) - (dnsDirect.medianMs ?? 0)).toFixed(3)} ms`);
-line("DNS answer for a new name (its address admitted first)", `${dnsAdmitting.medianMs?.toFixed(3)} ms (p99 ${dnsAdmitting.p99Ms?.toFixed(3)})  +${((dnsAdmitting.medianMs ?? 0) - (dnsDirect.medianMs ?? 0)).toFixed(3)} ms`);
+line(
+  "DNS answer for a new name (its address admitted first)",
+  `${dnsAdmitting.medianMs?.toFixed(3)} ms (p99 ${dnsAdmitting.p99Ms?.toFixed(3)})  +${((dnsAdmitting.medianMs ?? 0) - (dnsDirect.medianMs ?? 0)).toFixed(3)} ms`,
+);
 
 await destroySandbox(context, "net", 1);
 hosts.stop();

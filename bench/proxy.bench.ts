@@ -104,7 +104,10 @@ try {
   await fairness(port, upstream.info.caFile as string, ca);
   const fairnessOnly = process.argv.includes("--fairness-only");
   if (!fairnessOnly) process.stdout.write(`API proxy vs direct and vs a bare forwarder, loopback HTTPS upstream, ${rounds} alternating rounds of ${roundMs / 1000} s (medians)\n`);
-  if (!fairnessOnly) process.stdout.write(`  ${"conns".padEnd(6)}${"p50 / p99 ms: direct".padEnd(24)}${"bare hop".padEnd(16)}${"proxy".padEnd(16)}${"added vs direct".padEnd(20)}${"vs bare".padEnd(18)}req/s direct, bare, proxy (proxy/direct)\n`);
+  if (!fairnessOnly)
+    process.stdout.write(
+      `  ${"conns".padEnd(6)}${"p50 / p99 ms: direct".padEnd(24)}${"bare hop".padEnd(16)}${"proxy".padEnd(16)}${"added vs direct".padEnd(20)}${"vs bare".padEnd(18)}req/s direct, bare, proxy (proxy/direct)\n`,
+    );
   for (const concurrency of fairnessOnly ? [] : [1, 10, 100]) {
     const senders = Object.fromEntries((Object.keys(paths) as Path[]).map((path) => [path, sender(path === "direct" ? "direct" : "proxy", paths[path], ca, concurrency)])) as Record<Path, Send>;
     const results: Record<Path, Round[]> = { direct: [], bare: [], proxy: [] };
@@ -115,7 +118,9 @@ try {
     const added = (base: Path): string => `+${(of("proxy", "p50") - of(base, "p50")).toFixed(2)} / +${(of("proxy", "p99") - of(base, "p99")).toFixed(2)}`;
     const rates = (Object.keys(paths) as Path[]).map((path) => of(path, "perSecond").toFixed(0)).join(", ");
     const ratio = ((of("proxy", "perSecond") / of("direct", "perSecond")) * 100).toFixed(1);
-    process.stdout.write(`  ${String(concurrency).padEnd(6)}${pair("direct").padEnd(24)}${pair("bare").padEnd(16)}${pair("proxy").padEnd(16)}${added("direct").padEnd(20)}${added("bare").padEnd(18)}${rates} (${ratio} %)\n`);
+    process.stdout.write(
+      `  ${String(concurrency).padEnd(6)}${pair("direct").padEnd(24)}${pair("bare").padEnd(16)}${pair("proxy").padEnd(16)}${added("direct").padEnd(20)}${added("bare").padEnd(18)}${rates} (${ratio} %)\n`,
+    );
   }
 } finally {
   for (const part of [proxy, bare, upstream]) part.child.kill("SIGTERM");

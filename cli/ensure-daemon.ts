@@ -89,7 +89,10 @@ async function startDaemon(file: SettingsFile, path: string, say: Say): Promise<
 /** What the daemon wrote to its log in this attempt: the last lines, or that it wrote nothing. */
 async function logTail(log: string, offset: number): Promise<string> {
   const written = (await readFile(log)).subarray(offset).toString("utf8");
-  const lines = written.split("\n").filter((line) => line.trim() !== "").slice(-tailLines);
+  const lines = written
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .slice(-tailLines);
   if (lines.length === 0) return `It wrote nothing to ${log}.`;
   return `The end of ${log}:\n${lines.map((line) => `  | ${line}`).join("\n")}`;
 }

@@ -15,10 +15,7 @@ import { UserError } from "./user-error.js";
 export async function loadConfigFromCli(explicit: string | undefined): Promise<LoadedConfig> {
   const file = await settingsFile(explicit);
   if (file.origin === "default") {
-    throw new UserError(
-      `no config found: looked for ${configFileNames.join(", ")} in ${process.cwd()}; pass --config PATH or run \`forage-ctl init\``,
-      ExitCode.config,
-    );
+    throw new UserError(`no config found: looked for ${configFileNames.join(", ")} in ${process.cwd()}; pass --config PATH or run \`forage-ctl init\``, ExitCode.config);
   }
   const loaded = await loadConfig(file.path);
   printConfigNotes(loaded.notes);

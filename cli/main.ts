@@ -27,7 +27,10 @@ async function buildProgram(argv: string[]): Promise<Command> {
   const program = new Command("forage-ctl")
     .description("Disposable, network-restricted sandboxes for AI coding agents")
     .version(version, "-V, --version")
-    .option("-c, --config <file>", "config or generated forage.json (default: $FORAGE_CONFIG, else ./forage.config.ts, ./forage.yaml, ./forage.json here, else (sandbox commands only) /etc/forage/forage.json)")
+    .option(
+      "-c, --config <file>",
+      "config or generated forage.json (default: $FORAGE_CONFIG, else ./forage.config.ts, ./forage.yaml, ./forage.json here, else (sandbox commands only) /etc/forage/forage.json)",
+    )
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   program.addHelpText(

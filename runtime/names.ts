@@ -6,9 +6,7 @@ export const sandboxNamePattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** Throws a message naming the rule when `name` is not a valid sandbox name. */
 export function assertSandboxName(name: string): void {
   if (!sandboxNamePattern.test(name)) {
-    throw new InvalidNameError(
-      `invalid sandbox name "${name}": use 1-63 characters of a-z, 0-9 and '-', starting with a letter or digit`,
-    );
+    throw new InvalidNameError(`invalid sandbox name "${name}": use 1-63 characters of a-z, 0-9 and '-', starting with a letter or digit`);
   }
 }
 

@@ -40,7 +40,8 @@ export async function detectRuntimes(paths: RuntimePaths = runtimePaths("/var/li
   const systems = paths.systemsDir;
   const hostTools = await missing(["systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "mount"]);
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  const hostReason = hostTools.length > 0 ? `missing ${hostTools.join(", ")} (Debian/Ubuntu: apt-get install systemd-container iproute2 util-linux)` : isRoot ? "" : "needs root (or the forage daemon)";
+  const hostReason =
+    hostTools.length > 0 ? `missing ${hostTools.join(", ")} (Debian/Ubuntu: apt-get install systemd-container iproute2 util-linux)` : isRoot ? "" : "needs root (or the forage daemon)";
   const templates = await templatesWithSystems(systems);
   const nixReason = hostReason !== "" ? hostReason : templates.length === 0 ? `no prebuilt template systems in ${systems} (the NixOS module installs them)` : "";
   const extraReason = hostReason !== "" ? hostReason : ((await extraContainerUnavailable(paths)) ?? "");

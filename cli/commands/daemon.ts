@@ -43,15 +43,23 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
       const running = await readProxyStatus(context.paths);
       // One proxy per host: a `forage-ctl proxy` in the foreground keeps serving.
       if (running !== undefined) log(`API proxy not started: one already runs (pid ${running.pid})`);
-      const proxy = proxyNeeded(context.settings) && running === undefined
-        ? await (await import("../../runtime/proxy/api-proxy.js")).startApiProxy(context.settings, context.paths, log).catch((error: unknown) => {
-            // Sandbox commands still work; proxied agents get refused connections until it is fixed.
-            log(`API proxy not started: ${error instanceof Error ? error.message : String(error)}`);
-            return undefined;
-          })
-        : undefined;
+      const proxy =
+        proxyNeeded(context.settings) && running === undefined
+          ? await (await import("../../runtime/proxy/api-proxy.js")).startApiProxy(context.settings, context.paths, log).catch((error: unknown) => {
+              // Sandbox commands still work; proxied agents get refused connections until it is fixed.
+              log(`API proxy not started: ${error instanceof Error ? error.message : String(error)}`);
+              return undefined;
+            })
+          : undefined;
       // SIGHUP reloads the proxy's keys; without this handler it would end the daemon.
-      process.on("SIGHUP", () => void proxy?.reload().then(() => log("proxy keys reloaded"), (error: unknown) => log(`proxy keys not reloaded: ${String(error)}`)));
+      process.on(
+        "SIGHUP",
+        () =>
+          void proxy?.reload().then(
+            () => log("proxy keys reloaded"),
+            (error: unknown) => log(`proxy keys not reloaded: ${String(error)}`),
+          ),
+      );
       const { monitor } = context.settings.host;
       // The health monitor of the config (monitor.enable), run by the daemon itself.
       const timer = monitor.enable

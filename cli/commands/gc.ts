@@ -13,7 +13,10 @@ export function registerGc(program: Command): void {
       const orphans = await (await operationsOf(program)).gc(options.force === true);
       if (options.json === true) return printJson({ removed: options.force === true, orphans });
       if (orphans.length === 0) return void process.stdout.write("nothing to clean up\n");
-      printTable(["KIND", "NAME", "DETAIL"], orphans.map((o) => [o.kind, o.name, o.detail]));
+      printTable(
+        ["KIND", "NAME", "DETAIL"],
+        orphans.map((o) => [o.kind, o.name, o.detail]),
+      );
       process.stdout.write(options.force === true ? `removed ${orphans.length}\n` : `\ndry run: run forage-ctl gc --force to remove ${orphans.length}\n`);
     });
 }

@@ -59,9 +59,7 @@ Examples:
       if (options.json === true) {
         printJson({ out: options.out, created: plan.created, updated: plan.updated, unchanged: plan.unchanged, removed: plan.removed });
       } else {
-        process.stdout.write(
-          `${options.out}: ${plan.created.length} created, ${plan.updated.length} updated, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed\n`,
-        );
+        process.stdout.write(`${options.out}: ${plan.created.length} created, ${plan.updated.length} updated, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed\n`);
       }
     });
 }

@@ -14,7 +14,12 @@ export function registerLifecycle(program: Command): void {
     .argument("<name>", "sandbox name: 1-63 of a-z, 0-9 and '-'")
     .requiredOption("-t, --template <template>", "template to create it from (see forage-ctl templates)")
     .option("-w, --workspace <dir>", "host directory mounted at /workspace as is")
-    .option("-r, --repo <repo>", "PATH: a jj workspace (if it has .jj) or git worktree on branch forage-NAME (if .git) of the repository at /workspace; NAME=PATH: a repository the template's mounts name (repeatable)", (value: string, all: string[]) => [...all, value], [] as string[])
+    .option(
+      "-r, --repo <repo>",
+      "PATH: a jj workspace (if it has .jj) or git worktree on branch forage-NAME (if .git) of the repository at /workspace; NAME=PATH: a repository the template's mounts name (repeatable)",
+      (value: string, all: string[]) => [...all, value],
+      [] as string[],
+    )
     .option("--direct", "mount the -r repository as is instead (like -w)")
     .option("--git-user <name>", "author name for commits made in the sandbox")
     .option("--git-email <email>", "author e-mail for commits made in the sandbox")
@@ -31,30 +36,49 @@ export function registerLifecycle(program: Command): void {
         "without root, the daemon does the work with the settings it serves.\n" +
         "\nExamples:\n  forage-ctl up myproj -t claude -w ~/src/myproj         # the directory itself\n  forage-ctl up fix-42 -t claude -r ~/src/myproj         # its own jj workspace / git worktree\n  forage-ctl up docs -t writer -r ~/src/site -r data=~/src/data   # plus a named repository\n  forage-ctl exec myproj -- git status",
     )
-    .action(async (name: string, options: { template: string; workspace?: string; repo: string[]; direct?: boolean; gitUser?: string; gitEmail?: string; sshKeyPath?: string; sshKey: string[]; muxConfig: boolean; runtime?: string; timings?: boolean }) => {
-      const progress = process.stderr.isTTY ? (step: string) => void process.stderr.write(`  ${step}…\n`) : undefined;
-      // As root: settings first (a broken config stops here), then a daemon for the user's later commands.
-      const sandbox = await (await operationsOf(program, { startDaemon: { progress } })).up(
-        {
-          name,
-          template: options.template,
-          ...workspaceArgs(options),
-          ...(options.gitUser === undefined ? {} : { gitUser: options.gitUser }),
-          ...(options.gitEmail === undefined ? {} : { gitEmail: options.gitEmail }),
-          ...(options.sshKeyPath === undefined ? {} : { sshKeyPath: resolve(options.sshKeyPath) }),
-          ...(options.sshKey.length === 0 ? {} : { sshKeys: options.sshKey }),
-          ...(options.muxConfig ? {} : { muxConfig: false }),
-          ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
-          ...(options.timings === true ? { timings: true } : {}),
+    .action(
+      async (
+        name: string,
+        options: {
+          template: string;
+          workspace?: string;
+          repo: string[];
+          direct?: boolean;
+          gitUser?: string;
+          gitEmail?: string;
+          sshKeyPath?: string;
+          sshKey: string[];
+          muxConfig: boolean;
+          runtime?: string;
+          timings?: boolean;
         },
-        progress,
-      );
-      if (sandbox.timings !== undefined) process.stderr.write(formatTimings(sandbox.timings));
-      process.stdout.write(
-        `sandbox ${name} is up (template ${sandbox.template}, ${sandbox.address}, workspace ${sandbox.workspace}, ${sandbox.workspaceMode}${sandbox.workspaceVcs === null ? "" : ` ${sandbox.workspaceVcs}`})\n` +
-          `  attach:  forage-ctl attach ${name}\n  run:     forage-ctl exec ${name} -- COMMAND\n  remove:  forage-ctl down ${name}\n`,
-      );
-    });
+      ) => {
+        const progress = process.stderr.isTTY ? (step: string) => void process.stderr.write(`  ${step}…\n`) : undefined;
+        // As root: settings first (a broken config stops here), then a daemon for the user's later commands.
+        const sandbox = await (
+          await operationsOf(program, { startDaemon: { progress } })
+        ).up(
+          {
+            name,
+            template: options.template,
+            ...workspaceArgs(options),
+            ...(options.gitUser === undefined ? {} : { gitUser: options.gitUser }),
+            ...(options.gitEmail === undefined ? {} : { gitEmail: options.gitEmail }),
+            ...(options.sshKeyPath === undefined ? {} : { sshKeyPath: resolve(options.sshKeyPath) }),
+            ...(options.sshKey.length === 0 ? {} : { sshKeys: options.sshKey }),
+            ...(options.muxConfig ? {} : { muxConfig: false }),
+            ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
+            ...(options.timings === true ? { timings: true } : {}),
+          },
+          progress,
+        );
+        if (sandbox.timings !== undefined) process.stderr.write(formatTimings(sandbox.timings));
+        process.stdout.write(
+          `sandbox ${name} is up (template ${sandbox.template}, ${sandbox.address}, workspace ${sandbox.workspace}, ${sandbox.workspaceMode}${sandbox.workspaceVcs === null ? "" : ` ${sandbox.workspaceVcs}`})\n` +
+            `  attach:  forage-ctl attach ${name}\n  run:     forage-ctl exec ${name} -- COMMAND\n  remove:  forage-ctl down ${name}\n`,
+        );
+      },
+    );
 
   program
     .command("down")

@@ -80,7 +80,13 @@ Example:
 }
 
 function collect(value: string, previous: string[]): string[] {
-  return [...previous, ...value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")];
+  return [
+    ...previous,
+    ...value
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ""),
+  ];
 }
 
 interface NetworkOptions {

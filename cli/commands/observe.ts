@@ -32,8 +32,15 @@ export function registerObserve(program: Command): void {
       if (options.json === true) return printJson(v);
       const uptime = v.startedAt === null ? "-" : `${Math.round((Date.now() - Date.parse(v.startedAt)) / 1000)} s`;
       const rows: [string, string][] = [
-        ["name", v.name], ["template", v.template], ["status", v.status], ["address", v.address],
-        ["runtime", v.runtime], ["container", v.containerName], ["workspace", `${v.workspace} (${v.workspaceMode}${v.workspaceVcs === null ? "" : ` ${v.workspaceVcs}`})`], ["uptime", uptime], ["created", v.createdAt],
+        ["name", v.name],
+        ["template", v.template],
+        ["status", v.status],
+        ["address", v.address],
+        ["runtime", v.runtime],
+        ["container", v.containerName],
+        ["workspace", `${v.workspace} (${v.workspaceMode}${v.workspaceVcs === null ? "" : ` ${v.workspaceVcs}`})`],
+        ["uptime", uptime],
+        ["created", v.createdAt],
         ["limits", limitsText(v.resourceLimits)],
       ];
       if (v.workspaceDisk !== null) rows.push(["disk", diskText(v.workspaceDisk)]);
@@ -73,7 +80,10 @@ export function registerObserve(program: Command): void {
     .action(async (name: string, options: { json?: boolean }) => {
       const events = await (await operations()).auditLog(name);
       if (options.json === true) return void process.stdout.write(events.map((e) => JSON.stringify(e)).join("\n") + (events.length > 0 ? "\n" : ""));
-      printTable(["TIME", "EVENT", "DETAIL"], events.map((e) => [e.time, e.event, [e.detail, e.exitCode === undefined ? "" : `exit ${e.exitCode}`].filter(Boolean).join(" ")]));
+      printTable(
+        ["TIME", "EVENT", "DETAIL"],
+        events.map((e) => [e.time, e.event, [e.detail, e.exitCode === undefined ? "" : `exit ${e.exitCode}`].filter(Boolean).join(" ")]),
+      );
     });
 }
 

@@ -35,7 +35,14 @@ Examples:
       const { startApiProxy } = await import("../../runtime/proxy/api-proxy.js");
       const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage-proxy: ${line}\n`);
       const proxy = await startApiProxy(context.settings, context.paths, log);
-      process.on("SIGHUP", () => void proxy.reload().then(() => log("keys reloaded"), (error: unknown) => log(`keys not reloaded: ${String(error)}`)));
+      process.on(
+        "SIGHUP",
+        () =>
+          void proxy.reload().then(
+            () => log("keys reloaded"),
+            (error: unknown) => log(`keys not reloaded: ${String(error)}`),
+          ),
+      );
       await new Promise<void>((resolve) => {
         for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => resolve());
       });
@@ -57,12 +64,19 @@ async function showStatus(configPath: string | undefined, json: boolean): Promis
 
 function printStatus(status: ProxyStatus): void {
   const c = status.counters;
-  const refused = Object.entries(c.refused).map(([kind, count]) => `${kind} ${count}`).join(", ") || "none";
+  const refused =
+    Object.entries(c.refused)
+      .map(([kind, count]) => `${kind} ${count}`)
+      .join(", ") || "none";
   process.stdout.write(
     `API proxy pid ${status.pid}, port ${status.port}, since ${status.startedAt}\n` +
       `requests ${c.requests} (forwarded ${c.forwarded}, active ${c.active}); refused: ${refused}; upstream errors ${c.upstreamErrors}\n` +
       `bytes in ${c.requestBytes}, out ${c.responseBytes}; connections from wrong sources ${c.connectionsRefused}\n` +
       `keys loaded: ${status.keys.loaded.join(", ") || "none"} (reloaded ${status.keys.reloads}×); audit log ${status.auditLog}\n`,
   );
-  if (status.sandboxes.length > 0) printTable(["SANDBOX", "LISTENS ON", "AGENTS"], status.sandboxes.map((s) => [s.name, s.address, s.agents.join(", ")]));
+  if (status.sandboxes.length > 0)
+    printTable(
+      ["SANDBOX", "LISTENS ON", "AGENTS"],
+      status.sandboxes.map((s) => [s.name, s.address, s.agents.join(", ")]),
+    );
 }

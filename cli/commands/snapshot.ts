@@ -42,7 +42,10 @@ Example:
     .action(async (sandbox: string, options: { json?: boolean }) => {
       const snapshots = await (await operations()).snapshot(sandbox, { kind: "list" });
       if (options.json === true) return printJson(snapshots);
-      printTable(["NAME", "COMMIT", "CREATED"], snapshots.map((s) => [s.name, s.commit.slice(0, 12), s.createdAt]));
+      printTable(
+        ["NAME", "COMMIT", "CREATED"],
+        snapshots.map((s) => [s.name, s.commit.slice(0, 12), s.createdAt]),
+      );
     });
 
   snapshot

@@ -28,8 +28,16 @@ export function registerSsh(program: Command): void {
         await writeFile(knownHosts, `${view.address} ${view.sshHostKey}\n`, { mode: 0o600 });
         const interactive = command.length === 0;
         const args = [
-          "-o", "StrictHostKeyChecking=yes", "-o", `UserKnownHostsFile=${knownHosts}`, "-o", "GlobalKnownHostsFile=/dev/null",
-          "-o", "LogLevel=ERROR", "-o", "ForwardAgent=no",
+          "-o",
+          "StrictHostKeyChecking=yes",
+          "-o",
+          `UserKnownHostsFile=${knownHosts}`,
+          "-o",
+          "GlobalKnownHostsFile=/dev/null",
+          "-o",
+          "LogLevel=ERROR",
+          "-o",
+          "ForwardAgent=no",
           ...(options.sshKeyPath === undefined ? [] : ["-i", options.sshKeyPath, "-o", "IdentitiesOnly=yes"]),
           ...(interactive ? ["-t"] : ["-o", "BatchMode=yes"]),
           `${view.user}@${view.address}`,

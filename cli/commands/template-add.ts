@@ -16,7 +16,7 @@ export function registerTemplateAdd(program: Command): void {
     .argument("<name>", "name of the new template")
     .requiredOption("--from <template>", "existing template the new one extends")
     .option("-d, --description <text>", "description of the new template")
-    .addHelpText("after", "\nExample:\n  forage-ctl template add claude-offline --from claude -d \"Claude with no network\"")
+    .addHelpText("after", '\nExample:\n  forage-ctl template add claude-offline --from claude -d "Claude with no network"')
     .action(async (name: string, options: { from: string; description?: string }) => {
       const loaded = await loadConfigFromCli(program.opts<{ config?: string }>().config);
       if (!templateName.safeParse(name).success) {
@@ -24,10 +24,7 @@ export function registerTemplateAdd(program: Command): void {
       }
       if (name in loaded.config.templates) throw new UserError(`${loaded.file}: template "${name}" already exists`, ExitCode.config);
       if (!(options.from in loaded.config.templates)) {
-        throw new UserError(
-          `${loaded.file}: --from: template "${options.from}" does not exist (known: ${Object.keys(loaded.config.templates).join(", ")})`,
-          ExitCode.templateNotFound,
-        );
+        throw new UserError(`${loaded.file}: --from: template "${options.from}" does not exist (known: ${Object.keys(loaded.config.templates).join(", ")})`, ExitCode.templateNotFound);
       }
       const entry: NewTemplate = { name, extends: options.from, ...(options.description === undefined ? {} : { description: options.description }) };
       const original = await readFile(loaded.file, "utf8");

@@ -48,10 +48,6 @@ export function formatDiagnostic(d: Diagnostic): string {
 export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
   return [...diagnostics].sort(
     (a, b) =>
-      a.file.localeCompare(b.file) ||
-      (a.line ?? 0) - (b.line ?? 0) ||
-      (a.column ?? 0) - (b.column ?? 0) ||
-      formatPath(a.path).localeCompare(formatPath(b.path)) ||
-      a.message.localeCompare(b.message),
+      a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0) || formatPath(a.path).localeCompare(formatPath(b.path)) || a.message.localeCompare(b.message),
   );
 }

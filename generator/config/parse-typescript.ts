@@ -29,9 +29,7 @@ export async function parseTypescriptDocument(file: string, absolutePath: string
   }
   const data = loaded !== null && typeof loaded === "object" && "default" in loaded ? loaded.default : undefined;
   if (data === undefined) {
-    throw new ConfigError([
-      { file, path: [], message: "has no default export: end the file with `export default defineConfig({ … })`" },
-    ]);
+    throw new ConfigError([{ file, path: [], message: "has no default export: end the file with `export default defineConfig({ … })`" }]);
   }
   const locate = typescriptLocator(await readFile(absolutePath, "utf8"));
   return { file, data, locate };

@@ -56,7 +56,7 @@ function child(node: Node | undefined, part: string | number): Node | undefined 
   if (isMap(node)) {
     const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(part));
     if (pair === undefined) return undefined;
-    return ((pair.value as Node | null) ?? (pair.key as Node | null)) ?? undefined;
+    return (pair.value as Node | null) ?? (pair.key as Node | null) ?? undefined;
   }
   if (isSeq(node) && typeof part === "number") {
     return (node.items[part] as Node | undefined) ?? undefined;

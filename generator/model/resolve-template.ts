@@ -4,9 +4,7 @@ import type { AgentModel, AllowRule, HostModel, MountModel, TemplateModel } from
 import { resolveAgentApi } from "./resolve-agent-api.js";
 
 /** Claude Code's built-in tools; `permissions.skipAll` allows all of them (reference behaviour). */
-export const claudeBuiltinTools = [
-  "Bash", "Edit", "Glob", "Grep", "NotebookEdit", "NotebookRead", "Read", "TodoRead", "TodoWrite", "WebFetch", "WebSearch", "Write",
-];
+export const claudeBuiltinTools = ["Bash", "Edit", "Glob", "Grep", "NotebookEdit", "NotebookRead", "Read", "TodoRead", "TodoWrite", "WebFetch", "WebSearch", "Write"];
 
 /** Applies template defaults to a flattened template. */
 export function resolveTemplate(name: string, template: Template, host: HostModel): TemplateModel {
@@ -75,12 +73,7 @@ function resolveAgent(name: string, agent: Agent, host: HostModel, useProxy: boo
     hostConfigDir: agent.hostConfigDir ?? null,
     containerConfigDir: agent.containerConfigDir ?? defaultContainerConfigDir(agent.hostConfigDir, host),
     hostConfigDirReadOnly: agent.hostConfigDirReadOnly,
-    permissions:
-      agent.permissions === null
-        ? null
-        : agent.permissions.skipAll
-          ? { allow: [...claudeBuiltinTools], deny: [] }
-          : { allow: agent.permissions.allow, deny: agent.permissions.deny },
+    permissions: agent.permissions === null ? null : agent.permissions.skipAll ? { allow: [...claudeBuiltinTools], deny: [] } : { allow: agent.permissions.allow, deny: agent.permissions.deny },
     ...resolveAgentApi(agent, useProxy),
   };
 }

@@ -24,16 +24,16 @@ export const deniedSets = {
  */
 export function refuseRules(match: readonly NftMatch[] = []): NftRule[] {
   const rules: NftRule[] = [];
-  for (const [family, address, set] of [["ipv4", "ip daddr", deniedSets.v4.name], ["ipv6", "ip6 daddr", deniedSets.v6.name]] as const) {
+  for (const [family, address, set] of [
+    ["ipv4", "ip daddr", deniedSets.v4.name],
+    ["ipv6", "ip6 daddr", deniedSets.v6.name],
+  ] as const) {
     const is: NftMatch[] = [...match, { kind: "nfproto", value: family }];
     rules.push(
       { match: [...is, { kind: "l4proto", value: ["tcp", "udp"] }], update: { set, key: [address, "meta l4proto", "th dport"] }, verdict: "continue" },
       { match: [...is, { kind: "l4proto", op: "!=", value: ["tcp", "udp"] }], update: { set, key: [address, "meta l4proto", 0] }, verdict: "continue" },
     );
   }
-  rules.push(
-    { match: [...match, { kind: "l4proto", value: "tcp" }], counter: true, verdict: { reject: "tcp-reset" } },
-    { match: [...match], counter: true, verdict: { reject: "admin-prohibited" } },
-  );
+  rules.push({ match: [...match, { kind: "l4proto", value: "tcp" }], counter: true, verdict: { reject: "tcp-reset" } }, { match: [...match], counter: true, verdict: { reject: "admin-prohibited" } });
   return rules;
 }

@@ -38,7 +38,9 @@ export function nftablesFiles(model: Model): GeneratedFile[] {
     const file = templateNftFileName(template);
     const mode = template.network.mode;
     if (file === null || mode === "full") return [];
-    return [{ path: `templates/${file}`, contents: renderNftFile(model.source, [inContainerTable(model.host.network.base, mode, templateProxyPort(model, template), template.name)], { replace: true }) }];
+    return [
+      { path: `templates/${file}`, contents: renderNftFile(model.source, [inContainerTable(model.host.network.base, mode, templateProxyPort(model, template), template.name)], { replace: true }) },
+    ];
   });
 }
 

@@ -18,10 +18,7 @@ import type { GeneratedFile } from "./generated-file.js";
 export function wrapperFiles(model: Model): GeneratedFile[] {
   return model.templates.map((template) => {
     const agents = n.sel(n.call(n.v("import"), n.path(`../templates/${template.name}.nix`), n.bindings([n.inherit(["pkgs"])])), "agents");
-    const body = n.call(
-      n.sel(n.v("forage"), "lib", "agentWrappers"),
-      n.bindings([n.inherit(["pkgs", "secretsDir"]), n.attr("agents", agents)]),
-    );
+    const body = n.call(n.sel(n.v("forage"), "lib", "agentWrappers"), n.bindings([n.inherit(["pkgs", "secretsDir"]), n.attr("agents", agents)]));
     const file = n.fn(["pkgs", "forage", { name: "secretsDir", default: n.str(model.host.secretsMountPath) }], body);
     return { path: `wrappers/${template.name}.nix`, contents: renderNixFile(model.source, file) };
   });

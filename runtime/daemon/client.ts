@@ -41,18 +41,24 @@ export function request(op: Op, args: Record<string, unknown>, handlers: Handler
       socket.write(encode({ op, args }));
       handlers.onOpen?.(socket);
     });
-    socket.on("data", lineReader((raw) => {
-      const message = raw as Record<string, unknown>;
-      if (typeof message.warning === "string") handlers.warn?.(message.warning);
-      else if (typeof message.progress === "string") handlers.progress?.(message.progress);
-      else if (typeof message.stdout === "string") handlers.stdout?.(Buffer.from(message.stdout, "base64"));
-      else if (typeof message.stderr === "string") handlers.stderr?.(Buffer.from(message.stderr, "base64"));
-      else if ("result" in message) finish(() => resolve(message.result));
-      else if (typeof message.error === "object" && message.error !== null) {
-        const error = message.error as { message: string; kind: SandboxErrorKind };
-        finish(() => reject(new SandboxError(error.message, error.kind)));
-      }
-    }, (error) => finish(() => reject(error))));
+    socket.on(
+      "data",
+      lineReader(
+        (raw) => {
+          const message = raw as Record<string, unknown>;
+          if (typeof message.warning === "string") handlers.warn?.(message.warning);
+          else if (typeof message.progress === "string") handlers.progress?.(message.progress);
+          else if (typeof message.stdout === "string") handlers.stdout?.(Buffer.from(message.stdout, "base64"));
+          else if (typeof message.stderr === "string") handlers.stderr?.(Buffer.from(message.stderr, "base64"));
+          else if ("result" in message) finish(() => resolve(message.result));
+          else if (typeof message.error === "object" && message.error !== null) {
+            const error = message.error as { message: string; kind: SandboxErrorKind };
+            finish(() => reject(new SandboxError(error.message, error.kind)));
+          }
+        },
+        (error) => finish(() => reject(error)),
+      ),
+    );
     socket.once("close", () => finish(() => reject(new SandboxError("the daemon closed the connection without an answer", "general"))));
   });
 }
@@ -71,7 +77,10 @@ export async function daemonHello(path = socketPath()): Promise<DaemonHello | nu
   }
   const hello = reply as Partial<DaemonHello> | null;
   if (typeof hello?.settings !== "string" || typeof hello.pid !== "number") {
-    throw new SandboxError(`the daemon at ${path} answered hello with ${JSON.stringify(reply)}, not its settings and pid (mismatched forage-ctl versions? restart it: forage-ctl daemon --stop)`, "general");
+    throw new SandboxError(
+      `the daemon at ${path} answered hello with ${JSON.stringify(reply)}, not its settings and pid (mismatched forage-ctl versions? restart it: forage-ctl daemon --stop)`,
+      "general",
+    );
   }
   return { settings: hello.settings, pid: hello.pid };
 }
@@ -95,15 +104,20 @@ export function remoteOperations(warn: (message: string) => void, path = socketP
     network: (name, change) => call("network", { name, change }),
     denials: (name) => call("denials", { name }),
     exec: (name, command, streams, asRoot) =>
-      request("exec", { name, command, asRoot, stdin: streams.stdin !== null, ...(streams.terminal === undefined ? {} : { terminal: { size: streams.terminal.size, term: streams.terminal.term } }) }, {
-        warn,
-        stdout: (data) => void streams.stdout.write(data),
-        stderr: (data) => void streams.stderr.write(data),
-        onOpen: (socket) => {
-          streams.stdin?.on("data", (chunk: Buffer) => socket.write(encode({ stdin: chunk.toString("base64") })));
-          streams.stdin?.on("end", () => socket.write(encode({ stdinEnd: true })));
-          streams.terminal?.onResize((size) => socket.write(encode({ resize: size })));
+      request(
+        "exec",
+        { name, command, asRoot, stdin: streams.stdin !== null, ...(streams.terminal === undefined ? {} : { terminal: { size: streams.terminal.size, term: streams.terminal.term } }) },
+        {
+          warn,
+          stdout: (data) => void streams.stdout.write(data),
+          stderr: (data) => void streams.stderr.write(data),
+          onOpen: (socket) => {
+            streams.stdin?.on("data", (chunk: Buffer) => socket.write(encode({ stdin: chunk.toString("base64") })));
+            streams.stdin?.on("end", () => socket.write(encode({ stdinEnd: true })));
+            streams.terminal?.onResize((size) => socket.write(encode({ resize: size })));
+          },
         },
-      }, path) as Promise<number>,
+        path,
+      ) as Promise<number>,
   };
 }

@@ -13,7 +13,10 @@ export async function prepareSocketDirectory(path: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o755 });
   const info = await lstat(dir);
   if (!info.isDirectory() || info.uid !== 0 || (info.mode & 0o022) !== 0) {
-    throw new SandboxError(`the daemon's socket directory ${dir} must be a directory owned by root that only root can write to (it is owned by uid ${info.uid}, mode ${(info.mode & 0o7777).toString(8)}): fix it with chown root: ${dir} && chmod 755 ${dir}, or point FORAGE_RUN_DIR elsewhere`, "config");
+    throw new SandboxError(
+      `the daemon's socket directory ${dir} must be a directory owned by root that only root can write to (it is owned by uid ${info.uid}, mode ${(info.mode & 0o7777).toString(8)}): fix it with chown root: ${dir} && chmod 755 ${dir}, or point FORAGE_RUN_DIR elsewhere`,
+      "config",
+    );
   }
   await rm(path, { force: true });
 }

@@ -8,13 +8,7 @@ export interface Request {
   args: Record<string, unknown>;
 }
 
-export type ServerMessage =
-  | { progress: string }
-  | { warning: string }
-  | { stdout: string }
-  | { stderr: string }
-  | { result: unknown }
-  | { error: { message: string; kind: string } };
+export type ServerMessage = { progress: string } | { warning: string } | { stdout: string } | { stderr: string } | { result: unknown } | { error: { message: string; kind: string } };
 
 /** The daemon's answer to `hello`: the settings file it serves (absolute), and its pid. */
 export interface DaemonHello {

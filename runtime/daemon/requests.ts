@@ -13,7 +13,11 @@ import { denyEntry } from "../network/network-policy.js";
 const name = z.string().regex(sandboxNamePattern);
 const grace = z.number().int().min(0).max(3600);
 /** A host path from a client: absolute, and no control characters (they end up in flags and logs). */
-const hostPath = z.string().startsWith("/").max(4096).regex(/^[^\x00-\x1f\x7f]*$/, { error: "must not contain control characters" });
+const hostPath = z
+  .string()
+  .startsWith("/")
+  .max(4096)
+  .regex(/^[^\x00-\x1f\x7f]*$/, { error: "must not contain control characters" });
 /** A relayed terminal's size; anything beyond a few thousand cells is not a screen. */
 export const terminalSize = z.strictObject({ rows: z.number().int().min(1).max(1000), cols: z.number().int().min(1).max(1000) });
 
@@ -25,12 +29,23 @@ export const requestSchemas = {
     repo: hostPath.optional(),
     direct: z.boolean().optional(),
     repos: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/), hostPath).optional(),
-    gitUser: z.string().max(128).regex(/^[^\n\r<>]+$/).optional(),
-    gitEmail: z.string().max(254).regex(/^[^\s<>@]+@[^\s<>@]+$/).optional(),
+    gitUser: z
+      .string()
+      .max(128)
+      .regex(/^[^\n\r<>]+$/)
+      .optional(),
+    gitEmail: z
+      .string()
+      .max(254)
+      .regex(/^[^\s<>@]+@[^\s<>@]+$/)
+      .optional(),
     sshKeyPath: hostPath.optional(),
     sshKeys: z.array(sshPublicKey).max(64).optional(),
     muxConfig: z.boolean().optional(),
-    runtime: z.string().regex(/^[a-z-]{1,32}$/).optional(),
+    runtime: z
+      .string()
+      .regex(/^[a-z-]{1,32}$/)
+      .optional(),
     timings: z.boolean().optional(),
   }),
   down: z.strictObject({ name, grace }),
@@ -44,7 +59,8 @@ export const requestSchemas = {
   gc: z.strictObject({ force: z.boolean() }),
   exec: z.strictObject({
     name,
-    command: z.array(z.string().max(65536)).min(1).max(4096), asRoot: z.boolean(),
+    command: z.array(z.string().max(65536)).min(1).max(4096),
+    asRoot: z.boolean(),
     stdin: z.boolean(),
     terminal: z.strictObject({ size: terminalSize, term: z.string().regex(/^[A-Za-z0-9._+-]{1,64}$/) }).optional(),
   }),

@@ -65,24 +65,27 @@ async function handleConnection(context: RuntimeContext, socket: Socket, served:
   const input: ClientInput = { stdin: new PassThrough(), resizes: new EventEmitter() };
   const { stdin } = input;
   let started = false;
-  socket.on("data", lineReader(
-    (message) => {
-      const m = message as Record<string, unknown>;
-      if (!started && typeof m.op === "string") {
-        started = true;
-        void dispatch(context, m.op, m.args, send, input, served, log).finally(() => socket.end());
-      } else if (typeof m.stdin === "string") stdin.write(Buffer.from(m.stdin, "base64"));
-      else if (m.stdinEnd === true) stdin.end();
-      else if (m.resize !== undefined) {
-        const size = terminalSize.safeParse(m.resize);
-        if (size.success) input.resizes.emit("resize", size.data);
-      }
-    },
-    (error) => {
-      send({ error: { message: error.message, kind: "usage" } });
-      socket.destroy();
-    },
-  ));
+  socket.on(
+    "data",
+    lineReader(
+      (message) => {
+        const m = message as Record<string, unknown>;
+        if (!started && typeof m.op === "string") {
+          started = true;
+          void dispatch(context, m.op, m.args, send, input, served, log).finally(() => socket.end());
+        } else if (typeof m.stdin === "string") stdin.write(Buffer.from(m.stdin, "base64"));
+        else if (m.stdinEnd === true) stdin.end();
+        else if (m.resize !== undefined) {
+          const size = terminalSize.safeParse(m.resize);
+          if (size.success) input.resizes.emit("resize", size.data);
+        }
+      },
+      (error) => {
+        send({ error: { message: error.message, kind: "usage" } });
+        socket.destroy();
+      },
+    ),
+  );
   socket.on("error", () => stdin.destroy());
   socket.on("close", () => {
     stdin.end();
@@ -139,12 +142,17 @@ async function run(context: RuntimeContext, op: Op, args: Record<string, never>,
       // Root in a sandbox (no user namespace) could remount the host's /usr read-write: the
       // daemon never hands that to its clients, who need not be root. `sudo forage-ctl shell` can.
       if (a.asRoot === true) throw new SandboxError("a root shell in a sandbox is for root only: run it with sudo (forage-ctl shell)", "usage");
-      return operations.exec(String(a.name), a.command as string[], {
-        stdin: a.stdin === true ? input.stdin : null,
-        stdout: chunkWriter((data) => send({ stdout: data })),
-        stderr: chunkWriter((data) => send({ stderr: data })),
-        ...(a.terminal === undefined ? {} : { terminal: relayedTerminal(a.terminal as { size: TerminalSize; term: string }, input) }),
-      }, a.asRoot === true);
+      return operations.exec(
+        String(a.name),
+        a.command as string[],
+        {
+          stdin: a.stdin === true ? input.stdin : null,
+          stdout: chunkWriter((data) => send({ stdout: data })),
+          stderr: chunkWriter((data) => send({ stderr: data })),
+          ...(a.terminal === undefined ? {} : { terminal: relayedTerminal(a.terminal as { size: TerminalSize; term: string }, input) }),
+        },
+        a.asRoot === true,
+      );
     case "snapshot":
       return operations.snapshot(String(a.name), a.action as SnapshotAction);
     case "network":
@@ -172,7 +180,10 @@ async function requireOwnedWorkspace(path: string, ownerUid: number): Promise<vo
   if (real === undefined) throw new SandboxError(`workspace ${path} is not an existing directory`, "usage");
   // Checked through a descriptor (no link on the way); up checks again the same way, and binds what it checked.
   await requirePinnedDirectory(real, [ownerUid]).catch((error: unknown) => {
-    throw new SandboxError(`workspace ${path} is not owned by the configured user (uid ${ownerUid}) as a directory reached without links (${error instanceof Error ? error.message : String(error)}); the daemon only mounts the user's own directories`, "usage");
+    throw new SandboxError(
+      `workspace ${path} is not owned by the configured user (uid ${ownerUid}) as a directory reached without links (${error instanceof Error ? error.message : String(error)}); the daemon only mounts the user's own directories`,
+      "usage",
+    );
   });
 }
 

@@ -90,7 +90,10 @@ export async function destroyExtraContainer(context: RuntimeContext, metadata: S
  */
 function assertPlainBindPath(path: string): void {
   if (!/^\/[A-Za-z0-9._+\/@%,=~-]*$/.test(path)) {
-    throw new SandboxError(`${JSON.stringify(path)} cannot be bound by extra-container: only letters, digits and . _ + / @ % , = ~ - are safe in its container flags (use --runtime nspawn-nix)`, "usage");
+    throw new SandboxError(
+      `${JSON.stringify(path)} cannot be bound by extra-container: only letters, digits and . _ + / @ % , = ~ - are safe in its container flags (use --runtime nspawn-nix)`,
+      "usage",
+    );
   }
 }
 

@@ -66,7 +66,6 @@ export class DenialPoller {
     }
     return records;
   }
-
 }
 
 async function list(source: DeniedSource, set: string): Promise<RefusedDestination[]> {

@@ -44,7 +44,10 @@ export class DenialLog {
   }
 
   private async write(text: string): Promise<void> {
-    const size = await stat(this.file).then((s) => s.size, () => 0);
+    const size = await stat(this.file).then(
+      (s) => s.size,
+      () => 0,
+    );
     if (size + text.length > rotateBytes) await rename(this.file, `${this.file}.1`).catch(() => undefined);
     await appendFile(this.file, text, { mode: 0o640 });
   }

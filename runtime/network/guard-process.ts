@@ -116,7 +116,7 @@ export async function stopGuard(guard: GuardHandle | null, sandbox: string): Pro
  */
 export async function reloadGuard(guard: GuardHandle | null, sandbox: string, statusFile: string): Promise<boolean> {
   if (guard === null || !(await isOurGuard(guard, sandbox))) return false;
-  const reloads = async (): Promise<number> => ((JSON.parse(await readFile(statusFile, "utf8")) as { reloads?: number }).reloads ?? 0);
+  const reloads = async (): Promise<number> => (JSON.parse(await readFile(statusFile, "utf8")) as { reloads?: number }).reloads ?? 0;
   const before = await reloads().catch(() => 0);
   process.kill(guard.pid, "SIGHUP");
   for (let waited = 0; waited < reloadTimeoutMs; waited += 20) {

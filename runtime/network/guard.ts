@@ -90,7 +90,10 @@ export async function runGuard(spec: GuardSpec, link: SandboxLink, listeners: Gu
   });
   const startedAt = new Date().toISOString();
   const sources = [{ table, namespace: null }, ...(spec.namespace === null ? [] : [{ table: inSandboxTableRef, namespace: spec.namespace }])];
-  const poller = new DenialPoller(sources, describeRefusal(link, () => policy, allowed));
+  const poller = new DenialPoller(
+    sources,
+    describeRefusal(link, () => policy, allowed),
+  );
   const writeStatus = (): Promise<void> => {
     const status: GuardStatus = { pid: process.pid, dnsPort: dns.port, startedAt, mode: policy.mode, upstream: `${upstream.address}:${upstream.port}`, ...counts };
     return writeFile(join(directory, guardStatusFile), `${JSON.stringify(status)}\n`, { mode: 0o640 });
@@ -160,5 +163,8 @@ function describeRefusal(link: SandboxLink, policy: () => NetworkPolicy, allowed
 }
 
 async function exists(path: string): Promise<boolean> {
-  return access(path).then(() => true, () => false);
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }

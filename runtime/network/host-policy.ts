@@ -111,7 +111,13 @@ function inputRules(link: SandboxLink, from: NftMatch, replies: NftMatch, servic
             comment: "the sandbox's DNS filter",
           },
         ];
-  const toProxy: NftMatch[] = proxyPort === null ? [] : [{ kind: "addr", field: "ip daddr", value: link.hostAddress }, { kind: "port", field: "tcp dport", value: proxyPort }];
+  const toProxy: NftMatch[] =
+    proxyPort === null
+      ? []
+      : [
+          { kind: "addr", field: "ip daddr", value: link.hostAddress },
+          { kind: "port", field: "tcp dport", value: proxyPort },
+        ];
   const proxy: NftRule[] =
     proxyPort === null
       ? []
@@ -125,7 +131,10 @@ function inputRules(link: SandboxLink, from: NftMatch, replies: NftMatch, servic
     ...proxy,
     // IPv6 needs neighbour discovery with the host end to reach anything at all (and the kernel's
     // multicast listener reports are link-local noise, not a connection attempt).
-    { match: [from, { kind: "icmpType", protocol: "icmpv6", types: ["nd-neighbor-solicit", "nd-neighbor-advert", "nd-router-solicit", "mld-listener-report", "mld2-listener-report"] }], verdict: "accept" },
+    {
+      match: [from, { kind: "icmpType", protocol: "icmpv6", types: ["nd-neighbor-solicit", "nd-neighbor-advert", "nd-router-solicit", "mld-listener-report", "mld2-listener-report"] }],
+      verdict: "accept",
+    },
     ...dns,
     ...gate,
     { match: [from], verdict: { jump: "refuse" }, comment: "sandbox to host" },

@@ -55,7 +55,13 @@ export async function networkOperation(context: RuntimeContext, name: string, ch
   const metadata = await requireSandbox(context, name);
   const template = findTemplate(context, metadata.template);
   const running = await isRunning(context, metadata);
-  return { name, policy: policyOf(metadata, template), templatePolicy: templatePolicy(template), running, guard: running && (await isOurGuard(metadata.guard, name)) ? await guardStatus(context, name) : null };
+  return {
+    name,
+    policy: policyOf(metadata, template),
+    templatePolicy: templatePolicy(template),
+    running,
+    guard: running && (await isOurGuard(metadata.guard, name)) ? await guardStatus(context, name) : null,
+  };
 }
 
 /** What the sandbox's network refused, oldest first. */

@@ -34,9 +34,7 @@ export function templatePolicy(template: TemplateModel): NetworkPolicy {
 }
 
 /** What a name lookup may do under a policy. */
-export type NameVerdict =
-  | { allowed: true; /** null: any port; else only these. */ ports: number[] | null }
-  | { allowed: false; rule: string };
+export type NameVerdict = { allowed: true; /** null: any port; else only these. */ ports: number[] | null } | { allowed: false; rule: string };
 
 /**
  * Decides whether the sandbox may resolve `name` (lower case, no trailing dot): the deny list

@@ -15,26 +15,35 @@ export async function createLink(link: SandboxLink): Promise<void> {
   const added = await execa("ip", ["netns", "add", link.namespace], { reject: false });
   if (added.exitCode !== 0) {
     // Never take over a namespace that is not ours: another Forage state directory may own it.
-    throw new SandboxError(`cannot create network namespace ${link.namespace}: ${added.stderr.trim()} (a leftover? see forage-ctl gc; or another Forage instance on this host uses slot ${link.namespace.slice(1)})`, "container");
+    throw new SandboxError(
+      `cannot create network namespace ${link.namespace}: ${added.stderr.trim()} (a leftover? see forage-ctl gc; or another Forage instance on this host uses slot ${link.namespace.slice(1)})`,
+      "container",
+    );
   }
   const v6 = await ipv6Enabled();
   // nodad: the addresses are ours alone on this link, and DAD would hold them back ~1 s.
-  await ipBatch([], [
-    `link add ${link.hostInterface} type veth peer name eth0 netns ${link.namespace}`,
-    `addr add ${link.hostAddress}/24 dev ${link.hostInterface}`,
-    ...(v6 ? [`addr add ${link.hostAddress6}/64 dev ${link.hostInterface} nodad`] : []),
-    `link set ${link.hostInterface} up`,
-  ]);
+  await ipBatch(
+    [],
+    [
+      `link add ${link.hostInterface} type veth peer name eth0 netns ${link.namespace}`,
+      `addr add ${link.hostAddress}/24 dev ${link.hostInterface}`,
+      ...(v6 ? [`addr add ${link.hostAddress6}/64 dev ${link.hostInterface} nodad`] : []),
+      `link set ${link.hostInterface} up`,
+    ],
+  );
   // The host never takes router advertisements from a sandbox (forwarding.ts sets others to 2).
   if (v6) await writeFile(`/proc/sys/net/ipv6/conf/${link.hostInterface}/accept_ra`, "0");
-  await ipBatch(["-n", link.namespace], [
-    `addr add ${link.sandboxAddress}/24 dev eth0`,
-    ...(v6 ? [`addr add ${link.sandboxAddress6}/64 dev eth0 nodad`] : []),
-    "link set eth0 up",
-    "link set lo up",
-    `route add default via ${link.hostAddress}`,
-    ...(v6 ? [`route add default via ${link.hostAddress6}`] : []),
-  ]);
+  await ipBatch(
+    ["-n", link.namespace],
+    [
+      `addr add ${link.sandboxAddress}/24 dev eth0`,
+      ...(v6 ? [`addr add ${link.sandboxAddress6}/64 dev eth0 nodad`] : []),
+      "link set eth0 up",
+      "link set lo up",
+      `route add default via ${link.hostAddress}`,
+      ...(v6 ? [`route add default via ${link.hostAddress6}`] : []),
+    ],
+  );
 }
 
 /** False on hosts booted with IPv6 off: sandboxes then get IPv4 only. */

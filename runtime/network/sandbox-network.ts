@@ -75,7 +75,8 @@ export async function changeNetwork(context: RuntimeContext, metadata: SandboxMe
     // Both tables are new (their allowed sets empty): the guard refills them with what the new
     // policy still allows. Until it has, a cached answer may find its address refused.
     const statusFile = join(sandboxNetworkPath(context.paths, metadata.name), guardStatusFile);
-    if (!(await reloadGuard(metadata.guard, metadata.name, statusFile))) context.warn(`sandbox ${metadata.name}: its network guard did not take the change (forage-ctl network ${metadata.name} shows its health)`);
+    if (!(await reloadGuard(metadata.guard, metadata.name, statusFile)))
+      context.warn(`sandbox ${metadata.name}: its network guard did not take the change (forage-ctl network ${metadata.name} shows its health)`);
     await cutConnections(context, linkOf(context, changed));
   }
   await recordEvent(context.paths, metadata.name, "network", { detail: describePolicy(policy) });
@@ -103,7 +104,10 @@ export async function syncInSandboxTable(context: RuntimeContext, metadata: Sand
  * next packet is judged again by the new table (allowed ones carry on, refused ones are reset).
  */
 async function cutConnections(context: RuntimeContext, link: SandboxLink): Promise<void> {
-  for (const args of [["-s", link.sandboxAddress], ["-f", "ipv6", "-s", link.sandboxAddress6]]) {
+  for (const args of [
+    ["-s", link.sandboxAddress],
+    ["-f", "ipv6", "-s", link.sandboxAddress6],
+  ]) {
     // Exit status 1 only says there was nothing to delete.
     const cut = await execa("conntrack", ["-D", ...args], { reject: false });
     if (cut.failed && cut.exitCode === undefined) {

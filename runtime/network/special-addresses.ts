@@ -17,16 +17,15 @@ export class SpecialAddresses {
   private readonly admitted = new BlockList();
 
   constructor(sandboxRanges: { v4: string; v6: string }, admitPrivate: readonly string[]) {
-    this.never = [
-      ...neverRanges,
-      { network: sandboxRanges.v4, prefix: 16, what: "a sandbox's" },
-      { network: sandboxRanges.v6, prefix: 32, what: "a sandbox's" },
-    ].map(judged);
+    this.never = [...neverRanges, { network: sandboxRanges.v4, prefix: 16, what: "a sandbox's" }, { network: sandboxRanges.v6, prefix: 32, what: "a sandbox's" }].map(judged);
     this.privateRanges = privateRanges.map(judged);
-    addSubnets(this.admitted, admitPrivate.map((range): [string, number] => {
-      const [network = "", prefix = ""] = range.split("/");
-      return [network, Number(prefix)];
-    }));
+    addSubnets(
+      this.admitted,
+      admitPrivate.map((range): [string, number] => {
+        const [network = "", prefix = ""] = range.split("/");
+        return [network, Number(prefix)];
+      }),
+    );
   }
 
   /**

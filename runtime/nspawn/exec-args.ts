@@ -27,22 +27,11 @@ export function execArgs(spec: ExecSpec): string[] {
   // nsenter resolves --wd on the host side, so the directory is changed inside, by env -C.
   const enter = ["nsenter", `--target=${spec.leaderPid}`, "--mount", "--uts", "--ipc", "--net", "--pid", "--root", "--"];
   const restrictRoot =
-    spec.rootCapabilities === undefined
-      ? []
-      : [`${spec.toolDir}/setpriv`, `--bounding-set=-all,${spec.rootCapabilities.map((c) => `+${c}`).join(",")}`, "--inh-caps=-all", "--no-new-privs", "--"];
+    spec.rootCapabilities === undefined ? [] : [`${spec.toolDir}/setpriv`, `--bounding-set=-all,${spec.rootCapabilities.map((c) => `+${c}`).join(",")}`, "--inh-caps=-all", "--no-new-privs", "--"];
   const drop =
     spec.user === null
       ? restrictRoot
-      : [
-          `${spec.toolDir}/setpriv`,
-          `--reuid=${spec.user.uid}`,
-          `--regid=${spec.user.gid}`,
-          "--clear-groups",
-          "--no-new-privs",
-          "--inh-caps=-all",
-          "--bounding-set=-all",
-          "--",
-        ];
+      : [`${spec.toolDir}/setpriv`, `--reuid=${spec.user.uid}`, `--regid=${spec.user.gid}`, "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"];
   const environment = Object.entries(spec.env).map(([key, value]) => `${key}=${value}`);
   return [...enter, ...spec.enter, ...drop, `${spec.toolDir}/env`, "-i", `--chdir=${spec.cwd}`, ...environment, ...spec.command];
 }

@@ -10,7 +10,12 @@ import { SandboxError } from "../sandbox/errors.js";
 export async function findSystem(systemsDir: string, template: string): Promise<string | undefined> {
   const system = await realpath(pathUnder(systemsDir, template)).catch(() => undefined);
   if (system === undefined || !system.startsWith("/nix/store/")) return undefined;
-  return (await access(join(system, "init"), constants.X_OK).then(() => true, () => false)) ? system : undefined;
+  return (await access(join(system, "init"), constants.X_OK).then(
+    () => true,
+    () => false,
+  ))
+    ? system
+    : undefined;
 }
 
 /** Like findSystem, but a missing system is an error that says how to get one. */

@@ -33,7 +33,10 @@ export async function stageBinds(binds: readonly Bind[]): Promise<StagedBinds> {
   const made: string[] = [];
   const release = async (): Promise<void> => {
     for (const point of mounted.reverse()) await execa("umount", ["--no-canonicalize", point], { reject: false });
-    for (const path of made.reverse()) await unlink(path).catch(() => rmdir(path)).catch(() => undefined);
+    for (const path of made.reverse())
+      await unlink(path)
+        .catch(() => rmdir(path))
+        .catch(() => undefined);
     await rmdir(dir).catch(() => undefined);
   };
   try {

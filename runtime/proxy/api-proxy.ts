@@ -120,7 +120,10 @@ async function proxyServices(settings: Model, paths: RuntimePaths, log: (line: s
 }
 
 function keyFilesOf(settings: Model, listeners: Map<string, Listener>): Record<string, string> {
-  return keyFiles(settings, [...listeners.values()].map((listener) => listener.route));
+  return keyFiles(
+    settings,
+    [...listeners.values()].map((listener) => listener.route),
+  );
 }
 
 /** Metadata changes (a sandbox started, stopped, was made or removed) trigger a sync at once. */

@@ -2,10 +2,7 @@
  * Headers that describe one connection, not the request (RFC 9110 §7.6.1), plus the ones proxies
  * use among themselves. None of them is passed on in either direction.
  */
-const hopByHop = new Set([
-  "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
-  "te", "trailer", "transfer-encoding", "upgrade", "host",
-]);
+const hopByHop = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host"]);
 
 /**
  * A request's framing is never copied: the proxy frames each body itself (see upstreamFraming),
@@ -20,11 +17,24 @@ const framing = new Set(["content-length", "transfer-encoding"]);
  * travels in. The proxy identifies a sandbox by its address and sets the key itself.
  */
 const neverFromSandbox = new Set([
-  "x-forage-sandbox", "forwarded", "via", "x-real-ip", "x-forwarded-for", "x-forwarded-host",
-  "x-forwarded-proto", "x-forwarded-port", "x-forwarded-server", "x-original-forwarded-for",
-  "true-client-ip", "cf-connecting-ip", "x-client-ip", "x-cluster-client-ip",
+  "x-forage-sandbox",
+  "forwarded",
+  "via",
+  "x-real-ip",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "x-forwarded-port",
+  "x-forwarded-server",
+  "x-original-forwarded-for",
+  "true-client-ip",
+  "cf-connecting-ip",
+  "x-client-ip",
+  "x-cluster-client-ip",
   // Some API front ends take the method from these: a POST could act as a DELETE past proxyFilter.
-  "x-http-method-override", "x-http-method", "x-method-override",
+  "x-http-method-override",
+  "x-http-method",
+  "x-method-override",
   // APIs authenticate by key: a cookie would be a second credential the sandbox picks.
   "cookie",
   // Node's server already answered `100-continue` (or 417) to the sandbox; passed on, it would

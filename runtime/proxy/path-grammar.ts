@@ -29,7 +29,12 @@ export function canonicalPath(raw: string): CanonicalPath {
   for (const [index, segment] of segments.entries()) {
     let text: string;
     try {
-      text = utf8.decode(Buffer.from(segment.replace(/%([0-9A-Fa-f]{2})|([^%])/g, (_all, hex: string | undefined, plain: string | undefined) => (hex === undefined ? (plain as string) : String.fromCharCode(parseInt(hex, 16)))), "latin1"));
+      text = utf8.decode(
+        Buffer.from(
+          segment.replace(/%([0-9A-Fa-f]{2})|([^%])/g, (_all, hex: string | undefined, plain: string | undefined) => (hex === undefined ? (plain as string) : String.fromCharCode(parseInt(hex, 16)))),
+          "latin1",
+        ),
+      );
     } catch {
       return { ok: false, reason: "decodes to invalid or overlong UTF-8" };
     }
@@ -38,8 +43,8 @@ export function canonicalPath(raw: string): CanonicalPath {
       decoded.push(text);
       continue;
     }
-    if (text === "" || text === "." || text === "..") return { ok: false, reason: "has an empty, \".\" or \"..\" segment" };
-    if (/[/\\%;\u0000-\u001f\u007f]/.test(text)) return { ok: false, reason: "decodes to a \"/\", \"\\\", \"%\", \";\" or a control character" };
+    if (text === "" || text === "." || text === "..") return { ok: false, reason: 'has an empty, "." or ".." segment' };
+    if (/[/\\%;\u0000-\u001f\u007f]/.test(text)) return { ok: false, reason: 'decodes to a "/", "\\", "%", ";" or a control character' };
     decoded.push(text);
   }
   return { ok: true, decoded: `/${decoded.join("/")}`, encoded: `/${decoded.map(encodeSegment).join("/")}` };

@@ -44,7 +44,15 @@ export type SwappedHeader = { value: string; key?: string } | null;
  *
  * @example swapCredential("authorization", "Bearer forage-placeholder-ab…", "api.openai.com", placement, keyHeaders, bindings, keyOf) // { value: "Bearer sk-…", key: "sk-…" }
  */
-export function swapCredential(name: string, value: string, upstreamHost: string, placement: KeyPlacement, keyHeaders: ReadonlySet<string>, bindings: readonly PlaceholderBinding[], keyOf: (secret: string) => string | undefined): SwappedHeader {
+export function swapCredential(
+  name: string,
+  value: string,
+  upstreamHost: string,
+  placement: KeyPlacement,
+  keyHeaders: ReadonlySet<string>,
+  bindings: readonly PlaceholderBinding[],
+  keyOf: (secret: string) => string | undefined,
+): SwappedHeader {
   if (name !== placement.header) {
     return keyHeaders.has(name) && bindings.some((binding) => value.includes(binding.placeholder)) ? null : { value };
   }
@@ -65,7 +73,13 @@ export function swapCredential(name: string, value: string, upstreamHost: string
  *
  * @example swapQueryKey("/v1/x?key=forage-placeholder-ab…&a=1", "api.openai.com", openai, bindings, keyOf) // { target: "/v1/x?a=1" }
  */
-export function swapQueryKey(target: string, upstreamHost: string, placement: KeyPlacement, bindings: readonly PlaceholderBinding[], keyOf: (secret: string) => string | undefined): { target: string; key?: string } {
+export function swapQueryKey(
+  target: string,
+  upstreamHost: string,
+  placement: KeyPlacement,
+  bindings: readonly PlaceholderBinding[],
+  keyOf: (secret: string) => string | undefined,
+): { target: string; key?: string } {
   const query = target.indexOf("?");
   if (query === -1) return { target };
   let swapped: string | undefined;

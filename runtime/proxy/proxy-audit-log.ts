@@ -172,7 +172,8 @@ export class ProxyAuditLog {
 
 /** The record with every long text field cut to a prefix and the SHA-256 (16 hex digits) of the whole. */
 function bounded(record: ProxyAuditRecord): ProxyAuditRecord {
-  const cut = (text: string): string => (text.length <= maxField ? text : `${text.slice(0, maxField - 40)}…[${text.length} chars, sha256 ${createHash("sha256").update(text).digest("hex").slice(0, 16)}]`);
+  const cut = (text: string): string =>
+    text.length <= maxField ? text : `${text.slice(0, maxField - 40)}…[${text.length} chars, sha256 ${createHash("sha256").update(text).digest("hex").slice(0, 16)}]`;
   const out = { ...record, sandbox: cut(record.sandbox), agent: cut(record.agent), provider: cut(record.provider), method: cut(record.method), path: cut(record.path) };
   if (record.detail !== undefined) out.detail = cut(record.detail);
   if (record.refused !== null) out.refused = cut(record.refused);

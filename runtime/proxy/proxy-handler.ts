@@ -78,7 +78,20 @@ function openExchange(route: SandboxProxy, req: IncomingMessage, res: ServerResp
   counters.active += 1;
   const exchange: Exchange = {
     route,
-    record: { time: new Date().toISOString(), sandbox: route.sandbox, agent: "", provider: "", method: req.method ?? "", path: "", status: 0, requestBytes: 0, responseBytes: 0, durationMs: 0, tokens: 0, refused: null },
+    record: {
+      time: new Date().toISOString(),
+      sandbox: route.sandbox,
+      agent: "",
+      provider: "",
+      method: req.method ?? "",
+      path: "",
+      status: 0,
+      requestBytes: 0,
+      responseBytes: 0,
+      durationMs: 0,
+      tokens: 0,
+      refused: null,
+    },
     meter: new TokenMeter(),
     sentKeys: new Set(),
     settled: false,
@@ -107,14 +120,23 @@ function forward(admitted: Admitted, key: string, req: IncomingMessage, res: Ser
   const keyOf = (secret: string): string | undefined => services.keys.get(secret);
   // With auth proxy the sandbox's own `key` parameter goes; with placeholder one is swapped only
   // where the provider reads keys from the URL (Google).
-  const swapped = agent.auth === "proxy" ? { target: withoutKeyParameter(admitted.target), key } : swapQueryKey(admitted.target, upstream.host, keyPlacement(agent.api), exchange.route.placeholders, keyOf);
+  const swapped =
+    agent.auth === "proxy" ? { target: withoutKeyParameter(admitted.target), key } : swapQueryKey(admitted.target, upstream.host, keyPlacement(agent.api), exchange.route.placeholders, keyOf);
   const { target } = swapped;
   if (swapped.key !== undefined) exchange.sentKeys.add(swapped.key);
   let outgoing: ClientRequest;
   try {
     const pool = services.upstreams.agentFor(exchange.route.sandbox, upstream.origin);
     const headers = { ...upstreamHeaders(admitted, key, req.rawHeaders, keyOf, exchange), ...upstreamFraming(req.headers) };
-    outgoing = httpsRequest({ protocol: "https:", host: upstream.hostname, port: upstream.port || 443, method: req.method, path: `${upstream.pathname.replace(/\/$/, "")}${target}`, headers, agent: pool });
+    outgoing = httpsRequest({
+      protocol: "https:",
+      host: upstream.hostname,
+      port: upstream.port || 443,
+      method: req.method,
+      path: `${upstream.pathname.replace(/\/$/, "")}${target}`,
+      headers,
+      agent: pool,
+    });
   } catch (error) {
     exchange.record.detail = (error as Error).message;
     return exchange.answer("upstream", upstreamFailed);
@@ -157,7 +179,10 @@ function upstreamHeaders(admitted: Admitted, key: string, raw: readonly string[]
 function withoutKeyParameter(target: string): string {
   const query = target.indexOf("?");
   if (query === -1) return target;
-  const kept = target.slice(query + 1).split("&").filter((part) => part !== "key" && !part.startsWith("key="));
+  const kept = target
+    .slice(query + 1)
+    .split("&")
+    .filter((part) => part !== "key" && !part.startsWith("key="));
   return kept.length === 0 ? target.slice(0, query) : `${target.slice(0, query)}?${kept.join("&")}`;
 }
 

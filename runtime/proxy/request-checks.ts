@@ -33,7 +33,11 @@ export function checkRequest(route: SandboxProxy, method: string, url: string, c
   const agent = match === null ? undefined : route.agents.get(match[1] as string);
   if (match === null || agent === undefined) {
     const known = [...route.agents.keys()].join(", ") || "none";
-    return { ok: false, kind: "unknown-agent", message: `no agent behind the proxy at ${(url.split("?")[0] ?? "").slice(0, 64)} in sandbox ${route.sandbox}; paths start with the agent's name (${known})` };
+    return {
+      ok: false,
+      kind: "unknown-agent",
+      message: `no agent behind the proxy at ${(url.split("?")[0] ?? "").slice(0, 64)} in sandbox ${route.sandbox}; paths start with the agent's name (${known})`,
+    };
   }
   const raw = match[2] ?? "/";
   const canonical = canonicalPath(raw);
@@ -45,7 +49,10 @@ export function checkRequest(route: SandboxProxy, method: string, url: string, c
     return refused("method", `method ${method} is not allowed for template ${route.template} (allowed: ${filter.methods.join(", ")}); add it to templates.${route.template}.proxyFilter.methods`);
   }
   if (!filter.pathPrefixes.some((prefix) => path.startsWith(prefix))) {
-    return refused("path", `path ${path} is not allowed for template ${route.template} (allowed prefixes: ${filter.pathPrefixes.join(", ")}); add one to templates.${route.template}.proxyFilter.pathPrefixes`);
+    return refused(
+      "path",
+      `path ${path} is not allowed for template ${route.template} (allowed prefixes: ${filter.pathPrefixes.join(", ")}); add one to templates.${route.template}.proxyFilter.pathPrefixes`,
+    );
   }
   if (contentLength !== undefined && contentLength > filter.maxRequestBytes) return refused("too-large", tooLarge(route, contentLength));
   return { ok: true, agent, target: `${canonical.encoded}${match[3] ?? ""}`, path };

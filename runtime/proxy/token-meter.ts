@@ -1,5 +1,6 @@
 /** Usage fields of the Anthropic, OpenAI and Gemini APIs (JSON bodies and SSE events alike). */
-const usageField = /"(input_tokens|output_tokens|cache_creation_input_tokens|cache_read_input_tokens|prompt_tokens|completion_tokens|total_tokens|promptTokenCount|candidatesTokenCount|totalTokenCount)"\s*:\s*(\d{1,12})/g;
+const usageField =
+  /"(input_tokens|output_tokens|cache_creation_input_tokens|cache_read_input_tokens|prompt_tokens|completion_tokens|total_tokens|promptTokenCount|candidatesTokenCount|totalTokenCount)"\s*:\s*(\d{1,12})/g;
 
 /** Characters kept from one chunk to the next so a field split across chunks is still seen. */
 const carry = 96;
@@ -27,6 +28,15 @@ export class TokenMeter {
     const f = (name: string): number => this.fields.get(name) ?? 0;
     const reportedTotal = Math.max(f("total_tokens"), f("totalTokenCount"));
     if (reportedTotal > 0) return reportedTotal;
-    return f("input_tokens") + f("output_tokens") + f("cache_creation_input_tokens") + f("cache_read_input_tokens") + f("prompt_tokens") + f("completion_tokens") + f("promptTokenCount") + f("candidatesTokenCount");
+    return (
+      f("input_tokens") +
+      f("output_tokens") +
+      f("cache_creation_input_tokens") +
+      f("cache_read_input_tokens") +
+      f("prompt_tokens") +
+      f("completion_tokens") +
+      f("promptTokenCount") +
+      f("candidatesTokenCount")
+    );
   }
 }

@@ -20,7 +20,7 @@ export async function agentConfigBinds(template: TemplateModel, host: { home: st
       continue;
     }
     const underHome = relative(host.home, source);
-    const target = agent.containerConfigDir ?? `/home/${host.agentUser}/${underHome.startsWith("..") ? source.split("/").pop() ?? agent.name : underHome}`;
+    const target = agent.containerConfigDir ?? `/home/${host.agentUser}/${underHome.startsWith("..") ? (source.split("/").pop() ?? agent.name) : underHome}`;
     binds.push({ source, target, readOnly: agent.hostConfigDirReadOnly });
   }
   return binds;

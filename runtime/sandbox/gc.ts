@@ -54,7 +54,8 @@ export async function findOrphans(context: RuntimeContext): Promise<Orphan[]> {
   }
   // A crash while an up was making its jj workspaces / git worktrees, before they were recorded.
   for (const name of await entries(context.paths.workspacesDir)) {
-    if (sandboxNamePattern.test(name) && !known.has(name)) orphans.push({ kind: "workspace", name, detail: `${context.paths.workspacesDir}/${name} (git worktree prune / jj workspace forget tidy the repository)` });
+    if (sandboxNamePattern.test(name) && !known.has(name))
+      orphans.push({ kind: "workspace", name, detail: `${context.paths.workspacesDir}/${name} (git worktree prune / jj workspace forget tidy the repository)` });
   }
   orphans.push(...(await orphanSlots(context, claims)));
   return orphans;

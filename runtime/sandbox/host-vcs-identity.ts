@@ -12,7 +12,15 @@ export async function hostGitIdentity(account: { home: string; uid: number; gid:
   const read = async (key: string): Promise<string | undefined> => {
     for (const file of [`${home}/.gitconfig`, `${home}/.config/git/config`]) {
       // As the user: their files are read with their rights, never root's.
-      const result = await execa("git", ["config", "--file", file, "--get", key], { uid: account.uid, gid: account.gid, cwd: "/", reject: false, timeout: 5000, extendEnv: false, env: { PATH: "/usr/bin:/bin" } }).catch(() => undefined);
+      const result = await execa("git", ["config", "--file", file, "--get", key], {
+        uid: account.uid,
+        gid: account.gid,
+        cwd: "/",
+        reject: false,
+        timeout: 5000,
+        extendEnv: false,
+        env: { PATH: "/usr/bin:/bin" },
+      }).catch(() => undefined);
       if (result?.exitCode === 0 && result.stdout !== "") return result.stdout;
     }
     return undefined;

@@ -6,7 +6,13 @@ import { metadataPath, type RuntimePaths } from "../paths.js";
  * Host keys are learnt on first use (the root is ephemeral, so nothing persists past a reset).
  */
 export function identitySshConfig(identityKey: string): string {
-  const lines = ["# Written by forage-ctl: the agent's identity key (read-only, copied from the host).", "Host *", `  IdentityFile ${identityKey}`, "  IdentitiesOnly yes", "  StrictHostKeyChecking accept-new"];
+  const lines = [
+    "# Written by forage-ctl: the agent's identity key (read-only, copied from the host).",
+    "Host *",
+    `  IdentityFile ${identityKey}`,
+    "  IdentitiesOnly yes",
+    "  StrictHostKeyChecking accept-new",
+  ];
   return `${lines.join("\n")}\n`;
 }
 

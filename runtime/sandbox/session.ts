@@ -30,7 +30,10 @@ export async function startSession(context: RuntimeContext, metadata: SandboxMet
   for (const step of steps) {
     const result = await execInRunning(context, metadata, step);
     if (result.exitCode !== 0) {
-      const message = result.exitCode === 127 ? "tmux is not installed on the host: the sandbox has no agent session (exec and shell still work)" : `tmux ${step[1]} failed (exit ${result.exitCode}): ${result.stderr.trim()}`;
+      const message =
+        result.exitCode === 127
+          ? "tmux is not installed on the host: the sandbox has no agent session (exec and shell still work)"
+          : `tmux ${step[1]} failed (exit ${result.exitCode}): ${result.stderr.trim()}`;
       context.warn(message);
       await recordEvent(context.paths, metadata.name, "warning", { detail: message });
       return;
@@ -66,11 +69,11 @@ export async function hasSession(context: RuntimeContext, metadata: SandboxMetad
 export async function runInit(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
   const workspace = context.settings.host.workspacePath;
   // The repository's own init script, when it has one (checked on the host side of the mount).
-  const repoInit = await access(join(metadata.workspace.hostPath, ".forage/init"), constants.X_OK).then(() => true, () => false);
-  const steps = [
-    ...template.initCommands.map((command) => ({ label: command, argv: ["bash", "-lc", command] })),
-    ...(repoInit ? [{ label: ".forage/init", argv: ["./.forage/init"] }] : []),
-  ];
+  const repoInit = await access(join(metadata.workspace.hostPath, ".forage/init"), constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+  const steps = [...template.initCommands.map((command) => ({ label: command, argv: ["bash", "-lc", command] })), ...(repoInit ? [{ label: ".forage/init", argv: ["./.forage/init"] }] : [])];
   for (const step of steps) {
     const result = await execInRunning(context, metadata, step.argv, { cwd: workspace });
     if (result.exitCode !== 0) {

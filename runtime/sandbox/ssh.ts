@@ -93,6 +93,9 @@ export async function startSshd(context: RuntimeContext, metadata: SandboxMetada
   await execInRunning(context, metadata, ["mkdir", "-p", "-m", "0755", "/run/sshd"], options);
   const result = await execInRunning(context, metadata, ["/usr/sbin/sshd", "-f", "/etc/ssh/sshd_config"], options);
   if (result.exitCode !== 0) {
-    throw new SandboxError(`sshd did not start in ${metadata.name} (exit ${result.exitCode}): ${result.stderr.trim()}${result.exitCode === 127 ? " — install openssh-server on the host" : ""}`, "container");
+    throw new SandboxError(
+      `sshd did not start in ${metadata.name} (exit ${result.exitCode}): ${result.stderr.trim()}${result.exitCode === 127 ? " — install openssh-server on the host" : ""}`,
+      "container",
+    );
   }
 }

@@ -76,15 +76,22 @@ export async function startSandbox(context: RuntimeContext, given: SandboxMetada
     const limited = await timed(clock, "start: cgroup", () => createSandboxCgroup(sandboxCgroupName(metadata), template.resourceLimits));
     cgroup = limited;
     const pid = await timed(clock, "start: nspawn until the payload runs", () =>
-      spawnContainer({
-        root,
-        hostname: metadata.name,
-        payload: layout.payload,
-        networkNamespacePath: link.namespacePath,
-        binds,
-        tmpfs: [{ path: "/tmp", bytes: caps.tmp }, { path: "/dev/shm", bytes: caps.devShm }],
-        logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
-      }, (argv) => joinCgroupArgv(limited.procsFiles, argv), clock),
+      spawnContainer(
+        {
+          root,
+          hostname: metadata.name,
+          payload: layout.payload,
+          networkNamespacePath: link.namespacePath,
+          binds,
+          tmpfs: [
+            { path: "/tmp", bytes: caps.tmp },
+            { path: "/dev/shm", bytes: caps.devShm },
+          ],
+          logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
+        },
+        (argv) => joinCgroupArgv(limited.procsFiles, argv),
+        clock,
+      ),
     );
     // nspawn's /run (20% of the host's RAM) cannot be replaced (nspawn remounts /run/host inside
     // it afterwards); a host root's is shrunk in place before any command starts. A NixOS init owns its /run.
@@ -153,10 +160,7 @@ async function nixLayout(context: RuntimeContext, metadata: SandboxMetadata, roo
   const system = await requireSystem(context.paths.systemsDir, template.name);
   await prepareNixRoot(root);
   return {
-    binds: [
-      { source: "/nix/store", target: "/nix/store", readOnly: true },
-      ...(await systemSshBinds(context, metadata, template)),
-    ],
+    binds: [{ source: "/nix/store", target: "/nix/store", readOnly: true }, ...(await systemSshBinds(context, metadata, template))],
     payload: { kind: "init", init: `${system}/init` },
     system,
   };

@@ -59,7 +59,9 @@ export async function startOnTerminal(enter: EnterSandbox, command: string[], si
       pending = undefined;
       const [resizer, ...resizeArgs] = await enter(["stty", "-F", path, "rows", String(next.rows), "cols", String(next.cols)]);
       await new Promise<void>((resolve) => {
-        spawn(resizer ?? "nsenter", resizeArgs, { stdio: "ignore" }).once("close", () => resolve()).once("error", () => resolve());
+        spawn(resizer ?? "nsenter", resizeArgs, { stdio: "ignore" })
+          .once("close", () => resolve())
+          .once("error", () => resolve());
       });
     }
   };

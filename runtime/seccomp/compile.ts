@@ -59,12 +59,7 @@ export function compileFilter(arch: SyscallArch, allow: readonly string[] = []):
     } else if (name === "clone" || name === "unshare") {
       program.push({ op: "jeq", k: number(name), then: `${name}-flags`, otherwise: next });
       const mask = name === "clone" ? CLONE_NEW_FLAGS : CLONE_NEW_FLAGS | CLONE_NEWTIME;
-      flagChecks.push(
-        { op: "label", name: `${name}-flags` },
-        { op: "load", offset: ARG0_LOW },
-        { op: "jset", k: mask, then: "eperm", otherwise: next },
-        { op: "return", value: RET_ALLOW },
-      );
+      flagChecks.push({ op: "label", name: `${name}-flags` }, { op: "load", offset: ARG0_LOW }, { op: "jset", k: mask, then: "eperm", otherwise: next }, { op: "return", value: RET_ALLOW });
     } else {
       program.push({ op: "jeq", k: number(name), then: "eperm", otherwise: next });
     }

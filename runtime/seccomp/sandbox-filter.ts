@@ -44,7 +44,12 @@ export function sandboxFilterPath(paths: RuntimePaths, name: string): string {
  */
 export async function writeSandboxFilter(paths: RuntimePaths, name: string, allow: readonly string[]): Promise<void> {
   const helper = enterHelperPath();
-  if (!(await access(helper, constants.X_OK).then(() => true, () => false))) {
+  if (
+    !(await access(helper, constants.X_OK).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     throw new SandboxError(`the seccomp helper ${helper} is missing: build it with npm run build (needs gcc and a static libc: scripts/install.sh installs them)`, "container");
   }
   await mkdir(paths.seccompDir, { recursive: true, mode: 0o755 });

@@ -29,7 +29,11 @@ export async function readMetadata(paths: RuntimePaths, name: string): Promise<S
   const json = safeJson(text);
   if (json === undefined) throw new CorruptMetadataError(file, ["not JSON"]);
   const parsed = sandboxMetadataSchema.safeParse(json);
-  if (!parsed.success) throw new CorruptMetadataError(file, parsed.error.issues.map((issue) => `${issue.path.join(".") || "(top)"}: ${issue.message}`));
+  if (!parsed.success)
+    throw new CorruptMetadataError(
+      file,
+      parsed.error.issues.map((issue) => `${issue.path.join(".") || "(top)"}: ${issue.message}`),
+    );
   return parsed.data;
 }
 
@@ -42,7 +46,10 @@ export async function listMetadata(paths: RuntimePaths): Promise<SandboxMetadata
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;
   }
-  const names = entries.filter((e) => e.endsWith(".json")).map((e) => e.slice(0, -".json".length)).sort();
+  const names = entries
+    .filter((e) => e.endsWith(".json"))
+    .map((e) => e.slice(0, -".json".length))
+    .sort();
   const all = await Promise.all(names.map((name) => readMetadata(paths, name)));
   return all.filter((m): m is SandboxMetadata => m !== undefined);
 }

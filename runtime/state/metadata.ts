@@ -26,13 +26,9 @@ export const workspaceMountSchema = z.strictObject({
    * pointers resolve inside. Recorded when the workspace is made, never read back from the
    * workspace (which the sandbox can write).
    */
-  stores: z
-    .array(z.strictObject({ kind: z.enum(["git", "jj"]), path: z.string().startsWith("/"), worktreeDir: z.string().startsWith("/").optional() }))
-    .optional(),
+  stores: z.array(z.strictObject({ kind: z.enum(["git", "jj"]), path: z.string().startsWith("/"), worktreeDir: z.string().startsWith("/").optional() })).optional(),
   /** workspace.maxSize: the btrfs subvolume forage-ctl made this managed workspace, and its limit. */
-  quota: z
-    .strictObject({ bytes: z.number().int().positive(), subvolumeId: z.number().int().min(256), filesystem: z.string().startsWith("/") })
-    .optional(),
+  quota: z.strictObject({ bytes: z.number().int().positive(), subvolumeId: z.number().int().min(256), filesystem: z.string().startsWith("/") }).optional(),
 });
 
 /** A template mount (workspace.mounts): where it appears, and whether the sandbox may write it. */

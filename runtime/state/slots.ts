@@ -132,7 +132,13 @@ function claimFile(dir: string, slot: number): string {
 async function namespaceOrLinkExists(slot: number): Promise<boolean> {
   const link = sandboxLink(slot, "0.0");
   for (const path of [link.namespacePath, `/sys/class/net/${link.hostInterface}`]) {
-    if (await access(path).then(() => true, () => false)) return true;
+    if (
+      await access(path).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
   }
   return false;
 }

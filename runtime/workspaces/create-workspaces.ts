@@ -43,7 +43,13 @@ const primaryDir = "_workspace";
  * `<state>/workspaces/<sandbox>/`, each a btrfs subvolume with a limit when the template sets
  * workspace.maxSize. If any step fails, everything made so far is removed again.
  */
-export async function createWorkspaces(paths: RuntimePaths, sandbox: string, template: TemplateModel, request: WorkspaceRequest, owner: RepoOwner): Promise<{ workspace: WorkspaceMount; mounts: NamedMount[] }> {
+export async function createWorkspaces(
+  paths: RuntimePaths,
+  sandbox: string,
+  template: TemplateModel,
+  request: WorkspaceRequest,
+  owner: RepoOwner,
+): Promise<{ workspace: WorkspaceMount; mounts: NamedMount[] }> {
   const made: WorkspaceMount[] = [];
   const quotas: QuotaState = { plan: null, readOnly: template.readOnlyWorkspace, made: [] };
   try {
@@ -134,7 +140,13 @@ async function detectMode(repo: string): Promise<"jj" | "git-worktree"> {
 }
 
 /** A jj workspace or git worktree of `sourceRepo` (a real path) at `target`. */
-async function checkOut(sourceRepo: string, mode: "jj" | "git-worktree", target: string, names: { jjName: string; branch: string; existingBranch: string | null }, owner: RepoOwner): Promise<WorkspaceMount> {
+async function checkOut(
+  sourceRepo: string,
+  mode: "jj" | "git-worktree",
+  target: string,
+  names: { jjName: string; branch: string; existingBranch: string | null },
+  owner: RepoOwner,
+): Promise<WorkspaceMount> {
   if (mode === "jj") {
     // The stores are checked before jj runs, and the workspace is pointed at the checked path.
     const stores = await jjStores(sourceRepo, owner);
@@ -186,5 +198,8 @@ async function userDirectory(path: string, owner: RepoOwner): Promise<string> {
 }
 
 function exists(path: string): Promise<boolean> {
-  return access(path).then(() => true, () => false);
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }

@@ -91,7 +91,10 @@ export async function dropQuotaSubvolume(quota: DiskQuota): Promise<void> {
 export async function quotaUsage(quota: DiskQuota): Promise<number | null> {
   const shown = await btrfs(["qgroup", "show", "--raw", quota.filesystem]);
   if (shown.exitCode !== 0) return null;
-  const row = shown.stdout.split("\n").map((line) => line.trim().split(/\s+/)).find((cells) => cells[0] === `0/${quota.subvolumeId}`);
+  const row = shown.stdout
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .find((cells) => cells[0] === `0/${quota.subvolumeId}`);
   return row?.[1] === undefined ? null : Number(row[1]);
 }
 

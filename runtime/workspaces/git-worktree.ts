@@ -30,7 +30,13 @@ export async function forgetGitWorktree(owner: RepoOwner, store: string, branch:
   const gitDir = { GIT_DIR: store };
   await runVcs(owner, "git", ["worktree", "prune"], "forget the removed worktree", gitDir);
   if (branch === null) return undefined;
-  const unmerged = await runVcs(owner, "git", ["rev-list", "--count", `refs/heads/${branch}`, "--not", `--exclude=${branch}`, "--branches", "--tags", "--remotes"], `check branch ${branch} for unmerged commits`, gitDir);
+  const unmerged = await runVcs(
+    owner,
+    "git",
+    ["rev-list", "--count", `refs/heads/${branch}`, "--not", `--exclude=${branch}`, "--branches", "--tags", "--remotes"],
+    `check branch ${branch} for unmerged commits`,
+    gitDir,
+  );
   const count = Number(unmerged.trim());
   if (count > 0) return `branch ${branch} in ${store} has ${count} commit(s) not merged anywhere: kept (git branch -D ${branch} deletes it)`;
   await runVcs(owner, "git", ["branch", "-D", "--", branch], `delete branch ${branch}`, gitDir);

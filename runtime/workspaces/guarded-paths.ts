@@ -53,7 +53,10 @@ export const jjLayout = {
  * Inside jj's writable store, read-only when present: the backend type and git target (a git
  * store's own config can run commands on `jj git fetch`), the internal git store's config and hooks.
  */
-export const jjStoreGuards: readonly Guard[] = [".jj/repo/store/type", ".jj/repo/store/git_target", ".jj/repo/store/git/config", ".jj/repo/store/git/hooks"].map((path) => ({ path, placeholder: null }));
+export const jjStoreGuards: readonly Guard[] = [".jj/repo/store/type", ".jj/repo/store/git_target", ".jj/repo/store/git/config", ".jj/repo/store/git/hooks"].map((path) => ({
+  path,
+  placeholder: null,
+}));
 
 /**
  * Paths a template or `.forage/protected` names. An absent one gets an empty directory, file or

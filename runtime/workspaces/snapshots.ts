@@ -27,9 +27,9 @@ export const snapshotNamePattern = /^(?!.*\.\.)(?!.*\.lock$)(?!.*\.$)[a-zA-Z0-9]
 /** git: the worktree's files, untracked ones too, as a commit under refs/forage/snapshots/… */
 const gitCapture = [
   "set -e",
-  'scratch=$(mktemp -d); trap \'rm -rf "$scratch"\' EXIT; index=$scratch/index',
-  'GIT_INDEX_FILE=$index git add --all',
-  'tree=$(GIT_INDEX_FILE=$index git write-tree)',
+  "scratch=$(mktemp -d); trap 'rm -rf \"$scratch\"' EXIT; index=$scratch/index",
+  "GIT_INDEX_FILE=$index git add --all",
+  "tree=$(GIT_INDEX_FILE=$index git write-tree)",
   'commit=$(git -c user.name=forage-ctl -c user.email=forage-ctl@localhost -c commit.gpgSign=false commit-tree "$tree" -p HEAD -m "$2")',
   'git update-ref "$1" "$commit"',
 ].join("\n");
@@ -63,7 +63,21 @@ export async function listSnapshots(metadata: SandboxMetadata, owner: RepoOwner)
   const prefix = workspace.mode === "jj" ? jjBookmark(metadata.name, "") : gitRef(metadata.name, "");
   const lines =
     workspace.mode === "jj"
-      ? await runVcs(owner, "jj", ["-R", sourceRepo(workspace), "--ignore-working-copy", "bookmark", "list", "-T", 'name ++ "\\t" ++ normal_target.commit_id() ++ "\\t" ++ normal_target.committer().timestamp() ++ "\\n"', `glob:${prefix}*`], "list snapshots")
+      ? await runVcs(
+          owner,
+          "jj",
+          [
+            "-R",
+            sourceRepo(workspace),
+            "--ignore-working-copy",
+            "bookmark",
+            "list",
+            "-T",
+            'name ++ "\\t" ++ normal_target.commit_id() ++ "\\t" ++ normal_target.committer().timestamp() ++ "\\n"',
+            `glob:${prefix}*`,
+          ],
+          "list snapshots",
+        )
       : await runVcs(owner, "git", ["for-each-ref", "--format=%(refname)%09%(objectname)%09%(creatordate:iso-strict)", prefix], "list snapshots", { GIT_DIR: gitStorePath(workspace) });
   return lines
     .split("\n")
@@ -77,9 +91,13 @@ export async function listSnapshots(metadata: SandboxMetadata, owner: RepoOwner)
 export async function restoreSnapshot(metadata: SandboxMetadata, owner: RepoOwner, inside: RunInside, name: string): Promise<void> {
   const workspace = vcsWorkspace(metadata);
   assertName(name);
-  if (!(await listSnapshots(metadata, owner)).some((s) => s.name === name)) throw new SandboxError(`${metadata.name} has no snapshot "${name}" (see forage-ctl snapshot list ${metadata.name})`, "not-found");
+  if (!(await listSnapshots(metadata, owner)).some((s) => s.name === name))
+    throw new SandboxError(`${metadata.name} has no snapshot "${name}" (see forage-ctl snapshot list ${metadata.name})`, "not-found");
   // jj reads a bare name as a revset expression: the bookmark is named exactly.
-  const command = workspace.mode === "jj" ? ["jj", "restore", "--from", `bookmarks(exact:"${jjBookmark(metadata.name, name)}")`] : ["git", "restore", `--source=${gitRef(metadata.name, name)}`, "--worktree", "--", "."];
+  const command =
+    workspace.mode === "jj"
+      ? ["jj", "restore", "--from", `bookmarks(exact:"${jjBookmark(metadata.name, name)}")`]
+      : ["git", "restore", `--source=${gitRef(metadata.name, name)}`, "--worktree", "--", "."];
   await mustSucceed(inside(command), "restore the snapshot");
 }
 
@@ -121,7 +139,8 @@ async function mustSucceed(running: ReturnType<RunInside>, doing: string): Promi
 }
 
 function assertName(name: string): void {
-  if (!snapshotNamePattern.test(name)) throw new SandboxError(`invalid snapshot name "${name}": 1-128 of a-z, A-Z, 0-9, '.', '_' and '-', starting with a letter or digit, without ".." or a trailing "." or ".lock"`, "usage");
+  if (!snapshotNamePattern.test(name))
+    throw new SandboxError(`invalid snapshot name "${name}": 1-128 of a-z, A-Z, 0-9, '.', '_' and '-', starting with a letter or digit, without ".." or a trailing "." or ".lock"`, "usage");
 }
 
 function jjBookmark(sandbox: string, name: string): string {

@@ -30,7 +30,10 @@ export async function runVcs(owner: RepoOwner, program: "git" | "jj", args: stri
   }).catch((error: Error) => ({ exitCode: 127, stdout: "", stderr: error.message }));
   if (result.exitCode !== 0) {
     const said = String(result.stderr).trim().split("\n").slice(-4).join("\n");
-    throw new SandboxError(`could not ${doing}: ${program} ${args.find((a) => !a.startsWith("-") && !a.startsWith("/")) ?? ""} exited with ${String(result.exitCode)}${said === "" ? "" : `:\n${said}`}`, "vcs");
+    throw new SandboxError(
+      `could not ${doing}: ${program} ${args.find((a) => !a.startsWith("-") && !a.startsWith("/")) ?? ""} exited with ${String(result.exitCode)}${said === "" ? "" : `:\n${said}`}`,
+      "vcs",
+    );
   }
   return String(result.stdout);
 }

@@ -36,9 +36,7 @@ describe("forage-ctl generate CONFIG -o DIR", () => {
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toBe("");
     const files = await listFiles(join(dir, "out"));
-    expect(files).toEqual(
-      expect.arrayContaining(["default.nix", "forage.json", "templates/base.nix", "templates/trio.nix", "templates/trio.nft", "containers/trio.nix", "wrappers/trio.nix"]),
-    );
+    expect(files).toEqual(expect.arrayContaining(["default.nix", "forage.json", "templates/base.nix", "templates/trio.nix", "templates/trio.nft", "containers/trio.nix", "wrappers/trio.nix"]));
     expect(result.stdout).toBe(`out: ${files.length} created, 0 updated, 0 unchanged, 0 removed\n`);
   });
 

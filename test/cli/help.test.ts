@@ -20,16 +20,13 @@ describe("forage-ctl --help", () => {
     expect(result.stdout).toContain("64 usage");
   });
 
-  it.each(["init", "validate", "generate", "templates", "template", "template add", "schema"])(
-    "`%s --help` exits 0 with the command's usage",
-    async (command) => {
-      const words = command.split(" ");
-      const result = await runCli([...words, "--help"]);
-      expect(result.exitCode).toBe(0);
-      expect(result.stderr).toBe("");
-      expect(result.stdout).toMatch(new RegExp(`^Usage: forage-ctl ${command} `));
-    },
-  );
+  it.each(["init", "validate", "generate", "templates", "template", "template add", "schema"])("`%s --help` exits 0 with the command's usage", async (command) => {
+    const words = command.split(" ");
+    const result = await runCli([...words, "--help"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toMatch(new RegExp(`^Usage: forage-ctl ${command} `));
+  });
 
   it("`template add --help` shows the required --from option", async () => {
     const result = await runCli(["template", "add", "--help"]);
@@ -57,15 +54,17 @@ describe("usage errors", () => {
     expect(result.stderr).not.toMatch(stackFrame);
   });
 
-  it.each([["nosuch", "--help"], ["--config", "x.yaml", "nosuch", "--help"], ["snapshot", "nosuch", "--help"], ["template", "nosuch"]])(
-    "an unknown command exits 64 wherever it appears, --help or not: %s",
-    async (...args) => {
-      const result = await runCli(args);
-      expect(result.exitCode).toBe(64);
-      expect(result.stdout).toBe("");
-      expect(result.stderr).toMatch(/unknown command 'nosuch'/);
-    },
-  );
+  it.each([
+    ["nosuch", "--help"],
+    ["--config", "x.yaml", "nosuch", "--help"],
+    ["snapshot", "nosuch", "--help"],
+    ["template", "nosuch"],
+  ])("an unknown command exits 64 wherever it appears, --help or not: %s", async (...args) => {
+    const result = await runCli(args);
+    expect(result.exitCode).toBe(64);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/unknown command 'nosuch'/);
+  });
 
   it("control: a known subcommand's --help still exits 0 with its usage", async () => {
     const result = await runCli(["snapshot", "create", "--help"]);

@@ -88,19 +88,13 @@ describe("init's choice of user", () => {
   it("asks again after an empty answer or root, saying what was wrong", async () => {
     const terminal = scripted("", "root", "alice");
     expect(await chooseInitUser(sources({ ask: terminal.ask }))).toEqual({ name: "alice", from: "your answer" });
-    expect(terminal.questions.slice(1).map((q) => q.split("\n")[0])).toEqual([
-      "give a user name.",
-      '"root" is root: agents never run as root; give the host user who owns your workspaces.',
-    ]);
+    expect(terminal.questions.slice(1).map((q) => q.split("\n")[0])).toEqual(["give a user name.", '"root" is root: agents never run as root; give the host user who owns your workspaces.']);
   });
 
   it("after three bad answers (unknown user, bad name, uid 0) refuses with exit 64", async () => {
     const terminal = scripted("mallory", "Bad Name", "toor", "alice");
     expect((await refusal(chooseInitUser(sources({ ask: terminal.ask })))).message).toMatch(/^init: no valid user after 3 answers: pass --user NAME/);
-    expect(terminal.questions.slice(1).map((q) => q.split("\n")[0])).toEqual([
-      `there is no user "mallory" on this host (see ${passwdFile}).`,
-      '"Bad Name" is not a valid Unix user name.',
-    ]);
+    expect(terminal.questions.slice(1).map((q) => q.split("\n")[0])).toEqual([`there is no user "mallory" on this host (see ${passwdFile}).`, '"Bad Name" is not a valid Unix user name.']);
   });
 
   it("refuses when the terminal's input ends (Ctrl-D)", async () => {

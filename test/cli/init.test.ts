@@ -44,7 +44,7 @@ describe("forage-ctl init", () => {
     expect(result.stdout).toMatch(/^ {2}(sudo )?forage-ctl --config sandboxes\.ts up demo -t default -w DIR /m);
   });
 
-  it("writes a config that passes validate (its `import from \"forage\"` resolves to forage-ctl itself)", async () => {
+  it('writes a config that passes validate (its `import from "forage"` resolves to forage-ctl itself)', async () => {
     await runCli(["init", "--user", "alice"], { cwd: dir });
     const text = await readFile(join(dir, "forage.config.ts"), "utf8");
     expect(text).toContain('from "forage"');

@@ -122,7 +122,12 @@ describe("forage-ctl template add on a YAML config", () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe('forage.yaml: added template "extra" (extends "claude")\n');
     const edited = (await readFile(join(dir, "forage.yaml"), "utf8")).split("\n");
-    expect(containsInOrder(edited, commented.split("\n").filter((line) => line !== ""))).toBe(true);
+    expect(
+      containsInOrder(
+        edited,
+        commented.split("\n").filter((line) => line !== ""),
+      ),
+    ).toBe(true);
     expect(containsInOrder(edited, ["  extra:", "    extends: claude", "    description: Extra"])).toBe(true);
   });
 
@@ -204,17 +209,14 @@ describe("forage-ctl template add refusals", () => {
     ["TypeScript", "typescript", "forage.config.ts", "claude"],
     ["YAML", "yaml", "forage.yaml", "trio"],
     ["JSON", "json", "forage.json", "fullstack"],
-  ] as const)(
-    "restores the %s file byte for byte when the edited config would not validate",
-    async (_format, example, name, parent) => {
-      // GIVEN a description longer than the schema's 200-character limit: the edit is made, then fails validation
-      await copyFile(examples[example], join(dir, name));
-      const before = await readFile(join(dir, name));
-      const result = await runCli(["template", "add", "long", "--from", parent, "-d", "x".repeat(201)], { cwd: dir });
-      expect(result.exitCode).toBe(6);
-      expect(result.stderr).toMatch(new RegExp(`^${name.replace(/\./g, "\\.")}(:\\d+:\\d+)?: templates\\.long\\.description: `));
-      expect(result.stdout).toBe("");
-      expect(await readFile(join(dir, name))).toEqual(before);
-    },
-  );
+  ] as const)("restores the %s file byte for byte when the edited config would not validate", async (_format, example, name, parent) => {
+    // GIVEN a description longer than the schema's 200-character limit: the edit is made, then fails validation
+    await copyFile(examples[example], join(dir, name));
+    const before = await readFile(join(dir, name));
+    const result = await runCli(["template", "add", "long", "--from", parent, "-d", "x".repeat(201)], { cwd: dir });
+    expect(result.exitCode).toBe(6);
+    expect(result.stderr).toMatch(new RegExp(`^${name.replace(/\./g, "\\.")}(:\\d+:\\d+)?: templates\\.long\\.description: `));
+    expect(result.stdout).toBe("");
+    expect(await readFile(join(dir, name))).toEqual(before);
+  });
 });

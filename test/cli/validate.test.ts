@@ -81,13 +81,11 @@ describe("forage-ctl validate on a config with several errors", () => {
     expect(result.stderr).not.toMatch(/internal error|bug/);
   });
 
-  it("says \"1 problem\" (singular) for a single error", async () => {
+  it('says "1 problem" (singular) for a single error', async () => {
     await writeFile(join(dir, "forage.yaml"), "user: alice\ntemplates:\n  t:\n    network: sometimes\n");
     const result = await runCli(["validate"], { cwd: dir });
     expect(result.exitCode).toBe(6);
-    expect(result.stderr).toBe(
-      'forage.yaml:4:14: templates.t.network: must be "none", "restricted", "full" or an object\nforage-ctl: 1 problem in the config\n',
-    );
+    expect(result.stderr).toBe('forage.yaml:4:14: templates.t.network: must be "none", "restricted", "full" or an object\nforage-ctl: 1 problem in the config\n');
   });
 
   it("exits 6 with --json too, reporting the errors on stderr and nothing on stdout", async () => {
@@ -99,15 +97,10 @@ describe("forage-ctl validate on a config with several errors", () => {
   });
 
   it("reports a TypeScript config's schema errors with file:line:col and path, without a stack", async () => {
-    await writeFile(
-      join(dir, "forage.config.ts"),
-      'import { defineConfig } from "forage";\nexport default defineConfig({ user: "alice", templates: { t: { network: "sometimes" as never } } });\n',
-    );
+    await writeFile(join(dir, "forage.config.ts"), 'import { defineConfig } from "forage";\nexport default defineConfig({ user: "alice", templates: { t: { network: "sometimes" as never } } });\n');
     const result = await runCli(["validate"], { cwd: dir });
     expect(result.exitCode).toBe(6);
-    expect(result.stderr).toBe(
-      'forage.config.ts:2:73: templates.t.network: must be "none", "restricted", "full" or an object\nforage-ctl: 1 problem in the config\n',
-    );
+    expect(result.stderr).toBe('forage.config.ts:2:73: templates.t.network: must be "none", "restricted", "full" or an object\nforage-ctl: 1 problem in the config\n');
     expect(result.stdout).toBe("");
   });
 

@@ -55,7 +55,11 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
       secrets: keys,
       topLevel: `proxy: { port: ${proxyPort}, caFile: "${upstream.caFile}", allowUpstreams: ["https://localhost:${upstream.port}", "https://127.0.0.1:${upstream.port}"] }`,
     });
-    for (const [name, template] of [["pa", "apia"], ["pb", "apib"], ["ph", "holder"]]) {
+    for (const [name, template] of [
+      ["pa", "apia"],
+      ["pb", "apib"],
+      ["ph", "holder"],
+    ]) {
       const workspace = host.workspace(name as string);
       copyFileSync(fileURLToPath(new URL("../support/api-client.mjs", import.meta.url)), join(workspace, "client.mjs"));
       const up = await host.run(["up", name as string, "-t", template as string, "-w", workspace]);
@@ -164,7 +168,8 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
   });
 
   it("is reachable only from its sandbox: another sandbox, or the host, gets nothing", async () => {
-    const probe = 'const s = require("net").connect(Number(process.argv[1]), process.argv[2]); s.on("connect", () => { console.log("open"); process.exit(); }); s.on("error", (e) => { console.log(e.code); process.exit(); }); setTimeout(() => { console.log("timeout"); process.exit(); }, 1500);';
+    const probe =
+      'const s = require("net").connect(Number(process.argv[1]), process.argv[2]); s.on("connect", () => { console.log("open"); process.exit(); }); s.on("error", (e) => { console.log(e.code); process.exit(); }); setTimeout(() => { console.log("timeout"); process.exit(); }, 1500);';
     const fromOther = await inSandbox("pb", "node", "-e", probe, String(proxyPort), "10.223.1.1");
     expect(fromOther.trim()).not.toBe("open");
     const socket = connect(proxyPort, "10.223.1.1");

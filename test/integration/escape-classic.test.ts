@@ -44,7 +44,11 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
     workspace = host.workspace("esc");
     execFileSync("git", ["init", "-q", workspace]);
     execFileSync("chown", ["-R", `${agentUid}:${agentUid}`, workspace]);
-    for (const [name, template] of [["esc", "keyed"], ["other", "other-keyed"], ["hooks", "open-hooks"]] as const) {
+    for (const [name, template] of [
+      ["esc", "keyed"],
+      ["other", "other-keyed"],
+      ["hooks", "open-hooks"],
+    ] as const) {
       const dir = name === "esc" ? workspace : host.workspace(name);
       if (name === "hooks") {
         execFileSync("git", ["init", "-q", dir]);

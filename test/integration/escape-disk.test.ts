@@ -34,7 +34,11 @@ describe.skipIf(!tools.run || !isRoot())("escape: filling the disk through the w
   const repo = join(disks, "repo");
 
   const asOwner = (program: string, args: string[]) =>
-    execa("setpriv", ["--reuid", String(agentUid), "--regid", String(agentUid), "--clear-groups", program, ...args], { reject: false, cwd: "/", env: { HOME: disks, PATH: "/usr/bin:/bin", GIT_AUTHOR_NAME: "Owner", GIT_AUTHOR_EMAIL: "o@example.com", GIT_COMMITTER_NAME: "Owner", GIT_COMMITTER_EMAIL: "o@example.com" } });
+    execa("setpriv", ["--reuid", String(agentUid), "--regid", String(agentUid), "--clear-groups", program, ...args], {
+      reject: false,
+      cwd: "/",
+      env: { HOME: disks, PATH: "/usr/bin:/bin", GIT_AUTHOR_NAME: "Owner", GIT_AUTHOR_EMAIL: "o@example.com", GIT_COMMITTER_NAME: "Owner", GIT_COMMITTER_EMAIL: "o@example.com" },
+    });
   /** dd's verdict on writing `mib` MiB to `path` inside: "ok", or what it said. */
   const write = async (sandbox: string, path: string, mib: number): Promise<string> => {
     const result = await host.run(["exec", sandbox, "--", "sh", "-c", 'dd if=/dev/zero of="$1" bs=1M count="$2" 2>&1 && sync && echo ok; rm -f "$1"', "sh", path, String(mib)]);
@@ -44,7 +48,11 @@ describe.skipIf(!tools.run || !isRoot())("escape: filling the disk through the w
   const workspaceQuota = (name: string) =>
     (JSON.parse(readFileSync(join(host.stateDir, "sandboxes", `${name}.json`), "utf8")) as { workspace: { hostPath: string; quota?: { subvolumeId: number } } }).workspace;
   const subvolumes = async (): Promise<string> => (await execa("btrfs", ["subvolume", "list", quotaFs])).stdout;
-  const qgroups = async (): Promise<string[]> => (await execa("btrfs", ["qgroup", "show", quotaFs])).stdout.split("\n").map((line) => line.trim().split(/\s+/)[0] ?? "").filter((id) => id.startsWith("0/"));
+  const qgroups = async (): Promise<string[]> =>
+    (await execa("btrfs", ["qgroup", "show", quotaFs])).stdout
+      .split("\n")
+      .map((line) => line.trim().split(/\s+/)[0] ?? "")
+      .filter((id) => id.startsWith("0/"));
 
   beforeAll(async () => {
     // The owner reaches the workspaces under each state directory (mkdtemp makes 0700 ones).
@@ -62,8 +70,16 @@ describe.skipIf(!tools.run || !isRoot())("escape: filling the disk through the w
     mkdirSync(repo);
     writeFileSync(join(repo, "README.md"), "hello\n");
     await execa("chown", ["-R", `${agentUid}:${agentUid}`, repo]);
-    for (const args of [["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "initial"]]) await asOwner("git", ["-C", repo, ...args]);
-    for (const [name, template] of [["full", "quota"], ["free", "basic"]]) {
+    for (const args of [
+      ["init", "-q", "-b", "main"],
+      ["add", "-A"],
+      ["commit", "-q", "-m", "initial"],
+    ])
+      await asOwner("git", ["-C", repo, ...args]);
+    for (const [name, template] of [
+      ["full", "quota"],
+      ["free", "basic"],
+    ]) {
       const up = await host.run(["up", name ?? "", "-t", template ?? "", "-r", repo]);
       expect(up.exitCode, up.stderr).toBe(0);
     }

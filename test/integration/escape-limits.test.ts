@@ -45,7 +45,11 @@ describe.skipIf(!tools.run || !isRoot())("escape: memory, tasks, tmpfs and cgrou
   };
 
   beforeAll(async () => {
-    for (const [name, template] of [["dflt", "basic"], ["capped", "capped"], ["lifted", "lifted"]]) {
+    for (const [name, template] of [
+      ["dflt", "basic"],
+      ["capped", "capped"],
+      ["lifted", "lifted"],
+    ]) {
       const up = await host.run(["up", name ?? "", "-t", template ?? "", "-w", host.workspace(name ?? "")]);
       expect(up.exitCode, up.stderr).toBe(0);
     }

@@ -75,7 +75,9 @@ describe.skipIf(!tools.run || !isRoot())("network escapes through the name gate 
     await hosts.start(zone);
     await execa("ip", ["-n", hosts.namespace, "addr", "add", `${echo}/24`, "dev", "eth0"]);
     writeFileSync(echoLog, "");
-    const server = spawn("ip", ["netns", "exec", hosts.namespace, process.execPath, fileURLToPath(new URL("../support/raw-echo-server.mjs", import.meta.url)), echo, echoLog], { stdio: ["ignore", "pipe", "inherit"] });
+    const server = spawn("ip", ["netns", "exec", hosts.namespace, process.execPath, fileURLToPath(new URL("../support/raw-echo-server.mjs", import.meta.url)), echo, echoLog], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     echoServer = server;
     await new Promise<void>((resolve, reject) => {
       server.stdout?.once("data", () => resolve());
@@ -91,12 +93,16 @@ describe.skipIf(!tools.run || !isRoot())("network escapes through the name gate 
     hosts.stop();
   });
 
-  const send = async (bytes: string): Promise<Probe> => JSON.parse(await host.sh("esc", `node /workspace/raw-http-probe.mjs api.test.example 80 ${Buffer.from(bytes, "latin1").toString("base64")}`)) as Probe;
+  const send = async (bytes: string): Promise<Probe> =>
+    JSON.parse(await host.sh("esc", `node /workspace/raw-http-probe.mjs api.test.example 80 ${Buffer.from(bytes, "latin1").toString("base64")}`)) as Probe;
   const probe = async (...args: string[]): Promise<Probe> => JSON.parse(await host.sh("esc", `node /workspace/net-probe.mjs ${args.join(" ")}`)) as Probe;
   /** What reached the echo server, one string per connection it saw closed. */
   const received = async (): Promise<string[]> => {
     await new Promise((resolve) => setTimeout(resolve, 400));
-    return readFileSync(echoLog, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as string);
+    return readFileSync(echoLog, "utf8")
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as string);
   };
   const sniRecords = async (): Promise<{ kind: string; name?: string; rule: string }[]> => {
     await new Promise((resolve) => setTimeout(resolve, 1500)); // the guard writes its records every second

@@ -20,7 +20,22 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
 
   /** Runs a program on the host as the repositories' owner (the user the attacks aim at). */
   const as = async (program: string, args: string[], cwd = "/"): Promise<string> => {
-    const result = await execa(program, args, { uid: agentUid, gid: agentUid, cwd, extendEnv: false, env: { HOME: home, PATH: "/usr/local/bin:/usr/bin:/bin", GIT_AUTHOR_NAME: "Owner", GIT_AUTHOR_EMAIL: "o@example.com", GIT_COMMITTER_NAME: "Owner", GIT_COMMITTER_EMAIL: "o@example.com", JJ_USER: "Owner", JJ_EMAIL: "o@example.com" } });
+    const result = await execa(program, args, {
+      uid: agentUid,
+      gid: agentUid,
+      cwd,
+      extendEnv: false,
+      env: {
+        HOME: home,
+        PATH: "/usr/local/bin:/usr/bin:/bin",
+        GIT_AUTHOR_NAME: "Owner",
+        GIT_AUTHOR_EMAIL: "o@example.com",
+        GIT_COMMITTER_NAME: "Owner",
+        GIT_COMMITTER_EMAIL: "o@example.com",
+        JJ_USER: "Owner",
+        JJ_EMAIL: "o@example.com",
+      },
+    });
     return result.stdout;
   };
   const gitRepo = async (name: string, extraConfig: string[] = []): Promise<string> => {
@@ -86,7 +101,8 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
   it("still lets the agent's git add, commit, branch, pack refs and gc in the workspace", async () => {
     const repo = await gitRepo("working");
     expect((await host.run(["up", "gitok", "-t", "basic", "-w", repo])).exitCode).toBe(0);
-    const script = "export HOME=/tmp GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@x GIT_COMMITTER_NAME=A GIT_COMMITTER_EMAIL=a@x; echo x > x.txt && git add x.txt && git commit -q -m agent && git checkout -q -b side && git pack-refs --all && git gc -q && git log --format=%s -1 && git rev-parse --abbrev-ref HEAD";
+    const script =
+      "export HOME=/tmp GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@x GIT_COMMITTER_NAME=A GIT_COMMITTER_EMAIL=a@x; echo x > x.txt && git add x.txt && git commit -q -m agent && git checkout -q -b side && git pack-refs --all && git gc -q && git log --format=%s -1 && git rev-parse --abbrev-ref HEAD";
     expect(await host.sh("gitok", script)).toBe("agent\nside\n");
     expect((await host.run(["down", "gitok"])).exitCode).toBe(0);
     expect(await as("git", ["log", "--format=%s", "-1", "side"], repo)).toBe("agent");
@@ -96,7 +112,8 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     const repo = await gitRepo("pointed");
     const worktree = join(repos, "pointed-wt");
     await as("git", ["-C", repo, "worktree", "add", "-q", "-b", "wt", worktree]);
-    const rewrite = "mkdir -p .y/objects .y/refs && echo 'ref: refs/heads/main' > .y/HEAD && printf '[core]\\n\\tfsmonitor = \"touch fsmonitor-ran #\"\\n' > .y/config && echo \"gitdir: $PWD/.y\" > .git";
+    const rewrite =
+      "mkdir -p .y/objects .y/refs && echo 'ref: refs/heads/main' > .y/HEAD && printf '[core]\\n\\tfsmonitor = \"touch fsmonitor-ran #\"\\n' > .y/config && echo \"gitdir: $PWD/.y\" > .git";
     expect((await host.run(["up", "ptr", "-t", "basic", "-w", worktree])).exitCode).toBe(0);
     expect(await refusals("ptr", rewrite.replace("$PWD", "/workspace"))).toBe(1);
     expect((await host.run(["down", "ptr"])).exitCode).toBe(0);
@@ -113,7 +130,17 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     return repo;
   };
   /** The user's jj's idea of user.name in `repo` (jj adopts a repo or workspace config it finds without an id). */
-  const jjUserName = async (repo: string): Promise<string> => (await execa("jj", ["-R", repo, "config", "get", "user.name"], { uid: agentUid, gid: agentUid, cwd: repo, reject: false, extendEnv: false, env: { HOME: home, PATH: "/usr/local/bin:/usr/bin:/bin" } })).stdout.trim();
+  const jjUserName = async (repo: string): Promise<string> =>
+    (
+      await execa("jj", ["-R", repo, "config", "get", "user.name"], {
+        uid: agentUid,
+        gid: agentUid,
+        cwd: repo,
+        reject: false,
+        extendEnv: false,
+        env: { HOME: home, PATH: "/usr/local/bin:/usr/bin:/bin" },
+      })
+    ).stdout.trim();
   const jjConfigAttack = "printf '[user]\\nname = \"attacker\"\\n' > .jj/workspace-config.toml; printf '[user]\\nname = \"attacker\"\\n' > .jj/repo/config.toml";
 
   it("control: on the host, a workspace-config.toml or repo config.toml written into .jj becomes the user's jj config", async () => {
@@ -129,7 +156,9 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     expect(await refusals("jjx", "echo /tmp/elsewhere > .jj/repo/store/git_target; echo local > .jj/repo/store/type")).toBe(2);
     expect(await jjUserName(repo)).not.toBe("attacker");
     // jj itself still works inside (its operation log and store are writable).
-    expect(await host.sh("jjx", "export HOME=/tmp JJ_USER=A JJ_EMAIL=a@x; echo y > y.txt && jj describe -m agent-change >/dev/null 2>&1 && jj log --no-graph -r @ -T description")).toBe("agent-change\n");
+    expect(await host.sh("jjx", "export HOME=/tmp JJ_USER=A JJ_EMAIL=a@x; echo y > y.txt && jj describe -m agent-change >/dev/null 2>&1 && jj log --no-graph -r @ -T description")).toBe(
+      "agent-change\n",
+    );
     expect((await host.run(["down", "jjx"])).exitCode).toBe(0);
     expect(await jjUserName(repo)).not.toBe("attacker");
     expect(await as("jj", ["-R", repo, "log", "--no-graph", "-r", "@", "-T", "description"])).toBe("agent-change");
@@ -148,7 +177,8 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     const absent = [".envrc", ".vscode/tasks.json", ".forage/init", "forage.config.ts", "forage.yaml", "forage.json", ".git/config", ".git/hooks/pre-commit", ".jj/repo/config.toml"];
     expect((await host.run(["up", "absent", "-t", "basic", "-w", workspace])).exitCode).toBe(0);
     // Removing, moving or writing through the stand-in all fail (a mount point is busy, and read-only).
-    const attempt = (path: string): string => `mkdir -p "$(dirname ${path})" 2>/dev/null; rmdir ${path} 2>/dev/null; mv ${path} aside 2>/dev/null; (echo x > ${path}) 2>/dev/null && echo written || echo refused`;
+    const attempt = (path: string): string =>
+      `mkdir -p "$(dirname ${path})" 2>/dev/null; rmdir ${path} 2>/dev/null; mv ${path} aside 2>/dev/null; (echo x > ${path}) 2>/dev/null && echo written || echo refused`;
     for (const path of absent) expect([path, await host.sh("absent", attempt(path))]).toEqual([path, "refused\n"]);
     expect((await host.run(["down", "absent"])).exitCode).toBe(0);
     expect((await as("ls", ["-A", workspace])).trim()).toBe("");
@@ -168,7 +198,8 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
      * `seconds`: as fast as it can, or holding the directory up to `dirHoldUs` and the link
      * `linkHoldUs` (checks then mostly see the directory, and a later lookup sometimes the link).
      */
-    const swapping = (seconds: number, dirHoldUs = 0, linkHoldUs = 0) => execa(swapper, [join(swapDir, "ws"), join(swapDir, "link"), String(seconds), String(dirHoldUs), String(linkHoldUs)], { uid: agentUid, gid: agentUid, reject: false });
+    const swapping = (seconds: number, dirHoldUs = 0, linkHoldUs = 0) =>
+      execa(swapper, [join(swapDir, "ws"), join(swapDir, "link"), String(seconds), String(dirHoldUs), String(linkHoldUs)], { uid: agentUid, gid: agentUid, reject: false });
 
     /** Puts the directory back at swap/ws after a swapper was killed half-way. */
     const unswap = (): void => {
@@ -196,7 +227,11 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
       const swap = swapping(60);
       let seen = 0;
       for (let i = 0; i < 25 && seen === 0; i++) {
-        const run = await execa("systemd-nspawn", ["--quiet", "--register=no", "--keep-unit", "--console=pipe", `--directory=${root}`, "--bind-ro=/usr", `--bind-ro=${join(swapDir, "ws")}:/mnt/x`, "--", "/usr/bin/ls", "/mnt/x"], { reject: false, timeout: 20_000 });
+        const run = await execa(
+          "systemd-nspawn",
+          ["--quiet", "--register=no", "--keep-unit", "--console=pipe", `--directory=${root}`, "--bind-ro=/usr", `--bind-ro=${join(swapDir, "ws")}:/mnt/x`, "--", "/usr/bin/ls", "/mnt/x"],
+          { reject: false, timeout: 20_000 },
+        );
         if (run.stdout.includes("secret.txt")) seen++;
       }
       swap.kill("SIGKILL");

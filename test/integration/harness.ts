@@ -93,7 +93,9 @@ export class TestHost {
 }
 
 function testConfig(secretFiles: Record<string, string>, base: string, sshKey: string, user: string, networkSettings: string, topLevel: string): string {
-  const secrets = Object.entries(secretFiles).map(([name, path]) => `  ${name}: ${path}\n`).join("");
+  const secrets = Object.entries(secretFiles)
+    .map(([name, path]) => `  ${name}: ${path}\n`)
+    .join("");
   return `user: ${user}
 network: { base: "${base}"${networkSettings === "" ? "" : `, ${networkSettings}`} }
 authorizedKeys: ["${sshKey}"]

@@ -37,24 +37,28 @@ describe.skipIf(!tools.run || !isRoot())("interrupted creation", () => {
   const host = new TestHost("10.236");
   afterAll(() => host.cleanup());
 
-  it.each([150, 400, 700, 1000])("cleans up everything with gc --force after up is killed at %i ms", async (afterMs) => {
-    await killedUp(host, `k${afterMs}`, afterMs);
-    const force = await host.run(["gc", "--force", "--json"]);
-    expect(force.exitCode).toBe(0);
-    const state = join(host.env.FORAGE_STATE_DIR ?? "", "sandboxes");
-    const leftover = existsSync(state) ? readdirSync(state).filter((f) => f.endsWith(".json")) : [];
-    // A killed up either left nothing, or a complete sandbox (it finished just before the kill).
-    if (leftover.length > 0) {
-      expect((await host.run(["status", `k${afterMs}`, "--json"])).stdout).toContain('"status"');
-      expect((await host.run(["down", `k${afterMs}`, "-t", "1"])).exitCode).toBe(0);
-    }
-    expect(await ourNamespaces()).toEqual([]);
-    const roots = join(host.env.FORAGE_RUN_DIR ?? "", "roots");
-    expect(existsSync(roots) ? readdirSync(roots) : []).toEqual([]);
-    expect(existsSync(join(host.env.FORAGE_SECRETS_DIR ?? "", `k${afterMs}`))).toBe(false);
-    expect((await execa("pgrep", ["-f", `--directory=${host.dir}`], { reject: false })).stdout).toBe("");
-    expect((await host.run(["gc", "--json"])).stdout).toContain('"orphans": []');
-  }, 60_000);
+  it.each([150, 400, 700, 1000])(
+    "cleans up everything with gc --force after up is killed at %i ms",
+    async (afterMs) => {
+      await killedUp(host, `k${afterMs}`, afterMs);
+      const force = await host.run(["gc", "--force", "--json"]);
+      expect(force.exitCode).toBe(0);
+      const state = join(host.env.FORAGE_STATE_DIR ?? "", "sandboxes");
+      const leftover = existsSync(state) ? readdirSync(state).filter((f) => f.endsWith(".json")) : [];
+      // A killed up either left nothing, or a complete sandbox (it finished just before the kill).
+      if (leftover.length > 0) {
+        expect((await host.run(["status", `k${afterMs}`, "--json"])).stdout).toContain('"status"');
+        expect((await host.run(["down", `k${afterMs}`, "-t", "1"])).exitCode).toBe(0);
+      }
+      expect(await ourNamespaces()).toEqual([]);
+      const roots = join(host.env.FORAGE_RUN_DIR ?? "", "roots");
+      expect(existsSync(roots) ? readdirSync(roots) : []).toEqual([]);
+      expect(existsSync(join(host.env.FORAGE_SECRETS_DIR ?? "", `k${afterMs}`))).toBe(false);
+      expect((await execa("pgrep", ["-f", `--directory=${host.dir}`], { reject: false })).stdout).toBe("");
+      expect((await host.run(["gc", "--json"])).stdout).toContain('"orphans": []');
+    },
+    60_000,
+  );
 
   it("can remove a half-created sandbox with down", async () => {
     await killedUp(host, "half", 400);

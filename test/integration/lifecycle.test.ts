@@ -8,7 +8,10 @@ import { agentUid, TestHost } from "./harness.js";
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "tmux");
 
 async function namespaces(): Promise<string[]> {
-  return (await execa("ip", ["netns", "list"])).stdout.split("\n").map((line) => line.split(" ")[0] ?? "").filter(Boolean);
+  return (await execa("ip", ["netns", "list"])).stdout
+    .split("\n")
+    .map((line) => line.split(" ")[0] ?? "")
+    .filter(Boolean);
 }
 
 describe.skipIf(!tools.run || !isRoot())("sandbox lifecycle on real containers", () => {
@@ -28,7 +31,10 @@ describe.skipIf(!tools.run || !isRoot())("sandbox lifecycle on real containers",
     expect(await host.sh("rs", "cat /tmp/init-marker")).toBe("ready\n");
     const after = JSON.parse((await host.run(["status", "rs", "--json"])).stdout) as { slot: number; createdAt: string; status: string };
     expect(after).toMatchObject({ slot: before.slot, createdAt: before.createdAt, status: "running" });
-    const events = (await host.run(["audit-log", "rs", "--json"])).stdout.trim().split("\n").map((l) => (JSON.parse(l) as { event: string }).event);
+    const events = (await host.run(["audit-log", "rs", "--json"])).stdout
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as { event: string }).event);
     expect(events).toEqual(expect.arrayContaining(["start", "create", "exec", "stop", "reset"]));
   });
 

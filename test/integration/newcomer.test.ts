@@ -43,7 +43,14 @@ class Host {
   }
   /** The same as a user without sudo (the daemon's configured user), as the daemon test does it. */
   async asUser(cwd: string, args: string[]): Promise<CliRun> {
-    const result = await execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, cliPath, ...args], { cwd, env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: this.run }, extendEnv: false, reject: false, stripFinalNewline: false, stdin: "ignore" });
+    const result = await execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, cliPath, ...args], {
+      cwd,
+      env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: this.run },
+      extendEnv: false,
+      reject: false,
+      stripFinalNewline: false,
+      stdin: "ignore",
+    });
     return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
   }
   async cleanup(cwd: string): Promise<void> {
@@ -116,7 +123,10 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
 
   it("up, as printed with -w ./ws, runs the first template from ./forage.config.ts and starts a daemon serving that file", async () => {
     workspaceIn(project);
-    const result = await host.cli(project, (steps[1] ?? []).map((arg) => (arg === "DIR" ? "./ws" : arg)));
+    const result = await host.cli(
+      project,
+      (steps[1] ?? []).map((arg) => (arg === "DIR" ? "./ws" : arg)),
+    );
     expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^sandbox demo is up \(template default, 10\.225\.\d+\.2, workspace .*\/project\/ws, direct\)$/m);

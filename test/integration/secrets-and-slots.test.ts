@@ -28,7 +28,7 @@ describe.skipIf(!tools.run || !isRoot())("secrets in a real sandbox", () => {
   });
 
   it("keeps the key out of the agent's command line and the sandbox's metadata", async () => {
-    expect(await host.sh("sec", "keyed sh -c 'cat /proc/$$/cmdline | tr \"\\0\" \" \"'")).not.toContain(host.secretValue);
+    expect(await host.sh("sec", 'keyed sh -c \'cat /proc/$$/cmdline | tr "\\0" " "\'')).not.toContain(host.secretValue);
     expect((await host.run(["status", "sec", "--json"])).stdout).not.toContain(host.secretValue);
     expect((await host.run(["audit-log", "sec", "--json"])).stdout).not.toContain(host.secretValue);
   });

@@ -51,7 +51,8 @@ describe.skipIf(!tools.run || !isRoot())("SSH into a sandbox", () => {
 
   it("refuses to connect when the sandbox presents a different host key", async () => {
     // Replace the key sshd serves (as root inside) and restart sshd: the pin must catch it.
-    const swap = "ssh-keygen -q -t ed25519 -N '' -f /tmp/other <<<y >/dev/null; cp /tmp/other /etc/ssh/ssh_host_ed25519_key; kill $(cat /run/sshd.pid); sleep 0.2; /usr/sbin/sshd -f /etc/ssh/sshd_config";
+    const swap =
+      "ssh-keygen -q -t ed25519 -N '' -f /tmp/other <<<y >/dev/null; cp /tmp/other /etc/ssh/ssh_host_ed25519_key; kill $(cat /run/sshd.pid); sleep 0.2; /usr/sbin/sshd -f /etc/ssh/sshd_config";
     expect((await host.run(["shell", "box"], `${swap}\n`)).exitCode).toBe(0);
     const refused = await ssh("--", "true");
     expect(refused.exitCode).toBe(8);

@@ -47,7 +47,22 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
 
   /** Runs git or jj on the host as the repositories' owner. */
   const as = async (program: "git" | "jj", args: string[]): Promise<string> => {
-    const result = await execa(program, args, { uid: agentUid, gid: agentUid, env: { HOME: home, PATH: "/usr/local/bin:/usr/bin:/bin", JJ_USER: "Owner", JJ_EMAIL: "owner@example.com", GIT_AUTHOR_NAME: "Owner", GIT_AUTHOR_EMAIL: "owner@example.com", GIT_COMMITTER_NAME: "Owner", GIT_COMMITTER_EMAIL: "owner@example.com" }, extendEnv: false, cwd: "/" });
+    const result = await execa(program, args, {
+      uid: agentUid,
+      gid: agentUid,
+      env: {
+        HOME: home,
+        PATH: "/usr/local/bin:/usr/bin:/bin",
+        JJ_USER: "Owner",
+        JJ_EMAIL: "owner@example.com",
+        GIT_AUTHOR_NAME: "Owner",
+        GIT_AUTHOR_EMAIL: "owner@example.com",
+        GIT_COMMITTER_NAME: "Owner",
+        GIT_COMMITTER_EMAIL: "owner@example.com",
+      },
+      extendEnv: false,
+      cwd: "/",
+    });
     return result.stdout;
   };
   const gitRepo = async (name: string): Promise<string> => {
@@ -111,7 +126,10 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     writeFileSync(join(repo, "base.txt"), "base\n");
     await as("jj", ["-R", repo, "commit", "-m", "base"]);
     const ups = await Promise.all(["jj1", "jj2"].map((name) => host.run(["up", name, "-t", "basic", "-r", repo, ...identity])));
-    expect(ups.map((up) => [up.exitCode, up.stderr])).toEqual([[0, ""], [0, ""]]);
+    expect(ups.map((up) => [up.exitCode, up.stderr])).toEqual([
+      [0, ""],
+      [0, ""],
+    ]);
     await Promise.all(["jj1", "jj2"].map((name) => host.sh(name, `echo ${name} > ${name}.txt && jj describe -m "change from ${name}" && jj --quiet new`)));
     const store = `${repo}/.jj/repo`;
     expect(await host.sh("jj1", `for f in ${store}/config.toml ${store}/store/git_target .jj/repo; do (echo x >> "$f") 2>&1 | grep -c Read-only; done`)).toBe("1\n1\n1\n");
@@ -154,7 +172,8 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     expect(await host.sh("len", "echo 'use flake' > .envrc && cat .envrc")).toBe("use flake\n");
     // Nothing the agent writes can point the user's git elsewhere: the store's root and the
     // worktree's pointer file are read-only (commits still work: objects and refs are writable).
-    const pointers = 'common=$(git rev-parse --git-common-dir); for f in "$common/commondir" "$common/info/x" .git; do (echo x >> "$f") 2>&1 | grep -c Read-only; done; git commit -q --allow-empty -m ok && echo committed';
+    const pointers =
+      'common=$(git rev-parse --git-common-dir); for f in "$common/commondir" "$common/info/x" .git; do (echo x >> "$f") 2>&1 | grep -c Read-only; done; git commit -q --allow-empty -m ok && echo committed';
     expect(await host.sh("len", pointers)).toBe("1\n1\n1\ncommitted\n");
     expect((await host.run(["down", "len"])).exitCode).toBe(0);
   });
@@ -181,7 +200,8 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     const docs = await gitRepo("docs");
     const up = await host.run(["up", "ok", "-t", "composed-ok", "-r", code, "-r", `docs=${docs}`, ...identity]);
     expect([up.exitCode, up.stderr]).toEqual([0, ""]);
-    const inside = "git -C /workspace rev-parse --abbrev-ref HEAD; git -C /src/code rev-parse --abbrev-ref HEAD; git -C /src/docs rev-parse --abbrev-ref HEAD; cat /data/table.csv; (touch /data/x) 2>&1 | grep -c Read-only";
+    const inside =
+      "git -C /workspace rev-parse --abbrev-ref HEAD; git -C /src/code rev-parse --abbrev-ref HEAD; git -C /src/docs rev-parse --abbrev-ref HEAD; cat /data/table.csv; (touch /data/x) 2>&1 | grep -c Read-only";
     expect(await host.sh("ok", inside)).toBe("forage-ok\nforage-ok-code\nforage-ok-docs\na,b\n1\n");
     await host.sh("ok", "cd /src/docs && echo more >> README.md && git commit -qam 'docs from ok'");
     expect(await as("git", ["-C", docs, "log", "--format=%s", "-1", "forage-ok-docs"])).toBe("docs from ok");

@@ -44,7 +44,7 @@ describe.skipIf(!tools.run)("the agent's tmux session", () => {
     const script = sessionScript(
       [
         { name: "claude", command: "pwd > claude.out; sleep 30" },
-        { name: "codex", command: "echo \"it's $((6 * 7))\" > codex.out; sleep 30" },
+        { name: "codex", command: 'echo "it\'s $((6 * 7))" > codex.out; sleep 30' },
         { name: "quits", command: "exit 3" },
       ],
       dir,
@@ -54,11 +54,7 @@ describe.skipIf(!tools.run)("the agent's tmux session", () => {
     // A window whose command has exited stays open (dead pane) so the user can read its output.
     const windows = (): string[] => tmux("list-windows", "-t", "forage", "-F", "#{window_name}:#{pane_dead}").trim().split("\n");
     for (let i = 0; i < 50 && windows()[2] !== "quits:1"; i++) execFileSync("sleep", ["0.1"]);
-    expect(windows()).toEqual([
-      "claude:0",
-      "codex:0",
-      "quits:1",
-    ]);
+    expect(windows()).toEqual(["claude:0", "codex:0", "quits:1"]);
     expect(safeRead(join(dir, "claude.out"))).toBe(`${dir}\n`);
     expect(safeRead(join(dir, "codex.out"))).toBe("it's 42\n");
   });

@@ -21,14 +21,7 @@ const keys = {
 };
 
 /** An agent's proxy settings file, with lines a wrapper must not export. */
-const proxySettings = [
-  "ANTHROPIC_BASE_URL=http://10.100.1.1:8080/claude",
-  "EXTRA_URL=a=b $(touch /tmp/forage-pwned)",
-  "bad name=ignored",
-  "=ignored",
-  "no equals sign",
-  "",
-].join("\n");
+const proxySettings = ["ANTHROPIC_BASE_URL=http://10.100.1.1:8080/claude", "EXTRA_URL=a=b $(touch /tmp/forage-pwned)", "bad name=ignored", "=ignored", "no equals sign", ""].join("\n");
 
 interface AgentRun {
   status: number | null;
@@ -40,9 +33,7 @@ interface AgentRun {
 async function buildWrappers(root: string, input: string, template: string): Promise<string> {
   const outDir = await writeCaseOutput(join(root, "out"), input);
   const model = await loadCaseModel(input);
-  const packages = model.templates
-    .flatMap((t) => t.agents)
-    .map((a) => ({ path: a.package, bins: [a.executable ?? a.package.at(-1) ?? ""] }));
+  const packages = model.templates.flatMap((t) => t.agents).map((a) => ({ path: a.package, bins: [a.executable ?? a.package.at(-1) ?? ""] }));
   return `
     let
       lib = ${standInLib};

@@ -63,11 +63,24 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
 
   it("is what forage-ctl's per-sandbox extra-container file evaluates to, with the sandbox's uid, addresses and mounts", () => {
     const file = join(root, "f7.nix");
-    writeFileSync(file, extraContainerDefinition({
-      sandbox: "demo", template: "claude", generatedDir: root, modulesDir: join(repoRoot, "modules"), containerName: "f7",
-      hostAddress: "10.100.7.1", localAddress: "10.100.7.2", ...slot7v6, uid: 1234, gid: 567, workspace: "/home/alice/src/demo",
-      secretsDir: null, extraBindMounts: { "/home/agent/.tmux.conf": { hostPath: "/home/alice/.tmux.conf", readOnly: true } },
-    }));
+    writeFileSync(
+      file,
+      extraContainerDefinition({
+        sandbox: "demo",
+        template: "claude",
+        generatedDir: root,
+        modulesDir: join(repoRoot, "modules"),
+        containerName: "f7",
+        hostAddress: "10.100.7.1",
+        localAddress: "10.100.7.2",
+        ...slot7v6,
+        uid: 1234,
+        gid: 567,
+        workspace: "/home/alice/src/demo",
+        secretsDir: null,
+        extraBindMounts: { "/home/agent/.tmux.conf": { hostPath: "/home/alice/.tmux.conf", readOnly: true } },
+      }),
+    );
     const evaluated = nixEvalJson(`${prelude}
       let c = (import ${nixString(file)}).containers.f7; sandbox = (c.config { inherit pkgs; }).forage.sandbox;
       in removeAttrs c [ "config" ] // { sandbox = { inherit (sandbox) uid gid templateName; }; }`);

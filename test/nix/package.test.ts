@@ -51,8 +51,12 @@ describe.skipIf(!tools.run)("the stand-in importNpmLock refuses what importNpmLo
   });
 
   it("refuses a resolved URL without integrity, and a scheme it cannot fetch", () => {
-    expect(() => importLock(join(root, "b"), { "node_modules/left": { version: "1.0.0", resolved: "https://registry.example.org/left/-/left-1.0.0.tgz" } }, { left: "^1" })).toThrow("attribute 'integrity' missing");
-    expect(() => importLock(join(root, "c"), { "node_modules/left": { version: "1.0.0", resolved: "mirror://npm/left/-/left-1.0.0.tgz", integrity } }, { left: "^1" })).toThrow("Unsupported URL scheme: mirror");
+    expect(() => importLock(join(root, "b"), { "node_modules/left": { version: "1.0.0", resolved: "https://registry.example.org/left/-/left-1.0.0.tgz" } }, { left: "^1" })).toThrow(
+      "attribute 'integrity' missing",
+    );
+    expect(() => importLock(join(root, "c"), { "node_modules/left": { version: "1.0.0", resolved: "mirror://npm/left/-/left-1.0.0.tgz", integrity } }, { left: "^1" })).toThrow(
+      "Unsupported URL scheme: mirror",
+    );
   });
 
   it("refuses a nested entry with no source (the offline install would fail)", () => {
@@ -66,9 +70,11 @@ describe.skipIf(!tools.run)("the stand-in importNpmLock refuses what importNpmLo
   });
 
   it("refuses a source set naming a path that does not exist (lib.fileset)", () => {
-    expect(() => nixEvalJson(`let lib = import ${nixString(join(standInDir, "lib"))}; in lib.fileset.toSource { root = /. + ${nixString(root)}; fileset = lib.fileset.unions [ (/. + ${nixString(join(root, "missing"))}) ]; }`)).toThrow(
-      /lib.fileset.unions: Element 0 \(.*missing\) is a path that does not exist/,
-    );
+    expect(() =>
+      nixEvalJson(
+        `let lib = import ${nixString(join(standInDir, "lib"))}; in lib.fileset.toSource { root = /. + ${nixString(root)}; fileset = lib.fileset.unions [ (/. + ${nixString(join(root, "missing"))}) ]; }`,
+      ),
+    ).toThrow(/lib.fileset.unions: Element 0 \(.*missing\) is a path that does not exist/);
   });
 });
 

@@ -39,9 +39,9 @@ describe.skipIf(!tools.run)("the stand-in module system (lib.evalModules)", () =
   });
 
   it("refuses to read an option that has neither a value nor a default", () => {
-    expect(() => nixEvalJson(`((import ${nixString(`${standInDir}/flake-outputs.nix`)}).lib.nixosSystem { modules = [ { nixpkgs.hostPlatform = "x86_64-linux"; } ]; }).config.system.build.toplevel.drvPath`)).toThrow(
-      "The option `system.stateVersion' was accessed but has no value defined.",
-    );
+    expect(() =>
+      nixEvalJson(`((import ${nixString(`${standInDir}/flake-outputs.nix`)}).lib.nixosSystem { modules = [ { nixpkgs.hostPlatform = "x86_64-linux"; } ]; }).config.system.build.toplevel.drvPath`),
+    ).toThrow("The option `system.stateVersion' was accessed but has no value defined.");
   });
 });
 
@@ -97,9 +97,9 @@ describe.skipIf(!tools.run)("the stand-in nixpkgs' unfree check and nixpkgs.nix"
   });
 
   it("refuses to make a package set without a platform", () => {
-    expect(() => nixEvalJson(`((import ${nixString(`${standInDir}/flake-outputs.nix`)}).lib.nixosSystem { modules = [ { system.stateVersion = "25.05"; } ]; }).config.system.build.toplevel.drvPath`)).toThrow(
-      "Neither nixpkgs.hostPlatform nor the legacy option nixpkgs.system has been set.",
-    );
+    expect(() =>
+      nixEvalJson(`((import ${nixString(`${standInDir}/flake-outputs.nix`)}).lib.nixosSystem { modules = [ { system.stateVersion = "25.05"; } ]; }).config.system.build.toplevel.drvPath`),
+    ).toThrow("Neither nixpkgs.hostPlatform nor the legacy option nixpkgs.system has been set.");
   });
 });
 
@@ -119,7 +119,9 @@ describe.skipIf(!tools.run)("the stand-in nixos-containers.nix", () => {
   });
 
   it("mounts read-only unless told otherwise", () => {
-    expect(nixEvalJson(`${nixos(container("f1", `bindMounts."/w".hostPath = "/srv/w";`))}.config.containers.f1.bindMounts`)).toEqual({ "/w": { hostPath: "/srv/w", isReadOnly: true, mountPoint: "/w" } });
+    expect(nixEvalJson(`${nixos(container("f1", `bindMounts."/w".hostPath = "/srv/w";`))}.config.containers.f1.bindMounts`)).toEqual({
+      "/w": { hostPath: "/srv/w", isReadOnly: true, mountPoint: "/w" },
+    });
   });
 
   it("does not hand the host's nixpkgs.config to a container: its own must allow its unfree packages", () => {

@@ -87,9 +87,7 @@ describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's
   });
 
   it("fails when the generated directory is not imported", () => {
-    expect(failing(`{ lib, ... }: { services.forage.generated = lib.mkForce null; }`)).toEqual([
-      expect.stringMatching(/^services\.forage\.generated is not set: run `forage-ctl generate`/),
-    ]);
+    expect(failing(`{ lib, ... }: { services.forage.generated = lib.mkForce null; }`)).toEqual([expect.stringMatching(/^services\.forage\.generated is not set: run `forage-ctl generate`/)]);
   });
 
   it("gives the agent the host user's uid and its primary group's gid (users, 100, on NixOS)", () => {
@@ -105,7 +103,7 @@ describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's
     ]);
   });
 
-  it("accepts the reference's spelling network = \"restricted\" with allowedHosts, as network = { mode; allow; }, with a warning naming the new spelling", () => {
+  it('accepts the reference\'s spelling network = "restricted" with allowedHosts, as network = { mode; allow; }, with a warning naming the new spelling', () => {
     const reference = `{ services.forage.templates.extra = { network = "restricted"; allowedHosts = [ "api.example.org" ]; }; services.forage.templates.alone.allowedHosts = [ "b.example.org" ]; }`;
     const result = nixEvalJson(`let c = ${host(reference)}; in { extra = c.services.forage.templates.extra.network; alone = c.services.forage.templates.alone.network; warnings = c.warnings; }`);
     expect(result).toEqual({
@@ -119,8 +117,12 @@ describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's
   });
 
   it("refuses allowedHosts beside a network mode other than restricted", () => {
-    expect(failing(`{ lib, ... }: { services.forage.templates.extra = { network = "full"; allowedHosts = [ "api.example.org" ]; }; services.forage.externalInterface = lib.mkForce "eth0"; }`)).toEqual([
-      expect.stringMatching(/^services\.forage\.templates\.extra\.allowedHosts only applies to network "restricted", and this template's network is "full"; write network = \{ mode = "restricted"; allow = \[ … \]; \} or remove allowedHosts\.$/),
-    ]);
+    expect(failing(`{ lib, ... }: { services.forage.templates.extra = { network = "full"; allowedHosts = [ "api.example.org" ]; }; services.forage.externalInterface = lib.mkForce "eth0"; }`)).toEqual(
+      [
+        expect.stringMatching(
+          /^services\.forage\.templates\.extra\.allowedHosts only applies to network "restricted", and this template's network is "full"; write network = \{ mode = "restricted"; allow = \[ … \]; \} or remove allowedHosts\.$/,
+        ),
+      ],
+    );
   });
 });

@@ -16,16 +16,48 @@ const thisFile = relative(repoRoot, fileURLToPath(import.meta.url));
 /** Real package-registry and package-mirror hosts; a name below one (e.g. files.X) counts too. */
 const registryHosts = [
   // JavaScript
-  "npmjs.org", "npmjs.com", "yarnpkg.com", "jsr.io", "deno.land", "unpkg.com", "jsdelivr.net",
+  "npmjs.org",
+  "npmjs.com",
+  "yarnpkg.com",
+  "jsr.io",
+  "deno.land",
+  "unpkg.com",
+  "jsdelivr.net",
   // Python
-  "pypi.org", "pypi.python.org", "pythonhosted.org", "anaconda.org", "conda.io",
+  "pypi.org",
+  "pypi.python.org",
+  "pythonhosted.org",
+  "anaconda.org",
+  "conda.io",
   // Rust, Go, Ruby, PHP, Elixir, .NET, Java, Perl
-  "crates.io", "proxy.golang.org", "sum.golang.org", "rubygems.org", "packagist.org", "hex.pm", "nuget.org", "maven.org", "repo.maven.apache.org", "cpan.org",
+  "crates.io",
+  "proxy.golang.org",
+  "sum.golang.org",
+  "rubygems.org",
+  "packagist.org",
+  "hex.pm",
+  "nuget.org",
+  "maven.org",
+  "repo.maven.apache.org",
+  "cpan.org",
   // Container images
-  "docker.io", "hub.docker.com", "ghcr.io", "quay.io", "gcr.io", "pkg.dev",
+  "docker.io",
+  "hub.docker.com",
+  "ghcr.io",
+  "quay.io",
+  "gcr.io",
+  "pkg.dev",
   // Distributions and Nix
-  "deb.debian.org", "security.debian.org", "ftp.debian.org", "archive.ubuntu.com", "security.ubuntu.com", "ports.ubuntu.com",
-  "dl-cdn.alpinelinux.org", "cache.nixos.org", "channels.nixos.org", "releases.nixos.org",
+  "deb.debian.org",
+  "security.debian.org",
+  "ftp.debian.org",
+  "archive.ubuntu.com",
+  "security.ubuntu.com",
+  "ports.ubuntu.com",
+  "dl-cdn.alpinelinux.org",
+  "cache.nixos.org",
+  "channels.nixos.org",
+  "releases.nixos.org",
 ];
 
 const hostPatterns = registryHosts.map((host) => ({

@@ -30,7 +30,10 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
 
   beforeAll(async () => {
     const config = join(dir, "forage.yaml");
-    writeFileSync(config, `user: nobody\ntemplates:\n  coder:\n    agents: { sh: { package: bash, executable: bash } }\n    ssh: true\n    resourceLimits: { tasksMax: 64, memoryMax: 1G, cpuQuota: 150% }\n`);
+    writeFileSync(
+      config,
+      `user: nobody\ntemplates:\n  coder:\n    agents: { sh: { package: bash, executable: bash } }\n    ssh: true\n    resourceLimits: { tasksMax: 64, memoryMax: 1G, cpuQuota: 150% }\n`,
+    );
     const settings = resolveModel((await loadConfig(config)).config, config);
     const paths = runtimePaths(join(dir, "state"), { FORAGE_SECRETS_DIR: join(dir, "secrets"), FORAGE_GENERATED_DIR: "/etc/forage/generated" });
     mkdirSync(paths.sandboxesDir, { recursive: true });
@@ -39,10 +42,29 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
     context = { settings, paths, warn: () => undefined };
     mkdirSync(join(dir, "ws"));
     sandbox = {
-      version: 1, name: "demo", template: "coder", slot: 250, containerName: "f250", runtime: "extra-container", createdAt: "2026-11-21T00:00:00Z",
-      phase: "creating", creatorPid: process.pid, workspace: { mode: "direct", hostPath: join(dir, "ws"), managed: false }, agentIdentity: {},
-      mounts: [], uid: 1000, gid: 100, pid: null, startedAt: null, system: null, cgroup: null, muxConfig: null, authorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBY2y5Z6n1qOvhNKO9GmD9F5vzV3ZKkPNMwA2hk9nQyH alice"], secrets: [],
-      network: { mode: "none", allow: [], deny: [], sni: false }, guard: null,
+      version: 1,
+      name: "demo",
+      template: "coder",
+      slot: 250,
+      containerName: "f250",
+      runtime: "extra-container",
+      createdAt: "2026-11-21T00:00:00Z",
+      phase: "creating",
+      creatorPid: process.pid,
+      workspace: { mode: "direct", hostPath: join(dir, "ws"), managed: false },
+      agentIdentity: {},
+      mounts: [],
+      uid: 1000,
+      gid: 100,
+      pid: null,
+      startedAt: null,
+      system: null,
+      cgroup: null,
+      muxConfig: null,
+      authorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBY2y5Z6n1qOvhNKO9GmD9F5vzV3ZKkPNMwA2hk9nQyH alice"],
+      secrets: [],
+      network: { mode: "none", allow: [], deny: [], sni: false },
+      guard: null,
     };
     process.env.PATH = `${standInBin}:${process.env.PATH ?? ""}`;
     Object.assign(process.env, { FORAGE_STAND_IN_LOG: log, FORAGE_STAND_IN_STATE: dir });
@@ -67,7 +89,7 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
     expect(definition).toContain('import "/etc/forage/generated/containers/coder.nix"');
     expect(definition).toContain('hostAddress = "10.100.250.1";');
     expect(definition).toContain('"/etc/ssh/ssh_host_ed25519_key" = {');
-    expect(definition).not.toContain("secretsDir = \"");
+    expect(definition).not.toContain('secretsDir = "');
     expect(await isExtraContainerRunning(started)).toBe(true);
   });
 

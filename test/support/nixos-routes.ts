@@ -35,7 +35,7 @@ export const flakePrelude = `
  * paths are not what a test reads, and the host itself never instantiates an agent's package.
  */
 export const packagesByName =
-  "let describe = v: if (v.type or null) == \"derivation\" then \"<package ${(builtins.parseDrvName (v.pname or v.name)).name}>\" else if builtins.isAttrs v then builtins.mapAttrs (_: describe) v else if builtins.isList v then map describe v else v; in describe";
+  'let describe = v: if (v.type or null) == "derivation" then "<package ${(builtins.parseDrvName (v.pname or v.name)).name}>" else if builtins.isAttrs v then builtins.mapAttrs (_: describe) v else if builtins.isList v then map describe v else v; in describe';
 
 /** A NixOS host with the user declared as NixOS declares a normal user (uid 1000, group users). */
 function hostExpression(user: string, modules: string): string {
@@ -54,8 +54,7 @@ function generatedPath(routeCase: RouteCase): string {
 export function routeExpression(route: Route, routeCase: RouteCase): string {
   const generated = generatedPath(routeCase);
   const names = routeCase.templates.map((template, index) => ({ template, container: `f${index + 1}` }));
-  const perTemplate = (body: (template: string, container: string) => string): string =>
-    names.map(({ template, container }) => `${nixString(template)} = ${body(template, container)};`).join("\n");
+  const perTemplate = (body: (template: string, container: string) => string): string => names.map(({ template, container }) => `${nixString(template)} = ${body(template, container)};`).join("\n");
   switch (route) {
     case "host-module":
       return `let host = ${hostExpression(routeCase.user, `self.nixosModules.default (${generated} + "/default.nix")`)}; in {

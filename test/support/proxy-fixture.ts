@@ -51,7 +51,12 @@ export class ProxyFixture {
       counters: newCounters(),
     };
     this.route = {
-      sandbox: "alpha", template: "t", sandboxAddress: "127.0.0.1", listenAddress: "127.0.0.1", agents: new Map(), placeholders: [],
+      sandbox: "alpha",
+      template: "t",
+      sandboxAddress: "127.0.0.1",
+      listenAddress: "127.0.0.1",
+      agents: new Map(),
+      placeholders: [],
       filter: { methods: ["GET", "HEAD", "POST"], pathPrefixes: ["/"], maxRequestBytes: 4096 },
     };
   }
@@ -102,7 +107,10 @@ export class ProxyFixture {
   }
 
   auditRecords(): Record<string, unknown>[] {
-    return readFileSync(this.auditPath, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    return readFileSync(this.auditPath, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
   }
 
   async stop(): Promise<void> {

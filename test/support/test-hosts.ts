@@ -65,8 +65,22 @@ export class TestHosts {
     ip("-n", ns, "link", "set", "eth0", "up");
     const tlsKey = join(this.dir, "tls.key");
     const tlsCert = join(this.dir, "tls.crt");
-    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=forage test host", "-days", "1", "-keyout", tlsKey, "-out", tlsCert], { stdio: "ignore" });
-    const spec = { dnsAddresses: [this.dns, this.dns6], addresses: [...this.v4, ...this.v6], zoneFile: this.zoneFile, queryLog: this.queryLog, tcpPorts: this.tcpPorts, udpPort: this.udpPort, sinkPort: this.sinkPort, tlsKey, tlsCert };
+    execFileSync(
+      "openssl",
+      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=forage test host", "-days", "1", "-keyout", tlsKey, "-out", tlsCert],
+      { stdio: "ignore" },
+    );
+    const spec = {
+      dnsAddresses: [this.dns, this.dns6],
+      addresses: [...this.v4, ...this.v6],
+      zoneFile: this.zoneFile,
+      queryLog: this.queryLog,
+      tcpPorts: this.tcpPorts,
+      udpPort: this.udpPort,
+      sinkPort: this.sinkPort,
+      tlsKey,
+      tlsCert,
+    };
     const server = spawn("ip", ["netns", "exec", ns, process.execPath, join(packageRoot(), "test/support/test-host-server.mjs"), JSON.stringify(spec)], { stdio: ["ignore", "pipe", "inherit"] });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -81,7 +95,10 @@ export class TestHosts {
 
   /** Names the test DNS server was asked, in order. */
   queries(): string[] {
-    return readFileSync(this.queryLog, "utf8").split("\n").filter((line) => line !== "").map((line) => line.split(" ")[0] ?? "");
+    return readFileSync(this.queryLog, "utf8")
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => line.split(" ")[0] ?? "");
   }
 
   stop(): void {

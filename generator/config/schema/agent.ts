@@ -5,20 +5,9 @@ import { envVarName, hostPath, absolutePath, packageRef, secretName } from "./na
 /** Claude Code permission rules, written to its managed settings inside the sandbox. */
 export const permissionsSchema = z
   .strictObject({
-    skipAll: z
-      .boolean()
-      .default(false)
-      .describe("Allow every built-in tool without asking. Cannot be combined with allow/deny."),
-    allow: z
-      .array(z.string().min(1).max(512))
-      .max(256)
-      .default([])
-      .describe('Permission rules to allow, e.g. "Bash(npm test:*)".'),
-    deny: z
-      .array(z.string().min(1).max(512))
-      .max(256)
-      .default([])
-      .describe('Permission rules to deny, e.g. "Bash(curl:*)".'),
+    skipAll: z.boolean().default(false).describe("Allow every built-in tool without asking. Cannot be combined with allow/deny."),
+    allow: z.array(z.string().min(1).max(512)).max(256).default([]).describe('Permission rules to allow, e.g. "Bash(npm test:*)".'),
+    deny: z.array(z.string().min(1).max(512)).max(256).default([]).describe('Permission rules to deny, e.g. "Bash(curl:*)".'),
   })
   .refine((p) => !(p.skipAll && (p.allow.length > 0 || p.deny.length > 0)), {
     error: "skipAll cannot be combined with allow or deny: remove skipAll, or remove the allow/deny lists",
@@ -34,22 +23,11 @@ export const agentSchema = z
       .regex(/^[A-Za-z0-9._+-]{1,64}$/, { error: "must be a file name in the package's bin/ (no '/')" })
       .optional()
       .describe("Program in the package's bin/ to run; defaults to the package's meta.mainProgram."),
-    secretName: secretName
-      .optional()
-      .describe("Name of a host secret (see `secrets`) holding this agent's API key."),
-    authEnvVar: envVarName
-      .optional()
-      .describe('Environment variable the agent reads its key from, e.g. "ANTHROPIC_API_KEY".'),
-    hostConfigDir: hostPath
-      .optional()
-      .describe('Host directory with the agent\'s login/config (e.g. "~/.claude"), bind-mounted in.'),
-    containerConfigDir: absolutePath
-      .optional()
-      .describe("Where hostConfigDir appears in the sandbox; defaults to the same path under the agent's home."),
-    hostConfigDirReadOnly: z
-      .boolean()
-      .default(false)
-      .describe("Mount hostConfigDir read-only."),
+    secretName: secretName.optional().describe("Name of a host secret (see `secrets`) holding this agent's API key."),
+    authEnvVar: envVarName.optional().describe('Environment variable the agent reads its key from, e.g. "ANTHROPIC_API_KEY".'),
+    hostConfigDir: hostPath.optional().describe('Host directory with the agent\'s login/config (e.g. "~/.claude"), bind-mounted in.'),
+    containerConfigDir: absolutePath.optional().describe("Where hostConfigDir appears in the sandbox; defaults to the same path under the agent's home."),
+    hostConfigDirReadOnly: z.boolean().default(false).describe("Mount hostConfigDir read-only."),
     permissions: permissionsSchema.nullable().default(null),
     auth: authSchema,
     api: agentApiSchema.optional(),

@@ -6,13 +6,7 @@ import { templateSchema, type Template } from "./template.js";
 const monitorSchema = z
   .strictObject({
     enable: z.boolean().default(false).describe("Run the health monitor."),
-    interval: z
-      .number()
-      .int()
-      .min(5, { error: "must be at least 5 seconds" })
-      .max(86_400)
-      .default(60)
-      .describe("Seconds between health checks."),
+    interval: z.number().int().min(5, { error: "must be at least 5 seconds" }).max(86_400).default(60).describe("Seconds between health checks."),
     autoRestart: z.boolean().default(false).describe("Restart sandboxes found unhealthy."),
   })
   .describe("Sandbox health monitor.");
@@ -37,13 +31,7 @@ const proxySchema = z
           .regex(/^[1-9][0-9]*(s|m|h)$/, { error: 'must be a duration such as "30s", "1m" or "1h"' })
           .default("1m")
           .describe("Sliding window length."),
-        tokens: z
-          .number()
-          .int()
-          .min(1)
-          .max(1_000_000_000)
-          .optional()
-          .describe("Model tokens (input + output, as the API reports them) allowed per window per sandbox. Default: no token limit."),
+        tokens: z.number().int().min(1).max(1_000_000_000).optional().describe("Model tokens (input + output, as the API reports them) allowed per window per sandbox. Default: no token limit."),
       })
       .default({ requests: 60, window: "1m" })
       .describe("Per-sandbox rate limits (sliding window); over one the proxy answers 429 naming it."),
@@ -55,16 +43,12 @@ const proxySchema = z
       .max(1024 * 1024 * 1024)
       .default(50 * 1024 * 1024)
       .describe("Size at which the audit log is rotated (three old files are kept). Default: 50 MiB."),
-    caFile: absolutePath
-      .optional()
-      .describe("PEM file of extra certificate authorities the proxy trusts for upstreams (e.g. a company gateway's)."),
+    caFile: absolutePath.optional().describe("PEM file of extra certificate authorities the proxy trusts for upstreams (e.g. a company gateway's)."),
     allowUpstreams: z
       .array(z.url({ protocol: /^https$/, error: 'must be an https origin, e.g. "https://127.0.0.1:8443"' }))
       .max(16)
       .default([])
-      .describe(
-        "Upstream origins allowed even though they are on loopback, link-local or private addresses (test servers, a local gateway). Others must resolve to public addresses.",
-      ),
+      .describe("Upstream origins allowed even though they are on loopback, link-local or private addresses (test servers, a local gateway). Others must resolve to public addresses."),
   })
   .describe("Host-side API proxy.");
 
@@ -77,14 +61,9 @@ const addressingSchema = z
       })
       .default("10.100")
       .describe("Sandbox N gets <base>.N.1 (host side) and <base>.N.2 (sandbox)."),
-    upstreamResolver: z
-      .string()
-      .optional()
-      .describe("DNS server the restricted-mode filter forwards to; default: the host's /etc/resolv.conf."),
+    upstreamResolver: z.string().optional().describe("DNS server the restricted-mode filter forwards to; default: the host's /etc/resolv.conf."),
     admitPrivate: z
-      .array(
-        z.string().regex(/^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-f:]+\/\d{1,3})$/, { error: 'must be a CIDR range, e.g. "10.20.0.0/16" or "fd12:3456::/48"' }),
-      )
+      .array(z.string().regex(/^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-f:]+\/\d{1,3})$/, { error: 'must be a CIDR range, e.g. "10.20.0.0/16" or "fd12:3456::/48"' }))
       .max(64)
       .default([])
       .describe(
@@ -98,11 +77,7 @@ export const configSchema = z
   .strictObject({
     $schema: z.string().optional().describe("JSON Schema reference for editors; ignored."),
     user: unixUserName.describe("Host user whose UID/GID the agent user gets and who may use forage-ctl."),
-    authorizedKeys: z
-      .array(sshPublicKey)
-      .max(64)
-      .default([])
-      .describe("SSH public keys allowed to log in to sandboxes."),
+    authorizedKeys: z.array(sshPublicKey).max(64).default([]).describe("SSH public keys allowed to log in to sandboxes."),
     secrets: z
       .record(secretName, absolutePath.describe("Host path of the secret file (e.g. from sops-nix or agenix)."))
       .default({})
@@ -113,9 +88,7 @@ export const configSchema = z
       .refine((t) => Object.keys(t).length <= 128, { error: "at most 128 templates" })
       .describe("Sandbox templates by name."),
     stateDir: absolutePath.default("/var/lib/forage").describe("Where sandbox state and workspaces live."),
-    externalInterface: interfaceName
-      .optional()
-      .describe('Host interface sandboxes in "full" mode are NATed through, e.g. "eth0".'),
+    externalInterface: interfaceName.optional().describe('Host interface sandboxes in "full" mode are NATed through, e.g. "eth0".'),
     containerUsername: unixUserName.default("agent").describe("Name of the agent user inside sandboxes."),
     workspacePath: absolutePath.default("/workspace").describe("Where the workspace is mounted inside sandboxes."),
     agentIdentity: identitySchema.optional(),

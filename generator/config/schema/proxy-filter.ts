@@ -6,12 +6,7 @@ export const proxyMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "O
 /** What a template's sandboxes may ask of their APIs through the proxy. */
 export const proxyFilterSchema = z
   .strictObject({
-    methods: z
-      .array(z.enum(proxyMethods))
-      .min(1)
-      .max(proxyMethods.length)
-      .optional()
-      .describe('HTTP methods forwarded; others get 403. Default: ["GET", "HEAD", "POST"].'),
+    methods: z.array(z.enum(proxyMethods)).min(1).max(proxyMethods.length).optional().describe('HTTP methods forwarded; others get 403. Default: ["GET", "HEAD", "POST"].'),
     pathPrefixes: z
       .array(
         z

@@ -59,6 +59,8 @@ export const seccompSchema = z
       )
       .max(allowableNames.length)
       .optional()
-      .describe(`Groups or syscalls the sandbox's seccomp filter allows back (status warns). Groups: ${Object.keys(seccompGroups).join(", ")}; a name that is both a group and a syscall (mount, bpf, userfaultfd, ptrace) means the group. Default: none.`),
+      .describe(
+        `Groups or syscalls the sandbox's seccomp filter allows back (status warns). Groups: ${Object.keys(seccompGroups).join(", ")}; a name that is both a group and a syscall (mount, bpf, userfaultfd, ptrace) means the group. Default: none.`,
+      ),
   })
   .describe("The seccomp filter every process in the sandbox runs under.");

@@ -15,20 +15,14 @@ import { seccompSchema } from "./seccomp.js";
  * model/resolve-template.ts, and each description says what the default is.
  */
 
-
 const networkObject = z
   .strictObject({
     mode: z.enum(networkModes).describe("none: loopback only; restricted: only `allow`; full: NAT to the internet."),
-    allow: allowList
-      .optional()
-      .describe('Hosts reachable in restricted mode: "host", "*.suffix", optional ":port". Default: none.'),
-    sni: z
-      .boolean()
-      .optional()
-      .describe("Also check TLS SNI / HTTP Host against `allow` (refuses other names on shared CDN addresses). Default: false."),
+    allow: allowList.optional().describe('Hosts reachable in restricted mode: "host", "*.suffix", optional ":port". Default: none.'),
+    sni: z.boolean().optional().describe("Also check TLS SNI / HTTP Host against `allow` (refuses other names on shared CDN addresses). Default: false."),
   })
   .refine((n) => n.mode === "restricted" || n.allow === undefined || n.allow.length === 0, {
-    error: "allow only applies to mode \"restricted\": set mode to \"restricted\" or remove allow",
+    error: 'allow only applies to mode "restricted": set mode to "restricted" or remove allow',
   });
 
 export const networkSchema = z
@@ -57,14 +51,7 @@ const resourceLimitsSchema = z
         'Memory limit as systemd MemoryMax=, e.g. "8G"; it also caps the tmpfs mounts (root 1/2, /tmp 1/4, /dev/shm 1/8, /run 1/16 of it). Default: "4G". "infinity" lifts it (status shows it).',
       ),
     tasksMax: z
-      .union([
-        z
-          .number()
-          .int({ error: "must be a whole number" })
-          .min(16, { error: "must be at least 16 (an agent with git and a shell needs a few dozen tasks)" })
-          .max(1_000_000),
-        unlimited,
-      ])
+      .union([z.number().int({ error: "must be a whole number" }).min(16, { error: "must be at least 16 (an agent with git and a shell needs a few dozen tasks)" }).max(1_000_000), unlimited])
       .optional()
       .describe('Maximum number of tasks (processes and threads), systemd TasksMax=. Default: 4096. "infinity" lifts it (status shows it).'),
   })
@@ -92,15 +79,8 @@ export const templateSchema = z
       .optional()
       // Flattened by the generator; the NixOS module only ever sees resolved templates.
       .meta({ nixType: "omit", description: "Template(s) to inherit from; later ones and this template override earlier ones." }),
-    agents: z
-      .record(agentName, agentSchema)
-      .optional()
-      .describe("Agents by name; the name is the command on the agent's PATH. Merged by name with parents."),
-    extraPackages: z
-      .array(packageRef)
-      .max(256)
-      .optional()
-      .describe('Extra nixpkgs attribute paths installed in the sandbox, e.g. ["nodejs_22", "python3Packages.black"].'),
+    agents: z.record(agentName, agentSchema).optional().describe("Agents by name; the name is the command on the agent's PATH. Merged by name with parents."),
+    extraPackages: z.array(packageRef).max(256).optional().describe('Extra nixpkgs attribute paths installed in the sandbox, e.g. ["nodejs_22", "python3Packages.black"].'),
     network: networkSchema.optional(),
     allowedHosts: allowList
       .optional()
@@ -114,11 +94,7 @@ export const templateSchema = z
       }),
     readOnlyWorkspace: z.boolean().optional().describe("Mount every workspace read-only. Default: false."),
     resourceLimits: resourceLimitsSchema.optional(),
-    initCommands: z
-      .array(z.string().min(1).max(4096))
-      .max(64)
-      .optional()
-      .describe("Commands run as the agent in /workspace after start; failures warn. Default: none."),
+    initCommands: z.array(z.string().min(1).max(4096)).max(64).optional().describe("Commands run as the agent in /workspace after start; failures warn. Default: none."),
     agentIdentity: identitySchema.optional(),
     workspace: z
       .strictObject({
@@ -143,19 +119,9 @@ export const templateSchema = z
       .optional()
       .describe("Composable workspace mounts."),
     multiplexer: z.enum(["tmux", "wezterm"]).optional().describe('Terminal multiplexer. Default: "tmux".'),
-    tmuxWindows: z
-      .array(tmuxWindowSchema)
-      .max(32)
-      .optional()
-      .describe("tmux windows to open instead of one window per agent."),
-    ssh: z
-      .boolean()
-      .optional()
-      .describe("Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false."),
-    useProxy: z
-      .boolean()
-      .optional()
-      .describe("Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false."),
+    tmuxWindows: z.array(tmuxWindowSchema).max(32).optional().describe("tmux windows to open instead of one window per agent."),
+    ssh: z.boolean().optional().describe("Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false."),
+    useProxy: z.boolean().optional().describe("Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false."),
     proxyFilter: proxyFilterSchema.optional(),
     seccomp: seccompSchema.optional(),
   })
@@ -166,10 +132,7 @@ export const templateSchema = z
  * `allowedHosts` (the reference's spelling) is `network.allow` in another place: both at once
  * would leave one list silently unused, and a list beside a mode that ignores lists would too.
  */
-function refuseAllowedHostsConflicts(
-  template: { network?: z.output<typeof networkSchema> | undefined; allowedHosts?: string[] | undefined },
-  ctx: z.RefinementCtx,
-): void {
+function refuseAllowedHostsConflicts(template: { network?: z.output<typeof networkSchema> | undefined; allowedHosts?: string[] | undefined }, ctx: z.RefinementCtx): void {
   const { network, allowedHosts } = template;
   if (allowedHosts === undefined) return;
   // Reported at the key: the fix is to remove or move it.
@@ -180,9 +143,7 @@ function refuseAllowedHostsConflicts(
   }
   const mode = typeof network === "object" ? network.mode : network;
   if (mode !== undefined && mode !== "restricted" && allowedHosts.length > 0) {
-    refuse(
-      `allowedHosts only applies to network "restricted", and this template's network is "${mode}": write network: { mode: "restricted", allow: [...] } with these hosts, or remove allowedHosts`,
-    );
+    refuse(`allowedHosts only applies to network "restricted", and this template's network is "${mode}": write network: { mode: "restricted", allow: [...] } with these hosts, or remove allowedHosts`);
   }
 }
 

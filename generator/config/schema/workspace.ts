@@ -11,10 +11,7 @@ export const mountSchema = z
       .regex(/^([a-z][a-z0-9-]{0,31}|\/.*)$/, { error: "must be a --repo name (a-z, 0-9, '-') or an absolute path" })
       .optional()
       .describe("Repository: a name given as `--repo NAME=PATH`, or an absolute path. Default: the `--repo` repository."),
-    mode: z
-      .enum(["jj", "git-worktree", "direct"])
-      .optional()
-      .describe("How the repository is mounted; default: jj if it has .jj, else git-worktree."),
+    mode: z.enum(["jj", "git-worktree", "direct"]).optional().describe("How the repository is mounted; default: jj if it has .jj, else git-worktree."),
     branch: vcsName.optional().describe("Branch or bookmark checked out in this mount."),
     readOnly: z.boolean().default(false).describe("Mount read-only."),
   })

@@ -40,18 +40,42 @@ export type NftCtState = "new" | "established" | "related" | "invalid" | "untrac
 
 /** `icmp type` names nft knows. */
 export type NftIcmpType =
-  | "echo-reply" | "destination-unreachable" | "source-quench" | "redirect" | "echo-request"
-  | "router-advertisement" | "router-solicitation" | "time-exceeded" | "parameter-problem"
-  | "timestamp-request" | "timestamp-reply" | "info-request" | "info-reply"
-  | "address-mask-request" | "address-mask-reply";
+  | "echo-reply"
+  | "destination-unreachable"
+  | "source-quench"
+  | "redirect"
+  | "echo-request"
+  | "router-advertisement"
+  | "router-solicitation"
+  | "time-exceeded"
+  | "parameter-problem"
+  | "timestamp-request"
+  | "timestamp-reply"
+  | "info-request"
+  | "info-reply"
+  | "address-mask-request"
+  | "address-mask-reply";
 
 /** `icmpv6 type` names nft knows (aliases such as `mld-listener-reduction` left out). */
 export type NftIcmpv6Type =
-  | "destination-unreachable" | "packet-too-big" | "time-exceeded" | "parameter-problem"
-  | "echo-request" | "echo-reply" | "mld-listener-query" | "mld-listener-report"
-  | "mld-listener-done" | "nd-router-solicit" | "nd-router-advert" | "nd-neighbor-solicit"
-  | "nd-neighbor-advert" | "nd-redirect" | "router-renumbering" | "ind-neighbor-solicit"
-  | "ind-neighbor-advert" | "mld2-listener-report";
+  | "destination-unreachable"
+  | "packet-too-big"
+  | "time-exceeded"
+  | "parameter-problem"
+  | "echo-request"
+  | "echo-reply"
+  | "mld-listener-query"
+  | "mld-listener-report"
+  | "mld-listener-done"
+  | "nd-router-solicit"
+  | "nd-router-advert"
+  | "nd-neighbor-solicit"
+  | "nd-neighbor-advert"
+  | "nd-redirect"
+  | "router-renumbering"
+  | "ind-neighbor-solicit"
+  | "ind-neighbor-advert"
+  | "mld2-listener-report";
 
 /** One value of a set element: an address or CIDR, a port, a protocol, an ifname or a mark. */
 export type NftElementAtom = string | number;
@@ -136,8 +160,7 @@ export interface NftAddrMatch {
 }
 
 /** Port selectors; `th` is any transport header with ports. */
-export type NftPortField =
-  | "tcp dport" | "tcp sport" | "udp dport" | "udp sport" | "th dport" | "th sport";
+export type NftPortField = "tcp dport" | "tcp sport" | "udp dport" | "udp sport" | "th dport" | "th sport";
 
 /** An inclusive port range, printed `1000-2000`. */
 export interface NftPortRange {
@@ -156,8 +179,7 @@ export interface NftPortMatch {
 }
 
 /** Fields that can be joined into a concatenated set lookup. */
-export type NftConcatField =
-  | NftAddrField | NftPortField | "meta l4proto" | "iifname" | "oifname" | "meta mark";
+export type NftConcatField = NftAddrField | NftPortField | "meta l4proto" | "iifname" | "oifname" | "meta mark";
 
 /** `ip daddr . tcp dport @allowed4_tcp`: the field types must equal the set's type. */
 export interface NftConcatMatch {
@@ -189,9 +211,7 @@ export interface NftMarkMatch {
 }
 
 /** One match expression of a rule; all of a rule's matches must hold. */
-export type NftMatch =
-  | NftIfaceMatch | NftCtStateMatch | NftL4ProtoMatch | NftNfProtoMatch | NftAddrMatch
-  | NftPortMatch | NftConcatMatch | NftIcmpMatch | NftIcmpv6Match | NftMarkMatch;
+export type NftMatch = NftIfaceMatch | NftCtStateMatch | NftL4ProtoMatch | NftNfProtoMatch | NftAddrMatch | NftPortMatch | NftConcatMatch | NftIcmpMatch | NftIcmpv6Match | NftMarkMatch;
 
 /** Reject flavours: `reject with tcp reset`, `reject with icmpx type admin-prohibited`, … */
 export type NftRejectKind = "tcp-reset" | "admin-prohibited" | "port-unreachable" | "default";
@@ -205,7 +225,9 @@ export interface NftDnatTarget {
 
 /** What happens to a packet that matches a rule. */
 export type NftVerdict =
-  | "accept" | "drop" | "return"
+  | "accept"
+  | "drop"
+  | "return"
   /** Go on with the next rule: for rules that only record (a counter, a set update). */
   | "continue"
   | { readonly reject: NftRejectKind }

@@ -3,8 +3,10 @@
  * `src/scanner.l`, including keywords only active in some scanner states). nft 1.0.x has no
  * quoting for table, chain or set names, so a name equal to one of these is a syntax error
  * (`chain accept {` → "unexpected accept, expecting string"); such names are rejected up front.
- * Only identifier-shaped words are listed: names may not contain `-` anyway.
+ * Only identifier-shaped words are listed: names may not contain `-` anyway. (Not formatted: a
+ * word list reads better in paragraphs.)
  */
+// prettier-ignore
 export const NFT_KEYWORDS: ReadonlySet<string> = new Set([
   "abort", "accept", "ackseq", "add", "addr", "ah", "all", "and", "arp", "asconf", "avgpkt",
   "bridge", "burst", "bypass", "bytes", "cfi", "cgroup", "cgroupv2", "chain", "chains",

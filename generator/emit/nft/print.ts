@@ -103,10 +103,12 @@ export function printNftDeleteTable(table: NftTableRef): string {
 export function printNftFlushSets(table: NftTableRef, sets: readonly NftSet[]): string {
   checkOneOf("table.family", table.family, FAMILIES);
   checkIdentifier("table.name", table.name);
-  return sets.map((set, index) => {
-    checkIdentifier(`sets[${index}].name`, set.name);
-    return `flush set ${table.family} ${table.name} ${set.name}\n`;
-  }).join("");
+  return sets
+    .map((set, index) => {
+      checkIdentifier(`sets[${index}].name`, set.name);
+      return `flush set ${table.family} ${table.name} ${set.name}\n`;
+    })
+    .join("");
 }
 
 /**

@@ -3,19 +3,10 @@ import { NftValidationError } from "./errors.js";
 import { ruleProtocols } from "./rule-protocols.js";
 import { concatFieldType, lookupSet, type TableContext } from "./table-context.js";
 import { validateMatch } from "./validate-match.js";
-import {
-  checkAddress,
-  checkIdentifier,
-  checkInteger,
-  checkObject,
-  checkOneOf,
-  checkPort,
-  checkText,
-} from "./validate-values.js";
+import { checkAddress, checkIdentifier, checkInteger, checkObject, checkOneOf, checkPort, checkText } from "./validate-values.js";
 import { LOG_LEVELS, REJECT_KINDS } from "./vocabulary.js";
 
-const VERDICT_FORMS =
-  'accept, drop, return, continue, { reject }, { jump }, { goto }, { redirect }, { dnat }, or { masquerade: true }';
+const VERDICT_FORMS = "accept, drop, return, continue, { reject }, { jump }, { goto }, { redirect }, { dnat }, or { masquerade: true }";
 
 /**
  * Validates a rule: its matches, counter, log statement, verdict and comment.
@@ -121,12 +112,9 @@ function checkPortMapping(rule: NftRule, path: string, value: unknown): void {
 
 function validateDnat(rule: NftRule, target: NftDnatTarget, ctx: TableContext, path: string): void {
   const family = checkOneOf(`${path}.family`, target.family, ["ip", "ip6"]);
-  const allowed: readonly string[] =
-    ctx.family === "inet" ? ["ip", "ip6"] : ctx.family === "ip" || ctx.family === "ip6" ? [ctx.family] : [];
+  const allowed: readonly string[] = ctx.family === "inet" ? ["ip", "ip6"] : ctx.family === "ip" || ctx.family === "ip6" ? [ctx.family] : [];
   if (!allowed.includes(family)) {
-    const expected = allowed.length === 0
-      ? "no dnat here: it needs an ip, ip6 or inet table"
-      : `${allowed.join(" or ")} in an ${ctx.family} table`;
+    const expected = allowed.length === 0 ? "no dnat here: it needs an ip, ip6 or inet table" : `${allowed.join(" or ")} in an ${ctx.family} table`;
     throw new NftValidationError(`${path}.family`, family, expected);
   }
   checkAddress(`${path}.address`, target.address, { version: family === "ip" ? 4 : 6, allowPrefix: false });

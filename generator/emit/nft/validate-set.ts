@@ -1,17 +1,6 @@
 import type { NftDataType, NftElement, NftElementAtom, NftSet } from "./ast.js";
 import { NftValidationError } from "./errors.js";
-import {
-  checkAddress,
-  checkIdentifier,
-  checkIfname,
-  checkInteger,
-  checkMark,
-  checkObject,
-  checkOneOf,
-  checkPort,
-  checkSeconds,
-  checkText,
-} from "./validate-values.js";
+import { checkAddress, checkIdentifier, checkIfname, checkInteger, checkMark, checkObject, checkOneOf, checkPort, checkSeconds, checkText } from "./validate-values.js";
 import { DATA_TYPES, L4_PROTOS, SET_FLAGS } from "./vocabulary.js";
 
 /** The set's element type as a list: one entry, or one per concatenated field. */

@@ -28,15 +28,7 @@ import type {
 } from "./ast.js";
 import { fromValue } from "./from-value.js";
 import { markNode } from "./node-brand.js";
-import {
-  assertAttrPath,
-  assertFormalNames,
-  assertInheritNames,
-  assertPathLiteral,
-  assertSafeInt,
-  assertVarName,
-  NixAstError,
-} from "./validate.js";
+import { assertAttrPath, assertFormalNames, assertInheritNames, assertPathLiteral, assertSafeInt, assertVarName, NixAstError } from "./validate.js";
 
 /** Options for attribute sets. */
 export interface AttrsOptions {
@@ -64,19 +56,14 @@ function recordBindings(record: NixRecord): NixBinding[] {
 
 function attrsNode(bindings: readonly NixBinding[], options: AttrsOptions): NixAttrs {
   const copy = [...bindings];
-  return markNode(
-    options.rec === true ? { kind: "attrs", bindings: copy, rec: true } : { kind: "attrs", bindings: copy },
-  );
+  return markNode(options.rec === true ? { kind: "attrs", bindings: copy, rec: true } : { kind: "attrs", bindings: copy });
 }
 
 function isBindingList(value: NixRecord | readonly NixBinding[]): value is readonly NixBinding[] {
   return Array.isArray(value);
 }
 
-function makeParam(
-  param: string | readonly (string | NixFormal)[],
-  options: FnOptions,
-): NixParam {
+function makeParam(param: string | readonly (string | NixFormal)[], options: FnOptions): NixParam {
   if (typeof param === "string") {
     if (options.ellipsis !== undefined) {
       throw new NixAstError(`n.fn: "ellipsis" needs formals, not the single parameter ${param}`);
@@ -127,25 +114,19 @@ export const n = {
   /** `[ a b ]`. */
   list: (items: readonly NixExpr[]): NixList => markNode({ kind: "list", items: [...items] }),
   /** `{ a = ...; "b.c" = ...; }` from a record: each key is ONE attribute name. */
-  attrs: (record: NixRecord, options: AttrsOptions = {}): NixAttrs =>
-    attrsNode(recordBindings(record), options),
+  attrs: (record: NixRecord, options: AttrsOptions = {}): NixAttrs => attrsNode(recordBindings(record), options),
   /** An attribute set from explicit bindings (dotted paths, inherit, comments). */
-  bindings: (bindings: readonly NixBinding[], options: AttrsOptions = {}): NixAttrs =>
-    attrsNode(bindings, options),
+  bindings: (bindings: readonly NixBinding[], options: AttrsOptions = {}): NixAttrs => attrsNode(bindings, options),
   /** The binding `path = value;` where a string path is one name and an array is `a.b.c`. */
   attr: (path: string | readonly string[], value: NixExpr, comment?: string): NixAttrBinding => {
     const segments = typeof path === "string" ? [path] : [...path];
     assertAttrPath(segments, "attribute binding");
-    return comment === undefined
-      ? { kind: "attr", path: segments, value }
-      : { kind: "attr", path: segments, value, comment };
+    return comment === undefined ? { kind: "attr", path: segments, value } : { kind: "attr", path: segments, value, comment };
   },
   /** `inherit a b;` or `inherit (from) a b;`. */
   inherit: (names: readonly string[], from?: NixExpr): NixInheritBinding => {
     assertInheritNames(names);
-    return from === undefined
-      ? { kind: "inherit", names: [...names] }
-      : { kind: "inherit", from, names: [...names] };
+    return from === undefined ? { kind: "inherit", names: [...names] } : { kind: "inherit", from, names: [...names] };
   },
   /** A variable: `pkgs`. */
   v: (name: string): NixVar => {
@@ -168,11 +149,7 @@ export const n = {
     return markNode({ kind: "apply", fn, args });
   },
   /** `x: body`, or `{ a, b ? d, ... }:` + body when given a list of formals. */
-  fn: (
-    param: string | readonly (string | NixFormal)[],
-    body: NixExpr,
-    options: FnOptions = {},
-  ): NixLambda => markNode({ kind: "lambda", param: makeParam(param, options), body }),
+  fn: (param: string | readonly (string | NixFormal)[], body: NixExpr, options: FnOptions = {}): NixLambda => markNode({ kind: "lambda", param: makeParam(param, options), body }),
   /** `let a = ...; in body` from a record or explicit bindings. */
   let: (bindings: NixRecord | readonly NixBinding[], body: NixExpr): NixLet => {
     const list = isBindingList(bindings) ? [...bindings] : recordBindings(bindings);
@@ -189,8 +166,7 @@ export const n = {
   /** `!x`. */
   not: (operand: NixExpr): NixNot => markNode({ kind: "not", operand }),
   /** `if cond then a else b`. */
-  ifThen: (cond: NixExpr, then: NixExpr, otherwise: NixExpr): NixIf =>
-    markNode({ kind: "if", cond, then, else: otherwise }),
+  ifThen: (cond: NixExpr, then: NixExpr, otherwise: NixExpr): NixIf => markNode({ kind: "if", cond, then, else: otherwise }),
   /** Plain JSON data as literals; see {@link fromValue}. */
   fromValue,
 } as const;

@@ -27,9 +27,7 @@ function convert(value: unknown, where: string, stack: Set<object>): NixExpr {
       return markNode({ kind: "bool", value });
     case "number":
       if (!Number.isSafeInteger(value)) {
-        throw new NixAstError(
-          `cannot convert ${where} = ${String(value)} to Nix: only safe integers are supported (no floats, NaN or Infinity)`,
-        );
+        throw new NixAstError(`cannot convert ${where} = ${String(value)} to Nix: only safe integers are supported (no floats, NaN or Infinity)`);
       }
       return markNode({ kind: "int", value });
     case "object":
@@ -46,9 +44,7 @@ function convertContainer(value: object, where: string, stack: Set<object>): Nix
   }
   stack.add(value);
   try {
-    return Array.isArray(value)
-      ? convertArray(value, where, stack)
-      : convertObject(value, where, stack);
+    return Array.isArray(value) ? convertArray(value, where, stack) : convertObject(value, where, stack);
   } finally {
     stack.delete(value);
   }

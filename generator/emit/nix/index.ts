@@ -36,13 +36,7 @@ export type {
 } from "./ast.js";
 export { n } from "./build.js";
 export type { AttrsOptions, FnOptions, NixRecord } from "./build.js";
-export {
-  formatAttrName,
-  isNixIdentifier,
-  NIX_KEYWORDS,
-  NixEscapeError,
-  quoteNixString,
-} from "./escape.js";
+export { formatAttrName, isNixIdentifier, NIX_KEYWORDS, NixEscapeError, quoteNixString } from "./escape.js";
 export { renderNixFile } from "./file.js";
 export { fromValue } from "./from-value.js";
 export { nix } from "./nix-tag.js";

@@ -164,4 +164,3 @@ function aliasTargets(records: RecordAnswer[]): string[] {
 function capTtl(record: RecordAnswer): RecordAnswer {
   return { ...record, ttl: Math.min(record.ttl ?? 0, maxTtl) };
 }
-

@@ -30,10 +30,11 @@ export async function listenDns(address: string, handle: DnsHandler, port = 0): 
       const tcp = await bindTcp(address, chosen, handle);
       return {
         port: chosen,
-        close: () => new Promise<void>((resolve) => {
-          udp.close();
-          tcp.close(() => resolve());
-        }),
+        close: () =>
+          new Promise<void>((resolve) => {
+            udp.close();
+            tcp.close(() => resolve());
+          }),
       };
     } catch (error) {
       udp.close();

@@ -56,8 +56,7 @@ export function isHostName(name: string): boolean {
  */
 export function answerMessage(query: { id: number; recursionDesired: boolean; question: Question }, code: number, answers: Answer[], transport: "udp" | "tcp"): Buffer {
   const flags = (query.recursionDesired ? recursionDesired : 0) | recursionAvailable | code;
-  const encode = (list: Answer[], extra: number): Buffer =>
-    dnsPacket.encode({ id: query.id, type: "response", flags: flags | extra, questions: [query.question], answers: list });
+  const encode = (list: Answer[], extra: number): Buffer => dnsPacket.encode({ id: query.id, type: "response", flags: flags | extra, questions: [query.question], answers: list });
   const message = encode(answers, 0);
   if (transport === "udp" && message.length > udpAnswerLimit) return encode([], truncated);
   return message;

@@ -21,7 +21,7 @@ const truncatedFlag = 0x0200;
  */
 export function parseUpstream(text: string): UpstreamResolver {
   const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text);
-  const [address, port] = bracketed !== null ? [bracketed[1] ?? "", bracketed[2]] : isIP(text) !== 0 ? [text, undefined] : text.split(":") as [string, string | undefined];
+  const [address, port] = bracketed !== null ? [bracketed[1] ?? "", bracketed[2]] : isIP(text) !== 0 ? [text, undefined] : (text.split(":") as [string, string | undefined]);
   const number = port === undefined ? 53 : Number(port);
   if (isIP(address) === 0 || !Number.isInteger(number) || number < 1 || number > 65535) {
     throw new Error(`upstream resolver "${text}" must be an IP address with an optional port, e.g. "192.0.2.53" or "192.0.2.53:5353"`);
@@ -87,37 +87,45 @@ function attempt(close: () => void, timeoutMessage: string, start: (finish: (out
 function overUdp(upstream: UpstreamResolver, name: string, type: RecordType): Promise<Packet> {
   const id = randomInt(0, 65536);
   const socket = createSocket(isIP(upstream.address) === 6 ? "udp6" : "udp4");
-  return attempt(() => socket.close(), `upstream resolver ${upstream.address} did not answer in ${attemptTimeoutMs} ms`, (finish) => {
-    socket.on("error", (error) => finish(error));
-    socket.on("message", (message, from) => {
-      if (from.address !== upstream.address || from.port !== upstream.port) return;
-      try {
-        const packet = dnsPacket.decode(message);
-        if (matches(packet, id, name, type)) finish(packet);
-      } catch {
-        // garbage: keep waiting for the real answer
-      }
-    });
-    socket.send(question(id, name, type), upstream.port, upstream.address);
-  });
+  return attempt(
+    () => socket.close(),
+    `upstream resolver ${upstream.address} did not answer in ${attemptTimeoutMs} ms`,
+    (finish) => {
+      socket.on("error", (error) => finish(error));
+      socket.on("message", (message, from) => {
+        if (from.address !== upstream.address || from.port !== upstream.port) return;
+        try {
+          const packet = dnsPacket.decode(message);
+          if (matches(packet, id, name, type)) finish(packet);
+        } catch {
+          // garbage: keep waiting for the real answer
+        }
+      });
+      socket.send(question(id, name, type), upstream.port, upstream.address);
+    },
+  );
 }
 
 function overTcp(upstream: UpstreamResolver, name: string, type: RecordType): Promise<Packet> {
   const id = randomInt(0, 65536);
   const socket = new Socket();
   let received = Buffer.alloc(0);
-  return attempt(() => socket.destroy(), `upstream resolver ${upstream.address} did not answer over TCP in ${attemptTimeoutMs} ms`, (finish) => {
-    socket.on("error", (error) => finish(error));
-    socket.on("data", (chunk) => {
-      received = Buffer.concat([received, chunk]);
-      if (received.length < 2 || received.length < 2 + received.readUInt16BE(0)) return;
-      try {
-        const packet = dnsPacket.decode(received.subarray(2, 2 + received.readUInt16BE(0)));
-        finish(matches(packet, id, name, type) ? packet : new Error("upstream resolver answered another question"));
-      } catch (error) {
-        finish(error as Error);
-      }
-    });
-    socket.connect(upstream.port, upstream.address, () => socket.write(tcpFrame(question(id, name, type))));
-  });
+  return attempt(
+    () => socket.destroy(),
+    `upstream resolver ${upstream.address} did not answer over TCP in ${attemptTimeoutMs} ms`,
+    (finish) => {
+      socket.on("error", (error) => finish(error));
+      socket.on("data", (chunk) => {
+        received = Buffer.concat([received, chunk]);
+        if (received.length < 2 || received.length < 2 + received.readUInt16BE(0)) return;
+        try {
+          const packet = dnsPacket.decode(received.subarray(2, 2 + received.readUInt16BE(0)));
+          finish(matches(packet, id, name, type) ? packet : new Error("upstream resolver answered another question"));
+        } catch (error) {
+          finish(error as Error);
+        }
+      });
+      socket.connect(upstream.port, upstream.address, () => socket.write(tcpFrame(question(id, name, type))));
+    },
+  );
 }

@@ -18,7 +18,11 @@ const maxGatedConnections = 512;
 export async function listenGate(addresses: { v4: string; v6: string }, handle: (socket: Socket, originalPort: number) => void): Promise<GateListener> {
   const servers: Server[] = [];
   const listen = async (originalPort: number): Promise<number> => {
-    const server = (): Server => Object.assign(createServer((socket) => handle(socket, originalPort)), { maxConnections: maxGatedConnections });
+    const server = (): Server =>
+      Object.assign(
+        createServer((socket) => handle(socket, originalPort)),
+        { maxConnections: maxGatedConnections },
+      );
     const v4 = await listenOn(server(), addresses.v4, 0);
     servers.push(v4.server);
     // A host with IPv6 off has no such address: the gate then serves IPv4 only.

@@ -12,9 +12,7 @@ export const maxHeadBytes = 16 * 1024 + 5;
 export type BodyFraming = { kind: "none" } | { kind: "length"; bytes: number } | { kind: "chunked" };
 
 export type RequestHead =
-  | { kind: "need-more" }
-  | { kind: "refuse"; reason: string }
-  | { kind: "head"; host: string; /** bytes of the head, with its closing empty line */ length: number; body: BodyFraming };
+  { kind: "need-more" } | { kind: "refuse"; reason: string } | { kind: "head"; host: string; /** bytes of the head, with its closing empty line */ length: number; body: BodyFraming };
 
 /** RFC 9110 §5.6.2 token: a method or a field name. */
 const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -119,8 +117,7 @@ function bodyFraming(method: string, version: string, fields: Fields): BodyFrami
   const lengths = fields.values("content-length");
   const codings = fields.values("transfer-encoding");
   if (lengths.length > 0 && codings.length > 0) return { reason: "Transfer-Encoding with Content-Length" };
-  const withBody = (framing: BodyFraming): BodyFraming | Refusal =>
-    (method === "GET" || method === "HEAD") && framing.kind !== "none" ? { reason: `${method} with a body` } : framing;
+  const withBody = (framing: BodyFraming): BodyFraming | Refusal => ((method === "GET" || method === "HEAD") && framing.kind !== "none" ? { reason: `${method} with a body` } : framing);
   if (codings.length > 0) {
     if (version !== "HTTP/1.1" || codings.length !== 1 || codings[0]?.toLowerCase() !== "chunked") return { reason: "Transfer-Encoding other than chunked alone" };
     return withBody({ kind: "chunked" });

@@ -5,13 +5,7 @@ import { readRequestHead } from "./http-request-head.js";
 export class RefusedRequest extends Error {}
 
 /** Where the stream is in the connection's requests. */
-type State =
-  | { kind: "head" }
-  | { kind: "length"; left: number }
-  | { kind: "chunk-size" }
-  | { kind: "chunk-data"; left: number }
-  | { kind: "chunk-end" }
-  | { kind: "trailers" };
+type State = { kind: "head" } | { kind: "length"; left: number } | { kind: "chunk-size" } | { kind: "chunk-data"; left: number } | { kind: "chunk-end" } | { kind: "trailers" };
 
 /** Longest chunk-size or trailer line read (chunk extensions are not for carrying data). */
 const maxLineBytes = 4096;

@@ -79,7 +79,23 @@ describe("agents behind the API proxy", () => {
 
   it("refuse a key header that frames the request, and base-URL variables that are not URL variables", () => {
     const agent = (api: Record<string, unknown>) =>
-      configSchema.safeParse({ user: "alice", secrets, templates: { t: { agents: { x: { package: "mytool", secretName: "a", authEnvVar: "MY_KEY", auth: "proxy", api: { provider: "custom", upstream: "https://api.example.com", header: "x-key", baseUrlEnv: { MY_URL: "" }, ...api } } } } } });
+      configSchema.safeParse({
+        user: "alice",
+        secrets,
+        templates: {
+          t: {
+            agents: {
+              x: {
+                package: "mytool",
+                secretName: "a",
+                authEnvVar: "MY_KEY",
+                auth: "proxy",
+                api: { provider: "custom", upstream: "https://api.example.com", header: "x-key", baseUrlEnv: { MY_URL: "" }, ...api },
+              },
+            },
+          },
+        },
+      });
     expect(agent({}).success).toBe(true);
     expect(agent({ header: "content-length" }).error?.issues[0]?.message).toMatch(/must not be a header that frames or routes/);
     for (const name of ["LD_PRELOAD", "PATH", "NODE_OPTIONS", "BASH_ENV", "MY_KEY"]) {
@@ -89,7 +105,14 @@ describe("agents behind the API proxy", () => {
   });
 
   it("report proxy.url with agents behind the built-in proxy (it tells sandboxes apart by their link)", () => {
-    const found = checkReferences(parseConfig({ user: "alice", secrets, proxy: { url: "http://proxy.example:8080" }, templates: { t: { agents: { claude: { package: "claude-code", secretName: "a", authEnvVar: "ANTHROPIC_API_KEY", auth: "placeholder" } } } } }));
+    const found = checkReferences(
+      parseConfig({
+        user: "alice",
+        secrets,
+        proxy: { url: "http://proxy.example:8080" },
+        templates: { t: { agents: { claude: { package: "claude-code", secretName: "a", authEnvVar: "ANTHROPIC_API_KEY", auth: "placeholder" } } } },
+      }),
+    );
     expect(found.map((problem) => problem.message)).toEqual([expect.stringMatching(/uses auth placeholder, which needs the built-in proxy.*remove proxy\.url/)]);
   });
 

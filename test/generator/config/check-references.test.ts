@@ -87,19 +87,11 @@ describe("cross-references between parts of the config", () => {
       ),
     );
     const error = await configErrorOf("forage.json", temp.dir);
-    expect(error.diagnostics.map((d) => d.path.join(".")).sort()).toEqual([
-      "templates.c.extends",
-      "templates.t.agents.a.secretName",
-      "templates.x.extends",
-      "templates.y.extends",
-    ]);
+    expect(error.diagnostics.map((d) => d.path.join(".")).sort()).toEqual(["templates.c.extends", "templates.t.agents.a.secretName", "templates.x.extends", "templates.y.extends"]);
   });
 
   it("accepts a diamond (two parents sharing a grandparent) as no cycle", async () => {
-    await temp.write(
-      "forage.yaml",
-      ["user: alice", "templates:", "  root: {}", "  left: { extends: root }", "  right: { extends: root }", "  both: { extends: [left, right] }", ""].join("\n"),
-    );
+    await temp.write("forage.yaml", ["user: alice", "templates:", "  root: {}", "  left: { extends: root }", "  right: { extends: root }", "  both: { extends: [left, right] }", ""].join("\n"));
     const loaded = await loadConfig("forage.yaml", temp.dir);
     expect(loaded.config.templates.both?.extends).toEqual(["left", "right"]);
   });

@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 describe("loading the shipped examples", () => {
-  it("loads the TypeScript example, whose `import from \"forage\"` resolves to forage itself", async () => {
+  it('loads the TypeScript example, whose `import from "forage"` resolves to forage itself', async () => {
     const loaded = await loadConfig("examples/restricted-claude/forage.config.ts", repoRoot);
     expect(loaded.file).toBe("examples/restricted-claude/forage.config.ts");
     expect(loaded.config.user).toBe("alice");
@@ -126,28 +126,18 @@ describe("a YAML config with several errors", () => {
     const lines = error.message.split("\n");
     expect(lines).toHaveLength(8);
     expect(lines).toEqual(error.diagnostics.map(formatDiagnostic));
-    expect(lines[0]).toBe(
-      "forage.yaml:2:7: user: must be a Unix user name: 1-32 characters of a-z, 0-9, '_' and '-', starting with a letter or '_'",
-    );
-    expect(lines[4]).toBe(
-      "forage.yaml:14:11: templates.t.network.allow[0]: must be a host name, not an IP address (allowlists follow DNS; hard-coded addresses are refused)",
-    );
+    expect(lines[0]).toBe("forage.yaml:2:7: user: must be a Unix user name: 1-32 characters of a-z, 0-9, '_' and '-', starting with a letter or '_'");
+    expect(lines[4]).toBe("forage.yaml:14:11: templates.t.network.allow[0]: must be a host name, not an IP address (allowlists follow DNS; hard-coded addresses are refused)");
     const byPosition = [...error.diagnostics].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
     expect(error.diagnostics).toEqual(byPosition);
   });
 
   it("reports an unknown key at the key itself, where the typo is", async () => {
     // GIVEN a misspelt key whose value starts on a later line
-    await temp.write(
-      "forage.yaml",
-      ["user: alice", "templates:", "  t:", "    netwrk:", "      mode: none", "    descripton: hi", ""].join("\n"),
-    );
+    await temp.write("forage.yaml", ["user: alice", "templates:", "  t:", "    netwrk:", "      mode: none", "    descripton: hi", ""].join("\n"));
     const error = await configErrorOf("forage.yaml", temp.dir);
     // THEN the position is the key (line 4, col 5; line 6, col 5), not the value after it
-    expect(error.diagnostics.map((d) => `${where(d)}: ${d.path.join(".")}`)).toEqual([
-      "forage.yaml:4:5: templates.t.netwrk",
-      "forage.yaml:6:5: templates.t.descripton",
-    ]);
+    expect(error.diagnostics.map((d) => `${where(d)}: ${d.path.join(".")}`)).toEqual(["forage.yaml:4:5: templates.t.netwrk", "forage.yaml:6:5: templates.t.descripton"]);
   });
 
   it("rejects duplicate keys instead of letting the last one win", async () => {
@@ -204,9 +194,7 @@ describe("a JSON config with several errors", () => {
   it("formats each JSON problem as `file:line:col: path: message`", async () => {
     await temp.write("forage.json", multiErrorJson);
     const error = await configErrorOf("forage.json", temp.dir);
-    expect(error.message.split("\n")).toContain(
-      'forage.json:5:28: templates.t.network.mode: must be one of "none", "restricted", "full"',
-    );
+    expect(error.message.split("\n")).toContain('forage.json:5:28: templates.t.network.mode: must be one of "none", "restricted", "full"');
   });
 
   it("reports a JSON syntax error with its line and column", async () => {
@@ -239,10 +227,7 @@ describe("a missing or unsupported config file", () => {
 
 describe("a TypeScript config", () => {
   it("that has no default export asks for `export default defineConfig(...)`", async () => {
-    await temp.write(
-      "forage.config.ts",
-      ['import { defineConfig } from "forage";', "", 'export const config = defineConfig({ user: "alice", templates: { t: {} } });', ""].join("\n"),
-    );
+    await temp.write("forage.config.ts", ['import { defineConfig } from "forage";', "", 'export const config = defineConfig({ user: "alice", templates: { t: {} } });', ""].join("\n"));
     const error = await configErrorOf("forage.config.ts", temp.dir);
     expect(error.diagnostics.map((d) => [d.file, d.message])).toEqual([["forage.config.ts", expect.stringMatching(/export default defineConfig\(/)]]);
   });
@@ -254,10 +239,7 @@ describe("a TypeScript config", () => {
   });
 
   it("with a syntax error is a ConfigError naming the file", async () => {
-    await temp.write(
-      "forage.config.ts",
-      ['import { defineConfig } from "forage";', 'export default defineConfig({ user: "alice", templates: { t: {} } ;', ""].join("\n"),
-    );
+    await temp.write("forage.config.ts", ['import { defineConfig } from "forage";', 'export default defineConfig({ user: "alice", templates: { t: {} } ;', ""].join("\n"));
     const error = await configErrorOf("forage.config.ts", temp.dir);
     expect(error.diagnostics).toHaveLength(1);
     expect(error.diagnostics[0]?.file).toBe("forage.config.ts");
@@ -267,21 +249,14 @@ describe("a TypeScript config", () => {
   it("with schema errors lists each with file, line:col of the literal and path", async () => {
     await temp.write(
       "forage.config.ts",
-      [
-        'import { defineConfig } from "forage";',
-        "export default defineConfig({",
-        '  user: "Bad User",',
-        '  templates: { t: { network: "sometimes" as never } },',
-        "});",
-        "",
-      ].join("\n"),
+      ['import { defineConfig } from "forage";', "export default defineConfig({", '  user: "Bad User",', '  templates: { t: { network: "sometimes" as never } },', "});", ""].join("\n"),
     );
     const error = await configErrorOf("forage.config.ts", temp.dir);
     expect(error.diagnostics.map((d) => [d.file, d.path.join("."), d.line, d.column])).toEqual([
       ["forage.config.ts", "user", 3, 9],
       ["forage.config.ts", "templates.t.network", 4, 30],
     ]);
-    expect(error.message.split("\n")).toContain("forage.config.ts:4:30: templates.t.network: must be \"none\", \"restricted\", \"full\" or an object");
+    expect(error.message.split("\n")).toContain('forage.config.ts:4:30: templates.t.network: must be "none", "restricted", "full" or an object');
   });
 
   it("without an import from forage still loads a plain default-exported object", async () => {

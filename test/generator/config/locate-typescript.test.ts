@@ -3,7 +3,7 @@ import { typescriptLocator } from "../../../generator/config/locate-typescript.j
 
 const source = [
   'import { defineConfig } from "forage";',
-  "const shared = { mode: \"none\" };",
+  'const shared = { mode: "none" };',
   "export default defineConfig({",
   '  user: "alice",',
   "  templates: {",

@@ -66,7 +66,7 @@ describe("a config using every option name of the reference", () => {
     expect(loaded.notes.map((note) => note.path.join("."))).toEqual(["proxyUrl", "templates.claude.allowedHosts"]);
   });
 
-  it('refuses the module\'s `enable`, which a config has no use for', async () => {
+  it("refuses the module's `enable`, which a config has no use for", async () => {
     await temp.write("forage.yaml", `enable: true\n${everyReferenceName}`);
     expect((await configErrorOf("forage.yaml", temp.dir)).message).toBe('forage.yaml:1:1: enable: unknown option "enable" (check its spelling and the schema: forage-ctl schema)');
   });

@@ -202,7 +202,10 @@ describe("refusals: both spellings, or a list the mode would ignore", () => {
     );
     const error = await configErrorOf("forage.yaml", temp.dir);
     expect(error.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/remove proxy\.url/)]);
-    expect(error.message.split("\n")).toEqual([expect.stringMatching(/^forage\.yaml:2:1: proxyUrl: note: proxyUrl is the reference's spelling of proxy\.url/), expect.stringMatching(/^forage\.yaml:7:\d+: templates\.t\.agents\.claude\.auth: .*remove proxy\.url/)]);
+    expect(error.message.split("\n")).toEqual([
+      expect.stringMatching(/^forage\.yaml:2:1: proxyUrl: note: proxyUrl is the reference's spelling of proxy\.url/),
+      expect.stringMatching(/^forage\.yaml:7:\d+: templates\.t\.agents\.claude\.auth: .*remove proxy\.url/),
+    ]);
   });
 });
 

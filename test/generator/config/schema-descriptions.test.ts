@@ -22,8 +22,7 @@ interface Def {
 }
 
 const defOf = (schema: AnySchema): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
-const descriptionOf = (schema: AnySchema): string | undefined =>
-  (schema as unknown as { meta(): { description?: string } | undefined }).meta()?.description;
+const descriptionOf = (schema: AnySchema): string | undefined => (schema as unknown as { meta(): { description?: string } | undefined }).meta()?.description;
 
 /** The field schema and every schema it wraps, outermost first. */
 function wrapperLayers(schema: AnySchema): AnySchema[] {

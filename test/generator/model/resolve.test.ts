@@ -68,10 +68,7 @@ describe("template inheritance (extends)", () => {
   });
 
   it("flattens grandparents through the chain", () => {
-    const grandchild = template(
-      { root: { agents: { claude } }, middle: { extends: "root", description: "middle" }, leaf: { extends: "middle" } },
-      "leaf",
-    );
+    const grandchild = template({ root: { agents: { claude } }, middle: { extends: "root", description: "middle" }, leaf: { extends: "middle" } }, "leaf");
     expect(grandchild.agents.map((a) => a.name)).toEqual(["claude"]);
     expect(grandchild.description).toBe("middle");
   });
@@ -84,7 +81,7 @@ describe("template inheritance (extends)", () => {
 });
 
 describe("template defaults", () => {
-  it("defaults the network to \"none\" with no allow list and no SNI check", () => {
+  it('defaults the network to "none" with no allow list and no SNI check', () => {
     expect(template({ t: {} }, "t").network).toEqual({ mode: "none", allow: [], sni: false });
   });
 
@@ -152,11 +149,7 @@ describe("agents", () => {
   });
 
   it("resolves an agent's secret to its host path and its path under /run/secrets", () => {
-    const t = template(
-      { t: { agents: { claude: { package: "claude-code", secretName: "key", authEnvVar: "ANTHROPIC_API_KEY" } } } },
-      "t",
-      { key: "/run/agenix/key" },
-    );
+    const t = template({ t: { agents: { claude: { package: "claude-code", secretName: "key", authEnvVar: "ANTHROPIC_API_KEY" } } } }, "t", { key: "/run/agenix/key" });
     expect(t.agents[0]?.secret).toEqual({ name: "key", hostPath: "/run/agenix/key", containerPath: "/run/secrets/key", envVar: "ANTHROPIC_API_KEY" });
   });
 

@@ -23,13 +23,7 @@ describe.skipIf(!tools.run || !isRoot())("generated nftables tables, loaded by t
 
   it("produces a table for every none/restricted template and none for full ones", async () => {
     const paths = (await generateCase("test/golden/cases/inheritance/forage.yaml")).map((f) => f.path);
-    expect(paths.filter((p) => p.endsWith(".nft")).sort()).toEqual([
-      "templates/claude-narrow.nft",
-      "templates/claude-offline.nft",
-      "templates/claude.nft",
-      "templates/tools.nft",
-      "templates/web.nft",
-    ]);
+    expect(paths.filter((p) => p.endsWith(".nft")).sort()).toEqual(["templates/claude-narrow.nft", "templates/claude-offline.nft", "templates/claude.nft", "templates/tools.nft", "templates/web.nft"]);
   });
 
   it("lets a restricted sandbox reach its DNS filter and proxy on the host side, and a none sandbox only the proxy", async () => {

@@ -23,7 +23,11 @@ describe("cgroup hierarchies of a process", () => {
   it("names a v1 controller's own mount, not one whose name merely starts the same (cpu vs cpuacct)", async () => {
     const cpu = (await cgroupHierarchies()).find((h) => h.controllers.split(",").includes("cpu"));
     if (cpu === undefined) return expect(readFileSync("/proc/self/cgroup", "utf8")).not.toMatch(/:cpu[,:]/);
-    const options = readFileSync("/proc/self/mountinfo", "utf8").split("\n").find((line) => line.split(" ")[4] === cpu.mount)?.split(" - ")[1] ?? "";
+    const options =
+      readFileSync("/proc/self/mountinfo", "utf8")
+        .split("\n")
+        .find((line) => line.split(" ")[4] === cpu.mount)
+        ?.split(" - ")[1] ?? "";
     expect(options.split(" ")[2]?.split(",")).toContain("cpu");
   });
 });

@@ -54,7 +54,23 @@ describe("the DNS filter", () => {
   const admitted: ResolvedAddress[] = [];
   const refused: string[] = [];
   const special = new SpecialAddresses({ v4: "10.100.0.0", v6: "fd66:a64::" }, ["10.20.0.0/16"]);
-  let policy: NetworkPolicy = { mode: "restricted", allow: ["api.example.test", "www.example.test", "inside.example.test", "split.example.test", "loop.example.test", "many.example.test", "*.ports.test:443", "*.wide.test", "narrow.example.test:443", "other-port.example.test:8080"], deny: [], sni: false };
+  let policy: NetworkPolicy = {
+    mode: "restricted",
+    allow: [
+      "api.example.test",
+      "www.example.test",
+      "inside.example.test",
+      "split.example.test",
+      "loop.example.test",
+      "many.example.test",
+      "*.ports.test:443",
+      "*.wide.test",
+      "narrow.example.test:443",
+      "other-port.example.test:8080",
+    ],
+    deny: [],
+    sni: false,
+  };
   const deps = (): DnsFilterDeps => ({
     policy: () => policy,
     upstream: { address: "127.0.0.1", port },
@@ -169,7 +185,14 @@ describe("the DNS filter", () => {
   });
 
   it("refuses what is not one plain query, and drops what is not DNS", async () => {
-    const two = dnsPacket.encode({ id: 7, type: "query", questions: [{ type: "A", name: "a.test" }, { type: "A", name: "b.test" }] });
+    const two = dnsPacket.encode({
+      id: 7,
+      type: "query",
+      questions: [
+        { type: "A", name: "a.test" },
+        { type: "A", name: "b.test" },
+      ],
+    });
     expect(decode(await filterDnsMessage(deps(), two, "udp")).rcode).toBe("REFUSED");
     const response = dnsPacket.encode({ id: 8, type: "response", questions: [{ type: "A", name: "api.example.test" }] });
     expect(decode(await filterDnsMessage(deps(), response, "udp")).rcode).toBe("REFUSED");

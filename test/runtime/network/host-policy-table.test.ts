@@ -68,7 +68,7 @@ describe("the host-side table of a sandbox", () => {
     expect(printNftTable(hostPolicyTable(link, policy("full"), null, null))).toContain('iifname "ve-f7" oifname != "ve-f7" masquerade');
     const none = printNftTable(hostPolicyTable(link, policy("none"), null, null));
     expect(none).not.toContain("masquerade");
-    expect(none).not.toContain("accept comment \"full");
+    expect(none).not.toContain('accept comment "full');
     expect(none).not.toContain("@allowed4");
   });
 
@@ -88,7 +88,12 @@ describe("the host-side table of a sandbox", () => {
       expect(() => inFreshNamespace(printNftTable(hostPolicyTable(link, policy("restricted"), services, null, 18080), { replace: true }))).not.toThrow();
     });
 
-    it.each([["none", false], ["restricted", false], ["restricted", true], ["full", false]] as const)("loads in mode %s (sni %s)", (mode, sni) => {
+    it.each([
+      ["none", false],
+      ["restricted", false],
+      ["restricted", true],
+      ["full", false],
+    ] as const)("loads in mode %s (sni %s)", (mode, sni) => {
       expect(() => inFreshNamespace(printNftTable(hostPolicyTable(link, policy(mode, sni), services, "eth0"), { replace: true }))).not.toThrow();
     });
 
@@ -96,7 +101,10 @@ describe("the host-side table of a sandbox", () => {
       const table = hostPolicyTable(link, policy("restricted"), null, null);
       const allowed4 = table.sets.find((set) => set.name === "allowed4") as NftSet;
       const element = [{ value: "192.0.2.7", timeout: 300 }];
-      const renewal = printNftElements(hostPolicyTableRef(link), allowed4, element) + printNftElements(hostPolicyTableRef(link), allowed4, element, "delete") + printNftElements(hostPolicyTableRef(link), allowed4, [{ value: "192.0.2.7", timeout: 900 }]);
+      const renewal =
+        printNftElements(hostPolicyTableRef(link), allowed4, element) +
+        printNftElements(hostPolicyTableRef(link), allowed4, element, "delete") +
+        printNftElements(hostPolicyTableRef(link), allowed4, [{ value: "192.0.2.7", timeout: 900 }]);
       const listed = inFreshNamespace(printNftTable(table) + printNftElements(hostPolicyTableRef(link), allowed4, element) + renewal, "allowed4");
       expect(listed).toMatch(/"192\.0\.2\.7"/);
       expect(listed).toMatch(/"timeout": 900/);
@@ -105,7 +113,11 @@ describe("the host-side table of a sandbox", () => {
     it("reads refused destinations with their packet counters back from the denied sets", () => {
       const table = printNftTable(hostPolicyTable(link, policy("restricted"), null, null));
       const listed = inFreshNamespace(`${table}add element inet forage_f7 denied4 { 192.0.2.9 . tcp . 80, 192.0.2.9 . icmp . 0 }\n`, "denied4");
-      expect(parseDeniedSet(listed).map(({ address, protocol, port }) => `${address} ${protocol} ${port}`).sort()).toEqual(["192.0.2.9 icmp 0", "192.0.2.9 tcp 80"]);
+      expect(
+        parseDeniedSet(listed)
+          .map(({ address, protocol, port }) => `${address} ${protocol} ${port}`)
+          .sort(),
+      ).toEqual(["192.0.2.9 icmp 0", "192.0.2.9 tcp 80"]);
     });
   });
 });

@@ -21,7 +21,10 @@ describe("reading an HTTP/1 request head strictly", () => {
 
   it("refuses an absolute-form target naming another host than Host (the target wins upstream)", () => {
     expect(read("GET http://other.example/ HTTP/1.1\r\nHost: api.example.test\r\n\r\n")).toEqual({ kind: "refuse", reason: "request target names other.example, Host names api.example.test" });
-    expect(read("GET http://api.example.test:8080/ HTTP/1.1\r\nHost: api.example.test\r\n\r\n")).toEqual({ kind: "refuse", reason: "request target: Host names port 8080, the connection is for port 80" });
+    expect(read("GET http://api.example.test:8080/ HTTP/1.1\r\nHost: api.example.test\r\n\r\n")).toEqual({
+      kind: "refuse",
+      reason: "request target: Host names port 8080, the connection is for port 80",
+    });
     expect(read("GET http://x@other.example/ HTTP/1.1\r\nHost: api.example.test\r\n\r\n").kind).toBe("refuse");
     expect(read("GET https://other.example/ HTTP/1.1\r\nHost: api.example.test\r\n\r\n").kind).toBe("refuse");
     expect(read("CONNECT other.example:22 HTTP/1.1\r\nHost: api.example.test\r\n\r\n")).toEqual({ kind: "refuse", reason: "CONNECT through the name gate" });

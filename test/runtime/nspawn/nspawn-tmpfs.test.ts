@@ -11,7 +11,10 @@ describe("nspawn's tmpfs mounts", () => {
       payload: { kind: "placeholder", user: "agent", enter: [] },
       networkNamespacePath: "/run/netns/f1",
       binds: [],
-      tmpfs: [{ path: "/tmp", bytes: caps.tmp }, { path: "/dev/shm", bytes: caps.devShm }],
+      tmpfs: [
+        { path: "/tmp", bytes: caps.tmp },
+        { path: "/dev/shm", bytes: caps.devShm },
+      ],
       logFile: "/dev/null",
     });
     expect(argv).toContain(`--tmpfs=/tmp:mode=1777,size=${16 * 1024 ** 2}`);

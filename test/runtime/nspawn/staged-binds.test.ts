@@ -25,7 +25,10 @@ describe("user-controlled bind sources are opened once, without links, and bound
     mkdirSync(join(root, "ws"));
     writeFileSync(join(root, "ws/file.txt"), "mine\n");
     chownSync(join(root, "ws"), 65534, 65534);
-    const staged = await stageBinds([{ source: join(root, "ws"), target: "/workspace", readOnly: false, owners: [65534] }, { source: "/usr", target: "/usr", readOnly: true }]);
+    const staged = await stageBinds([
+      { source: join(root, "ws"), target: "/workspace", readOnly: false, owners: [65534] },
+      { source: "/usr", target: "/usr", readOnly: true },
+    ]);
     try {
       expect(staged.binds[0]?.source).not.toBe(join(root, "ws"));
       expect(readFileSync(join(staged.binds[0]?.source ?? "", "file.txt"), "utf8")).toBe("mine\n");

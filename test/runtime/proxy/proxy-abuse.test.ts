@@ -31,10 +31,13 @@ const auditTail = async (count: number): Promise<Record<string, unknown>[]> => {
 };
 
 describe("paths are read by a strict grammar", () => {
-  it.each(["/v1/%c0%ae%c0%ae/files", "/v1/%u002e%u002e/files", "/v1/models%00.json", "/v1/%2e%2e/files", "/v1/a%2fb", "/v1//models", "/v1/%ff"])("refuses %s before it reaches the upstream", async (path) => {
-    expect((await proxy.send("GET", `/claude${path}`)).status).toBe(400);
-    expect(upstream.received).toEqual([]);
-  });
+  it.each(["/v1/%c0%ae%c0%ae/files", "/v1/%u002e%u002e/files", "/v1/models%00.json", "/v1/%2e%2e/files", "/v1/a%2fb", "/v1//models", "/v1/%ff"])(
+    "refuses %s before it reaches the upstream",
+    async (path) => {
+      expect((await proxy.send("GET", `/claude${path}`)).status).toBe(400);
+      expect(upstream.received).toEqual([]);
+    },
+  );
 
   it("control: forwards a plain path as it is", async () => {
     expect((await proxy.send("POST", "/claude/v1/models/gemini-pro:generateContent", {}, "{}")).status).toBe(200);

@@ -21,7 +21,13 @@ beforeAll(async () => {
   proxy.addAgent("gemini", "placeholder", "google", { provider: "google", header: "x-goog-api-key", value: "{key}" });
   proxy.addAgent("claude", "proxy", "anthropic", { provider: "anthropic", header: "x-api-key", value: "{key}" });
   const hosts = [`localhost:${upstream.port}`];
-  proxy.route = { ...proxy.route, placeholders: [{ placeholder, secret: "openai", hosts }, { placeholder: placeholderOf("google"), secret: "google", hosts }] };
+  proxy.route = {
+    ...proxy.route,
+    placeholders: [
+      { placeholder, secret: "openai", hosts },
+      { placeholder: placeholderOf("google"), secret: "google", hosts },
+    ],
+  };
   await proxy.start();
 });
 afterAll(async () => {

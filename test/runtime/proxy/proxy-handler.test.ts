@@ -24,8 +24,20 @@ beforeAll(async () => {
   proxy.addAgent("holder", "placeholder", "bound", { provider: "openai", header: "authorization", value: "Bearer {key}" });
   proxy.addAgent("gholder", "placeholder", "bound", { provider: "google", header: "x-goog-api-key", value: "{key}" });
   // Same server, another host name: the placeholder's secret is not bound to it.
-  proxy.addAgent("elsewhere", "placeholder", "openai", { provider: "openai", header: "authorization", value: "Bearer {key}", upstream: `https://127.0.0.1:${upstream.port}`, hosts: [`127.0.0.1:${upstream.port}`] });
-  proxy.route = { ...proxy.route, placeholders: [{ placeholder, secret: "bound", hosts: [`localhost:${upstream.port}`] }, { placeholder: otherPlaceholder, secret: "openai", hosts: [`127.0.0.1:${upstream.port}`] }] };
+  proxy.addAgent("elsewhere", "placeholder", "openai", {
+    provider: "openai",
+    header: "authorization",
+    value: "Bearer {key}",
+    upstream: `https://127.0.0.1:${upstream.port}`,
+    hosts: [`127.0.0.1:${upstream.port}`],
+  });
+  proxy.route = {
+    ...proxy.route,
+    placeholders: [
+      { placeholder, secret: "bound", hosts: [`localhost:${upstream.port}`] },
+      { placeholder: otherPlaceholder, secret: "openai", hosts: [`127.0.0.1:${upstream.port}`] },
+    ],
+  };
   await proxy.start();
 });
 afterAll(async () => {
@@ -63,8 +75,14 @@ describe("with auth proxy the key is set by the proxy", () => {
 
   it("drops keys, identity and forwarding headers the sandbox sends, and hop-by-hop headers", async () => {
     await proxy.send("GET", "/claude/v1/models", {
-      "x-api-key": "sk-stolen", authorization: "Bearer sk-stolen", "x-forage-sandbox": "someone-else", "x-forwarded-for": "1.2.3.4",
-      connection: "x-private", "x-private": "hop", "proxy-authorization": "Basic x", "x-kept": "yes",
+      "x-api-key": "sk-stolen",
+      authorization: "Bearer sk-stolen",
+      "x-forage-sandbox": "someone-else",
+      "x-forwarded-for": "1.2.3.4",
+      connection: "x-private",
+      "x-private": "hop",
+      "proxy-authorization": "Basic x",
+      "x-kept": "yes",
     });
     const headers = last()?.headers ?? {};
     expect(headers["x-api-key"]).toBe("sk-ant-real");

@@ -111,12 +111,30 @@ describe("the audit log file", () => {
     const proxy = fixtures[0] as ProxyFixture;
     const path = join(proxy.dir, "rotating.jsonl");
     const log = new ProxyAuditLog(path, 1000, () => undefined);
-    const record: ProxyAuditRecord = { time: "t", sandbox: "s", agent: "a", provider: "p", method: "GET", path: "/", status: 200, requestBytes: 0, responseBytes: 0, durationMs: 1, tokens: 0, refused: null };
+    const record: ProxyAuditRecord = {
+      time: "t",
+      sandbox: "s",
+      agent: "a",
+      provider: "p",
+      method: "GET",
+      path: "/",
+      status: 200,
+      requestBytes: 0,
+      responseBytes: 0,
+      durationMs: 1,
+      tokens: 0,
+      refused: null,
+    };
     for (let index = 0; index < 40; index += 1) log.write({ ...record, status: index });
     await log.flushed();
     const files = [path, `${path}.1`, `${path}.2`, `${path}.3`].map((file) => readFileSync(file, "utf8"));
     for (const text of files) expect(text.length).toBeLessThanOrEqual(1000);
-    const statuses = files.reverse().flatMap((text) => text.trim().split("\n").map((line) => (JSON.parse(line) as ProxyAuditRecord).status));
+    const statuses = files.reverse().flatMap((text) =>
+      text
+        .trim()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as ProxyAuditRecord).status),
+    );
     expect(statuses.at(-1)).toBe(39);
     expect(statuses).toEqual([...statuses].sort((a, b) => a - b));
   });

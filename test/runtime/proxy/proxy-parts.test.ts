@@ -62,7 +62,10 @@ describe("the sliding windows", () => {
 describe("request headers", () => {
   it("drops headers the Connection header names, and keys only when asked", () => {
     const pairs = headerPairs(["Connection", "X-One, x-two", "X-One", "1", "X-Two", "2", "Authorization", "Bearer k", "Accept", "*/*"]);
-    expect(requestHeaders(pairs, false)).toEqual([["authorization", "Bearer k"], ["accept", "*/*"]]);
+    expect(requestHeaders(pairs, false)).toEqual([
+      ["authorization", "Bearer k"],
+      ["accept", "*/*"],
+    ]);
     expect(requestHeaders(pairs, true)).toEqual([["accept", "*/*"]]);
   });
 });

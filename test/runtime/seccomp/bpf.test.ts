@@ -22,8 +22,20 @@ describe("the classic-BPF assembler", () => {
 
   it("refuses undefined or duplicate labels, backward jumps and a missing final return", () => {
     expect(() => assemble([{ op: "jump", to: "nowhere" }])).toThrow(/"nowhere" is not defined/);
-    expect(() => assemble([{ op: "label", name: "a" }, { op: "label", name: "a" }, { op: "return", value: 0 }])).toThrow(/defined twice/);
-    expect(() => assemble([{ op: "label", name: "top" }, { op: "return", value: 0 }, { op: "jump", to: "top" }])).toThrow(/spans -2/);
+    expect(() =>
+      assemble([
+        { op: "label", name: "a" },
+        { op: "label", name: "a" },
+        { op: "return", value: 0 },
+      ]),
+    ).toThrow(/defined twice/);
+    expect(() =>
+      assemble([
+        { op: "label", name: "top" },
+        { op: "return", value: 0 },
+        { op: "jump", to: "top" },
+      ]),
+    ).toThrow(/spans -2/);
     expect(() => assemble([{ op: "load", offset: 0 }])).toThrow(/must end in a return/);
   });
 

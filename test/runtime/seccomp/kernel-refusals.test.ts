@@ -18,7 +18,7 @@ describe("counting what a sandbox's filter refused, from the kernel's log", () =
       record(id, 2002, "c000003e", 250),
       record(id + 1, 2002, "c000003e", 250),
       record(id, 1999, "c000003e", 250),
-      "audit: type=1400 audit(2003.1:2): apparmor=\"DENIED\"",
+      'audit: type=1400 audit(2003.1:2): apparmor="DENIED"',
     ].join("\n");
     expect(parseRefusals(log, id, 2000, x86_64)).toEqual({ total: 3, bySyscall: { unshare: 2, keyctl: 1 } });
   });

@@ -92,7 +92,28 @@ describe("settingsFile refuses a config an agent could have written", () => {
   const stateWith = (workspace: string, createdAt = "2026-01-01T00:00:00Z"): string => {
     const state = join(dir, "state");
     mkdirSync(join(state, "sandboxes"), { recursive: true });
-    const metadata = { version: 1, name: "agent", template: "shell", slot: 3, containerName: "f3", runtime: "nspawn", createdAt, phase: "ready", creatorPid: 1, workspace: { mode: "direct", hostPath: workspace, managed: false }, mounts: [], agentIdentity: {}, uid: 65534, gid: 65534, pid: null, startedAt: null, cgroup: null, muxConfig: null, authorizedKeys: [], secrets: [] };
+    const metadata = {
+      version: 1,
+      name: "agent",
+      template: "shell",
+      slot: 3,
+      containerName: "f3",
+      runtime: "nspawn",
+      createdAt,
+      phase: "ready",
+      creatorPid: 1,
+      workspace: { mode: "direct", hostPath: workspace, managed: false },
+      mounts: [],
+      agentIdentity: {},
+      uid: 65534,
+      gid: 65534,
+      pid: null,
+      startedAt: null,
+      cgroup: null,
+      muxConfig: null,
+      authorizedKeys: [],
+      secrets: [],
+    };
     writeFileSync(join(state, "sandboxes/agent.json"), JSON.stringify(metadata));
     return state;
   };
@@ -101,7 +122,9 @@ describe("settingsFile refuses a config an agent could have written", () => {
     const workspace = join(dir, "ws");
     mkdirSync(join(workspace, "sub"), { recursive: true });
     writeFileSync(join(workspace, "sub/forage.yaml"), "user: nobody\n");
-    await expect(settingsFile(undefined, { FORAGE_STATE_DIR: stateWith(workspace) }, join(workspace, "sub"))).rejects.toThrow("lies inside sandbox agent's workspace, where its agent can write: name a config you trust with --config");
+    await expect(settingsFile(undefined, { FORAGE_STATE_DIR: stateWith(workspace) }, join(workspace, "sub"))).rejects.toThrow(
+      "lies inside sandbox agent's workspace, where its agent can write: name a config you trust with --config",
+    );
   });
 
   it("refuses the workspace's top-level config when it changed after the sandbox was made (a template may lift its protection)", async () => {

@@ -38,7 +38,12 @@ describe("host-wide slot claims", () => {
   it("gives two state directories different slots (each only knows its own sandboxes)", async () => {
     expect(await claim(a("one"))).toBe(1);
     expect(await claim(b("one"))).toBe(2);
-    expect(await readClaims(dir)).toEqual(new Map([[1, a("one")], [2, b("one")]]));
+    expect(await readClaims(dir)).toEqual(
+      new Map([
+        [1, a("one")],
+        [2, b("one")],
+      ]),
+    );
   });
 
   it("skips a slot whose namespace already exists on the host, claimed or not", async () => {

@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  printNftElements,
-  printNftTable,
-  renderNftFile,
-  type NftSet,
-  type NftTable,
-} from "../../../../generator/emit/nft/index.js";
+import { printNftElements, printNftTable, renderNftFile, type NftSet, type NftTable } from "../../../../generator/emit/nft/index.js";
 import { toolsAvailable } from "../../../support/tools.js";
 import { nftCheck, nftLoadAndList, withNftFile } from "../../../support/nft-netns.js";
 import { allSamples, hostTable, noneTable, restrictedTable } from "./sample-tables.js";
@@ -21,23 +15,17 @@ function loadAndList(table: NftTable, loads = 1): string {
 }
 
 describe.skipIf(!tools.run)("printed tables against the real nft", () => {
-  it.each(allSamples.map((table) => [table.name, table] as const))(
-    "nft -c accepts the %s table as a replace-style file",
-    (_name, table) => {
-      withNftFile(renderNftFile("test", [table], { replace: true }), (path) => nftCheck(path));
-    },
-  );
+  it.each(allSamples.map((table) => [table.name, table] as const))("nft -c accepts the %s table as a replace-style file", (_name, table) => {
+    withNftFile(renderNftFile("test", [table], { replace: true }), (path) => nftCheck(path));
+  });
 
   it("nft -c accepts all samples in one file", () => {
     withNftFile(renderNftFile("test", allSamples, { replace: true }), (path) => nftCheck(path));
   });
 
-  it.each(allSamples.map((table) => [table.name, table] as const))(
-    "the %s table loads into the kernel and lists back",
-    (_name, table) => {
-      expect(loadAndList(table)).toContain(`table ${table.family} ${table.name} {`);
-    },
-  );
+  it.each(allSamples.map((table) => [table.name, table] as const))("the %s table loads into the kernel and lists back", (_name, table) => {
+    expect(loadAndList(table)).toContain(`table ${table.family} ${table.name} {`);
+  });
 
   it("the none table lists back with its drop policy and rejects", () => {
     const listed = loadAndList(noneTable);
@@ -95,13 +83,18 @@ describe.skipIf(!tools.run)("validator limits against the real nft", () => {
     const comment = "#;{}$'@[]<>|&*!?=%~`^:,.-_+/()".padEnd(128, "c");
     const prefix = "p".repeat(127);
     const table: NftTable = {
-      family: "inet", name: long, comment,
+      family: "inet",
+      name: long,
+      comment,
       sets: [{ name: long, type: "ifname", elements: [{ value: "ve-f1.a@b_c0123" }], comment }],
-      chains: [{
-        name: long, comment,
-        base: { type: "filter", hook: "input", priority: 0 },
-        rules: [{ match: [{ kind: "iface", field: "iifname", value: { set: long } }], log: { prefix }, verdict: "accept", comment }],
-      }],
+      chains: [
+        {
+          name: long,
+          comment,
+          base: { type: "filter", hook: "input", priority: 0 },
+          rules: [{ match: [{ kind: "iface", field: "iifname", value: { set: long } }], log: { prefix }, verdict: "accept", comment }],
+        },
+      ],
     };
     const listed = withNftFile(printNftTable(table), (path) => nftLoadAndList(path, ["table", "inet", long]));
     expect(listed).toContain(`set ${long} {`);

@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  NftValidationError,
-  printNftElements,
-  printNftTable,
-  renderNftFile,
-  type NftElement,
-  type NftSet,
-} from "../../../../generator/emit/nft/index.js";
+import { NftValidationError, printNftElements, printNftTable, renderNftFile, type NftElement, type NftSet } from "../../../../generator/emit/nft/index.js";
 import { noneTable, restrictedTable } from "./sample-tables.js";
 
 describe("renderNftFile", () => {
@@ -55,15 +48,11 @@ describe("printNftElements", () => {
   });
 
   it("rejects an element whose value does not match the set type", () => {
-    expect(() => printNftElements(table, allowed4, [{ value: "2001:db8::1" }])).toThrow(
-      /^elements\[0\]\.value: "2001:db8::1" is not allowed; expected an IPv4 address/,
-    );
+    expect(() => printNftElements(table, allowed4, [{ value: "2001:db8::1" }])).toThrow(/^elements\[0\]\.value: "2001:db8::1" is not allowed; expected an IPv4 address/);
   });
 
   it("rejects a concatenated element with the wrong number of values", () => {
-    expect(() => printNftElements(table, allowedPorts, [{ value: "93.184.216.34" }])).toThrow(
-      /expected a list of 2 values of type ipv4_addr \. inet_service/,
-    );
+    expect(() => printNftElements(table, allowedPorts, [{ value: "93.184.216.34" }])).toThrow(/expected a list of 2 values of type ipv4_addr \. inet_service/);
   });
 
   it("rejects an empty element list, for which nft has no syntax", () => {
@@ -72,9 +61,7 @@ describe("printNftElements", () => {
 
   it("rejects a per-element timeout on a set without the timeout flag", () => {
     const plain: NftSet = { name: "plain", type: "ipv4_addr" };
-    expect(() => printNftElements(table, plain, [{ value: "1.2.3.4", timeout: 60 }])).toThrow(
-      /expected no timeout, or set plain to have flags timeout/,
-    );
+    expect(() => printNftElements(table, plain, [{ value: "1.2.3.4", timeout: 60 }])).toThrow(/expected no timeout, or set plain to have flags timeout/);
   });
 
   it("rejects a null element instead of failing with a TypeError", () => {
@@ -83,8 +70,6 @@ describe("printNftElements", () => {
   });
 
   it("rejects a hostile table name in the command", () => {
-    expect(() => printNftElements({ family: "inet", name: "t; flush ruleset" }, allowed4, [{ value: "1.2.3.4" }])).toThrow(
-      NftValidationError,
-    );
+    expect(() => printNftElements({ family: "inet", name: "t; flush ruleset" }, allowed4, [{ value: "1.2.3.4" }])).toThrow(NftValidationError);
   });
 });

@@ -45,8 +45,20 @@ export const restrictedTable: NftTable = {
       rules: [
         loopback,
         established,
-        { match: [{ kind: "addr", field: "ip daddr", value: "127.0.0.1" }, { kind: "port", field: "udp dport", value: 53 }], verdict: "accept" },
-        { match: [{ kind: "addr", field: "ip daddr", value: "127.0.0.1" }, { kind: "port", field: "tcp dport", value: 53 }], verdict: "accept" },
+        {
+          match: [
+            { kind: "addr", field: "ip daddr", value: "127.0.0.1" },
+            { kind: "port", field: "udp dport", value: 53 },
+          ],
+          verdict: "accept",
+        },
+        {
+          match: [
+            { kind: "addr", field: "ip daddr", value: "127.0.0.1" },
+            { kind: "port", field: "tcp dport", value: 53 },
+          ],
+          verdict: "accept",
+        },
         { match: [{ kind: "icmpType", protocol: "icmp", types: ["echo-request", "destination-unreachable", "time-exceeded"] }], verdict: "accept" },
         { match: [{ kind: "icmpType", protocol: "icmpv6", types: ["echo-request", "packet-too-big", "nd-neighbor-solicit", "nd-neighbor-advert"] }], verdict: "accept" },
         { match: [{ kind: "addr", field: "ip daddr", value: { set: "allowed4" } }], verdict: "accept" },
@@ -124,11 +136,17 @@ export const featureTable: NftTable = {
       base: { type: "filter", hook: "prerouting", priority: "raw" },
       rules: [
         {
-          match: [{ kind: "iface", field: "iifname", op: "!=", value: ["lo", "ve-f1"] }, { kind: "mark", value: 7 }],
+          match: [
+            { kind: "iface", field: "iifname", op: "!=", value: ["lo", "ve-f1"] },
+            { kind: "mark", value: 7 },
+          ],
           verdict: { goto: "classify" },
         },
         {
-          match: [{ kind: "nfproto", value: "ipv6" }, { kind: "l4proto", op: "!=", value: ["tcp", "udp"] }],
+          match: [
+            { kind: "nfproto", value: "ipv6" },
+            { kind: "l4proto", op: "!=", value: ["tcp", "udp"] },
+          ],
           log: { prefix: "odd: ", level: "info" },
           verdict: "drop",
         },
@@ -138,7 +156,10 @@ export const featureTable: NftTable = {
       name: "classify",
       rules: [
         {
-          match: [{ kind: "iface", field: "iifname", value: { set: "ifaces" } }, { kind: "l4proto", value: { set: "protos" } }],
+          match: [
+            { kind: "iface", field: "iifname", value: { set: "ifaces" } },
+            { kind: "l4proto", value: { set: "protos" } },
+          ],
           verdict: "return",
         },
         {
@@ -189,7 +210,13 @@ export const natTable: NftTable = {
         { match: [{ kind: "port", field: "tcp dport", value: 80 }], verdict: { dnat: { family: "ip", address: "10.100.1.2", port: 8080 } } },
         { match: [{ kind: "port", field: "tcp dport", value: 81 }], verdict: { dnat: { family: "ip6", address: "fd00::2", port: 8080 } } },
         { match: [{ kind: "addr", field: "ip daddr", value: "10.100.1.1" }], verdict: { dnat: { family: "ip", address: "10.100.1.2" } } },
-        { match: [{ kind: "l4proto", value: ["tcp", "udp"] }, { kind: "port", field: "th dport", value: 53 }], verdict: { redirect: 5353 } },
+        {
+          match: [
+            { kind: "l4proto", value: ["tcp", "udp"] },
+            { kind: "port", field: "th dport", value: 53 },
+          ],
+          verdict: { redirect: 5353 },
+        },
       ],
     },
     {

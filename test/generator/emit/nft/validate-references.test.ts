@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  validateNftTable,
-  type NftChain,
-  type NftRule,
-  type NftSet,
-  type NftTable,
-} from "../../../../generator/emit/nft/index.js";
+import { validateNftTable, type NftChain, type NftRule, type NftSet, type NftTable } from "../../../../generator/emit/nft/index.js";
 
 const sets: NftSet[] = [
   { name: "allowed4", type: "ipv4_addr", flags: ["timeout"] },
@@ -44,9 +38,7 @@ describe("validateNftTable: references", () => {
 
   it("rejects a goto to a base chain", () => {
     const other: NftChain = { name: "inbound", base: { type: "filter", hook: "input", priority: 0 }, rules: [] };
-    expect(() => validateNftTable(tableWith({ match: [], verdict: { goto: "inbound" } }, [other]))).toThrow(
-      /verdict\.goto: "inbound" is not allowed; expected a regular chain/,
-    );
+    expect(() => validateNftTable(tableWith({ match: [], verdict: { goto: "inbound" } }, [other]))).toThrow(/verdict\.goto: "inbound" is not allowed; expected a regular chain/);
   });
 
   it("rejects jumps that form a loop, naming the loop", () => {
@@ -70,9 +62,7 @@ describe("validateNftTable: verdicts and statements", () => {
   });
 
   it("rejects icmpx rejects in an ip table", () => {
-    expect(() => validateNftTable(tableWith({ match: [], verdict: { reject: "admin-prohibited" } }, [], "ip"))).toThrow(
-      /expected tcp-reset or default in an ip table/,
-    );
+    expect(() => validateNftTable(tableWith({ match: [], verdict: { reject: "admin-prohibited" } }, [], "ip"))).toThrow(/expected tcp-reset or default in an ip table/);
   });
 
   it("rejects a NAT port mapping in a rule without a tcp or udp match", () => {
@@ -99,7 +89,9 @@ describe("validateNftTable: verdicts and statements", () => {
 
   it("rejects a named priority on a hook it does not exist for", () => {
     const table: NftTable = {
-      family: "inet", name: "t", sets: [],
+      family: "inet",
+      name: "t",
+      sets: [],
       chains: [{ name: "c", base: { type: "filter", hook: "output", priority: "dstnat" }, rules: [] }],
     };
     expect(() => validateNftTable(table)).toThrow(/base\.priority: "dstnat" is not allowed; expected a number or a name valid for hook output/);

@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  NftValidationError,
-  validateNftTable,
-  type NftMatch,
-  type NftSet,
-  type NftTable,
-} from "../../../../generator/emit/nft/index.js";
+import { NftValidationError, validateNftTable, type NftMatch, type NftSet, type NftTable } from "../../../../generator/emit/nft/index.js";
 
 /** A table with `sets` and one regular chain holding one accepting rule with `match`. */
 function withMatch(match: NftMatch, sets: NftSet[] = [], family: NftTable["family"] = "inet"): NftTable {
@@ -15,14 +9,9 @@ function withMatch(match: NftMatch, sets: NftSet[] = [], family: NftTable["famil
 const matchPath = /table\.chains\[0\]\.rules\[0\]\.match\[0\]/;
 
 describe("validateNftTable: addresses and ports", () => {
-  it.each(["1.2.3.999", "1.2.3", "01.2.3.4", "1.2.3.4/33", "1.2.3.4/", "1.2.3.4/8/8", "fe80::1", "10.0.0.0/08", " 1.2.3.4"])(
-    "rejects %j as an IPv4 address",
-    (value) => {
-      expect(() => validateNftTable(withMatch({ kind: "addr", field: "ip daddr", value }))).toThrow(
-        /match\[0\]\.value: .* expected an IPv4 address or CIDR/,
-      );
-    },
-  );
+  it.each(["1.2.3.999", "1.2.3", "01.2.3.4", "1.2.3.4/33", "1.2.3.4/", "1.2.3.4/8/8", "fe80::1", "10.0.0.0/08", " 1.2.3.4"])("rejects %j as an IPv4 address", (value) => {
+    expect(() => validateNftTable(withMatch({ kind: "addr", field: "ip daddr", value }))).toThrow(/match\[0\]\.value: .* expected an IPv4 address or CIDR/);
+  });
 
   it.each(["fe80::1%eth0", 'fe80::1%a"b', "fd00::/129", "1.2.3.4", "fd00:::1"])("rejects %j as an IPv6 address", (value) => {
     expect(() => validateNftTable(withMatch({ kind: "addr", field: "ip6 daddr", value }))).toThrow(NftValidationError);
@@ -48,9 +37,7 @@ describe("validateNftTable: addresses and ports", () => {
   });
 
   it.each([70000, -1, 1.5, Number.NaN])("rejects the port %j", (value) => {
-    expect(() => validateNftTable(withMatch({ kind: "port", field: "tcp dport", value }))).toThrow(
-      /match\[0\]\.value: .* expected a port: an integer from 0 to 65535/,
-    );
+    expect(() => validateNftTable(withMatch({ kind: "port", field: "tcp dport", value }))).toThrow(/match\[0\]\.value: .* expected a port: an integer from 0 to 65535/);
   });
 
   it("rejects a port range whose low end is not below its high end", () => {
@@ -62,9 +49,7 @@ describe("validateNftTable: addresses and ports", () => {
     expect(() => validateNftTable(withMatch({ kind: "addr", field: "ip daddr", value: "1.2.3.4" }, [], "ip6"))).toThrow(
       /match\[0\]\.field: "ip daddr" is not allowed; expected a selector for the table's family \(ip6\)/,
     );
-    expect(() => validateNftTable(withMatch({ kind: "icmpType", protocol: "icmpv6", types: ["echo-request"] }, [], "ip"))).toThrow(
-      matchPath,
-    );
+    expect(() => validateNftTable(withMatch({ kind: "icmpType", protocol: "icmpv6", types: ["echo-request"] }, [], "ip"))).toThrow(matchPath);
   });
 
   it("rejects meta nfproto outside an inet table", () => {
@@ -88,9 +73,7 @@ describe("validateNftTable: set declarations", () => {
 
   it("rejects a CIDR element in a set without the interval flag", () => {
     const set: NftSet = { name: "s", type: "ipv4_addr", elements: [{ value: "10.0.0.0/8" }] };
-    expect(() => validateNftTable(table(set))).toThrow(
-      /table\.sets\[0\]\.elements\[0\]\.value: "10\.0\.0\.0\/8" is not allowed; .*\(a CIDR needs flags interval on the set\)/,
-    );
+    expect(() => validateNftTable(table(set))).toThrow(/table\.sets\[0\]\.elements\[0\]\.value: "10\.0\.0\.0\/8" is not allowed; .*\(a CIDR needs flags interval on the set\)/);
   });
 
   it("rejects an element of another type than the set's", () => {

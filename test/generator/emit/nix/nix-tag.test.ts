@@ -16,9 +16,7 @@ describe("nix tagged template", () => {
   });
 
   it("turns number, boolean, null, array and object holes into literals", () => {
-    expect(printNix(nix`f ${1} ${true} ${null} ${["a"]} ${{ k: "v" }}`)).toBe(
-      'f 1 true null [ "a" ] {\n  k = "v";\n}',
-    );
+    expect(printNix(nix`f ${1} ${true} ${null} ${["a"]} ${{ k: "v" }}`)).toBe('f 1 true null [ "a" ] {\n  k = "v";\n}');
   });
 
   it("parenthesises a non-atomic hole", () => {

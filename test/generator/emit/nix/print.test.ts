@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  n,
-  NixAstError,
-  NixEscapeError,
-  printNix,
-  type NixExpr,
-} from "../../../../generator/emit/nix/index.js";
+import { n, NixAstError, NixEscapeError, printNix, type NixExpr } from "../../../../generator/emit/nix/index.js";
 import { SAMPLES } from "./samples.js";
 
 describe("printNix", () => {

@@ -170,11 +170,4 @@ const operators: PrintSample[] = [
 ];
 
 /** Every pinned printer sample. */
-export const SAMPLES: readonly PrintSample[] = [
-  ...scalars,
-  ...lists,
-  ...attrs,
-  ...selects,
-  ...functions,
-  ...operators,
-];
+export const SAMPLES: readonly PrintSample[] = [...scalars, ...lists, ...attrs, ...selects, ...functions, ...operators];
