@@ -5,7 +5,7 @@ import { parse } from "yaml";
 import { loadConfig } from "../generator/config/load-config.js";
 import { generateFiles } from "../generator/generate.js";
 import { resolveModel } from "../generator/model/resolve.js";
-import { packageRoot } from "../runtime/package-root.js";
+import { packageRoot } from "../runtime/core/package-root.js";
 import { report } from "./run.js";
 
 const root = packageRoot();

@@ -7,12 +7,13 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { runtimePaths } from "../runtime/paths.js";
-import { packageRoot } from "../runtime/package-root.js";
-import type { RuntimeContext } from "../runtime/sandbox/context.js";
+import { runtimePaths } from "../runtime/core/paths.js";
+import { packageRoot } from "../runtime/core/package-root.js";
+import type { RuntimeContext } from "../runtime/core/context.js";
 import { destroySandbox } from "../runtime/sandbox/down.js";
 import { execInRunning } from "../runtime/sandbox/exec.js";
-import { requireSandbox } from "../runtime/sandbox/context.js";
+
+import { requireSandbox } from "../runtime/state/require-sandbox.js";
 import { upSandbox } from "../runtime/sandbox/up.js";
 import { PhaseClock } from "../runtime/core/phase-clock.js";
 import { loadSettings } from "../runtime/settings/load-settings.js";

@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { daemonHello, type DaemonHello } from "../runtime/daemon/client.js";
-import { SandboxError } from "../runtime/sandbox/errors.js";
+import { SandboxError } from "../runtime/core/errors.js";
 import { settingsFile, type SettingsFile } from "../runtime/settings/settings-file.js";
 
 /** True when both paths name one file (links resolved; a missing file compares by its path). */

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { DaemonUnavailableError, daemonHello, type DaemonHello } from "../runtime/daemon/client.js";
 import { socketPath } from "../runtime/daemon/protocol.js";
-import { SandboxError } from "../runtime/sandbox/errors.js";
+import { SandboxError } from "../runtime/core/errors.js";
 import type { SettingsFile } from "../runtime/settings/settings-file.js";
 import { warnIfDaemonServesOther } from "./daemon-settings.js";
 

@@ -3,7 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { nixOptionFiles } from "../generator/schema-export/nix-option-files.js";
-import { packageRoot } from "../runtime/package-root.js";
+import { packageRoot } from "../runtime/core/package-root.js";
 
 for (const file of nixOptionFiles()) {
   writeFileSync(join(packageRoot(), file.path), file.contents);

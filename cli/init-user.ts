@@ -1,8 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { unixUserName } from "../generator/config/schema/names.js";
-import { lookupHostUser, lookupHostUserById } from "../runtime/host-user.js";
-import { ExitCode } from "./exit-codes.js";
-import { UserError } from "./user-error.js";
+import { lookupHostUser, lookupHostUserById } from "../runtime/core/host-user.js";
+import { UserError } from "../runtime/core/errors.js";
 
 /** Where `init` may learn who owns the user's workspaces, in the order it looks. */
 export interface UserSources {
@@ -43,7 +42,7 @@ export async function chooseInitUser(sources: UserSources): Promise<ChosenUser> 
   const passwd = sources.passwdFile ?? "/etc/passwd";
   if (sources.option !== undefined) {
     const problem = await problemWith(sources.option, passwd, false);
-    if (problem !== undefined) throw new UserError(`--user: ${problem}`, ExitCode.usage);
+    if (problem !== undefined) throw new UserError(`--user: ${problem}`, "usage");
     return { name: sources.option, from: "--user" };
   }
   const sudoUser = sources.env.SUDO_USER;
@@ -52,7 +51,7 @@ export async function chooseInitUser(sources: UserSources): Promise<ChosenUser> 
   const login = await loginUser(sources.loginUidFile ?? "/proc/self/loginuid", passwd);
   if (login !== undefined) return checked(login, "your login session", passwd);
   if (sources.ask !== undefined) return askForUser(sources.ask, passwd);
-  throw new UserError(`init: cannot tell which host user owns your workspaces (no --user, no $SUDO_USER, no login session, no terminal to ask on): ${howToFix}`, ExitCode.usage);
+  throw new UserError(`init: cannot tell which host user owns your workspaces (no --user, no $SUDO_USER, no login session, no terminal to ask on): ${howToFix}`, "usage");
 }
 
 /** Why `name` cannot be the config's user, or undefined. `mustExist`: for answers typed on this host. */
@@ -66,7 +65,7 @@ async function problemWith(name: string, passwd: string, mustExist: boolean): Pr
 
 async function checked(name: string, from: ChosenUser["from"], passwd: string): Promise<ChosenUser> {
   const problem = await problemWith(name, passwd, false);
-  if (problem !== undefined) throw new UserError(`init: the user from ${from}: ${problem}; ${howToFix}`, ExitCode.usage);
+  if (problem !== undefined) throw new UserError(`init: the user from ${from}: ${problem}; ${howToFix}`, "usage");
   return { name, from };
 }
 
@@ -91,10 +90,10 @@ async function askForUser(ask: (question: string) => Promise<string | undefined>
   let prompt = question;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const answer = (await ask(prompt))?.trim();
-    if (answer === undefined) throw new UserError(`init: no user given: ${howToFix}`, ExitCode.usage);
+    if (answer === undefined) throw new UserError(`init: no user given: ${howToFix}`, "usage");
     const problem = answer === "" ? "give a user name" : await problemWith(answer, passwd, true);
     if (problem === undefined) return { name: answer, from: "your answer" };
     prompt = `${problem}.\n${question}`;
   }
-  throw new UserError(`init: no valid user after ${attempts} answers: ${howToFix}`, ExitCode.usage);
+  throw new UserError(`init: no valid user after ${attempts} answers: ${howToFix}`, "usage");
 }

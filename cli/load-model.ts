@@ -3,9 +3,8 @@ import { loadConfig, type LoadedConfig } from "../generator/config/load-config.j
 import { resolveModel } from "../generator/model/resolve.js";
 import type { Model } from "../generator/model/model.js";
 import { settingsFile } from "../runtime/settings/settings-file.js";
-import { ExitCode } from "./exit-codes.js";
 import { printConfigNotes } from "./output.js";
-import { UserError } from "./user-error.js";
+import { UserError } from "../runtime/core/errors.js";
 
 /**
  * Finds and loads the config as sandbox commands do (`--config`, else FORAGE_CONFIG, else
@@ -15,7 +14,7 @@ import { UserError } from "./user-error.js";
 export async function loadConfigFromCli(explicit: string | undefined): Promise<LoadedConfig> {
   const file = await settingsFile(explicit);
   if (file.origin === "default") {
-    throw new UserError(`no config found: looked for ${configFileNames.join(", ")} in ${process.cwd()}; pass --config PATH or run \`forage-ctl init\``, ExitCode.config);
+    throw new UserError(`no config found: looked for ${configFileNames.join(", ")} in ${process.cwd()}; pass --config PATH or run \`forage-ctl init\``, "config");
   }
   const loaded = await loadConfig(file.path);
   printConfigNotes(loaded.notes);

@@ -2,24 +2,23 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, CommanderError } from "commander";
-import { ConfigError } from "../generator/config/diagnostic.js";
 import { registerCommands } from "./command-registry.js";
 import { ExitCode } from "./exit-codes.js";
-import { packageRoot } from "../runtime/package-root.js";
+import { packageRoot } from "../runtime/core/package-root.js";
 import { unknownCommand } from "./unknown-command.js";
-import { UserError } from "./user-error.js";
-import { SandboxError, type SandboxErrorKind } from "../runtime/sandbox/errors.js";
-import { InvalidNameError } from "../runtime/names.js";
+import { UserError, type UserErrorKind } from "../runtime/core/errors.js";
 
-const sandboxExitCodes: Record<SandboxErrorKind, number> = {
+/** The exit code of each kind of user error (DESIGN.md, "Exit codes"). */
+const exitCodes: Record<UserErrorKind, number> = {
   general: ExitCode.general,
   "not-found": ExitCode.sandboxNotFound,
   "template-not-found": ExitCode.templateNotFound,
   "no-slot": ExitCode.noFreeSlot,
   container: ExitCode.containerFailed,
   config: ExitCode.config,
-  usage: ExitCode.usage,
   vcs: ExitCode.vcs,
+  attach: ExitCode.attach,
+  usage: ExitCode.usage,
 };
 
 async function buildProgram(argv: string[]): Promise<Command> {
@@ -42,7 +41,7 @@ Exit codes: 0 ok, 1 general, 2 sandbox not found, 3 template not found, 4 no fre
   await registerCommands(program, argv.slice(2));
   for (const command of program.commands) command.exitOverride();
   const unknown = unknownCommand(program, argv.slice(2));
-  if (unknown !== undefined) throw new UserError(`unknown command '${unknown}' (run forage-ctl --help for the commands)`, ExitCode.usage);
+  if (unknown !== undefined) throw new UserError(`unknown command '${unknown}' (run forage-ctl --help for the commands)`, "usage");
   return program;
 }
 
@@ -63,19 +62,9 @@ function reportError(error: unknown): number {
     // `commander.help` is a bare `forage-ctl` with no command: help was printed, but it is a usage error.
     return ExitCode.usage;
   }
-  if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n`);
-    const count = error.diagnostics.length;
-    process.stderr.write(`forage-ctl: ${count} problem${count === 1 ? "" : "s"} in the config\n`);
-    return ExitCode.config;
-  }
-  if (error instanceof SandboxError || error instanceof InvalidNameError) {
-    process.stderr.write(`forage-ctl: ${error.message}\n`);
-    return error instanceof SandboxError ? sandboxExitCodes[error.kind] : ExitCode.usage;
-  }
   if (error instanceof UserError) {
-    process.stderr.write(`forage-ctl: ${error.message}\n`);
-    return error.exitCode;
+    process.stderr.write(error.report("forage-ctl"));
+    return exitCodes[error.kind];
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`forage-ctl: internal error (this is a bug; please report it with the output below)\n${detail}\n`);

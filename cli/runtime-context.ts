@@ -1,10 +1,9 @@
-import { runtimePaths } from "../runtime/paths.js";
-import type { RuntimeContext } from "../runtime/sandbox/context.js";
-import { loadSettings, SettingsError } from "../runtime/settings/load-settings.js";
+import { runtimePaths } from "../runtime/core/paths.js";
+import type { RuntimeContext } from "../runtime/core/context.js";
+import { loadSettings } from "../runtime/settings/load-settings.js";
 import { settingsFile, type SettingsFile } from "../runtime/settings/settings-file.js";
-import { ExitCode } from "./exit-codes.js";
 import { printConfigNotes } from "./output.js";
-import { UserError } from "./user-error.js";
+import { UserError } from "../runtime/core/errors.js";
 
 /** The context sandbox commands run in, and the settings file it was loaded from. */
 export interface LoadedRuntime {
@@ -23,17 +22,12 @@ export const warn = (message: string): void => void process.stderr.write(`forage
  */
 export async function loadRuntime(configOption: string | undefined): Promise<LoadedRuntime> {
   if (typeof process.getuid === "function" && process.getuid() !== 0) {
-    throw new UserError("this command needs root (namespaces, mounts, nspawn): run it with sudo", ExitCode.general);
+    throw new UserError("this command needs root (namespaces, mounts, nspawn): run it with sudo", "general");
   }
   const file = await settingsFile(configOption);
-  try {
-    const { settings, notes } = await loadSettings(file);
-    printConfigNotes(notes);
-    return { file, context: { settings, paths: runtimePaths(settings.host.stateDir), warn } };
-  } catch (error) {
-    if (error instanceof SettingsError) throw new UserError(error.message, ExitCode.config);
-    throw error;
-  }
+  const { settings, notes } = await loadSettings(file);
+  printConfigNotes(notes);
+  return { file, context: { settings, paths: runtimePaths(settings.host.stateDir), warn } };
 }
 
 /** loadRuntime's context alone: what most root-only commands need. */

@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
-import { findExecutable } from "./find-executable.js";
+import { findExecutable } from "./core/find-executable.js";
 import { findSystem } from "./nspawn/nix-root.js";
-import { runtimePaths, type RuntimePaths } from "./paths.js";
+import { runtimePaths, type RuntimePaths } from "./core/paths.js";
 import { extraContainerUnavailable } from "./extra-container/availability.js";
 
 /** What a runtime can do (the reference's capability list). */

@@ -6,7 +6,7 @@ import { relative, resolve } from "node:path";
 import { resolveModel } from "../../generator/model/resolve.js";
 import { loadConfigFromCli } from "../load-model.js";
 import { printJson } from "../output.js";
-import { UserError } from "../user-error.js";
+import { UserError } from "../../runtime/core/errors.js";
 
 export const defaultOutDir = "forage-generated";
 
@@ -41,7 +41,7 @@ Examples:
       const model = resolveModel(loaded.config, relative(resolve(options.out), resolve(loaded.file)));
       const files = generateFiles(model);
       const plan = await planOutput(options.out, files).catch((error: unknown) => {
-        if (error instanceof ForeignFileError) throw new UserError(error.message, ExitCode.general);
+        if (error instanceof ForeignFileError) throw new UserError(error.message, "general");
         throw error;
       });
       const changes = plan.created.length + plan.updated.length + plan.removed.length;

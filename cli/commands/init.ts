@@ -4,12 +4,11 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { templateName } from "../../generator/config/schema/names.js";
 import { agentPresets, type AgentPreset } from "../agent-presets.js";
-import { ExitCode } from "../exit-codes.js";
 import { chooseInitUser, type ChosenUser } from "../init-user.js";
 import { nextSteps } from "../init-next-steps.js";
-import { packageRoot } from "../../runtime/package-root.js";
+import { packageRoot } from "../../runtime/core/package-root.js";
 import { terminalQuestions } from "../terminal-question.js";
-import { UserError } from "../user-error.js";
+import { UserError } from "../../runtime/core/errors.js";
 
 interface InitOptions {
   user?: string;
@@ -35,7 +34,7 @@ export function registerInit(program: Command): void {
     .action(async (options: InitOptions) => {
       const agent = presetOf(options);
       if (options.force !== true && (await exists(options.out))) {
-        throw new UserError(`${options.out} already exists; pass --force to overwrite it`, ExitCode.general);
+        throw new UserError(`${options.out} already exists; pass --force to overwrite it`, "general");
       }
       const terminal = terminalQuestions();
       const self = userInfo();
@@ -49,14 +48,14 @@ export function registerInit(program: Command): void {
 function presetOf(options: InitOptions): AgentPreset {
   const agent = agentPresets[options.agent];
   if (agent === undefined) {
-    throw new UserError(`--agent: unknown agent "${options.agent}"; choose one of ${Object.keys(agentPresets).join(", ")}`, ExitCode.usage);
+    throw new UserError(`--agent: unknown agent "${options.agent}"; choose one of ${Object.keys(agentPresets).join(", ")}`, "usage");
   }
   // Checked against the schema before rendering: the scaffold is rendered without escaping.
   if (!templateName.safeParse(options.template).success) {
-    throw new UserError(`--template: "${options.template}" must be 1-32 characters of a-z, 0-9 and '-', starting with a letter`, ExitCode.usage);
+    throw new UserError(`--template: "${options.template}" must be 1-32 characters of a-z, 0-9 and '-', starting with a letter`, "usage");
   }
   if (options.template === agent.name) {
-    throw new UserError(`--template: "${options.template}" is the name of the ${agent.title} template; choose another name for the first template`, ExitCode.usage);
+    throw new UserError(`--template: "${options.template}" is the name of the ${agent.title} template; choose another name for the first template`, "usage");
   }
   return agent;
 }

@@ -1,8 +1,7 @@
 import type { Command } from "commander";
-import { ExitCode } from "../exit-codes.js";
 import { operationsOf } from "../operations.js";
 import { relayThisTerminal } from "../relayed-terminal.js";
-import { UserError } from "../user-error.js";
+import { UserError } from "../../runtime/core/errors.js";
 import { registerSsh } from "./ssh.js";
 
 /**
@@ -46,8 +45,8 @@ export function registerInside(program: Command): void {
     .description(`Attach to the sandbox's tmux session "forage" (detach with C-b d)`)
     .argument("<name>", "sandbox")
     .action(async (name: string) => {
-      if (!process.stdin.isTTY) throw new UserError("attach needs a terminal; use forage-ctl exec for scripts", ExitCode.attach);
+      if (!process.stdin.isTTY) throw new UserError("attach needs a terminal; use forage-ctl exec for scripts", "attach");
       const code = await runInside(program, name, ["tmux", "attach-session", "-t", "forage"], false);
-      if (code !== 0) throw new UserError(`could not attach to ${name}'s session (tmux exit ${code})`, ExitCode.attach);
+      if (code !== 0) throw new UserError(`could not attach to ${name}'s session (tmux exit ${code})`, "attach");
     });
 }

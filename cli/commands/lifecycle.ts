@@ -1,9 +1,8 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { ExitCode } from "../exit-codes.js";
 import { operationsOf } from "../operations.js";
 import { formatTimings } from "../format-timings.js";
-import { UserError } from "../user-error.js";
+import { UserError } from "../../runtime/core/errors.js";
 
 /** up, down, start, stop, reset: creating, running and removing sandboxes. */
 export function registerLifecycle(program: Command): void {
@@ -87,7 +86,7 @@ export function registerLifecycle(program: Command): void {
     .option("--all", "remove every sandbox")
     .option("-t, --timeout <seconds>", "grace period before processes are killed", "10")
     .action(async (name: string | undefined, options: { all?: boolean; timeout: string }) => {
-      if ((name === undefined) === (options.all !== true)) throw new UserError("give a sandbox name or --all", ExitCode.usage);
+      if ((name === undefined) === (options.all !== true)) throw new UserError("give a sandbox name or --all", "usage");
       const ops = await operations();
       const names = options.all === true ? (await ops.list()).map((s) => s.name) : [name ?? ""];
       for (const each of names) {
@@ -127,7 +126,7 @@ export function registerLifecycle(program: Command): void {
 
 function seconds(text: string): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 0 || value > 3600) throw new UserError(`--timeout: "${text}" is not a whole number of seconds (0-3600)`, ExitCode.usage);
+  if (!Number.isInteger(value) || value < 0 || value > 3600) throw new UserError(`--timeout: "${text}" is not a whole number of seconds (0-3600)`, "usage");
   return value;
 }
 
@@ -138,12 +137,12 @@ function workspaceArgs(options: { workspace?: string; repo: string[]; direct?: b
   for (const value of options.repo) {
     const match = /^([a-z][a-z0-9-]{0,31})=(.+)$/.exec(value);
     if (match?.[1] !== undefined && match[2] !== undefined) {
-      if (named[match[1]] !== undefined) throw new UserError(`-r ${match[1]}= is given twice`, ExitCode.usage);
+      if (named[match[1]] !== undefined) throw new UserError(`-r ${match[1]}= is given twice`, "usage");
       named[match[1]] = resolve(match[2]);
     } else plain.push(value);
   }
-  if (plain.length > 1) throw new UserError(`only one default repository: -r ${plain.join(", -r ")} (name the others: -r NAME=PATH)`, ExitCode.usage);
-  if (options.direct === true && plain[0] === undefined) throw new UserError("--direct needs -r PATH (or use -w DIR)", ExitCode.usage);
+  if (plain.length > 1) throw new UserError(`only one default repository: -r ${plain.join(", -r ")} (name the others: -r NAME=PATH)`, "usage");
+  if (options.direct === true && plain[0] === undefined) throw new UserError("--direct needs -r PATH (or use -w DIR)", "usage");
   return {
     ...(options.workspace === undefined ? {} : { workspace: resolve(options.workspace) }),
     ...(plain[0] === undefined ? {} : { repo: resolve(plain[0]) }),

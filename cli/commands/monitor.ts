@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { checkAll } from "../../runtime/sandbox/health.js";
 import { ExitCode } from "../exit-codes.js";
 import { runtimeContext } from "../runtime-context.js";
-import { UserError } from "../user-error.js";
+import { UserError } from "../../runtime/core/errors.js";
 
 export function registerMonitor(program: Command): void {
   program
@@ -15,7 +15,7 @@ export function registerMonitor(program: Command): void {
     .addHelpText("after", "\nThe daemon runs the same checks by itself when the config sets monitor.enable.")
     .action(async (options: { interval: string; autoRestart?: boolean; once?: boolean }) => {
       const interval = Number(options.interval);
-      if (!Number.isInteger(interval) || interval < 1) throw new UserError(`--interval: "${options.interval}" is not a whole number of seconds`, ExitCode.usage);
+      if (!Number.isInteger(interval) || interval < 1) throw new UserError(`--interval: "${options.interval}" is not a whole number of seconds`, "usage");
       const context = await runtimeContext(program.opts<{ config?: string }>().config);
       for (;;) {
         const reports = await checkAll(context, options.autoRestart === true);

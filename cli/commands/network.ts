@@ -5,10 +5,9 @@ import { networkModes } from "../../generator/config/network-modes.js";
 import type { DenialRecord } from "../../runtime/network/denials.js";
 import type { NetworkChange, NetworkView } from "../../runtime/network/network-operations.js";
 import { denyEntry, type NetworkPolicy } from "../../runtime/network/network-policy.js";
-import { ExitCode } from "../exit-codes.js";
 import { operationsOf } from "../operations.js";
 import { printJson, printTable } from "../output.js";
-import { UserError } from "../user-error.js";
+import { UserError } from "../../runtime/core/errors.js";
 
 /** network NAME [MODE] [--allow …] [--deny …]; denials NAME [-f]. */
 export function registerNetwork(program: Command): void {
@@ -99,7 +98,7 @@ interface NetworkOptions {
 
 function networkChange(mode: string | undefined, options: NetworkOptions): NetworkChange | null {
   if (mode !== undefined && !(networkModes as readonly string[]).includes(mode)) {
-    throw new UserError(`network: mode "${mode}" is not one of ${networkModes.join(", ")}`, ExitCode.usage);
+    throw new UserError(`network: mode "${mode}" is not one of ${networkModes.join(", ")}`, "usage");
   }
   const allow = checkEntries("--allow", options.allow, allowEntry);
   const deny = checkEntries("--deny", options.deny, denyEntry);
@@ -116,7 +115,7 @@ function networkChange(mode: string | undefined, options: NetworkOptions): Netwo
 function checkEntries(option: string, entries: string[], schema: z.ZodType<string>): string[] {
   for (const entry of entries) {
     const parsed = schema.safeParse(entry);
-    if (!parsed.success) throw new UserError(`${option} "${entry}": ${parsed.error.issues[0]?.message ?? "invalid"}`, ExitCode.usage);
+    if (!parsed.success) throw new UserError(`${option} "${entry}": ${parsed.error.issues[0]?.message ?? "invalid"}`, "usage");
   }
   return entries;
 }

@@ -2,9 +2,8 @@ import type { Command } from "commander";
 import { operationsOf } from "../operations.js";
 import type { SandboxView } from "../../runtime/api/operations.js";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ExitCode } from "../exit-codes.js";
 import { printJson, printTable } from "../output.js";
-import { UserError } from "../user-error.js";
+import { UserError } from "../../runtime/core/errors.js";
 
 /** ps, status, audit-log: looking at sandboxes. */
 export function registerObserve(program: Command): void {
@@ -57,7 +56,7 @@ export function registerObserve(program: Command): void {
     .option("-f, --follow", "keep printing new output until interrupted")
     .action(async (name: string, options: { lines: string; follow?: boolean }) => {
       const lines = Number(options.lines);
-      if (!Number.isInteger(lines) || lines < 1) throw new UserError(`--lines: "${options.lines}" is not a positive whole number`, ExitCode.usage);
+      if (!Number.isInteger(lines) || lines < 1) throw new UserError(`--lines: "${options.lines}" is not a positive whole number`, "usage");
       const ops = await operations();
       let previous = new Map<string, string[]>();
       for (;;) {

@@ -1,10 +1,9 @@
 import type { Command } from "commander";
 import { readProxyStatus, type ProxyStatus } from "../../runtime/proxy/proxy-status.js";
-import { runtimePaths } from "../../runtime/paths.js";
-import { ExitCode } from "../exit-codes.js";
+import { runtimePaths } from "../../runtime/core/paths.js";
 import { printJson, printTable } from "../output.js";
 import { runtimeContext } from "../runtime-context.js";
-import { UserError } from "../user-error.js";
+import { UserError } from "../../runtime/core/errors.js";
 
 export function registerProxy(program: Command): void {
   program
@@ -31,7 +30,7 @@ Examples:
       if (options.status === true) return showStatus(configPath, options.json === true);
       const context = await runtimeContext(configPath);
       const running = await readProxyStatus(context.paths);
-      if (running !== undefined) throw new UserError(`an API proxy already runs (pid ${running.pid}); see forage-ctl proxy --status`, ExitCode.general);
+      if (running !== undefined) throw new UserError(`an API proxy already runs (pid ${running.pid}); see forage-ctl proxy --status`, "general");
       const { startApiProxy } = await import("../../runtime/proxy/api-proxy.js");
       const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage-proxy: ${line}\n`);
       const proxy = await startApiProxy(context.settings, context.paths, log);
@@ -56,7 +55,7 @@ async function showStatus(configPath: string | undefined, json: boolean): Promis
   const status = await readProxyStatus(context?.paths ?? runtimePaths("/var/lib/forage"));
   if (status === undefined) {
     if (json) return printJson(null);
-    throw new UserError("no API proxy is running (the daemon starts one when the config needs it; or run forage-ctl proxy)", ExitCode.general);
+    throw new UserError("no API proxy is running (the daemon starts one when the config needs it; or run forage-ctl proxy)", "general");
   }
   if (json) return printJson(status);
   printStatus(status);

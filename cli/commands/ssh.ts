@@ -3,9 +3,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { ExitCode } from "../exit-codes.js";
 import { operationsOf } from "../operations.js";
-import { UserError } from "../user-error.js";
+import { UserError } from "../../runtime/core/errors.js";
 
 /** The only variables ssh gets from the caller (the reference filters them too). */
 const passedEnv = ["HOME", "USER", "LOGNAME", "PATH", "TERM", "LANG", "SSH_AUTH_SOCK"];
@@ -19,8 +18,8 @@ export function registerSsh(program: Command): void {
     .option("-i, --ssh-key-path <file>", "private key to log in with")
     .action(async (name: string, command: string[], options: { sshKeyPath?: string }) => {
       const view = await (await operationsOf(program)).status(name);
-      if (view.sshHostKey === null) throw new UserError(`sandbox ${name} has no SSH (its template sets ssh: false): use forage-ctl attach ${name}`, ExitCode.attach);
-      if (view.status === "stopped") throw new UserError(`sandbox ${name} is not running (forage-ctl start ${name})`, ExitCode.containerFailed);
+      if (view.sshHostKey === null) throw new UserError(`sandbox ${name} has no SSH (its template sets ssh: false): use forage-ctl attach ${name}`, "attach");
+      if (view.status === "stopped") throw new UserError(`sandbox ${name} is not running (forage-ctl start ${name})`, "container");
       const dir = await mkdtemp(join(tmpdir(), "forage-ssh-"));
       try {
         // The host key pinned at up, and nothing else: a changed key is refused.
@@ -50,7 +49,7 @@ export function registerSsh(program: Command): void {
           child.once("close", (status) => resolve(status ?? 255));
         });
         // 255 is ssh's own failure (connection, authentication, host key); anything else is the command's.
-        if (code === 255) throw new UserError(`ssh to ${name} (${view.address}) failed: see the message above`, ExitCode.attach);
+        if (code === 255) throw new UserError(`ssh to ${name} (${view.address}) failed: see the message above`, "attach");
         process.exitCode = code;
       } finally {
         await rm(dir, { recursive: true, force: true });

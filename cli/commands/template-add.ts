@@ -4,9 +4,8 @@ import type { Command } from "commander";
 import { loadConfig } from "../../generator/config/load-config.js";
 import { templateName } from "../../generator/config/schema/names.js";
 import type { NewTemplate } from "../../generator/config/edit/add-template.js";
-import { ExitCode } from "../exit-codes.js";
 import { loadConfigFromCli } from "../load-model.js";
-import { UserError } from "../user-error.js";
+import { UserError } from "../../runtime/core/errors.js";
 
 export function registerTemplateAdd(program: Command): void {
   const template = program.command("template").description("Edit the templates of the config file in place");
@@ -20,11 +19,11 @@ export function registerTemplateAdd(program: Command): void {
     .action(async (name: string, options: { from: string; description?: string }) => {
       const loaded = await loadConfigFromCli(program.opts<{ config?: string }>().config);
       if (!templateName.safeParse(name).success) {
-        throw new UserError(`template name "${name}" must be 1-32 characters of a-z, 0-9 and '-', starting with a letter`, ExitCode.usage);
+        throw new UserError(`template name "${name}" must be 1-32 characters of a-z, 0-9 and '-', starting with a letter`, "usage");
       }
-      if (name in loaded.config.templates) throw new UserError(`${loaded.file}: template "${name}" already exists`, ExitCode.config);
+      if (name in loaded.config.templates) throw new UserError(`${loaded.file}: template "${name}" already exists`, "config");
       if (!(options.from in loaded.config.templates)) {
-        throw new UserError(`${loaded.file}: --from: template "${options.from}" does not exist (known: ${Object.keys(loaded.config.templates).join(", ")})`, ExitCode.templateNotFound);
+        throw new UserError(`${loaded.file}: --from: template "${options.from}" does not exist (known: ${Object.keys(loaded.config.templates).join(", ")})`, "template-not-found");
       }
       const entry: NewTemplate = { name, extends: options.from, ...(options.description === undefined ? {} : { description: options.description }) };
       const original = await readFile(loaded.file, "utf8");

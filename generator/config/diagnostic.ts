@@ -1,3 +1,5 @@
+import { UserError } from "../lib/user-error.js";
+
 /** One problem found in a config file, located as precisely as the format allows. */
 export interface Diagnostic {
   file: string;
@@ -16,13 +18,19 @@ export interface Diagnostic {
  * message also shows the notes found so far, in position order, since an error may name an
  * option by its new spelling where the file uses the reference's.
  */
-export class ConfigError extends Error {
+export class ConfigError extends UserError {
+  override name = "ConfigError";
   constructor(
     readonly diagnostics: Diagnostic[],
     readonly notes: Diagnostic[] = [],
   ) {
-    super((notes.length === 0 ? diagnostics : sortDiagnostics([...diagnostics, ...notes])).map(formatDiagnostic).join("\n"));
-    this.name = "ConfigError";
+    super((notes.length === 0 ? diagnostics : sortDiagnostics([...diagnostics, ...notes])).map(formatDiagnostic).join("\n"), "config");
+  }
+
+  /** Every problem on its own line (they name their files), then how many there were. */
+  override report(program: string): string {
+    const count = this.diagnostics.length;
+    return `${this.message}\n${program}: ${count} problem${count === 1 ? "" : "s"} in the config\n`;
   }
 }
 

@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
 import { sandboxLink } from "../network/sandbox-link.js";
-import { readEvents, recordEvent } from "../sandbox/audit-log.js";
-import { findTemplate, requireSandbox, type RuntimeContext } from "../sandbox/context.js";
+import { readEvents, recordEvent } from "../core/audit-log.js";
+import { findTemplate, type RuntimeContext } from "../core/context.js";
+import { requireSandbox } from "../state/require-sandbox.js";
 import { destroySandbox } from "../sandbox/down.js";
 import { execCommand, execInRunning, type ExecResult } from "../sandbox/exec.js";
 import { findOrphans, removeOrphans } from "../sandbox/gc.js";
-import { SandboxError } from "../sandbox/errors.js";
+import { SandboxError } from "../core/errors.js";
 import { copySecrets } from "../sandbox/secrets.js";
 import { sessionLogs } from "../sandbox/session-logs.js";
 import { pinnedHostKey } from "../sandbox/ssh.js";

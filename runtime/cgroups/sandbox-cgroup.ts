@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { pathUnder } from "../names.js";
+import { pathUnder } from "../core/names.js";
 import { cgroupHierarchies, type CgroupHierarchy } from "./hierarchies.js";
 import { parseSize } from "./sizes.js";
 

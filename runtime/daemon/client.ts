@@ -1,6 +1,6 @@
 import { connect, type Socket } from "node:net";
 import type { Operations } from "../api/operations.js";
-import { SandboxError, type SandboxErrorKind } from "../sandbox/errors.js";
+import { isUserErrorKind, SandboxError } from "../core/errors.js";
 import { encode, lineReader, socketPath, type DaemonHello } from "./protocol.js";
 import type { Op } from "./requests.js";
 
@@ -52,8 +52,9 @@ export function request(op: Op, args: Record<string, unknown>, handlers: Handler
           else if (typeof message.stderr === "string") handlers.stderr?.(Buffer.from(message.stderr, "base64"));
           else if ("result" in message) finish(() => resolve(message.result));
           else if (typeof message.error === "object" && message.error !== null) {
-            const error = message.error as { message: string; kind: SandboxErrorKind };
-            finish(() => reject(new SandboxError(error.message, error.kind)));
+            const { message: text, kind } = message.error as Record<string, unknown>;
+            // A kind this client does not know (another version's) is still the daemon's refusal.
+            finish(() => reject(new SandboxError(String(text), isUserErrorKind(kind) ? kind : "general")));
           }
         },
         (error) => finish(() => reject(error)),

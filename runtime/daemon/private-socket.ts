@@ -1,7 +1,7 @@
 import { lchown, lstat, mkdir, rm } from "node:fs/promises";
 import type { Server } from "node:net";
 import { dirname } from "node:path";
-import { SandboxError } from "../sandbox/errors.js";
+import { SandboxError } from "../core/errors.js";
 
 /**
  * Makes the socket's directory ready: created root-owned 0755 when missing (the user must be able

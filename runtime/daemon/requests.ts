@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { sshPublicKey } from "../../generator/config/schema/names.js";
-import { sandboxNamePattern } from "../names.js";
+import { sandboxNamePattern } from "../core/names.js";
 import { snapshotNamePattern } from "../workspaces/snapshots.js";
 import { allowEntry } from "../../generator/config/schema/allow-entry.js";
 import { networkModes } from "../../generator/config/network-modes.js";

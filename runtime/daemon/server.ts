@@ -6,9 +6,9 @@ import { localOperations } from "../api/local-operations.js";
 import type { RelayedTerminal, SnapshotAction } from "../api/operations.js";
 import type { NetworkChange } from "../network/network-operations.js";
 import type { TerminalSize } from "../sandbox/terminal.js";
-import { lookupHostUser } from "../host-user.js";
-import type { RuntimeContext } from "../sandbox/context.js";
-import { SandboxError } from "../sandbox/errors.js";
+import { lookupHostUser } from "../core/host-user.js";
+import type { RuntimeContext } from "../core/context.js";
+import { SandboxError, UserError } from "../core/errors.js";
 import { readProxyStatus } from "../proxy/proxy-status.js";
 import { listenPrivately, prepareSocketDirectory } from "./private-socket.js";
 import { encode, lineReader, type DaemonHello, type ServerMessage } from "./protocol.js";
@@ -104,9 +104,9 @@ async function dispatch(context: RuntimeContext, op: string, rawArgs: unknown, s
     // JSON drops undefined: an operation with no result answers null.
     send({ result: (await run(requestContext, op, parsed.data as Record<string, never>, send, input, served)) ?? null });
   } catch (error) {
-    const kind = error instanceof SandboxError ? error.kind : "general";
+    const kind = error instanceof UserError ? error.kind : "general";
     const message = error instanceof Error ? error.message : String(error);
-    if (!(error instanceof SandboxError)) log(`error in ${op}: ${error instanceof Error ? (error.stack ?? message) : message}`);
+    if (!(error instanceof UserError)) log(`error in ${op}: ${error instanceof Error ? (error.stack ?? message) : message}`);
     send({ error: { message, kind } });
   }
 }

@@ -1,5 +1,5 @@
-import { execa } from "execa";
-import { SandboxError } from "../sandbox/errors.js";
+import { runCommand } from "../core/run-command.js";
+import { SandboxError } from "../core/errors.js";
 
 /** The systemd unit NixOS runs a declarative or extra-container container as. */
 export function containerUnit(containerName: string): string {
@@ -8,7 +8,7 @@ export function containerUnit(containerName: string): string {
 
 /** Runs one of the host's container tools; a failure is a container error with what it said. */
 export async function runTool(program: string, args: string[], doing: string): Promise<string> {
-  const result = await execa(program, args, { reject: false, timeout: 600_000 }).catch((error: Error) => ({ exitCode: 127, stdout: "", stderr: error.message }));
+  const result = await runCommand(program, args, { reject: false, timeoutMs: 600_000 }).catch((error: Error) => ({ exitCode: 127, stdout: "", stderr: error.message }));
   if (result.exitCode !== 0) {
     const said = String(result.stderr).trim().split("\n").slice(-5).join("\n");
     throw new SandboxError(`could not ${doing}: ${program} ${args[0] ?? ""} exited with ${String(result.exitCode)}${said === "" ? "" : `:\n${said}`}`, "container");
@@ -18,7 +18,7 @@ export async function runTool(program: string, args: string[], doing: string): P
 
 /** True while the container's unit is active. */
 export async function isUnitActive(containerName: string): Promise<boolean> {
-  const result = await execa("systemctl", ["is-active", "--quiet", containerUnit(containerName)], { reject: false }).catch(() => undefined);
+  const result = await runCommand("systemctl", ["is-active", "--quiet", containerUnit(containerName)], { reject: false }).catch(() => undefined);
   return result?.exitCode === 0;
 }
 

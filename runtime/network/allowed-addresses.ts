@@ -1,4 +1,4 @@
-import { execa } from "execa";
+import { runCommand } from "../core/run-command.js";
 import { printNftElements, printNftFlushSets, type NftElement, type NftSet, type NftTableRef } from "../../generator/emit/nft/index.js";
 import type { ResolvedAddress } from "./dns/dns-filter.js";
 import { maxTtl } from "./dns/dns-filter.js";
@@ -129,7 +129,7 @@ function elementsOf(resolved: ResolvedAddress): { set: NftSet; value: NftElement
 }
 
 /**
- * add (a no-op when present) + delete + add with the timeout: nft cannot change an element's
+ * add (a no-op when present) + delete + add with the timeoutMs: nft cannot change an element's
  * timeout in place, and one transaction leaves no moment without the element.
  */
 function renewal(table: NftTableRef, set: NftSet, elements: NftElement[]): string {
@@ -138,6 +138,6 @@ function renewal(table: NftTableRef, set: NftSet, elements: NftElement[]): strin
 
 async function load(script: string, namespace?: string): Promise<void> {
   const argv = namespace === undefined ? ["nft", "-f", "-"] : ["nsenter", `--net=${namespace}`, "--", "nft", "-f", "-"];
-  const loaded = await execa(argv[0] as string, argv.slice(1), { input: script, reject: false, timeout: 10_000 });
+  const loaded = await runCommand(argv[0] as string, argv.slice(1), { input: script, reject: false, timeoutMs: 10_000 });
   if (loaded.exitCode !== 0) throw new Error(`nft refused the allowed addresses: ${loaded.stderr.trim()}`);
 }

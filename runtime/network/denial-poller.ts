@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { execa } from "execa";
+import { runCommand } from "../core/run-command.js";
 import type { NftTableRef } from "../../generator/emit/nft/index.js";
 import type { DenialRecord } from "./denials.js";
 import { deniedSets } from "../../generator/targets/nft-refusals.js";
@@ -72,7 +72,7 @@ async function list(source: DeniedSource, set: string): Promise<RefusedDestinati
   const command = ["nft", "-j", "list", "set", source.table.family, source.table.name, set];
   const argv = source.namespace === null ? command : ["nsenter", `--net=${source.namespace}`, "--", ...command];
   // The in-sandbox table is the sandbox's root's to reshape: bound what is read from it.
-  const listed = await execa(argv[0] as string, argv.slice(1), { reject: false, maxBuffer: 2_000_000, timeout: 5000 });
+  const listed = await runCommand(argv[0] as string, argv.slice(1), { reject: false, maxBuffer: 2_000_000, timeoutMs: 5000 });
   if (listed.exitCode !== 0) return []; // being replaced, gone (full mode has no in-sandbox table), or flushed inside
   try {
     return parseDeniedSet(listed.stdout);

@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { open, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { packageRoot } from "../package-root.js";
-import { sandboxNetworkPath } from "../paths.js";
-import type { RuntimeContext } from "../sandbox/context.js";
-import { SandboxError } from "../sandbox/errors.js";
+import { packageRoot } from "../core/package-root.js";
+import { sandboxNetworkPath } from "../core/paths.js";
+import type { RuntimeContext } from "../core/context.js";
+import { SandboxError } from "../core/errors.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { GuardSpec } from "./guard-spec.js";
 import type { GuardServices } from "./host-policy.js";

@@ -1,4 +1,4 @@
-import type { RuntimePaths } from "../paths.js";
+import type { RuntimePaths } from "../core/paths.js";
 
 /** What the guard of one sandbox is started with (on its argv: no secrets in it). */
 export interface GuardSpec {

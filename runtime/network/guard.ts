@@ -1,6 +1,6 @@
 import { access, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { sandboxNetworkPath } from "../paths.js";
+import { sandboxNetworkPath } from "../core/paths.js";
 import type { Socket } from "node:net";
 import { readMetadata } from "../state/metadata-store.js";
 import { AllowedAddresses } from "./allowed-addresses.js";

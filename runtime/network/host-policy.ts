@@ -1,6 +1,6 @@
-import { execa } from "execa";
+import { runCommand } from "../core/run-command.js";
 import { printNftTable, type NftChain, type NftMatch, type NftRule, type NftSet, type NftTable, type NftTableRef } from "../../generator/emit/nft/index.js";
-import { SandboxError } from "../sandbox/errors.js";
+import { SandboxError } from "../core/errors.js";
 import type { NetworkPolicy } from "./network-policy.js";
 import type { SandboxLink } from "./sandbox-link.js";
 import { deniedSets, refuseRules } from "../../generator/targets/nft-refusals.js";
@@ -206,11 +206,11 @@ function gateRedirect(link: SandboxLink, from: NftMatch, services: GuardServices
 
 /** Loads (or atomically replaces) the sandbox's host-side table. */
 export async function applyHostPolicy(link: SandboxLink, policy: NetworkPolicy, services: GuardServices | null, externalInterface: string | null, proxyPort: number | null): Promise<void> {
-  const loaded = await execa("nft", ["-f", "-"], { input: printNftTable(hostPolicyTable(link, policy, services, externalInterface, proxyPort), { replace: true }), reject: false });
+  const loaded = await runCommand("nft", ["-f", "-"], { input: printNftTable(hostPolicyTable(link, policy, services, externalInterface, proxyPort), { replace: true }), reject: false });
   if (loaded.exitCode !== 0) throw new SandboxError(`could not load the network policy of ${link.namespace}: ${loaded.stderr.trim()} (is nftables installed?)`, "container");
 }
 
 /** Removes the sandbox's host-side table; absent is fine. */
 export async function removeHostPolicy(link: SandboxLink): Promise<void> {
-  await execa("nft", ["delete", "table", "inet", hostPolicyTableName(link)], { reject: false });
+  await runCommand("nft", ["delete", "table", "inet", hostPolicyTableName(link)], { reject: false });
 }

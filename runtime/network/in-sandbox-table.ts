@@ -1,4 +1,4 @@
-import { execa } from "execa";
+import { runCommand } from "../core/run-command.js";
 import { printNftDeleteTable, printNftTable, type NftTableRef } from "../../generator/emit/nft/index.js";
 import { inContainerTable, inContainerTableName, templateProxyPort } from "../../generator/targets/nftables.js";
 import type { Model, TemplateModel } from "../../generator/model/model.js";
@@ -31,6 +31,6 @@ export async function applyInSandboxTable(namespace: string, settings: Model, te
     policy.mode === "full"
       ? printNftDeleteTable(inSandboxTableRef)
       : printNftTable(inContainerTable(settings.host.network.base, policy.mode, templateProxyPort(settings, template), template.name), { replace: true });
-  const loaded = await execa("nsenter", [`--net=${namespace}`, "--", "nft", "-f", "-"], { input: script, reject: false });
+  const loaded = await runCommand("nsenter", [`--net=${namespace}`, "--", "nft", "-f", "-"], { input: script, reject: false });
   if (loaded.exitCode !== 0) throw new Error(`could not load the in-sandbox table: ${loaded.stderr.trim()}`);
 }

@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { sandboxNetworkPath } from "../paths.js";
-import { findTemplate, requireSandbox, type RuntimeContext } from "../sandbox/context.js";
-import { SandboxError } from "../sandbox/errors.js";
+import { sandboxNetworkPath } from "../core/paths.js";
+import { findTemplate, type RuntimeContext } from "../core/context.js";
+import { requireSandbox } from "../state/require-sandbox.js";
+import { SandboxError } from "../core/errors.js";
 import { isRunning } from "../sandbox/start-stop.js";
 import { withLock } from "../state/lock.js";
 import { readDenials, type DenialRecord } from "./denials.js";

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
-import { execa } from "execa";
-import { SandboxError } from "../sandbox/errors.js";
+import { runCommand } from "../core/run-command.js";
+import { SandboxError } from "../core/errors.js";
 import type { SandboxLink } from "./link-addresses.js";
 
 export { sandboxLink, sandboxRanges, type SandboxLink } from "./link-addresses.js";
@@ -12,7 +12,7 @@ export { sandboxLink, sandboxRanges, type SandboxLink } from "./link-addresses.j
  * the sandbox's root sets.
  */
 export async function createLink(link: SandboxLink): Promise<void> {
-  const added = await execa("ip", ["netns", "add", link.namespace], { reject: false });
+  const added = await runCommand("ip", ["netns", "add", link.namespace], { reject: false });
   if (added.exitCode !== 0) {
     // Never take over a namespace that is not ours: another Forage state directory may own it.
     throw new SandboxError(
@@ -53,11 +53,11 @@ export async function ipv6Enabled(): Promise<boolean> {
 
 /** Removes the namespace (which takes the veth pair with it); absent is fine. */
 export async function removeLink(link: SandboxLink): Promise<void> {
-  await execa("ip", ["netns", "delete", link.namespace], { reject: false });
-  await execa("ip", ["link", "delete", link.hostInterface], { reject: false });
+  await runCommand("ip", ["netns", "delete", link.namespace], { reject: false });
+  await runCommand("ip", ["link", "delete", link.hostInterface], { reject: false });
 }
 
 /** Runs ip commands in one process (`ip -batch -`); the lines hold only names and addresses we made. */
 async function ipBatch(options: string[], lines: string[]): Promise<void> {
-  await execa("ip", [...options, "-batch", "-"], { input: `${lines.join("\n")}\n` });
+  await runCommand("ip", [...options, "-batch", "-"], { input: `${lines.join("\n")}\n` });
 }

@@ -1,10 +1,10 @@
 import { chmod, chown, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { execa } from "execa";
+import { runCommand } from "../core/run-command.js";
 import type { TemplateModel } from "../../generator/model/model.js";
-import { sandboxNetworkPath } from "../paths.js";
-import { recordEvent } from "../sandbox/audit-log.js";
-import { findTemplate, type RuntimeContext } from "../sandbox/context.js";
+import { sandboxNetworkPath } from "../core/paths.js";
+import { recordEvent } from "../core/audit-log.js";
+import { findTemplate, type RuntimeContext } from "../core/context.js";
 import { writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { enableForwarding } from "./forwarding.js";
@@ -109,8 +109,8 @@ async function cutConnections(context: RuntimeContext, link: SandboxLink): Promi
     ["-f", "ipv6", "-s", link.sandboxAddress6],
   ]) {
     // Exit status 1 only says there was nothing to delete.
-    const cut = await execa("conntrack", ["-D", ...args], { reject: false });
-    if (cut.failed && cut.exitCode === undefined) {
+    const cut = await runCommand("conntrack", ["-D", ...args], { reject: false });
+    if (cut.spawnError !== undefined) {
       context.warn("conntrack is not installed: connections opened before this change keep running until they close");
       return;
     }

@@ -1,8 +1,8 @@
-import { SandboxError } from "../sandbox/errors.js";
+import { SandboxError } from "../core/errors.js";
 import { spawn } from "node:child_process";
-import { open, readdir, readFile } from "node:fs/promises";
+import { open, readdir, readFile, readlink } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { execa } from "execa";
+import { runCommand } from "../core/run-command.js";
 import { isAlive } from "../state/lock.js";
 import { stageBinds } from "./staged-binds.js";
 import { timed, type PhaseClock } from "../core/phase-clock.js";
@@ -126,11 +126,7 @@ export async function leaderOf(nspawnPid: number): Promise<number | undefined> {
 }
 
 async function readNs(pid: string): Promise<string | undefined> {
-  try {
-    return (await execa("readlink", [`/proc/${pid}/ns/pid`])).stdout;
-  } catch {
-    return undefined;
-  }
+  return readlink(`/proc/${pid}/ns/pid`).catch(() => undefined);
 }
 
 async function waitForLeader(pid: number, payload: ContainerPayload["kind"], logFile: string, timeoutMs: number): Promise<void> {
@@ -160,7 +156,7 @@ async function hasChild(pid: number): Promise<boolean> {
 export async function stopContainer(nspawnPid: number, graceSeconds: number, payload: ContainerPayload["kind"] = "placeholder"): Promise<void> {
   const leader = await leaderOf(nspawnPid);
   if (leader !== undefined && payload === "placeholder") {
-    await execa("nsenter", ["--target", String(leader), "--pid", "--mount", "--", "/usr/bin/kill", "-TERM", "-1"], { reject: false });
+    await runCommand("nsenter", ["--target", String(leader), "--pid", "--mount", "--", "/usr/bin/kill", "-TERM", "-1"], { reject: false });
     await waitGone(graceSeconds * 1000, () => hasChild(leader).then((c) => !c));
   }
   if (await isLive(nspawnPid)) signal(nspawnPid, "SIGTERM");

@@ -1,5 +1,5 @@
 import { mkdir, rmdir } from "node:fs/promises";
-import { execa } from "execa";
+import { runCommand } from "../core/run-command.js";
 
 /**
  * Mounts a fresh tmpfs as a sandbox's root: whatever the sandbox writes there dies with it.
@@ -7,13 +7,13 @@ import { execa } from "execa";
  */
 export async function mountRoot(root: string, bytes: number): Promise<void> {
   await mkdir(root, { recursive: true, mode: 0o755 });
-  await execa("mount", ["-t", "tmpfs", "-o", `mode=0755,size=${bytes},nosuid,nodev`, "forage-root", root]);
+  await runCommand("mount", ["-t", "tmpfs", "-o", `mode=0755,size=${bytes},nosuid,nodev`, "forage-root", root]);
 }
 
 /** Unmounts and removes a sandbox root; absent or already unmounted is fine. */
 export async function unmountRoot(root: string): Promise<void> {
   // Lazy: a process that still has its cwd there (an exec being torn down) must not block cleanup.
-  await execa("umount", ["--lazy", root], { reject: false });
+  await runCommand("umount", ["--lazy", root], { reject: false });
   await rmdir(root).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "ENOENT") throw error;
   });

@@ -2,9 +2,9 @@ import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rmdir, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { execa } from "execa";
+import { runCommand } from "../core/run-command.js";
 import { openPinned } from "./pinned-path.js";
-import { SandboxError } from "../sandbox/errors.js";
+import { SandboxError } from "../core/errors.js";
 import type { Bind } from "./container-process.js";
 
 /** Binds ready for systemd-nspawn, and how to take the staging mounts down again. */
@@ -32,7 +32,7 @@ export async function stageBinds(binds: readonly Bind[]): Promise<StagedBinds> {
   const mounted: string[] = [];
   const made: string[] = [];
   const release = async (): Promise<void> => {
-    for (const point of mounted.reverse()) await execa("umount", ["--no-canonicalize", point], { reject: false });
+    for (const point of mounted.reverse()) await runCommand("umount", ["--no-canonicalize", point], { reject: false });
     for (const path of made.reverse())
       await unlink(path)
         .catch(() => rmdir(path))

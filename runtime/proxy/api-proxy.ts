@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import type { Model } from "../../generator/model/model.js";
-import { proxyAuditLogPath, type RuntimePaths } from "../paths.js";
+import { proxyAuditLogPath, type RuntimePaths } from "../core/paths.js";
 import { listMetadata } from "../state/metadata-store.js";
 import { KeyStore } from "./key-store.js";
 import { ProxyAuditLog } from "./proxy-audit-log.js";

@@ -1,8 +1,8 @@
 import { chown, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Model } from "../../generator/model/model.js";
-import { lookupGroupId, lookupHostUser } from "../host-user.js";
-import type { RuntimePaths } from "../paths.js";
+import { lookupGroupId, lookupHostUser } from "../core/host-user.js";
+import type { RuntimePaths } from "../core/paths.js";
 import type { ProxyCounters } from "./sandbox-proxy.js";
 
 /** The proxy's health, for `forage-ctl proxy --status` and the daemon's `proxy` operation. */

@@ -3,7 +3,7 @@ import { chown, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentModel, HostModel, TemplateModel } from "../../generator/model/model.js";
 import { sandboxLink } from "../network/link-addresses.js";
-import { pathUnder } from "../names.js";
+import { pathUnder } from "../core/names.js";
 
 /**
  * Subdirectory of a sandbox's secrets dir with each proxied agent's settings (no secret name

@@ -1,6 +1,6 @@
 import type { Model } from "../../generator/model/model.js";
 import { sandboxLink } from "../network/link-addresses.js";
-import { sandboxSecretsPath, type RuntimePaths } from "../paths.js";
+import { sandboxSecretsPath, type RuntimePaths } from "../core/paths.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { PlaceholderBinding } from "./placeholder-swap.js";
 import { readPlaceholder } from "./sandbox-credentials.js";

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { relative } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
-import { expandHome } from "../host-user.js";
+import { expandHome } from "../core/host-user.js";
 import type { Bind } from "../nspawn/container-process.js";
 
 /**

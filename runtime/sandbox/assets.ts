@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { packageRoot } from "../package-root.js";
+import { packageRoot } from "../core/package-root.js";
 
 /** The constant agent launcher script bound into host-root sandboxes. */
 export function agentLauncherPath(): string {

@@ -1,11 +1,11 @@
 import { rm } from "node:fs/promises";
-import { sandboxNetworkPath } from "../paths.js";
+import { sandboxNetworkPath } from "../core/paths.js";
 import { removeMetadata } from "../state/metadata-store.js";
 import { hostSlots, releaseSlot, slotOwner } from "../state/slots.js";
 import { readMetadata } from "../state/metadata-store.js";
-import { recordEvent } from "./audit-log.js";
-import type { RuntimeContext } from "./context.js";
-import { SandboxError } from "./errors.js";
+import { recordEvent } from "../core/audit-log.js";
+import type { RuntimeContext } from "../core/context.js";
+import { SandboxError } from "../core/errors.js";
 import { removeSecrets } from "./secrets.js";
 import { removeHostKey } from "./ssh.js";
 import { stopSandbox } from "./start-stop.js";

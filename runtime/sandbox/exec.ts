@@ -7,8 +7,8 @@ import { auditIdOf } from "../seccomp/kernel-refusals.js";
 import { enterArgv } from "../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { sandboxEnv } from "./agent-env.js";
-import type { RuntimeContext } from "./context.js";
-import { SandboxError } from "./errors.js";
+import type { RuntimeContext } from "../core/context.js";
+import { SandboxError } from "../core/errors.js";
 import { isRunning } from "./start-stop.js";
 
 export interface ExecOptions {

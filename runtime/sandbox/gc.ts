@@ -1,15 +1,14 @@
 import { lstat, readdir, rm } from "node:fs/promises";
 import { removeSandboxDir } from "../workspaces/remove-workspaces.js";
-import { pathUnder, sandboxNamePattern } from "../names.js";
+import { pathUnder, sandboxNamePattern } from "../core/names.js";
 import { removeHostPolicy } from "../network/host-policy.js";
 import { removeLink, sandboxLink } from "../network/sandbox-link.js";
 import { unmountRoot } from "../nspawn/root-mount.js";
-import { rootPath } from "../paths.js";
+import { rootPath } from "../core/paths.js";
 import { isAlive } from "../state/lock.js";
 import { listMetadata } from "../state/metadata-store.js";
 import { hostSlots, readClaims, releaseSlot, slotOwner, type SlotClaim } from "../state/slots.js";
-import type { SandboxMetadata } from "../state/metadata.js";
-import type { RuntimeContext } from "./context.js";
+import type { RuntimeContext } from "../core/context.js";
 import { destroySandbox } from "./down.js";
 import { removeSecrets } from "./secrets.js";
 import { isRunning, stopSandbox } from "./start-stop.js";

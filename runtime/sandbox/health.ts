@@ -2,8 +2,8 @@ import { isOurGuard } from "../network/guard-process.js";
 import { startNetworkGuard, syncInSandboxTable } from "../network/sandbox-network.js";
 import { listMetadata, writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
-import { recordEvent } from "./audit-log.js";
-import { findTemplate, type RuntimeContext } from "./context.js";
+import { recordEvent } from "../core/audit-log.js";
+import { findTemplate, type RuntimeContext } from "../core/context.js";
 import { hasSession, runInit, startSession } from "./session.js";
 import { isRunning, startSandbox, stopSandbox } from "./start-stop.js";
 

@@ -1,5 +1,5 @@
-import { SandboxError } from "./errors.js";
-import { findExecutable } from "../find-executable.js";
+import { SandboxError } from "../core/errors.js";
+import { findExecutable } from "../core/find-executable.js";
 import type { AgentModel, TemplateModel } from "../../generator/model/model.js";
 
 /** Where a host-root sandbox finds programs: the host's /usr, bound read-only. */

@@ -1,4 +1,4 @@
-import { execa } from "execa";
+import { runCommand } from "../core/run-command.js";
 import { identitySchema } from "../../generator/config/schema/identity.js";
 
 /**
@@ -12,13 +12,12 @@ export async function hostGitIdentity(account: { home: string; uid: number; gid:
   const read = async (key: string): Promise<string | undefined> => {
     for (const file of [`${home}/.gitconfig`, `${home}/.config/git/config`]) {
       // As the user: their files are read with their rights, never root's.
-      const result = await execa("git", ["config", "--file", file, "--get", key], {
+      const result = await runCommand("git", ["config", "--file", file, "--get", key], {
         uid: account.uid,
         gid: account.gid,
         cwd: "/",
         reject: false,
-        timeout: 5000,
-        extendEnv: false,
+        timeoutMs: 5000,
         env: { PATH: "/usr/bin:/bin" },
       }).catch(() => undefined);
       if (result?.exitCode === 0 && result.stdout !== "") return result.stdout;

@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
 import { chmod, chown, lstat, open, writeFile } from "node:fs/promises";
-import { SandboxError } from "./errors.js";
+import { SandboxError } from "../core/errors.js";
 
 /** Name of the identity key's copy in a sandbox's secrets directory (secret names cannot start with "."). */
 export const identityKeyFile = ".ssh-identity";

@@ -1,5 +1,5 @@
 import { writeFile } from "node:fs/promises";
-import { metadataPath, type RuntimePaths } from "../paths.js";
+import { metadataPath, type RuntimePaths } from "../core/paths.js";
 
 /**
  * The agent's ~/.ssh/config when it has an identity key: git and ssh use that key and only it.

@@ -3,13 +3,13 @@ import { join } from "node:path";
 import { denialsMountPath } from "../network/denials.js";
 import { resolvConfName } from "../network/sandbox-network.js";
 import type { Bind } from "../nspawn/container-process.js";
-import { sandboxNetworkPath } from "../paths.js";
+import { sandboxNetworkPath } from "../core/paths.js";
 import { seccompBinds } from "../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { workspaceBinds } from "../workspaces/workspace-binds.js";
 import { agentConfigBinds } from "./agent-config-binds.js";
-import type { RuntimeContext } from "./context.js";
-import { ownerHome } from "./owner-home.js";
+import type { RuntimeContext } from "../core/context.js";
+import { ownerHome } from "../core/owner-home.js";
 
 /**
  * The binds every runtime gives a sandbox, whatever its root: the workspaces (primary first,

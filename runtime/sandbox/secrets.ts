@@ -1,8 +1,8 @@
-import { SandboxError } from "./errors.js";
+import { SandboxError } from "../core/errors.js";
 import { chmod, chown, copyFile, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { pathUnder } from "../names.js";
-import { sandboxSecretsPath, type RuntimePaths } from "../paths.js";
+import { pathUnder } from "../core/names.js";
+import { sandboxSecretsPath, type RuntimePaths } from "../core/paths.js";
 import type { HostModel, TemplateModel } from "../../generator/model/model.js";
 import { writeProxiedCredentials } from "../proxy/sandbox-credentials.js";
 import { copyIdentityKey, identityKeyFile } from "./identity-key.js";

@@ -1,5 +1,5 @@
 import type { SandboxMetadata } from "../state/metadata.js";
-import type { RuntimeContext } from "./context.js";
+import type { RuntimeContext } from "../core/context.js";
 import { execInRunning } from "./exec.js";
 import { sessionName } from "./session.js";
 

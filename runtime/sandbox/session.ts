@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { TemplateModel } from "../../generator/model/model.js";
 import type { SandboxMetadata } from "../state/metadata.js";
-import type { RuntimeContext } from "./context.js";
+import type { RuntimeContext } from "../core/context.js";
 import { execInRunning } from "./exec.js";
-import { recordEvent } from "./audit-log.js";
+import { recordEvent } from "../core/audit-log.js";
 import { rootKindOf } from "../nspawn/root-kind.js";
 
 /** The tmux session every sandbox has: one window per agent, or the template's tmuxWindows. */

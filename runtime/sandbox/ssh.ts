@@ -1,11 +1,11 @@
 import type { Bind } from "../nspawn/container-process.js";
 import { chmod, chown, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { execa } from "execa";
-import { metadataPath, type RuntimePaths } from "../paths.js";
+import { runCommand } from "../core/run-command.js";
+import { metadataPath, type RuntimePaths } from "../core/paths.js";
 import type { SandboxMetadata } from "../state/metadata.js";
-import type { RuntimeContext } from "./context.js";
-import { SandboxError } from "./errors.js";
+import type { RuntimeContext } from "../core/context.js";
+import { SandboxError } from "../core/errors.js";
 import { execInRunning } from "./exec.js";
 
 /** Capabilities sshd keeps (privilege separation, port 22); everything else is dropped. */
@@ -23,7 +23,7 @@ export async function ensureHostKey(paths: RuntimePaths, name: string): Promise<
   const existing = await readFile(`${key}.pub`, "utf8").catch(() => undefined);
   if (existing !== undefined) return existing.trim();
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  await execa("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `forage-${name}`, "-f", key]);
+  await runCommand("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `forage-${name}`, "-f", key]);
   return (await readFile(`${key}.pub`, "utf8")).trim();
 }
 

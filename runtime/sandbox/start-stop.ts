@@ -1,6 +1,6 @@
 import { access } from "node:fs/promises";
 import { join } from "node:path";
-import { execa } from "execa";
+import { runCommand } from "../core/run-command.js";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup, sandboxCgroupName, type SandboxCgroup } from "../cgroups/sandbox-cgroup.js";
 import { tmpfsCaps } from "../cgroups/tmpfs-caps.js";
@@ -12,12 +12,12 @@ import { buildHostRoot } from "../nspawn/host-root.js";
 import { prepareNixRoot, requireSystem } from "../nspawn/nix-root.js";
 import { isExtraContainerRunning, startExtraContainer, stopExtraContainer } from "../extra-container/backend.js";
 import { mountRoot, unmountRoot } from "../nspawn/root-mount.js";
-import { rootPath, sandboxSecretsPath, metadataPath } from "../paths.js";
+import { rootPath, sandboxSecretsPath, metadataPath } from "../core/paths.js";
 import { enterArgv, removeSandboxFilter, writeSandboxFilter } from "../seccomp/sandbox-filter.js";
 import { writeMetadata } from "../state/metadata-store.js";
 import { stoppedMetadata, type SandboxMetadata } from "../state/metadata.js";
-import { recordEvent } from "./audit-log.js";
-import type { RuntimeContext } from "./context.js";
+import { recordEvent } from "../core/audit-log.js";
+import type { RuntimeContext } from "../core/context.js";
 import { resolveAgentPrograms } from "./host-programs.js";
 import { agentLauncherPath } from "./assets.js";
 import { identityKeyFile } from "./identity-key.js";
@@ -119,7 +119,7 @@ async function capRun(nspawnPid: number, bytes: number): Promise<void> {
   // --pid too: mount reads /proc/self/mountinfo, which inside names only the container's pids.
   // --root: where nspawn could not pivot_root (a chroot, as on a fresh machine's build root) it
   // moved the root mount and chrooted, and joining the mount namespace alone lands outside it.
-  await execa("nsenter", [`--target=${leader}`, "--mount", "--pid", "--root", "--", "mount", "-o", `remount,size=${bytes}`, "/run"]);
+  await runCommand("nsenter", [`--target=${leader}`, "--mount", "--pid", "--root", "--", "mount", "-o", `remount,size=${bytes}`, "/run"]);
 }
 
 /** Host root: generated /etc, the host's /usr and a few /etc files read-only, the agent launcher. */

@@ -1,7 +1,7 @@
 import type { TemplateModel } from "../../generator/model/model.js";
 import type { Bind } from "../nspawn/container-process.js";
 import type { SandboxMetadata } from "../state/metadata.js";
-import type { RuntimeContext } from "./context.js";
+import type { RuntimeContext } from "../core/context.js";
 import { identityKeyFile } from "./identity-key.js";
 import { identitySshConfigFile } from "./identity-ssh-config.js";
 import { sshBindsForSystem } from "./ssh.js";

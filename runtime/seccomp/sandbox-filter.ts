@@ -1,10 +1,10 @@
 import { access, constants, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Bind } from "../nspawn/container-process.js";
-import { packageRoot } from "../package-root.js";
-import { pathUnder } from "../names.js";
-import type { RuntimePaths } from "../paths.js";
-import { SandboxError } from "../sandbox/errors.js";
+import { packageRoot } from "../core/package-root.js";
+import { pathUnder } from "../core/names.js";
+import type { RuntimePaths } from "../core/paths.js";
+import { SandboxError } from "../core/errors.js";
 import { compileFilter } from "./compile.js";
 import { runningArch } from "./syscall-tables.js";
 

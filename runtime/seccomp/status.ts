@@ -1,5 +1,5 @@
 import { leaderOf } from "../nspawn/container-process.js";
-import type { RuntimeContext } from "../sandbox/context.js";
+import type { RuntimeContext } from "../core/context.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { sandboxRefusals, type Refusals } from "./kernel-refusals.js";
 import { allowedBack } from "./sandbox-filter.js";

@@ -5,10 +5,14 @@ import { configFileNames } from "../../generator/config/find-config.js";
 import type { Model } from "../../generator/model/model.js";
 import { runtimeSettingsVersion } from "../../generator/targets/runtime-json.js";
 import type { SettingsFile } from "./settings-file.js";
+import { UserError } from "../core/errors.js";
 
-/** Runtime settings (host + resolved templates) could not be loaded. */
-export class SettingsError extends Error {
+/** Runtime settings (host + resolved templates) could not be loaded: a config error (exit 6). */
+export class SettingsError extends UserError {
   override name = "SettingsError";
+  constructor(message: string) {
+    super(message, "config");
+  }
 }
 
 /** Settings, and the notes of the config file they came from (none for a generated forage.json). */

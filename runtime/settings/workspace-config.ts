@@ -1,7 +1,7 @@
 import { realpath, stat } from "node:fs/promises";
 import { dirname, relative } from "node:path";
-import { runtimePaths } from "../paths.js";
-import { SandboxError } from "../sandbox/errors.js";
+import { runtimePaths } from "../core/paths.js";
+import { SandboxError } from "../core/errors.js";
 import { listMetadata } from "../state/metadata-store.js";
 
 /** Where sandboxes are recorded when no settings are loaded yet (the settings being chosen here). */

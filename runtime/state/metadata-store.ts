@@ -1,7 +1,7 @@
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
-import { metadataPath, type RuntimePaths } from "../paths.js";
-import { SandboxError } from "../sandbox/errors.js";
+import { metadataPath, type RuntimePaths } from "../core/paths.js";
+import { SandboxError } from "../core/errors.js";
 import { sandboxMetadataSchema, type SandboxMetadata } from "./metadata.js";
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { networkPolicySchema } from "../network/network-policy.js";
-import { sandboxNamePattern } from "../names.js";
+import { sandboxNamePattern } from "../core/names.js";
 
 /**
  * A sandbox's metadata, `<state>/sandboxes/<name>.json`. Everything needed to start, reset or

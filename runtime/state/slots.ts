@@ -2,8 +2,8 @@ import { access, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promise
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
 import { sandboxLink } from "../network/link-addresses.js";
-import { pathUnder } from "../names.js";
-import { runtimePaths } from "../paths.js";
+import { pathUnder } from "../core/names.js";
+import { runtimePaths } from "../core/paths.js";
 import { withLock } from "./lock.js";
 import { readMetadata } from "./metadata-store.js";
 import type { SandboxMetadata } from "./metadata.js";

@@ -1,10 +1,10 @@
 import { access, chmod, lchown, mkdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { MountModel, TemplateModel } from "../../generator/model/model.js";
-import { expandHome } from "../host-user.js";
-import { pathUnder } from "../names.js";
-import type { RuntimePaths } from "../paths.js";
-import { SandboxError } from "../sandbox/errors.js";
+import { expandHome } from "../core/host-user.js";
+import { pathUnder } from "../core/names.js";
+import type { RuntimePaths } from "../core/paths.js";
+import { SandboxError } from "../core/errors.js";
 import type { NamedMount, WorkspaceMount } from "../state/metadata.js";
 import { addGitWorktree, worktreeGitDirs } from "./git-worktree.js";
 import { addJjWorkspace } from "./jj-workspace.js";

@@ -1,8 +1,8 @@
 import { mkdtemp, rename, rmdir } from "node:fs/promises";
 import { join } from "node:path";
-import { execa } from "execa";
+import { runCommand } from "../core/run-command.js";
 import { parseSize } from "../cgroups/sizes.js";
-import { SandboxError } from "../sandbox/errors.js";
+import { SandboxError } from "../core/errors.js";
 
 /**
  * The disk limit of one workspace forage-ctl made: a btrfs subvolume with a qgroup limit, known
@@ -100,15 +100,16 @@ export async function quotaUsage(quota: DiskQuota): Promise<number | null> {
 
 /** The type and mount point of the filesystem holding `dir` (JSON: a mount point may hold spaces). */
 async function mountOf(dir: string): Promise<{ fsType: string; filesystem: string }> {
-  const found = await execa("findmnt", ["--json", "--output", "FSTYPE,TARGET", "--target", dir], { reject: false });
+  const found = await runCommand("findmnt", ["--json", "--output", "FSTYPE,TARGET", "--target", dir], { reject: false });
   const entry = found.exitCode === 0 ? (JSON.parse(found.stdout) as { filesystems?: { fstype?: string; target?: string }[] }).filesystems?.[0] : undefined;
   if (entry?.fstype === undefined || entry.target === undefined) throw new SandboxError(`workspace.maxSize: cannot tell the filesystem of ${dir}: ${found.stderr.trim()}`, "general");
   return { fsType: entry.fstype, filesystem: entry.target };
 }
 
 async function btrfs(args: string[]) {
-  const result = await execa("btrfs", args, { reject: false, cwd: "/" });
-  if (result.exitCode === undefined) throw new SandboxError(`workspace.maxSize needs the btrfs command, which did not run (${result.message}): install btrfs-progs`, "config");
+  const result = await runCommand("btrfs", args, { reject: false, cwd: "/" });
+  if (result.spawnError !== undefined)
+    throw new SandboxError(`workspace.maxSize needs the btrfs command, which did not run (${result.spawnError.code ?? result.spawnError.message}): install btrfs-progs`, "config");
   return result;
 }
 

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { execa } from "execa";
-import { SandboxError } from "../sandbox/errors.js";
+import { runCommand } from "../core/run-command.js";
+import { SandboxError } from "../core/errors.js";
 import { runVcs, type RepoOwner } from "./vcs-command.js";
 
 /**
@@ -14,7 +14,7 @@ export async function addJjWorkspace(owner: RepoOwner, repo: string, name: strin
   const args = ["-R", repo, "workspace", "add", "--name", name, ...(revision === null ? [] : ["--revision", revision]), path];
   await runVcs(owner, "jj", args, `add jj workspace "${name}" to ${repo}`);
   const pointer = join(path, ".jj/repo");
-  const written = await execa("tee", ["--", pointer], { input: store, stdout: "ignore", uid: owner.uid, gid: owner.gid, reject: false });
+  const written = await runCommand("tee", ["--", pointer], { input: store, stdout: "ignore", uid: owner.uid, gid: owner.gid, reject: false });
   if (written.exitCode !== 0) throw new SandboxError(`could not point jj workspace "${name}" at ${store}: ${written.stderr}`, "vcs");
 }
 

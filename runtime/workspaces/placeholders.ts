@@ -1,6 +1,6 @@
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { execa } from "execa";
+import { runCommand } from "../core/run-command.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { guardState, workspaceGuards, type Guard, type Placeholder } from "./guarded-paths.js";
 
@@ -14,8 +14,8 @@ import { guardState, workspaceGuards, type Guard, type Placeholder } from "./gua
  */
 export async function makeMountPoint(root: string, path: string, placeholder: Placeholder, owner: { uid: number; gid: number }): Promise<void> {
   const run = { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/", env: { PATH: "/usr/bin:/bin" }, extendEnv: false } as const;
-  if (placeholder.kind === "directory") await execa("mkdir", ["--", join(root, path)], run);
-  else await execa("tee", ["--", join(root, path)], { ...run, input: placeholder.text, stdout: "ignore" });
+  if (placeholder.kind === "directory") await runCommand("mkdir", ["--", join(root, path)], run);
+  else await runCommand("tee", ["--", join(root, path)], { ...run, input: placeholder.text, stdout: "ignore" });
 }
 
 /** Removes, as the user, the stand-ins' mount points a stopped sandbox left in its workspaces. */
@@ -37,7 +37,7 @@ async function removeStandIn(root: string, guard: Guard, owner: { uid: number; g
     const last = i === parts.length - 1;
     if (await isStandIn(join(root, rel), last ? guard.placeholder : { kind: "directory" })) {
       const run = { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/", env: { PATH: "/usr/bin:/bin" }, extendEnv: false } as const;
-      await execa(last && guard.placeholder.kind === "file" ? "rm" : "rmdir", ["--", join(root, rel)], run);
+      await runCommand(last && guard.placeholder.kind === "file" ? "rm" : "rmdir", ["--", join(root, rel)], run);
       return;
     }
     if ((await guardState(root, { path: rel, placeholder: null })).state !== "present") return;

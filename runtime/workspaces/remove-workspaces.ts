@@ -1,8 +1,8 @@
 import { lstat, rmdir } from "node:fs/promises";
-import { execa } from "execa";
-import { pathUnder } from "../names.js";
-import type { RuntimePaths } from "../paths.js";
-import { SandboxError } from "../sandbox/errors.js";
+import { runCommand } from "../core/run-command.js";
+import { pathUnder } from "../core/names.js";
+import type { RuntimePaths } from "../core/paths.js";
+import { SandboxError } from "../core/errors.js";
 import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
 import { forgetGitWorktree } from "./git-worktree.js";
 import { forgetJjWorkspace } from "./jj-workspace.js";
@@ -53,7 +53,7 @@ export async function removeWorkspaces(paths: RuntimePaths, metadata: SandboxMet
 export async function removeSandboxDir(dir: string, owner: RepoOwner): Promise<void> {
   // A sandbox with only direct mounts never had one.
   if ((await lstat(dir).catch(() => undefined))?.isDirectory() !== true) return;
-  const emptied = await execa("find", [dir, "-mindepth", "1", "-delete"], { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/" });
+  const emptied = await runCommand("find", [dir, "-mindepth", "1", "-delete"], { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/" });
   if (emptied.exitCode !== 0 && !emptied.stderr.includes("No such file")) throw new SandboxError(`could not remove ${dir}: ${emptied.stderr.trim()}`, "general");
   await rmdir(dir).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "ENOENT") throw error;
@@ -65,6 +65,6 @@ export async function removeSandboxDir(dir: string, owner: RepoOwner): Promise<v
  * the sandbox) can change under it, so a link planted in it removes nothing else.
  */
 export async function removeAsOwner(path: string, owner: RepoOwner): Promise<void> {
-  const result = await execa("rm", ["-rf", "--one-file-system", "--", path], { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/" });
+  const result = await runCommand("rm", ["-rf", "--one-file-system", "--", path], { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/" });
   if (result.exitCode !== 0) throw new SandboxError(`could not remove ${path}: ${result.stderr.trim()}`, "general");
 }

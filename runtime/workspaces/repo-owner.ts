@@ -1,5 +1,5 @@
-import type { RuntimeContext } from "../sandbox/context.js";
-import { ownerHome } from "../sandbox/owner-home.js";
+import type { RuntimeContext } from "../core/context.js";
+import { ownerHome } from "../core/owner-home.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { RepoOwner } from "./vcs-command.js";
 

@@ -1,4 +1,4 @@
-import { SandboxError } from "../sandbox/errors.js";
+import { SandboxError } from "../core/errors.js";
 import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
 import { runVcs, type RepoOwner } from "./vcs-command.js";
 

@@ -1,5 +1,5 @@
-import { execa } from "execa";
-import { SandboxError } from "../sandbox/errors.js";
+import { runCommand } from "../core/run-command.js";
+import { SandboxError } from "../core/errors.js";
 
 /** The host user VCS commands run as: workspaces belong to them, never to root. */
 export interface RepoOwner {
@@ -19,13 +19,12 @@ const safeGitOptions = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=
  * (exit 7) that says what was being done and what the tool answered.
  */
 export async function runVcs(owner: RepoOwner, program: "git" | "jj", args: string[], doing: string, extraEnv: Record<string, string> = {}): Promise<string> {
-  const result = await execa(program, program === "git" ? [...safeGitOptions, ...args] : args, {
+  const result = await runCommand(program, program === "git" ? [...safeGitOptions, ...args] : args, {
     uid: owner.uid,
     gid: owner.gid,
     env: { HOME: owner.home, PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", GIT_TERMINAL_PROMPT: "0", ...extraEnv },
-    extendEnv: false,
     reject: false,
-    timeout: 120_000,
+    timeoutMs: 120_000,
     cwd: "/",
   }).catch((error: Error) => ({ exitCode: 127, stdout: "", stderr: error.message }));
   if (result.exitCode !== 0) {

@@ -1,8 +1,8 @@
 import { lstat, realpath } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { execa } from "execa";
+import { runCommand } from "../core/run-command.js";
 import type { Bind } from "../nspawn/container-process.js";
-import { SandboxError } from "../sandbox/errors.js";
+import { SandboxError } from "../core/errors.js";
 import type { RepoOwner } from "./vcs-command.js";
 
 /**
@@ -92,6 +92,6 @@ export async function ownedDirectory(path: string, owner: { uid: number }): Prom
 /** git makes logs/ only on first use, which a read-only store would refuse: made now, as the owner. */
 async function ensureWritableParts(stores: VcsStore[], owner: RepoOwner): Promise<void> {
   for (const store of stores.filter((s) => s.kind === "git")) {
-    await execa("mkdir", ["-p", "--", join(store.path, "logs")], { uid: owner.uid, gid: owner.gid, reject: false });
+    await runCommand("mkdir", ["-p", "--", join(store.path, "logs")], { uid: owner.uid, gid: owner.gid, reject: false });
   }
 }

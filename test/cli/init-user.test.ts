@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { chooseInitUser, type UserSources } from "../../cli/init-user.js";
-import { UserError } from "../../cli/user-error.js";
+import { UserError } from "../../runtime/core/errors.js";
 
 /*
  * GIVEN a host with root (and a second uid-0 account), alice (1000) and bob (1001), WHEN init
@@ -33,7 +33,7 @@ const scripted = (...answers: (string | undefined)[]) => {
 async function refusal(promise: Promise<unknown>): Promise<UserError> {
   const error = await promise.catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(UserError);
-  expect((error as UserError).exitCode).toBe(64);
+  expect((error as UserError).kind).toBe("usage");
   return error as UserError;
 }
 

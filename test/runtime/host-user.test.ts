@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { lookupGroupId, lookupHostUser, lookupHostUserById } from "../../runtime/host-user.js";
+import { lookupGroupId, lookupHostUser, lookupHostUserById } from "../../runtime/core/host-user.js";
 
 describe("host users and groups from /etc files", () => {
   const dir = mkdtempSync(join(tmpdir(), "forage-etc-"));

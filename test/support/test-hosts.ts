@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { packageRoot } from "../../runtime/package-root.js";
+import { packageRoot } from "../../runtime/core/package-root.js";
 
 /** A record set of the test DNS zone; `ttl` defaults to 60. */
 export interface ZoneEntry {

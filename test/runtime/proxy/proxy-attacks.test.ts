@@ -11,7 +11,6 @@ const upstream = new TestUpstream();
 let proxy: ProxyFixture;
 const placeholder = `forage-placeholder-${"ef".repeat(32)}`;
 const keys = { openai: "sk-openai-REAL-0123456789/+=", google: "AIza-google-REAL-0123456789", anthropic: "sk-ant-REAL-0123456789abcdef" };
-const everyKey = Object.values(keys);
 
 beforeAll(async () => {
   await upstream.start();

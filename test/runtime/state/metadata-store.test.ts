@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runtimePaths } from "../../../runtime/paths.js";
-import { SandboxError } from "../../../runtime/sandbox/errors.js";
+import { runtimePaths } from "../../../runtime/core/paths.js";
+import { SandboxError } from "../../../runtime/core/errors.js";
 import { readMetadata } from "../../../runtime/state/metadata-store.js";
 
 describe("reading a sandbox's metadata that was damaged", () => {

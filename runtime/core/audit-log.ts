@@ -1,6 +1,6 @@
 import { appendFile, mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { eventsPath, type RuntimePaths } from "../paths.js";
+import { eventsPath, type RuntimePaths } from "./paths.js";
 
 export type AuditEventKind = "create" | "start" | "stop" | "reset" | "destroy" | "exec" | "snapshot" | "network" | "error" | "warning";
 

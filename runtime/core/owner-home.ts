@@ -1,4 +1,4 @@
-import { lookupHostUser } from "../host-user.js";
+import { lookupHostUser } from "./host-user.js";
 import type { RuntimeContext } from "./context.js";
 
 /** The configured user's home on this host ("~/" in the config), or /nonexistent without one. */

@@ -1,4 +1,5 @@
 import { isAbsolute, relative, resolve } from "node:path";
+import { UserError } from "./errors.js";
 
 /** Sandbox names (DESIGN.md): they become directory names, hostnames and unit names. */
 export const sandboxNamePattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -10,8 +11,12 @@ export function assertSandboxName(name: string): void {
   }
 }
 
-export class InvalidNameError extends Error {
+/** A name or a path built from one that breaks its rule: a usage error. */
+export class InvalidNameError extends UserError {
   override name = "InvalidNameError";
+  constructor(message: string) {
+    super(message, "usage");
+  }
 }
 
 /**

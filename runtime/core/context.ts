@@ -1,8 +1,6 @@
 import type { Model, TemplateModel } from "../../generator/model/model.js";
-import type { PhaseClock } from "../core/phase-clock.js";
-import type { RuntimePaths } from "../paths.js";
-import { readMetadata } from "../state/metadata-store.js";
-import type { SandboxMetadata } from "../state/metadata.js";
+import type { PhaseClock } from "./phase-clock.js";
+import type { RuntimePaths } from "./paths.js";
 import { SandboxError } from "./errors.js";
 
 /** What every lifecycle operation works with: the settings and where state lives. */
@@ -22,10 +20,4 @@ export function findTemplate(context: RuntimeContext, name: string): TemplateMod
     throw new SandboxError(`template "${name}" does not exist in ${context.settings.source} (known: ${known})`, "template-not-found");
   }
   return template;
-}
-
-export async function requireSandbox(context: RuntimeContext, name: string): Promise<SandboxMetadata> {
-  const metadata = await readMetadata(context.paths, name);
-  if (metadata === undefined) throw new SandboxError(`sandbox "${name}" does not exist (see forage-ctl ps)`, "not-found");
-  return metadata;
 }
