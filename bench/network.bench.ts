@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { printNftElements } from "../generator/emit/nft/index.js";
 import { allowedSets, hostPolicyTableRef } from "../runtime/network/host-policy.js";
-import { networkOperation } from "../runtime/network/network-operations.js";
+import { networkOperation } from "../runtime/sandbox/network-operations.js";
 import { sandboxLink } from "../runtime/network/sandbox-link.js";
 import { packageRoot } from "../runtime/core/package-root.js";
 import { runtimePaths } from "../runtime/core/paths.js";

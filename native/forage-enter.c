@@ -1,112 +1,113 @@
 /*
- * forage-enter [--audit-id=N] FILTER COMMAND [ARG...]
+ * forage-enter: every process entering a Forage sandbox passes through it. Two ways in:
  *
- * The last step on the way into a Forage sandbox, run inside its namespaces and root (after
- * nsenter, before setpriv drops to the agent; or as the host-root container's payload):
- *   1. joins a fresh anonymous session keyring, so nothing keeps the caller's (root's, the
- *      daemon's) session keyring, which would otherwise be shared by everything entering
- *      (unless keyctl is refused here already: see keyrings_closed);
- *   2. sets no_new_privs (the kernel requires it to load a filter without CAP_SYS_ADMIN, and it
- *      must hold for everything below anyway);
- *   3. loads the seccomp program FILTER (classic BPF, struct sock_filter[], written by forage-ctl's
- *      compiler) with SECCOMP_FILTER_FLAG_LOG, so every refusal reaches the kernel's audit log;
- *   4. with --audit-id, makes N its loginuid, so the kernel's records of those refusals (which
- *      carry it as `auid`) can be counted per sandbox; only root may, so it is best effort;
- *   5. closes what it opened and execs COMMAND (an absolute path: no PATH search).
- * Any failure stops here with exit status 126 and nothing is run: entering without the filter is
- * never an option. Built statically so it runs in any root (the host's /usr or a NixOS system).
+ *   forage-enter [--audit-id=N] FILTER COMMAND [ARG...]
+ *     Inside the sandbox's namespaces and root already (the host-root container's payload, run
+ *     by systemd-nspawn): a fresh anonymous session keyring (nothing keeps the caller's), the
+ *     audit id as loginuid (the kernel's records of refusals carry it as `auid`, so they can be
+ *     counted per sandbox; only root may, so best effort), no_new_privs, the seccomp program
+ *     FILTER (classic BPF written by forage-ctl's compiler, loaded with SECCOMP_FILTER_FLAG_LOG),
+ *     then COMMAND (an absolute path: no PATH search).
+ *
+ *   forage-enter --join=PID [--cgroup=FILE]... [--user=UID:GID | --keep-caps=CAP,...]
+ *                [--cwd=DIR] [--env=K=V]... [--audit-id=N] FILTER COMMAND [ARG...]
+ *     From the host, as root (exec, attach, init commands, sshd): joins the cgroups and the
+ *     namespaces of the sandbox's PID 1, drops to the agent (or keeps root with only the named
+ *     capabilities), then the same keyring, audit id, filter and exec; COMMAND is searched on
+ *     the PATH of the new environment. See join.c.
+ *
+ * Any failure stops with exit status 126 and nothing is run: entering without the filter is never
+ * an option. Built statically so it runs in any root (the host's /usr or a NixOS system).
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-/* include/uapi/linux/keyctl.h; glibc has no wrapper and keyutils' header may be absent. */
-#define FORAGE_KEYCTL_GET_KEYRING_ID 0
-#define FORAGE_KEYCTL_JOIN_SESSION_KEYRING 1
-#define FORAGE_KEY_SPEC_SESSION_KEYRING -3
-/* The kernel's limit on a classic-BPF program (BPF_MAXINSNS). */
-#define FORAGE_MAX_INSTRUCTIONS 4096
+#include "enter.h"
+#include "join.h"
 
-static int fail(const char *what, int error) {
-  fprintf(stderr, "forage-enter: %s: %s\n", what, strerror(error));
-  return 126;
+static int usage(const char *problem) {
+  fprintf(stderr,
+          "forage-enter: %s\n"
+          "usage: forage-enter [--audit-id=N] FILTER /ABSOLUTE/COMMAND [ARG...]\n"
+          "       forage-enter --join=PID [--cgroup=FILE]... [--user=UID:GID | --keep-caps=CAP,...] [--cwd=DIR] [--env=K=V]... [--audit-id=N] FILTER COMMAND [ARG...]\n",
+          problem);
+  return FORAGE_FAILED;
 }
 
-/* Reads the program into `filter`; returns the number of instructions, or -errno. */
-static long read_program(const char *path, struct sock_filter *filter) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return -errno;
-  struct stat st;
-  long result = -EINVAL;
-  /* A whole number of 8-byte instructions, 1 to BPF_MAXINSNS, in a regular file. */
-  if (fstat(fd, &st) != 0) {
-    result = -errno;
-  } else if (S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size % sizeof(struct sock_filter) == 0 &&
-             st.st_size <= (off_t)(FORAGE_MAX_INSTRUCTIONS * sizeof(struct sock_filter))) {
-    size_t want = (size_t)st.st_size, got = 0;
-    while (got < want) {
-      ssize_t n = read(fd, (char *)filter + got, want - got);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      got += (size_t)n;
-    }
-    result = got == want ? (long)(want / sizeof(struct sock_filter)) : -EIO;
+/* A whole decimal number in 1..max, or -1. */
+static long number(const char *text, long max) {
+  if (text[0] == '\0' || strspn(text, "0123456789") != strlen(text) || strlen(text) > 10) return -1;
+  long value = strtol(text, NULL, 10);
+  return value >= 1 && value <= max ? value : -1;
+}
+
+/* Inside already: keyring, audit id, filter, exec. */
+static int enter_inside(const char *audit_id, char **argv) {
+  if (argv[0] == NULL || argv[1] == NULL || argv[1][0] != '/') return usage("needs FILTER and an absolute COMMAND");
+  int error = 0;
+  const struct enter_filter *filter = enter_read_filter(argv[0], &error);
+  if (filter == NULL) return enter_fail(argv[0], error);
+  int failed = enter_fresh_session(audit_id);
+  if (failed == 0) failed = enter_confine(filter);
+  if (failed != 0) return failed;
+  execv(argv[1], &argv[1]);
+  return enter_fail(argv[1], errno);
+}
+
+static int parse_user(const char *text, struct join_user *user) {
+  char uid[16], *colon = strchr(text, ':');
+  if (colon == NULL || (size_t)(colon - text) >= sizeof(uid)) return -1;
+  memcpy(uid, text, (size_t)(colon - text));
+  uid[colon - text] = '\0';
+  long u = number(uid, 0x7fffffff), g = colon[1] == '0' && colon[2] == '\0' ? 0 : number(colon + 1, 0x7fffffff);
+  if (u < 1 || g < 0) return -1; /* never uid 0: --user is the agent */
+  user->uid = (uid_t)u;
+  user->gid = (gid_t)g;
+  return 0;
+}
+
+static int valid_caps(const char *list) {
+  for (const char *at = list; *at != '\0';) {
+    size_t length = strcspn(at, ",");
+    if (length == 0 || !join_known_capability(at, length)) return 0;
+    at += length + (at[length] == ',');
   }
-  close(fd);
-  return result;
+  return list[0] != '\0';
 }
 
-/*
- * True when keyctl is refused outright here (an outer seccomp filter, such as systemd-nspawn's for
- * its payload, or a kernel without keys): then nothing from here down reaches any keyring, since
- * filters are inherited, and there is no session keyring to leave.
- */
-static int keyrings_closed(int join_error) {
-  if (join_error != EPERM && join_error != ENOSYS) return 0;
-  return syscall(SYS_keyctl, FORAGE_KEYCTL_GET_KEYRING_ID, FORAGE_KEY_SPEC_SESSION_KEYRING, 0) < 0 && (errno == EPERM || errno == ENOSYS);
-}
-
-/* Tags this process and its descendants with the sandbox's audit id (digits only). */
-static void tag_audit_id(const char *id) {
-  if (id[0] == '\0' || strspn(id, "0123456789") != strlen(id) || strlen(id) > 10) return;
-  int fd = open("/proc/self/loginuid", O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  /* Refused without CAP_AUDIT_CONTROL (the host root's payload runs as the agent): untagged. */
-  if (write(fd, id, strlen(id)) < 0) errno = 0;
-  close(fd);
+/* One --name=value option of the join way in; returns 0, or the usage failure. */
+static int join_option(char *arg, struct join_request *request, struct join_user *user) {
+  char *value = strchr(arg, '=') + 1;
+  if (strncmp(arg, "--join=", 7) == 0 && (request->leader = (int)number(value, 0x3fffffff)) > 0) return 0;
+  if (strncmp(arg, "--cgroup=", 9) == 0 && value[0] == '/' && request->cgroup_count < JOIN_MAX_LIST) return (request->cgroups[request->cgroup_count++] = value), 0;
+  if (strncmp(arg, "--user=", 7) == 0 && parse_user(value, user) == 0) return (request->user = user), 0;
+  if (strncmp(arg, "--keep-caps=", 12) == 0 && valid_caps(value)) return (request->keep_caps = value), 0;
+  if (strncmp(arg, "--cwd=", 6) == 0 && value[0] == '/') return (request->cwd = value), 0;
+  if (strncmp(arg, "--env=", 6) == 0 && strchr(value, '=') > value && request->env_count < JOIN_MAX_LIST) return (request->env[request->env_count++] = value), 0;
+  if (strncmp(arg, "--audit-id=", 11) == 0 && number(value, 0xfffffffe) > 0) return (request->audit_id = value), 0;
+  return usage(arg);
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && strncmp(argv[1], "--join=", 7) == 0) {
+    static struct join_request request = {.cwd = "/"};
+    static struct join_user user;
+    int i = 1;
+    for (; i < argc && strncmp(argv[i], "--", 2) == 0 && strchr(argv[i], '=') != NULL; i++) {
+      if (join_option(argv[i], &request, &user) != 0) return FORAGE_FAILED;
+    }
+    if (request.user != NULL && request.keep_caps != NULL) return usage("--keep-caps is for root, not with --user");
+    if (i + 1 >= argc) return usage("needs FILTER and COMMAND");
+    request.filter = argv[i];
+    request.command = &argv[i + 1];
+    return join_sandbox(&request);
+  }
   const char *audit_id = NULL;
-  if (argc > 1 && strncmp(argv[1], "--audit-id=", 11) == 0) {
-    audit_id = argv[1] + 11;
-    argv++;
-    argc--;
-  }
-  if (argc < 3 || argv[2][0] != '/') {
-    fprintf(stderr, "usage: forage-enter [--audit-id=N] FILTER /ABSOLUTE/COMMAND [ARG...]\n");
-    return 126;
-  }
-  static struct sock_filter filter[FORAGE_MAX_INSTRUCTIONS];
-  long count = read_program(argv[1], filter);
-  if (count < 0) return fail(argv[1], (int)-count);
-  if (syscall(SYS_keyctl, FORAGE_KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0) {
-    int error = errno;
-    if (!keyrings_closed(error)) return fail("joining a new session keyring", error);
-  }
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail("setting no_new_privs", errno);
-  struct sock_fprog program = {.len = (unsigned short)count, .filter = filter};
-  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_LOG, &program) != 0) return fail("loading the seccomp filter", errno);
-  if (audit_id != NULL) tag_audit_id(audit_id);
-  execv(argv[2], &argv[2]);
-  return fail(argv[2], errno);
+  int first = 1;
+  if (argc > 1 && strncmp(argv[1], "--audit-id=", 11) == 0) audit_id = argv[first++] + 11;
+  return enter_inside(audit_id, &argv[first]);
 }

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { allowEntry } from "../../generator/config/schema/allow-entry.js";
 import { networkModes } from "../../generator/config/network-modes.js";
 import type { DenialRecord } from "../../runtime/network/denials.js";
-import type { NetworkChange, NetworkView } from "../../runtime/network/network-operations.js";
+import type { NetworkChange, NetworkView } from "../../runtime/sandbox/network-operations.js";
 import { denyEntry, type NetworkPolicy } from "../../runtime/network/network-policy.js";
 import { operationsOf } from "../operations.js";
 import { printJson, printTable } from "../output.js";

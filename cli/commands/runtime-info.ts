@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { detectRuntimes } from "../../runtime/runtimes.js";
+import { detectRuntimes } from "../../runtime/backends/registry.js";
 import { printJson, printTable } from "../output.js";
 
 export function registerRuntimeInfo(program: Command): void {

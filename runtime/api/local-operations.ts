@@ -7,17 +7,16 @@ import { destroySandbox } from "../sandbox/down.js";
 import { execCommand, execInRunning, type ExecResult } from "../sandbox/exec.js";
 import { findOrphans, removeOrphans } from "../sandbox/gc.js";
 import { SandboxError } from "../core/errors.js";
-import { copySecrets } from "../sandbox/secrets.js";
+import { copySecrets } from "../provision/secrets.js";
 import { sessionLogs } from "../sandbox/session-logs.js";
-import { pinnedHostKey } from "../sandbox/ssh.js";
-import { hasSession, runInit, startSession } from "../sandbox/session.js";
-import { isRunning, startSandbox, stopSandbox } from "../sandbox/start-stop.js";
+import { pinnedHostKey } from "../provision/ssh-files.js";
+import { hasSession } from "../sandbox/session.js";
+import { isRunning, startReady, stopSandbox } from "../sandbox/start-stop.js";
 import { upSandbox } from "../sandbox/up.js";
 import { listMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { repoOwnerOf } from "../workspaces/repo-owner.js";
-import { denialsOperation, networkOperation } from "../network/network-operations.js";
-import { syncInSandboxTable } from "../network/sandbox-network.js";
+import { denialsOperation, networkOperation } from "../sandbox/network-operations.js";
 import { createSnapshot, listSnapshots, restoreSnapshot } from "../workspaces/snapshots.js";
 import { startOnTerminal, type EnterSandbox } from "../sandbox/terminal.js";
 import { seccompStatus } from "../seccomp/status.js";
@@ -107,11 +106,7 @@ export function localOperations(context: RuntimeContext): Operations {
 }
 
 async function startAndInit(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
-  const template = findTemplate(context, metadata.template);
-  const running = await startSandbox(context, metadata, template);
-  await startSession(context, running, template);
-  await syncInSandboxTable(context, running);
-  await runInit(context, running, template);
+  await startReady(context, metadata, findTemplate(context, metadata.template));
 }
 
 /** A sandbox's metadata plus what is true right now (running, session, address). */

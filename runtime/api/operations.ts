@@ -1,6 +1,6 @@
 import type { PhaseTiming } from "../core/phase-clock.js";
 import type { DenialRecord } from "../network/denials.js";
-import type { NetworkChange, NetworkView } from "../network/network-operations.js";
+import type { NetworkChange, NetworkView } from "../sandbox/network-operations.js";
 import type { AuditEvent } from "../core/audit-log.js";
 import type { SeccompStatus } from "../seccomp/status.js";
 import type { Orphan } from "../sandbox/gc.js";

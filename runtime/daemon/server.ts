@@ -4,7 +4,7 @@ import { createServer, type Socket } from "node:net";
 import { PassThrough, Writable } from "node:stream";
 import { localOperations } from "../api/local-operations.js";
 import type { RelayedTerminal, SnapshotAction } from "../api/operations.js";
-import type { NetworkChange } from "../network/network-operations.js";
+import type { NetworkChange } from "../sandbox/network-operations.js";
 import type { TerminalSize } from "../sandbox/terminal.js";
 import { lookupHostUser } from "../core/host-user.js";
 import type { RuntimeContext } from "../core/context.js";
@@ -13,7 +13,7 @@ import { readProxyStatus } from "../proxy/proxy-status.js";
 import { listenPrivately, prepareSocketDirectory } from "./private-socket.js";
 import { encode, lineReader, type DaemonHello, type ServerMessage } from "./protocol.js";
 import { isOp, requestSchemas, terminalSize, type Op } from "./requests.js";
-import { requirePinnedDirectory } from "../nspawn/pinned-path.js";
+import { requirePinnedDirectory } from "../core/pinned-path.js";
 
 /**
  * The privileged daemon: serves sandbox operations to root and the configured user over a unix

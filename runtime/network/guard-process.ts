@@ -8,8 +8,6 @@ import { SandboxError } from "../core/errors.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { GuardSpec } from "./guard-spec.js";
 import type { GuardServices } from "./host-policy.js";
-import { sandboxNamespace } from "./in-sandbox-table.js";
-import { sandboxLink } from "./sandbox-link.js";
 
 /** A running guard as the metadata records it. */
 export interface GuardHandle extends GuardServices {
@@ -29,17 +27,16 @@ function guardMain(): string {
  * forage-ctl (or daemon) that started it, as the container does. Resolves once it listens. Its
  * log goes to the sandbox's network directory (made by prepareNetwork), readable by root only.
  */
-export async function startGuard(context: RuntimeContext, metadata: SandboxMetadata): Promise<GuardHandle> {
+export async function startGuard(context: RuntimeContext, metadata: SandboxMetadata, namespace: string | undefined): Promise<GuardHandle> {
   const directory = sandboxNetworkPath(context.paths, metadata.name);
   const log = await open(join(directory, guardLogName), "a", 0o600);
-  const link = sandboxLink(metadata.slot, context.settings.host.network.base);
   const spec: GuardSpec = {
     sandbox: metadata.name,
     slot: metadata.slot,
     paths: context.paths,
     base: context.settings.host.network.base,
     upstream: context.settings.host.network.upstreamResolver,
-    namespace: (await sandboxNamespace(metadata, link)) ?? null,
+    namespace: namespace ?? null,
     admitPrivate: context.settings.host.network.admitPrivate,
   };
   const child = spawn(process.execPath, [guardMain(), JSON.stringify(spec)], { detached: true, stdio: ["ignore", "pipe", log.fd] });

@@ -2,23 +2,10 @@ import { runCommand } from "../core/run-command.js";
 import { printNftDeleteTable, printNftTable, type NftTableRef } from "../../generator/emit/nft/index.js";
 import { inContainerTable, inContainerTableName, templateProxyPort } from "../../generator/targets/nftables.js";
 import type { Model, TemplateModel } from "../../generator/model/model.js";
-import { leaderOf } from "../nspawn/container-process.js";
-import type { SandboxMetadata } from "../state/metadata.js";
 import type { NetworkPolicy } from "./network-policy.js";
-import type { SandboxLink } from "./sandbox-link.js";
 
 /** The in-sandbox table (`inet forage` in the sandbox's own namespace), as nft names it. */
 export const inSandboxTableRef: NftTableRef = { family: "inet", name: inContainerTableName };
-
-/**
- * The sandbox's network namespace: the one forage-ctl made (nspawn runtimes), or the NixOS
- * container's (extra-container), reached through its init. Undefined when it is not running.
- */
-export async function sandboxNamespace(metadata: SandboxMetadata, link: SandboxLink): Promise<string | undefined> {
-  if (metadata.runtime !== "extra-container") return link.namespacePath;
-  const leader = metadata.pid === null ? undefined : await leaderOf(metadata.pid);
-  return leader === undefined ? undefined : `/proc/${leader}/ns/net`;
-}
 
 /**
  * Loads the in-sandbox table of the policy's mode (none, restricted; full has none) into the

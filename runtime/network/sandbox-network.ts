@@ -12,7 +12,7 @@ import { guardStatusFile } from "./guard-status.js";
 import { reloadGuard, startGuard, stopGuard } from "./guard-process.js";
 import { templateProxyPort } from "../../generator/targets/nftables.js";
 import { applyHostPolicy, removeHostPolicy, type GuardServices } from "./host-policy.js";
-import { applyInSandboxTable, sandboxNamespace } from "./in-sandbox-table.js";
+import { applyInSandboxTable } from "./in-sandbox-table.js";
 import { routesOut, templatePolicy, type NetworkPolicy } from "./network-policy.js";
 import { sandboxLink, type SandboxLink } from "./sandbox-link.js";
 
@@ -44,8 +44,8 @@ export async function prepareNetwork(context: RuntimeContext, metadata: SandboxM
 }
 
 /** Once the link's host end exists: starts the guard (DNS filter, denials) and loads the full table. */
-export async function startNetworkGuard(context: RuntimeContext, metadata: SandboxMetadata): Promise<SandboxMetadata> {
-  const guard = await startGuard(context, metadata);
+export async function startNetworkGuard(context: RuntimeContext, metadata: SandboxMetadata, namespace: string | undefined): Promise<SandboxMetadata> {
+  const guard = await startGuard(context, metadata, namespace);
   try {
     await loadPolicy(context, metadata, policyOf(metadata), guard);
   } catch (error) {
@@ -66,12 +66,12 @@ export async function stopNetwork(context: RuntimeContext, metadata: SandboxMeta
  * guard re-reads the policy (and re-admits the addresses of names still allowed). Saved in the
  * metadata first, so a restart of the sandbox or the daemon keeps it.
  */
-export async function changeNetwork(context: RuntimeContext, metadata: SandboxMetadata, policy: NetworkPolicy, running: boolean): Promise<SandboxMetadata> {
+export async function changeNetwork(context: RuntimeContext, metadata: SandboxMetadata, policy: NetworkPolicy, running: boolean, namespace: string | undefined): Promise<SandboxMetadata> {
   const changed = { ...metadata, network: policy };
   await writeMetadata(context.paths, changed);
   if (running) {
     await loadPolicy(context, changed, policy, metadata.guard);
-    await syncInSandboxTable(context, changed);
+    await syncInSandboxTable(context, changed, namespace);
     // Both tables are new (their allowed sets empty): the guard refills them with what the new
     // policy still allows. Until it has, a cached answer may find its address refused.
     const statusFile = join(sandboxNetworkPath(context.paths, metadata.name), guardStatusFile);
@@ -88,9 +88,8 @@ export async function changeNetwork(context: RuntimeContext, metadata: SandboxMe
  * NixOS system loaded its template's at boot, and on every change). Defence in depth: a failure
  * is a warning, the host-side table still holds.
  */
-export async function syncInSandboxTable(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
+export async function syncInSandboxTable(context: RuntimeContext, metadata: SandboxMetadata, namespace: string | undefined): Promise<void> {
   const template = findTemplate(context, metadata.template);
-  const namespace = await sandboxNamespace(metadata, linkOf(context, metadata));
   try {
     if (namespace === undefined) throw new Error("the sandbox is not running");
     await applyInSandboxTable(namespace, context.settings, template, policyOf(metadata, template));

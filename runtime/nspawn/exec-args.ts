@@ -1,37 +1,43 @@
+import { enterHelperPath, sandboxFilterPath } from "../seccomp/sandbox-filter.js";
+import type { RuntimePaths } from "../core/paths.js";
+
 /** Who runs a command inside a sandbox, where, and with what environment. */
 export interface ExecSpec {
+  sandbox: string;
   leaderPid: number;
-  /** Directory inside holding setpriv and env (the root kind's toolDir). */
-  toolDir: string;
+  /** The sandbox's cgroup.procs files (host paths) the command joins first, so its limits apply. */
+  cgroupProcs: readonly string[];
   /** null: root (forage-ctl shell, sshd); otherwise the agent user. */
-  user: { name: string; uid: number; gid: number } | null;
-  /** For root: keep only these capabilities (e.g. what sshd needs) and set no_new_privs. */
-  rootCapabilities?: string[];
-  /**
-   * Runs first inside: the seccomp helper and its program (runtime/seccomp/sandbox-filter.ts), so
-   * every command entering is filtered and gets its own session keyring; [] for none.
-   */
-  enter: string[];
+  user: { uid: number; gid: number } | null;
+  /** For root: keep only these capabilities (e.g. what sshd needs). */
+  rootCapabilities?: readonly string[];
+  /** The kernel's records of what the filter refused carry it (kernel-refusals.ts). */
+  auditId?: number;
   cwd: string;
-  command: string[];
+  command: readonly string[];
+  /** The command's whole environment: nothing of the caller's leaks in. */
   env: Record<string, string>;
 }
 
 /**
- * Argv that runs a command inside a running container: nsenter joins its namespaces and root,
- * the seccomp helper gives it a fresh session keyring and the sandbox's filter, setpriv drops
- * to the agent's uid/gid with no capabilities (bounding set cleared) and no_new_privs, and
- * `env -i` gives it a clean environment (nothing from the caller leaks in).
+ * Argv that runs a command inside a running sandbox in one process (native/join.c): the
+ * seccomp helper joins the sandbox's cgroups and its PID 1's namespaces and root, drops to the
+ * agent's uid/gid with no capabilities (or keeps root with only `rootCapabilities`), gives it a
+ * fresh session keyring, no_new_privs and the sandbox's filter, a clean environment, and execs
+ * the command, e.g. `forage-enter --join=4242 --cgroup=/sys/fs/cgroup/…/cgroup.procs
+ * --user=1000:100 --cwd=/workspace --env=PATH=… <state>/seccomp/NAME.bpf git status`.
  */
-export function execArgs(spec: ExecSpec): string[] {
-  // nsenter resolves --wd on the host side, so the directory is changed inside, by env -C.
-  const enter = ["nsenter", `--target=${spec.leaderPid}`, "--mount", "--uts", "--ipc", "--net", "--pid", "--root", "--"];
-  const restrictRoot =
-    spec.rootCapabilities === undefined ? [] : [`${spec.toolDir}/setpriv`, `--bounding-set=-all,${spec.rootCapabilities.map((c) => `+${c}`).join(",")}`, "--inh-caps=-all", "--no-new-privs", "--"];
-  const drop =
-    spec.user === null
-      ? restrictRoot
-      : [`${spec.toolDir}/setpriv`, `--reuid=${spec.user.uid}`, `--regid=${spec.user.gid}`, "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"];
-  const environment = Object.entries(spec.env).map(([key, value]) => `${key}=${value}`);
-  return [...enter, ...spec.enter, ...drop, `${spec.toolDir}/env`, "-i", `--chdir=${spec.cwd}`, ...environment, ...spec.command];
+export function execArgs(paths: RuntimePaths, spec: ExecSpec): string[] {
+  const who = spec.user !== null ? [`--user=${spec.user.uid}:${spec.user.gid}`] : spec.rootCapabilities === undefined ? [] : [`--keep-caps=${spec.rootCapabilities.join(",")}`];
+  return [
+    enterHelperPath(),
+    `--join=${spec.leaderPid}`,
+    ...spec.cgroupProcs.map((file) => `--cgroup=${file}`),
+    ...who,
+    `--cwd=${spec.cwd}`,
+    ...Object.entries(spec.env).map(([key, value]) => `--env=${key}=${value}`),
+    ...(spec.auditId === undefined ? [] : [`--audit-id=${spec.auditId}`]),
+    sandboxFilterPath(paths, spec.sandbox),
+    ...spec.command,
+  ];
 }

@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, rmdir, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCommand } from "../core/run-command.js";
-import { openPinned } from "./pinned-path.js";
+import { openPinned } from "../core/pinned-path.js";
 import { SandboxError } from "../core/errors.js";
-import type { Bind } from "./container-process.js";
+import type { Bind } from "../core/bind.js";
 
 /** Binds ready for systemd-nspawn, and how to take the staging mounts down again. */
 export interface StagedBinds {

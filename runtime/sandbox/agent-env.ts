@@ -1,8 +1,5 @@
-import { rootKindOf } from "../nspawn/root-kind.js";
+import { backendOf } from "../backends/registry.js";
 import type { SandboxMetadata } from "../state/metadata.js";
-
-/** PATH inside host-root sandboxes: agent launchers first, then the host's /usr. */
-export const sandboxPath = rootKindOf("nspawn").path(null);
 
 /**
  * The whole environment of a process started in a sandbox. Nothing is inherited from the caller
@@ -10,7 +7,7 @@ export const sandboxPath = rootKindOf("nspawn").path(null);
  */
 export function sandboxEnv(metadata: SandboxMetadata, user: string | null, term: string | undefined): Record<string, string> {
   const home = user === null ? "/root" : `/home/${user}`;
-  const kind = rootKindOf(metadata.runtime);
+  const kind = backendOf(metadata.runtime).inside;
   const env: Record<string, string> = {
     PATH: kind.path(user),
     HOME: home,

@@ -6,10 +6,10 @@ import { readMetadata } from "../state/metadata-store.js";
 import { recordEvent } from "../core/audit-log.js";
 import type { RuntimeContext } from "../core/context.js";
 import { SandboxError } from "../core/errors.js";
-import { removeSecrets } from "./secrets.js";
-import { removeHostKey } from "./ssh.js";
+import { removeSecrets } from "../provision/secrets.js";
+import { removeHostKey } from "../provision/ssh-files.js";
 import { stopSandbox } from "./start-stop.js";
-import { destroyExtraContainer } from "../extra-container/backend.js";
+import { backendOf } from "../backends/registry.js";
 import { repoOwnerOf } from "../workspaces/repo-owner.js";
 import { removeSnapshots } from "../workspaces/snapshots.js";
 import { removeWorkspaces } from "../workspaces/remove-workspaces.js";
@@ -31,7 +31,7 @@ export async function destroySandbox(context: RuntimeContext, name: string, grac
     }
   };
   await attempt("stop", () => stopSandbox(context, metadata, graceSeconds));
-  if (metadata.runtime === "extra-container") await attempt("container definition", () => destroyExtraContainer(context, metadata));
+  await attempt("container definition", () => backendOf(metadata.runtime).destroy(context, metadata));
   await attempt("workspaces", async () => {
     const owner = await repoOwnerOf(context, metadata);
     await removeSnapshots(metadata, owner);

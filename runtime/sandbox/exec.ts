@@ -1,15 +1,12 @@
 import { spawn } from "node:child_process";
-import { execCgroupArgv } from "../cgroups/exec-cgroup.js";
-import { leaderOf } from "../nspawn/container-process.js";
+import { execCgroupProcs } from "../cgroups/exec-cgroup.js";
+import { backendOf } from "../backends/registry.js";
 import { execArgs } from "../nspawn/exec-args.js";
-import { rootKindOf } from "../nspawn/root-kind.js";
 import { auditIdOf } from "../seccomp/kernel-refusals.js";
-import { enterArgv } from "../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { sandboxEnv } from "./agent-env.js";
 import type { RuntimeContext } from "../core/context.js";
 import { SandboxError } from "../core/errors.js";
-import { isRunning } from "./start-stop.js";
 
 export interface ExecOptions {
   /** Run as root (forage-ctl shell) instead of the agent user. */
@@ -29,34 +26,35 @@ export interface ExecResult {
 }
 
 /**
- * The host argv that runs `command` inside a running sandbox: join its groups and cgroup
- * namespace (so resource limits apply to everything started later too), enter its namespaces,
- * drop to the agent.
+ * The host argv that runs `command` inside a running sandbox (see execArgs): it joins the
+ * sandbox's groups and cgroup namespace (so resource limits apply to everything started later
+ * too), enters its namespaces, drops to the agent and loads the sandbox's filter.
  */
 export async function execCommand(context: RuntimeContext, metadata: SandboxMetadata, command: string[], options: ExecOptions = {}): Promise<string[]> {
   if (command.length === 0) throw new SandboxError("no command given: forage-ctl exec NAME -- COMMAND [ARGS…]", "usage");
-  const leader = (await isRunning(context, metadata)) && metadata.pid !== null ? await leaderOf(metadata.pid) : undefined;
+  const backend = backendOf(metadata.runtime);
+  const leader = await backend.leader(context, metadata);
   if (leader === undefined) throw new SandboxError(`sandbox "${metadata.name}" is not running (start it with forage-ctl start ${metadata.name})`, "container");
   const { host } = context.settings;
-  const user = options.asRoot === true ? null : { name: host.containerUsername, uid: metadata.uid, gid: metadata.gid };
-  const argv = execArgs({
+  const user = options.asRoot === true ? null : { uid: metadata.uid, gid: metadata.gid };
+  return execArgs(context.paths, {
+    sandbox: metadata.name,
     leaderPid: leader,
-    toolDir: metadata.system === null ? rootKindOf(metadata.runtime).toolDir : `${metadata.system}/sw/bin`,
+    cgroupProcs: metadata.cgroup === null ? [] : await execCgroupProcs(metadata.cgroup, leader),
     user,
-    enter: enterArgv(auditIdOf(leader)),
+    auditId: auditIdOf(leader),
     cwd: options.cwd ?? (user === null ? "/root" : host.workspacePath),
     command,
-    env: sandboxEnv(metadata, user?.name ?? null, options.term ?? process.env.TERM),
+    env: sandboxEnv(metadata, user === null ? null : host.containerUsername, options.term ?? process.env.TERM),
     ...(options.rootCapabilities === undefined ? {} : { rootCapabilities: options.rootCapabilities }),
   });
-  return metadata.cgroup === null ? argv : execCgroupArgv(metadata.cgroup, leader, argv);
 }
 
 /** Runs a command in a running sandbox and collects its output (for internal steps). */
 export async function execInRunning(context: RuntimeContext, metadata: SandboxMetadata, command: string[], options: ExecOptions = {}): Promise<ExecResult> {
   const [program, ...args] = await execCommand(context, metadata, command, options);
   return new Promise((resolve, reject) => {
-    const child = spawn(program ?? "nsenter", args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(program ?? "forage-enter", args, { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));

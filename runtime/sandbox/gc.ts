@@ -10,7 +10,7 @@ import { listMetadata } from "../state/metadata-store.js";
 import { hostSlots, readClaims, releaseSlot, slotOwner, type SlotClaim } from "../state/slots.js";
 import type { RuntimeContext } from "../core/context.js";
 import { destroySandbox } from "./down.js";
-import { removeSecrets } from "./secrets.js";
+import { removeSecrets } from "../provision/secrets.js";
 import { isRunning, stopSandbox } from "./start-stop.js";
 
 /** One thing gc found that no live sandbox accounts for. */

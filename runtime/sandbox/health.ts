@@ -1,11 +1,12 @@
 import { isOurGuard } from "../network/guard-process.js";
-import { startNetworkGuard, syncInSandboxTable } from "../network/sandbox-network.js";
+import { startNetworkGuard } from "../network/sandbox-network.js";
+import { backendOf } from "../backends/registry.js";
 import { listMetadata, writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { recordEvent } from "../core/audit-log.js";
 import { findTemplate, type RuntimeContext } from "../core/context.js";
-import { hasSession, runInit, startSession } from "./session.js";
-import { isRunning, startSandbox, stopSandbox } from "./start-stop.js";
+import { hasSession, startSession } from "./session.js";
+import { isRunning, startReady, stopSandbox } from "./start-stop.js";
 
 /**
  * Checks one sandbox that should be running (it was started and not stopped). Returns a report
@@ -19,12 +20,9 @@ export async function checkHealth(context: RuntimeContext, sandbox: SandboxMetad
   await recordEvent(context.paths, sandbox.name, "error", { detail: `health: ${problem}` });
   if (!autoRestart) return `${sandbox.name}: unhealthy (${problem})`;
   const template = findTemplate(context, sandbox.template);
-  const restarted = running ? sandbox : await startSandbox(context, await stopSandbox(context, sandbox, 1), template);
-  await startSession(context, restarted, template);
-  if (!running) {
-    await syncInSandboxTable(context, restarted);
-    await runInit(context, restarted, template);
-  }
+  // A lost session is opened again; a lost container is started again from scratch.
+  if (running) await startSession(context, sandbox, template);
+  else await startReady(context, await stopSandbox(context, sandbox, 1), template);
   return `${sandbox.name}: unhealthy (${problem}), restarted`;
 }
 
@@ -44,6 +42,7 @@ async function checkGuard(context: RuntimeContext, sandbox: SandboxMetadata, aut
   const problem = "network guard is gone: no name resolves";
   await recordEvent(context.paths, sandbox.name, "error", { detail: `health: ${problem}` });
   if (!autoRestart) return `${sandbox.name}: unhealthy (${problem})`;
-  await writeMetadata(context.paths, await startNetworkGuard(context, sandbox));
+  const namespace = await backendOf(sandbox.runtime).networkNamespace(context, sandbox);
+  await writeMetadata(context.paths, await startNetworkGuard(context, sandbox, namespace));
   return `${sandbox.name}: unhealthy (${problem}), guard restarted`;
 }

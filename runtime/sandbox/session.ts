@@ -6,7 +6,7 @@ import type { SandboxMetadata } from "../state/metadata.js";
 import type { RuntimeContext } from "../core/context.js";
 import { execInRunning } from "./exec.js";
 import { recordEvent } from "../core/audit-log.js";
-import { rootKindOf } from "../nspawn/root-kind.js";
+import { backendOf } from "../backends/registry.js";
 
 /** The tmux session every sandbox has: one window per agent, or the template's tmuxWindows. */
 export const sessionName = "forage";
@@ -17,7 +17,7 @@ export const sessionName = "forage";
  * and shell still work.
  */
 export async function startSession(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
-  if (rootKindOf(metadata.runtime).nixos) return awaitSystemSession(context, metadata);
+  if (backendOf(metadata.runtime).capabilities.ownInit) return awaitSystemSession(context, metadata);
   const workspace = context.settings.host.workspacePath;
   const windows = template.tmuxWindows.length > 0 ? template.tmuxWindows : [{ name: "shell", command: "bash -l" }];
   const [first, ...rest] = windows;

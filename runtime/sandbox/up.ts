@@ -1,27 +1,23 @@
 import { templatePolicy } from "../network/network-policy.js";
-import { syncInSandboxTable } from "../network/sandbox-network.js";
 import { stat } from "node:fs/promises";
 import { sshPublicKey } from "../../generator/config/schema/names.js";
 import { expandHome, lookupHostUser } from "../core/host-user.js";
-import { findSystem, requireSystem } from "../nspawn/nix-root.js";
-import type { SandboxRuntime } from "../nspawn/root-kind.js";
-import { extraContainerUnavailable } from "../extra-container/availability.js";
 import { assertSandboxName } from "../core/names.js";
 import { withLock } from "../state/lock.js";
 import { listMetadata, readMetadata, writeMetadata } from "../state/metadata-store.js";
-import type { SandboxMetadata } from "../state/metadata.js";
+import type { SandboxMetadata, SandboxRuntime } from "../state/metadata.js";
+import type { Backend } from "../backends/backend.js";
+import { backendNamed, defaultBackend } from "../backends/registry.js";
 import { claimSlot, hostSlots, slotOwner } from "../state/slots.js";
 import { recordEvent } from "../core/audit-log.js";
 import { findTemplate, type RuntimeContext } from "../core/context.js";
 import { destroySandbox } from "./down.js";
 import { SandboxError } from "../core/errors.js";
-import { resolveAgentPrograms } from "./host-programs.js";
-import { copySecrets } from "./secrets.js";
-import { hostGitIdentity } from "./host-vcs-identity.js";
+import { copySecrets } from "../provision/secrets.js";
+import { hostGitIdentity } from "../provision/host-vcs-identity.js";
 import type { TemplateModel } from "../../generator/model/model.js";
-import { ensureHostKey } from "./ssh.js";
-import { runInit, startSession } from "./session.js";
-import { startSandbox } from "./start-stop.js";
+import { ensureHostKey } from "../provision/ssh-files.js";
+import { startReady } from "./start-stop.js";
 import { createWorkspaces, type WorkspaceRequest } from "../workspaces/create-workspaces.js";
 import { timed } from "../core/phase-clock.js";
 
@@ -53,12 +49,11 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
   const template = findTemplate(context, request.template);
   const { clock } = context;
   const { runtime, owner } = await timed(clock, "checks", async () => {
-    const chosen = await chooseRuntime(context, template.name, request.runtime);
-    const user = await agentOwner(context);
-    if (chosen === "nspawn") await resolveAgentPrograms(template);
-    return { runtime: chosen, owner: user };
+    const backend = await chooseBackend(context, template, request.runtime);
+    await backend.preflight(context, template);
+    return { runtime: backend.name, owner: await agentOwner(context) };
   });
-  const reserved = await timed(clock, "reserve name and slot", () => reserve(context, { ...request, runtime }, template, owner));
+  const reserved = await timed(clock, "reserve name and slot", () => reserve(context, request, runtime, template, owner));
   try {
     request.progress?.("preparing the workspaces");
     const workspaces = await timed(clock, "workspaces", () => createWorkspaces(context.paths, reserved.name, template, request.workspace, owner));
@@ -69,13 +64,7 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
       if (template.ssh) await ensureHostKey(context.paths, reserved.name);
       return copied;
     });
-    request.progress?.("starting the container");
-    const running = await timed(clock, "start", () => startSandbox(context, { ...withWorkspaces, secrets }, template));
-    request.progress?.("opening the agent session");
-    await timed(clock, "agent session", () => startSession(context, running, template));
-    await timed(clock, "in-sandbox table", () => syncInSandboxTable(context, running));
-    request.progress?.("running init commands");
-    await timed(clock, "init commands", () => runInit(context, running, template));
+    const running = await startReady(context, { ...withWorkspaces, secrets }, template, request.progress);
     const ready = { ...running, phase: "ready" as const };
     await timed(clock, "metadata", () => writeMetadata(context.paths, ready));
     await recordEvent(context.paths, reserved.name, "create", { detail: `template ${template.name}, slot ${reserved.slot}` });
@@ -87,14 +76,13 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
   }
 }
 
-async function reserve(context: RuntimeContext, request: UpRequest, template: TemplateModel, owner: { uid: number; gid: number; home: string }): Promise<SandboxMetadata> {
+async function reserve(context: RuntimeContext, request: UpRequest, runtime: SandboxRuntime, template: TemplateModel, owner: { uid: number; gid: number; home: string }): Promise<SandboxMetadata> {
   const tmuxConf = `${owner.home}/.tmux.conf`;
   const muxConfig = request.muxConfig !== false && (await stat(tmuxConf).catch(() => undefined))?.isFile() === true ? tmuxConf : null;
   return withLock(context.paths.lockFile, async () => {
     if ((await readMetadata(context.paths, request.name)) !== undefined) {
       throw new SandboxError(`sandbox "${request.name}" already exists (forage-ctl down ${request.name} first, or pick another name)`, "general");
     }
-    const runtime: SandboxMetadata["runtime"] = request.runtime === "nspawn-nix" || request.runtime === "extra-container" ? request.runtime : "nspawn";
     const draft = {
       version: 1 as const,
       name: request.name,
@@ -129,23 +117,14 @@ async function reserve(context: RuntimeContext, request: UpRequest, template: Te
 }
 
 /**
- * The runtime a new sandbox gets: the one asked for, if this host can run it; otherwise the
- * template's prebuilt NixOS system when the host has one (NixOS with the module), else the
- * host's /usr.
+ * The runtime a new sandbox gets: the one asked for (refused when no runtime has that name), or
+ * the template's prebuilt NixOS system when the host has one, else the host's /usr.
  */
-async function chooseRuntime(context: RuntimeContext, template: string, requested: string | undefined): Promise<SandboxRuntime> {
-  if (requested === "nspawn") return "nspawn";
-  if (requested === "nspawn-nix") {
-    await requireSystem(context.paths.systemsDir, template);
-    return "nspawn-nix";
-  }
-  if (requested === "extra-container") {
-    const reason = await extraContainerUnavailable(context.paths, template);
-    if (reason !== undefined) throw new SandboxError(`runtime extra-container cannot run template "${template}": ${reason}`, "usage");
-    return "extra-container";
-  }
-  if (requested !== undefined) throw new SandboxError(`runtime "${requested}" is not available on this host: see forage-ctl runtime`, "usage");
-  return (await findSystem(context.paths.systemsDir, template)) === undefined ? "nspawn" : "nspawn-nix";
+async function chooseBackend(context: RuntimeContext, template: TemplateModel, requested: string | undefined): Promise<Backend> {
+  if (requested === undefined) return defaultBackend(context.paths, template.name);
+  const backend = backendNamed(requested);
+  if (backend === undefined) throw new SandboxError(`runtime "${requested}" is not available on this host: see forage-ctl runtime`, "usage");
+  return backend;
 }
 
 /** The identity with its key path as a host path ("~/" is the user's home). */

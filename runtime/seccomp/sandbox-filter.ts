@@ -1,6 +1,6 @@
 import { access, constants, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Bind } from "../nspawn/container-process.js";
+import type { Bind } from "../core/bind.js";
 import { packageRoot } from "../core/package-root.js";
 import { pathUnder } from "../core/names.js";
 import type { RuntimePaths } from "../core/paths.js";

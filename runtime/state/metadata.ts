@@ -41,6 +41,14 @@ export const namedMountSchema = workspaceMountSchema.extend({
 export type WorkspaceMount = z.infer<typeof workspaceMountSchema>;
 export type NamedMount = z.infer<typeof namedMountSchema>;
 
+/**
+ * The runtimes a sandbox can run on, by where its root comes from (runtime/backends/ implements
+ * each): nspawn, a tmpfs root on the host's /usr; nspawn-nix, the template's NixOS system booted
+ * from its init; extra-container, a NixOS container (container@f<N>.service) made by extra-container.
+ */
+export const sandboxRuntimes = ["nspawn", "nspawn-nix", "extra-container"] as const;
+export type SandboxRuntime = (typeof sandboxRuntimes)[number];
+
 export const sandboxMetadataSchema = z.strictObject({
   version: z.literal(1),
   name: z.string().regex(sandboxNamePattern),
@@ -48,11 +56,7 @@ export const sandboxMetadataSchema = z.strictObject({
   /** 1-254: host side <base>.N.1, sandbox <base>.N.2, container name f<N>. */
   slot: z.number().int().min(1).max(254),
   containerName: z.string().regex(/^f[0-9]{1,3}$/),
-  /**
-   * nspawn: tmpfs root on the host's /usr; nspawn-nix: the template's NixOS system booted from its
-   * init; extra-container: a NixOS container (container@f<N>.service) made by extra-container.
-   */
-  runtime: z.enum(["nspawn", "nspawn-nix", "extra-container"]),
+  runtime: z.enum(sandboxRuntimes),
   createdAt: z.string(),
   /** "creating" until `up` finishes; a creating sandbox whose creator died is an orphan for gc. */
   phase: z.enum(["creating", "ready"]),
@@ -71,11 +75,7 @@ export const sandboxMetadataSchema = z.strictObject({
   /** The running container's supervisor (systemd-nspawn) pid, or null when stopped. */
   pid: z.number().int().positive().nullable(),
   startedAt: z.string().nullable(),
-  /**
-   * The NixOS system the running sandbox booted (nspawn-nix, extra-container): forage-ctl runs
-   * that system's setpriv and env by their store paths, not through the container's own
-   * /run/current-system, which the container's root could point elsewhere.
-   */
+  /** The NixOS system the running sandbox booted (nspawn-nix, extra-container), or null. */
   system: z.string().startsWith("/nix/store/").nullable().default(null),
   /** The cgroup directories holding the running sandbox (recorded: the caller's own cgroup may differ later). */
   cgroup: z.strictObject({ procsFiles: z.array(z.string().startsWith("/sys/fs/cgroup/")), directories: z.array(z.string().startsWith("/sys/fs/cgroup/")) }).nullable(),

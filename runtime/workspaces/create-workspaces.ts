@@ -8,7 +8,7 @@ import { SandboxError } from "../core/errors.js";
 import type { NamedMount, WorkspaceMount } from "../state/metadata.js";
 import { addGitWorktree, worktreeGitDirs } from "./git-worktree.js";
 import { addJjWorkspace } from "./jj-workspace.js";
-import { requirePinnedDirectory } from "../nspawn/pinned-path.js";
+import { requirePinnedDirectory } from "../core/pinned-path.js";
 import { gitStore, jjStores } from "./vcs-stores.js";
 import { removeSandboxDir, removeWorkspace } from "./remove-workspaces.js";
 import { createQuotaSubvolume, dropQuotaSubvolume, quotaPlan, type DiskQuota, type QuotaPlan } from "./disk-quota.js";

@@ -1,7 +1,7 @@
 import { lstat, realpath } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { runCommand } from "../core/run-command.js";
-import type { Bind } from "../nspawn/container-process.js";
+import type { Bind } from "../core/bind.js";
 import { SandboxError } from "../core/errors.js";
 import type { RepoOwner } from "./vcs-command.js";
 

@@ -1,7 +1,7 @@
 import { lstat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
-import type { Bind } from "../nspawn/container-process.js";
+import type { Bind } from "../core/bind.js";
 import { guardState, jjLayout, workspaceGuards, type Guard, type Placeholder } from "./guarded-paths.js";
 import { makeMountPoint } from "./placeholders.js";
 import { ownedDirectory, storeBinds, type VcsStore } from "./vcs-stores.js";
@@ -15,7 +15,7 @@ import { ownedDirectory, storeBinds, type VcsStore } from "./vcs-stores.js";
  * (`owners`, see stageBinds): the primary workspace must be the user's, the rest the user's or
  * root's. readOnlyWorkspace makes all of it read-only.
  */
-export async function workspaceBinds(metadata: SandboxMetadata, workspacePath: string, options: { readOnly: boolean; unprotected: readonly string[] }): Promise<Bind[]> {
+export async function workspaceBinds(metadata: SandboxMetadata, workspacePath: string, options: { readOnly: boolean; unprotected: readonly string[]; standIns: boolean }): Promise<Bind[]> {
   const placed: { mount: WorkspaceMount; target: string; readOnly: boolean }[] = [
     { mount: metadata.workspace, target: workspacePath, readOnly: options.readOnly },
     ...metadata.mounts.map((mount) => ({ mount, target: mount.containerPath, readOnly: options.readOnly || mount.readOnly })),
@@ -29,10 +29,8 @@ export async function workspaceBinds(metadata: SandboxMetadata, workspacePath: s
   for (const { mount } of placed) for (const store of mount.stores ?? []) stores.set(`${store.path}\0${store.worktreeDir ?? ""}`, store);
   for (const store of stores.values()) binds.push(...(await storeBinds(store, metadata, options.readOnly)));
   if (options.readOnly) return binds;
-  // extra-container binds by path through NixOS (no descriptors, no stand-ins): absent paths stay unguarded there.
-  const standIns = metadata.runtime !== "extra-container";
   for (const { mount, target, readOnly } of placed) {
-    if (!readOnly) binds.push(...(await guardedBinds(mount.hostPath, target, await workspaceGuards(mount.hostPath, options.unprotected), metadata, standIns)));
+    if (!readOnly) binds.push(...(await guardedBinds(mount.hostPath, target, await workspaceGuards(mount.hostPath, options.unprotected), metadata, options.standIns)));
   }
   return binds;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { extraContainerDefinition } from "../../runtime/extra-container/definition.js";
+import { extraContainerDefinition } from "../../runtime/backends/extra-container/definition.js";
 import { casePackagePaths, standInLib, standInPkgs, writeCaseOutput } from "../support/generated-case.js";
 import { nixEvalJson, nixString, repoRoot, standInDir } from "../support/nix.js";
 import { packagesByName } from "../support/nixos-routes.js";

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { hostGitIdentity } from "../../runtime/sandbox/host-vcs-identity.js";
+import { hostGitIdentity } from "../../runtime/provision/host-vcs-identity.js";
 import { toolsAvailable } from "../support/tools.js";
 
 const tools = toolsAvailable("git");

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { extraContainerDefinition } from "../../runtime/extra-container/definition.js";
+import { extraContainerDefinition } from "../../runtime/backends/extra-container/definition.js";
 import { nixString, repoRoot, standInDir } from "./nix.js";
 
 /*

@@ -1,7 +1,7 @@
 import { chownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { openPinned } from "../../../runtime/nspawn/pinned-path.js";
+import { openPinned } from "../../../runtime/core/pinned-path.js";
 import { stageBinds } from "../../../runtime/nspawn/staged-binds.js";
 import { scratchDirs } from "../../support/scratch-dirs.js";
 import { isRoot } from "../../support/tools.js";

@@ -1,6 +1,6 @@
 import { access } from "node:fs/promises";
-import { findExecutable } from "../core/find-executable.js";
-import type { RuntimePaths } from "../core/paths.js";
+import { findExecutable } from "../../core/find-executable.js";
+import type { RuntimePaths } from "../../core/paths.js";
 
 const searchPath = (process.env.PATH ?? "").split(":").filter((dir) => dir.startsWith("/"));
 

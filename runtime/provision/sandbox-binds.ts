@@ -2,7 +2,7 @@ import type { TemplateModel } from "../../generator/model/model.js";
 import { join } from "node:path";
 import { denialsMountPath } from "../network/denials.js";
 import { resolvConfName } from "../network/sandbox-network.js";
-import type { Bind } from "../nspawn/container-process.js";
+import type { Bind } from "../core/bind.js";
 import { sandboxNetworkPath } from "../core/paths.js";
 import { seccompBinds } from "../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../state/metadata.js";
@@ -17,10 +17,10 @@ import { ownerHome } from "../core/owner-home.js";
  * directories, the network's denial records and resolver, the seccomp helper and program.
  * Secrets and the root's own files are the runtime's to add.
  */
-export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<Bind[]> {
+export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel, runtime: { pinnedBinds: boolean }): Promise<Bind[]> {
   const { host } = context.settings;
   return [
-    ...(await workspaceBinds(metadata, host.workspacePath, { readOnly: template.readOnlyWorkspace, unprotected: template.unprotectedPaths })),
+    ...(await workspaceBinds(metadata, host.workspacePath, { readOnly: template.readOnlyWorkspace, unprotected: template.unprotectedPaths, standIns: runtime.pinnedBinds })),
     ...(metadata.muxConfig === null ? [] : [{ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true }]),
     ...(await agentConfigBinds(template, { home: await ownerHome(context), agentUser: host.containerUsername }, context.warn)),
     // What the network refused, so an agent can explain a failure (read-only: the guard writes it).

@@ -1,10 +1,10 @@
 import type { TemplateModel } from "../../generator/model/model.js";
-import type { Bind } from "../nspawn/container-process.js";
+import type { Bind } from "../core/bind.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { RuntimeContext } from "../core/context.js";
 import { identityKeyFile } from "./identity-key.js";
 import { identitySshConfigFile } from "./identity-ssh-config.js";
-import { sshBindsForSystem } from "./ssh.js";
+import { sshBindsForSystem } from "./ssh-files.js";
 
 /** A NixOS system's SSH files from the host: sshd's pinned key and authorized keys, the agent's identity config. */
 export async function systemSshBinds(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<Bind[]> {

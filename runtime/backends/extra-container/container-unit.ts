@@ -1,5 +1,5 @@
-import { runCommand } from "../core/run-command.js";
-import { SandboxError } from "../core/errors.js";
+import { runCommand } from "../../core/run-command.js";
+import { SandboxError } from "../../core/errors.js";
 
 /** The systemd unit NixOS runs a declarative or extra-container container as. */
 export function containerUnit(containerName: string): string {

@@ -1,15 +1,9 @@
-import type { Bind } from "../nspawn/container-process.js";
+import type { Bind } from "../core/bind.js";
 import { chmod, chown, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runCommand } from "../core/run-command.js";
 import { metadataPath, type RuntimePaths } from "../core/paths.js";
 import type { SandboxMetadata } from "../state/metadata.js";
-import type { RuntimeContext } from "../core/context.js";
-import { SandboxError } from "../core/errors.js";
-import { execInRunning } from "./exec.js";
-
-/** Capabilities sshd keeps (privilege separation, port 22); everything else is dropped. */
-const sshdCapabilities = ["setuid", "setgid", "sys_chroot", "net_bind_service", "chown", "dac_override", "fowner", "kill", "audit_write"];
 
 /** Where a sandbox's SSH host key lives on the host: generated once at up, kept across resets. */
 function hostKeyDir(paths: RuntimePaths, name: string): string {
@@ -84,18 +78,4 @@ export async function sshBindsForSystem(paths: RuntimePaths, metadata: SandboxMe
     { source: join(dir, "ssh_host_ed25519_key.pub"), target: "/etc/ssh/ssh_host_ed25519_key.pub", readOnly: true },
     { source: authorizedKeys, target: `/home/${user}/.ssh/authorized_keys`, readOnly: true },
   ];
-}
-
-/** Starts sshd inside the running sandbox as root with only the capabilities it needs. */
-export async function startSshd(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
-  const options = { asRoot: true, cwd: "/", rootCapabilities: sshdCapabilities };
-  // sshd's privilege-separation directory lives on the container's fresh /run.
-  await execInRunning(context, metadata, ["mkdir", "-p", "-m", "0755", "/run/sshd"], options);
-  const result = await execInRunning(context, metadata, ["/usr/sbin/sshd", "-f", "/etc/ssh/sshd_config"], options);
-  if (result.exitCode !== 0) {
-    throw new SandboxError(
-      `sshd did not start in ${metadata.name} (exit ${result.exitCode}): ${result.stderr.trim()}${result.exitCode === 127 ? " — install openssh-server on the host" : ""}`,
-      "container",
-    );
-  }
 }

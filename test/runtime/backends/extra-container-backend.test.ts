@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../generator/config/load-config.js";
-import { resolveModel } from "../../generator/model/resolve.js";
-import { definitionPath, destroyExtraContainer, isExtraContainerRunning, startExtraContainer, stopExtraContainer } from "../../runtime/extra-container/backend.js";
-import { runtimePaths } from "../../runtime/core/paths.js";
-import type { RuntimeContext } from "../../runtime/core/context.js";
-import type { SandboxMetadata } from "../../runtime/state/metadata.js";
+import { loadConfig } from "../../../generator/config/load-config.js";
+import { resolveModel } from "../../../generator/model/resolve.js";
+import { definitionPath, extraContainerBackend as backend } from "../../../runtime/backends/extra-container/extra-container-backend.js";
+import { runtimePaths } from "../../../runtime/core/paths.js";
+import type { RuntimeContext } from "../../../runtime/core/context.js";
+import type { SandboxMetadata } from "../../../runtime/state/metadata.js";
 import { execa } from "execa";
-import { isRoot, toolsAvailable } from "../support/tools.js";
+import { isRoot, toolsAvailable } from "../../support/tools.js";
 
 /*
  * The extra-container backend drives two host tools that cannot run here (extra-container needs
@@ -19,7 +19,7 @@ import { isRoot, toolsAvailable } from "../support/tools.js";
  * parser (and evaluated for real in test/nix/container-definitions.test.ts).
  */
 const tools = toolsAvailable("nix-instantiate", "nft");
-const standInBin = fileURLToPath(new URL("./stand-in-bin", import.meta.url));
+const standInBin = fileURLToPath(new URL("../stand-in-bin", import.meta.url));
 
 // Starting loads the sandbox's real host-side nftables table (slot 250, removed afterwards).
 describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", () => {
@@ -77,7 +77,7 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
   const calls = (): string[] => readFileSync(log, "utf8").trim().split("\n");
 
   it("writes the sandbox's definition, creates and starts the container, sets the template's limits on its unit, and records its pid", async () => {
-    const started = await startExtraContainer(context, sandbox, context.settings.templates[0]!);
+    const started = await backend.start(context, sandbox, context.settings.templates[0]!);
     const file = definitionPath(context.paths, "demo");
     expect(calls()).toEqual([
       `extra-container create --start ${file}`,
@@ -90,15 +90,15 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
     expect(definition).toContain('hostAddress = "10.100.250.1";');
     expect(definition).toContain('"/etc/ssh/ssh_host_ed25519_key" = {');
     expect(definition).not.toContain('secretsDir = "');
-    expect(await isExtraContainerRunning(started)).toBe(true);
+    expect(await backend.isRunning(context, started)).toBe(true);
   });
 
   it("stops the container's unit, and destroys only what extra-container has installed", async () => {
-    const stopped = await stopExtraContainer(context, { ...sandbox, pid: 4242 });
-    expect(stopped.pid).toBeNull();
-    expect(await isExtraContainerRunning(stopped)).toBe(false);
-    await destroyExtraContainer(context, stopped);
-    await destroyExtraContainer(context, stopped);
+    const running = { ...sandbox, pid: 4242 };
+    await backend.stop(context, running, 10);
+    expect(await backend.isRunning(context, running)).toBe(false);
+    await backend.destroy(context, running);
+    await backend.destroy(context, running);
     expect(calls()).toEqual([
       "systemctl is-active --quiet container@f250.service",
       "systemctl stop container@f250.service",
@@ -112,7 +112,7 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
   it("reports a failed create as a container error with what extra-container said", async () => {
     process.env.FORAGE_STAND_IN_FAIL = "create";
     try {
-      await expect(startExtraContainer(context, sandbox, context.settings.templates[0]!)).rejects.toMatchObject({
+      await expect(backend.start(context, sandbox, context.settings.templates[0]!)).rejects.toMatchObject({
         kind: "container",
         message: expect.stringContaining("could not create container f250: extra-container create exited with 1:\nerror: building the container failed") as unknown,
       });

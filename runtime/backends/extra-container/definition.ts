@@ -1,4 +1,4 @@
-import { n, renderNixFile, type NixExpr } from "../../generator/emit/nix/index.js";
+import { n, renderNixFile, type NixExpr } from "../../../generator/emit/nix/index.js";
 
 /** What one sandbox's extra-container definition says. */
 export interface DefinitionInput {

@@ -1,18 +1,21 @@
 import { realpath, rm, writeFile } from "node:fs/promises";
-import type { TemplateModel } from "../../generator/model/model.js";
-import { prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
-import { sandboxLink } from "../network/sandbox-link.js";
-import { metadataPath, sandboxSecretsPath, type RuntimePaths } from "../core/paths.js";
-import { writeMetadata } from "../state/metadata-store.js";
-import { stoppedMetadata, type SandboxMetadata } from "../state/metadata.js";
-import { recordEvent } from "../core/audit-log.js";
-import type { RuntimeContext } from "../core/context.js";
+import type { TemplateModel } from "../../../generator/model/model.js";
+import { prepareNetwork, startNetworkGuard, stopNetwork } from "../../network/sandbox-network.js";
+import { sandboxLink } from "../../network/sandbox-link.js";
+import { metadataPath, sandboxSecretsPath, type RuntimePaths } from "../../core/paths.js";
+import type { SandboxMetadata } from "../../state/metadata.js";
+import type { RuntimeContext } from "../../core/context.js";
 import { containerUnit, isUnitActive, limitProperties, runTool, unitMainPid } from "./container-unit.js";
 import { extraContainerDefinition } from "./definition.js";
-import { SandboxError } from "../core/errors.js";
-import { systemSshBinds } from "../sandbox/system-ssh-binds.js";
-import { removeSandboxFilter, writeSandboxFilter } from "../seccomp/sandbox-filter.js";
-import { sandboxBinds } from "../sandbox/sandbox-binds.js";
+import { SandboxError } from "../../core/errors.js";
+import { leaderOf } from "../../nspawn/container-process.js";
+import type { Backend } from "../backend.js";
+import { nspawnUnavailable } from "../host-root-backend.js";
+import { nixosInside } from "../nix-root-backend.js";
+import { extraContainerUnavailable } from "./availability.js";
+import { systemSshBinds } from "../../provision/system-ssh-binds.js";
+import { removeSandboxFilter, writeSandboxFilter } from "../../seccomp/sandbox-filter.js";
+import { sandboxBinds } from "../../provision/sandbox-binds.js";
 
 /** The sandbox's extra-container definition: `<state>/sandboxes/<name>.nix` (no secrets in it). */
 export function definitionPath(paths: RuntimePaths, name: string): string {
@@ -25,13 +28,13 @@ export function definitionPath(paths: RuntimePaths, name: string): string {
  * and starts `container@f<N>.service`; NixOS makes the veth ve-f<N> with the slot's addresses).
  * The template's resource limits are set on that unit; its main pid is recorded.
  */
-export async function startExtraContainer(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
+async function start(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
   const { host } = context.settings;
   const link = sandboxLink(metadata.slot, host.network.base);
   await writeSandboxFilter(context.paths, metadata.name, template.seccomp.allow);
   // The primary workspace (the first bind) is the definition's own `workspace`; the rest ride
   // along as extra bind mounts.
-  const extraBinds = [...(await sandboxBinds(context, metadata, template)).slice(1), ...(await systemSshBinds(context, metadata, template))];
+  const extraBinds = [...(await sandboxBinds(context, metadata, template, extraContainerBackend.capabilities)).slice(1), ...(await systemSshBinds(context, metadata, template))];
   const file = definitionPath(context.paths, metadata.name);
   const definition = extraContainerDefinition({
     sandbox: metadata.name,
@@ -57,26 +60,20 @@ export async function startExtraContainer(context: RuntimeContext, metadata: San
   const limits = limitProperties(template.resourceLimits);
   if (limits.length > 0) await runTool("systemctl", ["set-property", "--runtime", containerUnit(metadata.containerName), ...limits], "apply the resource limits");
   // The guard listens on the host end's address, which exists only now.
-  const guarded = await startNetworkGuard(context, { ...prepared, pid: await unitMainPid(metadata.containerName) });
-  const started = { ...guarded, startedAt: new Date().toISOString(), cgroup: null, system: await containerSystem(metadata.containerName) };
-  await writeMetadata(context.paths, started);
-  await recordEvent(context.paths, metadata.name, "start");
-  return started;
+  const running = { ...prepared, pid: await unitMainPid(metadata.containerName) };
+  const guarded = await startNetworkGuard(context, running, namespaceOf(running.pid === null ? undefined : await leaderOf(running.pid)));
+  return { ...guarded, startedAt: new Date().toISOString(), cgroup: null, system: await containerSystem(metadata.containerName) };
 }
 
-/** Stops the container's unit (NixOS halts the container gracefully); idempotent. */
-export async function stopExtraContainer(context: RuntimeContext, metadata: SandboxMetadata): Promise<SandboxMetadata> {
+/** Stops the container's unit (NixOS halts the container gracefully) and its network; idempotent. */
+async function stop(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
   if (await isUnitActive(metadata.containerName)) await runTool("systemctl", ["stop", containerUnit(metadata.containerName)], `stop container ${metadata.containerName}`);
   await stopNetwork(context, metadata);
   await removeSandboxFilter(context.paths, metadata.name);
-  const stopped = stoppedMetadata(metadata);
-  await writeMetadata(context.paths, stopped);
-  await recordEvent(context.paths, metadata.name, "stop");
-  return stopped;
 }
 
 /** Removes the container's definition from the host (`extra-container destroy`) and our copy. */
-export async function destroyExtraContainer(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
+async function destroy(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
   // A sandbox whose create failed has nothing installed: only what extra-container lists is destroyed.
   const installed = (await runTool("extra-container", ["list"], "list the installed containers")).split("\n").map((line) => line.trim());
   if (installed.includes(metadata.containerName)) await runTool("extra-container", ["destroy", metadata.containerName], `destroy container ${metadata.containerName}`);
@@ -103,6 +100,38 @@ async function containerSystem(containerName: string): Promise<string | null> {
   return system?.startsWith("/nix/store/") === true ? system : null;
 }
 
-export function isExtraContainerRunning(metadata: SandboxMetadata): Promise<boolean> {
-  return isUnitActive(metadata.containerName);
+/** The network namespace of a container's PID 1 (NixOS made it; forage-ctl has no path of its own for it). */
+function namespaceOf(leaderPid: number | undefined): string | undefined {
+  return leaderPid === undefined ? undefined : `/proc/${leaderPid}/ns/net`;
 }
+
+/** The container's PID 1, found through the unit's main process (its systemd-nspawn). */
+async function leader(metadata: SandboxMetadata): Promise<number | undefined> {
+  if (metadata.pid === null || !(await isUnitActive(metadata.containerName))) return undefined;
+  return leaderOf(metadata.pid);
+}
+
+/**
+ * NixOS containers (container@f<N>.service) made by extra-container from the template's generated
+ * container file, the reference's way; chosen with --runtime. NixOS makes the veth and binds by
+ * path (no descriptor staging, no stand-ins for absent protected paths).
+ */
+export const extraContainerBackend: Backend = {
+  name: "extra-container",
+  capabilities: { nixosConfig: true, networkIsolation: true, ephemeralRoot: true, ssh: true, generatedFiles: true, resourceLimits: true, gracefulShutdown: true, pinnedBinds: false, ownInit: true },
+  inside: nixosInside,
+  describe: async () => "NixOS containers (container@f<N>.service) created with extra-container from containers/<template>.nix; chosen with --runtime",
+  async unavailable(paths, template) {
+    return (await nspawnUnavailable()) ?? (await extraContainerUnavailable(paths, template));
+  },
+  async preflight(context, template) {
+    const reason = await extraContainerUnavailable(context.paths, template.name);
+    if (reason !== undefined) throw new SandboxError(`runtime extra-container cannot run template "${template.name}": ${reason}`, "usage");
+  },
+  start,
+  stop: (context, metadata) => stop(context, metadata),
+  isRunning: (_context, metadata) => isUnitActive(metadata.containerName),
+  leader: (_context, metadata) => leader(metadata),
+  networkNamespace: async (_context, metadata) => namespaceOf(await leader(metadata)),
+  destroy,
+};

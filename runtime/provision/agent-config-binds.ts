@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { relative } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { expandHome } from "../core/host-user.js";
-import type { Bind } from "../nspawn/container-process.js";
+import type { Bind } from "../core/bind.js";
 
 /**
  * The agents' own login/config directories (agent hostConfigDir, e.g. "~/.claude"), bound at

@@ -4,13 +4,14 @@ import { sandboxNetworkPath } from "../core/paths.js";
 import { findTemplate, type RuntimeContext } from "../core/context.js";
 import { requireSandbox } from "../state/require-sandbox.js";
 import { SandboxError } from "../core/errors.js";
-import { isRunning } from "../sandbox/start-stop.js";
+import { isRunning } from "./start-stop.js";
 import { withLock } from "../state/lock.js";
-import { readDenials, type DenialRecord } from "./denials.js";
-import { guardStatusFile, type GuardStatus } from "./guard-status.js";
-import { isOurGuard } from "./guard-process.js";
-import { networkPolicySchema, templatePolicy, type NetworkPolicy } from "./network-policy.js";
-import { changeNetwork, policyOf } from "./sandbox-network.js";
+import { backendOf } from "../backends/registry.js";
+import { readDenials, type DenialRecord } from "../network/denials.js";
+import { guardStatusFile, type GuardStatus } from "../network/guard-status.js";
+import { isOurGuard } from "../network/guard-process.js";
+import { networkPolicySchema, templatePolicy, type NetworkPolicy } from "../network/network-policy.js";
+import { changeNetwork, policyOf } from "../network/sandbox-network.js";
 
 /** A change asked with `forage-ctl network`: entries are added to the lists in force. */
 export interface NetworkChange {
@@ -50,7 +51,9 @@ export async function networkOperation(context: RuntimeContext, name: string, ch
       };
       const checked = networkPolicySchema.safeParse(policy);
       if (!checked.success) throw new SandboxError(`network ${name}: ${checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`, "usage");
-      await changeNetwork(context, metadata, checked.data, await isRunning(context, metadata));
+      const running = await isRunning(context, metadata);
+      const namespace = running ? await backendOf(metadata.runtime).networkNamespace(context, metadata) : undefined;
+      await changeNetwork(context, metadata, checked.data, running, namespace);
     });
   }
   const metadata = await requireSandbox(context, name);

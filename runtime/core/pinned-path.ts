@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
 import { open, readlink, type FileHandle } from "node:fs/promises";
-import { SandboxError } from "../core/errors.js";
+import { SandboxError } from "./errors.js";
 
 /** Linux's O_PATH (not in Node's fs.constants): a descriptor that names a file without opening it. */
 const O_PATH = 0o10000000;

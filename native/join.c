@@ -1,0 +1,217 @@
+/*
+ * forage-enter's way in from the host (`--join=PID`): one process does what nsenter, setpriv and
+ * env did as a chain of five programs, so a command starts in a sandbox in a few milliseconds:
+ *   1. joins the sandbox's cgroups (each --cgroup=FILE: a cgroup.procs file, host path);
+ *   2. joins the namespaces of the sandbox's PID 1 (cgroup, ipc, uts, net, pid, mount) and its
+ *      root, opened before any of them is joined;
+ *   3. forks (a pid namespace takes effect for children); the parent waits and exits as the child;
+ *   4. in the child: a fresh session keyring and the audit id (see filter.c), then without
+ *      --user: root keeps the --keep-caps bounding set (or all capabilities without it); with
+ *      --user=UID:GID: no capabilities, no supplementary groups, that uid and gid;
+ *   5. changes to --cwd, sets no_new_privs and loads FILTER (a host path, read in step 0),
+ *      replaces the environment with the --env=K=V entries and execs COMMAND (searched on the
+ *      new PATH).
+ * Any failure before the exec stops with status 126 and nothing is run (125: --cwd is missing;
+ * 127: COMMAND was not found), as nsenter and env report theirs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "enter.h"
+#include "join.h"
+
+/* Capability names as setpriv(1) spells them (without CAP_), for --keep-caps. */
+static const struct {
+  const char *name;
+  int value;
+} capabilities[] = {
+    {"chown", CAP_CHOWN},
+    {"dac_override", CAP_DAC_OVERRIDE},
+    {"dac_read_search", CAP_DAC_READ_SEARCH},
+    {"fowner", CAP_FOWNER},
+    {"fsetid", CAP_FSETID},
+    {"kill", CAP_KILL},
+    {"setgid", CAP_SETGID},
+    {"setuid", CAP_SETUID},
+    {"setpcap", CAP_SETPCAP},
+    {"linux_immutable", CAP_LINUX_IMMUTABLE},
+    {"net_bind_service", CAP_NET_BIND_SERVICE},
+    {"net_broadcast", CAP_NET_BROADCAST},
+    {"net_admin", CAP_NET_ADMIN},
+    {"net_raw", CAP_NET_RAW},
+    {"ipc_lock", CAP_IPC_LOCK},
+    {"ipc_owner", CAP_IPC_OWNER},
+    {"sys_module", CAP_SYS_MODULE},
+    {"sys_rawio", CAP_SYS_RAWIO},
+    {"sys_chroot", CAP_SYS_CHROOT},
+    {"sys_ptrace", CAP_SYS_PTRACE},
+    {"sys_pacct", CAP_SYS_PACCT},
+    {"sys_admin", CAP_SYS_ADMIN},
+    {"sys_boot", CAP_SYS_BOOT},
+    {"sys_nice", CAP_SYS_NICE},
+    {"sys_resource", CAP_SYS_RESOURCE},
+    {"sys_time", CAP_SYS_TIME},
+    {"sys_tty_config", CAP_SYS_TTY_CONFIG},
+    {"mknod", CAP_MKNOD},
+    {"lease", CAP_LEASE},
+    {"audit_write", CAP_AUDIT_WRITE},
+    {"audit_control", CAP_AUDIT_CONTROL},
+    {"setfcap", CAP_SETFCAP},
+    {"mac_override", CAP_MAC_OVERRIDE},
+    {"mac_admin", CAP_MAC_ADMIN},
+    {"syslog", CAP_SYSLOG},
+    {"wake_alarm", CAP_WAKE_ALARM},
+    {"block_suspend", CAP_BLOCK_SUSPEND},
+    {"audit_read", CAP_AUDIT_READ},
+    {"perfmon", CAP_PERFMON},
+    {"bpf", CAP_BPF},
+    {"checkpoint_restore", CAP_CHECKPOINT_RESTORE},
+};
+#define CAPABILITIES (sizeof(capabilities) / sizeof(capabilities[0]))
+
+int join_known_capability(const char *name, size_t length) {
+  for (size_t i = 0; i < CAPABILITIES; i++) {
+    if (strlen(capabilities[i].name) == length && strncmp(capabilities[i].name, name, length) == 0) return 1;
+  }
+  return 0;
+}
+
+/* The namespaces joined, in nsenter's order: the cgroup one first, the mount one last. */
+static const struct {
+  const char *file;
+  int type;
+} namespaces[] = {{"cgroup", CLONE_NEWCGROUP}, {"ipc", CLONE_NEWIPC}, {"uts", CLONE_NEWUTS}, {"net", CLONE_NEWNET}, {"pid", CLONE_NEWPID}, {"mnt", CLONE_NEWNS}};
+#define NAMESPACES (sizeof(namespaces) / sizeof(namespaces[0]))
+
+/* Writes this process's pid into each cgroup.procs file: it joins the sandbox's groups. */
+static int join_cgroups(const struct join_request *request) {
+  char pid[16];
+  int length = snprintf(pid, sizeof(pid), "%d", (int)getpid());
+  for (int i = 0; i < request->cgroup_count; i++) {
+    int fd = open(request->cgroups[i], O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return enter_fail(request->cgroups[i], errno);
+    int written = (int)write(fd, pid, (size_t)length);
+    int error = errno;
+    close(fd);
+    if (written != length) return enter_fail(request->cgroups[i], written < 0 ? error : EIO);
+  }
+  return 0;
+}
+
+/* Joins the namespaces and the root of `pid`, all opened before the first is entered. */
+static int join_namespaces(int pid) {
+  char path[64];
+  int fds[NAMESPACES + 1];
+  for (size_t i = 0; i <= NAMESPACES; i++) {
+    if (i < NAMESPACES) snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, namespaces[i].file);
+    else snprintf(path, sizeof(path), "/proc/%d/root", pid);
+    fds[i] = open(path, O_RDONLY | O_CLOEXEC);
+    if (fds[i] < 0) return enter_fail(path, errno);
+  }
+  for (size_t i = 0; i < NAMESPACES; i++) {
+    if (setns(fds[i], namespaces[i].type) != 0) return enter_fail(namespaces[i].file, errno);
+    close(fds[i]);
+  }
+  /* Where nspawn could not pivot_root (a chroot), only the root directory puts us inside. */
+  if (fchdir(fds[NAMESPACES]) != 0 || chroot(".") != 0 || chdir("/") != 0) return enter_fail("entering the sandbox's root", errno);
+  close(fds[NAMESPACES]);
+  return 0;
+}
+
+/* The parent's part after the fork: wait, stop when the child stops, then exit as it did. */
+static int wait_as_child(pid_t child) {
+  int status = 0;
+  for (;;) {
+    pid_t done = waitpid(child, &status, WUNTRACED);
+    if (done < 0 && errno == EINTR) continue;
+    if (done == child && WIFSTOPPED(status)) {
+      kill(getpid(), SIGSTOP);
+      kill(child, SIGCONT);
+      continue;
+    }
+    break;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) {
+    signal(WTERMSIG(status), SIG_DFL);
+    kill(getpid(), WTERMSIG(status));
+  }
+  return FORAGE_FAILED;
+}
+
+static int capability_kept(const struct join_request *request, int value) {
+  if (request->keep_caps == NULL) return request->user == NULL;
+  for (size_t i = 0; i < CAPABILITIES; i++) {
+    if (capabilities[i].value != value) continue;
+    const char *list = request->keep_caps, *name = capabilities[i].name;
+    size_t length = strlen(name);
+    for (const char *at = strstr(list, name); at != NULL; at = strstr(at + 1, name)) {
+      if ((at == list || at[-1] == ',') && (at[length] == ',' || at[length] == '\0')) return 1;
+    }
+  }
+  return 0;
+}
+
+/* Bounding set, inheritable and ambient capabilities cut to what is kept; then the user's ids. */
+static int drop_privileges(const struct join_request *request) {
+  for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++) {
+    if (!capability_kept(request, cap) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) return enter_fail("dropping a capability", errno);
+  }
+  struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+  struct __user_cap_data_struct data[2];
+  if (syscall(SYS_capget, &header, data) != 0) return enter_fail("reading capabilities", errno);
+  data[0].inheritable = data[1].inheritable = 0;
+  if (syscall(SYS_capset, &header, data) != 0) return enter_fail("clearing inheritable capabilities", errno);
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return enter_fail("clearing ambient capabilities", errno);
+  if (request->user == NULL) return 0;
+  /* From root to the user: the permitted and effective sets empty themselves on setresuid. */
+  if (setgroups(0, NULL) != 0) return enter_fail("clearing groups", errno);
+  if (setresgid(request->user->gid, request->user->gid, request->user->gid) != 0) return enter_fail("setting the group", errno);
+  if (setresuid(request->user->uid, request->user->uid, request->user->uid) != 0) return enter_fail("setting the user", errno);
+  return 0;
+}
+
+/* The child's part: privileges, directory, filter, environment, the command. */
+static int become_command(const struct join_request *request, const struct enter_filter *filter) {
+  int failed = enter_fresh_session(request->audit_id);
+  if (failed == 0) failed = drop_privileges(request);
+  if (failed != 0) return failed;
+  if (chdir(request->cwd) != 0) {
+    enter_fail(request->cwd, errno);
+    return 125;
+  }
+  if ((failed = enter_confine(filter)) != 0) return failed;
+  if (clearenv() != 0) return enter_fail("clearing the environment", ENOMEM);
+  for (int i = 0; i < request->env_count; i++) {
+    if (putenv(request->env[i]) != 0) return enter_fail("setting the environment", errno);
+  }
+  execvp(request->command[0], request->command);
+  int error = errno;
+  enter_fail(request->command[0], error);
+  return error == ENOENT ? 127 : FORAGE_FAILED;
+}
+
+int join_sandbox(const struct join_request *request) {
+  int error = 0;
+  const struct enter_filter *filter = enter_read_filter(request->filter, &error);
+  if (filter == NULL) return enter_fail(request->filter, error);
+  int failed = join_cgroups(request);
+  if (failed == 0) failed = join_namespaces(request->leader);
+  if (failed != 0) return failed;
+  pid_t child = fork();
+  if (child < 0) return enter_fail("fork", errno);
+  if (child > 0) return wait_as_child(child);
+  _exit(become_command(request, filter));
+}

@@ -1,0 +1,39 @@
+/* forage-enter's way in from the host: see join.c. */
+#ifndef FORAGE_JOIN_H
+#define FORAGE_JOIN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define JOIN_MAX_LIST 64
+
+struct join_user {
+  uid_t uid;
+  gid_t gid;
+};
+
+/* What `forage-enter --join=PID …` was asked to do (see forage-enter.c's usage). */
+struct join_request {
+  int leader;
+  const char *cgroups[JOIN_MAX_LIST];
+  int cgroup_count;
+  /* NULL: stay root. */
+  const struct join_user *user;
+  /* Root only: the capabilities kept, comma-separated; NULL: all of them. */
+  const char *keep_caps;
+  const char *cwd;
+  char *env[JOIN_MAX_LIST];
+  int env_count;
+  const char *audit_id;
+  /* The sandbox's seccomp program, a host path. */
+  const char *filter;
+  char **command;
+};
+
+/* True when `name` (of `length` bytes) is a capability --keep-caps may name. */
+int join_known_capability(const char *name, size_t length);
+
+/* Runs the request; returns the exit status to exit with (the command's, or a failure's). */
+int join_sandbox(const struct join_request *request);
+
+#endif

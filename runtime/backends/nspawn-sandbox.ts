@@ -1,0 +1,141 @@
+import type { TemplateModel } from "../../generator/model/model.js";
+import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup, sandboxCgroupName, type SandboxCgroup } from "../cgroups/sandbox-cgroup.js";
+import { tmpfsCaps } from "../cgroups/tmpfs-caps.js";
+import type { Bind } from "../core/bind.js";
+import type { RuntimeContext } from "../core/context.js";
+import { timed } from "../core/phase-clock.js";
+import { metadataPath, rootPath, sandboxSecretsPath } from "../core/paths.js";
+import { runCommand } from "../core/run-command.js";
+import { createLink, removeLink } from "../network/sandbox-link.js";
+import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
+import { ContainerError, findContainerByRoot, isOurContainer, leaderOf, spawnContainer, stopContainer, type ContainerPayload } from "../nspawn/container-process.js";
+import { mountRoot, unmountRoot } from "../nspawn/root-mount.js";
+import { sandboxBinds } from "../provision/sandbox-binds.js";
+import { removeSandboxFilter, writeSandboxFilter } from "../seccomp/sandbox-filter.js";
+import type { SandboxMetadata } from "../state/metadata.js";
+import { removePlaceholders } from "../workspaces/placeholders.js";
+
+/** How a sandbox's root is laid out and what its container runs: the part the nspawn runtimes differ in. */
+export interface RootLayout {
+  binds: Bind[];
+  payload: ContainerPayload;
+  /** The NixOS system booted, or null for a host root (whose /run forage-ctl caps: a NixOS init owns its own). */
+  system: string | null;
+}
+
+/** A kind of nspawn root: how it is laid out, and what runs as its payload (which decides how it stops). */
+export interface NspawnRoot {
+  payload: ContainerPayload["kind"];
+  /** Lays out a fresh root (a host root's /etc, or an empty root a NixOS init fills). */
+  layOut(context: RuntimeContext, metadata: SandboxMetadata, root: string, template: TemplateModel): Promise<RootLayout>;
+}
+
+/**
+ * Starts a sandbox's container on a fresh ephemeral root: network namespace and veth, the
+ * host-side table, tmpfs root laid out by `layOut`, cgroup, then systemd-nspawn. Returns the
+ * running sandbox's metadata (not yet written). Nothing half-started stays when a step fails.
+ */
+export async function startNspawn(context: RuntimeContext, given: SandboxMetadata, template: TemplateModel, kind: NspawnRoot): Promise<SandboxMetadata> {
+  const { clock } = context;
+  const link = linkOf(context, given);
+  // A container that died on its own (an OOM kill takes nspawn first) left its namespace, link,
+  // root and cgroup: they are this sandbox's own (same slot), so they go before anything is made.
+  if (given.pid !== null || given.cgroup !== null) await stopNspawn(context, given, 1, kind.payload);
+  await timed(clock, "start: link", () => createLink(link));
+  const metadata = await timed(clock, "start: host table", () => prepareNetwork(context, given, template)).catch(async (error: unknown) => {
+    await removeLink(link);
+    throw error;
+  });
+  // The guard starts while the root is built; its DNS port is in the table before up returns.
+  const guarded = timed(clock, "start: network guard (concurrent)", () => startNetworkGuard(context, metadata, link.namespacePath));
+  guarded.catch(() => undefined);
+  let cgroup: SandboxCgroup | null = null;
+  try {
+    const { pid, system, cgroup: made } = await runContainer(context, metadata, template, kind, (created) => (cgroup = created));
+    return { ...(await timed(clock, "start: wait for the guard", () => guarded)), pid, startedAt: new Date().toISOString(), cgroup: made, system };
+  } catch (error) {
+    // Nothing half-started stays: the container (found by its root), the guard, the link, the cgroup.
+    const known = await guarded.catch(() => metadata);
+    await stopNspawn(context, { ...known, cgroup }, 1, kind.payload).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Root, filter, binds, cgroup, nspawn: the container itself, once its network is fenced. */
+async function runContainer(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  template: TemplateModel,
+  kind: NspawnRoot,
+  madeCgroup: (cgroup: SandboxCgroup) => void,
+): Promise<{ pid: number; system: string | null; cgroup: SandboxCgroup }> {
+  const { clock } = context;
+  const root = rootPath(context.paths, metadata.name);
+  const caps = tmpfsCaps(template.resourceLimits.memoryMax);
+  const layout = await timed(clock, "start: root", async () => {
+    await mountRoot(root, caps.root);
+    await writeSandboxFilter(context.paths, metadata.name, template.seccomp.allow);
+    return kind.layOut(context, metadata, root, template);
+  });
+  const binds = await timed(clock, "start: binds", async () => [
+    ...layout.binds,
+    ...(await sandboxBinds(context, metadata, template, { pinnedBinds: true })),
+    ...(metadata.secrets.length > 0 ? [{ source: sandboxSecretsPath(context.paths, metadata.name), target: context.settings.host.secretsMountPath, readOnly: true }] : []),
+  ]);
+  const cgroup = await timed(clock, "start: cgroup", () => createSandboxCgroup(sandboxCgroupName(metadata), template.resourceLimits));
+  madeCgroup(cgroup);
+  const spec = {
+    root,
+    hostname: metadata.name,
+    payload: layout.payload,
+    networkNamespacePath: linkOf(context, metadata).namespacePath,
+    binds,
+    tmpfs: [
+      { path: "/tmp", bytes: caps.tmp },
+      { path: "/dev/shm", bytes: caps.devShm },
+    ],
+    logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
+  };
+  const pid = await timed(clock, "start: nspawn until the payload runs", () => spawnContainer(spec, (argv) => joinCgroupArgv(cgroup.procsFiles, argv), clock));
+  // nspawn's /run (20% of the host's RAM) cannot be replaced (nspawn remounts /run/host inside
+  // it afterwards); a host root's is shrunk in place before any command starts.
+  if (layout.system === null) await timed(clock, "start: cap /run", () => capRun(pid, caps.run));
+  return { pid, system: layout.system, cgroup };
+}
+
+/** Shrinks the container's /run tmpfs (its other mount flags stay). */
+async function capRun(nspawnPid: number, bytes: number): Promise<void> {
+  const leader = await leaderOf(nspawnPid);
+  if (leader === undefined) throw new ContainerError("the container's init is gone before its /run could be capped");
+  // --pid too: mount reads /proc/self/mountinfo, which inside names only the container's pids.
+  // --root: where nspawn could not pivot_root (a chroot, as on a fresh machine's build root) it
+  // moved the root mount and chrooted, and joining the mount namespace alone lands outside it.
+  await runCommand("nsenter", [`--target=${leader}`, "--mount", "--pid", "--root", "--", "mount", "-o", `remount,size=${bytes}`, "/run"]);
+}
+
+/** Stops whatever is left of the container and removes its root, network and cgroup. Idempotent. */
+export async function stopNspawn(context: RuntimeContext, metadata: SandboxMetadata, graceSeconds: number, payload: ContainerPayload["kind"]): Promise<void> {
+  const root = rootPath(context.paths, metadata.name);
+  // A container whose pid never reached the metadata (its `up` was killed) is found by its root.
+  const pid = (await isOurContainer(metadata.pid, root)) ? metadata.pid : await findContainerByRoot(root);
+  if (pid !== null && pid !== undefined) await stopContainer(pid, graceSeconds, payload);
+  await unmountRoot(root);
+  await removeSandboxFilter(context.paths, metadata.name);
+  await removePlaceholders(metadata);
+  // The link before its policy: a link without its table would let whatever still runs in the
+  // namespace (an exec'd process outlives the container) reach the network unfiltered.
+  await removeLink(linkOf(context, metadata));
+  await stopNetwork(context, metadata);
+  if (metadata.cgroup !== null) await removeSandboxCgroup(metadata.cgroup);
+}
+
+/** The nspawn runtimes' shared answers: running, leader, namespace, nothing kept beyond a stop. */
+export const nspawnQueries = {
+  isRunning: (context: RuntimeContext, metadata: SandboxMetadata): Promise<boolean> => isOurContainer(metadata.pid, rootPath(context.paths, metadata.name)),
+  async leader(context: RuntimeContext, metadata: SandboxMetadata): Promise<number | undefined> {
+    if (metadata.pid === null || !(await isOurContainer(metadata.pid, rootPath(context.paths, metadata.name)))) return undefined;
+    return leaderOf(metadata.pid);
+  },
+  networkNamespace: async (context: RuntimeContext, metadata: SandboxMetadata): Promise<string | undefined> => linkOf(context, metadata).namespacePath,
+  destroy: async (): Promise<void> => undefined,
+};
