@@ -1,17 +1,17 @@
 import { spawn } from "node:child_process";
 import { sandboxLink } from "../network/sandbox-link.js";
 import { readEvents, recordEvent } from "../core/audit-log.js";
-import { findTemplate, type RuntimeContext } from "../core/context.js";
+import type { RuntimeContext } from "../core/context.js";
 import { requireSandbox } from "../state/require-sandbox.js";
 import { destroySandbox } from "../sandbox/down.js";
 import { execCommand, execInRunning, type ExecResult } from "../sandbox/exec.js";
 import { findOrphans, removeOrphans } from "../sandbox/gc.js";
 import { SandboxError } from "../core/errors.js";
-import { copySecrets } from "../provision/secrets.js";
 import { sessionLogs } from "../sandbox/session-logs.js";
 import { pinnedHostKey } from "../provision/ssh-files.js";
 import { hasSession } from "../sandbox/session.js";
-import { isRunning, startReady, stopSandbox } from "../sandbox/start-stop.js";
+import { isRunning } from "../sandbox/start-stop.js";
+import { resetSandbox, startExisting, stopExisting } from "../sandbox/lifecycle-changes.js";
 import { upSandbox } from "../sandbox/up.js";
 import { listMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
@@ -51,20 +51,9 @@ export function localOperations(context: RuntimeContext): Operations {
     down: (name, grace) => destroySandbox(context, name, grace),
     list: async () => Promise.all((await listMetadata(context.paths)).map(view)),
     status: async (name) => view(await requireSandbox(context, name)),
-    async start(name) {
-      const metadata = await requireSandbox(context, name);
-      if (await isRunning(context, metadata)) return;
-      await startAndInit(context, metadata);
-    },
-    stop: async (name, grace) => void (await stopSandbox(context, await requireSandbox(context, name), grace)),
-    async reset(name) {
-      const metadata = await requireSandbox(context, name);
-      const stopped = await stopSandbox(context, metadata);
-      const template = findTemplate(context, metadata.template);
-      const secrets = await copySecrets(context.paths, stopped, template, context.settings.host);
-      await startAndInit(context, { ...stopped, secrets });
-      await recordEvent(context.paths, name, "reset");
-    },
+    start: (name) => startExisting(context, name),
+    stop: (name, grace) => stopExisting(context, name, grace),
+    reset: (name) => resetSandbox(context, name),
     auditLog: async (name) => readEvents(context.paths, name),
     async logs(name, lines) {
       const metadata = await requireSandbox(context, name);
@@ -103,10 +92,6 @@ export function localOperations(context: RuntimeContext): Operations {
       return exitCode;
     },
   };
-}
-
-async function startAndInit(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
-  await startReady(context, metadata, findTemplate(context, metadata.template));
 }
 
 /** A sandbox's metadata plus what is true right now (running, session, address). */

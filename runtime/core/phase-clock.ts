@@ -22,8 +22,13 @@ export class PhaseClock {
     try {
       return await work();
     } finally {
-      this.recorded.push({ phase, startMs: round(start - this.origin), ms: round(performance.now() - start) });
+      this.endPhase(phase, start);
     }
+  }
+
+  /** Records the phase `phase` as running from `start` (a `performance.now()`) until now. */
+  endPhase(phase: string, start: number): void {
+    this.recorded.push({ phase, startMs: round(start - this.origin), ms: round(performance.now() - start) });
   }
 
   /** The phases in the order they began, and the time since the clock was made. */

@@ -6,6 +6,8 @@ import { readMetadata } from "../state/metadata-store.js";
 import { recordEvent } from "../core/audit-log.js";
 import type { RuntimeContext } from "../core/context.js";
 import { SandboxError } from "../core/errors.js";
+import { assertSandboxName } from "../core/names.js";
+import { withSandboxLock } from "../state/sandbox-lock.js";
 import { removeSecrets } from "../provision/secrets.js";
 import { removeHostKey } from "../provision/ssh-files.js";
 import { stopSandbox } from "./start-stop.js";
@@ -14,12 +16,19 @@ import { repoOwnerOf } from "../workspaces/repo-owner.js";
 import { removeSnapshots } from "../workspaces/snapshots.js";
 import { removeWorkspaces } from "../workspaces/remove-workspaces.js";
 
+/** removeSandbox as the sandbox's only lifecycle change (see withSandboxLock): `forage-ctl down`. */
+export function destroySandbox(context: RuntimeContext, name: string, graceSeconds = 10): Promise<void> {
+  assertSandboxName(name);
+  return withSandboxLock(context, name, () => removeSandbox(context, name, graceSeconds));
+}
+
 /**
  * Removes a sandbox completely: container, root, network, secrets, metadata. Every step runs
  * even when an earlier one fails (a half-created sandbox must still go away); the failures are
- * reported together at the end. Direct workspaces are never touched.
+ * reported together at the end. Direct workspaces are never touched. The caller holds the
+ * sandbox's lock.
  */
-export async function destroySandbox(context: RuntimeContext, name: string, graceSeconds = 10): Promise<void> {
+export async function removeSandbox(context: RuntimeContext, name: string, graceSeconds = 10): Promise<void> {
   const metadata = await readMetadata(context.paths, name);
   if (metadata === undefined) throw new SandboxError(`sandbox "${name}" does not exist (see forage-ctl ps)`, "not-found");
   const failures: string[] = [];

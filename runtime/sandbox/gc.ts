@@ -10,6 +10,7 @@ import { listMetadata } from "../state/metadata-store.js";
 import { hostSlots, readClaims, releaseSlot, slotOwner, type SlotClaim } from "../state/slots.js";
 import type { RuntimeContext } from "../core/context.js";
 import { destroySandbox } from "./down.js";
+import { withSandboxLock } from "../state/sandbox-lock.js";
 import { removeSecrets } from "../provision/secrets.js";
 import { isRunning, stopSandbox } from "./start-stop.js";
 
@@ -66,7 +67,7 @@ export async function removeOrphans(context: RuntimeContext, orphans: Orphan[]):
   for (const orphan of orphans) {
     const sandbox = sandboxes.get(orphan.name);
     if (orphan.kind === "half-created sandbox") await destroySandbox(context, orphan.name, 1);
-    else if (orphan.kind === "stale runtime state" && sandbox !== undefined) await stopSandbox(context, sandbox, 1);
+    else if (orphan.kind === "stale runtime state" && sandbox !== undefined) await withSandboxLock(context, orphan.name, () => stopSandbox(context, sandbox, 1));
     else if (orphan.kind === "root") await unmountRoot(rootPath(context.paths, orphan.name));
     else if (orphan.kind === "lock file") await rm(orphan.detail, { force: true });
     else if (orphan.kind === "secrets") await removeSecrets(context.paths, orphan.name);

@@ -1,7 +1,8 @@
 import { isOurGuard } from "../network/guard-process.js";
 import { startNetworkGuard } from "../network/sandbox-network.js";
 import { backendOf } from "../backends/registry.js";
-import { listMetadata, writeMetadata } from "../state/metadata-store.js";
+import { listMetadata, readMetadata, writeMetadata } from "../state/metadata-store.js";
+import { withSandboxLock } from "../state/sandbox-lock.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { recordEvent } from "../core/audit-log.js";
 import { findTemplate, type RuntimeContext } from "../core/context.js";
@@ -12,7 +13,16 @@ import { isRunning, startReady, stopSandbox } from "./start-stop.js";
  * Checks one sandbox that should be running (it was started and not stopped). Returns a report
  * line when it is unhealthy, restarting it first with `autoRestart`; undefined when healthy.
  */
-export async function checkHealth(context: RuntimeContext, sandbox: SandboxMetadata, autoRestart: boolean): Promise<string | undefined> {
+export function checkHealth(context: RuntimeContext, listed: SandboxMetadata, autoRestart: boolean): Promise<string | undefined> {
+  // Under the sandbox's lock, from its metadata as it is then: a `down` or `stop` that ran
+  // meanwhile is not mistaken for a crash (and a removed sandbox is not started again).
+  return withSandboxLock(context, listed.name, async () => {
+    const sandbox = await readMetadata(context.paths, listed.name);
+    return sandbox === undefined ? undefined : checkSandbox(context, sandbox, autoRestart);
+  });
+}
+
+async function checkSandbox(context: RuntimeContext, sandbox: SandboxMetadata, autoRestart: boolean): Promise<string | undefined> {
   if (sandbox.phase !== "ready" || sandbox.pid === null) return undefined;
   const running = await isRunning(context, sandbox);
   const problem = !running ? "container is gone" : (await hasSession(context, sandbox)) ? undefined : "agent session is gone";

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { templatePolicy } from "../network/network-policy.js";
 import { stat } from "node:fs/promises";
 import { sshPublicKey } from "../../generator/config/schema/names.js";
@@ -11,7 +12,8 @@ import { backendNamed, defaultBackend } from "../backends/registry.js";
 import { claimSlot, hostSlots, slotOwner } from "../state/slots.js";
 import { recordEvent } from "../core/audit-log.js";
 import { findTemplate, type RuntimeContext } from "../core/context.js";
-import { destroySandbox } from "./down.js";
+import { removeSandbox } from "./down.js";
+import { withSandboxLock } from "../state/sandbox-lock.js";
 import { SandboxError } from "../core/errors.js";
 import { copySecrets } from "../provision/secrets.js";
 import { hostGitIdentity } from "../provision/host-vcs-identity.js";
@@ -44,6 +46,14 @@ export interface UpRequest {
  */
 export async function upSandbox(context: RuntimeContext, request: UpRequest): Promise<SandboxMetadata> {
   assertSandboxName(request.name);
+  const asked = performance.now();
+  return withSandboxLock(context, request.name, () => {
+    context.clock?.endPhase("sandbox lock", asked);
+    return createSandbox(context, request);
+  });
+}
+
+async function createSandbox(context: RuntimeContext, request: UpRequest): Promise<SandboxMetadata> {
   const badKey = (request.sshKeys ?? []).find((key) => !sshPublicKey.safeParse(key).success);
   if (badKey !== undefined) throw new SandboxError(`--ssh-key "${badKey.slice(0, 40)}…" is not an OpenSSH public key line`, "usage");
   const template = findTemplate(context, request.template);
@@ -71,7 +81,7 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
     return ready;
   } catch (error) {
     await recordEvent(context.paths, reserved.name, "error", { detail: `up failed: ${error instanceof Error ? error.message : String(error)}` }).catch(() => undefined);
-    await destroySandbox(context, reserved.name).catch(() => undefined);
+    await removeSandbox(context, reserved.name).catch(() => undefined);
     throw error;
   }
 }

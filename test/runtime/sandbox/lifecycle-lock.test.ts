@@ -1,0 +1,77 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../generator/config/load-config.js";
+import { resolveModel } from "../../../generator/model/resolve.js";
+import type { RuntimeContext } from "../../../runtime/core/context.js";
+import { metadataPath, runtimePaths } from "../../../runtime/core/paths.js";
+import { checkHealth } from "../../../runtime/sandbox/health.js";
+import { readMetadata, removeMetadata, writeMetadata } from "../../../runtime/state/metadata-store.js";
+import type { SandboxMetadata } from "../../../runtime/state/metadata.js";
+import { withSandboxLock } from "../../../runtime/state/sandbox-lock.js";
+
+/*
+ * One lifecycle change of a sandbox at a time: the health monitor must not take a sandbox that
+ * `down` is removing for one that crashed, and start it again.
+ */
+describe("a sandbox's lifecycle lock", () => {
+  const dir = mkdtempSync(join(tmpdir(), "forage-lifecycle-lock-"));
+  let context: RuntimeContext;
+  let crashed: SandboxMetadata;
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  beforeAll(async () => {
+    const config = join(dir, "forage.yaml");
+    writeFileSync(config, "user: nobody\ntemplates:\n  basic:\n    agents: { sh: { package: bash, executable: bash } }\n");
+    const paths = runtimePaths(join(dir, "state"), { FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets") });
+    context = { settings: resolveModel((await loadConfig(config)).config, config), paths, warn: () => undefined };
+    // Ready, with a container pid that no longer runs: what the monitor sees mid-down.
+    crashed = {
+      version: 1,
+      name: "going",
+      template: "basic",
+      slot: 251,
+      containerName: "f251",
+      runtime: "nspawn",
+      createdAt: "2026-11-26T00:00:00Z",
+      phase: "ready",
+      creatorPid: 1,
+      workspace: { mode: "direct", hostPath: dir, managed: false },
+      mounts: [],
+      agentIdentity: {},
+      uid: 65534,
+      gid: 65534,
+      pid: 2 ** 22 + 17,
+      startedAt: "2026-11-26T00:00:00Z",
+      system: null,
+      cgroup: null,
+      muxConfig: null,
+      authorizedKeys: [],
+      secrets: [],
+      network: { mode: "none", allow: [], deny: [], sni: false },
+      guard: null,
+    };
+  });
+
+  it("makes the health monitor wait for a down in progress, then leave the removed sandbox alone", async () => {
+    await writeMetadata(context.paths, crashed);
+    let monitor: Promise<string | undefined> | undefined;
+    await withSandboxLock(context, "going", async () => {
+      // GIVEN a down holding the lock; WHEN the monitor checks the sandbox meanwhile
+      monitor = checkHealth(context, crashed, true);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // THEN it has not looked yet (it would report the dead container and start it again)
+      expect(existsSync(metadataPath(context.paths, "going"))).toBe(true);
+      await removeMetadata(context.paths, "going");
+    });
+    expect(await monitor).toBeUndefined();
+    expect(await readMetadata(context.paths, "going")).toBeUndefined();
+  });
+
+  it("control: without a down in progress, the monitor reports the same sandbox's dead container", async () => {
+    await writeMetadata(context.paths, crashed);
+    expect(await checkHealth(context, crashed, false)).toBe("going: unhealthy (container is gone)");
+    await removeMetadata(context.paths, "going");
+  });
+});
