@@ -12,8 +12,8 @@ export interface RequestMessage {
   op: string;
   /** The call's request, exactly as its schema describes it. */
   args: object;
-  /** exec only: what the client relays besides the request (see execRelay). */
-  streams?: ExecRelay;
+  /** exec only: what the client relays besides the request, an ExecRelay (checked by the daemon). */
+  streams?: object;
 }
 
 export type ServerMessage = { progress: string } | { warning: string } | { stdout: string } | { stderr: string } | { result: unknown } | { error: { message: string; kind: string } };
