@@ -7,7 +7,7 @@ import type { ProxyStatus } from "../proxy/proxy-status.js";
 import type { Orphan } from "../sandbox/gc.js";
 import type { WindowLog } from "../sandbox/session-logs.js";
 import type { Snapshot } from "../workspaces/snapshots.js";
-import { requests } from "./requests.js";
+import { execRequest, gcRequest, logsRequest, networkRequest, noRequest, sandboxRequest, snapshotRequest, stopRequest, upRequest } from "./requests.js";
 import type { SandboxView, UpResult } from "./sandbox-view.js";
 
 /**
@@ -42,34 +42,34 @@ export type DaemonHello = z.infer<typeof daemonHello>;
 /** Everything forage-ctl asks of the privileged side: in this process (root) or of the daemon. */
 const operationTable = {
   /** Creates and starts a sandbox; progress lines stream while it does. */
-  up: { request: requests.up, result: record<UpResult>(), streams: "progress" },
-  down: { request: requests.down, result: done, streams: "none" },
-  list: { request: requests.list, result: list<SandboxView>(), streams: "none" },
-  status: { request: requests.status, result: record<SandboxView>(), streams: "none" },
-  start: { request: requests.start, result: done, streams: "none" },
-  stop: { request: requests.stop, result: done, streams: "none" },
-  reset: { request: requests.reset, result: done, streams: "none" },
-  auditLog: { request: requests.auditLog, result: list<AuditEvent>(), streams: "none" },
-  logs: { request: requests.logs, result: list<WindowLog>(), streams: "none" },
-  gc: { request: requests.gc, result: list<Orphan>(), streams: "none" },
+  up: { request: upRequest, result: record<UpResult>(), streams: "progress" },
+  down: { request: stopRequest, result: done, streams: "none" },
+  list: { request: noRequest, result: list<SandboxView>(), streams: "none" },
+  status: { request: sandboxRequest, result: record<SandboxView>(), streams: "none" },
+  start: { request: sandboxRequest, result: done, streams: "none" },
+  stop: { request: stopRequest, result: done, streams: "none" },
+  reset: { request: sandboxRequest, result: done, streams: "none" },
+  auditLog: { request: sandboxRequest, result: list<AuditEvent>(), streams: "none" },
+  logs: { request: logsRequest, result: list<WindowLog>(), streams: "none" },
+  gc: { request: gcRequest, result: list<Orphan>(), streams: "none" },
   /** Runs a command in a sandbox with the caller's streams (or relayed terminal); answers its exit status. */
-  exec: { request: requests.exec, result: z.number().int(), streams: "exec" },
+  exec: { request: execRequest, result: z.number().int(), streams: "exec" },
   /** Snapshots of the sandbox's working copy: create (answers it), list, restore (answers none). */
-  snapshot: { request: requests.snapshot, result: list<Snapshot>(), streams: "none" },
+  snapshot: { request: snapshotRequest, result: list<Snapshot>(), streams: "none" },
   /** The sandbox's network policy and guard; with a change, applied first (live when running). */
-  network: { request: requests.network, result: record<NetworkView>(), streams: "none" },
+  network: { request: networkRequest, result: record<NetworkView>(), streams: "none" },
   /** What the sandbox's network refused, oldest first. */
-  denials: { request: requests.denials, result: list<DenialRecord>(), streams: "none" },
+  denials: { request: sandboxRequest, result: list<DenialRecord>(), streams: "none" },
 } as const;
 
 /** What only the daemon answers, about itself. */
 const daemonTable = {
   /** The API proxy's health and counters, or null when none runs. */
-  proxyStatus: { request: requests.proxyStatus, result: z.custom<ProxyStatus | null>((value) => value === null || typeof value === "object"), streams: "none" },
+  proxyStatus: { request: noRequest, result: z.custom<ProxyStatus | null>((value) => value === null || typeof value === "object"), streams: "none" },
   /** Who is answering (an older daemon does not know hello: see daemonHello in the client). */
-  hello: { request: requests.hello, result: daemonHello, streams: "none" },
+  hello: { request: noRequest, result: daemonHello, streams: "none" },
   /** Asks the daemon to exit; its sandboxes keep running. */
-  shutdown: { request: requests.shutdown, result: z.literal("stopping"), streams: "none" },
+  shutdown: { request: noRequest, result: z.literal("stopping"), streams: "none" },
 } as const;
 
 const table = { ...operationTable, ...daemonTable };
@@ -83,6 +83,7 @@ export type OperationName = keyof typeof operationTable;
 export type Request<K extends Op> = z.output<Table[K]["request"]>;
 /** What call K answers. */
 export type Result<K extends Op> = z.output<Table[K]["result"]>;
+/** How call K streams (see StreamKind). */
 export type StreamsOf<K extends Op> = Table[K]["streams"];
 /** The operations that take their request and nothing else. */
 export type PlainOperation = { [K in OperationName]: StreamsOf<K> extends "none" ? K : never }[OperationName];
@@ -90,6 +91,7 @@ export type PlainOperation = { [K in OperationName]: StreamsOf<K> extends "none"
 /** The call table, typed per call so that code generic over a call name stays typed. */
 export const calls: { readonly [K in Op]: Call<Request<K>, Result<K>, StreamsOf<K>> } = table;
 
+/** Whether a client's `op` names a call of the table (its own keys only, never `toString` and the like). */
 export function isOp(op: string): op is Op {
   return Object.hasOwn(calls, op);
 }

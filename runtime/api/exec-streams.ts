@@ -14,6 +14,7 @@ export interface ExecStreams {
   terminal?: RelayedTerminal;
 }
 
+/** A terminal a daemon client relays: its size and TERM now, and its resizes and hang-up later. */
 export interface RelayedTerminal {
   size: TerminalSize;
   /** The client's TERM (validated before use). */

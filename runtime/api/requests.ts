@@ -7,10 +7,10 @@ import { snapshotNamePattern } from "../workspaces/snapshots.js";
 import { denyEntry } from "../network/network-policy.js";
 
 /*
- * What each call accepts. The CLI builds exactly these objects, the daemon parses what a client
- * sends with them (everything a client sends is untrusted), and the in-process implementation
- * takes the parsed result. Optional fields are exactOptional: JSON has no undefined, so neither
- * has the request type.
+ * What the calls accept; the call table (calls.ts) says which call takes which. The CLI builds
+ * exactly these objects, the daemon parses what a client sends with them (everything a client
+ * sends is untrusted), and the in-process implementation takes the parsed result. Optional
+ * fields are exactOptional: JSON has no undefined, so neither has the request type.
  */
 
 const name = z.string().regex(sandboxNamePattern).describe("the sandbox");
@@ -23,7 +23,7 @@ const hostPath = z
   .regex(/^[^\x00-\x1f\x7f]*$/, { error: "must not contain control characters" });
 const templateName = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/);
 
-const up = z.strictObject({
+export const upRequest = z.strictObject({
   name,
   template: templateName.describe("the template to create it from"),
   workspace: hostPath.exactOptional().describe("-w DIR: a directory bound as is"),
@@ -53,7 +53,7 @@ const up = z.strictObject({
   timings: z.boolean().exactOptional().describe("time the phases of this up and return them (--timings)"),
 });
 
-const exec = z.strictObject({
+export const execRequest = z.strictObject({
   name,
   command: z.array(z.string().max(65536)).min(1).max(4096).describe("argv run in the sandbox"),
   asRoot: z.boolean().describe("as root instead of the agent (refused through the daemon)"),
@@ -79,25 +79,13 @@ const networkChange = z
   .nullable()
   .describe("the change to apply first, or null to only show the network");
 
-const nothing = z.strictObject({});
-
-/** Every call's request schema, by operation name (see calls.ts for what each answers). */
-export const requests = {
-  up,
-  down: z.strictObject({ name, grace }),
-  list: nothing,
-  status: z.strictObject({ name }),
-  start: z.strictObject({ name }),
-  stop: z.strictObject({ name, grace }),
-  reset: z.strictObject({ name }),
-  auditLog: z.strictObject({ name }),
-  logs: z.strictObject({ name, lines: z.number().int().min(1).max(100_000).describe("lines per window") }),
-  gc: z.strictObject({ force: z.boolean().describe("remove what is found (else only list it)") }),
-  exec,
-  snapshot: z.strictObject({ name, action: snapshotAction }),
-  network: z.strictObject({ name, change: networkChange }),
-  denials: z.strictObject({ name }),
-  proxyStatus: nothing,
-  hello: nothing,
-  shutdown: nothing,
-} as const;
+/** A call about one sandbox, and nothing else (status, start, reset, auditLog, denials). */
+export const sandboxRequest = z.strictObject({ name });
+/** Stopping a sandbox (stop, down): which, and how long its processes get. */
+export const stopRequest = z.strictObject({ name, grace });
+export const logsRequest = z.strictObject({ name, lines: z.number().int().min(1).max(100_000).describe("lines per window") });
+export const gcRequest = z.strictObject({ force: z.boolean().describe("remove what is found (else only list it)") });
+export const snapshotRequest = z.strictObject({ name, action: snapshotAction });
+export const networkRequest = z.strictObject({ name, change: networkChange });
+/** A call that takes nothing (list, and the daemon's own calls). */
+export const noRequest = z.strictObject({});

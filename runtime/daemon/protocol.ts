@@ -16,8 +16,10 @@ export interface RequestMessage {
   streams?: object;
 }
 
+/** What the daemon sends: events, then one `result` or `error` (with the UserErrorKind). */
 export type ServerMessage = { progress: string } | { warning: string } | { stdout: string } | { stderr: string } | { result: unknown } | { error: { message: string; kind: string } };
 
+/** What a client sends: its request, then (exec) stdin, its end, and terminal resizes. */
 export type ClientMessage = RequestMessage | { stdin: string } | { stdinEnd: true } | { resize: { rows: number; cols: number } };
 
 /** A relayed terminal's size; anything beyond a few thousand cells is not a screen. */
@@ -34,6 +36,7 @@ export const execRelay = z.strictObject({
     .exactOptional()
     .describe("run the command on a pseudo-terminal of this size and type"),
 });
+/** @see execRelay */
 export type ExecRelay = z.infer<typeof execRelay>;
 
 /** Largest line either side accepts: requests are small; output is chunked well below this. */
@@ -70,6 +73,7 @@ export function fieldsOf(message: unknown): Record<string, unknown> {
   return typeof message === "object" && message !== null && !Array.isArray(message) ? Object.fromEntries(Object.entries(message)) : {};
 }
 
+/** One protocol line. */
 export function encode(message: ServerMessage | ClientMessage): string {
   return `${JSON.stringify(message)}\n`;
 }

@@ -53,7 +53,7 @@ export function callServer(context: RuntimeContext, log: (line: string) => void,
   const listener = createServer((socket) => {
     connections.add(socket);
     socket.once("close", () => connections.delete(socket));
-    handleConnection(socket, (op, args, connection) => dispatch(context, op, args, connection, parts, log));
+    handleConnection(socket, (op, args, connection) => dispatch({ context, parts, log }, op, args, connection));
   });
   return {
     listener,
@@ -105,13 +105,21 @@ function handleConnection(socket: Socket, call: (op: string, args: unknown, conn
   });
 }
 
+/** What answering a call needs: the daemon's context, its parts, and its log. */
+interface Serving {
+  context: RuntimeContext;
+  parts: CallServerParts;
+  log: (line: string) => void;
+}
+
 /** Answers one request: a result, or an error with its kind (a bug is logged with its stack). */
-async function dispatch(context: RuntimeContext, op: string, args: unknown, connection: Connection, parts: CallServerParts, log: (line: string) => void): Promise<void> {
+async function dispatch({ context, parts, log }: Serving, op: string, args: unknown, connection: Connection): Promise<void> {
   try {
     if (!isOp(op)) throw new SandboxError(`unknown operation "${op}"`, "usage");
+    // Warnings of this request go to its client.
     const requestContext: RuntimeContext = { ...context, warn: (warning) => connection.send({ warning }) };
     // JSON drops undefined: an operation with no result answers null.
-    connection.send({ result: (await answer(op, args, requestContext, connection, parts, log)) ?? null });
+    connection.send({ result: (await answer({ context: requestContext, parts, log }, op, args, connection)) ?? null });
   } catch (error) {
     const kind = error instanceof UserError ? error.kind : "general";
     const text = error instanceof Error ? error.message : String(error);
@@ -121,7 +129,7 @@ async function dispatch(context: RuntimeContext, op: string, args: unknown, conn
 }
 
 /** Call `op`, typed from here on: its request parsed with its schema, handled by its handler. */
-async function answer<K extends Op>(op: K, args: unknown, context: RuntimeContext, connection: Connection, parts: CallServerParts, log: (line: string) => void): Promise<Result<K>> {
+async function answer<K extends Op>({ context, parts, log }: Serving, op: K, args: unknown, connection: Connection): Promise<Result<K>> {
   const request = parseRequest(op, args);
   // `hello` comes before other commands (who is serving?): logging it would double the log.
   if (op !== "hello") log(`${op} ${"name" in request && typeof request.name === "string" ? request.name : ""}`.trim());
