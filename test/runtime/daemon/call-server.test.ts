@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { plainOperations, type PlainOperation, type Request, type RequestMethods, type Result } from "../../../runtime/api/calls.js";
+import { plainOperations, type PlainOperation, type RequestMethods, type Result } from "../../../runtime/api/calls.js";
 import { SandboxError } from "../../../runtime/core/errors.js";
 import { callDaemon, remoteOperations, sendRequest } from "../../../runtime/daemon/client.js";
 import { cases, startCallServer, type CallFixture } from "./call-fixture.js";
@@ -155,6 +155,3 @@ describe("the daemon's refusals of requests that fail their schema", () => {
     await expect(send("toString", {})).rejects.toThrow('unknown operation "toString"');
   });
 });
-
-// Type-level: each operation takes exactly its schema's request (no positional arguments left).
-export type DownTakes = Parameters<RequestMethods<PlainOperation>["down"]>[0] extends Request<"down"> ? true : never;
