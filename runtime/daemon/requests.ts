@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { sshPublicKey } from "../../generator/config/schema/names.js";
+import { sshPublicKey, templateNamePattern } from "../../generator/config/schema/names.js";
 import { sandboxNamePattern } from "../core/names.js";
 import { snapshotNamePattern } from "../workspaces/snapshots.js";
 import { allowEntry } from "../../generator/config/schema/allow-entry.js";
@@ -24,11 +24,11 @@ export const terminalSize = z.strictObject({ rows: z.number().int().min(1).max(1
 export const requestSchemas = {
   up: z.strictObject({
     name,
-    template: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
+    template: z.string().regex(templateNamePattern),
     workspace: hostPath.optional(),
     repo: hostPath.optional(),
     direct: z.boolean().optional(),
-    repos: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/), hostPath).optional(),
+    repos: z.record(z.string().regex(templateNamePattern), hostPath).optional(),
     gitUser: z
       .string()
       .max(128)

@@ -4,7 +4,7 @@ import { networkModes } from "../network-modes.js";
 import { protectedPaths } from "./protected-paths.js";
 import { agentSchema } from "./agent.js";
 import { allowList } from "./allow-entry.js";
-import { agentName, packageRef, templateName } from "./names.js";
+import { agentName, packageRef, templateName, templateNamePattern } from "./names.js";
 import { identitySchema } from "./identity.js";
 import { mountSchema, beadsSchema } from "./workspace.js";
 import { seccompSchema } from "./seccomp.js";
@@ -99,7 +99,7 @@ export const templateSchema = z
     workspace: z
       .strictObject({
         mounts: z
-          .record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, { error: "mount names must be 1-32 characters of a-z, 0-9 and '-'" }), mountSchema)
+          .record(z.string().regex(templateNamePattern, { error: "mount names must be 1-32 characters of a-z, 0-9 and '-'" }), mountSchema)
           .optional()
           .describe("Extra workspaces by name: host paths or repositories mounted at chosen paths."),
         useBeads: beadsSchema.optional(),
