@@ -49,7 +49,7 @@ export function checkRequest(route: SandboxProxy, method: string, url: string, c
   const path = canonical.decoded;
   const refused = (kind: RefusalKind, message: string): Checked => ({ ok: false, kind, message, agent, path });
   const { filter } = route;
-  if (!filter.methods.includes(method)) {
+  if (!filter.methods.some((allowed) => allowed === method)) {
     return refused("method", `method ${method} is not allowed for template ${route.template} (allowed: ${filter.methods.join(", ")}); add it to templates.${route.template}.proxyFilter.methods`);
   }
   if (!filter.pathPrefixes.some((prefix) => path.startsWith(prefix))) {
