@@ -6,7 +6,7 @@ import { SettingsError } from "../../../generator/model/settings-error.js";
 import { loadCaseModel } from "../../golden/cases.js";
 
 /*
- * The root daemon reads forage.json, which anyone who can pass --config may have written: every
+ * The root daemon runs sandboxes from forage.json, so nothing in it is taken on trust: every
  * field is checked, and every problem is reported at once with its path, the file, and the fix.
  */
 
