@@ -5,6 +5,7 @@ import { formatTimings } from "../format-timings.js";
 import { UserError } from "../../runtime/core/errors.js";
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import type { Request } from "../../runtime/api/calls.js";
+import { templateNameSource } from "../../generator/config/schema/names.js";
 
 /** up, down, start, stop, reset: creating, running and removing sandboxes. */
 export function registerLifecycle(program: Command): void {
@@ -139,7 +140,7 @@ function workspaceArgs(options: { workspace?: string; repo: string[]; direct?: b
   const named: Record<string, string> = {};
   const plain: string[] = [];
   for (const value of options.repo) {
-    const match = /^([a-z][a-z0-9-]{0,31})=(.+)$/.exec(value);
+    const match = new RegExp(`^(${templateNameSource})=(.+)$`).exec(value);
     if (match?.[1] !== undefined && match[2] !== undefined) {
       if (named[match[1]] !== undefined) throw new UserError(`-r ${match[1]}= is given twice`, "usage");
       named[match[1]] = resolve(match[2]);

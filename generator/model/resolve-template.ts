@@ -1,4 +1,5 @@
 import type { Agent } from "../config/schema/agent.js";
+import { splitPackagePath } from "../lib/package-path.js";
 import type { Template } from "../config/schema/template.js";
 import type { AgentModel, AllowRule, HostModel, MountModel, TemplateModel } from "./model.js";
 import { resolveAgentApi } from "./resolve-agent-api.js";
@@ -67,7 +68,7 @@ function resolveAgent(name: string, agent: Agent, host: HostModel, useProxy: boo
       : null;
   return {
     name,
-    package: agent.package.split("."),
+    package: splitPackagePath(agent.package),
     executable: agent.executable ?? null,
     secret,
     hostConfigDir: agent.hostConfigDir ?? null,
@@ -117,5 +118,5 @@ function resolveMounts(template: Template): MountModel[] {
 }
 
 function uniquePaths(refs: string[]): string[][] {
-  return [...new Set(refs)].map((ref) => ref.split("."));
+  return [...new Set(refs)].map(splitPackagePath);
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { sshPublicKey } from "../../generator/config/schema/names.js";
+import { sshPublicKey, templateName } from "../../generator/config/schema/names.js";
 import { allowEntry } from "../../generator/config/schema/allow-entry.js";
 import { networkModes } from "../../generator/config/network-modes.js";
 import { sandboxNamePattern } from "../core/names.js";
@@ -21,7 +21,6 @@ const hostPath = z
   .startsWith("/")
   .max(4096)
   .regex(/^[^\x00-\x1f\x7f]*$/, { error: "must not contain control characters" });
-const templateName = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/);
 
 export const upRequest = z.strictObject({
   name,

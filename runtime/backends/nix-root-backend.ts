@@ -5,6 +5,7 @@ import type { RuntimePaths } from "../core/paths.js";
 import { findSystem, prepareNixRoot, requireSystem } from "../nspawn/nix-root.js";
 import { systemSshBinds } from "../provision/system-ssh-binds.js";
 import type { SandboxMetadata } from "../state/metadata.js";
+import { templateNamePattern } from "../../generator/config/schema/names.js";
 import type { Backend, Inside } from "./backend.js";
 import { nspawnUnavailable } from "./host-root-backend.js";
 import { nspawnQueries, startNspawn, stopNspawn, type NspawnRoot, type RootLayout } from "./nspawn-sandbox.js";
@@ -34,7 +35,7 @@ export const nixosInside: Inside = {
 
 /** Templates that have a prebuilt system (a link into /nix/store with an init). */
 export async function templatesWithSystems(systems: string): Promise<string[]> {
-  const entries = (await readdir(systems).catch(() => [] as string[])).filter((name) => /^[a-z][a-z0-9-]{0,31}$/.test(name));
+  const entries = (await readdir(systems).catch(() => [] as string[])).filter((name) => templateNamePattern.test(name));
   const found = await Promise.all(entries.map(async (name) => ((await findSystem(systems, name)) === undefined ? undefined : name)));
   return found.filter((name): name is string => name !== undefined).sort();
 }
