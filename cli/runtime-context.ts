@@ -4,15 +4,13 @@ import { loadSettings } from "../runtime/settings/load-settings.js";
 import { settingsFile, type SettingsFile } from "../runtime/settings/settings-file.js";
 import { printConfigNotes } from "./output.js";
 import { UserError } from "../runtime/core/errors.js";
+import { warn } from "./warn.js";
 
 /** The context sandbox commands run in, and the settings file it was loaded from. */
 export interface LoadedRuntime {
   file: SettingsFile;
   context: RuntimeContext;
 }
-
-/** A warning on stderr, the way every sandbox command prints one. */
-export const warn = (message: string): void => void process.stderr.write(`forage-ctl: warning: ${message}\n`);
 
 /**
  * Loads the settings chosen by settingsFile (--config > FORAGE_CONFIG > a config in the current

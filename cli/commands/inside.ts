@@ -5,12 +5,14 @@ import { UserError } from "../../runtime/core/errors.js";
 import { registerSsh } from "./ssh.js";
 
 /**
- * Runs a command with this process's terminal; the exit status becomes forage-ctl's. As root the
- * terminal is handed over as is; through the daemon, an interactive terminal is relayed to a
- * pseudo-terminal the daemon opens, and plain streams are relayed as streams.
+ * Runs a command with this process's terminal; the exit status becomes forage-ctl's. In this
+ * process (root without a daemon serving its settings) the terminal is handed over as is; through
+ * the daemon, an interactive terminal is relayed to a pseudo-terminal the daemon opens, and plain
+ * streams are relayed as streams.
  */
 async function runInside(program: Command, name: string, command: string[], asRoot: boolean): Promise<number> {
-  const ops = await operationsOf(program);
+  // A root shell is root's own; the agent's commands may go to a daemon that serves the same settings.
+  const ops = await operationsOf(program, { preferDaemon: !asRoot });
   const relayed = ops.via === "daemon" ? relayThisTerminal() : undefined;
   const streams = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, inheritTerminal: ops.via === "in-process" };
   return ops.exec({ name, command, asRoot }, relayed === undefined ? streams : { ...streams, terminal: relayed.terminal }).finally(() => {

@@ -1,12 +1,14 @@
 import { connect, type Socket } from "node:net";
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
-import { calls, methodsFor, plainOperations, type DaemonHello, type Op, type Request, type Result } from "../api/calls.js";
+import { methodsFor } from "../api/call-methods.js";
+import { callShapes, plainOperations, type DaemonHello, type Op, type PlainOperation, type Result } from "../api/call-table.js";
+import type { Request } from "../api/request-schemas.js";
 import type { ExecStreams } from "../api/exec-streams.js";
 import type { Operations } from "../api/operations.js";
 import { isUserErrorKind, SandboxError } from "../core/errors.js";
 import { encode, fieldsOf, lineReader, socketPath, type ExecRelay, type RequestMessage } from "./protocol.js";
 
-export type { DaemonHello } from "../api/calls.js";
+export type { DaemonHello } from "../api/call-table.js";
 
 /** The daemon's socket cannot be reached. */
 export class DaemonUnavailableError extends SandboxError {
@@ -78,13 +80,14 @@ export function sendRequest(message: RequestMessage, handlers: ClientHandlers = 
 export async function callDaemon<K extends Op>(op: K, request: Request<K>, path = socketPath(), handlers: ClientHandlers = {}, relay?: ExecRelay): Promise<Result<K>> {
   // Spelled out: dropUndefined cannot see through a request generic in K.
   const answer = await sendRequest({ op, args: request, ...(relay === undefined ? {} : { streams: relay }) }, handlers, path);
-  const checked = calls[op].result.safeParse(answer);
-  if (checked.success) return checked.data;
-  const issue = checked.error.issues[0];
-  throw new SandboxError(
-    `the daemon at ${path} answered ${op} with ${JSON.stringify(answer)?.slice(0, 200)}, not what this forage-ctl expects (${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}; mismatched forage-ctl versions? restart it: forage-ctl daemon --stop)`,
-    "general",
-  );
+  try {
+    return callShapes[op].result(answer) as Result<K>;
+  } catch (error) {
+    throw new SandboxError(
+      `the daemon at ${path} answered ${op} with ${JSON.stringify(answer)?.slice(0, 200)}, not what this forage-ctl expects (${error instanceof Error ? error.message : String(error)}; mismatched forage-ctl versions? restart it: forage-ctl daemon --stop)`,
+      "general",
+    );
+  }
 }
 
 /**
@@ -104,7 +107,12 @@ export async function daemonHello(path = socketPath()): Promise<DaemonHello | nu
 export function remoteOperations(warn: (message: string) => void, path = socketPath()): Operations {
   return {
     via: "daemon",
-    ...methodsFor(plainOperations, (op) => (request) => callDaemon(op, request, path, { warn })),
+    ...methodsFor(
+      plainOperations,
+      <P extends PlainOperation>(op: P) =>
+        (request: Request<P>) =>
+          callDaemon<P>(op, request, path, { warn }),
+    ),
     up: (request, progress) => callDaemon("up", request, path, dropUndefined({ warn, progress })),
     exec: (request, streams) => execThroughDaemon(request, streams, path, warn),
   };

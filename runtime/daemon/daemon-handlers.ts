@@ -11,7 +11,8 @@ import { SandboxError } from "../core/errors.js";
 import { requirePinnedDirectory } from "../core/pinned-path.js";
 import { readProxyStatus } from "../proxy/proxy-status.js";
 import type { TerminalSize } from "../sandbox/terminal.js";
-import { execRelay, type ExecRelay, type ServerMessage } from "./protocol.js";
+import type { ExecRelay, ServerMessage } from "./protocol.js";
+import { execRelay } from "./relay-schemas.js";
 
 /** Who this daemon serves: the owner of the workspaces it mounts, and what `hello` answers. */
 export interface Served {

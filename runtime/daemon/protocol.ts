@@ -1,5 +1,3 @@
-import { z } from "zod";
-
 /**
  * The daemon's wire protocol: one JSON object per line over a unix socket. A client sends one
  * request (a call of the table in api/calls.ts); the daemon answers with events (progress,
@@ -22,22 +20,13 @@ export type ServerMessage = { progress: string } | { warning: string } | { stdou
 /** What a client sends: its request, then (exec) stdin, its end, and terminal resizes. */
 export type ClientMessage = RequestMessage | { stdin: string } | { stdinEnd: true } | { resize: { rows: number; cols: number } };
 
-/** A relayed terminal's size; anything beyond a few thousand cells is not a screen. */
-export const terminalSize = z.strictObject({ rows: z.number().int().min(1).max(1000), cols: z.number().int().min(1).max(1000) });
-
-/**
- * What an exec's client relays: whether it sends stdin, and the terminal (size and TERM) the
- * command should get, which is then resized with `resize` messages.
- */
-export const execRelay = z.strictObject({
-  stdin: z.boolean().describe("the client sends stdin chunks (else the command's stdin is empty)"),
-  terminal: z
-    .strictObject({ size: terminalSize, term: z.string().regex(/^[A-Za-z0-9._+-]{1,64}$/) })
-    .exactOptional()
-    .describe("run the command on a pseudo-terminal of this size and type"),
-});
-/** @see execRelay */
-export type ExecRelay = z.infer<typeof execRelay>;
+/** What an exec's client relays besides its request (checked by the daemon: relay-schemas.ts). */
+export interface ExecRelay {
+  /** The client sends stdin chunks (else the command's stdin is empty). */
+  stdin: boolean;
+  /** Run the command on a pseudo-terminal of this size and type. */
+  terminal?: { size: { rows: number; cols: number }; term: string };
+}
 
 /** Largest line either side accepts: requests are small; output is chunked well below this. */
 export const maxLineBytes = 1024 * 1024;

@@ -7,8 +7,10 @@ import type { Operations } from "../api/operations.js";
 import { lookupHostUser } from "../core/host-user.js";
 import type { RuntimeContext } from "../core/context.js";
 import { SandboxError, UserError } from "../core/errors.js";
+import { buildId } from "../core/build-id.js";
 import { listenPrivately, prepareSocketDirectory } from "./private-socket.js";
-import { encode, fieldsOf, lineReader, terminalSize, type ServerMessage } from "./protocol.js";
+import { encode, fieldsOf, lineReader, type ServerMessage } from "./protocol.js";
+import { terminalSize } from "./relay-schemas.js";
 import { daemonHandlers, type Connection, type Served } from "./daemon-handlers.js";
 
 /**
@@ -21,7 +23,7 @@ export async function serveDaemon(context: RuntimeContext, path: string, log: (l
   if (user === undefined) throw new SandboxError(`user "${context.settings.host.user}" (from ${settingsFile}) does not exist on this host: set \`user\` to an existing account`, "config");
   const served: Served = {
     ownerUid: user.uid,
-    hello: { settings: settingsFile, pid: process.pid },
+    hello: { settings: settingsFile, pid: process.pid, version: buildId() },
     // After the answer is sent: the daemon's SIGTERM handler closes the server and exits.
     stop: () => void setImmediate(() => process.kill(process.pid, "SIGTERM")),
   };

@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
 import { findConfig } from "../../generator/config/find-config.js";
-import { refuseAgentWrittenConfig } from "./workspace-config.js";
 
 /** Where the NixOS module publishes the generated settings: the last place looked. */
 export const defaultSettingsFile = "/etc/forage/forage.json";
@@ -35,6 +34,8 @@ export async function settingsFile(explicit: string | undefined, env: NodeJS.Pro
   if (fromEnv !== undefined && fromEnv !== "") return { path: resolve(cwd, fromEnv), shown: fromEnv, origin: "FORAGE_CONFIG", searched: cwd };
   const found = await findConfig(cwd);
   if (found !== undefined) {
+    // Loaded only here: it reads every sandbox's metadata, which commands naming their settings skip.
+    const { refuseAgentWrittenConfig } = await import("./workspace-config.js");
     await refuseAgentWrittenConfig(resolve(cwd, found), env);
     return { path: resolve(cwd, found), shown: `./${found}`, origin: "current directory", searched: cwd };
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { calls, isOp, parseRequest, plainOperations, type Op } from "../../../runtime/api/calls.js";
+import { callShapes as calls, isOp, parseRequest, plainOperations, type Op } from "../../../runtime/api/calls.js";
 import { cases } from "../daemon/call-fixture.js";
 
 /** A valid request for every call: the operations' cases, and the daemon's own calls (they take none). */
