@@ -36,9 +36,14 @@ describe("asking a daemon who it is (hello)", () => {
     expect(await daemonHello(socket)).toEqual({ settings: "/etc/forage/forage.json", pid: 42 });
   });
 
+  it("keeps the build a daemon says it runs (root hands work only to the same build)", async () => {
+    await answering({ result: { settings: "/etc/forage/forage.json", pid: 42, version: "0.1.0+1" } });
+    expect(await daemonHello(socket)).toEqual({ settings: "/etc/forage/forage.json", pid: 42, version: "0.1.0+1" });
+  });
+
   it("refuses an answer without settings and pid, naming mismatched versions", async () => {
     await answering({ result: { settings: 3 } });
-    await expect(daemonHello(socket)).rejects.toThrow(/answered hello with \{"settings":3\}, not what this forage-ctl expects \(settings .*mismatched forage-ctl versions/);
+    await expect(daemonHello(socket)).rejects.toThrow(/answered hello with \{"settings":3\}, not what this forage-ctl expects \(expected the settings it serves and its pid; mismatched forage-ctl versions/);
   });
 
   it("passes on any other refusal of the daemon", async () => {
