@@ -13,6 +13,7 @@ import { hasSession } from "../sandbox/session.js";
 import { isRunning } from "../sandbox/start-stop.js";
 import { resetSandbox, startExisting, stopExisting } from "../sandbox/lifecycle-changes.js";
 import { upSandbox } from "../sandbox/up.js";
+import { backendOf } from "../backends/registry.js";
 import { listMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { repoOwnerOf } from "../workspaces/repo-owner.js";
@@ -111,7 +112,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     sshHostKey: await pinnedHostKey(context.paths, metadata.name),
     resourceLimits: context.settings.templates.find((t) => t.name === metadata.template)?.resourceLimits ?? null,
     workspaceDisk: await workspaceDisk(metadata.workspace),
-    seccomp: await seccompStatus(context, metadata, running),
+    seccomp: await seccompStatus(context, metadata, running ? await backendOf(metadata.runtime).leader(context, metadata) : undefined),
   };
 }
 

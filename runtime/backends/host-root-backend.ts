@@ -2,7 +2,7 @@ import { access } from "node:fs/promises";
 import type { TemplateModel } from "../../generator/model/model.js";
 import type { RuntimeContext } from "../core/context.js";
 import { findExecutable } from "../core/find-executable.js";
-import { buildHostRoot } from "../nspawn/host-root.js";
+import { buildHostRoot } from "./host-root-files.js";
 import { agentLauncherPath } from "../provision/assets.js";
 import { resolveAgentPrograms } from "../provision/host-programs.js";
 import { identityKeyFile } from "../provision/identity-key.js";

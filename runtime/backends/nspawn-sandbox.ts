@@ -8,7 +8,7 @@ import { metadataPath, rootPath, sandboxSecretsPath } from "../core/paths.js";
 import { runCommand } from "../core/run-command.js";
 import { createLink, removeLink } from "../network/sandbox-link.js";
 import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
-import { ContainerError, findContainerByRoot, isOurContainer, leaderOf, spawnContainer, stopContainer, type ContainerPayload } from "../nspawn/container-process.js";
+import { ContainerError, findContainerByRoot, isOurContainer, leaderOf, spawnContainer, stopContainer, type ContainerPayload, type NspawnSpec } from "../nspawn/container-process.js";
 import { mountRoot, unmountRoot } from "../nspawn/root-mount.js";
 import { sandboxBinds } from "../provision/sandbox-binds.js";
 import { removeSandboxFilter, writeSandboxFilter } from "../seccomp/sandbox-filter.js";
@@ -31,9 +31,10 @@ export interface NspawnRoot {
 }
 
 /**
- * Starts a sandbox's container on a fresh ephemeral root: network namespace and veth, the
- * host-side table, tmpfs root laid out by `layOut`, cgroup, then systemd-nspawn. Returns the
- * running sandbox's metadata (not yet written). Nothing half-started stays when a step fails.
+ * Starts a sandbox's container on a fresh ephemeral root: its network namespace, veth and
+ * host-side table, and (meanwhile) its tmpfs root laid out by `kind`, binds and cgroup; then
+ * systemd-nspawn, once both are done, so the sandbox never runs unfenced. Returns the running
+ * sandbox's metadata (not yet written). Nothing half-started stays when a step fails.
  */
 export async function startNspawn(context: RuntimeContext, given: SandboxMetadata, template: TemplateModel, kind: NspawnRoot): Promise<SandboxMetadata> {
   const { clock } = context;
@@ -41,34 +42,51 @@ export async function startNspawn(context: RuntimeContext, given: SandboxMetadat
   // A container that died on its own (an OOM kill takes nspawn first) left its namespace, link,
   // root and cgroup: they are this sandbox's own (same slot), so they go before anything is made.
   if (given.pid !== null || given.cgroup !== null) await stopNspawn(context, given, 1, kind.payload);
-  await timed(clock, "start: link", () => createLink(link));
-  const metadata = await timed(clock, "start: host table", () => prepareNetwork(context, given, template)).catch(async (error: unknown) => {
-    await removeLink(link);
-    throw error;
-  });
-  // The guard starts while the root is built; its DNS port is in the table before up returns.
-  const guarded = timed(clock, "start: network guard (concurrent)", () => startNetworkGuard(context, metadata, link.namespacePath));
-  guarded.catch(() => undefined);
   let cgroup: SandboxCgroup | null = null;
+  let guarded: Promise<SandboxMetadata> | undefined;
+  const fenced = timed(clock, "start: link and host table", async () => {
+    await createLink(link);
+    return prepareNetwork(context, given, template);
+  });
+  const laidOut = prepareContainer(context, given, template, kind, (made) => (cgroup = made));
   try {
-    const { pid, system, cgroup: made } = await runContainer(context, metadata, template, kind, (created) => (cgroup = created));
-    return { ...(await timed(clock, "start: wait for the guard", () => guarded)), pid, startedAt: new Date().toISOString(), cgroup: made, system };
+    const [metadata, container] = await Promise.all([fenced, laidOut]);
+    // The guard starts beside nspawn; its DNS port is in the table before up returns.
+    guarded = timed(clock, "start: network guard (concurrent)", () => startNetworkGuard(context, metadata, link.namespacePath));
+    guarded.catch(() => undefined);
+    const pid = await runContainer(context, container);
+    return {
+      ...(await timed(clock, "start: wait for the guard", () => guarded ?? Promise.resolve(metadata))),
+      pid,
+      startedAt: new Date().toISOString(),
+      cgroup: container.cgroup,
+      system: container.system,
+    };
   } catch (error) {
     // Nothing half-started stays: the container (found by its root), the guard, the link, the cgroup.
-    const known = await guarded.catch(() => metadata);
+    await Promise.allSettled([fenced, laidOut]);
+    const known = (await guarded?.catch(() => undefined)) ?? (await fenced.catch(() => given));
     await stopNspawn(context, { ...known, cgroup }, 1, kind.payload).catch(() => undefined);
     throw error;
   }
 }
 
-/** Root, filter, binds, cgroup, nspawn: the container itself, once its network is fenced. */
-async function runContainer(
+/** What nspawn is started with: the spec of the container, its cgroup, and the system it boots. */
+interface PreparedContainer {
+  spec: NspawnSpec;
+  cgroup: SandboxCgroup;
+  system: string | null;
+  runCap: number;
+}
+
+/** Root, filter, binds and cgroup: everything of the container but its process. */
+async function prepareContainer(
   context: RuntimeContext,
   metadata: SandboxMetadata,
   template: TemplateModel,
   kind: NspawnRoot,
   madeCgroup: (cgroup: SandboxCgroup) => void,
-): Promise<{ pid: number; system: string | null; cgroup: SandboxCgroup }> {
+): Promise<PreparedContainer> {
   const { clock } = context;
   const root = rootPath(context.paths, metadata.name);
   const caps = tmpfsCaps(template.resourceLimits.memoryMax);
@@ -84,7 +102,7 @@ async function runContainer(
   ]);
   const cgroup = await timed(clock, "start: cgroup", () => createSandboxCgroup(sandboxCgroupName(metadata), template.resourceLimits));
   madeCgroup(cgroup);
-  const spec = {
+  const spec: NspawnSpec = {
     root,
     hostname: metadata.name,
     payload: layout.payload,
@@ -96,11 +114,17 @@ async function runContainer(
     ],
     logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
   };
-  const pid = await timed(clock, "start: nspawn until the payload runs", () => spawnContainer(spec, (argv) => joinCgroupArgv(cgroup.procsFiles, argv), clock));
+  return { spec, cgroup, system: layout.system, runCap: caps.run };
+}
+
+/** Starts nspawn in the sandbox's cgroup and waits for its payload; caps a host root's /run. */
+async function runContainer(context: RuntimeContext, container: PreparedContainer): Promise<number> {
+  const { clock } = context;
+  const pid = await timed(clock, "start: nspawn until the payload runs", () => spawnContainer(container.spec, (argv) => joinCgroupArgv(container.cgroup.procsFiles, argv), clock));
   // nspawn's /run (20% of the host's RAM) cannot be replaced (nspawn remounts /run/host inside
-  // it afterwards); a host root's is shrunk in place before any command starts.
-  if (layout.system === null) await timed(clock, "start: cap /run", () => capRun(pid, caps.run));
-  return { pid, system: layout.system, cgroup };
+  // it afterwards); a host root's is shrunk in place before any command starts. A NixOS init owns its own.
+  if (container.system === null) await timed(clock, "start: cap /run", () => capRun(pid, container.runCap));
+  return pid;
 }
 
 /** Shrinks the container's /run tmpfs (its other mount flags stay). */

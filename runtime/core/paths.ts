@@ -20,8 +20,6 @@ export interface RuntimePaths {
   secretsDir: string;
   /** The API proxy's status (`<run>/proxy.json`), written by whichever process runs it. */
   proxyStatusFile: string;
-  /** Lock file serialising creation and slot allocation. */
-  lockFile: string;
   /** Per-sandbox lock files (`<run>/locks/<name>`): one lifecycle change of a sandbox at a time. */
   locksDir: string;
   /** Prebuilt NixOS systems per template (`<dir>/<template>`, installed by the NixOS module). */
@@ -45,7 +43,6 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
     seccompDir: `${runDir}/seccomp`,
     secretsDir: env.FORAGE_SECRETS_DIR ?? "/run/forage-secrets",
     proxyStatusFile: `${runDir}/proxy.json`,
-    lockFile: `${stateDir}/lock`,
     locksDir: `${runDir}/locks`,
     systemsDir: systemsDir(env),
     generatedDir: env.FORAGE_GENERATED_DIR ?? "/etc/forage/generated",

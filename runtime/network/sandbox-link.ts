@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { access, readFile, writeFile } from "node:fs/promises";
 import { runCommand } from "../core/run-command.js";
 import { SandboxError } from "../core/errors.js";
 import type { SandboxLink } from "./link-addresses.js";
@@ -12,11 +12,11 @@ export { sandboxLink, sandboxRanges, type SandboxLink } from "./link-addresses.j
  * the sandbox's root sets.
  */
 export async function createLink(link: SandboxLink): Promise<void> {
-  const added = await runCommand("ip", ["netns", "add", link.namespace], { reject: false });
-  if (added.exitCode !== 0) {
-    // Never take over a namespace that is not ours: another Forage state directory may own it.
+  // Never take over a namespace that is not ours: another Forage state directory may own it.
+  // (The slot is claimed host-wide first, so no other forage-ctl makes this one meanwhile.)
+  if (await exists(`/run/netns/${link.namespace}`)) {
     throw new SandboxError(
-      `cannot create network namespace ${link.namespace}: ${added.stderr.trim()} (a leftover? see forage-ctl gc; or another Forage instance on this host uses slot ${link.namespace.slice(1)})`,
+      `cannot create network namespace ${link.namespace}: it exists (a leftover? see forage-ctl gc; or another Forage instance on this host uses slot ${link.namespace.slice(1)})`,
       "container",
     );
   }
@@ -25,6 +25,7 @@ export async function createLink(link: SandboxLink): Promise<void> {
   await ipBatch(
     [],
     [
+      `netns add ${link.namespace}`,
       `link add ${link.hostInterface} type veth peer name eth0 netns ${link.namespace}`,
       `addr add ${link.hostAddress}/24 dev ${link.hostInterface}`,
       ...(v6 ? [`addr add ${link.hostAddress6}/64 dev ${link.hostInterface} nodad`] : []),
@@ -60,4 +61,11 @@ export async function removeLink(link: SandboxLink): Promise<void> {
 /** Runs ip commands in one process (`ip -batch -`); the lines hold only names and addresses we made. */
 async function ipBatch(options: string[], lines: string[]): Promise<void> {
   await runCommand("ip", [...options, "-batch", "-"], { input: `${lines.join("\n")}\n` });
+}
+
+function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { open, readdir, readFile, readlink } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { runCommand } from "../core/run-command.js";
-import { isAlive } from "../state/lock.js";
+import { isAlive } from "../core/process-alive.js";
 import type { Bind } from "../core/bind.js";
 import { stageBinds } from "./staged-binds.js";
 import { timed, type PhaseClock } from "../core/phase-clock.js";

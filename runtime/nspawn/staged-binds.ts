@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, rmdir, unlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rmdir, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCommand } from "../core/run-command.js";
-import { openPinned } from "../core/pinned-path.js";
+import { openPinned, type PinnedPath } from "../core/pinned-path.js";
 import { SandboxError } from "../core/errors.js";
 import type { Bind } from "../core/bind.js";
 
@@ -32,15 +32,18 @@ export async function stageBinds(binds: readonly Bind[]): Promise<StagedBinds> {
   const mounted: string[] = [];
   const made: string[] = [];
   const release = async (): Promise<void> => {
-    for (const point of mounted.reverse()) await runCommand("umount", ["--no-canonicalize", point], { reject: false });
+    // One umount for all of them (it goes on past one that fails).
+    if (mounted.length > 0) await runCommand("umount", ["--no-canonicalize", ...mounted.reverse()], { reject: false });
     for (const path of made.reverse())
       await unlink(path)
         .catch(() => rmdir(path))
         .catch(() => undefined);
     await rmdir(dir).catch(() => undefined);
   };
+  const pinned: PinnedPath[] = [];
   try {
     const staged: Bind[] = [];
+    const toMount: { fd: number; point: string }[] = [];
     for (const [index, bind] of binds.entries()) {
       const point = join(dir, String(index));
       if (bind.placeholder !== undefined) {
@@ -49,41 +52,65 @@ export async function stageBinds(binds: readonly Bind[]): Promise<StagedBinds> {
         made.push(point);
         staged.push({ source: point, target: bind.target, readOnly: true });
       } else if (bind.owners !== undefined) {
-        await stageOne(bind.source, bind.owners, point, made);
-        mounted.push(point);
+        const source = await pinnedSource(bind.source, bind.owners, point, made);
+        pinned.push(source);
+        toMount.push({ fd: source.handle.fd, point });
         staged.push({ source: point, target: bind.target, readOnly: bind.readOnly });
       } else {
         staged.push(bind);
       }
     }
+    await bindDescriptors(toMount, mounted);
     return { binds: staged, release };
   } catch (error) {
     await release();
     throw error;
+  } finally {
+    for (const source of pinned) await source.handle.close();
   }
 }
 
-/** Opens `source` pinned, checks its owner, and binds the descriptor's file onto `point`. */
-async function stageOne(source: string, owners: readonly number[], point: string, made: string[]): Promise<void> {
+/** Opens `source` pinned, checks its owner, and makes its mount point `point` (of the same kind). */
+async function pinnedSource(source: string, owners: readonly number[], point: string, made: string[]): Promise<PinnedPath> {
   const pinned = await openPinned(source);
   try {
     if (!owners.includes(pinned.uid)) throw new SandboxError(`${source} belongs to uid ${pinned.uid}, not to uid ${owners.join(" or ")}: the sandbox mounts only its user's own files`, "usage");
     if (pinned.kind === "directory") await mkdir(point, { mode: 0o700 });
     else await writeFile(point, "", { mode: 0o400 });
     made.push(point);
-    // mount(8) gets the descriptor as its fd 3; --no-canonicalize keeps it from resolving the path.
-    await bindDescriptor(pinned.handle.fd, point);
-  } finally {
+    return pinned;
+  } catch (error) {
     await pinned.handle.close();
+    throw error;
   }
 }
 
-function bindDescriptor(fd: number, point: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("mount", ["--no-canonicalize", "--bind", "--make-private", "/proc/self/fd/3", point], { stdio: ["ignore", "ignore", "pipe", fd] });
-    let stderr = "";
-    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new SandboxError(`could not stage a bind at ${point}: ${stderr.trim()}`, "container"))));
+/**
+ * Binds each descriptor's own file onto its point, all in one process: the descriptors are its
+ * fds 3, 4, … in order, the points its arguments; mount(8) gets `/proc/self/fd/N` and, with
+ * --no-canonicalize, never resolves it as a path. The script is constant. `mounted` lists the
+ * points bound, as far as it got.
+ */
+async function bindDescriptors(toMount: readonly { fd: number; point: string }[], mounted: string[]): Promise<void> {
+  if (toMount.length === 0) return;
+  const script = 'fd=3; for point do mount --no-canonicalize --bind --make-private "/proc/self/fd/$fd" "$point" || exit 1; fd=$((fd + 1)); done';
+  const child = spawn("/bin/sh", ["-c", script, "forage-stage", ...toMount.map((m) => m.point)], { stdio: ["ignore", "ignore", "pipe", ...toMount.map((m) => m.fd)] });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", resolve);
   });
+  // Whatever got bound before a failure must come down again: all were tried in order.
+  const bound = await boundPoints(toMount.map((m) => m.point));
+  mounted.push(...bound);
+  if (code !== 0) throw new SandboxError(`could not stage the binds in ${toMount[0]?.point ?? ""}/..: ${stderr.trim()}`, "container");
+}
+
+/** The points that are mount points now (bound), from /proc/self/mountinfo. */
+async function boundPoints(points: readonly string[]): Promise<string[]> {
+  const info = await readFile("/proc/self/mountinfo", "utf8");
+  // Field 5 is the mount point, with space, tab, newline and backslash as octal escapes.
+  const targets = new Set(info.split("\n").map((line) => (line.split(" ")[4] ?? "").replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)))));
+  return points.filter((point) => targets.has(point));
 }

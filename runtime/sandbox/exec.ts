@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { execCgroupProcs } from "../cgroups/exec-cgroup.js";
 import { backendOf } from "../backends/registry.js";
-import { execArgs } from "../nspawn/exec-args.js";
+import { execArgs } from "../seccomp/exec-args.js";
 import { auditIdOf } from "../seccomp/kernel-refusals.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { sandboxEnv } from "./agent-env.js";

@@ -5,7 +5,7 @@ import { removeHostPolicy } from "../network/host-policy.js";
 import { removeLink, sandboxLink } from "../network/sandbox-link.js";
 import { unmountRoot } from "../nspawn/root-mount.js";
 import { rootPath } from "../core/paths.js";
-import { isAlive } from "../state/lock.js";
+import { isAlive } from "../core/process-alive.js";
 import { listMetadata } from "../state/metadata-store.js";
 import { hostSlots, readClaims, releaseSlot, slotOwner, type SlotClaim } from "../state/slots.js";
 import type { RuntimeContext } from "../core/context.js";

@@ -5,7 +5,7 @@ import { findTemplate, type RuntimeContext } from "../core/context.js";
 import { requireSandbox } from "../state/require-sandbox.js";
 import { SandboxError } from "../core/errors.js";
 import { isRunning } from "./start-stop.js";
-import { withLock } from "../state/lock.js";
+import { withSandboxLock } from "../state/sandbox-lock.js";
 import { backendOf } from "../backends/registry.js";
 import { readDenials, type DenialRecord } from "../network/denials.js";
 import { guardStatusFile, type GuardStatus } from "../network/guard-status.js";
@@ -38,7 +38,7 @@ export interface NetworkView {
 /** Shows, or changes and shows, a sandbox's network policy (live when it runs). */
 export async function networkOperation(context: RuntimeContext, name: string, change: NetworkChange | null): Promise<NetworkView> {
   if (change !== null) {
-    await withLock(context.paths.lockFile, async () => {
+    await withSandboxLock(context, name, async () => {
       const metadata = await requireSandbox(context, name);
       const template = findTemplate(context, metadata.template);
       const base = change.reset === true ? templatePolicy(template) : policyOf(metadata, template);

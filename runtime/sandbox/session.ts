@@ -22,23 +22,24 @@ export async function startSession(context: RuntimeContext, metadata: SandboxMet
   const windows = template.tmuxWindows.length > 0 ? template.tmuxWindows : [{ name: "shell", command: "bash -l" }];
   const [first, ...rest] = windows;
   if (first === undefined) return;
+  // One tmux run: its commands separated by ";" arguments.
   const steps = [
-    ["tmux", "new-session", "-d", "-s", sessionName, "-n", first.name, "-c", workspace, first.command],
-    ["tmux", "set-option", "-wg", "remain-on-exit", "on"],
-    ...rest.map((w) => ["tmux", "new-window", "-t", sessionName, "-n", w.name, "-c", workspace, w.command]),
+    ["new-session", "-d", "-s", sessionName, "-n", first.name, "-c", workspace, tmuxArgument(first.command)],
+    ["set-option", "-wg", "remain-on-exit", "on"],
+    ...rest.map((w) => ["new-window", "-t", sessionName, "-n", w.name, "-c", workspace, tmuxArgument(w.command)]),
   ];
-  for (const step of steps) {
-    const result = await execInRunning(context, metadata, step);
-    if (result.exitCode !== 0) {
-      const message =
-        result.exitCode === 127
-          ? "tmux is not installed on the host: the sandbox has no agent session (exec and shell still work)"
-          : `tmux ${step[1]} failed (exit ${result.exitCode}): ${result.stderr.trim()}`;
-      context.warn(message);
-      await recordEvent(context.paths, metadata.name, "warning", { detail: message });
-      return;
-    }
+  const result = await execInRunning(context, metadata, ["tmux", ...steps.flatMap((step, i) => (i === 0 ? step : [";", ...step]))]);
+  if (result.exitCode !== 0) {
+    const message =
+      result.exitCode === 127 ? "tmux is not installed on the host: the sandbox has no agent session (exec and shell still work)" : `tmux failed (exit ${result.exitCode}): ${result.stderr.trim()}`;
+    context.warn(message);
+    await recordEvent(context.paths, metadata.name, "warning", { detail: message });
   }
+}
+
+/** A window's command as one tmux argument: a trailing ";" would end tmux's command there, so it is escaped. */
+function tmuxArgument(command: string): string {
+  return command.endsWith(";") ? `${command.slice(0, -1)}\\;` : command;
 }
 
 /** How long a booting NixOS system gets to open the session (the reference waits as long for SSH). */

@@ -40,9 +40,9 @@ export async function startReady(context: RuntimeContext, metadata: SandboxMetad
   progress?.("starting the container");
   const running = await timed(clock, "start", () => startSandbox(context, metadata, template));
   progress?.("opening the agent session");
-  await timed(clock, "agent session", () => startSession(context, running, template));
+  // The session and the in-sandbox table do not depend on each other (the host-side table holds already).
   const namespace = await backendOf(running.runtime).networkNamespace(context, running);
-  await timed(clock, "in-sandbox table", () => syncInSandboxTable(context, running, namespace));
+  await Promise.all([timed(clock, "agent session", () => startSession(context, running, template)), timed(clock, "in-sandbox table", () => syncInSandboxTable(context, running, namespace))]);
   progress?.("running init commands");
   await timed(clock, "init commands", () => runInit(context, running, template));
   return running;

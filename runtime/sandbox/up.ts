@@ -4,7 +4,6 @@ import { stat } from "node:fs/promises";
 import { sshPublicKey } from "../../generator/config/schema/names.js";
 import { expandHome, lookupHostUser } from "../core/host-user.js";
 import { assertSandboxName } from "../core/names.js";
-import { withLock } from "../state/lock.js";
 import { listMetadata, readMetadata, writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata, SandboxRuntime } from "../state/metadata.js";
 import type { Backend } from "../backends/backend.js";
@@ -41,8 +40,9 @@ export interface UpRequest {
 }
 
 /**
- * Creates and starts a sandbox. The slot is taken under the state lock; every later step is
- * undone if any step fails, so a failed `up` leaves nothing behind.
+ * Creates and starts a sandbox, holding its name's lock throughout (see withSandboxLock); the
+ * slot is claimed host-wide (see claimSlot). Every later step is undone if any step fails, so a
+ * failed `up` leaves nothing behind.
  */
 export async function upSandbox(context: RuntimeContext, request: UpRequest): Promise<SandboxMetadata> {
   assertSandboxName(request.name);
@@ -89,41 +89,40 @@ async function createSandbox(context: RuntimeContext, request: UpRequest): Promi
 async function reserve(context: RuntimeContext, request: UpRequest, runtime: SandboxRuntime, template: TemplateModel, owner: { uid: number; gid: number; home: string }): Promise<SandboxMetadata> {
   const tmuxConf = `${owner.home}/.tmux.conf`;
   const muxConfig = request.muxConfig !== false && (await stat(tmuxConf).catch(() => undefined))?.isFile() === true ? tmuxConf : null;
-  return withLock(context.paths.lockFile, async () => {
-    if ((await readMetadata(context.paths, request.name)) !== undefined) {
-      throw new SandboxError(`sandbox "${request.name}" already exists (forage-ctl down ${request.name} first, or pick another name)`, "general");
-    }
-    const draft = {
-      version: 1 as const,
-      name: request.name,
-      template: request.template,
-      runtime,
-      createdAt: new Date().toISOString(),
-      phase: "creating" as const,
-      creatorPid: process.pid,
-      // Until the workspaces are made (after the name is reserved): nothing of ours to remove.
-      workspace: { mode: "direct" as const, hostPath: request.workspace.directory ?? request.workspace.repo ?? "/", managed: false },
-      mounts: [],
-      agentIdentity: withExpandedKey({ ...(await hostGitIdentity(owner)), ...template.agentIdentity, ...request.identity }, owner.home),
-      uid: owner.uid,
-      gid: owner.gid,
-      pid: null,
-      startedAt: null,
-      system: null,
-      cgroup: null,
-      muxConfig,
-      authorizedKeys: [...new Set([...context.settings.host.authorizedKeys, ...(request.sshKeys ?? [])])],
-      secrets: [],
-      network: templatePolicy(template),
-      guard: null,
-    };
-    // The slot is host-wide, as its namespace and link are: claimed in the host's registry, with
-    // the metadata written before the registry's lock is let go (see claimSlot).
-    const withSlot = (slot: number): SandboxMetadata => ({ ...draft, slot, containerName: `f${slot}` });
-    const slot = await claimSlot(hostSlots, slotOwner(context, request.name), await listMetadata(context.paths), (claimed) => writeMetadata(context.paths, withSlot(claimed)));
-    if (slot === undefined) throw new SandboxError("no free slot: all 254 slots on this host are in use (remove sandboxes with forage-ctl down, here or in another Forage instance)", "no-slot");
-    return withSlot(slot);
-  });
+  // The name is this up's already (it holds the sandbox's lock): no other up or down can race it.
+  if ((await readMetadata(context.paths, request.name)) !== undefined) {
+    throw new SandboxError(`sandbox "${request.name}" already exists (forage-ctl down ${request.name} first, or pick another name)`, "general");
+  }
+  const draft = {
+    version: 1 as const,
+    name: request.name,
+    template: request.template,
+    runtime,
+    createdAt: new Date().toISOString(),
+    phase: "creating" as const,
+    creatorPid: process.pid,
+    // Until the workspaces are made (after the name is reserved): nothing of ours to remove.
+    workspace: { mode: "direct" as const, hostPath: request.workspace.directory ?? request.workspace.repo ?? "/", managed: false },
+    mounts: [],
+    agentIdentity: withExpandedKey({ ...(await hostGitIdentity(owner)), ...template.agentIdentity, ...request.identity }, owner.home),
+    uid: owner.uid,
+    gid: owner.gid,
+    pid: null,
+    startedAt: null,
+    system: null,
+    cgroup: null,
+    muxConfig,
+    authorizedKeys: [...new Set([...context.settings.host.authorizedKeys, ...(request.sshKeys ?? [])])],
+    secrets: [],
+    network: templatePolicy(template),
+    guard: null,
+  };
+  // The slot is host-wide, as its namespace and link are: claimed in the host's registry, with
+  // the metadata written before the registry's lock is let go (see claimSlot).
+  const withSlot = (slot: number): SandboxMetadata => ({ ...draft, slot, containerName: `f${slot}` });
+  const slot = await claimSlot(hostSlots, slotOwner(context, request.name), await listMetadata(context.paths), (claimed) => writeMetadata(context.paths, withSlot(claimed)));
+  if (slot === undefined) throw new SandboxError("no free slot: all 254 slots on this host are in use (remove sandboxes with forage-ctl down, here or in another Forage instance)", "no-slot");
+  return withSlot(slot);
 }
 
 /**

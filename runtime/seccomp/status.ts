@@ -1,4 +1,3 @@
-import { leaderOf } from "../nspawn/container-process.js";
 import type { RuntimeContext } from "../core/context.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { sandboxRefusals, type Refusals } from "./kernel-refusals.js";
@@ -16,12 +15,12 @@ export interface SeccompStatus {
 
 /**
  * The seccomp part of `status`: what the running filter allows back (else the template's), the
- * warning when that is anything, and what the filter refused since start (null when stopped).
+ * warning when that is anything, and what the filter refused since start (null when stopped:
+ * `leader`, the running container's PID 1, is undefined).
  */
-export async function seccompStatus(context: RuntimeContext, metadata: SandboxMetadata, running: boolean): Promise<SeccompStatus> {
+export async function seccompStatus(context: RuntimeContext, metadata: SandboxMetadata, leader: number | undefined): Promise<SeccompStatus> {
   const allowedNow = await allowedBack(context.paths, metadata.name);
   const allowed = allowedNow ?? context.settings.templates.find((t) => t.name === metadata.template)?.seccomp.allow ?? [];
-  const leader = running && metadata.pid !== null ? await leaderOf(metadata.pid) : undefined;
   const refused = leader === undefined || metadata.startedAt === null ? null : sandboxRefusals(leader, metadata.startedAt);
   return { allowed, warning: seccompWarning(allowed), refused };
 }

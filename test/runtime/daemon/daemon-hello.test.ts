@@ -43,7 +43,9 @@ describe("asking a daemon who it is (hello)", () => {
 
   it("refuses an answer without settings and pid, naming mismatched versions", async () => {
     await answering({ result: { settings: 3 } });
-    await expect(daemonHello(socket)).rejects.toThrow(/answered hello with \{"settings":3\}, not what this forage-ctl expects \(expected the settings it serves and its pid; mismatched forage-ctl versions/);
+    await expect(daemonHello(socket)).rejects.toThrow(
+      /answered hello with \{"settings":3\}, not what this forage-ctl expects \(expected the settings it serves and its pid; mismatched forage-ctl versions/,
+    );
   });
 
   it("passes on any other refusal of the daemon", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { nspawnArgs } from "../../../runtime/nspawn/container-process.js";
-import { execArgs } from "../../../runtime/nspawn/exec-args.js";
+import { execArgs } from "../../../runtime/seccomp/exec-args.js";
 import { runtimePaths } from "../../../runtime/core/paths.js";
 import { enterArgv, enterHelperPath, sandboxFilterPath } from "../../../runtime/seccomp/sandbox-filter.js";
 

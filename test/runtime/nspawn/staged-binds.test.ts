@@ -38,4 +38,28 @@ describe("user-controlled bind sources are opened once, without links, and bound
     }
     await expect(stageBinds([{ source: join(root, "ws"), target: "/w", readOnly: false, owners: [1000] }])).rejects.toThrow("belongs to uid 65534, not to uid 1000");
   });
+
+  it.skipIf(!isRoot())("binds several sources at once, each its own, and takes every staging mount down on release", async () => {
+    const root = scratch();
+    mkdirSync(join(root, "a"));
+    mkdirSync(join(root, "b"));
+    writeFileSync(join(root, "a/which"), "a\n");
+    writeFileSync(join(root, "b/which"), "b\n");
+    writeFileSync(join(root, "note"), "a file\n");
+    for (const path of ["a", "b", "note"]) chownSync(join(root, path), 65534, 65534);
+    const staged = await stageBinds([
+      { source: join(root, "a"), target: "/a", readOnly: false, owners: [65534] },
+      { source: "", target: "/absent", readOnly: true, placeholder: { kind: "directory" } },
+      { source: join(root, "b"), target: "/b", readOnly: true, owners: [65534] },
+      { source: join(root, "note"), target: "/note", readOnly: true, owners: [65534] },
+    ]);
+    const sources = staged.binds.map((bind) => bind.source);
+    const mounted = (): string[] => sources.filter((source) => readFileSync("/proc/self/mountinfo", "utf8").includes(` ${source} `));
+    expect(readFileSync(join(sources[0] ?? "", "which"), "utf8")).toBe("a\n");
+    expect(readFileSync(join(sources[2] ?? "", "which"), "utf8")).toBe("b\n");
+    expect(readFileSync(sources[3] ?? "", "utf8")).toBe("a file\n");
+    expect(mounted()).toEqual([sources[0], sources[2], sources[3]]);
+    await staged.release();
+    expect(mounted()).toEqual([]);
+  });
 });

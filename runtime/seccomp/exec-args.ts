@@ -1,4 +1,4 @@
-import { enterHelperPath, sandboxFilterPath } from "../seccomp/sandbox-filter.js";
+import { enterHelperPath, sandboxFilterPath } from "./sandbox-filter.js";
 import type { RuntimePaths } from "../core/paths.js";
 
 /** Who runs a command inside a sandbox, where, and with what environment. */
