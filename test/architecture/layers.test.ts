@@ -1,0 +1,116 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { packageRoot } from "../../runtime/core/package-root.js";
+import { cycles, folderOf, importEdges, loadedBy, packagesImported, sourceFiles } from "./import-graph.js";
+
+/*
+ * The direction of dependencies (DESIGN.md, "Data flow"): cli → runtime → generator, and inside
+ * each, folders by rank: a file may import its own folder and folders of lower rank only. A
+ * folder missing here fails the test, so every new folder is placed on purpose.
+ */
+const generatorRanks: Record<string, number> = {
+  "generator/lib": 0, // pure helpers, importing nothing
+  "generator/emit": 1, // the only producers of target-language text
+  "generator/config": 2,
+  "generator/model": 3,
+  "generator/targets": 4,
+  "generator/output": 5,
+  "generator/schema-export": 5,
+  generator: 6, // generate.ts, index.ts: the generator's entry points
+};
+const runtimeRanks: Record<string, number> = {
+  "runtime/core": 0, // errors, context, paths, process runner: uses nothing of the runtime
+  "runtime/state": 1,
+  "runtime/cgroups": 2,
+  "runtime/nspawn": 2,
+  "runtime/seccomp": 2,
+  "runtime/settings": 2,
+  "runtime/network": 3,
+  "runtime/workspaces": 3,
+  "runtime/proxy": 4,
+  "runtime/provision": 5, // what every backend gives a sandbox
+  "runtime/backends": 6,
+  "runtime/sandbox": 7, // the lifecycle, over the backends
+  "runtime/api": 8,
+  "runtime/daemon": 9,
+};
+/** What the runtime may use of the generator: its model and the pure layers below, never targets' internals. */
+const generatorForRuntime = new Set(["generator/lib", "generator/emit", "generator/config", "generator/model"]);
+
+const root = packageRoot();
+const edges = importEdges(root);
+const files = sourceFiles(root);
+const area = (file: string): string => file.split("/")[0] ?? file;
+
+describe("the import graph", () => {
+  it("points one way between the three parts: cli → runtime → generator", () => {
+    const order: Record<string, number> = { generator: 0, runtime: 1, cli: 2 };
+    const against = edges.filter((e) => (order[area(e.to)] ?? 0) > (order[area(e.from)] ?? 0)).map((e) => `${e.from} → ${e.to}`);
+    expect(against).toEqual([]);
+  });
+
+  it.each([
+    ["generator", generatorRanks],
+    ["runtime", runtimeRanks],
+  ] as const)("points down the ranks of %s's folders, never sideways", (part, ranks) => {
+    const folders = [...new Set(files.filter((f) => area(f) === part).map(folderOf))];
+    expect(folders.filter((folder) => ranks[folder] === undefined)).toEqual([]);
+    const against = edges
+      .filter((e) => area(e.from) === part && area(e.to) === part && folderOf(e.from) !== folderOf(e.to))
+      .filter((e) => (ranks[folderOf(e.to)] ?? Infinity) >= (ranks[folderOf(e.from)] ?? -1))
+      .map((e) => `${e.from} → ${e.to}`);
+    expect(against).toEqual([]);
+  });
+
+  it("lets the runtime use the generator's model and the pure layers below it, never targets or output", () => {
+    const against = edges.filter((e) => area(e.from) === "runtime" && area(e.to) === "generator" && !generatorForRuntime.has(folderOf(e.to))).map((e) => `${e.from} → ${e.to}`);
+    expect(against).toEqual([]);
+  });
+
+  it("keeps emit and lib free of the project: they import only themselves", () => {
+    const against = edges.filter((e) => ["generator/emit", "generator/lib"].includes(folderOf(e.from)) && folderOf(e.to) !== folderOf(e.from)).map((e) => `${e.from} → ${e.to}`);
+    expect(against).toEqual([]);
+  });
+
+  it("has no cycle of files, counting type-only imports too", () => {
+    const graph = new Map<string, string[]>();
+    for (const e of edges) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
+    expect(cycles(files, graph)).toEqual([]);
+  });
+
+  it("loads no schema or config library in a command sent to the daemon (forage-ctl exec starts fast)", () => {
+    for (const entry of ["cli/operations.ts", "cli/commands/inside.ts", "runtime/daemon/client.ts"]) {
+      expect([...packagesImported(root, loadedBy(entry, edges))].filter((p) => ["zod", "yaml", "jiti", "ts-morph", "handlebars"].includes(p))).toEqual([]);
+    }
+  });
+
+  it("tests a runtime's name only in the backends (and where the names are declared)", () => {
+    const named = files
+      .filter((f) => area(f) !== "generator" && !f.startsWith("runtime/backends/") && f !== "runtime/state/metadata.ts")
+      .filter((f) => /"(nspawn|nspawn-nix|extra-container)"/.test(readFileSync(join(root, f), "utf8")));
+    expect(named).toEqual([]);
+  });
+});
+
+describe("the graph reader itself (controls)", () => {
+  it("sees a known import, a type-only one and a lazy one", () => {
+    expect(edges).toContainEqual({ from: "runtime/sandbox/up.ts", to: "runtime/core/errors.ts", typeOnly: false, lazy: false });
+    expect(edges.some((e) => e.from === "runtime/api/operations.ts" && e.typeOnly)).toBe(true);
+    expect(edges.some((e) => e.from === "cli/operations.ts" && e.lazy && e.to === "runtime/api/local-operations.ts")).toBe(true);
+  });
+
+  it("finds a cycle when there is one", () => {
+    const graph = new Map([
+      ["a", ["b"]],
+      ["b", ["c"]],
+      ["c", ["a"]],
+      ["d", ["a"]],
+    ]);
+    expect(cycles(["a", "b", "c", "d"], graph)).toEqual([["a", "b", "c"]]);
+  });
+
+  it("follows what loads with a module: the in-process operations bring zod", () => {
+    expect(packagesImported(root, loadedBy("runtime/api/local-operations.ts", edges)).has("zod")).toBe(true);
+  });
+});
