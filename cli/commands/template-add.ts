@@ -1,4 +1,5 @@
 import { readFile, writeFile } from "node:fs/promises";
+import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import { extname } from "node:path";
 import type { Command } from "commander";
 import { loadConfig } from "../../generator/config/load-config.js";
@@ -25,7 +26,7 @@ export function registerTemplateAdd(program: Command): void {
       if (!(options.from in loaded.config.templates)) {
         throw new UserError(`${loaded.file}: --from: template "${options.from}" does not exist (known: ${Object.keys(loaded.config.templates).join(", ")})`, "template-not-found");
       }
-      const entry: NewTemplate = { name, extends: options.from, ...(options.description === undefined ? {} : { description: options.description }) };
+      const entry: NewTemplate = { name, extends: options.from, ...dropUndefined({ description: options.description }) };
       const original = await readFile(loaded.file, "utf8");
       await writeFile(loaded.file, await editText(loaded.file, original, entry));
       try {

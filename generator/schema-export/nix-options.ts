@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { dropUndefined } from "../lib/drop-undefined.js";
 import { n, type NixExpr } from "../emit/nix/index.js";
 
 /**
@@ -56,12 +57,8 @@ function describeField(field: z.ZodType): { type: NixExpr; defaultValue?: NixExp
   // Nix; the generator always sets it, so the module declares it nullable instead.
   if (isPackage && defaultValue !== undefined) [nullable, defaultValue] = [true, undefined];
   const base = typeFor(current);
-  if (nullable) return { type: n.call(types("nullOr"), base), defaultValue: defaultValue ?? n.nul, ...withDescription(description) };
-  return { type: base, ...(defaultValue === undefined ? {} : { defaultValue }), ...withDescription(description) };
-}
-
-function withDescription(description: string | undefined): { description?: string } {
-  return description === undefined ? {} : { description };
+  if (nullable) return { type: n.call(types("nullOr"), base), defaultValue: defaultValue ?? n.nul, ...dropUndefined({ description }) };
+  return { type: base, ...dropUndefined({ defaultValue, description }) };
 }
 
 function defaultFor(field: z.ZodType, value: unknown): NixExpr {

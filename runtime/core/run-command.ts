@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 
 /** How to run one program (never through a shell: the argv goes to the kernel as is). */
 export interface RunOptions {
@@ -54,10 +55,7 @@ export function runCommand(file: string, args: readonly string[], options: RunOp
     const command = [file, ...args].join(" ");
     const child = spawn(file, args, {
       stdio: [options.input === undefined ? "ignore" : "pipe", options.stdout ?? "pipe", "pipe"],
-      ...(options.uid === undefined ? {} : { uid: options.uid }),
-      ...(options.gid === undefined ? {} : { gid: options.gid }),
-      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-      ...(options.env === undefined ? {} : { env: options.env }),
+      ...dropUndefined({ uid: options.uid, gid: options.gid, cwd: options.cwd, env: options.env }),
     });
     const output = { stdout: collector(child, "stdout", options.maxBuffer), stderr: collector(child, "stderr", options.maxBuffer) };
     let timedOut = false;

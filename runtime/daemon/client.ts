@@ -74,12 +74,11 @@ export function sendRequest(message: RequestMessage, handlers: ClientHandlers = 
 }
 
 /**
- * Asks the daemon call `op` with `request` and resolves with its answer, checked against the
- * call's result schema (a daemon of another version is named as the likely cause).
+ * Asks the daemon call `op` with `request` and resolves with its answer, checked by the call's
+ * answer check (a daemon of another version is named as the likely cause).
  */
 export async function callDaemon<K extends Op>(op: K, request: Request<K>, path = socketPath(), handlers: ClientHandlers = {}, relay?: ExecRelay): Promise<Result<K>> {
-  // Spelled out: dropUndefined cannot see through a request generic in K.
-  const answer = await sendRequest({ op, args: request, ...(relay === undefined ? {} : { streams: relay }) }, handlers, path);
+  const answer = await sendRequest({ op, args: request, ...dropUndefined({ streams: relay }) }, handlers, path);
   try {
     return callShapes[op].result(answer) as Result<K>;
   } catch (error) {

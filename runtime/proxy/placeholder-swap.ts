@@ -1,4 +1,5 @@
 import type { AgentApiModel } from "../../generator/model/model.js";
+import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import { hostMatches } from "./host-match.js";
 
 /** A placeholder a sandbox holds, the secret it stands for, and the hosts that may receive the key. */
@@ -94,5 +95,5 @@ export function swapQueryKey(
     } else if (placement.queryKey) parts.push(part);
   }
   const rest = parts.join("&");
-  return { target: `${target.slice(0, query)}${parts.length === 0 ? "" : `?${rest}`}`, ...(swapped === undefined ? {} : { key: swapped }) };
+  return { target: `${target.slice(0, query)}${parts.length === 0 ? "" : `?${rest}`}`, ...dropUndefined({ key: swapped }) };
 }

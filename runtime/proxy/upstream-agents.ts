@@ -1,4 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import { Agent } from "node:https";
 import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
 import { isIP, type LookupFunction } from "node:net";
@@ -55,7 +56,7 @@ export class UpstreamAgents {
       // As many idle as busy: a pool that drops idle sockets under bursts pays a TLS handshake per request.
       maxFreeSockets: socketsPerSandbox,
       scheduling: "lifo",
-      ...(this.secureContext === undefined ? {} : { secureContext: this.secureContext }),
+      ...dropUndefined({ secureContext: this.secureContext }),
       lookup: this.allowUpstreams.has(origin) ? dnsLookup : this.publicOnly(origin),
     });
     this.agents.set(pool, agent);

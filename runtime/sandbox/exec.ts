@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import { execCgroupProcs } from "../cgroups/exec-cgroup.js";
 import { backendOf } from "../backends/registry.js";
 import { execArgs } from "../seccomp/exec-args.js";
@@ -46,7 +47,7 @@ export async function execCommand(context: RuntimeContext, metadata: SandboxMeta
     cwd: options.cwd ?? (user === null ? "/root" : host.workspacePath),
     command,
     env: sandboxEnv(metadata, user === null ? null : host.containerUsername, options.term ?? process.env.TERM),
-    ...(options.rootCapabilities === undefined ? {} : { rootCapabilities: options.rootCapabilities }),
+    ...dropUndefined({ rootCapabilities: options.rootCapabilities }),
   });
 }
 

@@ -71,7 +71,9 @@ function encode(instruction: Exclude<Instruction, { op: "label" }>, offset: (lab
       return [BPF_JMP_JA, 0, 0, offset(instruction.to, true)];
     case "return":
       return [BPF_RET_K, 0, 0, instruction.value];
-    default: {
+    case "jeq":
+    case "jge":
+    case "jset": {
       const opcode = instruction.op === "jeq" ? BPF_JMP_JEQ_K : instruction.op === "jge" ? BPF_JMP_JGE_K : BPF_JMP_JSET_K;
       return [opcode, offset(instruction.then), offset(instruction.otherwise), instruction.k];
     }

@@ -107,4 +107,3 @@ export function packagesImported(root: string, files: Iterable<string>): Set<str
   }
   return packages;
 }
-

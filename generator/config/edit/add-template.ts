@@ -1,4 +1,5 @@
 import { IndentationText, Node, Project, SyntaxKind, type ObjectLiteralExpression } from "ts-morph";
+import { dropUndefined } from "../../lib/drop-undefined.js";
 import { isMap, isScalar, parseDocument, stringify } from "yaml";
 import { ConfigError } from "../diagnostic.js";
 
@@ -80,5 +81,5 @@ export function addTemplateToJson(text: string, entry: NewTemplate): string {
 }
 
 function templateData(entry: NewTemplate): Record<string, string> {
-  return { extends: entry.extends, ...(entry.description === undefined ? {} : { description: entry.description }) };
+  return { extends: entry.extends, ...dropUndefined({ description: entry.description }) };
 }

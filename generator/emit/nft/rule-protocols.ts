@@ -32,7 +32,11 @@ function matchProtocols(match: NftMatch): readonly NftL4Proto[] | undefined {
       return match.fields.map(fieldProtocol).find((protos) => protos !== undefined);
     case "icmpType":
       return [match.protocol];
-    default:
+    case "iface":
+    case "ctState":
+    case "nfproto":
+    case "addr":
+    case "mark":
       return undefined;
   }
 }

@@ -74,8 +74,11 @@ function printExpr(expr: NixExpr, indent: string): string {
       return printIf(expr, indent);
     case "raw":
       return printRaw(expr, indent);
-    default:
-      throw new NixAstError(`unknown Nix AST node kind ${JSON.stringify((expr as { kind?: unknown }).kind)}`);
+    default: {
+      // Every kind has its case (a new one fails to compile here); this catches data that is no AST.
+      const unknown: never = expr;
+      throw new NixAstError(`unknown Nix AST node kind ${JSON.stringify((unknown as { kind?: unknown }).kind)}`);
+    }
   }
 }
 
@@ -97,7 +100,13 @@ function isAtom(expr: NixExpr): boolean {
       return expr.value >= 0;
     case "select":
       return expr.orDefault === undefined;
-    default:
+    case "apply":
+    case "lambda":
+    case "let":
+    case "binop":
+    case "not":
+    case "if":
+    case "raw":
       return false;
   }
 }
