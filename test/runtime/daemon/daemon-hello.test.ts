@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { DaemonUnavailableError, daemonHello } from "../../../runtime/daemon/client.js";
 
 /*
@@ -18,6 +18,7 @@ describe("asking a daemon who it is (hello)", () => {
     server = undefined;
   });
   afterEach(() => rmSync(socket, { force: true }));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** A daemon that answers every request with `line`. */
   const answering = (line: object): Promise<void> =>

@@ -1,9 +1,11 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
+import { scratchDirs } from "../../support/scratch-dirs.js";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { auditIdOf, parseRefusals, readKernelLog } from "../../../runtime/seccomp/kernel-refusals.js";
 import { x86_64 } from "../../../runtime/seccomp/syscall-tables.js";
+
+const scratch = scratchDirs("forage-kmsg-");
 
 const id = auditIdOf(4321);
 /** Records as this machine's kernel (6.18) wrote them to /dev/kmsg, prefix stripped. */
@@ -34,7 +36,7 @@ describe("counting what a sandbox's filter refused, from the kernel's log", () =
   });
 
   it("reads a log record by record until there is no more", () => {
-    const file = join(mkdtempSync(join(tmpdir(), "forage-kmsg-")), "kmsg");
+    const file = join(scratch(), "kmsg");
     writeFileSync(file, `6,1,2,-;${record(id, 2000, "c000003e", 272)}\n`);
     expect(parseRefusals(readKernelLog(file), id, 0, x86_64)).toEqual({ total: 1, bySyscall: { unshare: 1 } });
   });

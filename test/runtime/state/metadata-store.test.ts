@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { runtimePaths } from "../../../runtime/core/paths.js";
 import { SandboxError } from "../../../runtime/core/errors.js";
 import { readMetadata } from "../../../runtime/state/metadata-store.js";
@@ -14,6 +14,7 @@ describe("reading a sandbox's metadata that was damaged", () => {
     writeFileSync(join(paths.sandboxesDir, `${name}.json`), text);
   };
   afterEach(() => rmSync(paths.sandboxesDir, { recursive: true, force: true }));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("is a user-facing error (not a bug) naming every problem with its field, and what to do", async () => {
     write("broken", JSON.stringify({ name: "broken", slot: "one", template: 7 }));
