@@ -4,7 +4,7 @@ import { allowEntry } from "../../generator/config/schema/allow-entry.js";
 import { networkModes } from "../../generator/config/network-modes.js";
 import type { DenialRecord } from "../../runtime/network/denials.js";
 import type { NetworkChange, NetworkView } from "../../runtime/network/network-operations.js";
-import { denyEntry, type NetworkPolicy } from "../../runtime/network/network-policy.js";
+import { denyEntry, type NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
 import { operationsOf } from "../operations.js";
 import { printJson, printTable } from "../output.js";
 import { UserError } from "../../runtime/core/errors.js";

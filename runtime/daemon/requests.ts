@@ -4,7 +4,7 @@ import { sandboxNamePattern } from "../core/names.js";
 import { snapshotNamePattern } from "../workspaces/snapshots.js";
 import { allowEntry } from "../../generator/config/schema/allow-entry.js";
 import { networkModes } from "../../generator/config/network-modes.js";
-import { denyEntry } from "../network/network-policy.js";
+import { denyEntry } from "../../generator/policy/network/policy-schema.js";
 
 /**
  * What each daemon operation accepts. Everything a client sends is untrusted: it is parsed here

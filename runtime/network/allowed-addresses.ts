@@ -2,7 +2,7 @@ import { runCommand } from "../core/run-command.js";
 import { printNftElements, printNftFlushSets, type NftElement, type NftSet, type NftTableRef } from "../../generator/emit/nft/index.js";
 import type { ResolvedAddress } from "./dns/dns-filter.js";
 import { maxTtl } from "./dns/dns-filter.js";
-import { allowedSets } from "./host-policy.js";
+import { allowedSetOf, allowedSets } from "../../generator/policy/network/policy-sets.js";
 
 /**
  * Shortest life of an admitted address, in seconds: clients cache answers (some past their TTL)
@@ -123,9 +123,8 @@ export class AllowedAddresses {
 }
 
 function elementsOf(resolved: ResolvedAddress): { set: NftSet; value: NftElement["value"] }[] {
-  const v4 = resolved.family === 4;
-  if (resolved.ports === null) return [{ set: v4 ? allowedSets.v4 : allowedSets.v6, value: resolved.address }];
-  return resolved.ports.map((port) => ({ set: v4 ? allowedSets.v4Port : allowedSets.v6Port, value: [resolved.address, port] }));
+  if (resolved.ports === null) return [{ set: allowedSetOf(resolved.family, false), value: resolved.address }];
+  return resolved.ports.map((port) => ({ set: allowedSetOf(resolved.family, true), value: [resolved.address, port] }));
 }
 
 /**

@@ -1,9 +1,9 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { runCommand } from "../core/run-command.js";
 import { SandboxError } from "../core/errors.js";
-import type { SandboxLink } from "./link-addresses.js";
+import type { SandboxLink } from "../../generator/policy/network/sandbox-link.js";
 
-export { sandboxLink, sandboxRanges, type SandboxLink } from "./link-addresses.js";
+export { sandboxLink, sandboxRanges, type SandboxLink } from "../../generator/policy/network/sandbox-link.js";
 
 /**
  * Creates the namespace and veth pair: `ve-fN` (host, <base>.N.1/24, <prefix6>::1/64) ↔ `eth0`

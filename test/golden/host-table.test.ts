@@ -2,9 +2,9 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { printNftTable } from "../../generator/emit/nft/index.js";
-import { hostPolicyTable } from "../../runtime/network/host-policy.js";
-import type { NetworkPolicy } from "../../runtime/network/network-policy.js";
-import { sandboxLink } from "../../runtime/network/sandbox-link.js";
+import { hostPolicyTable } from "../../generator/policy/network/host-table.js";
+import type { NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
+import { sandboxLink } from "../../generator/policy/network/sandbox-link.js";
 import { repoRoot } from "./cases.js";
 
 /*
@@ -27,7 +27,13 @@ const cases: { name: string; policy: NetworkPolicy; services: typeof services | 
   { name: "restricted", policy: policy("restricted"), services, externalInterface: null, proxyPort: null },
   { name: "restricted-sni", policy: policy("restricted", { sni: true }), services, externalInterface: null, proxyPort: null },
   // The entries are the guard's business: the table is the same as without them.
-  { name: "restricted-deny-ports", policy: policy("restricted", { allow: ["*.example.com:443", "api.example.net:8443"], deny: ["paste.example.com"] }), services, externalInterface: null, proxyPort: null },
+  {
+    name: "restricted-deny-ports",
+    policy: policy("restricted", { allow: ["*.example.com:443", "api.example.net:8443"], deny: ["paste.example.com"] }),
+    services,
+    externalInterface: null,
+    proxyPort: null,
+  },
   { name: "restricted-sni-with-proxy", policy: policy("restricted", { sni: true }), services, externalInterface: null, proxyPort: 18080 },
   // Loaded before the guard starts, so the sandbox is never up unfenced.
   { name: "restricted-before-guard", policy: policy("restricted"), services: null, externalInterface: null, proxyPort: null },
