@@ -1,6 +1,6 @@
-import { runCommand } from "../core/run-command.js";
 import { printNftElements, printNftFlushSets, type NftElement, type NftSet, type NftTableRef } from "../../generator/emit/nft/index.js";
 import type { ResolvedAddress } from "./dns/dns-filter.js";
+import type { NftWriter } from "./nft-writer.js";
 import { maxTtl } from "./dns/dns-filter.js";
 import { allowedSetOf, allowedSets } from "../../generator/policy/network/policy-sets.js";
 
@@ -12,6 +12,12 @@ import { allowedSetOf, allowedSets } from "../../generator/policy/network/policy
 export const admitFloorSeconds = 300;
 /** Slack between an element's end and the end of a client's cache of the answer. */
 const renewMarginMs = 5000;
+
+/** A table and the writer that loads scripts into it (in its namespace). */
+export interface TableWriter {
+  table: NftTableRef;
+  writer: Pick<NftWriter, "run" | "warm">;
+}
 
 /** An address (with its ports) admitted to the sandbox's allowed sets, and what it was resolved for. */
 export interface AdmittedAddress {
@@ -26,25 +32,29 @@ export interface AdmittedAddress {
  * Keeps the sandbox's allowed sets filled with what its DNS filter resolved. An element is
  * written only when it is new (added) or would end before a client's cache of the answer (its
  * timeout renewed by add + delete + add in one nft transaction), so repeated answers mostly cost
- * no nft call.
- * Writes are serialised (one nft at a time per table); each admit resolves once its own write is
- * loaded.
+ * no nft call. Each table has its long-lived writer (nft-writer.ts); each admit resolves once its
+ * own write is committed in both.
  */
 export class AllowedAddresses {
   private readonly expiry = new Map<string, number>();
   private readonly admitted = new Map<string, AdmittedAddress>();
-  private tail: Promise<void> = Promise.resolve();
-  private mirrorTail: Promise<void> = Promise.resolve();
 
   /**
-   * `mirror`: the sandbox's own namespace, whose in-sandbox table (defence in depth) gets the
-   * same elements, best effort: its root may have removed it, which must not fail an answer.
+   * `host`: the host-side table, which holds. `mirror`: the in-sandbox table (defence in depth),
+   * which gets the same elements, best effort: its root may have removed it, which must not fail
+   * an answer.
    */
   constructor(
-    private readonly table: NftTableRef,
-    private readonly mirror: { namespace: string; table: NftTableRef } | null = null,
+    private readonly host: TableWriter,
+    private readonly mirror: TableWriter | null = null,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Starts the writers ahead of the first admission (called on the first question). */
+  warm(): void {
+    this.host.writer.warm();
+    this.mirror?.writer.warm();
+  }
 
   /** Writes to the in-sandbox table that failed (it was flushed inside, or the mode has no sets). */
   mirrorFailures = 0;
@@ -77,11 +87,8 @@ export class AllowedAddresses {
       [...writes].map(([set, { fresh, renewed }]) => (fresh.length > 0 ? printNftElements(table, set, fresh) : "") + (renewed.length > 0 ? renewal(table, set, renewed) : "")).join("");
     const mirror = this.mirror;
     // The in-sandbox table drops what it does not list, so the answer waits for both writes.
-    const mirrored = mirror === null ? Promise.resolve() : this.mirrorTail.then(() => load(script(mirror.table), mirror.namespace)).catch(() => void this.mirrorFailures++);
-    this.mirrorTail = mirrored;
-    const write = this.tail.then(() => load(script(this.table)));
-    this.tail = write.catch(() => undefined);
-    await Promise.all([write, mirrored]);
+    const mirrored = mirror === null ? Promise.resolve() : mirror.writer.run(script(mirror.table)).catch(() => void this.mirrorFailures++);
+    await Promise.all([this.host.writer.run(script(this.host.table)), mirrored]);
     for (const [key, expiresAt] of expiries) this.expiry.set(key, expiresAt);
   }
 
@@ -133,10 +140,4 @@ function elementsOf(resolved: ResolvedAddress): { set: NftSet; value: NftElement
  */
 function renewal(table: NftTableRef, set: NftSet, elements: NftElement[]): string {
   return printNftElements(table, set, elements) + printNftElements(table, set, elements, "delete") + printNftElements(table, set, elements);
-}
-
-async function load(script: string, namespace?: string): Promise<void> {
-  const argv = namespace === undefined ? ["nft", "-f", "-"] : ["nsenter", `--net=${namespace}`, "--", "nft", "-f", "-"];
-  const loaded = await runCommand(argv[0] as string, argv.slice(1), { input: script, reject: false, timeoutMs: 10_000 });
-  if (loaded.exitCode !== 0) throw new Error(`nft refused the allowed addresses: ${loaded.stderr.trim()}`);
 }

@@ -4,6 +4,7 @@ import { sandboxNetworkPath } from "../core/paths.js";
 import type { Socket } from "node:net";
 import { readMetadata } from "../state/metadata-store.js";
 import { AllowedAddresses } from "./allowed-addresses.js";
+import { NftWriter } from "./nft-writer.js";
 import { DenialPoller, type DescribeRefusal } from "./denial-poller.js";
 import { DenialLog, RefusalTally } from "./denials.js";
 import { chainVerdict } from "../../generator/policy/network/chain-verdict.js";
@@ -49,7 +50,8 @@ export async function runGuard(spec: GuardSpec, link: SandboxLink, listeners: Gu
   let policy = await readPolicy(spec);
   const upstream: UpstreamResolver = spec.upstream === null ? await systemResolver() : parseUpstream(spec.upstream);
   const table = hostPolicyTableRef(link);
-  const allowed = new AllowedAddresses(table, spec.namespace === null ? null : { namespace: spec.namespace, table: inSandboxTableRef });
+  const mirror = spec.namespace === null ? null : { table: inSandboxTableRef, writer: new NftWriter(["nsenter", `--net=${spec.namespace}`, "--", "nft", "-i"]) };
+  const allowed = new AllowedAddresses({ table, writer: new NftWriter(["nft", "-i"]) }, mirror);
   const directory = sandboxNetworkPath(spec.paths, spec.sandbox);
   const log = new DenialLog(directory);
   const tally = new RefusalTally();
@@ -85,6 +87,8 @@ export async function runGuard(spec: GuardSpec, link: SandboxLink, listeners: Gu
       // A sandbox flooding its resolver gets silence, not an ever longer queue on the host.
       if (inFlight >= maxQueriesInFlight) return null;
       inFlight++;
+      // The nft writers start while upstream answers, not after (the first admission waits for them).
+      if (policy.mode === "restricted") allowed.warm();
       return filterDnsMessage(dnsDeps, message, transport).finally(() => inFlight--);
     },
     gate: (socket, port) => gate.handle(socket, port),
