@@ -45,7 +45,7 @@ export function routesOut(mode: NetworkMode): boolean {
  * table inet forage_f7 {
  * 	chain forward {
  * 		type filter hook forward priority filter; policy accept;
- * 		iifname "ve-f7" ct state { established, related } accept
+ * 		ct state { established, related } accept comment "replies and connections under way"
  * 		iifname "ve-f7" ip daddr @allowed4 accept
  * 		…
  */
@@ -141,11 +141,12 @@ function forwardRules(link: SandboxLink, policy: Pick<PolicyRules, "mode" | "sni
     out.push({ match: [from, ...exit], verdict: "accept", comment: "full: routed out" });
   }
   return [
-    { match: [from, replies], verdict: "accept" },
+    // Whoever's connection it is, this chain accepts its packets: said first, most packets that
+    // cross the host (any sandbox's, either way) meet one rule here, not the whole chain.
+    { match: [replies], verdict: "accept", comment: "replies and connections under way" },
     ...out,
     { match: [from], verdict: { jump: "refuse" }, comment: "sandbox to anywhere else" },
     { match: [from], verdict: "drop" },
-    { match: [to, replies], verdict: "accept" },
     { match: [to, { kind: "l4proto", value: "tcp" }], counter: true, verdict: { reject: "tcp-reset" }, comment: "into the sandbox" },
     { match: [to], counter: true, verdict: { reject: "admin-prohibited" }, comment: "into the sandbox" },
   ];

@@ -21,19 +21,21 @@ export const inSandboxTableRef: NftTableRef = { family: "inet", name: "forage" }
  *   set allowed4 { type ipv4_addr; flags timeout; }
  *   chain output {
  *     type filter hook output priority filter; policy drop;
- *     oifname "lo" accept
+ *     ct state { established, related } accept
  *     …
  */
 export function inSandboxTable(base: string, mode: Exclude<NetworkMode, "full">, proxyPort: number | null, templateName: string): NftTable {
   const hostSide = `${base}.0.0/16`;
   const restricted = mode === "restricted";
+  // Every accept comes before the refusals, so their order is free: the most frequent first (a
+  // packet of a connection, then a new one to an admitted address), so most packets meet one rule.
   const rules: NftRule[] = [
-    { match: [{ kind: "iface", field: "oifname", value: "lo" }], verdict: "accept" },
     { match: [{ kind: "ctState", states: ["established", "related"] }], verdict: "accept" },
+    { match: [{ kind: "iface", field: "oifname", value: "lo" }], verdict: "accept" },
+    ...(restricted ? allowSetRules([], []) : []),
     { match: [neighbourDiscovery], verdict: "accept" },
     ...(restricted ? dnsTo(hostSide).map((match): NftRule => ({ match, verdict: "accept" })) : []),
     ...(proxyPort === null ? [] : [{ match: proxyAt(hostSide, proxyPort), verdict: "accept" } satisfies NftRule]),
-    ...(restricted ? allowSetRules([], []) : []),
     ...refuseRules(),
   ];
   const output: NftChain = { name: "output", base: { type: "filter", hook: "output", priority: "filter", policy: "drop" }, rules };
