@@ -15,6 +15,8 @@ export interface NftWriterOptions {
    */
   maxLines?: number;
   maxBytes?: number;
+  /** An idle process ends after this long (a few MiB per sandbox saved); the next script starts another. */
+  idleMs?: number;
 }
 
 /**
@@ -41,7 +43,7 @@ export class NftWriter {
     private readonly argv: readonly [string, ...string[]],
     options: NftWriterOptions = {},
   ) {
-    this.options = { timeoutMs: 10_000, maxLines: 1000, maxBytes: 1 << 20, ...options };
+    this.options = { timeoutMs: 10_000, maxLines: 1000, maxBytes: 1 << 20, idleMs: 60_000, ...options };
   }
 
   /** Resolves once nft committed the script; throws NftRefusedError if nft refused it, Error if nft could not be run. */
@@ -62,7 +64,7 @@ export class NftWriter {
 
   /** The running process's id, if one runs (for diagnostics). */
   get pid(): number | undefined {
-    return this.session?.dead === false ? this.session.pid : undefined;
+    return this.session?.usable === true ? this.session.pid : undefined;
   }
 
   /** Ends the process (it exits at the end of its input, after what is in flight). */
@@ -73,9 +75,9 @@ export class NftWriter {
 
   private current(): Session {
     const session = this.session;
-    if (session !== null && !session.dead && !(session.idle && session.spent(this.options))) return session;
+    if (session !== null && session.usable && !(session.idle && session.spent(this.options))) return session;
     session?.end();
-    this.session = new Session(this.argv, this.options.timeoutMs);
+    this.session = new Session(this.argv, this.options);
     return this.session;
   }
 }
@@ -99,11 +101,13 @@ class Session {
   private stderr = "";
   private sent = 0;
   private bytes = 0;
-  dead = false;
+  private dead = false;
+  private ended = false;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(
     argv: readonly [string, ...string[]],
-    private readonly timeoutMs: number,
+    private readonly options: Required<NftWriterOptions>,
   ) {
     const [command, ...args] = argv;
     // nft -i reads and writes a history file in $HOME: not root's home, with every admitted address.
@@ -113,6 +117,12 @@ class Session {
     // After exit and the end of stderr: the answers it still held are read first.
     this.child.on("close", (code, signal) => this.die(`nft exited (${signal ?? String(code)})`));
     this.child.stdin?.on("error", (error) => this.die(error.message));
+    this.waitIdle();
+  }
+
+  /** Takes lines: running, and its input not ended. */
+  get usable(): boolean {
+    return !this.dead && !this.ended;
   }
 
   get pid(): number | undefined {
@@ -128,21 +138,29 @@ class Session {
   }
 
   send(line: string): Promise<void> {
-    if (this.dead) return Promise.reject(new WriterDiedError("nft is not running"));
+    if (!this.usable) return Promise.reject(new WriterDiedError("nft is not running"));
+    clearTimeout(this.idleTimer);
     const sentinel = `%forage-sync-${++this.sent}`;
     this.bytes += line.length;
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.child.kill("SIGKILL");
-        this.die(`nft did not answer in ${this.timeoutMs / 1000} s`, false);
-      }, this.timeoutMs);
+        this.die(`nft did not answer in ${this.options.timeoutMs / 1000} s`, false);
+      }, this.options.timeoutMs);
       this.pending.push({ sentinel, errors: [], resolve, reject, timer });
       this.child.stdin?.write(`${line}\n${sentinel}\n`);
     });
   }
 
   end(): void {
+    this.ended = true;
+    clearTimeout(this.idleTimer);
     this.child.stdin?.end();
+  }
+
+  private waitIdle(): void {
+    this.idleTimer = setTimeout(() => this.end(), this.options.idleMs);
+    this.idleTimer.unref();
   }
 
   /** Sorts stderr's lines to the line in flight; the sentinel's echo ends it. */
@@ -162,12 +180,14 @@ class Session {
       // The last error is the sentinel's own; any before it is the line's.
       if (head.errors.length <= 1) head.resolve();
       else head.reject(new NftRefusedError(`nft refused the script: ${head.errors.slice(0, -1).join("; ")}`));
+      if (this.idle) this.waitIdle();
     }
   }
 
   private die(reason: string, retry = true): void {
     if (this.dead) return;
     this.dead = true;
+    clearTimeout(this.idleTimer);
     for (const pending of this.pending.splice(0)) {
       clearTimeout(pending.timer);
       pending.reject(retry ? new WriterDiedError(reason) : new Error(reason));

@@ -82,6 +82,18 @@ describe.skipIf(!tools.run || !isRoot())("the long-lived nft writer", () => {
     short.close();
   });
 
+  it("ends a process idle for a while, and starts another for the next script", async () => {
+    const idle = new NftWriter(writerArgv, { idleMs: 200 });
+    await idle.run(add("192.0.2.45"));
+    const first = idle.pid ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(() => process.kill(first, 0)).toThrow();
+    await idle.run(add("192.0.2.46"));
+    expect(idle.pid).not.toBe(first);
+    expect(listed()).toContain("192.0.2.46");
+    idle.close();
+  });
+
   it("fails a script not answered in time (a process that reads nothing stands in for a hung nft)", async () => {
     const hung = new NftWriter(["sleep", "30"], { timeoutMs: 300 });
     await expect(hung.run(add("192.0.2.50"))).rejects.toThrow("did not answer in 0.3 s");
