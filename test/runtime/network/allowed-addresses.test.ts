@@ -63,6 +63,18 @@ describe.skipIf(!tools.run || !isRoot())("the addresses admitted to a sandbox's 
     expect(nft(hostNs, "list", "set", "inet", "forage_f7", "allowed4")).toContain("192.0.2.20 ");
   });
 
+  it("after a policy change, hold again only what the new policy still allows, in one transaction", async () => {
+    await allowed.admit([
+      { ...resolved("192.0.2.40"), name: "gone.example" },
+      { ...resolved("192.0.2.41"), name: "kept.example" },
+    ]);
+    await allowed.readmit(true, (name) => (name === "gone.example" ? false : null));
+    const listed = nft(hostNs, "list", "set", "inet", "forage_f7", "allowed4");
+    expect(listed).toContain("192.0.2.41 ");
+    expect(listed).not.toContain("192.0.2.40 ");
+    expect(allowed.lookup("192.0.2.40")).toBeUndefined();
+  });
+
   it("fail the admission when the host's table refuses it, so no answer goes out", async () => {
     load(hostNs, "table inet forage_f7\ndelete table inet forage_f7\n");
     await expect(allowed.admit([resolved("192.0.2.30")])).rejects.toThrow(/nft refused/);
