@@ -1,4 +1,4 @@
-import type { RelayedTerminal } from "../runtime/api/operations.js";
+import type { RelayedTerminal } from "../runtime/api/exec-streams.js";
 
 /**
  * This process's terminal, described for the daemon, which runs the command on a pseudo-terminal

@@ -1,4 +1,5 @@
 import { readdir } from "node:fs/promises";
+import { templateNamePattern } from "../generator/config/schema/names.js";
 import { findExecutable } from "./core/find-executable.js";
 import { findSystem } from "./nspawn/nix-root.js";
 import { runtimePaths, type RuntimePaths } from "./core/paths.js";
@@ -73,7 +74,7 @@ export async function detectRuntimes(paths: RuntimePaths = runtimePaths("/var/li
 
 /** Templates that have a prebuilt system (a link into /nix/store with an init). */
 async function templatesWithSystems(systems: string): Promise<string[]> {
-  const entries = (await readdir(systems).catch(() => [] as string[])).filter((name) => /^[a-z][a-z0-9-]{0,31}$/.test(name));
+  const entries = (await readdir(systems).catch(() => [] as string[])).filter((name) => templateNamePattern.test(name));
   const found = await Promise.all(entries.map(async (name) => ((await findSystem(systems, name)) === undefined ? undefined : name)));
   return found.filter((name): name is string => name !== undefined).sort();
 }

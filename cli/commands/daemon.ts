@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { request } from "../../runtime/daemon/client.js";
+import { callDaemon } from "../../runtime/daemon/client.js";
 import { socketPath } from "../../runtime/daemon/protocol.js";
 import { dirname } from "node:path";
 import { checkAll } from "../../runtime/sandbox/health.js";
@@ -27,7 +27,7 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
     )
     .action(async (options: { stop?: boolean }) => {
       if (options.stop === true) {
-        await request("shutdown", {});
+        await callDaemon("shutdown", {});
         return void process.stdout.write("daemon stopping\n");
       }
       const { context, file } = await loadRuntime(program.opts<{ config?: string }>().config);

@@ -10,7 +10,7 @@ export function registerGc(program: Command): void {
     .option("--json", "print as JSON")
     .addHelpText("after", "\nStopped sandboxes are not orphans: gc never removes a sandbox you can still start.")
     .action(async (options: { force?: boolean; json?: boolean }) => {
-      const orphans = await (await operationsOf(program)).gc(options.force === true);
+      const orphans = await (await operationsOf(program)).gc({ force: options.force === true });
       if (options.json === true) return printJson({ removed: options.force === true, orphans });
       if (orphans.length === 0) return void process.stdout.write("nothing to clean up\n");
       printTable(

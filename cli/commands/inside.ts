@@ -13,7 +13,7 @@ async function runInside(program: Command, name: string, command: string[], asRo
   const ops = await operationsOf(program);
   const relayed = ops.via === "daemon" ? relayThisTerminal() : undefined;
   const streams = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, inheritTerminal: ops.via === "in-process" };
-  return ops.exec(name, command, relayed === undefined ? streams : { ...streams, terminal: relayed.terminal }, asRoot).finally(() => {
+  return ops.exec({ name, command, asRoot }, relayed === undefined ? streams : { ...streams, terminal: relayed.terminal }).finally(() => {
     relayed?.restore();
     process.stdin.destroy();
   });

@@ -3,6 +3,9 @@ import type { Command } from "commander";
 import { operationsOf } from "../operations.js";
 import { formatTimings } from "../format-timings.js";
 import { UserError } from "../../runtime/core/errors.js";
+import { dropUndefined } from "../../generator/lib/drop-undefined.js";
+import type { Request } from "../../runtime/api/calls.js";
+import { templateNameSource } from "../../generator/config/schema/names.js";
 
 /** up, down, start, stop, reset: creating, running and removing sandboxes. */
 export function registerLifecycle(program: Command): void {
@@ -61,13 +64,15 @@ export function registerLifecycle(program: Command): void {
             name,
             template: options.template,
             ...workspaceArgs(options),
-            ...(options.gitUser === undefined ? {} : { gitUser: options.gitUser }),
-            ...(options.gitEmail === undefined ? {} : { gitEmail: options.gitEmail }),
-            ...(options.sshKeyPath === undefined ? {} : { sshKeyPath: resolve(options.sshKeyPath) }),
-            ...(options.sshKey.length === 0 ? {} : { sshKeys: options.sshKey }),
-            ...(options.muxConfig ? {} : { muxConfig: false }),
-            ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
-            ...(options.timings === true ? { timings: true } : {}),
+            ...dropUndefined({
+              gitUser: options.gitUser,
+              gitEmail: options.gitEmail,
+              sshKeyPath: options.sshKeyPath === undefined ? undefined : resolve(options.sshKeyPath),
+              sshKeys: options.sshKey.length === 0 ? undefined : options.sshKey,
+              muxConfig: options.muxConfig ? undefined : false,
+              runtime: options.runtime,
+              timings: options.timings === true ? true : undefined,
+            }),
           },
           progress,
         );
@@ -88,9 +93,9 @@ export function registerLifecycle(program: Command): void {
     .action(async (name: string | undefined, options: { all?: boolean; timeout: string }) => {
       if ((name === undefined) === (options.all !== true)) throw new UserError("give a sandbox name or --all", "usage");
       const ops = await operations();
-      const names = options.all === true ? (await ops.list()).map((s) => s.name) : [name ?? ""];
+      const names = options.all === true ? (await ops.list({})).map((s) => s.name) : [name ?? ""];
       for (const each of names) {
-        await ops.down(each, seconds(options.timeout));
+        await ops.down({ name: each, grace: seconds(options.timeout) });
         process.stdout.write(`removed ${each}\n`);
       }
     });
@@ -100,7 +105,7 @@ export function registerLifecycle(program: Command): void {
     .description("Start a stopped sandbox on a fresh root")
     .argument("<name>")
     .action(async (name: string) => {
-      await (await operations()).start(name);
+      await (await operations()).start({ name });
       process.stdout.write(`started ${name}\n`);
     });
 
@@ -110,7 +115,7 @@ export function registerLifecycle(program: Command): void {
     .argument("<name>")
     .option("-t, --timeout <seconds>", "grace period before processes are killed", "10")
     .action(async (name: string, options: { timeout: string }) => {
-      await (await operations()).stop(name, seconds(options.timeout));
+      await (await operations()).stop({ name, grace: seconds(options.timeout) });
       process.stdout.write(`stopped ${name}\n`);
     });
 
@@ -119,7 +124,7 @@ export function registerLifecycle(program: Command): void {
     .description("Recreate a sandbox from its template: root wiped, workspace and metadata kept, secrets re-copied, init re-run")
     .argument("<name>")
     .action(async (name: string) => {
-      await (await operations()).reset(name);
+      await (await operations()).reset({ name });
       process.stdout.write(`reset ${name}\n`);
     });
 }
@@ -130,12 +135,12 @@ function seconds(text: string): number {
   return value;
 }
 
-/** -w, -r and --direct as operation arguments: paths made absolute, NAME=PATH split off. */
-function workspaceArgs(options: { workspace?: string; repo: string[]; direct?: boolean }): { workspace?: string; repo?: string; direct?: boolean; repos?: Record<string, string> } {
+/** -w, -r and --direct as up's request fields: paths made absolute, NAME=PATH split off. */
+function workspaceArgs(options: { workspace?: string; repo: string[]; direct?: boolean }): Pick<Request<"up">, "workspace" | "repo" | "direct" | "repos"> {
   const named: Record<string, string> = {};
   const plain: string[] = [];
   for (const value of options.repo) {
-    const match = /^([a-z][a-z0-9-]{0,31})=(.+)$/.exec(value);
+    const match = new RegExp(`^(${templateNameSource})=(.+)$`).exec(value);
     if (match?.[1] !== undefined && match[2] !== undefined) {
       if (named[match[1]] !== undefined) throw new UserError(`-r ${match[1]}= is given twice`, "usage");
       named[match[1]] = resolve(match[2]);
@@ -143,10 +148,10 @@ function workspaceArgs(options: { workspace?: string; repo: string[]; direct?: b
   }
   if (plain.length > 1) throw new UserError(`only one default repository: -r ${plain.join(", -r ")} (name the others: -r NAME=PATH)`, "usage");
   if (options.direct === true && plain[0] === undefined) throw new UserError("--direct needs -r PATH (or use -w DIR)", "usage");
-  return {
-    ...(options.workspace === undefined ? {} : { workspace: resolve(options.workspace) }),
-    ...(plain[0] === undefined ? {} : { repo: resolve(plain[0]) }),
-    ...(options.direct === true ? { direct: true } : {}),
-    ...(Object.keys(named).length === 0 ? {} : { repos: named }),
-  };
+  return dropUndefined({
+    workspace: options.workspace === undefined ? undefined : resolve(options.workspace),
+    repo: plain[0] === undefined ? undefined : resolve(plain[0]),
+    direct: options.direct === true ? true : undefined,
+    repos: Object.keys(named).length === 0 ? undefined : named,
+  });
 }

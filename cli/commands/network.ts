@@ -3,8 +3,10 @@ import type { z } from "zod";
 import { allowEntry } from "../../generator/config/schema/allow-entry.js";
 import { networkModes } from "../../generator/config/network-modes.js";
 import type { DenialRecord } from "../../runtime/network/denials.js";
-import type { NetworkChange, NetworkView } from "../../runtime/network/network-operations.js";
-import { denyEntry, type NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
+import type { NetworkView } from "../../runtime/network/network-operations.js";
+import { denyEntry } from "../../generator/policy/network/policy-schema.js";
+import type { Request } from "../../runtime/api/calls.js";
+import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import { operationsOf } from "../operations.js";
 import { printJson, printTable } from "../output.js";
 import { UserError } from "../../runtime/core/errors.js";
@@ -48,7 +50,7 @@ Example:
     )
     .action(async (sandbox: string, mode: string | undefined, options: NetworkOptions & { json?: boolean }) => {
       const change = networkChange(mode, options);
-      const view = await (await operations()).network(sandbox, change);
+      const view = await (await operations()).network({ name: sandbox, change });
       if (options.json === true) return printJson(view);
       printNetwork(view);
     });
@@ -61,14 +63,14 @@ Example:
     .option("--json", "print as JSON (with --follow: one JSON object per line)")
     .action(async (sandbox: string, options: { follow?: boolean; json?: boolean }) => {
       const ops = await operations();
-      const records = await ops.denials(sandbox);
+      const records = await ops.denials({ name: sandbox });
       if (options.follow !== true) {
         if (options.json === true) return printJson(records);
         return printTable(["TIME", "KIND", "DESTINATION", "RULE", "COUNT"], records.map(denialRow));
       }
       let printed = 0;
       for (;;) {
-        const all = await ops.denials(sandbox);
+        const all = await ops.denials({ name: sandbox });
         // The log rotates by size: when it shrank, everything in it is new.
         const fresh = all.length >= printed ? all.slice(printed) : all;
         for (const record of fresh) process.stdout.write(options.json === true ? `${JSON.stringify(record)}\n` : `${denialRow(record).join("  ")}\n`);
@@ -96,20 +98,19 @@ interface NetworkOptions {
   reset?: boolean;
 }
 
-function networkChange(mode: string | undefined, options: NetworkOptions): NetworkChange | null {
-  if (mode !== undefined && !(networkModes as readonly string[]).includes(mode)) {
-    throw new UserError(`network: mode "${mode}" is not one of ${networkModes.join(", ")}`, "usage");
-  }
+function networkChange(mode: string | undefined, options: NetworkOptions): Request<"network">["change"] {
+  const known = networkModes.find((each) => each === mode);
+  if (mode !== undefined && known === undefined) throw new UserError(`network: mode "${mode}" is not one of ${networkModes.join(", ")}`, "usage");
   const allow = checkEntries("--allow", options.allow, allowEntry);
   const deny = checkEntries("--deny", options.deny, denyEntry);
   if (mode === undefined && allow.length === 0 && deny.length === 0 && options.sni === undefined && options.reset !== true) return null;
-  return {
-    ...(mode === undefined ? {} : { mode: mode as NetworkPolicy["mode"] }),
-    ...(allow.length === 0 ? {} : { allow }),
-    ...(deny.length === 0 ? {} : { deny }),
-    ...(options.sni === undefined ? {} : { sni: options.sni }),
-    ...(options.reset === true ? { reset: true } : {}),
-  };
+  return dropUndefined({
+    mode: known,
+    allow: allow.length === 0 ? undefined : allow,
+    deny: deny.length === 0 ? undefined : deny,
+    sni: options.sni,
+    reset: options.reset === true ? true : undefined,
+  });
 }
 
 function checkEntries(option: string, entries: string[], schema: z.ZodType<string>): string[] {

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { operationsOf } from "../operations.js";
-import type { SandboxView } from "../../runtime/api/operations.js";
+import type { SandboxView } from "../../runtime/api/sandbox-view.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { printJson, printTable } from "../output.js";
 import { UserError } from "../../runtime/core/errors.js";
@@ -13,7 +13,7 @@ export function registerObserve(program: Command): void {
     .description("List sandboxes: NAME TEMPLATE IP MODE WORKSPACE STATUS")
     .option("--json", "print as JSON")
     .action(async (options: { json?: boolean }) => {
-      const views = await (await operations()).list();
+      const views = await (await operations()).list({});
       if (options.json === true) return printJson(views);
       printTable(
         ["NAME", "TEMPLATE", "IP", "MODE", "WORKSPACE", "STATUS"],
@@ -27,7 +27,7 @@ export function registerObserve(program: Command): void {
     .argument("<name>")
     .option("--json", "print as JSON")
     .action(async (name: string, options: { json?: boolean }) => {
-      const v = await (await operations()).status(name);
+      const v = await (await operations()).status({ name });
       if (options.json === true) return printJson(v);
       const uptime = v.startedAt === null ? "-" : `${Math.round((Date.now() - Date.parse(v.startedAt)) / 1000)} s`;
       const rows: [string, string][] = [
@@ -60,7 +60,7 @@ export function registerObserve(program: Command): void {
       const ops = await operations();
       let previous = new Map<string, string[]>();
       for (;;) {
-        const logs = await ops.logs(name, lines);
+        const logs = await ops.logs({ name, lines });
         for (const log of logs) {
           const fresh = newLines(previous.get(log.window), log.lines);
           if (fresh.length > 0) process.stdout.write(fresh.map((line) => (logs.length > 1 ? `[${log.window}] ${line}` : line)).join("\n") + "\n");
@@ -77,7 +77,7 @@ export function registerObserve(program: Command): void {
     .argument("<name>")
     .option("--json", "print as JSON lines")
     .action(async (name: string, options: { json?: boolean }) => {
-      const events = await (await operations()).auditLog(name);
+      const events = await (await operations()).auditLog({ name });
       if (options.json === true) return void process.stdout.write(events.map((e) => JSON.stringify(e)).join("\n") + (events.length > 0 ? "\n" : ""));
       printTable(
         ["TIME", "EVENT", "DETAIL"],

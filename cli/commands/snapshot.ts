@@ -29,7 +29,7 @@ Example:
     .option("--json", "print as JSON")
     .action(async (sandbox: string, name: string | undefined, options: { json?: boolean }) => {
       const chosen = name ?? `snap-${new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15)}`;
-      const [created] = await (await operations()).snapshot(sandbox, { kind: "create", snapshot: chosen });
+      const [created] = await (await operations()).snapshot({ name: sandbox, action: { kind: "create", snapshot: chosen } });
       if (options.json === true) return printJson(created);
       process.stdout.write(`snapshot ${chosen} of ${sandbox}: ${created?.commit.slice(0, 12) ?? ""}\n`);
     });
@@ -40,7 +40,7 @@ Example:
     .argument("<sandbox>")
     .option("--json", "print as JSON")
     .action(async (sandbox: string, options: { json?: boolean }) => {
-      const snapshots = await (await operations()).snapshot(sandbox, { kind: "list" });
+      const snapshots = await (await operations()).snapshot({ name: sandbox, action: { kind: "list" } });
       if (options.json === true) return printJson(snapshots);
       printTable(
         ["NAME", "COMMIT", "CREATED"],
@@ -54,7 +54,7 @@ Example:
     .argument("<sandbox>")
     .argument("<name>")
     .action(async (sandbox: string, name: string) => {
-      await (await operations()).snapshot(sandbox, { kind: "restore", snapshot: name });
+      await (await operations()).snapshot({ name: sandbox, action: { kind: "restore", snapshot: name } });
       process.stdout.write(`restored ${name} in ${sandbox}\n`);
     });
 }

@@ -17,7 +17,7 @@ export function registerSsh(program: Command): void {
     .argument("[command...]", "command to run instead of attaching (put -- before it)")
     .option("-i, --ssh-key-path <file>", "private key to log in with")
     .action(async (name: string, command: string[], options: { sshKeyPath?: string }) => {
-      const view = await (await operationsOf(program)).status(name);
+      const view = await (await operationsOf(program)).status({ name });
       if (view.sshHostKey === null) throw new UserError(`sandbox ${name} has no SSH (its template sets ssh: false): use forage-ctl attach ${name}`, "attach");
       if (view.status === "stopped") throw new UserError(`sandbox ${name} is not running (forage-ctl start ${name})`, "container");
       const dir = await mkdtemp(join(tmpdir(), "forage-ssh-"));

@@ -1,5 +1,6 @@
 import type { AuthMode, ProviderName } from "./schema/agent-api.js";
 import type { Agent } from "./schema/agent.js";
+import { splitPackagePath } from "../lib/package-path.js";
 
 /** How the proxy authenticates to one API, and how a client SDK is usually pointed at it. */
 export interface ProviderPreset {
@@ -47,7 +48,7 @@ const providerByKeyVariable: Record<string, KnownProvider> = {
 
 /** The package's own name: the last segment of its attribute path ("llm-agents.codex" → "codex"). */
 function packageName(packagePath: string): string {
-  return packagePath.split(".").pop() ?? packagePath;
+  return splitPackagePath(packagePath).at(-1) ?? packagePath;
 }
 
 /**

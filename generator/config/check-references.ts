@@ -1,5 +1,6 @@
 import { checkAgentApis } from "./check-agent-apis.js";
 import type { Config } from "./schema/config.js";
+import { parentsOf } from "./template-parents.js";
 import type { SchemaProblem } from "./zod-issues.js";
 
 /**
@@ -69,12 +70,6 @@ function checkExtends(config: Config): SchemaProblem[] {
     }
   }
   return problems;
-}
-
-/** The parents a template names, in order. */
-export function parentsOf(extendsValue: string | string[] | undefined): string[] {
-  if (extendsValue === undefined) return [];
-  return Array.isArray(extendsValue) ? extendsValue : [extendsValue];
 }
 
 function findCycle(config: Config, start: string): string[] | undefined {

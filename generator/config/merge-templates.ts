@@ -1,6 +1,6 @@
-import { parentsOf } from "./check-references.js";
 import type { Config } from "./schema/config.js";
 import type { Template } from "./schema/template.js";
+import { parentsOf } from "./template-parents.js";
 
 /**
  * Flattens `extends`: parents first (left to right), then the template itself. Scalars and lists

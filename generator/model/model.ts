@@ -1,5 +1,7 @@
 import type { AuthMode, ProviderName } from "../config/schema/agent-api.js";
 import type { Identity } from "../config/schema/identity.js";
+import type { ProtectedPath } from "../config/schema/protected-paths.js";
+import type { ProxyMethod } from "../config/schema/proxy-filter.js";
 
 /**
  * The resolved model: every default applied, every `extends` flattened, every derived name
@@ -87,7 +89,7 @@ export interface AgentApiModel {
 
 /** What a template's sandboxes may ask of their APIs through the proxy. */
 export interface ProxyFilterModel {
-  methods: string[];
+  methods: ProxyMethod[];
   pathPrefixes: string[];
   maxRequestBytes: number;
 }
@@ -118,7 +120,7 @@ export interface TemplateModel {
   /** Sorted by name; includes the beads mount when useBeads is enabled. */
   mounts: MountModel[];
   /** Protected workspace paths this template lets the agent write (workspace.unprotected). */
-  unprotectedPaths: string[];
+  unprotectedPaths: ProtectedPath[];
   /** workspace.maxSize: the disk limit of each workspace forage-ctl creates ("10G"), or null. */
   workspaceMaxSize: string | null;
   multiplexer: "tmux" | "wezterm";

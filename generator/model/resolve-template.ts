@@ -1,4 +1,5 @@
 import type { Agent } from "../config/schema/agent.js";
+import { splitPackagePath } from "../lib/package-path.js";
 import type { Template } from "../config/schema/template.js";
 import { parseAllowEntry } from "./allow-rule.js";
 import type { AgentModel, HostModel, MountModel, TemplateModel } from "./model.js";
@@ -68,7 +69,7 @@ function resolveAgent(name: string, agent: Agent, host: HostModel, useProxy: boo
       : null;
   return {
     name,
-    package: agent.package.split("."),
+    package: splitPackagePath(agent.package),
     executable: agent.executable ?? null,
     secret,
     hostConfigDir: agent.hostConfigDir ?? null,
@@ -110,5 +111,5 @@ function resolveMounts(template: Template): MountModel[] {
 }
 
 function uniquePaths(refs: string[]): string[][] {
-  return [...new Set(refs)].map((ref) => ref.split("."));
+  return [...new Set(refs)].map(splitPackagePath);
 }

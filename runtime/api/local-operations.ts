@@ -23,42 +23,37 @@ import { startOnTerminal, type EnterSandbox } from "../sandbox/terminal.js";
 import { seccompStatus } from "../seccomp/status.js";
 import { quotaUsage } from "../workspaces/disk-quota.js";
 import { PhaseClock } from "../core/phase-clock.js";
-import type { ExecStreams, Operations, RelayedTerminal, SandboxView } from "./operations.js";
+import { dropUndefined } from "../../generator/lib/drop-undefined.js";
+import type { ExecStreams, RelayedTerminal } from "./exec-streams.js";
+import type { Operations } from "./operations.js";
+import type { SandboxView } from "./sandbox-view.js";
 
 /** The operations, run in this process (which must be root). */
 export function localOperations(context: RuntimeContext): Operations {
   const view = (metadata: SandboxMetadata): Promise<SandboxView> => sandboxView(context, metadata);
   return {
     via: "in-process",
-    async up(args, progress) {
-      const clock = args.timings === true ? new PhaseClock() : undefined;
+    async up(request, progress) {
+      const clock = request.timings === true ? new PhaseClock() : undefined;
       const sandbox = await upSandbox(clock === undefined ? context : { ...context, clock }, {
-        name: args.name,
-        template: args.template,
-        workspace: {
-          ...(args.workspace === undefined ? {} : { directory: args.workspace }),
-          ...pick(args, "repo"),
-          ...pick(args, "direct"),
-          ...(args.repos === undefined ? {} : { namedRepos: args.repos }),
-        },
-        identity: { ...pick(args, "gitUser"), ...pick(args, "gitEmail"), ...pick(args, "sshKeyPath") },
-        ...(args.sshKeys === undefined ? {} : { sshKeys: args.sshKeys }),
-        ...(args.muxConfig === undefined ? {} : { muxConfig: args.muxConfig }),
-        ...(args.runtime === undefined ? {} : { runtime: args.runtime }),
-        ...(progress === undefined ? {} : { progress }),
+        name: request.name,
+        template: request.template,
+        workspace: dropUndefined({ directory: request.workspace, repo: request.repo, direct: request.direct, namedRepos: request.repos }),
+        identity: dropUndefined({ gitUser: request.gitUser, gitEmail: request.gitEmail, sshKeyPath: request.sshKeyPath }),
+        ...dropUndefined({ sshKeys: request.sshKeys, muxConfig: request.muxConfig, runtime: request.runtime, progress }),
       });
       return clock === undefined ? view(sandbox) : { ...(await view(sandbox)), timings: clock.report() };
     },
-    down: (name, grace) => destroySandbox(context, name, grace),
+    down: ({ name, grace }) => destroySandbox(context, name, grace),
     list: async () => Promise.all((await listMetadata(context.paths)).map(view)),
-    status: async (name) => view(await requireSandbox(context, name)),
-    async start(name) {
+    status: async ({ name }) => view(await requireSandbox(context, name)),
+    async start({ name }) {
       const metadata = await requireSandbox(context, name);
       if (await isRunning(context, metadata)) return;
       await startAndInit(context, metadata);
     },
-    stop: async (name, grace) => void (await stopSandbox(context, await requireSandbox(context, name), grace)),
-    async reset(name) {
+    stop: async ({ name, grace }) => void (await stopSandbox(context, await requireSandbox(context, name), grace)),
+    async reset({ name }) {
       const metadata = await requireSandbox(context, name);
       const stopped = await stopSandbox(context, metadata);
       const template = findTemplate(context, metadata.template);
@@ -66,18 +61,18 @@ export function localOperations(context: RuntimeContext): Operations {
       await startAndInit(context, { ...stopped, secrets });
       await recordEvent(context.paths, name, "reset");
     },
-    auditLog: async (name) => readEvents(context.paths, name),
-    async logs(name, lines) {
+    auditLog: async ({ name }) => readEvents(context.paths, name),
+    async logs({ name, lines }) {
       const metadata = await requireSandbox(context, name);
       if (!(await isRunning(context, metadata))) throw new SandboxError(`sandbox "${name}" is not running (start it with forage-ctl start ${name})`, "container");
       return sessionLogs(context, metadata, lines);
     },
-    async gc(force) {
+    async gc({ force }) {
       const orphans = await findOrphans(context);
       if (force) await removeOrphans(context, orphans);
       return orphans;
     },
-    async snapshot(name, action) {
+    async snapshot({ name, action }) {
       const metadata = await requireSandbox(context, name);
       const owner = await repoOwnerOf(context, metadata);
       if (action.kind === "list") return listSnapshots(metadata, owner);
@@ -91,9 +86,9 @@ export function localOperations(context: RuntimeContext): Operations {
       await recordEvent(context.paths, name, "snapshot", { detail: `restored ${action.snapshot}` });
       return [];
     },
-    network: (name, change) => networkOperation(context, name, change),
-    denials: (name) => denialsOperation(context, name),
-    async exec(name, command, streams, asRoot) {
+    network: ({ name, change }) => networkOperation(context, name, change),
+    denials: ({ name }) => denialsOperation(context, name),
+    async exec({ name, command, asRoot }, streams) {
       const metadata = await requireSandbox(context, name);
       const terminal = streams.inheritTerminal === true ? undefined : streams.terminal;
       const exitCode =
@@ -174,8 +169,4 @@ async function relayTerminal(enter: EnterSandbox, command: string[], terminal: R
   streams.stdin?.once("close", () => running.hangUp());
   running.output.pipe(streams.stdout, { end: false });
   return running.exit;
-}
-
-function pick<T extends object, K extends keyof T>(value: T, key: K): Pick<T, K> | Record<string, never> {
-  return value[key] === undefined ? {} : ({ [key]: value[key] } as Pick<T, K>);
 }

@@ -1,10 +1,12 @@
 import { connect, type Socket } from "node:net";
+import { dropUndefined } from "../../generator/lib/drop-undefined.js";
+import { calls, methodsFor, plainOperations, type DaemonHello, type Op, type Request, type Result } from "../api/calls.js";
+import type { ExecStreams } from "../api/exec-streams.js";
 import type { Operations } from "../api/operations.js";
 import { isUserErrorKind, SandboxError } from "../core/errors.js";
-import { encode, lineReader, socketPath, type DaemonHello } from "./protocol.js";
-import type { Op } from "./requests.js";
+import { encode, fieldsOf, lineReader, socketPath, type ExecRelay, type RequestMessage } from "./protocol.js";
 
-export type { DaemonHello } from "./protocol.js";
+export type { DaemonHello } from "../api/calls.js";
 
 /** The daemon's socket cannot be reached. */
 export class DaemonUnavailableError extends SandboxError {
@@ -17,7 +19,8 @@ export class DaemonUnavailableError extends SandboxError {
   }
 }
 
-interface Handlers {
+/** What a client does with the daemon's events before its answer. */
+export interface ClientHandlers {
   warn?: (message: string) => void;
   progress?: (step: string) => void;
   stdout?: (data: Buffer) => void;
@@ -25,8 +28,12 @@ interface Handlers {
   onOpen?: (socket: Socket) => void;
 }
 
-/** Sends one request and resolves with its result (or rejects with the daemon's error). */
-export function request(op: Op, args: Record<string, unknown>, handlers: Handlers = {}, path = socketPath()): Promise<unknown> {
+/**
+ * Sends one request message as it is and resolves with the daemon's raw answer (or rejects with
+ * its error). Untyped on purpose: callDaemon is the typed way; this one also sends what a
+ * schema would refuse, for tests of the daemon's refusals.
+ */
+export function sendRequest(message: RequestMessage, handlers: ClientHandlers = {}, path = socketPath()): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const socket = connect(path);
     let settled = false;
@@ -38,21 +45,21 @@ export function request(op: Op, args: Record<string, unknown>, handlers: Handler
     };
     socket.once("error", (error: NodeJS.ErrnoException) => finish(() => reject(new DaemonUnavailableError(path, error.code ?? error.message))));
     socket.once("connect", () => {
-      socket.write(encode({ op, args }));
+      socket.write(encode(message));
       handlers.onOpen?.(socket);
     });
     socket.on(
       "data",
       lineReader(
         (raw) => {
-          const message = raw as Record<string, unknown>;
-          if (typeof message.warning === "string") handlers.warn?.(message.warning);
-          else if (typeof message.progress === "string") handlers.progress?.(message.progress);
-          else if (typeof message.stdout === "string") handlers.stdout?.(Buffer.from(message.stdout, "base64"));
-          else if (typeof message.stderr === "string") handlers.stderr?.(Buffer.from(message.stderr, "base64"));
-          else if ("result" in message) finish(() => resolve(message.result));
-          else if (typeof message.error === "object" && message.error !== null) {
-            const { message: text, kind } = message.error as Record<string, unknown>;
+          const event = fieldsOf(raw);
+          if (typeof event.warning === "string") handlers.warn?.(event.warning);
+          else if (typeof event.progress === "string") handlers.progress?.(event.progress);
+          else if (typeof event.stdout === "string") handlers.stdout?.(Buffer.from(event.stdout, "base64"));
+          else if (typeof event.stderr === "string") handlers.stderr?.(Buffer.from(event.stderr, "base64"));
+          else if ("result" in event) finish(() => resolve(event.result));
+          else if (typeof event.error === "object" && event.error !== null) {
+            const { message: text, kind } = fieldsOf(event.error);
             // A kind this client does not know (another version's) is still the daemon's refusal.
             finish(() => reject(new SandboxError(String(text), isUserErrorKind(kind) ? kind : "general")));
           }
@@ -65,60 +72,57 @@ export function request(op: Op, args: Record<string, unknown>, handlers: Handler
 }
 
 /**
+ * Asks the daemon call `op` with `request` and resolves with its answer, checked against the
+ * call's result schema (a daemon of another version is named as the likely cause).
+ */
+export async function callDaemon<K extends Op>(op: K, request: Request<K>, path = socketPath(), handlers: ClientHandlers = {}, relay?: ExecRelay): Promise<Result<K>> {
+  // Spelled out: dropUndefined cannot see through a request generic in K.
+  const answer = await sendRequest({ op, args: request, ...(relay === undefined ? {} : { streams: relay }) }, handlers, path);
+  const checked = calls[op].result.safeParse(answer);
+  if (checked.success) return checked.data;
+  const issue = checked.error.issues[0];
+  throw new SandboxError(
+    `the daemon at ${path} answered ${op} with ${JSON.stringify(answer)?.slice(0, 200)}, not what this forage-ctl expects (${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}; mismatched forage-ctl versions? restart it: forage-ctl daemon --stop)`,
+    "general",
+  );
+}
+
+/**
  * Asks the daemon who it is. Null when it is reachable but too old to answer `hello` (it knows
  * no such operation); rejects with DaemonUnavailableError when nothing answers at `path`.
  */
 export async function daemonHello(path = socketPath()): Promise<DaemonHello | null> {
-  let reply: unknown;
   try {
-    reply = await request("hello", {}, {}, path);
+    return await callDaemon("hello", {}, path);
   } catch (error) {
     if (error instanceof SandboxError && !(error instanceof DaemonUnavailableError) && error.message === 'unknown operation "hello"') return null;
     throw error;
   }
-  const hello = reply as Partial<DaemonHello> | null;
-  if (typeof hello?.settings !== "string" || typeof hello.pid !== "number") {
-    throw new SandboxError(
-      `the daemon at ${path} answered hello with ${JSON.stringify(reply)}, not its settings and pid (mismatched forage-ctl versions? restart it: forage-ctl daemon --stop)`,
-      "general",
-    );
-  }
-  return { settings: hello.settings, pid: hello.pid };
 }
 
 /** The operations, asked of the daemon (for the CLI run as the configured user). */
 export function remoteOperations(warn: (message: string) => void, path = socketPath()): Operations {
-  const call = (op: Op, args: Record<string, unknown>): Promise<never> => request(op, args, { warn }, path) as Promise<never>;
   return {
     via: "daemon",
-    up: (args, progress) => request("up", { ...args }, { warn, ...(progress === undefined ? {} : { progress }) }, path) as Promise<never>,
-    down: (name, grace) => call("down", { name, grace }),
-    list: () => call("list", {}),
-    status: (name) => call("status", { name }),
-    start: (name) => call("start", { name }),
-    stop: (name, grace) => call("stop", { name, grace }),
-    reset: (name) => call("reset", { name }),
-    auditLog: (name) => call("auditLog", { name }),
-    logs: (name, lines) => call("logs", { name, lines }),
-    gc: (force) => call("gc", { force }),
-    snapshot: (name, action) => call("snapshot", { name, action }),
-    network: (name, change) => call("network", { name, change }),
-    denials: (name) => call("denials", { name }),
-    exec: (name, command, streams, asRoot) =>
-      request(
-        "exec",
-        { name, command, asRoot, stdin: streams.stdin !== null, ...(streams.terminal === undefined ? {} : { terminal: { size: streams.terminal.size, term: streams.terminal.term } }) },
-        {
-          warn,
-          stdout: (data) => void streams.stdout.write(data),
-          stderr: (data) => void streams.stderr.write(data),
-          onOpen: (socket) => {
-            streams.stdin?.on("data", (chunk: Buffer) => socket.write(encode({ stdin: chunk.toString("base64") })));
-            streams.stdin?.on("end", () => socket.write(encode({ stdinEnd: true })));
-            streams.terminal?.onResize((size) => socket.write(encode({ resize: size })));
-          },
-        },
-        path,
-      ) as Promise<number>,
+    ...methodsFor(plainOperations, (op) => (request) => callDaemon(op, request, path, { warn })),
+    up: (request, progress) => callDaemon("up", request, path, dropUndefined({ warn, progress })),
+    exec: (request, streams) => execThroughDaemon(request, streams, path, warn),
   };
+}
+
+/** exec through the daemon: the caller's stdin and terminal size go to it, its output comes back. */
+function execThroughDaemon(request: Request<"exec">, streams: ExecStreams, path: string, warn: (message: string) => void): Promise<number> {
+  const { terminal } = streams;
+  const relay: ExecRelay = dropUndefined({ stdin: streams.stdin !== null, terminal: terminal === undefined ? undefined : { size: terminal.size, term: terminal.term } });
+  const handlers: ClientHandlers = {
+    warn,
+    stdout: (data) => void streams.stdout.write(data),
+    stderr: (data) => void streams.stderr.write(data),
+    onOpen: (socket) => {
+      streams.stdin?.on("data", (chunk: Buffer) => socket.write(encode({ stdin: chunk.toString("base64") })));
+      streams.stdin?.on("end", () => socket.write(encode({ stdinEnd: true })));
+      terminal?.onResize((size) => socket.write(encode({ resize: size })));
+    },
+  };
+  return callDaemon("exec", request, path, handlers, relay);
 }

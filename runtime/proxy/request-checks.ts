@@ -1,3 +1,4 @@
+import { templateNameSource } from "../../generator/config/schema/names.js";
 import { canonicalPath } from "./path-grammar.js";
 import type { RefusalKind } from "./proxy-refusal.js";
 import type { ProxiedAgent, SandboxProxy } from "./sandbox-proxy.js";
@@ -23,13 +24,16 @@ export interface Refused {
 
 export type Checked = Admitted | Refused;
 
+/** `/<agent>/<upstream path>?<query>`: the agent's name, the path and the query; no fragment. */
+const agentRoute = new RegExp(`^/(${templateNameSource})(/[^?#]*)?(\\?[^#]*)?$`);
+
 /**
  * Routes a request to its agent (`/<agent>/<upstream path>`) and applies the template's filter:
  * method, path prefix, declared body size. The sandbox's own body-size claims are checked again
  * while the body streams.
  */
 export function checkRequest(route: SandboxProxy, method: string, url: string, contentLength: number | undefined): Checked {
-  const match = /^\/([a-z][a-z0-9-]{0,31})(\/[^?#]*)?(\?[^#]*)?$/.exec(url);
+  const match = agentRoute.exec(url);
   const agent = match === null ? undefined : route.agents.get(match[1] as string);
   if (match === null || agent === undefined) {
     const known = [...route.agents.keys()].join(", ") || "none";
@@ -45,7 +49,7 @@ export function checkRequest(route: SandboxProxy, method: string, url: string, c
   const path = canonical.decoded;
   const refused = (kind: RefusalKind, message: string): Checked => ({ ok: false, kind, message, agent, path });
   const { filter } = route;
-  if (!filter.methods.includes(method)) {
+  if (!filter.methods.some((allowed) => allowed === method)) {
     return refused("method", `method ${method} is not allowed for template ${route.template} (allowed: ${filter.methods.join(", ")}); add it to templates.${route.template}.proxyFilter.methods`);
   }
   if (!filter.pathPrefixes.some((prefix) => path.startsWith(prefix))) {

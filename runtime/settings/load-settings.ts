@@ -3,17 +3,11 @@ import { basename } from "node:path";
 import type { Diagnostic } from "../../generator/config/diagnostic.js";
 import { configFileNames } from "../../generator/config/find-config.js";
 import type { Model } from "../../generator/model/model.js";
-import { runtimeSettingsVersion } from "../../generator/targets/runtime-json.js";
+import { decodeSettings } from "../../generator/model/settings-codec.js";
+import { SettingsError } from "../../generator/model/settings-error.js";
 import type { SettingsFile } from "./settings-file.js";
-import { UserError } from "../core/errors.js";
 
-/** Runtime settings (host + resolved templates) could not be loaded: a config error (exit 6). */
-export class SettingsError extends UserError {
-  override name = "SettingsError";
-  constructor(message: string) {
-    super(message, "config");
-  }
-}
+export { SettingsError } from "../../generator/model/settings-error.js";
 
 /** Settings, and the notes of the config file they came from (none for a generated forage.json). */
 export interface LoadedSettings {
@@ -25,7 +19,8 @@ export interface LoadedSettings {
  * The settings forage-ctl runs sandboxes from (chosen by settingsFile): a config file (.ts,
  * .yaml, .json, resolved like `generate` does), or a generated forage.json (the NixOS module
  * publishes it as /etc/forage/forage.json). A config's problems throw its ConfigError (all of
- * them, with positions); a missing or unreadable generated file throws a SettingsError.
+ * them, with positions); a generated file that is missing, unreadable, not JSON, or refused
+ * by the settings codec (another version, any field out of its schema) throws a SettingsError.
  */
 export async function loadSettings(file: SettingsFile): Promise<LoadedSettings> {
   if (basename(file.path) === "forage.json") {
@@ -58,27 +53,13 @@ function nothingFound(file: SettingsFile): string {
   );
 }
 
+/** A generated forage.json: parsed here, every field checked by the settings codec. */
 function readGeneratedSettings(path: string, text: string): Model {
-  let data: { version?: unknown; host?: Model["host"]; templates?: Record<string, unknown> };
+  let data: unknown;
   try {
-    data = JSON.parse(text) as typeof data;
+    data = JSON.parse(text);
   } catch (error) {
     throw new SettingsError(`${path} is not valid JSON (${error instanceof Error ? error.message : String(error)}): regenerate it with forage-ctl generate`);
   }
-  if (data.version !== runtimeSettingsVersion || data.host === undefined || data.templates === undefined) {
-    throw new SettingsError(`${path}: settings version ${String(data.version)} is not ${runtimeSettingsVersion}; regenerate it with this forage-ctl`);
-  }
-  type RawTemplate = Omit<Model["templates"][number], "agents" | "extraPackages"> & {
-    agents: Record<string, Omit<Model["templates"][number]["agents"][number], "package"> & { package: string }>;
-    extraPackages: string[];
-  };
-  const templates = Object.values(data.templates).map((t) => {
-    const template = t as RawTemplate;
-    return {
-      ...template,
-      agents: Object.values(template.agents).map((a) => ({ ...a, package: a.package.split(".") })),
-      extraPackages: template.extraPackages.map((p) => p.split(".")),
-    };
-  });
-  return { source: path, host: data.host, templates };
+  return decodeSettings(data, path);
 }

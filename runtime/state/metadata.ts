@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { networkPolicySchema } from "../../generator/policy/network/policy-schema.js";
 import { sandboxNamePattern } from "../core/names.js";
+import { templateNamePattern } from "../../generator/config/schema/names.js";
 
 /**
  * A sandbox's metadata, `<state>/sandboxes/<name>.json`. Everything needed to start, reset or
@@ -33,7 +34,7 @@ export const workspaceMountSchema = z.strictObject({
 
 /** A template mount (workspace.mounts): where it appears, and whether the sandbox may write it. */
 export const namedMountSchema = workspaceMountSchema.extend({
-  name: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
+  name: z.string().regex(templateNamePattern),
   containerPath: z.string().startsWith("/"),
   readOnly: z.boolean(),
 });
@@ -44,7 +45,7 @@ export type NamedMount = z.infer<typeof namedMountSchema>;
 export const sandboxMetadataSchema = z.strictObject({
   version: z.literal(1),
   name: z.string().regex(sandboxNamePattern),
-  template: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
+  template: z.string().regex(templateNamePattern),
   /** 1-254: host side <base>.N.1, sandbox <base>.N.2, container name f<N>. */
   slot: z.number().int().min(1).max(254),
   containerName: z.string().regex(/^f[0-9]{1,3}$/),

@@ -137,15 +137,13 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
     const stdin = new PassThrough();
     const script = 'trap "stty size; exit 5" WINCH; tty; stty size; while :; do sleep 0.1; done';
     const exec = remoteOperations(() => undefined, socket).exec(
-      "dmn",
-      ["sh", "-c", script],
+      { name: "dmn", command: ["sh", "-c", script], asRoot: false },
       {
         stdin,
         stdout: new Writable({ write: (chunk: Buffer, _encoding, done) => void (output.push(chunk), done()) }),
         stderr: process.stderr,
         terminal: { size: { rows: 30, cols: 90 }, term: "xterm", onResize: (listener) => void resizes.on("resize", listener) },
       },
-      false,
     );
     const text = (): string => Buffer.concat(output).toString();
     for (let i = 0; i < 100 && !text().includes("30 90"); i++) await new Promise((resolve) => setTimeout(resolve, 50));

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { daemonHello, request } from "../../runtime/daemon/client.js";
+import { daemonHello, sendRequest } from "../../runtime/daemon/client.js";
 import { cliPath } from "../cli/run-cli.js";
 import { isRoot, rootWithoutLoginSession, toolsAvailable } from "../support/tools.js";
 import { agentUid, type CliRun } from "./harness.js";
@@ -134,7 +134,7 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
     expect(await daemonHello(join(host.run, "daemon.sock"))).toEqual({ settings: config, pid: expect.any(Number) as number });
     expect(readFileSync(join(host.run, "daemon.log"), "utf8")).toContain(`settings from ${config}`);
     // Like every request, hello's arguments are checked: it takes none.
-    await expect(request("hello", { settings: "/etc/shadow" }, {}, join(host.run, "daemon.sock"))).rejects.toThrow(/^invalid hello request: /);
+    await expect(sendRequest({ op: "hello", args: { settings: "/etc/shadow" } }, {}, join(host.run, "daemon.sock"))).rejects.toThrow(/^invalid hello request: /);
   });
 
   it("exec, as printed, runs in the sandbox as the agent; what it writes to /workspace is in ./ws", async () => {

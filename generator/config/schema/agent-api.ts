@@ -14,7 +14,7 @@ export type ProviderName = (typeof providerNames)[number];
 const reservedHeaders = ["connection", "content-length", "host", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade"];
 
 /** An HTTP header name (RFC 9110 token), lower-case so lookups need no folding. */
-const headerName = z
+export const headerName = z
   .string()
   .regex(/^[a-z0-9!#$%&'*+.^_`|~-]{1,64}$/, { error: 'must be a lower-case HTTP header name, e.g. "x-api-key"' })
   .refine((name) => !reservedHeaders.includes(name), { error: `must not be a header that frames or routes the request (${reservedHeaders.join(", ")})` });
@@ -23,9 +23,18 @@ const headerName = z
  * A variable that points an agent at the proxy: it must look like one, so the wrappers, which
  * export these after the key, can never be made to set PATH, LD_PRELOAD, NODE_OPTIONS and the like.
  */
-const baseUrlVariable = envVarName.regex(/^[A-Z][A-Z0-9_]*_(URL|BASE|ENDPOINT|HOST)$/, {
+export const baseUrlVariable = envVarName.regex(/^[A-Z][A-Z0-9_]*_(URL|BASE|ENDPOINT|HOST)$/, {
   error: 'must be an upper-case variable ending in _URL, _BASE, _ENDPOINT or _HOST, e.g. "OPENAI_BASE_URL"',
 });
+
+/** The value of the header that carries the key, `{key}` standing for the key (e.g. "Bearer {key}"). */
+export const headerValue = z
+  .string()
+  .max(256)
+  .regex(/^[\x20-\x7e]*\{key\}[\x20-\x7e]*$/, { error: 'must contain {key} once, in printable ASCII, e.g. "Bearer {key}"' });
+
+/** What a base-URL variable appends to the agent's proxy URL: nothing, or a path such as "/v1". */
+export const baseUrlPath = z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/, { error: 'must be empty or a path such as "/v1"' });
 
 /** How the API proxy reaches and authenticates to the agent's provider. */
 export const agentApiSchema = z
@@ -41,14 +50,9 @@ export const agentApiSchema = z
       .optional()
       .describe("Where the proxy sends the agent's requests. Default: the provider's public API."),
     header: headerName.optional().describe('custom provider: the header that carries the key, e.g. "x-api-key".'),
-    value: z
-      .string()
-      .max(256)
-      .regex(/^[\x20-\x7e]*\{key\}[\x20-\x7e]*$/, { error: 'must contain {key} once, in printable ASCII, e.g. "Bearer {key}"' })
-      .optional()
-      .describe('custom provider: the header\'s value, with {key} where the key goes. Default: "{key}".'),
+    value: headerValue.optional().describe('custom provider: the header\'s value, with {key} where the key goes. Default: "{key}".'),
     baseUrlEnv: z
-      .record(baseUrlVariable, z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/, { error: 'must be empty or a path such as "/v1"' }))
+      .record(baseUrlVariable, baseUrlPath)
       .refine((variables) => Object.keys(variables).length >= 1, { error: "name at least one variable, or the agent will not find the proxy" })
       .optional()
       .describe('Variables that point the agent at the proxy, each with a path to append, e.g. { OPENAI_BASE_URL: "/v1" }. Default: the agent\'s preset.'),

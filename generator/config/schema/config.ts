@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { identitySchema } from "./identity.js";
+import { proxyUrlSchema } from "./proxy-url.js";
 import { absolutePath, interfaceName, secretName, sshPublicKey, templateName, unixUserName } from "./names.js";
 import { templateSchema, type Template } from "./template.js";
 
@@ -10,9 +11,6 @@ const monitorSchema = z
     autoRestart: z.boolean().default(false).describe("Restart sandboxes found unhealthy."),
   })
   .describe("Sandbox health monitor.");
-
-/** Where agents reach an API proxy (`proxy.url`, and the reference's spelling `proxyUrl`). */
-const proxyUrlSchema = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
 const proxySchema = z
   .strictObject({

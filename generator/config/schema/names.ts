@@ -5,8 +5,21 @@ import { z } from "zod";
  * message, because these messages are what a user reads next to `file:line:col`.
  */
 
+/**
+ * The rule for template, agent and mount names, unanchored, for patterns that embed a name
+ * (`-r NAME=PATH`, the proxy's `/<agent>/…` paths). Everything else uses templateNamePattern.
+ */
+export const templateNameSource = "[a-z][a-z0-9-]{0,31}";
+
+/**
+ * Template, agent and mount names: they become Nix attribute names, file names, wrapper binary
+ * names and URL path segments, so the config, the daemon, the state files and the proxy check one
+ * rule. @example templateNamePattern.test("claude-restricted") // true
+ */
+export const templateNamePattern = new RegExp(`^${templateNameSource}$`);
+
 /** Template and agent names become Nix attribute names, file names and wrapper binary names. */
-export const templateName = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, {
+export const templateName = z.string().regex(templateNamePattern, {
   error: "must be 1-32 characters of a-z, 0-9 and '-', starting with a letter (e.g. \"claude-restricted\")",
 });
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 
 /** Methods the proxy may forward; anything else (CONNECT, TRACE, …) is never proxied. */
 export const proxyMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+export type ProxyMethod = (typeof proxyMethods)[number];
 
 /** What a template's sandboxes may ask of their APIs through the proxy. */
 export const proxyFilterSchema = z

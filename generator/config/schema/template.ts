@@ -4,10 +4,12 @@ import { networkModes } from "../network-modes.js";
 import { protectedPaths } from "./protected-paths.js";
 import { agentSchema } from "./agent.js";
 import { allowList } from "./allow-entry.js";
-import { agentName, packageRef, templateName } from "./names.js";
+import { agentName, packageRef, templateName, templateNamePattern } from "./names.js";
 import { identitySchema } from "./identity.js";
 import { mountSchema, beadsSchema } from "./workspace.js";
 import { seccompSchema } from "./seccomp.js";
+import { sizePattern } from "./size-pattern.js";
+import { tmuxWindowSchema } from "./tmux-window.js";
 
 /*
  * Template fields carry no zod defaults: a template may `extends` another, and a default filled in
@@ -33,9 +35,6 @@ export const networkSchema = z
 /** systemd's word for "no limit"; a limit is lifted only when a template says so. */
 const unlimited = z.enum(["infinity"]);
 
-/** systemd-style bytes with an optional K/M/G/T suffix (memoryMax's grammar, without "infinity"). */
-const sizePattern = /^[1-9][0-9]{0,6}[KMGT]?$/;
-
 const resourceLimitsSchema = z
   .strictObject({
     cpuQuota: z
@@ -56,14 +55,6 @@ const resourceLimitsSchema = z
       .describe('Maximum number of tasks (processes and threads), systemd TasksMax=. Default: 4096. "infinity" lifts it (status shows it).'),
   })
   .describe("Resource limits applied to the whole sandbox (its cgroup, or its systemd unit). Default: 4G of memory, 4096 tasks.");
-
-const tmuxWindowSchema = z.strictObject({
-  name: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]{1,32}$/, { error: "must be 1-32 characters of letters, digits, '.', '_' and '-'" })
-    .describe("Window name shown in tmux's status line."),
-  command: z.string().min(1).max(4096).describe("Command run in the window, as the agent, in the workspace."),
-});
 
 export const templateSchema = z
   .strictObject({
@@ -99,7 +90,7 @@ export const templateSchema = z
     workspace: z
       .strictObject({
         mounts: z
-          .record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, { error: "mount names must be 1-32 characters of a-z, 0-9 and '-'" }), mountSchema)
+          .record(z.string().regex(templateNamePattern, { error: "mount names must be 1-32 characters of a-z, 0-9 and '-'" }), mountSchema)
           .optional()
           .describe("Extra workspaces by name: host paths or repositories mounted at chosen paths."),
         useBeads: beadsSchema.optional(),

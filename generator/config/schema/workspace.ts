@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { absolutePath, hostPath, packageRef, vcsName } from "./names.js";
+import { absolutePath, hostPath, packageRef, templateNameSource, vcsName } from "./names.js";
 
 /** One composable workspace mount: a host directory, or a repository checked out per sandbox. */
 export const mountSchema = z
@@ -8,7 +8,7 @@ export const mountSchema = z
     hostPath: hostPath.optional().describe("A host directory bound as is (direct mode)."),
     repo: z
       .string()
-      .regex(/^([a-z][a-z0-9-]{0,31}|\/.*)$/, { error: "must be a --repo name (a-z, 0-9, '-') or an absolute path" })
+      .regex(new RegExp(`^(${templateNameSource}|\\/.*)$`), { error: "must be a --repo name (a-z, 0-9, '-') or an absolute path" })
       .optional()
       .describe("Repository: a name given as `--repo NAME=PATH`, or an absolute path. Default: the `--repo` repository."),
     mode: z.enum(["jj", "git-worktree", "direct"]).optional().describe("How the repository is mounted; default: jj if it has .jj, else git-worktree."),

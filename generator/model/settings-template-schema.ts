@@ -1,0 +1,127 @@
+import { z } from "zod";
+import { networkModes } from "../config/network-modes.js";
+import { allowEntry } from "../config/schema/allow-entry.js";
+import { identitySchema } from "../config/schema/identity.js";
+import { absolutePath, agentName, hostPath, packageRef, templateName, templateNamePattern, vcsName } from "../config/schema/names.js";
+import { protectedPaths } from "../config/schema/protected-paths.js";
+import { proxyMethods } from "../config/schema/proxy-filter.js";
+import { allowableNames } from "../config/schema/seccomp.js";
+import { sizePattern } from "../config/schema/size-pattern.js";
+import { tmuxWindowSchema } from "../config/schema/tmux-window.js";
+import { parseAllowEntry } from "./allow-rule.js";
+import { settingsAgentSchema } from "./settings-agent-schema.js";
+import { keysAreNames } from "./settings-keys.js";
+
+/*
+ * forage.json's templates: TemplateModel as the generator resolved it (defaults applied, `extends`
+ * flattened), agents filed by name and packages as dotted attribute paths. Limits are the config
+ * schema's, widened only where the model derives a value (a list grown by the beads package, one
+ * tmux window per agent).
+ */
+
+/** An allowlist entry with its parts, which must be the parts of the entry (no second opinion on it). */
+const allowRuleSchema = z
+  .strictObject({
+    entry: allowEntry.describe('As written, e.g. "*.github.com:443".'),
+    host: z.string().describe('The name without "*." and port, e.g. "github.com".'),
+    wildcard: z.boolean().describe('True for "*.suffix": every name below host, not host itself.'),
+    port: z.number().int().min(1).max(65535).nullable().describe("The entry's port, or null for any."),
+  })
+  .refine(
+    (rule) => {
+      const parts = parseAllowEntry(rule.entry);
+      return parts.host === rule.host && parts.wildcard === rule.wildcard && parts.port === rule.port;
+    },
+    { error: "host, wildcard and port must be the parts of entry" },
+  );
+
+const mountSchema = z
+  .strictObject({
+    name: z.string().regex(templateNamePattern, { error: "mount names must be 1-32 characters of a-z, 0-9 and '-'" }).describe("The mount's name."),
+    containerPath: absolutePath.describe("Where the mount appears in the sandbox."),
+    hostPath: hostPath.nullable().describe("A host directory bound as is (direct mode), or null."),
+    // useBeads' repo is any string in the config (a mount's is a --repo name or an absolute path).
+    repo: z.string().nullable().describe("Repository: a --repo name or an absolute path; null: the --repo repository."),
+    mode: z.enum(["jj", "git-worktree", "direct"]).nullable().describe("How the mount is made; null: jj if the repository has .jj, else git-worktree."),
+    branch: vcsName.nullable().describe("Branch or bookmark checked out in this mount, or null."),
+    readOnly: z.boolean().describe("Mount read-only."),
+  })
+  .describe("A composable workspace mount (the beads mount included).");
+
+const resourceLimitsSchema = z
+  .strictObject({
+    cpuQuota: z
+      .string()
+      .regex(/^[1-9][0-9]{0,4}%$/, { error: 'must be a percentage of one CPU, e.g. "200%"' })
+      .nullable()
+      .describe("CPU quota as systemd CPUQuota=, or null."),
+    memoryMax: z.string().regex(sizePattern, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "4G"' }).nullable().describe("MemoryMax=; null: unlimited."),
+    tasksMax: z.number().int().min(16).max(1_000_000).nullable().describe("TasksMax=; null: unlimited."),
+  })
+  .describe("Resource limits of the whole sandbox.");
+
+const proxyFilterSchema = z
+  .strictObject({
+    methods: z.array(z.enum(proxyMethods)).min(1).max(proxyMethods.length).describe("HTTP methods forwarded, sorted."),
+    pathPrefixes: z
+      .array(
+        z
+          .string()
+          .max(256)
+          .regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/, { error: 'must be a URL path starting with "/"' })
+          .refine((path) => !path.split("/").includes(".."), { error: "must not contain '..'" }),
+      )
+      .min(1)
+      .max(64)
+      .describe("Upstream paths forwarded, by prefix, sorted."),
+    maxRequestBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024 * 1024)
+      .describe("Largest request body forwarded."),
+  })
+  .describe("Which requests the API proxy forwards for this template's sandboxes.");
+
+/** One resolved template, as forage.json holds it. */
+export const settingsTemplateSchema = z
+  .strictObject({
+    name: templateName.describe("The template's name; the key it is filed under."),
+    description: z
+      .string()
+      .max(200)
+      .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "must be one line without control characters" })
+      .describe("One line shown by `forage-ctl templates`; empty when none."),
+    agents: z.record(agentName, settingsAgentSchema).superRefine(keysAreNames).describe("Agents by name."),
+    // 256 extraPackages and the beads package.
+    extraPackages: z.array(packageRef).max(257).describe("Extra nixpkgs attribute paths, dotted, de-duplicated."),
+    network: z
+      .strictObject({
+        mode: z.enum(networkModes).describe("none: loopback only; restricted: only `allow`; full: NAT to the internet."),
+        allow: z.array(allowRuleSchema).max(512).describe("Hosts reachable in restricted mode."),
+        sni: z.boolean().describe("Also check TLS SNI / HTTP Host against `allow`."),
+      })
+      .describe("Network policy."),
+    readOnlyWorkspace: z.boolean().describe("Mount every workspace read-only."),
+    resourceLimits: resourceLimitsSchema,
+    initCommands: z.array(z.string().min(1).max(4096)).max(64).describe("Commands run as the agent in the workspace after start."),
+    agentIdentity: identitySchema,
+    mounts: z.array(mountSchema).describe("Extra workspaces, sorted by name."),
+    unprotectedPaths: z.array(z.enum(protectedPaths)).max(protectedPaths.length).describe("Protected workspace paths the agent may write, sorted."),
+    workspaceMaxSize: z.string().regex(sizePattern, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "10G"' }).nullable().describe("Disk limit of each workspace, or null."),
+    multiplexer: z.enum(["tmux", "wezterm"]).describe("Terminal multiplexer."),
+    // One window per agent when the template names none, and agents are not counted.
+    tmuxWindows: z.array(tmuxWindowSchema).describe("tmux windows to open."),
+    useProxy: z.boolean().describe("Send agents' API traffic through the host's API proxy."),
+    proxyFilter: proxyFilterSchema,
+    ssh: z.boolean().describe("Run sshd in the sandbox."),
+    seccomp: z
+      .strictObject({
+        allow: z
+          .array(z.enum(allowableNames as [string, ...string[]]))
+          .max(allowableNames.length)
+          .describe("Groups and syscalls allowed back, sorted."),
+      })
+      .describe("The seccomp filter's exceptions."),
+  })
+  .describe("A resolved sandbox template.");

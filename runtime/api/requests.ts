@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { sshPublicKey, templateName } from "../../generator/config/schema/names.js";
+import { allowEntry } from "../../generator/config/schema/allow-entry.js";
+import { networkModes } from "../../generator/config/network-modes.js";
+import { sandboxNamePattern } from "../core/names.js";
+import { snapshotNamePattern } from "../workspaces/snapshots.js";
+import { denyEntry } from "../../generator/policy/network/policy-schema.js";
+
+/*
+ * What the calls accept; the call table (calls.ts) says which call takes which. The CLI builds
+ * exactly these objects, the daemon parses what a client sends with them (everything a client
+ * sends is untrusted), and the in-process implementation takes the parsed result. Optional
+ * fields are exactOptional: JSON has no undefined, so neither has the request type.
+ */
+
+const name = z.string().regex(sandboxNamePattern).describe("the sandbox");
+const grace = z.number().int().min(0).max(3600).describe("seconds before processes are killed");
+/** A host path from a client: absolute, and no control characters (they end up in flags and logs). */
+const hostPath = z
+  .string()
+  .startsWith("/")
+  .max(4096)
+  .regex(/^[^\x00-\x1f\x7f]*$/, { error: "must not contain control characters" });
+
+export const upRequest = z.strictObject({
+  name,
+  template: templateName.describe("the template to create it from"),
+  workspace: hostPath.exactOptional().describe("-w DIR: a directory bound as is"),
+  repo: hostPath.exactOptional().describe("-r PATH: the default repository (a jj workspace or git worktree of it; as is with direct)"),
+  direct: z.boolean().exactOptional().describe("--direct: mount the repository as is"),
+  repos: z.record(templateName, hostPath).exactOptional().describe("-r NAME=PATH: repositories the template's mounts name"),
+  gitUser: z
+    .string()
+    .max(128)
+    .regex(/^[^\n\r<>]+$/)
+    .exactOptional()
+    .describe("author name of commits made in the sandbox"),
+  gitEmail: z
+    .string()
+    .max(254)
+    .regex(/^[^\s<>@]+@[^\s<>@]+$/)
+    .exactOptional()
+    .describe("author e-mail of commits made in the sandbox"),
+  sshKeyPath: hostPath.exactOptional().describe("host path of the agent's SSH private key (must belong to the configured user)"),
+  sshKeys: z.array(sshPublicKey).max(64).exactOptional().describe("SSH public keys that may log in, besides the configured ones"),
+  muxConfig: z.boolean().exactOptional().describe("mount the user's ~/.tmux.conf (default true)"),
+  runtime: z
+    .string()
+    .regex(/^[a-z-]{1,32}$/)
+    .exactOptional()
+    .describe("the runtime to use (see forage-ctl runtime)"),
+  timings: z.boolean().exactOptional().describe("time the phases of this up and return them (--timings)"),
+});
+
+export const execRequest = z.strictObject({
+  name,
+  command: z.array(z.string().max(65536)).min(1).max(4096).describe("argv run in the sandbox"),
+  asRoot: z.boolean().describe("as root instead of the agent (refused through the daemon)"),
+});
+
+const snapshotName = z.string().regex(snapshotNamePattern);
+const snapshotAction = z
+  .discriminatedUnion("kind", [
+    z.strictObject({ kind: z.literal("create"), snapshot: snapshotName }),
+    z.strictObject({ kind: z.literal("list") }),
+    z.strictObject({ kind: z.literal("restore"), snapshot: snapshotName }),
+  ])
+  .describe("create (returns it), list, or restore a snapshot");
+
+const networkChange = z
+  .strictObject({
+    mode: z.enum(networkModes).exactOptional().describe("the new mode"),
+    allow: z.array(allowEntry).max(512).exactOptional().describe("entries added to the allowlist"),
+    deny: z.array(denyEntry).max(512).exactOptional().describe("names added to the denylist"),
+    sni: z.boolean().exactOptional().describe("check TLS SNI / HTTP Host against the allowlist (restricted mode)"),
+    reset: z.boolean().exactOptional().describe("start again from the template's policy, then apply the rest"),
+  })
+  .nullable()
+  .describe("the change to apply first, or null to only show the network");
+
+/** A call about one sandbox, and nothing else (status, start, reset, auditLog, denials). */
+export const sandboxRequest = z.strictObject({ name });
+/** Stopping a sandbox (stop, down): which, and how long its processes get. */
+export const stopRequest = z.strictObject({ name, grace });
+export const logsRequest = z.strictObject({ name, lines: z.number().int().min(1).max(100_000).describe("lines per window") });
+export const gcRequest = z.strictObject({ force: z.boolean().describe("remove what is found (else only list it)") });
+export const snapshotRequest = z.strictObject({ name, action: snapshotAction });
+export const networkRequest = z.strictObject({ name, change: networkChange });
+/** A call that takes nothing (list, and the daemon's own calls). */
+export const noRequest = z.strictObject({});

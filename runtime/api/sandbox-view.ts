@@ -1,0 +1,36 @@
+import type { PhaseTiming } from "../core/phase-clock.js";
+import type { SeccompStatus } from "../seccomp/status.js";
+
+/** One sandbox as ps and status show it. */
+export interface SandboxView {
+  name: string;
+  template: string;
+  address: string;
+  workspaceMode: string;
+  /** The jj workspace or git branch the sandbox works on, or null for a directory as is. */
+  workspaceVcs: string | null;
+  /** nspawn (host /usr) or nspawn-nix (the template's NixOS system). */
+  runtime: string;
+  workspace: string;
+  status: "running" | "no-session" | "stopped";
+  slot: number;
+  containerName: string;
+  startedAt: string | null;
+  createdAt: string;
+  pid: number | null;
+  /** The agent user inside, who SSH logs in as. */
+  user: string;
+  /** The sandbox's pinned SSH host key ("ssh-ed25519 AAAA…"), or null without SSH. */
+  sshHostKey: string | null;
+  /** The template's resource limits (null: lifted with "infinity"), or null when the template is gone. */
+  resourceLimits: { cpuQuota: string | null; memoryMax: string | null; tasksMax: number | null } | null;
+  /** The primary workspace's disk limit (workspace.maxSize) and its use now (null: not known), or null without one. */
+  workspaceDisk: { limitBytes: number; usedBytes: number | null } | null;
+  /** The seccomp filter: what it allows back, a warning when that is anything, what it refused. */
+  seccomp: SeccompStatus;
+}
+
+/** What `up` answers: the new sandbox, and with `timings`, where the time went. */
+export interface UpResult extends SandboxView {
+  timings?: { phases: PhaseTiming[]; totalMs: number };
+}

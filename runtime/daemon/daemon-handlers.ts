@@ -1,0 +1,111 @@
+import { realpath } from "node:fs/promises";
+import type { EventEmitter } from "node:events";
+import type { PassThrough } from "node:stream";
+import { Writable } from "node:stream";
+import { dropUndefined } from "../../generator/lib/drop-undefined.js";
+import type { DaemonHello, RequestMethods, Op } from "../api/calls.js";
+import type { ExecStreams, RelayedTerminal } from "../api/exec-streams.js";
+import type { Operations } from "../api/operations.js";
+import type { RuntimeContext } from "../core/context.js";
+import { SandboxError } from "../core/errors.js";
+import { requirePinnedDirectory } from "../nspawn/pinned-path.js";
+import { readProxyStatus } from "../proxy/proxy-status.js";
+import type { TerminalSize } from "../sandbox/terminal.js";
+import { execRelay, type ExecRelay, type ServerMessage } from "./protocol.js";
+
+/** Who this daemon serves: the owner of the workspaces it mounts, and what `hello` answers. */
+export interface Served {
+  ownerUid: number;
+  hello: DaemonHello;
+  /** Stops the daemon once the current answer is sent (`shutdown`). */
+  stop: () => void;
+}
+
+/** One client's connection, as the calls it makes see it. */
+export interface Connection {
+  send(message: ServerMessage): void;
+  /** What the client sends an exec's command: its stdin. */
+  stdin: PassThrough;
+  /** The sizes of a relayed terminal, and the client going away. */
+  resizes: EventEmitter<{ resize: [TerminalSize]; hangUp: [] }>;
+  /** The request's `streams` field as the client sent it (exec only; parsed there). */
+  relay: unknown;
+}
+
+/**
+ * How the daemon answers each call of the table: the in-process operations, with what only the
+ * daemon does around them. Its clients are root or the configured user, so: `up` mounts only the
+ * user's own directories, `exec` is never root in a sandbox and relays its streams over the
+ * connection, and `hello`, `proxyStatus` and `shutdown` are about the daemon itself.
+ */
+export function daemonHandlers(context: RuntimeContext, served: Served, connection: Connection, operations: Operations): RequestMethods<Op> {
+  return {
+    ...operations,
+    async up(request) {
+      for (const path of [request.workspace, request.repo, ...Object.values(request.repos ?? {})]) {
+        if (path !== undefined) await requireOwnedWorkspace(path, served.ownerUid);
+      }
+      return operations.up(request, (step) => connection.send({ progress: step }));
+    },
+    async exec(request) {
+      // Root in a sandbox (no user namespace) could remount the host's /usr read-write: the
+      // daemon never hands that to its clients, who need not be root. `sudo forage-ctl shell` can.
+      if (request.asRoot) throw new SandboxError("a root shell in a sandbox is for root only: run it with sudo (forage-ctl shell)", "usage");
+      return operations.exec(request, relayedStreams(parseRelay(connection.relay), connection));
+    },
+    // The proxy's health and counters (it may run in this daemon or as forage-ctl proxy).
+    proxyStatus: async () => (await readProxyStatus(context.paths)) ?? null,
+    hello: async () => served.hello,
+    async shutdown() {
+      served.stop();
+      return "stopping";
+    },
+  };
+}
+
+/**
+ * A client of the daemon is root or in the user's group, not necessarily the user: it may only
+ * mount a workspace the configured user owns (after resolving symlinks), never an arbitrary
+ * host directory the daemon could reach as root.
+ */
+async function requireOwnedWorkspace(path: string, ownerUid: number): Promise<void> {
+  const real = await realpath(path).catch(() => undefined);
+  if (real === undefined) throw new SandboxError(`workspace ${path} is not an existing directory`, "usage");
+  // Checked through a descriptor (no link on the way); up checks again the same way, and binds what it checked.
+  await requirePinnedDirectory(real, [ownerUid]).catch((error: unknown) => {
+    throw new SandboxError(
+      `workspace ${path} is not owned by the configured user (uid ${ownerUid}) as a directory reached without links (${error instanceof Error ? error.message : String(error)}); the daemon only mounts the user's own directories`,
+      "usage",
+    );
+  });
+}
+
+function parseRelay(raw: unknown): ExecRelay {
+  const parsed = execRelay.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new SandboxError(`invalid exec request: streams.${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`, "usage");
+}
+
+/** The exec's streams over the connection: stdin if the client sends it, output as events. */
+function relayedStreams(relay: ExecRelay, connection: Connection): ExecStreams {
+  return dropUndefined({
+    stdin: relay.stdin ? connection.stdin : null,
+    stdout: chunkWriter((data) => connection.send({ stdout: data })),
+    stderr: chunkWriter((data) => connection.send({ stderr: data })),
+    terminal: relay.terminal === undefined ? undefined : relayedTerminal(relay.terminal, connection),
+  });
+}
+
+function relayedTerminal(requested: { size: TerminalSize; term: string }, connection: Connection): RelayedTerminal {
+  return { ...requested, onResize: (listener) => void connection.resizes.on("resize", listener), onHangUp: (listener) => void connection.resizes.once("hangUp", listener) };
+}
+
+function chunkWriter(emit: (base64: string) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      emit(chunk.toString("base64"));
+      done();
+    },
+  });
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { calls, isOp, parseRequest, plainOperations, type Op } from "../../../runtime/api/calls.js";
+import { cases } from "../daemon/call-fixture.js";
+
+/** A valid request for every call: the operations' cases, and the daemon's own calls (they take none). */
+const validRequest = (op: Op): object => (op === "proxyStatus" || op === "hello" || op === "shutdown" ? {} : cases[op].request);
+const allOps = Object.keys(calls).filter(isOp);
+
+describe("the call table", () => {
+  it("declares every operation once, and streams only up (progress) and exec (streams and terminal)", () => {
+    expect(allOps).toEqual(["up", "down", "list", "status", "start", "stop", "reset", "auditLog", "logs", "gc", "exec", "snapshot", "network", "denials", "proxyStatus", "hello", "shutdown"]);
+    expect(allOps.filter((op) => calls[op].streams !== "none").map((op) => [op, calls[op].streams])).toEqual([
+      ["up", "progress"],
+      ["exec", "exec"],
+    ]);
+    expect(plainOperations).toEqual(["down", "list", "status", "start", "stop", "reset", "auditLog", "logs", "gc", "snapshot", "network", "denials"]);
+  });
+
+  it.each(allOps)("%s: takes its valid request as it is", (op) => {
+    expect(parseRequest(op, validRequest(op))).toEqual(validRequest(op));
+  });
+
+  it.each(allOps)("%s: refuses a field it does not take, naming the call", (op) => {
+    expect(() => parseRequest(op, { ...validRequest(op), extra: 1 })).toThrow(new RegExp(`^invalid ${op} request: `));
+  });
+
+  it("refuses a request that fails its schema as a usage error naming the field and the limit", () => {
+    expect(() => parseRequest("logs", { name: "demo", lines: 0 })).toThrow(expect.objectContaining({ kind: "usage", message: "invalid logs request: lines Too small: expected number to be >=1" }));
+    expect(() => parseRequest("network", { name: "demo", change: { mode: "open" } })).toThrow(/^invalid network request: change\.mode /);
+  });
+
+  it("treats a missing request as an empty one (a call that takes nothing)", () => {
+    expect(parseRequest("list", undefined)).toEqual({});
+    expect(() => parseRequest("status", undefined)).toThrow(/^invalid status request: name /);
+  });
+
+  it("knows only its own calls as operations, not what every object has", () => {
+    expect(["toString", "constructor", "__proto__", "via"].filter(isOp)).toEqual([]);
+  });
+});

@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../../generator/config/load-config.js";
+import { resolveModel } from "../../../generator/model/resolve.js";
+import { methodsFor, plainOperations, type OperationName, type PlainOperation, type Request, type Result } from "../../../runtime/api/calls.js";
+import type { ExecStreams } from "../../../runtime/api/exec-streams.js";
+import type { Operations } from "../../../runtime/api/operations.js";
+import type { SandboxView } from "../../../runtime/api/sandbox-view.js";
+import type { RuntimeContext } from "../../../runtime/core/context.js";
+import { runtimePaths } from "../../../runtime/core/paths.js";
+import { callServer, type DaemonServer } from "../../../runtime/daemon/server.js";
+
+/*
+ * The daemon's dispatch (callServer, daemonHandlers) on a unix socket in a temp dir, in front of
+ * a fake of the in-process operations: it stands in for localOperations, which needs root and
+ * real sandboxes (test/integration/daemon.test.ts drives those). The fake records the requests
+ * it is handed and answers each operation's canned result.
+ */
+
+const view: SandboxView = {
+  name: "demo",
+  template: "coder",
+  address: "10.100.3.2",
+  workspaceMode: "direct",
+  workspaceVcs: null,
+  runtime: "nspawn",
+  workspace: "/home/someone/demo",
+  status: "running",
+  slot: 3,
+  containerName: "f3",
+  startedAt: "2026-11-21T00:00:00.000Z",
+  createdAt: "2026-11-21T00:00:00.000Z",
+  pid: 4242,
+  user: "agent",
+  sshHostKey: null,
+  resourceLimits: { cpuQuota: null, memoryMax: "4G", tasksMax: 4096 },
+  workspaceDisk: null,
+  seccomp: { allowed: [], warning: null, refused: null },
+};
+
+/** One request per operation (valid for its schema), and what the fake answers it. */
+export const cases: { [K in OperationName]: { request: Request<K>; result: Result<K> } } = {
+  up: {
+    request: { name: "demo", template: "coder", gitUser: "Some One", muxConfig: false, timings: true },
+    result: { ...view, timings: { phases: [{ phase: "root", startMs: 0, ms: 12 }], totalMs: 15 } },
+  },
+  down: { request: { name: "demo", grace: 10 }, result: undefined },
+  list: { request: {}, result: [view] },
+  status: { request: { name: "demo" }, result: view },
+  start: { request: { name: "demo" }, result: undefined },
+  stop: { request: { name: "demo", grace: 0 }, result: undefined },
+  reset: { request: { name: "demo" }, result: undefined },
+  auditLog: { request: { name: "demo" }, result: [{ time: "2026-11-21T00:00:00.000Z", sandbox: "demo", event: "exec", detail: "id (1 args)", exitCode: 0 }] },
+  logs: { request: { name: "demo", lines: 50 }, result: [{ window: "claude", lines: ["hello"] }] },
+  gc: { request: { force: true }, result: [{ kind: "lock file", name: "old", detail: "/var/lib/forage/old.lock" }] },
+  exec: { request: { name: "demo", command: ["tr", "a-z", "A-Z"], asRoot: false }, result: 7 },
+  snapshot: { request: { name: "demo", action: { kind: "create", snapshot: "before" } }, result: [{ name: "before", commit: "0123456789abcdef", createdAt: "2026-11-21T00:00:00.000Z" }] },
+  network: {
+    request: { name: "demo", change: { mode: "restricted", allow: ["example.org:443"], sni: true } },
+    result: {
+      name: "demo",
+      policy: { mode: "restricted", allow: ["example.org:443"], deny: [], sni: true },
+      templatePolicy: { mode: "none", allow: [], deny: [], sni: false },
+      running: false,
+      guard: null,
+    },
+  },
+  denials: { request: { name: "demo" }, result: [{ time: "2026-11-21T00:00:00.000Z", kind: "dns", name: "evil.example", rule: "not in allow", count: 1 }] },
+};
+
+/** What the fake operations were handed, in order: the operation and its request. */
+export type Seen = [OperationName, unknown][];
+
+/**
+ * Fake in-process operations answering `cases`. Plain operations warn through the request's
+ * context (as the real ones do); up reports a progress step; exec relays stdin upper-cased.
+ */
+export function fakeOperations(context: RuntimeContext, seen: Seen): Operations {
+  const answer = <K extends PlainOperation>(op: K) =>
+    async function (request: Request<K>): Promise<Result<K>> {
+      seen.push([op, request]);
+      context.warn(`${op} was asked`);
+      return cases[op].result;
+    };
+  return {
+    via: "in-process",
+    ...methodsFor(plainOperations, answer),
+    async up(request, progress) {
+      seen.push(["up", request]);
+      progress?.("booting");
+      return cases.up.result;
+    },
+    async exec(request, streams) {
+      seen.push(["exec", request]);
+      return fakeExec(streams);
+    },
+  };
+}
+
+/** Upper-cases stdin to stdout; with a terminal, says its size and exits with the rows of the first resize. */
+async function fakeExec(streams: ExecStreams): Promise<number> {
+  const { terminal } = streams;
+  if (terminal !== undefined) {
+    const resized = new Promise<number>((resolve) => terminal.onResize((size) => resolve(size.rows)));
+    streams.stdout.write(`${terminal.term} ${terminal.size.rows}x${terminal.size.cols}\n`);
+    return resized;
+  }
+  let input = "";
+  for await (const chunk of streams.stdin ?? []) input += String(chunk);
+  streams.stdout.write(input.toUpperCase());
+  streams.stderr.write("on stderr\n");
+  return cases.exec.result;
+}
+
+/** A call server on a socket in a fresh temp dir, its fake's record, and what shutdown did. */
+export interface CallFixture {
+  socket: string;
+  dir: string;
+  seen: Seen;
+  log: string[];
+  stops: number;
+  server: DaemonServer;
+  close(): Promise<void>;
+}
+
+/** Starts callServer on a temp socket; `ownerUid` is the user whose workspaces up may mount. */
+export async function startCallServer(ownerUid: number): Promise<CallFixture> {
+  const dir = mkdtempSync(join(tmpdir(), "forage-calls-"));
+  const config = join(dir, "forage.yaml");
+  writeFileSync(config, "user: nobody\ntemplates:\n  coder:\n    agents: { sh: { package: bash, executable: bash } }\n");
+  const settings = resolveModel((await loadConfig(config)).config, config);
+  const context: RuntimeContext = { settings, paths: runtimePaths(join(dir, "state"), {}), warn: () => undefined };
+  const fixture: Omit<CallFixture, "server" | "close"> = { socket: join(dir, "daemon.sock"), dir, seen: [], log: [], stops: 0 };
+  const served = { ownerUid, hello: { settings: config, pid: process.pid }, stop: () => void fixture.stops++ };
+  const server = callServer(context, (line) => void fixture.log.push(line), { served, operations: (requestContext) => fakeOperations(requestContext, fixture.seen) });
+  await new Promise<void>((resolve) => server.listener.listen(fixture.socket, resolve));
+  return Object.assign(fixture, {
+    server,
+    close: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  });
+}
