@@ -1,6 +1,7 @@
-import { printNftElements, printNftFlushSets, type NftElement, type NftSet, type NftTableRef } from "../../generator/emit/nft/index.js";
+import type { NftElement, NftSet, NftTableRef } from "../../generator/emit/nft/index.js";
 import type { ResolvedAddress } from "./dns/dns-filter.js";
-import type { NftWriter } from "./nft-writer.js";
+import type { SetElementOp } from "./set-element-request.js";
+import type { SetElementWriter } from "./set-element-writer.js";
 import { maxTtl } from "./dns/dns-filter.js";
 import { allowedSetOf, allowedSets } from "../../generator/policy/network/policy-sets.js";
 
@@ -13,10 +14,10 @@ export const admitFloorSeconds = 300;
 /** Slack between an element's end and the end of a client's cache of the answer. */
 const renewMarginMs = 5000;
 
-/** A table and the writer that loads scripts into it (in its namespace). */
+/** A table and the writer of its sets' elements (in its namespace). */
 export interface TableWriter {
   table: NftTableRef;
-  writer: Pick<NftWriter, "run" | "warm">;
+  writer: Pick<SetElementWriter, "run" | "warm">;
 }
 
 /** An address (with its ports) admitted to the sandbox's allowed sets, and what it was resolved for. */
@@ -32,8 +33,8 @@ export interface AdmittedAddress {
  * Keeps the sandbox's allowed sets filled with what its DNS filter resolved. An element is
  * written only when it is new (added) or would end before a client's cache of the answer (its
  * timeout renewed by add + delete + add in one nft transaction), so repeated answers mostly cost
- * no nft call. Each table has its long-lived writer (nft-writer.ts); each admit resolves once its
- * own write is committed in both.
+ * no write. Each table has its long-lived writer (set-element-writer.ts); each admit resolves
+ * once its own write is committed in both.
  */
 export class AllowedAddresses {
   private readonly expiry = new Map<string, number>();
@@ -59,8 +60,8 @@ export class AllowedAddresses {
   /** Writes to the in-sandbox table that failed (it was flushed inside, or the mode has no sets). */
   mirrorFailures = 0;
 
-  /** Admits the addresses before returning; throws if nft refused the write. */
-  async admit(addresses: readonly ResolvedAddress[], before?: (table: NftTableRef) => string): Promise<void> {
+  /** Admits the addresses before returning; throws if the host's table refused them. `before`: ops of the same transaction, first. */
+  async admit(addresses: readonly ResolvedAddress[], before: readonly SetElementOp[] = []): Promise<void> {
     const now = this.now();
     const writes = new Map<NftSet, { fresh: NftElement[]; renewed: NftElement[] }>();
     const expiries = new Map<string, number>();
@@ -81,14 +82,12 @@ export class AllowedAddresses {
       }
       this.admitted.set(resolved.address, { name: resolved.name, chain: resolved.chain, ports: resolved.ports, expiresAt: now + timeout * 1000 });
     }
-    if (writes.size === 0 && before === undefined) return;
-    const script = (table: NftTableRef): string =>
-      (before?.(table) ?? "") +
-      [...writes].map(([set, { fresh, renewed }]) => (fresh.length > 0 ? printNftElements(table, set, fresh) : "") + (renewed.length > 0 ? renewal(table, set, renewed) : "")).join("");
+    const ops = [...before, ...[...writes].flatMap(([set, { fresh, renewed }]) => [...(fresh.length > 0 ? [add(set, fresh)] : []), ...(renewed.length > 0 ? renewal(set, renewed) : [])])];
+    if (ops.length === 0) return;
     const mirror = this.mirror;
     // The in-sandbox table drops what it does not list, so the answer waits for both writes.
-    const mirrored = mirror === null ? Promise.resolve() : mirror.writer.run(script(mirror.table)).catch(() => void this.mirrorFailures++);
-    await Promise.all([this.host.writer.run(script(this.host.table)), mirrored]);
+    const mirrored = mirror === null ? Promise.resolve() : mirror.writer.run(mirror.table, ops).catch(() => void this.mirrorFailures++);
+    await Promise.all([this.host.writer.run(this.host.table, ops), mirrored]);
     for (const [key, expiresAt] of expiries) this.expiry.set(key, expiresAt);
   }
 
@@ -117,8 +116,10 @@ export class AllowedAddresses {
       again.push({ address, family: address.includes(":") ? 6 : 4, ports, ttl: Math.ceil((admitted.expiresAt - now) / 1000), name: admitted.name, chain: admitted.chain });
     }
     if (!hasSets) return;
-    const flush = (table: NftTableRef): string => printNftFlushSets(table, Object.values(allowedSets));
-    await this.admit(again, flush);
+    await this.admit(
+      again,
+      Object.values(allowedSets).map((set): SetElementOp => ({ op: "flush", set })),
+    );
   }
 
   /** Drops what expired from memory (the kernel drops its elements itself). */
@@ -134,10 +135,14 @@ function elementsOf(resolved: ResolvedAddress): { set: NftSet; value: NftElement
   return resolved.ports.map((port) => ({ set: allowedSetOf(resolved.family, true), value: [resolved.address, port] }));
 }
 
+function add(set: NftSet, elements: NftElement[]): SetElementOp {
+  return { op: "add", set, elements };
+}
+
 /**
- * add (a no-op when present) + delete + add with the timeoutMs: nft cannot change an element's
- * timeout in place, and one transaction leaves no moment without the element.
+ * add (a no-op when present) + delete + add with the new timeout: an element's timeout cannot be
+ * changed in place, and one transaction leaves no moment without the element.
  */
-function renewal(table: NftTableRef, set: NftSet, elements: NftElement[]): string {
-  return printNftElements(table, set, elements) + printNftElements(table, set, elements, "delete") + printNftElements(table, set, elements);
+function renewal(set: NftSet, elements: NftElement[]): SetElementOp[] {
+  return [add(set, elements), { op: "delete", set, elements }, add(set, elements)];
 }

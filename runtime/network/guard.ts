@@ -4,7 +4,7 @@ import { sandboxNetworkPath } from "../core/paths.js";
 import type { Socket } from "node:net";
 import { readMetadata } from "../state/metadata-store.js";
 import { AllowedAddresses } from "./allowed-addresses.js";
-import { NftWriter } from "./nft-writer.js";
+import { SetElementWriter } from "./set-element-writer.js";
 import { DenialPoller, type DescribeRefusal } from "./denial-poller.js";
 import { DenialLog, RefusalTally } from "./denials.js";
 import { chainVerdict } from "../../generator/policy/network/chain-verdict.js";
@@ -50,8 +50,8 @@ export async function runGuard(spec: GuardSpec, link: SandboxLink, listeners: Gu
   let policy = await readPolicy(spec);
   const upstream: UpstreamResolver = spec.upstream === null ? await systemResolver() : parseUpstream(spec.upstream);
   const table = hostPolicyTableRef(link);
-  const mirror = spec.namespace === null ? null : { table: inSandboxTableRef, writer: new NftWriter(["nsenter", `--net=${spec.namespace}`, "--", "nft", "-i"]) };
-  const allowed = new AllowedAddresses({ table, writer: new NftWriter(["nft", "-i"]) }, mirror);
+  const mirror = spec.namespace === null ? null : { table: inSandboxTableRef, writer: new SetElementWriter(spec.namespace) };
+  const allowed = new AllowedAddresses({ table, writer: new SetElementWriter(null) }, mirror);
   const directory = sandboxNetworkPath(spec.paths, spec.sandbox);
   const log = new DenialLog(directory);
   const tally = new RefusalTally();
@@ -87,7 +87,7 @@ export async function runGuard(spec: GuardSpec, link: SandboxLink, listeners: Gu
       // A sandbox flooding its resolver gets silence, not an ever longer queue on the host.
       if (inFlight >= maxQueriesInFlight) return null;
       inFlight++;
-      // The nft writers start while upstream answers, not after (the first admission waits for them).
+      // The set-element writers start while upstream answers, not after (the first admission waits for them).
       if (policy.mode === "restricted") allowed.warm();
       return filterDnsMessage(dnsDeps, message, transport).finally(() => inFlight--);
     },

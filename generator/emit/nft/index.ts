@@ -12,5 +12,4 @@
 export type * from "./ast.js";
 export { NftValidationError } from "./errors.js";
 export { printNftDeleteTable, printNftElements, printNftFlushSets, printNftTable, renderNftFile, type NftPrintOptions } from "./print.js";
-export { printNftLine } from "./print-line.js";
 export { validateNftTable } from "./validate.js";

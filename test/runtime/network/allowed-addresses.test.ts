@@ -6,18 +6,18 @@ import { inSandboxTable, inSandboxTableRef } from "../../../generator/policy/net
 import { sandboxLink } from "../../../generator/policy/network/sandbox-link.js";
 import { AllowedAddresses } from "../../../runtime/network/allowed-addresses.js";
 import type { ResolvedAddress } from "../../../runtime/network/dns/dns-filter.js";
-import { NftWriter } from "../../../runtime/network/nft-writer.js";
+import { SetElementWriter } from "../../../runtime/network/set-element-writer.js";
 import { isRoot, toolsAvailable } from "../../support/tools.js";
 
 // The allowed sets of a host-side and an in-sandbox table, each loaded in a network namespace
-// this test makes (standing in for the host's and the sandbox's), filled through real nft.
-const tools = toolsAvailable("nft", "ip", "nsenter");
+// this test makes (standing in for the host's and the sandbox's), filled by the real writer.
+const tools = toolsAvailable("nft", "ip");
 const hostNs = `fah${process.pid % 100_000}`;
 const sandboxNs = `fas${process.pid % 100_000}`;
 const link = sandboxLink(7, "10.100");
 const nft = (namespace: string, ...args: string[]): string => execFileSync("ip", ["netns", "exec", namespace, "nft", ...args], { encoding: "utf8" });
 const load = (namespace: string, script: string): string => execFileSync("ip", ["netns", "exec", namespace, "nft", "-f", "-"], { input: script, encoding: "utf8" });
-const writer = (namespace: string): NftWriter => new NftWriter(["nsenter", `--net=/run/netns/${namespace}`, "--", "nft", "-i"]);
+const writer = (namespace: string): SetElementWriter => new SetElementWriter(`/run/netns/${namespace}`);
 const resolved = (address: string, ports: number[] | null = null, ttl = 60): ResolvedAddress => ({ address, family: address.includes(":") ? 6 : 4, ports, ttl, name: "api.example", chain: [] });
 
 describe.skipIf(!tools.run || !isRoot())("the addresses admitted to a sandbox's allowed sets", () => {
@@ -77,6 +77,6 @@ describe.skipIf(!tools.run || !isRoot())("the addresses admitted to a sandbox's 
 
   it("fail the admission when the host's table refuses it, so no answer goes out", async () => {
     load(hostNs, "table inet forage_f7\ndelete table inet forage_f7\n");
-    await expect(allowed.admit([resolved("192.0.2.30")])).rejects.toThrow(/nft refused/);
+    await expect(allowed.admit([resolved("192.0.2.30")])).rejects.toThrow(/refused/);
   });
 });
