@@ -109,7 +109,8 @@ class Session {
     this.child.on("error", (error) => this.die(error.message));
     // After exit and the end of its output: the answers it still held are read first.
     this.child.on("close", (code, signal) => this.die(`forage-set-elements exited (${signal ?? String(code)})${this.stderr === "" ? "" : `: ${this.stderr.trim()}`}`));
-    this.child.stdin?.on("error", (error) => this.die(error.message));
+    // A write to a process that is gone (EPIPE): its close, which follows, says why and fails what was in flight.
+    this.child.stdin?.on("error", () => undefined);
     this.waitIdle();
   }
 
