@@ -9,7 +9,8 @@ import { withLock } from "../state/lock.js";
 import { readDenials, type DenialRecord } from "./denials.js";
 import { guardStatusFile, type GuardStatus } from "./guard-status.js";
 import { isOurGuard } from "./guard-process.js";
-import { networkPolicySchema, templatePolicy, type NetworkPolicy } from "./network-policy.js";
+import { templatePolicy } from "../../generator/policy/network/policy-rules.js";
+import { networkPolicySchema, type NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
 import { changeNetwork, policyOf } from "./sandbox-network.js";
 
 /** A change asked with `forage-ctl network`: entries are added to the lists in force. */

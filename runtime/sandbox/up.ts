@@ -1,4 +1,4 @@
-import { templatePolicy } from "../network/network-policy.js";
+import { templatePolicy } from "../../generator/policy/network/policy-rules.js";
 import { syncInSandboxTable } from "../network/sandbox-network.js";
 import { stat } from "node:fs/promises";
 import { sshPublicKey } from "../../generator/config/schema/names.js";
