@@ -54,7 +54,10 @@ if (command === "throughput") {
   const samples = [];
   let id = 0;
   let sentAt = 0;
+  // A lost or refused query ends the run with an error instead of waiting forever.
+  let timer;
   const ask = () => {
+    clearTimeout(timer);
     if (samples.length === count) {
       samples.sort((x, y) => x - y);
       socket.close();
@@ -62,6 +65,10 @@ if (command === "throughput") {
     }
     id = (id + 1) & 0xffff;
     sentAt = performance.now();
+    timer = setTimeout(() => {
+      done({ error: `no answer in 5 s to query ${samples.length}` });
+      process.exit(1);
+    }, 5000);
     socket.send(dnsPacket.encode({ id, type: "query", flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: "A", name: b.replace("%d", String(samples.length)) }] }), 53, a);
   };
   socket.on("message", (message) => {

@@ -48,8 +48,9 @@ buildNpmPackage {
   };
   npmConfigHook = importNpmLock.npmConfigHook;
   npmBuildScript = "build";
-  # `build` also compiles native/forage-enter.c with stdenv's cc, statically (it runs inside
-  # sandbox roots that share nothing with the host's libraries): that needs glibc's static libc.
+  # `build` also compiles the native helpers (native/*.c) with stdenv's cc, statically (forage-enter
+  # runs inside sandbox roots that share nothing with the host's libraries): that needs glibc's
+  # static libc.
   buildInputs = [ glibc.static ];
   meta = {
     description = "Disposable, network-restricted sandboxes for AI coding agents";

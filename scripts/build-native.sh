@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Builds Forage's native helper (native/forage-enter.c, filter.c, join.c) into dist/native/, statically linked so it
-# runs inside any sandbox root (the host's /usr or a NixOS system). Needs a C compiler and a static
-# libc (Debian: gcc libc6-dev, which scripts/install.sh installs). CC overrides the compiler.
+# Builds Forage's native helpers into dist/native/, statically linked: forage-enter (native/
+# forage-enter.c, filter.c, join.c: the way into a sandbox, which also runs inside any sandbox
+# root, the host's /usr or a NixOS system) and forage-set-elements (native/forage-set-elements.c:
+# the network guard's writer of set elements). Needs a C compiler, a static libc and the kernel's
+# UAPI headers (Debian: gcc libc6-dev, which scripts/install.sh installs). CC overrides the compiler.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p dist/native
-"${CC:-gcc}" -static -O2 -Wall -Wextra -Werror -o dist/native/forage-enter.tmp native/forage-enter.c native/filter.c native/join.c
-mv dist/native/forage-enter.tmp dist/native/forage-enter
+build() {
+  local helper="$1"
+  shift
+  "${CC:-gcc}" -static -O2 -Wall -Wextra -Werror -o "dist/native/$helper.tmp" "$@"
+  mv "dist/native/$helper.tmp" "dist/native/$helper"
+}
+build forage-enter native/forage-enter.c native/filter.c native/join.c
+build forage-set-elements native/forage-set-elements.c

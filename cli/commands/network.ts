@@ -4,7 +4,7 @@ import { allowEntry } from "../../generator/config/schema/allow-entry.js";
 import { networkModes } from "../../generator/config/network-modes.js";
 import type { DenialRecord } from "../../runtime/network/denials.js";
 import type { NetworkView } from "../../runtime/sandbox/network-operations.js";
-import { denyEntry } from "../../runtime/network/network-policy.js";
+import { denyEntry } from "../../generator/policy/network/policy-schema.js";
 import type { Request } from "../../runtime/api/calls.js";
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import { operationsOf } from "../operations.js";

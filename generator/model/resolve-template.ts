@@ -1,7 +1,8 @@
 import type { Agent } from "../config/schema/agent.js";
 import { splitPackagePath } from "../lib/package-path.js";
 import type { Template } from "../config/schema/template.js";
-import type { AgentModel, AllowRule, HostModel, MountModel, TemplateModel } from "./model.js";
+import { parseAllowEntry } from "./allow-rule.js";
+import type { AgentModel, HostModel, MountModel, TemplateModel } from "./model.js";
 import { resolveAgentApi } from "./resolve-agent-api.js";
 
 /** Claude Code's built-in tools; `permissions.skipAll` allows all of them (reference behaviour). */
@@ -90,14 +91,6 @@ function resolveNetwork(network: Template["network"]): TemplateModel["network"] 
   const spec = typeof network === "string" || network === undefined ? { mode: network ?? "none" } : network;
   const allow = spec.mode === "restricted" && "allow" in spec ? (spec.allow ?? []) : [];
   return { mode: spec.mode, allow: allow.map(parseAllowEntry), sni: ("sni" in spec && spec.sni) === true };
-}
-
-/** "*.github.com:443" → { host: "github.com", wildcard: true, port: 443 }. */
-export function parseAllowEntry(entry: string): AllowRule {
-  const [hostPart, portPart] = entry.split(":");
-  const name = hostPart ?? entry;
-  const wildcard = name.startsWith("*.");
-  return { entry, host: wildcard ? name.slice(2) : name, wildcard, port: portPart === undefined ? null : Number(portPart) };
 }
 
 function resolveMounts(template: Template): MountModel[] {

@@ -8,7 +8,7 @@ import { proxyMethods } from "../config/schema/proxy-filter.js";
 import { allowableNames } from "../config/schema/seccomp.js";
 import { sizePattern } from "../config/schema/size-pattern.js";
 import { tmuxWindowSchema } from "../config/schema/tmux-window.js";
-import { parseAllowEntry } from "./resolve-template.js";
+import { parseAllowEntry } from "./allow-rule.js";
 import { settingsAgentSchema } from "./settings-agent-schema.js";
 import { keysAreNames } from "./settings-keys.js";
 

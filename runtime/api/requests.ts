@@ -4,7 +4,7 @@ import { allowEntry } from "../../generator/config/schema/allow-entry.js";
 import { networkModes } from "../../generator/config/network-modes.js";
 import { sandboxNamePattern } from "../core/names.js";
 import { snapshotNamePattern } from "../workspaces/snapshots.js";
-import { denyEntry } from "../network/network-policy.js";
+import { denyEntry } from "../../generator/policy/network/policy-schema.js";
 
 /*
  * What the calls accept; the call table (calls.ts) says which call takes which. The CLI builds

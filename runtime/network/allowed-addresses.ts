@@ -1,8 +1,9 @@
-import { runCommand } from "../core/run-command.js";
-import { printNftElements, printNftFlushSets, type NftElement, type NftSet, type NftTableRef } from "../../generator/emit/nft/index.js";
+import type { NftElement, NftSet, NftTableRef } from "../../generator/emit/nft/index.js";
 import type { ResolvedAddress } from "./dns/dns-filter.js";
+import type { SetElementOp } from "./set-element-request.js";
+import type { SetElementWriter } from "./set-element-writer.js";
 import { maxTtl } from "./dns/dns-filter.js";
-import { allowedSets } from "./host-policy.js";
+import { allowedSetOf, allowedSets } from "../../generator/policy/network/policy-sets.js";
 
 /**
  * Shortest life of an admitted address, in seconds: clients cache answers (some past their TTL)
@@ -12,6 +13,12 @@ import { allowedSets } from "./host-policy.js";
 export const admitFloorSeconds = 300;
 /** Slack between an element's end and the end of a client's cache of the answer. */
 const renewMarginMs = 5000;
+
+/** A table and the writer of its sets' elements (in its namespace). */
+export interface TableWriter {
+  table: NftTableRef;
+  writer: Pick<SetElementWriter, "run" | "warm">;
+}
 
 /** An address (with its ports) admitted to the sandbox's allowed sets, and what it was resolved for. */
 export interface AdmittedAddress {
@@ -26,31 +33,35 @@ export interface AdmittedAddress {
  * Keeps the sandbox's allowed sets filled with what its DNS filter resolved. An element is
  * written only when it is new (added) or would end before a client's cache of the answer (its
  * timeout renewed by add + delete + add in one nft transaction), so repeated answers mostly cost
- * no nft call.
- * Writes are serialised (one nft at a time per table); each admit resolves once its own write is
- * loaded.
+ * no write. Each table has its long-lived writer (set-element-writer.ts); each admit resolves
+ * once its own write is committed in both.
  */
 export class AllowedAddresses {
   private readonly expiry = new Map<string, number>();
   private readonly admitted = new Map<string, AdmittedAddress>();
-  private tail: Promise<void> = Promise.resolve();
-  private mirrorTail: Promise<void> = Promise.resolve();
 
   /**
-   * `mirror`: the sandbox's own namespace, whose in-sandbox table (defence in depth) gets the
-   * same elements, best effort: its root may have removed it, which must not fail an answer.
+   * `host`: the host-side table, which holds. `mirror`: the in-sandbox table (defence in depth),
+   * which gets the same elements, best effort: its root may have removed it, which must not fail
+   * an answer.
    */
   constructor(
-    private readonly table: NftTableRef,
-    private readonly mirror: { namespace: string; table: NftTableRef } | null = null,
+    private readonly host: TableWriter,
+    private readonly mirror: TableWriter | null = null,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Starts the writers ahead of the first admission (called on the first question). */
+  warm(): void {
+    this.host.writer.warm();
+    this.mirror?.writer.warm();
+  }
 
   /** Writes to the in-sandbox table that failed (it was flushed inside, or the mode has no sets). */
   mirrorFailures = 0;
 
-  /** Admits the addresses before returning; throws if nft refused the write. */
-  async admit(addresses: readonly ResolvedAddress[], before?: (table: NftTableRef) => string): Promise<void> {
+  /** Admits the addresses before returning; throws if the host's table refused them. `before`: ops of the same transaction, first. */
+  async admit(addresses: readonly ResolvedAddress[], before: readonly SetElementOp[] = []): Promise<void> {
     const now = this.now();
     const writes = new Map<NftSet, { fresh: NftElement[]; renewed: NftElement[] }>();
     const expiries = new Map<string, number>();
@@ -71,17 +82,12 @@ export class AllowedAddresses {
       }
       this.admitted.set(resolved.address, { name: resolved.name, chain: resolved.chain, ports: resolved.ports, expiresAt: now + timeout * 1000 });
     }
-    if (writes.size === 0 && before === undefined) return;
-    const script = (table: NftTableRef): string =>
-      (before?.(table) ?? "") +
-      [...writes].map(([set, { fresh, renewed }]) => (fresh.length > 0 ? printNftElements(table, set, fresh) : "") + (renewed.length > 0 ? renewal(table, set, renewed) : "")).join("");
+    const ops = [...before, ...[...writes].flatMap(([set, { fresh, renewed }]) => [...(fresh.length > 0 ? [add(set, fresh)] : []), ...(renewed.length > 0 ? renewal(set, renewed) : [])])];
+    if (ops.length === 0) return;
     const mirror = this.mirror;
     // The in-sandbox table drops what it does not list, so the answer waits for both writes.
-    const mirrored = mirror === null ? Promise.resolve() : this.mirrorTail.then(() => load(script(mirror.table), mirror.namespace)).catch(() => void this.mirrorFailures++);
-    this.mirrorTail = mirrored;
-    const write = this.tail.then(() => load(script(this.table)));
-    this.tail = write.catch(() => undefined);
-    await Promise.all([write, mirrored]);
+    const mirrored = mirror === null ? Promise.resolve() : mirror.writer.run(mirror.table, ops).catch(() => void this.mirrorFailures++);
+    await Promise.all([this.host.writer.run(this.host.table, ops), mirrored]);
     for (const [key, expiresAt] of expiries) this.expiry.set(key, expiresAt);
   }
 
@@ -110,8 +116,10 @@ export class AllowedAddresses {
       again.push({ address, family: address.includes(":") ? 6 : 4, ports, ttl: Math.ceil((admitted.expiresAt - now) / 1000), name: admitted.name, chain: admitted.chain });
     }
     if (!hasSets) return;
-    const flush = (table: NftTableRef): string => printNftFlushSets(table, Object.values(allowedSets));
-    await this.admit(again, flush);
+    await this.admit(
+      again,
+      Object.values(allowedSets).map((set): SetElementOp => ({ op: "flush", set })),
+    );
   }
 
   /** Drops what expired from memory (the kernel drops its elements itself). */
@@ -123,21 +131,18 @@ export class AllowedAddresses {
 }
 
 function elementsOf(resolved: ResolvedAddress): { set: NftSet; value: NftElement["value"] }[] {
-  const v4 = resolved.family === 4;
-  if (resolved.ports === null) return [{ set: v4 ? allowedSets.v4 : allowedSets.v6, value: resolved.address }];
-  return resolved.ports.map((port) => ({ set: v4 ? allowedSets.v4Port : allowedSets.v6Port, value: [resolved.address, port] }));
+  if (resolved.ports === null) return [{ set: allowedSetOf(resolved.family, false), value: resolved.address }];
+  return resolved.ports.map((port) => ({ set: allowedSetOf(resolved.family, true), value: [resolved.address, port] }));
+}
+
+function add(set: NftSet, elements: NftElement[]): SetElementOp {
+  return { op: "add", set, elements };
 }
 
 /**
- * add (a no-op when present) + delete + add with the timeoutMs: nft cannot change an element's
- * timeout in place, and one transaction leaves no moment without the element.
+ * add (a no-op when present) + delete + add with the new timeout: an element's timeout cannot be
+ * changed in place, and one transaction leaves no moment without the element.
  */
-function renewal(table: NftTableRef, set: NftSet, elements: NftElement[]): string {
-  return printNftElements(table, set, elements) + printNftElements(table, set, elements, "delete") + printNftElements(table, set, elements);
-}
-
-async function load(script: string, namespace?: string): Promise<void> {
-  const argv = namespace === undefined ? ["nft", "-f", "-"] : ["nsenter", `--net=${namespace}`, "--", "nft", "-f", "-"];
-  const loaded = await runCommand(argv[0] as string, argv.slice(1), { input: script, reject: false, timeoutMs: 10_000 });
-  if (loaded.exitCode !== 0) throw new Error(`nft refused the allowed addresses: ${loaded.stderr.trim()}`);
+function renewal(set: NftSet, elements: NftElement[]): SetElementOp[] {
+  return [add(set, elements), { op: "delete", set, elements }, add(set, elements)];
 }

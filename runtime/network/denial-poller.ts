@@ -2,14 +2,11 @@ import { isIP } from "node:net";
 import { runCommand } from "../core/run-command.js";
 import type { NftTableRef } from "../../generator/emit/nft/index.js";
 import type { DenialRecord } from "./denials.js";
-import { deniedSets } from "../../generator/targets/nft-refusals.js";
+import { deniedSets } from "../../generator/policy/network/policy-sets.js";
+import type { RefusedDestination as Destination } from "../../generator/policy/network/refusal-reason.js";
 
-/** A refused destination as the table recorded it. */
-export interface RefusedDestination {
-  address: string;
-  /** "tcp", "udp", "icmp", "ipv6-icmp", or a protocol number. */
-  protocol: string;
-  port: number;
+/** A refused destination as the table recorded it, with the packets it refused. */
+export interface RefusedDestination extends Destination {
   packets: number;
 }
 

@@ -9,7 +9,7 @@ import type { Socket } from "node:net";
 import { listenDns } from "./dns/dns-listener.js";
 import type { GuardHandlers } from "./guard.js";
 import type { GuardSpec } from "./guard-spec.js";
-import { sandboxLink } from "./link-addresses.js";
+import { sandboxLink } from "../../generator/policy/network/sandbox-link.js";
 import { listenGate } from "./sni/gate-listener.js";
 
 const spec = JSON.parse(process.argv[2] ?? "null") as GuardSpec | null;

@@ -7,7 +7,7 @@ import type { RuntimeContext } from "../core/context.js";
 import { SandboxError } from "../core/errors.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { GuardSpec } from "./guard-spec.js";
-import type { GuardServices } from "./host-policy.js";
+import type { GuardServices } from "../../generator/policy/network/host-table.js";
 
 /** A running guard as the metadata records it. */
 export interface GuardHandle extends GuardServices {

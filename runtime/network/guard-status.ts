@@ -1,4 +1,4 @@
-import type { NetworkPolicy } from "./network-policy.js";
+import type { NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
 
 /** The guard's status file in the sandbox's network directory, rewritten every second. */
 export const guardStatusFile = "guard.json";

@@ -4,20 +4,22 @@ import { sandboxNetworkPath } from "../core/paths.js";
 import type { Socket } from "node:net";
 import { readMetadata } from "../state/metadata-store.js";
 import { AllowedAddresses } from "./allowed-addresses.js";
+import { SetElementWriter } from "./set-element-writer.js";
 import { DenialPoller, type DescribeRefusal } from "./denial-poller.js";
 import { DenialLog, RefusalTally } from "./denials.js";
-import { chainVerdict } from "./dns/chain-verdict.js";
+import { chainVerdict } from "../../generator/policy/network/chain-verdict.js";
 import { filterDnsMessage, type DnsFilterDeps } from "./dns/dns-filter.js";
 import type { DnsHandler, DnsListener } from "./dns/dns-listener.js";
 import { parseUpstream, systemResolver, type UpstreamResolver } from "./dns/upstream.js";
-import { hostPolicyTableRef } from "./host-policy.js";
+import { hostPolicyTableRef } from "../../generator/policy/network/host-table.js";
 import type { GuardSpec } from "./guard-spec.js";
-import { sandboxRanges, type SandboxLink } from "./link-addresses.js";
+import { sandboxRanges, type SandboxLink } from "../../generator/policy/network/sandbox-link.js";
 import type { GateListener } from "./sni/gate-listener.js";
 import { createNameGate } from "./sni/name-gate.js";
 import { SpecialAddresses } from "./special-addresses.js";
-import { inSandboxTableRef } from "./in-sandbox-table.js";
-import type { NetworkPolicy } from "./network-policy.js";
+import { inSandboxTableRef } from "../../generator/policy/network/in-sandbox-table.js";
+import { policyRules, type PolicyRules } from "../../generator/policy/network/policy-rules.js";
+import { refusalReason } from "../../generator/policy/network/refusal-reason.js";
 import { guardStatusFile, type GuardStatus } from "./guard-status.js";
 
 const pollMs = 1000;
@@ -48,7 +50,8 @@ export async function runGuard(spec: GuardSpec, link: SandboxLink, listeners: Gu
   let policy = await readPolicy(spec);
   const upstream: UpstreamResolver = spec.upstream === null ? await systemResolver() : parseUpstream(spec.upstream);
   const table = hostPolicyTableRef(link);
-  const allowed = new AllowedAddresses(table, spec.namespace === null ? null : { namespace: spec.namespace, table: inSandboxTableRef });
+  const mirror = spec.namespace === null ? null : { table: inSandboxTableRef, writer: new SetElementWriter(spec.namespace) };
+  const allowed = new AllowedAddresses({ table, writer: new SetElementWriter(null) }, mirror);
   const directory = sandboxNetworkPath(spec.paths, spec.sandbox);
   const log = new DenialLog(directory);
   const tally = new RefusalTally();
@@ -84,6 +87,8 @@ export async function runGuard(spec: GuardSpec, link: SandboxLink, listeners: Gu
       // A sandbox flooding its resolver gets silence, not an ever longer queue on the host.
       if (inFlight >= maxQueriesInFlight) return null;
       inFlight++;
+      // The set-element writers start while upstream answers, not after (the first admission waits for them).
+      if (policy.mode === "restricted") allowed.warm();
       return filterDnsMessage(dnsDeps, message, transport).finally(() => inFlight--);
     },
     gate: (socket, port) => gate.handle(socket, port),
@@ -137,28 +142,18 @@ export async function runGuard(spec: GuardSpec, link: SandboxLink, listeners: Gu
   await dns.close();
 }
 
-async function readPolicy(spec: GuardSpec): Promise<NetworkPolicy> {
+/** The policy in the sandbox's metadata, its entries parsed once here (not on every question). */
+async function readPolicy(spec: GuardSpec): Promise<PolicyRules> {
   const metadata = await readMetadata(spec.paths, spec.sandbox);
   if (metadata?.network === null || metadata?.network === undefined) throw new Error(`sandbox ${spec.sandbox} has no network policy in its metadata`);
-  return metadata.network;
+  return policyRules(metadata.network);
 }
 
 /** Names the rule that refused a destination, from the policy and what the DNS filter admitted. */
-function describeRefusal(link: SandboxLink, policy: () => NetworkPolicy, allowed: AllowedAddresses): DescribeRefusal {
+function describeRefusal(link: SandboxLink, policy: () => PolicyRules, allowed: AllowedAddresses): DescribeRefusal {
   return (destination) => {
     const name = allowed.lookup(destination.address)?.name;
-    const withName = name === undefined ? {} : { name };
-    const { mode } = policy();
-    if (destination.address === link.hostAddress || destination.address === link.hostAddress6) return { rule: "host service", ...withName };
-    if (mode === "none") return { rule: "mode none", ...withName };
-    if (mode === "restricted" && (destination.port === 53 || destination.port === 853) && (destination.protocol === "udp" || destination.protocol === "tcp")) {
-      return { rule: "DNS or DoT to another resolver", ...withName };
-    }
-    if (mode === "restricted" && policy().sni && destination.protocol === "udp" && (destination.port === 443 || destination.port === 80)) {
-      return { rule: "sni: QUIC (TCP goes through the name gate)", ...withName };
-    }
-    if (mode === "restricted") return { rule: name === undefined ? "not in allow" : `port ${destination.port} not in allow for ${name}`, ...withName };
-    return { rule: "full: only through the external interface", ...withName };
+    return { rule: refusalReason(policy(), link, destination, name), ...(name === undefined ? {} : { name }) };
   };
 }
 

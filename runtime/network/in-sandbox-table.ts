@@ -1,11 +1,9 @@
 import { runCommand } from "../core/run-command.js";
-import { printNftDeleteTable, printNftTable, type NftTableRef } from "../../generator/emit/nft/index.js";
-import { inContainerTable, inContainerTableName, templateProxyPort } from "../../generator/targets/nftables.js";
+import { printNftDeleteTable, printNftTable } from "../../generator/emit/nft/index.js";
 import type { Model, TemplateModel } from "../../generator/model/model.js";
-import type { NetworkPolicy } from "./network-policy.js";
-
-/** The in-sandbox table (`inet forage` in the sandbox's own namespace), as nft names it. */
-export const inSandboxTableRef: NftTableRef = { family: "inet", name: inContainerTableName };
+import { inSandboxTable, inSandboxTableRef } from "../../generator/policy/network/in-sandbox-table.js";
+import type { NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
+import { templateProxyPort } from "../../generator/policy/network/proxy-port.js";
 
 /**
  * Loads the in-sandbox table of the policy's mode (none, restricted; full has none) into the
@@ -17,7 +15,7 @@ export async function applyInSandboxTable(namespace: string, settings: Model, te
   const script =
     policy.mode === "full"
       ? printNftDeleteTable(inSandboxTableRef)
-      : printNftTable(inContainerTable(settings.host.network.base, policy.mode, templateProxyPort(settings, template), template.name), { replace: true });
+      : printNftTable(inSandboxTable(settings.host.network.base, policy.mode, templateProxyPort(settings, template), template.name), { replace: true });
   const loaded = await runCommand("nsenter", [`--net=${namespace}`, "--", "nft", "-f", "-"], { input: script, reject: false });
   if (loaded.exitCode !== 0) throw new Error(`could not load the in-sandbox table: ${loaded.stderr.trim()}`);
 }

@@ -1,14 +1,14 @@
 import { access, readFile, writeFile } from "node:fs/promises";
 import { runCommand } from "../core/run-command.js";
 import { SandboxError } from "../core/errors.js";
-import type { SandboxLink } from "./link-addresses.js";
+import type { SandboxLink } from "../../generator/policy/network/sandbox-link.js";
 
-export { sandboxLink, sandboxRanges, type SandboxLink } from "./link-addresses.js";
+export { sandboxLink, sandboxRanges, type SandboxLink } from "../../generator/policy/network/sandbox-link.js";
 
 /**
  * Creates the namespace and veth pair: `ve-fN` (host, <base>.N.1/24, <prefix6>::1/64) ↔ `eth0`
  * (sandbox, .N.2, ::2) with default routes via the host end. The routes are not a permission:
- * what may leave is decided by the host-side table on ve-fN (host-policy.ts), whatever routes
+ * what may leave is decided by the host-side table on ve-fN (generator/policy/network/host-table.ts), whatever routes
  * the sandbox's root sets.
  */
 export async function createLink(link: SandboxLink): Promise<void> {

@@ -10,10 +10,12 @@ import type { SandboxMetadata } from "../state/metadata.js";
 import { enableForwarding } from "./forwarding.js";
 import { guardStatusFile } from "./guard-status.js";
 import { reloadGuard, startGuard, stopGuard } from "./guard-process.js";
-import { templateProxyPort } from "../../generator/targets/nftables.js";
-import { applyHostPolicy, removeHostPolicy, type GuardServices } from "./host-policy.js";
+import { templateProxyPort } from "../../generator/policy/network/proxy-port.js";
+import { applyHostPolicy, removeHostPolicy } from "./host-policy.js";
 import { applyInSandboxTable } from "./in-sandbox-table.js";
-import { routesOut, templatePolicy, type NetworkPolicy } from "./network-policy.js";
+import { routesOut, type GuardServices } from "../../generator/policy/network/host-table.js";
+import { templatePolicy } from "../../generator/policy/network/policy-rules.js";
+import type { NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
 import { sandboxLink, type SandboxLink } from "./sandbox-link.js";
 
 /** The sandbox's resolv.conf (its DNS filter), bound over /etc/resolv.conf in NixOS roots. */

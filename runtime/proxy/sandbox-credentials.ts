@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { chown, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentModel, HostModel, TemplateModel } from "../../generator/model/model.js";
-import { sandboxLink } from "../network/link-addresses.js";
+import { sandboxLink } from "../../generator/policy/network/sandbox-link.js";
 import { pathUnder } from "../core/names.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { Model } from "../../generator/model/model.js";
-import { sandboxLink } from "../network/link-addresses.js";
+import { sandboxLink } from "../../generator/policy/network/sandbox-link.js";
 import { sandboxSecretsPath, type RuntimePaths } from "../core/paths.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { PlaceholderBinding } from "./placeholder-swap.js";

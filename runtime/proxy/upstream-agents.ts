@@ -4,7 +4,7 @@ import { Agent } from "node:https";
 import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
 import { isIP, type LookupFunction } from "node:net";
 import { SpecialAddresses } from "../network/special-addresses.js";
-import { sandboxRanges } from "../network/link-addresses.js";
+import { sandboxRanges } from "../../generator/policy/network/sandbox-link.js";
 
 /** An upstream address the proxy will not connect to. */
 export class UpstreamRefused extends Error {

@@ -10,7 +10,8 @@ import { backendOf } from "../backends/registry.js";
 import { readDenials, type DenialRecord } from "../network/denials.js";
 import { guardStatusFile, type GuardStatus } from "../network/guard-status.js";
 import { isOurGuard } from "../network/guard-process.js";
-import { networkPolicySchema, templatePolicy, type NetworkPolicy } from "../network/network-policy.js";
+import { templatePolicy } from "../../generator/policy/network/policy-rules.js";
+import { networkPolicySchema, type NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
 import { changeNetwork, policyOf } from "../network/sandbox-network.js";
 
 /** A change asked with `forage-ctl network`: entries are added to the lists in force. */

@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { templatePolicy } from "../network/network-policy.js";
+import { templatePolicy } from "../../generator/policy/network/policy-rules.js";
 import { stat } from "node:fs/promises";
 import { sshPublicKey } from "../../generator/config/schema/names.js";
 import { expandHome, lookupHostUser } from "../core/host-user.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { networkPolicySchema } from "../network/network-policy.js";
+import { networkPolicySchema } from "../../generator/policy/network/policy-schema.js";
 import { sandboxNamePattern } from "../core/names.js";
 import { templateNamePattern } from "../../generator/config/schema/names.js";
 

@@ -1,7 +1,7 @@
 import { access, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
-import { sandboxLink } from "../network/link-addresses.js";
+import { sandboxLink } from "../../generator/policy/network/sandbox-link.js";
 import { pathUnder } from "../core/names.js";
 import { runtimePaths } from "../core/paths.js";
 import { withLock } from "./lock.js";

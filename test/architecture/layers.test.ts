@@ -14,10 +14,11 @@ const generatorRanks: Record<string, number> = {
   "generator/emit": 1, // the only producers of target-language text
   "generator/config": 2,
   "generator/model": 3,
-  "generator/targets": 4,
-  "generator/output": 5,
-  "generator/schema-export": 5,
-  generator: 6, // generate.ts, index.ts: the generator's entry points
+  "generator/policy": 4, // pure policy the targets and the runtime share (the network's tables)
+  "generator/targets": 5,
+  "generator/output": 6,
+  "generator/schema-export": 6,
+  generator: 7, // generate.ts, index.ts: the generator's entry points
 };
 const runtimeRanks: Record<string, number> = {
   "runtime/core": 0, // errors, context, paths, process runner: uses nothing of the runtime
@@ -35,8 +36,8 @@ const runtimeRanks: Record<string, number> = {
   "runtime/api": 8,
   "runtime/daemon": 9,
 };
-/** What the runtime may use of the generator: its model and the pure layers below, never targets' internals. */
-const generatorForRuntime = new Set(["generator/lib", "generator/emit", "generator/config", "generator/model"]);
+/** What the runtime may use of the generator: its model, the pure policy layer and the layers below, never targets' internals. */
+const generatorForRuntime = new Set(["generator/lib", "generator/emit", "generator/config", "generator/model", "generator/policy"]);
 
 const root = packageRoot();
 const edges = importEdges(root);
@@ -63,7 +64,7 @@ describe("the import graph", () => {
     expect(against).toEqual([]);
   });
 
-  it("lets the runtime use the generator's model and the pure layers below it, never targets or output", () => {
+  it("lets the runtime use the generator's model, its pure policy and the layers below, never targets or output", () => {
     const against = edges.filter((e) => area(e.from) === "runtime" && area(e.to) === "generator" && !generatorForRuntime.has(folderOf(e.to))).map((e) => `${e.from} → ${e.to}`);
     expect(against).toEqual([]);
   });

@@ -84,6 +84,17 @@ export class TestHost {
     return result.stdout;
   }
 
+  /**
+   * The slot of a running sandbox (its namespace f<slot>, link ve-f<slot>, table forage_f<slot>):
+   * slots are host-wide, so another test's sandbox may hold slot 1.
+   */
+  async slotOf(sandbox: string): Promise<number> {
+    const listed = JSON.parse((await this.run(["ps", "--json"])).stdout) as { name: string; slot: number }[];
+    const found = listed.find((entry) => entry.name === sandbox);
+    if (found === undefined) throw new Error(`${sandbox} is not listed: ${JSON.stringify(listed)}`);
+    return found.slot;
+  }
+
   async cleanup(): Promise<void> {
     await this.run(["down", "--all", "-t", "1"]);
     // `up` as root starts a daemon for this host's run directory; stop it with the host.

@@ -10,7 +10,6 @@ import { TestHost } from "./harness.js";
  * sandbox must not reach. No packet goes anywhere else.
  */
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "nft");
-const hostAddress = "10.222.1.1";
 
 describe.skipIf(!tools.run || !isRoot())("the host-side network policy of a sandbox", () => {
   const host = new TestHost("10.222");
@@ -18,9 +17,14 @@ describe.skipIf(!tools.run || !isRoot())("the host-side network policy of a sand
   const tcpSeen: string[] = [];
   const udp = createSocket("udp4");
   const udpSeen: string[] = [];
+  /** The sandbox's slot (host-wide, so not always 1) and its link's host end. */
+  let slot = 0;
+  let hostAddress = "";
 
   beforeAll(async () => {
     expect((await host.run(["up", "pol", "-t", "basic", "-w", host.workspace("pol")])).exitCode).toBe(0);
+    slot = await host.slotOf("pol");
+    hostAddress = `10.222.${slot}.1`;
     tcp = createServer((socket) => {
       tcpSeen.push(String(socket.remoteAddress));
       socket.destroy();
@@ -31,8 +35,8 @@ describe.skipIf(!tools.run || !isRoot())("the host-side network policy of a sand
     // The sandbox's own table goes first (removed with the powers of root in its namespace), so
     // every test below meets the host's table alone, and shows that flushing inside changes nothing.
     const { execa } = await import("execa");
-    await execa("ip", ["netns", "exec", "f1", "nft", "flush", "ruleset"]);
-    expect((await execa("ip", ["netns", "exec", "f1", "nft", "list", "ruleset"])).stdout.trim()).toBe("");
+    await execa("ip", ["netns", "exec", `f${slot}`, "nft", "flush", "ruleset"]);
+    expect((await execa("ip", ["netns", "exec", `f${slot}`, "nft", "list", "ruleset"])).stdout.trim()).toBe("");
   });
   afterAll(async () => {
     tcp.close();
@@ -75,8 +79,8 @@ describe.skipIf(!tools.run || !isRoot())("the host-side network policy of a sand
 
   it("is a table of the host that goes with the sandbox", async () => {
     const { execa } = await import("execa");
-    expect((await execa("nft", ["list", "table", "inet", "forage_f1"])).stdout).toContain('iifname "ve-f1"');
+    expect((await execa("nft", ["list", "table", "inet", `forage_f${slot}`])).stdout).toContain(`iifname "ve-f${slot}"`);
     expect((await host.run(["down", "pol"])).exitCode).toBe(0);
-    expect((await execa("nft", ["list", "table", "inet", "forage_f1"], { reject: false })).exitCode).not.toBe(0);
+    expect((await execa("nft", ["list", "table", "inet", `forage_f${slot}`], { reject: false })).exitCode).not.toBe(0);
   });
 });

@@ -60,12 +60,14 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
   // The test hosts live in a private range, which restricted sandboxes reach only when admitted.
   const host = new TestHost("10.221", "nobody", template, `upstreamResolver: "${hosts.dns}", admitPrivate: ["10.220.0.0/16", "fd99:220::/32"]`);
   const workspace = host.workspace("net");
+  let slot = 0;
 
   beforeAll(async () => {
     await hosts.start(zone);
     copyFileSync(fileURLToPath(new URL("../support/net-probe.mjs", import.meta.url)), join(workspace, "probe.mjs"));
     const up = await host.run(["up", "net", "-t", "netr", "-w", workspace]);
     expect(up.exitCode, up.stderr).toBe(0);
+    slot = await host.slotOf("net");
   });
   afterAll(async () => {
     await host.cleanup();
@@ -74,7 +76,7 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
 
   const probe = async (...args: string[]): Promise<Probe> => JSON.parse(await host.sh("net", `node /workspace/probe.mjs ${args.join(" ")}`)) as Probe;
   /** Runs a command in the sandbox's network namespace, with the powers of root inside it. */
-  const asSandboxRoot = (...command: string[]) => execa("ip", ["netns", "exec", "f1", ...command], { reject: false });
+  const asSandboxRoot = (...command: string[]) => execa("ip", ["netns", "exec", `f${slot}`, ...command], { reject: false });
 
   it("resolves an allowed name through its DNS filter and reaches the address it got", async () => {
     expect((await probe("resolve", "api.test.example")).addresses).toEqual([api]);
@@ -124,7 +126,7 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
   it("never admits a link-local or unadmitted private address an allowed name resolves to (no packet is sent there)", async () => {
     expect((await probe("resolve", "meta.test.example")).addresses).toBeUndefined();
     expect((await probe("resolve", "lan.test.example")).addresses).toBeUndefined();
-    const table = (await execa("nft", ["list", "table", "inet", "forage_f1"])).stdout;
+    const table = (await execa("nft", ["list", "table", "inet", `forage_f${slot}`])).stdout;
     expect(table).not.toContain("169.254.169.254");
     expect(table).not.toContain("192.168.77.1");
   });
@@ -175,7 +177,7 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
 
   it("holds when root in the sandbox flushes its ruleset and changes its routes", async () => {
     expect((await asSandboxRoot("nft", "flush", "ruleset")).exitCode).toBe(0);
-    expect((await asSandboxRoot("ip", "route", "replace", "default", "via", "10.221.1.1", "dev", "eth0")).exitCode).toBe(0);
+    expect((await asSandboxRoot("ip", "route", "replace", "default", "via", `10.221.${slot}.1`, "dev", "eth0")).exitCode).toBe(0);
     expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
     expect((await probe("tcp", "api.test.example", "80")).reply).toBe(`hello ${api} 80`);
   });
@@ -235,7 +237,7 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     await network2(host, ["restricted", "--allow", "blocked.test.example"]);
     expect((await probe("tcp", "blocked.test.example", "80")).reply).toBe(`hello ${blocked} 80`);
     // A connection open when a change refuses its destination is cut; one still allowed carries on.
-    const hold = (address: string) => execa("ip", ["netns", "exec", "f1", process.execPath, "-e", holdConnection, address, String(hosts.sinkPort)], { reject: false });
+    const hold = (address: string) => execa("ip", ["netns", "exec", `f${slot}`, process.execPath, "-e", holdConnection, address, String(hosts.sinkPort)], { reject: false });
     await probe("resolve", "api.test.example");
     const [toBlocked, toApi] = [hold(blocked), hold(api)];
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -1,7 +1,8 @@
 import type { Answer, Packet, RecordType } from "dns-packet";
-import { nameVerdict, type NetworkPolicy } from "../network-policy.js";
+import { chainVerdict } from "../../../generator/policy/network/chain-verdict.js";
+import { nameVerdict } from "../../../generator/policy/network/name-verdict.js";
+import type { PolicyRules } from "../../../generator/policy/network/policy-rules.js";
 import { answerMessage, readQuery, refusalMessage, rcode } from "./dns-message.js";
-import { chainVerdict } from "./chain-verdict.js";
 import { askUpstream, type UpstreamResolver } from "./upstream.js";
 
 /** An address the filter resolved for an allowed name, to be admitted before the answer goes out. */
@@ -26,8 +27,8 @@ export interface RefusedName {
 }
 
 export interface DnsFilterDeps {
-  /** The sandbox's policy now (it changes live with `forage-ctl network`). */
-  policy: () => NetworkPolicy;
+  /** The sandbox's policy now (it changes live with `forage-ctl network`), its entries parsed. */
+  policy: () => PolicyRules;
   upstream: UpstreamResolver;
   /** Puts the addresses in the sandbox's allowed sets; the answer waits for it. */
   admit: (addresses: ResolvedAddress[]) => Promise<void>;

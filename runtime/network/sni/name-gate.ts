@@ -4,7 +4,8 @@ import type { SpecialAddresses } from "../special-addresses.js";
 import { isHostName } from "../dns/dns-message.js";
 import { resolveAddresses } from "../dns/dns-filter.js";
 import type { UpstreamResolver } from "../dns/upstream.js";
-import { nameVerdict, type NetworkPolicy } from "../network-policy.js";
+import { nameVerdict } from "../../../generator/policy/network/name-verdict.js";
+import type { PolicyRules } from "../../../generator/policy/network/policy-rules.js";
 import { maxFirstBytes, readClientHello, readHttpHost, type FirstBytes } from "./first-bytes.js";
 import { HttpRequestStream, RefusedRequest } from "./http-request-stream.js";
 
@@ -25,7 +26,7 @@ interface Spliced {
 }
 
 export interface NameGateDeps {
-  policy: () => NetworkPolicy;
+  policy: () => PolicyRules;
   upstream: UpstreamResolver;
   refused: (refusal: { name?: string; port: number; rule: string }) => void;
   /** Where the gate never connects: the host, link-local, sandboxes, private ranges not admitted. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { claudeBuiltinTools, parseAllowEntry } from "../../../generator/model/resolve-template.js";
+import { parseAllowEntry } from "../../../generator/model/allow-rule.js";
+import { claudeBuiltinTools } from "../../../generator/model/resolve-template.js";
 import { proxyAuditLogPath, runtimePaths } from "../../../runtime/core/paths.js";
 import type { ConfigInput } from "../../../generator/config/schema/config.js";
 import type { TemplateInput } from "../../../generator/config/schema/template.js";

@@ -2,7 +2,8 @@ import { createSocket, type Socket } from "node:dgram";
 import dnsPacket, { type Answer, type Packet } from "dns-packet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filterDnsMessage, type DnsFilterDeps, type ResolvedAddress } from "../../../runtime/network/dns/dns-filter.js";
-import type { NetworkPolicy } from "../../../runtime/network/network-policy.js";
+import { policyRules } from "../../../generator/policy/network/policy-rules.js";
+import type { NetworkPolicy } from "../../../generator/policy/network/policy-schema.js";
 import { SpecialAddresses } from "../../../runtime/network/special-addresses.js";
 
 /*
@@ -72,7 +73,7 @@ describe("the DNS filter", () => {
     sni: false,
   };
   const deps = (): DnsFilterDeps => ({
-    policy: () => policy,
+    policy: () => policyRules(policy),
     upstream: { address: "127.0.0.1", port },
     admit: async (addresses) => void admitted.push(...addresses),
     refused: (refusal) => void refused.push(`${refusal.name} ${refusal.rule}`),

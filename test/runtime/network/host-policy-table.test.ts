@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { printNftElements, printNftTable, type NftSet } from "../../../generator/emit/nft/index.js";
-import { hostPolicyTable, hostPolicyTableRef } from "../../../runtime/network/host-policy.js";
+import { hostPolicyTable, hostPolicyTableRef } from "../../../generator/policy/network/host-table.js";
+import type { NetworkPolicy } from "../../../generator/policy/network/policy-schema.js";
 import { parseDeniedSet } from "../../../runtime/network/denial-poller.js";
-import type { NetworkPolicy } from "../../../runtime/network/network-policy.js";
 import { sandboxLink } from "../../../runtime/network/sandbox-link.js";
 import { toolsAvailable } from "../../support/tools.js";
 

@@ -1,14 +1,5 @@
-import type { NftMatch, NftRule, NftSet } from "../emit/nft/index.js";
-
-/**
- * What a sandbox was refused: destination . protocol . port (0 without ports), with packet
- * counters. The packet path records them itself, in the host-side table and in the in-container
- * one alike; forage-ctl polls them into denial records (`forage-ctl denials`).
- */
-export const deniedSets = {
-  v4: { name: "denied4", type: ["ipv4_addr", "inet_proto", "inet_service"], flags: ["dynamic", "timeout"], timeout: 3600, size: 4096, counter: true },
-  v6: { name: "denied6", type: ["ipv6_addr", "inet_proto", "inet_service"], flags: ["dynamic", "timeout"], timeout: 3600, size: 4096, counter: true },
-} as const satisfies Record<string, NftSet>;
+import type { NftMatch, NftRule } from "../../emit/nft/index.js";
+import { deniedSets } from "./policy-sets.js";
 
 /**
  * The closing refusals of a chain: each packet is recorded in the denied sets, then refused

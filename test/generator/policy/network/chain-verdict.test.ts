@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { chainVerdict } from "../../../runtime/network/dns/chain-verdict.js";
-import type { NetworkPolicy } from "../../../runtime/network/network-policy.js";
+import { chainVerdict } from "../../../../generator/policy/network/chain-verdict.js";
+import { policyRules } from "../../../../generator/policy/network/policy-rules.js";
 
-const policy: NetworkPolicy = { mode: "restricted", allow: ["*.cdn.example", "api.example:443"], deny: ["blocked.example"], sni: false };
+const policy = policyRules({ mode: "restricted", allow: ["*.cdn.example", "api.example:443"], deny: ["blocked.example"], sni: false });
 
 describe("the verdict on a CNAME chain", () => {
   it("refuses an allowed name that aliases a denied one (the deny list wins)", () => {

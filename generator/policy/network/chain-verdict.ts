@@ -1,4 +1,5 @@
-import { nameVerdict, type NameVerdict, type NetworkPolicy } from "../network-policy.js";
+import { deniedBy, nameVerdict, type NameVerdict } from "./name-verdict.js";
+import type { PolicyRules } from "./policy-rules.js";
 
 /**
  * What the addresses at the end of a CNAME chain may be reached on: the asked name must be
@@ -9,18 +10,19 @@ import { nameVerdict, type NameVerdict, type NetworkPolicy } from "../network-po
  * address on every port. A denied name on the chain refuses it. Names the allowlist does not name narrow nothing: CDNs
  * alias allowed names to hosts of their own, and those must keep working.
  *
- * @example chainVerdict({ mode: "restricted", allow: ["*.cdn.example", "api.example:443"], deny: [], sni: false }, ["x.cdn.example", "api.example"])
+ * @example chainVerdict(policyRules({ mode: "restricted", allow: ["*.cdn.example", "api.example:443"], deny: [], sni: false }), ["x.cdn.example", "api.example"])
  * // { allowed: true, ports: [443] }
  */
-export function chainVerdict(policy: NetworkPolicy, chain: readonly string[]): NameVerdict {
+export function chainVerdict(policy: PolicyRules, chain: readonly string[]): NameVerdict {
   const [asked = "", ...targets] = chain;
   const verdict = nameVerdict(policy, asked);
   if (!verdict.allowed || policy.mode !== "restricted") return verdict;
   let ports = verdict.ports;
   for (const target of targets) {
-    const narrowing = nameVerdict(policy, target);
     // A denied name stays denied when an allowed one aliases it (--deny wins over the allowlist).
-    if (!narrowing.allowed && policy.deny.some((entry) => narrowing.rule === `deny ${entry}`)) return { allowed: false, rule: `CNAME to ${target}: ${narrowing.rule}` };
+    const denied = deniedBy(policy, target);
+    if (denied !== undefined) return { allowed: false, rule: `CNAME to ${target}: deny ${denied.entry}` };
+    const narrowing = nameVerdict(policy, target);
     if (!narrowing.allowed || narrowing.ports === null) continue;
     const own = narrowing.ports;
     ports = ports === null ? own : ports.filter((port) => own.includes(port));

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { nameVerdict, networkPolicySchema, type NetworkPolicy } from "../../../runtime/network/network-policy.js";
+import { nameVerdict as verdictOf } from "../../../../generator/policy/network/name-verdict.js";
+import { policyRules } from "../../../../generator/policy/network/policy-rules.js";
+import { networkPolicySchema, type NetworkPolicy } from "../../../../generator/policy/network/policy-schema.js";
 
 const restricted = (allow: string[], deny: string[] = []): NetworkPolicy => ({ mode: "restricted", allow, deny, sni: false });
+/** The verdict under a policy as the metadata records it, its entries parsed as the guard parses them. */
+const nameVerdict = (policy: NetworkPolicy, name: string): ReturnType<typeof verdictOf> => verdictOf(policyRules(policy), name);
 
 describe("which names a sandbox may resolve", () => {
   it("allows an exact name, with any port when the entry has none", () => {
