@@ -131,7 +131,7 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^sandbox demo is up \(template default, 10\.225\.\d+\.2, workspace .*\/project\/ws, direct\)$/m);
     // Absolute: the daemon runs in "/", not here.
-    expect(await daemonHello(join(host.run, "daemon.sock"))).toEqual({ settings: config, pid: expect.any(Number) as number });
+    expect(await daemonHello(join(host.run, "daemon.sock"))).toEqual({ settings: config, pid: expect.any(Number) as number, version: expect.any(String) as string });
     expect(readFileSync(join(host.run, "daemon.log"), "utf8")).toContain(`settings from ${config}`);
     // Like every request, hello's arguments are checked: it takes none.
     await expect(sendRequest({ op: "hello", args: { settings: "/etc/shadow" } }, {}, join(host.run, "daemon.sock"))).rejects.toThrow(/^invalid hello request: /);
@@ -216,10 +216,17 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's config with errors, and -
     const up = await host.cli(root, ["up", "demo", "-t", "default", "-w", "./project/ws", "--config", "project/forage.config.ts"]);
     expect(up.stderr).toBe("");
     expect(up.exitCode).toBe(0);
-    expect(await daemonHello(join(host.run, "daemon.sock"))).toEqual({ settings: config, pid: expect.any(Number) as number });
+    expect(await daemonHello(join(host.run, "daemon.sock"))).toEqual({ settings: config, pid: expect.any(Number) as number, version: expect.any(String) as string });
     const exec = await host.cli(root, ["--config", "project/forage.config.ts", "exec", "demo", "--", "sh", "-c", "echo via --config > /workspace/f"]);
     expect(exec.exitCode).toBe(0);
     expect(readFileSync(join(project, "ws/f"), "utf8")).toBe("via --config\n");
+    // Root's exec went to the daemon, which serves this very file with this build.
+    const execsLogged = (): number => readFileSync(join(host.run, "daemon.log"), "utf8").split("\n").filter((line) => line.endsWith("exec demo")).length;
+    expect(execsLogged()).toBe(1);
+    // Control: with another settings file (a copy), root does the work itself.
+    copyFileSync(config, join(project, "copy.config.ts"));
+    expect((await host.cli(root, ["--config", "project/copy.config.ts", "exec", "demo", "--", "true"])).exitCode).toBe(0);
+    expect(execsLogged()).toBe(1);
     expect((await host.cli(root, ["down", "demo", "--config", "project/forage.config.ts"])).stdout).toBe("removed demo\n");
   });
 });
