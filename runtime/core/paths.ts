@@ -22,6 +22,8 @@ export interface RuntimePaths {
   proxyStatusFile: string;
   /** Per-sandbox lock files (`<run>/locks/<name>`): one lifecycle change of a sandbox at a time. */
   locksDir: string;
+  /** The network guard host's socket (`<run>/guard.sock`, root's alone): every sandbox's guard runs there. */
+  guardSocket: string;
   /** Prebuilt NixOS systems per template (`<dir>/<template>`, installed by the NixOS module). */
   systemsDir: string;
   /** `forage-ctl generate`'s output as the NixOS module publishes it (extra-container reads it). */
@@ -44,6 +46,7 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
     secretsDir: env.FORAGE_SECRETS_DIR ?? "/run/forage-secrets",
     proxyStatusFile: `${runDir}/proxy.json`,
     locksDir: `${runDir}/locks`,
+    guardSocket: `${runDir}/guard.sock`,
     systemsDir: systemsDir(env),
     generatedDir: env.FORAGE_GENERATED_DIR ?? "/etc/forage/generated",
     modulesDir: env.FORAGE_MODULES_DIR ?? "/etc/forage/modules",

@@ -28,34 +28,7 @@ export interface ExecRelay {
   terminal?: { size: { rows: number; cols: number }; term: string };
 }
 
-/** Largest line either side accepts: requests are small; output is chunked well below this. */
-export const maxLineBytes = 1024 * 1024;
-
-/** Splits a byte stream into JSON lines, calling `onMessage` for each parsed object. */
-export function lineReader(onMessage: (message: unknown) => void, onError: (error: Error) => void): (chunk: Buffer) => void {
-  let buffered = "";
-  return (chunk) => {
-    buffered += chunk.toString("utf8");
-    if (buffered.length > maxLineBytes) {
-      onError(new Error(`protocol line longer than ${maxLineBytes} bytes`));
-      buffered = "";
-      return;
-    }
-    let newline = buffered.indexOf("\n");
-    while (newline !== -1) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-      if (line.trim() !== "") {
-        try {
-          onMessage(JSON.parse(line) as unknown);
-        } catch {
-          onError(new Error("protocol line is not JSON"));
-        }
-      }
-      newline = buffered.indexOf("\n");
-    }
-  };
-}
+export { lineReader, maxLineBytes } from "../core/json-lines.js";
 
 /** The fields of a parsed line (or of an object in it); anything but a JSON object has none. */
 export function fieldsOf(message: unknown): Record<string, unknown> {

@@ -8,7 +8,7 @@ import { lookupHostUser } from "../core/host-user.js";
 import type { RuntimeContext } from "../core/context.js";
 import { SandboxError, UserError } from "../core/errors.js";
 import { buildId } from "../core/build-id.js";
-import { listenPrivately, prepareSocketDirectory } from "./private-socket.js";
+import { listenPrivately, prepareSocketDirectory } from "../core/private-socket.js";
 import { encode, fieldsOf, lineReader, type ServerMessage } from "./protocol.js";
 import { terminalSize } from "./relay-schemas.js";
 import { daemonHandlers, type Connection, type Served } from "./daemon-handlers.js";

@@ -1,35 +1,33 @@
 import { spawn } from "node:child_process";
 import { open, readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { packageRoot } from "../core/package-root.js";
-import { sandboxNetworkPath } from "../core/paths.js";
+import { connect } from "node:net";
+import { dirname, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { GuardServices } from "../../generator/policy/network/host-table.js";
 import type { RuntimeContext } from "../core/context.js";
 import { SandboxError } from "../core/errors.js";
+import { lineReader } from "../core/json-lines.js";
+import { packageRoot } from "../core/package-root.js";
+import type { RuntimePaths } from "../core/paths.js";
 import type { SandboxMetadata } from "../state/metadata.js";
+import { guardAnswer, type GuardAnswer, type GuardRequest } from "./guard-protocol.js";
 import type { GuardSpec } from "./guard-spec.js";
-import type { GuardServices } from "../../generator/policy/network/host-table.js";
 
-/** A running guard as the metadata records it. */
+/** A running guard as the metadata records it: the guard host's pid, and the sandbox's ports. */
 export interface GuardHandle extends GuardServices {
   pid: number;
 }
 
-const readyTimeoutMs = 10_000;
-const reloadTimeoutMs = 5_000;
-export const guardLogName = "guard.log";
-
-function guardMain(): string {
-  return join(packageRoot(), "dist/runtime/network/guard-main.js");
-}
+/** How long a starting guard host gets to answer (it loads the DNS filter and the policy layer first). */
+const hostStartMs = 10_000;
+/** How long one request may take (a reload rewrites the allowed sets). */
+const requestMs = 10_000;
 
 /**
- * Starts the sandbox's network guard (guard.ts) as its own process group, so it outlives the
- * forage-ctl (or daemon) that started it, as the container does. Resolves once it listens. Its
- * log goes to the sandbox's network directory (made by prepareNetwork), readable by root only.
+ * Has the sandbox guarded by the host's guard host (guard-host.ts), starting the host when none
+ * answers. Resolves once the sandbox's DNS filter and name gate listen.
  */
 export async function startGuard(context: RuntimeContext, metadata: SandboxMetadata, namespace: string | undefined): Promise<GuardHandle> {
-  const directory = sandboxNetworkPath(context.paths, metadata.name);
-  const log = await open(join(directory, guardLogName), "a", 0o600);
   const spec: GuardSpec = {
     sandbox: metadata.name,
     slot: metadata.slot,
@@ -39,86 +37,105 @@ export async function startGuard(context: RuntimeContext, metadata: SandboxMetad
     namespace: namespace ?? null,
     admitPrivate: context.settings.host.network.admitPrivate,
   };
-  const child = spawn(process.execPath, [guardMain(), JSON.stringify(spec)], { detached: true, stdio: ["ignore", "pipe", log.fd] });
-  await log.close();
   try {
-    const services = await new Promise<GuardServices>((resolve, reject) => {
-      let output = "";
-      const timer = setTimeout(() => reject(new Error(`it did not start in ${readyTimeoutMs / 1000} s`)), readyTimeoutMs);
-      child.stdout?.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        const line = output.split("\n")[0] ?? "";
-        if (!output.includes("\n")) return;
-        clearTimeout(timer);
-        const parsed = readyLine(line);
-        if (parsed !== null) resolve(parsed);
-        else reject(new Error(`unexpected ready line ${JSON.stringify(line.slice(0, 200))}`));
-      });
-      child.on("exit", (code) => {
-        clearTimeout(timer);
-        reject(new Error(`it exited with ${String(code)}`));
-      });
-      child.on("error", reject);
-    });
-    child.stdout?.destroy();
-    child.unref();
-    return { pid: child.pid ?? 0, ...services };
+    const answer = await askHost(context.paths, { op: "add", spec }, true);
+    if (answer.services === undefined) throw new Error("the guard host answered without the sandbox's ports");
+    return { pid: answer.pid, ...answer.services };
   } catch (error) {
-    child.kill("SIGKILL");
-    const logged = await readFile(join(directory, guardLogName), "utf8").catch(() => "");
-    const tail = logged.trim().split("\n").slice(-3).join("\n");
-    throw new SandboxError(`the network guard of ${metadata.name} failed: ${(error as Error).message}${tail === "" ? "" : `\n${tail}`}`, "container");
+    throw new SandboxError(`the network guard of ${metadata.name} failed: ${(error as Error).message} (the guard host's log: ${hostLog(context.paths)})`, "container");
   }
 }
 
-/** The guard's ports from its ready line, or null when the line is anything else. */
-function readyLine(line: string): GuardServices | null {
-  try {
-    const { ready, dnsPort, tlsPort, httpPort } = JSON.parse(line) as { ready?: unknown } & Partial<Record<keyof GuardServices, unknown>>;
-    const ports = [dnsPort, tlsPort, httpPort];
-    if (ready !== true || !ports.every((port) => typeof port === "number" && Number.isInteger(port) && port > 0 && port < 65536)) return null;
-    return { dnsPort: dnsPort as number, tlsPort: tlsPort as number, httpPort: httpPort as number };
-  } catch {
-    return null;
-  }
-}
-
-/** True when `guard` is this sandbox's guard process (not a reused pid). */
-export async function isOurGuard(guard: GuardHandle | null, sandbox: string): Promise<boolean> {
+/** True when the guard host that `guard` names runs and guards this sandbox. */
+export async function isOurGuard(paths: RuntimePaths, guard: GuardHandle | null, sandbox: string): Promise<boolean> {
   if (guard === null) return false;
-  const cmdline = await readFile(`/proc/${guard.pid}/cmdline`, "utf8").catch(() => "");
-  const [, script, spec] = cmdline.split("\0");
-  if (script !== guardMain() || spec === undefined) return false;
-  try {
-    return (JSON.parse(spec) as GuardSpec).sandbox === sandbox;
-  } catch {
-    return false;
-  }
+  const answer = await askHost(paths, { op: "has", stateDir: paths.stateDir, sandbox }, false).catch(() => undefined);
+  return answer?.has === true && answer.pid === guard.pid;
+}
+
+/** Stops guarding the sandbox (its sockets close). A host or guard already gone is fine. */
+export async function stopGuard(paths: RuntimePaths, guard: GuardHandle | null, sandbox: string): Promise<void> {
+  if (guard === null) return;
+  await askHost(paths, { op: "remove", stateDir: paths.stateDir, sandbox }, false).catch(() => undefined);
 }
 
 /**
- * Stops the guard (SIGTERM; it closes its sockets and exits). Not waited for: its ports are its
- * own, so a new guard for the same slot never collides with it, and a guard that hung exits by
- * itself once the link is removed. A guard already gone is fine.
+ * Tells the sandbox's guard its policy changed (it re-reads the metadata and refills the allowed
+ * sets of the tables just loaded) and waits until it has, so the change is whole when forage-ctl
+ * returns. False when it is not guarded or the reload failed (the sandbox's guard.log says why).
  */
-export async function stopGuard(guard: GuardHandle | null, sandbox: string): Promise<void> {
-  if (guard === null || !(await isOurGuard(guard, sandbox))) return;
-  process.kill(guard.pid, "SIGTERM");
+export async function reloadGuard(paths: RuntimePaths, guard: GuardHandle | null, sandbox: string): Promise<boolean> {
+  if (guard === null) return false;
+  return askHost(paths, { op: "reload", stateDir: paths.stateDir, sandbox }, false).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
- * Tells the guard its policy changed (it re-reads the metadata and refills the allowed sets of
- * the table just loaded), and waits until it has (its status counts reloads), so the change is
- * whole when forage-ctl returns. False when the guard is not running or did not answer in time.
+ * Has the sandbox's guard read the tables' refusals into its denial records now (a quiet
+ * sandbox's are read every few seconds only); nothing when it is not guarded.
  */
-export async function reloadGuard(guard: GuardHandle | null, sandbox: string, statusFile: string): Promise<boolean> {
-  if (guard === null || !(await isOurGuard(guard, sandbox))) return false;
-  const reloads = async (): Promise<number> => (JSON.parse(await readFile(statusFile, "utf8")) as { reloads?: number }).reloads ?? 0;
-  const before = await reloads().catch(() => 0);
-  process.kill(guard.pid, "SIGHUP");
-  for (let waited = 0; waited < reloadTimeoutMs; waited += 20) {
-    if ((await reloads().catch(() => before)) > before) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+export async function recordDenials(paths: RuntimePaths, guard: GuardHandle | null, sandbox: string): Promise<void> {
+  if (guard === null) return;
+  await askHost(paths, { op: "record", stateDir: paths.stateDir, sandbox }, false).catch(() => undefined);
+}
+
+/** One request to the guard host; with `start`, a host is started when none answers. */
+async function askHost(paths: RuntimePaths, request: GuardRequest, start: boolean): Promise<Extract<GuardAnswer, { ok: true }>> {
+  let answer = await send(paths.guardSocket, request).catch((error: NodeJS.ErrnoException) => error);
+  if (answer instanceof Error && start && (answer.code === "ENOENT" || answer.code === "ECONNREFUSED")) answer = await startHost(paths, request);
+  if (answer instanceof Error) throw answer;
+  if (!answer.ok) throw new Error(answer.error);
+  return answer;
+}
+
+/** Starts a guard host (detached: it outlives this process, as the sandboxes do) and asks it. */
+async function startHost(paths: RuntimePaths, request: GuardRequest): Promise<GuardAnswer | Error> {
+  const log = await open(hostLog(paths), "a", 0o600);
+  const child = spawn(process.execPath, [join(packageRoot(), "dist/runtime/network/guard-host-main.js"), paths.guardSocket], { detached: true, stdio: ["ignore", log.fd, log.fd] });
+  child.unref();
+  await log.close();
+  let last: Error = new Error(`the guard host did not answer within ${hostStartMs / 1000} s`);
+  for (const deadline = Date.now() + hostStartMs; Date.now() < deadline; await sleep(20)) {
+    const answer = await send(paths.guardSocket, request).catch((error: Error) => error);
+    if (!(answer instanceof Error)) return answer;
+    last = answer;
   }
-  return false;
+  const tail = (await readFile(hostLog(paths), "utf8").catch(() => "")).trim().split("\n").slice(-3).join("\n");
+  return new Error(`${last.message}${tail === "" ? "" : `\n${tail}`}`);
+}
+
+function hostLog(paths: RuntimePaths): string {
+  return join(dirname(paths.guardSocket), "guard-host.log");
+}
+
+/** Sends one request line and reads one answer line. */
+function send(socketPath: string, request: GuardRequest): Promise<GuardAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(socketPath);
+    const timer = setTimeout(() => socket.destroy(new Error(`the guard host did not answer ${request.op} within ${requestMs / 1000} s`)), requestMs);
+    const done = (action: () => void): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      action();
+    };
+    socket.once("error", (error) => done(() => reject(error)));
+    socket.once("connect", () => socket.write(`${JSON.stringify(request)}\n`));
+    socket.on(
+      "data",
+      lineReader(
+        (message) =>
+          done(() => {
+            try {
+              resolve(guardAnswer(message));
+            } catch (error) {
+              reject(error as Error);
+            }
+          }),
+        (error) => done(() => reject(error)),
+      ),
+    );
+    socket.once("close", () => done(() => reject(new Error("the guard host closed the connection without an answer"))));
+  });
 }

@@ -1,5 +1,8 @@
 import type { NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
 
+/** What the guard host says about a sandbox it could not serve or reload, in the sandbox's network directory (root's). */
+export const guardLogName = "guard.log";
+
 /** The guard's status file in the sandbox's network directory, rewritten every second. */
 export const guardStatusFile = "guard.json";
 
@@ -14,6 +17,6 @@ export interface GuardStatus {
   refusedNames: number;
   upstreamFailures: number;
   refusedPackets: number;
-  /** Policy reloads done (SIGHUP); forage-ctl waits for it to grow after a change. */
+  /** Policy reloads done; `forage-ctl network` checks that a change took. */
   reloads: number;
 }

@@ -8,7 +8,6 @@ import { findTemplate, type RuntimeContext } from "../core/context.js";
 import { writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { enableForwarding } from "./forwarding.js";
-import { guardStatusFile } from "./guard-status.js";
 import { reloadGuard, startGuard, stopGuard } from "./guard-process.js";
 import { templateProxyPort } from "../../generator/policy/network/proxy-port.js";
 import { applyHostPolicy, removeHostPolicy } from "./host-policy.js";
@@ -51,7 +50,7 @@ export async function startNetworkGuard(context: RuntimeContext, metadata: Sandb
   try {
     await loadPolicy(context, metadata, policyOf(metadata), guard);
   } catch (error) {
-    await stopGuard(guard, metadata.name);
+    await stopGuard(context.paths, guard, metadata.name);
     throw error;
   }
   return { ...metadata, guard };
@@ -59,7 +58,7 @@ export async function startNetworkGuard(context: RuntimeContext, metadata: Sandb
 
 /** Stops the guard and removes the table (the link is the runtime's to remove). */
 export async function stopNetwork(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
-  await stopGuard(metadata.guard, metadata.name);
+  await stopGuard(context.paths, metadata.guard, metadata.name);
   await removeHostPolicy(linkOf(context, metadata));
 }
 
@@ -76,8 +75,7 @@ export async function changeNetwork(context: RuntimeContext, metadata: SandboxMe
     await syncInSandboxTable(context, changed, namespace);
     // Both tables are new (their allowed sets empty): the guard refills them with what the new
     // policy still allows. Until it has, a cached answer may find its address refused.
-    const statusFile = join(sandboxNetworkPath(context.paths, metadata.name), guardStatusFile);
-    if (!(await reloadGuard(metadata.guard, metadata.name, statusFile)))
+    if (!(await reloadGuard(context.paths, metadata.guard, metadata.name)))
       context.warn(`sandbox ${metadata.name}: its network guard did not take the change (forage-ctl network ${metadata.name} shows its health)`);
     await cutConnections(context, linkOf(context, changed));
   }

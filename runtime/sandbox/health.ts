@@ -48,7 +48,7 @@ export async function checkAll(context: RuntimeContext, autoRestart: boolean): P
 
 /** A running sandbox whose network guard died resolves no name: restart the guard (autoRestart). */
 async function checkGuard(context: RuntimeContext, sandbox: SandboxMetadata, autoRestart: boolean): Promise<string | undefined> {
-  if (await isOurGuard(sandbox.guard, sandbox.name)) return undefined;
+  if (await isOurGuard(context.paths, sandbox.guard, sandbox.name)) return undefined;
   const problem = "network guard is gone: no name resolves";
   await recordEvent(context.paths, sandbox.name, "error", { detail: `health: ${problem}` });
   if (!autoRestart) return `${sandbox.name}: unhealthy (${problem})`;

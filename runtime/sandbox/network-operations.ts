@@ -9,7 +9,7 @@ import { withSandboxLock } from "../state/sandbox-lock.js";
 import { backendOf } from "../backends/registry.js";
 import { readDenials, type DenialRecord } from "../network/denials.js";
 import { guardStatusFile, type GuardStatus } from "../network/guard-status.js";
-import { isOurGuard } from "../network/guard-process.js";
+import { isOurGuard, recordDenials } from "../network/guard-process.js";
 import { templatePolicy } from "../../generator/policy/network/policy-rules.js";
 import { networkPolicySchema, type NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
 import { changeNetwork, policyOf } from "../network/sandbox-network.js";
@@ -65,13 +65,15 @@ export async function networkOperation(context: RuntimeContext, name: string, ch
     policy: policyOf(metadata, template),
     templatePolicy: templatePolicy(template),
     running,
-    guard: running && (await isOurGuard(metadata.guard, name)) ? await guardStatus(context, name) : null,
+    guard: running && (await isOurGuard(context.paths, metadata.guard, name)) ? await guardStatus(context, name) : null,
   };
 }
 
 /** What the sandbox's network refused, oldest first. */
 export async function denialsOperation(context: RuntimeContext, name: string): Promise<DenialRecord[]> {
-  await requireSandbox(context, name);
+  const metadata = await requireSandbox(context, name);
+  // Up to this moment: a quiet sandbox's tables are read only every few seconds otherwise.
+  await recordDenials(context.paths, metadata.guard, name);
   return readDenials(sandboxNetworkPath(context.paths, name));
 }
 

@@ -19,12 +19,13 @@ export async function withLock<T>(lockFile: string, work: () => Promise<T>, time
 
 /**
  * Takes an exclusive flock on `lockFile` for as long as this process wants (a daemon's whole
- * life) without waiting: returns a release function, or undefined when another process holds it.
+ * life), waiting up to `waitSeconds` (default: not at all): returns a release function, or
+ * undefined when another process holds it.
  */
-export async function holdLock(lockFile: string): Promise<(() => void) | undefined> {
+export async function holdLock(lockFile: string, waitSeconds = 0): Promise<(() => void) | undefined> {
   await mkdir(dirname(lockFile), { recursive: true, mode: 0o755 });
   try {
-    const holder = await holdLockProcess(lockFile, ["--nonblock"], 0);
+    const holder = await holdLockProcess(lockFile, waitSeconds === 0 ? ["--nonblock"] : ["--timeout", String(waitSeconds)], waitSeconds);
     return () => release(holder);
   } catch {
     return undefined;

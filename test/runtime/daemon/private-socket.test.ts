@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { listenPrivately, prepareSocketDirectory } from "../../../runtime/daemon/private-socket.js";
+import { listenPrivately, prepareSocketDirectory } from "../../../runtime/core/private-socket.js";
 import { isRoot } from "../../support/tools.js";
 
 describe.skipIf(!isRoot())("the daemon's private socket", () => {

@@ -1,12 +1,13 @@
 import { lchown, lstat, mkdir, rm } from "node:fs/promises";
 import type { Server } from "node:net";
 import { dirname } from "node:path";
-import { SandboxError } from "../core/errors.js";
+import { SandboxError } from "./errors.js";
 
 /**
  * Makes the socket's directory ready: created root-owned 0755 when missing (the user must be able
  * to traverse it), refused when anyone but root could write to it, since whoever can write there
- * could replace the socket under the daemon or its clients. A stale socket is removed.
+ * could replace the socket under its server (the daemon, the guard host) or its clients. A stale
+ * socket is removed.
  */
 export async function prepareSocketDirectory(path: string): Promise<void> {
   const dir = dirname(path);
@@ -14,7 +15,7 @@ export async function prepareSocketDirectory(path: string): Promise<void> {
   const info = await lstat(dir);
   if (!info.isDirectory() || info.uid !== 0 || (info.mode & 0o022) !== 0) {
     throw new SandboxError(
-      `the daemon's socket directory ${dir} must be a directory owned by root that only root can write to (it is owned by uid ${info.uid}, mode ${(info.mode & 0o7777).toString(8)}): fix it with chown root: ${dir} && chmod 755 ${dir}, or point FORAGE_RUN_DIR elsewhere`,
+      `the socket directory ${dir} must be a directory owned by root that only root can write to (it is owned by uid ${info.uid}, mode ${(info.mode & 0o7777).toString(8)}): fix it with chown root: ${dir} && chmod 755 ${dir}, or point FORAGE_RUN_DIR elsewhere`,
       "config",
     );
   }

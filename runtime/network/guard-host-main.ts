@@ -1,0 +1,32 @@
+/**
+ * Entry point of the network guard host (guard-host.ts), started detached by guard-process.ts
+ * with its socket's path on argv when a sandbox needs a guard and none answers. It holds
+ * `<socket>.lock` for its whole life, so only one runs per run directory: a second one, started
+ * by a racing forage-ctl, finds it held and exits, and its starter talks to the first. It logs to
+ * stderr (guard-host.log beside the socket).
+ */
+import { holdLock } from "../state/lock.js";
+import { defaultIdleExitMs, runGuardHost } from "./guard-host.js";
+
+const socketPath = process.argv[2];
+if (socketPath === undefined || !socketPath.startsWith("/")) {
+  process.stderr.write("usage: guard-host-main.js SOCKET (started by forage-ctl, not by hand)\n");
+  process.exit(64);
+}
+const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage guard host: ${line}\n`);
+// A few seconds: a host killed a moment ago lets its lock go as its helper notices.
+const release = await holdLock(`${socketPath}.lock`, 5);
+if (release === undefined) {
+  log("another guard host holds the lock: leaving it the sandboxes");
+  process.exit(0);
+}
+try {
+  // FORAGE_GUARD_IDLE_SECONDS: how long it stays without a sandbox (tests make it short).
+  const idle = Number(process.env.FORAGE_GUARD_IDLE_SECONDS);
+  await runGuardHost(socketPath, log, Number.isFinite(idle) && idle >= 0 ? idle * 1000 : defaultIdleExitMs);
+  release();
+  process.exit(0);
+} catch (error) {
+  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+}
