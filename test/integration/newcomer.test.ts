@@ -221,7 +221,10 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's config with errors, and -
     expect(exec.exitCode).toBe(0);
     expect(readFileSync(join(project, "ws/f"), "utf8")).toBe("via --config\n");
     // Root's exec went to the daemon, which serves this very file with this build.
-    const execsLogged = (): number => readFileSync(join(host.run, "daemon.log"), "utf8").split("\n").filter((line) => line.endsWith("exec demo")).length;
+    const execsLogged = (): number =>
+      readFileSync(join(host.run, "daemon.log"), "utf8")
+        .split("\n")
+        .filter((line) => line.endsWith("exec demo")).length;
     expect(execsLogged()).toBe(1);
     // Control: with another settings file (a copy), root does the work itself.
     copyFileSync(config, join(project, "copy.config.ts"));
