@@ -1,6 +1,7 @@
 import { appendFile, readFile, rename, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 
 /** The file an agent reads inside its sandbox: `/run/forage/network/denials.jsonl`. */
 export const denialsMountPath = "/run/forage/network";
@@ -81,7 +82,10 @@ const maxTallied = 1000;
 export class RefusalTally {
   private readonly counts = new Map<string, { record: Omit<DenialRecord, "time" | "count">; count: number }>();
 
-  add(record: Omit<DenialRecord, "time" | "count">): void {
+  /** Keeps only the fields a record has (a refusal may carry more, e.g. the query type, which readers would reject). */
+  add(refusal: Omit<DenialRecord, "time" | "count">): void {
+    const { kind, name, address, port, rule } = refusal;
+    const record = dropUndefined({ kind, name, address, port, rule });
     const key = JSON.stringify([record.kind, record.name, record.port, record.rule]);
     const entry = this.counts.get(key) ?? (this.counts.size < maxTallied ? { record, count: 0 } : undefined);
     if (entry !== undefined) {
