@@ -2,6 +2,8 @@ import type { Command } from "commander";
 import type { Operations } from "../runtime/api/operations.js";
 import { buildId } from "../runtime/core/build-id.js";
 import { daemonHello, remoteOperations } from "../runtime/daemon/client.js";
+import { rootSocketPath } from "../runtime/daemon/protocol.js";
+import { pathOverridesOf } from "../runtime/core/paths.js";
 import { settingsFile } from "../runtime/settings/settings-file.js";
 import { noteIfDaemonServesOther, sameFile } from "./daemon-settings.js";
 import { warn } from "./warn.js";
@@ -16,8 +18,10 @@ export interface OperationsOptions {
   startDaemon?: { progress?: ((step: string) => void) | undefined };
   /**
    * As root, hand the command to a running daemon that serves the same settings file with the
-   * same build (exec, attach): it has everything loaded already, so the command starts in tens of
-   * milliseconds instead of loading the config first. Otherwise root does the work itself.
+   * same build and paths, on root's own socket: there it runs as root's command would here
+   * (settings read afresh, any workspace, a root shell), with everything loaded already, so it
+   * starts in tens of milliseconds instead of loading the config first. Otherwise root does the
+   * work itself.
    */
   preferDaemon?: boolean;
 }
@@ -34,7 +38,7 @@ export async function operationsFor(configOption: string | undefined, options: O
     await noteIfDaemonServesOther(configOption, note);
     return remoteOperations(warn);
   }
-  if (options.preferDaemon === true && (await daemonServesTheSame(configOption))) return remoteOperations(warn);
+  if (options.preferDaemon === true && (await daemonServesTheSame(configOption))) return remoteOperations(warn, rootSocketPath(), printLine);
   const { loadRuntime } = await import("./runtime-context.js");
   const { context, file } = await loadRuntime(configOption);
   if (options.startDaemon !== undefined) {
@@ -45,12 +49,17 @@ export async function operationsFor(configOption: string | undefined, options: O
   return localOperations(context);
 }
 
-/** True when a daemon answers, runs this very build, and serves the settings this command would load. */
+/**
+ * True when a daemon answers on root's socket, runs this very build, finds state where this
+ * command would (the same path overrides), and serves the settings this command would load.
+ */
 async function daemonServesTheSame(configOption: string | undefined): Promise<boolean> {
   const file = await settingsFile(configOption);
-  const hello = await daemonHello().catch(() => null);
-  return hello?.version === buildId() && (await sameFile(hello.settings, file.path));
+  const hello = await daemonHello(rootSocketPath()).catch(() => null);
+  return hello?.version === buildId() && JSON.stringify(hello.paths) === JSON.stringify(pathOverridesOf()) && (await sameFile(hello.settings, file.path));
 }
+
+const printLine = (line: string): void => void process.stderr.write(`${line}\n`);
 
 /** operationsFor with the program's global --config: what every sandbox command starts from. */
 export function operationsOf(program: Command, options: OperationsOptions = {}): Promise<Operations> {

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { callDaemon } from "../../runtime/daemon/client.js";
-import { socketPath } from "../../runtime/daemon/protocol.js";
+import { rootSocketPath, socketPath } from "../../runtime/daemon/protocol.js";
 import { dirname } from "node:path";
 import { checkAll } from "../../runtime/sandbox/health.js";
 import { holdLock } from "../../runtime/state/lock.js";
@@ -16,7 +16,10 @@ export function registerDaemon(program: Command): void {
       `
 The daemon listens on ${socketPath()} (FORAGE_RUN_DIR overrides the directory), owned by the
 configured user with mode 0600: that user runs forage-ctl without sudo; nobody else but root can
-connect. Sandboxes are not its children: stopping or restarting it leaves them running, and it
+connect. Root's own commands (up, down, start, stop, reset, exec, shell, attach) go to
+${rootSocketPath()}, root's alone, when the daemon serves the same settings file with the same
+build: they run there as they would in forage-ctl itself, settings read afresh, without loading
+the toolchain first. Sandboxes are not its children: stopping or restarting it leaves them running, and it
 picks them up again from state.
 It also runs the API proxy when an agent uses auth "proxy" or "placeholder" (or proxy.enable is
 set); SIGHUP reloads the proxy's keys.
@@ -36,7 +39,7 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
       if (release === undefined) return void process.stderr.write("forage-ctl: a daemon is already running for this run directory\n");
       const { serveDaemon } = await import("../../runtime/daemon/server.js");
       const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage-daemon: ${line}\n`);
-      const server = await serveDaemon(context, socketPath(), log, file.path);
+      const server = await serveDaemon(context, { user: socketPath(), root: rootSocketPath() }, log, file);
       // The API proxy lives in the daemon when the config needs it (an agent behind it, or proxy.enable).
       const { proxyNeeded } = await import("../../runtime/proxy/sandbox-routes.js");
       const { readProxyStatus } = await import("../../runtime/proxy/proxy-status.js");

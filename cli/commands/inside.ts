@@ -11,8 +11,8 @@ import { registerSsh } from "./ssh.js";
  * streams are relayed as streams.
  */
 async function runInside(program: Command, name: string, command: string[], asRoot: boolean): Promise<number> {
-  // A root shell is root's own; the agent's commands may go to a daemon that serves the same settings.
-  const ops = await operationsOf(program, { preferDaemon: !asRoot });
+  // Root's commands (a root shell too) may go to a daemon that serves the same settings, on root's socket.
+  const ops = await operationsOf(program, { preferDaemon: true });
   const relayed = ops.via === "daemon" ? relayThisTerminal() : undefined;
   const streams = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, inheritTerminal: ops.via === "in-process" };
   return ops.exec({ name, command, asRoot }, relayed === undefined ? streams : { ...streams, terminal: relayed.terminal }).finally(() => {

@@ -5,11 +5,12 @@ import { formatTimings } from "../format-timings.js";
 import { UserError } from "../../runtime/core/errors.js";
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import type { Request } from "../../runtime/api/calls.js";
-import { templateNameSource } from "../../generator/config/schema/names.js";
+import { templateNameSource } from "../../generator/lib/template-name.js";
 
 /** up, down, start, stop, reset: creating, running and removing sandboxes. */
 export function registerLifecycle(program: Command): void {
-  const operations = () => operationsOf(program);
+  // Root's commands go to a daemon serving the same settings and build when one runs (operations.ts).
+  const operations = () => operationsOf(program, { preferDaemon: true });
   program
     .command("up")
     .description("Create and start a sandbox from a template")
@@ -35,7 +36,8 @@ export function registerLifecycle(program: Command): void {
       "\nSettings: --config, else $FORAGE_CONFIG, else ./forage.config.ts, ./forage.yaml or ./forage.json here,\n" +
         "else /etc/forage/forage.json. As root, up loads them itself (a config with errors stops here, exit 6),\n" +
         "then starts the daemon with the same file when none answers, so you can run commands without sudo;\n" +
-        "without root, the daemon does the work with the settings it serves.\n" +
+        "when a daemon already serves that file, root's up runs there (settings read afresh, as here).\n" +
+        "Without root, the daemon does the work with the settings it serves.\n" +
         "\nExamples:\n  forage-ctl up myproj -t claude -w ~/src/myproj         # the directory itself\n  forage-ctl up fix-42 -t claude -r ~/src/myproj         # its own jj workspace / git worktree\n  forage-ctl up docs -t writer -r ~/src/site -r data=~/src/data   # plus a named repository\n  forage-ctl exec myproj -- git status",
     )
     .action(
@@ -56,9 +58,10 @@ export function registerLifecycle(program: Command): void {
         },
       ) => {
         const progress = process.stderr.isTTY ? (step: string) => void process.stderr.write(`  ${step}…\n`) : undefined;
-        // As root: settings first (a broken config stops here), then a daemon for the user's later commands.
+        // As root: a daemon serving the same settings does it; else settings first (a broken config
+        // stops here), then a daemon for the user's later commands.
         const sandbox = await (
-          await operationsOf(program, { startDaemon: { progress } })
+          await operationsOf(program, { startDaemon: { progress }, preferDaemon: true })
         ).up(
           {
             name,

@@ -68,5 +68,6 @@ function locate(document: SourceDocument, problems: SchemaProblem[]): Diagnostic
 
 function displayPath(absolute: string, cwd: string): string {
   const rel = relative(cwd, absolute);
-  return rel.startsWith("..") ? absolute : rel;
+  // From "/" (the daemon's directory), a relative path is the absolute one without its slash.
+  return rel.startsWith("..") || cwd === "/" ? absolute : rel;
 }

@@ -1,3 +1,4 @@
+import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import type { AuditEvent } from "../core/audit-log.js";
 import type { DenialRecord } from "../network/denials.js";
 import type { ProxyStatus } from "../proxy/proxy-status.js";
@@ -57,11 +58,15 @@ export interface DaemonHello {
   pid: number;
   /** forage-ctl's version the daemon runs (absent from daemons before it was added). */
   version?: string;
+  /** The path overrides the daemon runs with (pathOverridesOf; absent from older daemons). */
+  paths?: Record<string, string | null>;
 }
 const hello: AnswerCheck<DaemonHello> = (answer) => {
-  const { settings, pid, version } = record<Record<string, unknown>>()(answer);
+  const { settings, pid, version, paths } = record<Record<string, unknown>>()(answer);
   if (typeof settings !== "string" || typeof pid !== "number" || !Number.isInteger(pid)) throw new Error("expected the settings it serves and its pid");
-  return typeof version === "string" ? { settings, pid, version } : { settings, pid };
+  const overrides =
+    typeof paths === "object" && paths !== null && Object.values(paths).every((value) => value === null || typeof value === "string") ? (paths as Record<string, string | null>) : undefined;
+  return dropUndefined({ settings, pid, version: typeof version === "string" ? version : undefined, paths: overrides });
 };
 
 /** Everything forage-ctl asks of the privileged side: in this process (root) or of the daemon. */

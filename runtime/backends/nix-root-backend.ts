@@ -5,7 +5,7 @@ import type { RuntimePaths } from "../core/paths.js";
 import { findSystem, prepareNixRoot, requireSystem } from "../nspawn/nix-root.js";
 import { systemSshBinds } from "../provision/system-ssh-binds.js";
 import type { SandboxMetadata } from "../state/metadata.js";
-import { templateNamePattern } from "../../generator/config/schema/names.js";
+import { templateNamePattern } from "../../generator/lib/template-name.js";
 import type { Backend, Inside } from "./backend.js";
 import { nspawnUnavailable } from "./host-root-backend.js";
 import { nspawnQueries, startNspawn, stopNspawn, type NspawnRoot, type RootLayout } from "./nspawn-sandbox.js";

@@ -53,6 +53,17 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
   };
 }
 
+/** The environment variables runtimePaths reads besides FORAGE_RUN_DIR (which names the daemon's socket). */
+const pathOverrides = ["FORAGE_STATE_DIR", "FORAGE_SECRETS_DIR", "FORAGE_SYSTEMS_DIR", "FORAGE_GENERATED_DIR", "FORAGE_MODULES_DIR"] as const;
+
+/**
+ * The path overrides `env` sets, each null where unset: two processes with equal ones and the
+ * same settings find the same state, secrets and systems (the daemon says its own in `hello`).
+ */
+export function pathOverridesOf(env: NodeJS.ProcessEnv = process.env): Record<string, string | null> {
+  return Object.fromEntries(pathOverrides.map((name) => [name, env[name] ?? null]));
+}
+
 /** Where the NixOS module installs the templates' prebuilt systems; FORAGE_SYSTEMS_DIR overrides. */
 export function systemsDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.FORAGE_SYSTEMS_DIR ?? "/etc/forage/systems";

@@ -5,7 +5,7 @@ import { callShapes, plainOperations, type DaemonHello, type Op, type PlainOpera
 import type { Request } from "../api/request-schemas.js";
 import type { ExecStreams } from "../api/exec-streams.js";
 import type { Operations } from "../api/operations.js";
-import { isUserErrorKind, SandboxError } from "../core/errors.js";
+import { isUserErrorKind, SandboxError, type UserErrorKind } from "../core/errors.js";
 import { encode, fieldsOf, lineReader, socketPath, type ExecRelay, type RequestMessage } from "./protocol.js";
 
 export type { DaemonHello } from "../api/call-table.js";
@@ -21,9 +21,27 @@ export class DaemonUnavailableError extends SandboxError {
   }
 }
 
+/** The daemon's refusal, reported as the daemon's side reports it (a config's problems, say). */
+export class RelayedError extends SandboxError {
+  override name = "RelayedError";
+  constructor(
+    message: string,
+    kind: UserErrorKind,
+    private readonly relayedReport: string | undefined,
+  ) {
+    super(message, kind);
+  }
+
+  override report(program: string): string {
+    return this.relayedReport ?? super.report(program);
+  }
+}
+
 /** What a client does with the daemon's events before its answer. */
 export interface ClientHandlers {
   warn?: (message: string) => void;
+  /** A line for stderr as it is (a config's notes). */
+  note?: (line: string) => void;
   progress?: (step: string) => void;
   stdout?: (data: Buffer) => void;
   stderr?: (data: Buffer) => void;
@@ -56,14 +74,15 @@ export function sendRequest(message: RequestMessage, handlers: ClientHandlers = 
         (raw) => {
           const event = fieldsOf(raw);
           if (typeof event.warning === "string") handlers.warn?.(event.warning);
+          else if (typeof event.note === "string") handlers.note?.(event.note);
           else if (typeof event.progress === "string") handlers.progress?.(event.progress);
           else if (typeof event.stdout === "string") handlers.stdout?.(Buffer.from(event.stdout, "base64"));
           else if (typeof event.stderr === "string") handlers.stderr?.(Buffer.from(event.stderr, "base64"));
           else if ("result" in event) finish(() => resolve(event.result));
           else if (typeof event.error === "object" && event.error !== null) {
-            const { message: text, kind } = fieldsOf(event.error);
+            const { message: text, kind, report } = fieldsOf(event.error);
             // A kind this client does not know (another version's) is still the daemon's refusal.
-            finish(() => reject(new SandboxError(String(text), isUserErrorKind(kind) ? kind : "general")));
+            finish(() => reject(new RelayedError(String(text), isUserErrorKind(kind) ? kind : "general", typeof report === "string" ? report : undefined)));
           }
         },
         (error) => finish(() => reject(error)),
@@ -102,27 +121,31 @@ export async function daemonHello(path = socketPath()): Promise<DaemonHello | nu
   }
 }
 
-/** The operations, asked of the daemon (for the CLI run as the configured user). */
-export function remoteOperations(warn: (message: string) => void, path = socketPath()): Operations {
+/**
+ * The operations, asked of the daemon at `path` (the user's socket; root's, rootSocketPath, for
+ * root's commands). `note` prints the lines a request that read the settings afresh relays.
+ */
+export function remoteOperations(warn: (message: string) => void, path = socketPath(), note?: (line: string) => void): Operations {
+  const printers: ClientHandlers = dropUndefined({ warn, note });
   return {
     via: "daemon",
     ...methodsFor(
       plainOperations,
       <P extends PlainOperation>(op: P) =>
         (request: Request<P>) =>
-          callDaemon<P>(op, request, path, { warn }),
+          callDaemon<P>(op, request, path, printers),
     ),
-    up: (request, progress) => callDaemon("up", request, path, dropUndefined({ warn, progress })),
-    exec: (request, streams) => execThroughDaemon(request, streams, path, warn),
+    up: (request, progress) => callDaemon("up", request, path, dropUndefined({ ...printers, progress })),
+    exec: (request, streams) => execThroughDaemon(request, streams, path, printers),
   };
 }
 
 /** exec through the daemon: the caller's stdin and terminal size go to it, its output comes back. */
-function execThroughDaemon(request: Request<"exec">, streams: ExecStreams, path: string, warn: (message: string) => void): Promise<number> {
+function execThroughDaemon(request: Request<"exec">, streams: ExecStreams, path: string, printers: ClientHandlers): Promise<number> {
   const { terminal } = streams;
   const relay: ExecRelay = dropUndefined({ stdin: streams.stdin !== null, terminal: terminal === undefined ? undefined : { size: terminal.size, term: terminal.term } });
   const handlers: ClientHandlers = {
-    warn,
+    ...printers,
     stdout: (data) => void streams.stdout.write(data),
     stderr: (data) => void streams.stderr.write(data),
     onOpen: (socket) => {

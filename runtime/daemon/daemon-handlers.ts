@@ -10,6 +10,7 @@ import type { RuntimeContext } from "../core/context.js";
 import { SandboxError } from "../core/errors.js";
 import { requirePinnedDirectory } from "../core/pinned-path.js";
 import { readProxyStatus } from "../proxy/proxy-status.js";
+import type { LoadedSettings } from "../settings/load-settings.js";
 import type { TerminalSize } from "../sandbox/terminal.js";
 import type { ExecRelay, ServerMessage } from "./protocol.js";
 import { execRelay } from "./relay-schemas.js";
@@ -20,6 +21,22 @@ export interface Served {
   hello: DaemonHello;
   /** Stops the daemon once the current answer is sent (`shutdown`). */
   stop: () => void;
+  /** Reads its settings file again (root's requests run with what it says now); absent: keep the daemon's. */
+  reloadSettings?: () => Promise<LoadedSettings>;
+}
+
+/**
+ * Who is asking, as the socket the request came on says: `user` (the configured user's socket,
+ * which root can reach too) or `root` (root's own socket, which nobody else can connect to).
+ */
+export type Caller = "user" | "root";
+
+/** One request's side of the daemon: its context, who it serves, the connection and its caller. */
+export interface RequestScope {
+  context: RuntimeContext;
+  served: Served;
+  connection: Connection;
+  caller: Caller;
 }
 
 /** One client's connection, as the calls it makes see it. */
@@ -35,23 +52,24 @@ export interface Connection {
 
 /**
  * How the daemon answers each call of the table: the in-process operations, with what only the
- * daemon does around them. Its clients are root or the configured user, so: `up` mounts only the
- * user's own directories, `exec` is never root in a sandbox and relays its streams over the
- * connection, and `hello`, `proxyStatus` and `shutdown` are about the daemon itself.
+ * daemon does around them. On the user's socket the client may be the configured user, so `up`
+ * mounts only the user's own directories and `exec` is never root in a sandbox; on root's socket
+ * both are as root's own command. `exec` relays its streams over the connection, and `hello`,
+ * `proxyStatus` and `shutdown` are about the daemon itself.
  */
-export function daemonHandlers(context: RuntimeContext, served: Served, connection: Connection, operations: Operations): RequestMethods<Op> {
+export function daemonHandlers({ context, served, connection, caller }: RequestScope, operations: Operations): RequestMethods<Op> {
   return {
     ...operations,
     async up(request) {
       for (const path of [request.workspace, request.repo, ...Object.values(request.repos ?? {})]) {
-        if (path !== undefined) await requireOwnedWorkspace(path, served.ownerUid);
+        if (path !== undefined && caller === "user") await requireOwnedWorkspace(path, served.ownerUid);
       }
       return operations.up(request, (step) => connection.send({ progress: step }));
     },
     async exec(request) {
       // Root in a sandbox (no user namespace) could remount the host's /usr read-write: the
-      // daemon never hands that to its clients, who need not be root. `sudo forage-ctl shell` can.
-      if (request.asRoot) throw new SandboxError("a root shell in a sandbox is for root only: run it with sudo (forage-ctl shell)", "usage");
+      // daemon never hands that to its user's socket, whose clients need not be root.
+      if (request.asRoot && caller === "user") throw new SandboxError("a root shell in a sandbox is for root only: run it with sudo (forage-ctl shell)", "usage");
       return operations.exec(request, relayedStreams(parseRelay(connection.relay), connection));
     },
     // The proxy's health and counters (it may run in this daemon or as forage-ctl proxy).

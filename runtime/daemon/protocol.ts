@@ -14,8 +14,14 @@ export interface RequestMessage {
   streams?: object;
 }
 
-/** What the daemon sends: events, then one `result` or `error` (with the UserErrorKind). */
-export type ServerMessage = { progress: string } | { warning: string } | { stdout: string } | { stderr: string } | { result: unknown } | { error: { message: string; kind: string } };
+/**
+ * What the daemon sends: events, then one `result` or `error` (with the UserErrorKind, and the
+ * report the CLI prints for it where that is more than the message, e.g. a config's problems).
+ * `note` is a line for the client's stderr as it is (a config's notes, when root's request
+ * loaded the settings afresh).
+ */
+export type ServerMessage =
+  { progress: string } | { warning: string } | { note: string } | { stdout: string } | { stderr: string } | { result: unknown } | { error: { message: string; kind: string; report?: string } };
 
 /** What a client sends: its request, then (exec) stdin, its end, and terminal resizes. */
 export type ClientMessage = RequestMessage | { stdin: string } | { stdinEnd: true } | { resize: { rows: number; cols: number } };
@@ -40,7 +46,16 @@ export function encode(message: ServerMessage | ClientMessage): string {
   return `${JSON.stringify(message)}\n`;
 }
 
-/** Where the daemon listens: FORAGE_RUN_DIR (default /run/forage) / daemon.sock. */
+/** Where the daemon listens for the configured user (and root): FORAGE_RUN_DIR (default /run/forage) / daemon.sock. */
 export function socketPath(env: NodeJS.ProcessEnv = process.env): string {
   return `${env.FORAGE_RUN_DIR ?? "/run/forage"}/daemon.sock`;
+}
+
+/**
+ * Where the daemon listens for root alone: root's socket, mode 0600 and root's, beside the user's.
+ * The kernel checks who may connect, so a request on it is root's: it runs as root's own command
+ * would (settings read afresh, any workspace, a root shell), only without loading everything first.
+ */
+export function rootSocketPath(env: NodeJS.ProcessEnv = process.env): string {
+  return `${env.FORAGE_RUN_DIR ?? "/run/forage"}/daemon-root.sock`;
 }

@@ -11,27 +11,38 @@ import { buildId } from "../core/build-id.js";
 import { listenPrivately, prepareSocketDirectory } from "../core/private-socket.js";
 import { encode, fieldsOf, lineReader, type ServerMessage } from "./protocol.js";
 import { terminalSize } from "./relay-schemas.js";
-import { daemonHandlers, type Connection, type Served } from "./daemon-handlers.js";
+import { formatDiagnostic } from "../../generator/config/diagnostic.js";
+import type { Model } from "../../generator/model/model.js";
+import { pathOverridesOf, runtimePaths } from "../core/paths.js";
+import { loadSettings } from "../settings/load-settings.js";
+import type { SettingsFile } from "../settings/settings-file.js";
+import { daemonHandlers, type Caller, type Connection, type Served } from "./daemon-handlers.js";
 
 /**
- * The privileged daemon: serves sandbox operations to root and the configured user over a unix
- * socket (owner the user, mode 0600; see listenPrivately). Containers are detached from it,
- * so a daemon restart loses nothing: state is re-read from the metadata on every request.
+ * The privileged daemon: serves sandbox operations to the configured user (and root) over one
+ * unix socket (owner the user, mode 0600; see listenPrivately), and to root alone over another
+ * (root's, mode 0600), where a request is root's own command: its settings are read afresh from
+ * the file, as `sudo forage-ctl` would, only without loading the toolchain first. Containers are
+ * detached from it, so a daemon restart loses nothing: state is re-read from the metadata on
+ * every request.
  */
-export async function serveDaemon(context: RuntimeContext, path: string, log: (line: string) => void, settingsFile: string): Promise<DaemonServer> {
+export async function serveDaemon(context: RuntimeContext, paths: { user: string; root: string }, log: (line: string) => void, file: SettingsFile): Promise<DaemonServer> {
   const user = await lookupHostUser(context.settings.host.user);
-  if (user === undefined) throw new SandboxError(`user "${context.settings.host.user}" (from ${settingsFile}) does not exist on this host: set \`user\` to an existing account`, "config");
+  if (user === undefined) throw new SandboxError(`user "${context.settings.host.user}" (from ${file.path}) does not exist on this host: set \`user\` to an existing account`, "config");
   const served: Served = {
     ownerUid: user.uid,
-    hello: { settings: settingsFile, pid: process.pid, version: buildId() },
+    hello: { settings: file.path, pid: process.pid, version: buildId(), paths: pathOverridesOf() },
     // After the answer is sent: the daemon's SIGTERM handler closes the server and exits.
     stop: () => void setImmediate(() => process.kill(process.pid, "SIGTERM")),
+    reloadSettings: () => loadSettings(file),
   };
-  await prepareSocketDirectory(path);
-  const server = callServer(context, log, { served, operations: localOperations });
-  await listenPrivately(server.listener, path, user.uid);
-  log(`listening on ${path} (user ${user.uid} and root only), settings from ${settingsFile}`);
-  return server;
+  await prepareSocketDirectory(paths.user);
+  await prepareSocketDirectory(paths.root);
+  const servers = [callServer(context, log, { served, operations: localOperations, caller: "user" }), callServer(context, log, { served, operations: localOperations, caller: "root" })] as const;
+  await listenPrivately(servers[0].listener, paths.user, user.uid);
+  await listenPrivately(servers[1].listener, paths.root, 0);
+  log(`listening on ${paths.user} (user ${user.uid} and root only) and ${paths.root} (root only), settings from ${file.path}`);
+  return { close: () => Promise.all(servers.map((server) => server.close())).then(() => undefined) };
 }
 
 export interface DaemonServer {
@@ -44,6 +55,8 @@ export interface CallServerParts {
   served: Served;
   /** The in-process operations for one request's context: localOperations (tests: a fake). */
   operations: (context: RuntimeContext) => Operations;
+  /** Who can connect to its socket: the user (and root), or root alone (listenPrivately decides). */
+  caller: Caller;
 }
 
 /**
@@ -114,20 +127,38 @@ interface Serving {
   log: (line: string) => void;
 }
 
-/** Answers one request: a result, or an error with its kind (a bug is logged with its stack). */
+/**
+ * Answers one request: a result, or an error with its kind and report (a bug is logged with its
+ * stack). Root's requests run with the settings read afresh (their notes go to its stderr), except
+ * those about the daemon itself.
+ */
 async function dispatch({ context, parts, log }: Serving, op: string, args: unknown, connection: Connection): Promise<void> {
   try {
     if (!isOp(op)) throw new SandboxError(`unknown operation "${op}"`, "usage");
+    const settings = parts.caller === "root" && !aboutTheDaemon.has(op) ? await freshSettings(parts.served, connection) : undefined;
     // Warnings of this request go to its client.
-    const requestContext: RuntimeContext = { ...context, warn: (warning) => connection.send({ warning }) };
+    const warn = (warning: string): void => connection.send({ warning });
+    const requestContext: RuntimeContext = settings === undefined ? { ...context, warn } : { settings, paths: runtimePaths(settings.host.stateDir), warn };
     // JSON drops undefined: an operation with no result answers null.
     connection.send({ result: (await answer({ context: requestContext, parts, log }, op, args, connection)) ?? null });
   } catch (error) {
     const kind = error instanceof UserError ? error.kind : "general";
     const text = error instanceof Error ? error.message : String(error);
     if (!(error instanceof UserError)) log(`error in ${op}: ${error instanceof Error ? (error.stack ?? text) : text}`);
-    connection.send({ error: { message: text, kind } });
+    const report = error instanceof UserError ? error.report("forage-ctl") : undefined;
+    connection.send({ error: { message: text, kind, ...(report === undefined || report === `forage-ctl: ${text}\n` ? {} : { report }) } });
   }
+}
+
+/** Calls about the daemon itself, answered without reading the settings. */
+const aboutTheDaemon = new Set<Op>(["hello", "proxyStatus", "shutdown"]);
+
+/** The settings as the file now says (what root's own command would load); its notes go to the client. */
+async function freshSettings(served: Served, connection: Connection): Promise<Model | undefined> {
+  if (served.reloadSettings === undefined) return undefined;
+  const { settings, notes } = await served.reloadSettings();
+  for (const note of notes) connection.send({ note: formatDiagnostic(note) });
+  return settings;
 }
 
 /** Call `op`, typed from here on: its request parsed with its schema, handled by its handler. */
@@ -135,6 +166,6 @@ async function answer<K extends Op>({ context, parts, log }: Serving, op: K, arg
   const request = parseRequest(op, args);
   // `hello` comes before other commands (who is serving?): logging it would double the log.
   if (op !== "hello") log(`${op} ${"name" in request && typeof request.name === "string" ? request.name : ""}`.trim());
-  const handlers = daemonHandlers(context, parts.served, connection, parts.operations(context));
+  const handlers = daemonHandlers({ context, served: parts.served, connection, caller: parts.caller }, parts.operations(context));
   return handlers[op](request);
 }

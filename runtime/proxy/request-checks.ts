@@ -1,4 +1,4 @@
-import { templateNameSource } from "../../generator/config/schema/names.js";
+import { templateNameSource } from "../../generator/lib/template-name.js";
 import { canonicalPath } from "./path-grammar.js";
 import type { RefusalKind } from "./proxy-refusal.js";
 import type { ProxiedAgent, SandboxProxy } from "./sandbox-proxy.js";

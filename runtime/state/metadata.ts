@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { networkPolicySchema } from "../../generator/policy/network/policy-schema.js";
 import { sandboxNamePattern } from "../core/names.js";
-import { templateNamePattern } from "../../generator/config/schema/names.js";
+import { templateNamePattern } from "../../generator/lib/template-name.js";
 
 /**
  * A sandbox's metadata, `<state>/sandboxes/<name>.json`. Everything needed to start, reset or

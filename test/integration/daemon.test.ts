@@ -20,9 +20,12 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
   const host = new TestHost("10.238");
   const socket = join(host.env.FORAGE_RUN_DIR ?? "", "daemon.sock");
   let daemon: Promise<unknown> | undefined;
+  let daemonLog = (): string => "";
 
   const startDaemon = async (): Promise<void> => {
-    daemon = (await startTestDaemon(host)).exited;
+    const started = await startTestDaemon(host);
+    daemon = started.exited;
+    daemonLog = started.log;
   };
   const stopDaemon = async (): Promise<void> => {
     await host.run(["daemon", "--stop"]);
@@ -99,6 +102,28 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
     expect(refused.exitCode).toBe(64);
     expect(refused.stderr).toContain("is not owned by the configured user");
     expect((await runAs(agentUid, ["status", "evil"])).exitCode).toBe(2);
+  });
+
+  it("serves root's own commands on a socket only root reaches: a root shell there is root's, the user cannot connect", async () => {
+    const rootSocket = join(host.env.FORAGE_RUN_DIR ?? "", "daemon-root.sock");
+    const info = statSync(rootSocket);
+    expect([(info.mode & 0o777).toString(8), info.uid, info.gid]).toEqual(["600", 0, 0]);
+    // Root's shell goes to the daemon (it serves this very config and build), and is root's there.
+    const before = daemonLog()
+      .split("\n")
+      .filter((line) => line.endsWith("forage-daemon: exec dmn")).length;
+    const shell = await host.run(["shell", "dmn"], "id -u\n");
+    expect(shell.exitCode, shell.stderr).toBe(0);
+    expect(shell.stdout).toContain("0\n");
+    expect(
+      daemonLog()
+        .split("\n")
+        .filter((line) => line.endsWith("forage-daemon: exec dmn")).length,
+    ).toBe(before + 1);
+    // The configured user, who owns the other socket, cannot connect to root's.
+    const connect = `require("net").connect(${JSON.stringify(rootSocket)}).on("connect", () => process.exit(0)).on("error", (e) => { console.log(e.code); process.exit(3); })`;
+    const user = await execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, "-e", connect], { reject: false });
+    expect([user.exitCode, String(user.stdout).trim()]).toEqual([3, "EACCES"]);
   });
 
   it("is unreachable for another user", async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pathOverridesOf } from "../../runtime/core/paths.js";
 import { daemonHello, sendRequest } from "../../runtime/daemon/client.js";
 import { cliPath } from "../cli/run-cli.js";
 import { isRoot, rootWithoutLoginSession, toolsAvailable } from "../support/tools.js";
@@ -131,7 +132,7 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^sandbox demo is up \(template default, 10\.225\.\d+\.2, workspace .*\/project\/ws, direct\)$/m);
     // Absolute: the daemon runs in "/", not here.
-    expect(await daemonHello(join(host.run, "daemon.sock"))).toEqual({ settings: config, pid: expect.any(Number) as number, version: expect.any(String) as string });
+    expect(await daemonHello(join(host.run, "daemon.sock"))).toEqual({ settings: config, pid: expect.any(Number) as number, version: expect.any(String) as string, paths: pathOverridesOf(host.env) });
     expect(readFileSync(join(host.run, "daemon.log"), "utf8")).toContain(`settings from ${config}`);
     // Like every request, hello's arguments are checked: it takes none.
     await expect(sendRequest({ op: "hello", args: { settings: "/etc/shadow" } }, {}, join(host.run, "daemon.sock"))).rejects.toThrow(/^invalid hello request: /);
@@ -216,7 +217,7 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's config with errors, and -
     const up = await host.cli(root, ["up", "demo", "-t", "default", "-w", "./project/ws", "--config", "project/forage.config.ts"]);
     expect(up.stderr).toBe("");
     expect(up.exitCode).toBe(0);
-    expect(await daemonHello(join(host.run, "daemon.sock"))).toEqual({ settings: config, pid: expect.any(Number) as number, version: expect.any(String) as string });
+    expect(await daemonHello(join(host.run, "daemon.sock"))).toEqual({ settings: config, pid: expect.any(Number) as number, version: expect.any(String) as string, paths: pathOverridesOf(host.env) });
     const exec = await host.cli(root, ["--config", "project/forage.config.ts", "exec", "demo", "--", "sh", "-c", "echo via --config > /workspace/f"]);
     expect(exec.exitCode).toBe(0);
     expect(readFileSync(join(project, "ws/f"), "utf8")).toBe("via --config\n");
@@ -231,6 +232,31 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's config with errors, and -
     expect((await host.cli(root, ["--config", "project/copy.config.ts", "exec", "demo", "--", "true"])).exitCode).toBe(0);
     expect(execsLogged()).toBe(1);
     expect((await host.cli(root, ["down", "demo", "--config", "project/forage.config.ts"])).stdout).toBe("removed demo\n");
+  });
+
+  it("root's up and down go to that daemon, with the config as the file says now: a template added meanwhile, errors written meanwhile", async () => {
+    const logged = (call: string): number =>
+      readFileSync(join(host.run, "daemon.log"), "utf8")
+        .split("\n")
+        .filter((line) => line.endsWith(call)).length;
+    const original = readFileSync(config, "utf8");
+    // A second template, added after the daemon loaded the file.
+    writeFileSync(config, original.replace(/\n  templates: \{\n/, '\n  templates: {\n    later: { extends: "default" },\n'));
+    const up = await host.cli(project, ["up", "late", "-t", "later", "-w", "./ws"]);
+    expect(up.stderr).toBe("");
+    expect(up.stdout).toMatch(/^sandbox late is up \(template later, /m);
+    expect(logged("up late")).toBe(1);
+    // The same config with an error: the daemon reports it as root's own up would (exit 6, positioned).
+    writeFileSync(config, original.replace('network: "none"', 'network: "open"'));
+    const broken = await host.cli(project, ["down", "late"]);
+    expect(broken.exitCode).toBe(6);
+    expect(broken.stderr).toMatch(
+      new RegExp(`^${literal(config)}:\\d+:\\d+: templates\\.default\\.network: must be "none", "restricted", "full" or an object\\nforage-ctl: 1 problem in the config\\n$`),
+    );
+    writeFileSync(config, original);
+    expect(await host.cli(project, ["down", "late"])).toMatchObject({ exitCode: 0, stdout: "removed late\n" });
+    // The refused one never reached the operation (a call is logged once its request is read with good settings).
+    expect(logged("down late")).toBe(1);
   });
 });
 

@@ -1,22 +1,12 @@
 import { z } from "zod";
+import { templateNamePattern, templateNameSource } from "../../lib/template-name.js";
 
 /**
  * Name and path primitives shared by the schema. Each carries its limit and the fix in its error
  * message, because these messages are what a user reads next to `file:line:col`.
  */
 
-/**
- * The rule for template, agent and mount names, unanchored, for patterns that embed a name
- * (`-r NAME=PATH`, the proxy's `/<agent>/…` paths). Everything else uses templateNamePattern.
- */
-export const templateNameSource = "[a-z][a-z0-9-]{0,31}";
-
-/**
- * Template, agent and mount names: they become Nix attribute names, file names, wrapper binary
- * names and URL path segments, so the config, the daemon, the state files and the proxy check one
- * rule. @example templateNamePattern.test("claude-restricted") // true
- */
-export const templateNamePattern = new RegExp(`^${templateNameSource}$`);
+export { templateNamePattern, templateNameSource };
 
 /** Template and agent names become Nix attribute names, file names and wrapper binary names. */
 export const templateName = z.string().regex(templateNamePattern, {

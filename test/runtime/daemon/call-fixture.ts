@@ -9,7 +9,9 @@ import type { Operations } from "../../../runtime/api/operations.js";
 import type { SandboxView } from "../../../runtime/api/sandbox-view.js";
 import type { RuntimeContext } from "../../../runtime/core/context.js";
 import { runtimePaths } from "../../../runtime/core/paths.js";
+import type { Caller } from "../../../runtime/daemon/daemon-handlers.js";
 import { callServer, type DaemonServer } from "../../../runtime/daemon/server.js";
+import type { LoadedSettings } from "../../../runtime/settings/load-settings.js";
 
 /*
  * The daemon's dispatch (callServer, daemonHandlers) on a unix socket in a temp dir, in front of
@@ -117,23 +119,40 @@ async function fakeExec(streams: ExecStreams): Promise<number> {
 export interface CallFixture {
   socket: string;
   dir: string;
+  /** The settings file it serves (root's requests read it afresh). */
+  config: string;
   seen: Seen;
+  /** The templates of the settings each operation ran with, in order. */
+  templatesSeen: string[][];
+  /** How often the settings file was read again. */
+  reloads: number;
   log: string[];
   stops: number;
   server: DaemonServer;
   close(): Promise<void>;
 }
 
-/** Starts callServer on a temp socket; `ownerUid` is the user whose workspaces up may mount. */
-export async function startCallServer(ownerUid: number): Promise<CallFixture> {
+/**
+ * Starts callServer on a temp socket; `ownerUid` is the user whose workspaces up may mount, and
+ * `caller` who its socket admits (a root caller's requests read the config again, for real).
+ */
+export async function startCallServer(ownerUid: number, caller: Caller = "user"): Promise<CallFixture> {
   const dir = mkdtempSync(join(tmpdir(), "forage-calls-"));
   const config = join(dir, "forage.yaml");
   writeFileSync(config, "user: nobody\ntemplates:\n  coder:\n    agents: { sh: { package: bash, executable: bash } }\n");
-  const settings = resolveModel((await loadConfig(config)).config, config);
-  const context: RuntimeContext = { settings, paths: runtimePaths(join(dir, "state"), {}), warn: () => undefined };
-  const fixture: Omit<CallFixture, "server" | "close"> = { socket: join(dir, "daemon.sock"), dir, seen: [], log: [], stops: 0 };
-  const served = { ownerUid, hello: { settings: config, pid: process.pid }, stop: () => void fixture.stops++ };
-  const server = callServer(context, (line) => void fixture.log.push(line), { served, operations: (requestContext) => fakeOperations(requestContext, fixture.seen) });
+  const load = async (): Promise<LoadedSettings> => {
+    const loaded = await loadConfig(config);
+    return { settings: resolveModel(loaded.config, config), notes: loaded.notes };
+  };
+  const context: RuntimeContext = { settings: (await load()).settings, paths: runtimePaths(join(dir, "state"), {}), warn: () => undefined };
+  const fixture: Omit<CallFixture, "server" | "close"> = { socket: join(dir, "daemon.sock"), dir, config, seen: [], templatesSeen: [], reloads: 0, log: [], stops: 0 };
+  const reloadSettings = (): Promise<LoadedSettings> => (fixture.reloads++, load());
+  const served = { ownerUid, hello: { settings: config, pid: process.pid }, stop: () => void fixture.stops++, reloadSettings };
+  const operations = (requestContext: RuntimeContext): Operations => {
+    fixture.templatesSeen.push(requestContext.settings.templates.map((template) => template.name));
+    return fakeOperations(requestContext, fixture.seen);
+  };
+  const server = callServer(context, (line) => void fixture.log.push(line), { served, operations, caller });
   await new Promise<void>((resolve) => server.listener.listen(fixture.socket, resolve));
   return Object.assign(fixture, {
     server,

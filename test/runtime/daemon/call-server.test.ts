@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { EventEmitter } from "node:events";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -111,6 +111,75 @@ describe("the daemon's call table, client to server", () => {
     expect(fixture.log).toContain("down demo");
     expect(fixture.log).toContain("list");
     expect(fixture.log.some((line) => line.startsWith("hello"))).toBe(false);
+  });
+
+  it("never reads the settings file again for the user's socket: the daemon's own settings serve every call", () => {
+    expect(fixture.reloads).toBe(0);
+    expect(new Set(fixture.templatesSeen.map((names) => names.join()))).toEqual(new Set(["coder"]));
+  });
+});
+
+/*
+ * Root's socket: the kernel admits root alone (listenPrivately, tested for real in
+ * private-socket.test.ts and the daemon's integration test), so a request there is root's own
+ * command and runs as `sudo forage-ctl` would here.
+ */
+describe("the daemon's calls on root's socket", () => {
+  let fixture: CallFixture;
+  const notes: string[] = [];
+  const remote = () =>
+    remoteOperations(
+      () => undefined,
+      fixture.socket,
+      (line) => void notes.push(line),
+    );
+  const quiet = () => ({ stdin: null, stdout: collector().stream, stderr: collector().stream });
+
+  beforeAll(async () => {
+    fixture = await startCallServer(4242, "root");
+  });
+  afterAll(() => fixture.close());
+
+  it("up: mounts a workspace the served user does not own, as root's own up would", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "forage-roots-"));
+    try {
+      await remote().up({ ...cases.up.request, workspace });
+      expect(fixture.seen.at(-1)).toEqual(["up", { ...cases.up.request, workspace }]);
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
+  it("exec: runs as root in the sandbox when asked (sudo forage-ctl shell)", async () => {
+    expect(await remote().exec({ ...cases.exec.request, asRoot: true }, quiet())).toBe(7);
+    expect(fixture.seen.at(-1)).toEqual(["exec", { ...cases.exec.request, asRoot: true }]);
+  });
+
+  it("reads the settings file again for each call, so an edit counts at once; hello does not", async () => {
+    const before = fixture.reloads;
+    await callDaemon("hello", {}, fixture.socket);
+    expect(fixture.reloads).toBe(before);
+    writeFileSync(fixture.config, "user: nobody\ntemplates:\n  coder:\n    agents: { sh: { package: bash, executable: bash } }\n  writer:\n    extends: coder\n");
+    await remote().list({});
+    expect(fixture.reloads).toBe(before + 1);
+    expect(fixture.templatesSeen.at(-1)).toEqual(["coder", "writer"]);
+  });
+
+  it("relays the config's notes as lines for stderr", async () => {
+    writeFileSync(fixture.config, "user: nobody\ntemplates:\n  coder:\n    allowedHosts: [api.example.org]\n    agents: { sh: { package: bash, executable: bash } }\n");
+    notes.length = 0;
+    await remote().list({});
+    expect(notes).toEqual([expect.stringMatching(/forage\.yaml:4:\d+.*allowedHosts is the reference's spelling of network\.allow/)]);
+  });
+
+  it("refuses a call when the config has errors, with the report the CLI prints for them (kind config), before the operation runs", async () => {
+    writeFileSync(fixture.config, "user: nobody\ntemplates:\n  coder:\n    agents: { sh: { package: bash, executable: bash } }\n    network: sideways\n");
+    const before = fixture.seen.length;
+    const refused = remote().down(cases.down.request);
+    await expect(refused).rejects.toMatchObject({ kind: "config" });
+    const error = (await refused.catch((caught: unknown) => caught)) as SandboxError;
+    expect(error.report("forage-ctl")).toMatch(/forage\.yaml:5:\d+.*\nforage-ctl: 1 problem in the config\n$/);
+    expect(fixture.seen.length).toBe(before);
   });
 });
 
