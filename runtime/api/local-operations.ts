@@ -93,7 +93,14 @@ export function localOperations(context: RuntimeContext): Operations {
 /** A sandbox's metadata plus what is true right now (running, session, address). */
 export async function sandboxView(context: RuntimeContext, metadata: SandboxMetadata): Promise<SandboxView> {
   const running = await isRunning(context, metadata);
-  const status = !running ? "stopped" : (await hasSession(context, metadata)) ? "running" : "no-session";
+  // What is asked of the sandbox (its session, its leader's filter) and of the host, at once.
+  const [session, sshHostKey, workspaceDiskView, seccomp] = await Promise.all([
+    running && hasSession(context, metadata),
+    pinnedHostKey(context.paths, metadata.name),
+    workspaceDisk(metadata.workspace),
+    (async () => seccompStatus(context, metadata, running ? await backendOf(metadata.runtime).leader(context, metadata) : undefined))(),
+  ]);
+  const status = !running ? "stopped" : session ? "running" : "no-session";
   return {
     name: metadata.name,
     template: metadata.template,
@@ -109,10 +116,10 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     createdAt: metadata.createdAt,
     pid: running ? metadata.pid : null,
     user: context.settings.host.containerUsername,
-    sshHostKey: await pinnedHostKey(context.paths, metadata.name),
+    sshHostKey,
     resourceLimits: context.settings.templates.find((t) => t.name === metadata.template)?.resourceLimits ?? null,
-    workspaceDisk: await workspaceDisk(metadata.workspace),
-    seccomp: await seccompStatus(context, metadata, running ? await backendOf(metadata.runtime).leader(context, metadata) : undefined),
+    workspaceDisk: workspaceDiskView,
+    seccomp,
   };
 }
 

@@ -1,3 +1,4 @@
+import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup, sandboxCgroupName, type SandboxCgroup } from "../cgroups/sandbox-cgroup.js";
 import { tmpfsCaps } from "../cgroups/tmpfs-caps.js";
@@ -120,11 +121,13 @@ async function prepareContainer(
 /** Starts nspawn in the sandbox's cgroup and waits for its payload; caps a host root's /run. */
 async function runContainer(context: RuntimeContext, container: PreparedContainer): Promise<number> {
   const { clock } = context;
-  const pid = await timed(clock, "start: nspawn until the payload runs", () => spawnContainer(container.spec, (argv) => joinCgroupArgv(container.cgroup.procsFiles, argv), clock));
   // nspawn's /run (20% of the host's RAM) cannot be replaced (nspawn remounts /run/host inside
-  // it afterwards); a host root's is shrunk in place before any command starts. A NixOS init owns its own.
-  if (container.system === null) await timed(clock, "start: cap /run", () => capRun(pid, container.runCap));
-  return pid;
+  // it afterwards); a host root's is shrunk in place before any command starts (while the staged
+  // binds are let go). A NixOS init owns its own.
+  const capped = container.system === null ? (pid: number) => timed(clock, "start: cap /run", () => capRun(pid, container.runCap)) : undefined;
+  return timed(clock, "start: nspawn until the payload runs", () =>
+    spawnContainer(container.spec, dropUndefined({ wrap: (argv: string[]) => joinCgroupArgv(container.cgroup.procsFiles, argv), clock, whileReleasing: capped })),
+  );
 }
 
 /** Shrinks the container's /run tmpfs (its other mount flags stay). */

@@ -74,27 +74,38 @@ function escapeBind(path: string): string {
  * Starts nspawn detached (own session, stdio to the sandbox log) so the container outlives the
  * process that started it, and waits until its init is up. Returns nspawn's pid. User-controlled
  * bind sources reach nspawn as staged mounts of what was checked (stageBinds), taken down again
- * once the container holds its own copies.
+ * once the container holds its own copies: `whileReleasing` (the caller's next step) runs while
+ * they are, and both are done when this returns.
  */
-export async function spawnContainer(spec: NspawnSpec, wrap: (argv: string[]) => string[] = (argv) => argv, clock?: PhaseClock, timeoutMs = 10_000): Promise<number> {
+export async function spawnContainer(
+  spec: NspawnSpec,
+  options: { wrap?: (argv: string[]) => string[]; clock?: PhaseClock | undefined; timeoutMs?: number; whileReleasing?: (pid: number) => Promise<void> } = {},
+): Promise<number> {
+  const { wrap = (argv: string[]) => argv, clock, timeoutMs = 10_000 } = options;
   const log = await open(spec.logFile, "a", 0o640);
   const staged = await timed(clock, "nspawn: stage binds", () => stageBinds(spec.binds)).catch(async (error: unknown) => {
     await log.close();
     throw error;
   });
+  let pid: number | undefined;
   try {
     const [program, ...args] = wrap(["systemd-nspawn", ...nspawnArgs({ ...spec, binds: staged.binds })]);
     const child = spawn(program ?? "systemd-nspawn", args, { detached: true, stdio: ["ignore", log.fd, log.fd] });
-    const pid = child.pid;
-    if (pid === undefined) throw new ContainerError("systemd-nspawn did not start (is the systemd-container package installed?)");
+    const started = child.pid;
+    if (started === undefined) throw new ContainerError("systemd-nspawn did not start (is the systemd-container package installed?)");
     child.unref();
-    await timed(clock, "nspawn: until the payload runs", () => waitForLeader(pid, spec.payload.kind, spec.logFile, timeoutMs));
-    return pid;
+    await timed(clock, "nspawn: until the payload runs", () => waitForLeader(started, spec.payload.kind, spec.logFile, timeoutMs));
+    pid = started;
   } finally {
     // The container has its own copies of the binds by now (or never started).
-    await timed(clock, "nspawn: release staged binds", () => staged.release());
+    const release = timed(clock, "nspawn: release staged binds", () => staged.release());
+    const next = pid === undefined || options.whileReleasing === undefined ? Promise.resolve() : options.whileReleasing(pid);
+    const [released, went] = await Promise.allSettled([release, next]);
     await log.close();
+    if (released.status === "rejected") throw released.reason;
+    if (went.status === "rejected") throw went.reason;
   }
+  return pid;
 }
 
 /** The container's PID 1 (nspawn's child in a new PID namespace), or undefined. */

@@ -12,11 +12,18 @@ import { guardState, workspaceGuards, type Guard, type Placeholder } from "./gua
  * "nothing" as the sandbox's), and are removed again when the sandbox stops, if they still are
  * exactly a stand-in. Where the user cannot write, systemd-nspawn makes the mount point itself.
  */
-export async function makeMountPoint(root: string, path: string, placeholder: Placeholder, owner: { uid: number; gid: number }): Promise<void> {
-  const run = { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/", env: { PATH: "/usr/bin:/bin" }, extendEnv: false } as const;
-  if (placeholder.kind === "directory") await runCommand("mkdir", ["--", join(root, path)], run);
-  else await runCommand("tee", ["--", join(root, path)], { ...run, input: placeholder.text, stdout: "ignore" });
+export async function makeMountPoints(root: string, points: ReadonlyMap<string, Placeholder>, owner: { uid: number; gid: number }): Promise<void> {
+  if (points.size === 0) return;
+  // One shell as the user for all of them, in order (a process each cost ~9 ms, ~14 per up).
+  const args = [...points].flatMap(([path, placeholder]) => (placeholder.kind === "directory" ? ["d", join(root, path), ""] : ["f", join(root, path), placeholder.text]));
+  await runCommand("sh", ["-c", makeMountPointsScript, "forage-mount-points", ...args], { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/", env: { PATH: "/usr/bin:/bin" } });
 }
+
+/**
+ * Triples of kind, path and text: `d PATH ""` makes a directory, `f PATH TEXT` a file holding
+ * TEXT, never over an existing one (noclobber). One that fails is left to nspawn, as before.
+ */
+const makeMountPointsScript = 'set -C; while [ "$#" -ge 3 ]; do if [ "$1" = d ]; then mkdir -- "$2"; else printf %s "$3" > "$2"; fi; shift 3; done 2>/dev/null; exit 0';
 
 /** Removes, as the user, the stand-ins' mount points a stopped sandbox left in its workspaces. */
 export async function removePlaceholders(metadata: SandboxMetadata): Promise<void> {

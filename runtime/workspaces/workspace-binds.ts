@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
 import type { Bind } from "../core/bind.js";
 import { guardState, jjLayout, workspaceGuards, type Guard, type Placeholder } from "./guarded-paths.js";
-import { makeMountPoint } from "./placeholders.js";
+import { makeMountPoints } from "./placeholders.js";
 import { ownedDirectory, storeBinds, type VcsStore } from "./vcs-stores.js";
 
 /**
@@ -57,7 +57,7 @@ async function guardedBinds(source: string, target: string, guards: readonly Gua
   const covered = (path: string): boolean => ancestors(path).some((dir) => present.has(dir) || absent.has(dir));
   const inReadOnlyJj = (path: string): boolean => jj.readOnly.some((dir) => ancestors(path).at(-1) === dir);
   for (const path of [...absent.keys()]) if (covered(path) || inReadOnlyJj(path)) absent.delete(path);
-  for (const [path, bind] of absent) await makeMountPoint(source, path, bind.placeholder, user);
+  await makeMountPoints(source, new Map([...absent].map(([path, bind]) => [path, bind.placeholder])), user);
   const holders = [...new Set([...present, ...absent.keys()].flatMap((path) => ancestors(path)))].filter((dir) => !covered(dir) && !present.has(dir) && !jj.mountPoints.has(dir)).sort();
   return [
     ...jj.binds,

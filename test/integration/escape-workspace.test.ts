@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -91,6 +91,10 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     expect(await refusals("gitx", "echo /tmp/objects > .git/objects/info/alternates")).toBe(1);
     // The stand-ins are what git reads as nothing: the user's git works while the sandbox runs.
     expect(await as("git", ["status", "--short"], repo)).toContain("hidden.sh");
+    // Their mount points are the user's own entries, holding what the stand-in holds.
+    const commondir = statSync(join(repo, ".git/commondir"));
+    expect([commondir.isFile(), commondir.uid, readFileSync(join(repo, ".git/commondir"), "utf8")]).toEqual([true, agentUid, ".\n"]);
+    expect(statSync(join(repo, ".git/worktrees")).isDirectory()).toBe(true);
     expect(await statusRunsPlanted(repo, "fsmonitor-ran")).toBe(false);
     expect((await host.run(["down", "gitx"])).exitCode).toBe(0);
     expect(await statusRunsPlanted(repo, "fsmonitor-ran")).toBe(false);

@@ -39,6 +39,14 @@ describe.skipIf(!tools.run)("the host user's git identity (lowest precedence)", 
     expect(await hostGitIdentity(me(dir))).toEqual({ gitEmail: "xdg@example.com" });
   });
 
+  it("takes each key from ~/.gitconfig first, the other from ~/.config/git/config", async () => {
+    const dir = home();
+    mkdirSync(join(dir, ".config/git"), { recursive: true });
+    writeFileSync(join(dir, ".gitconfig"), "[user]\n\tname = First Name\n\tname = Home Name\n");
+    writeFileSync(join(dir, ".config/git/config"), "[user]\n\tname = Xdg Name\n\temail = xdg@example.com\n");
+    expect(await hostGitIdentity(me(dir))).toEqual({ gitUser: "Home Name", gitEmail: "xdg@example.com" });
+  });
+
   it("ignores values the config schema would refuse, and does not follow includes", async () => {
     const dir = home();
     writeFileSync(join(dir, "other"), "[user]\n\temail = included@example.com\n");
