@@ -2,7 +2,7 @@ import { z } from "zod";
 import { sshPublicKey, templateName } from "../../generator/config/schema/names.js";
 import { allowEntry } from "../../generator/config/schema/allow-entry.js";
 import { networkModes } from "../../generator/config/network-modes.js";
-import { sandboxNamePattern } from "../core/names.js";
+import { invalidSandboxName, sandboxNamePattern } from "../core/names.js";
 import { snapshotNamePattern } from "../workspaces/snapshots.js";
 import { denyEntry } from "../../generator/policy/network/policy-schema.js";
 
@@ -13,7 +13,11 @@ import { denyEntry } from "../../generator/policy/network/policy-schema.js";
  * fields are exactOptional: JSON has no undefined, so neither has the request type.
  */
 
-const name = z.string().regex(sandboxNamePattern).describe("the sandbox");
+// Said as in-process commands say it (the CLI hands root's commands to the daemon too).
+const name = z
+  .string()
+  .regex(sandboxNamePattern, { error: (issue) => invalidSandboxName(issue.input) })
+  .describe("the sandbox");
 const grace = z.number().int().min(0).max(3600).describe("seconds before processes are killed");
 /** A host path from a client: absolute, and no control characters (they end up in flags and logs). */
 const hostPath = z

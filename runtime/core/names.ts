@@ -6,9 +6,12 @@ export const sandboxNamePattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Throws a message naming the rule when `name` is not a valid sandbox name. */
 export function assertSandboxName(name: string): void {
-  if (!sandboxNamePattern.test(name)) {
-    throw new InvalidNameError(`invalid sandbox name "${name}": use 1-63 characters of a-z, 0-9 and '-', starting with a letter or digit`);
-  }
+  if (!sandboxNamePattern.test(name)) throw new InvalidNameError(invalidSandboxName(name));
+}
+
+/** What is wrong with a name that breaks the sandbox name rule, and the rule (here and in the daemon's request checks). */
+export function invalidSandboxName(name: unknown): string {
+  return `invalid sandbox name ${JSON.stringify(name)}: use 1-63 characters of a-z, 0-9 and '-', starting with a letter or digit`;
 }
 
 /** A name or a path built from one that breaks its rule: a usage error. */
