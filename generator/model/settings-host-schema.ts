@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { proxyUrlSchema } from "../config/schema/proxy-url.js";
+import { auditLogBytes, rateRequests, rateTokens, rateWindow, upstreamOrigin } from "../config/schema/shared-limits.js";
 import { identitySchema } from "../config/schema/identity.js";
 import { absolutePath, interfaceName, secretName, sshPublicKey, unixUserName } from "../config/schema/names.js";
 
@@ -11,12 +12,9 @@ import { absolutePath, interfaceName, secretName, sshPublicKey, unixUserName } f
 
 const rateLimitSchema = z
   .strictObject({
-    requests: z.number().int().min(1).max(1_000_000).describe("Requests allowed per window per sandbox."),
-    window: z
-      .string()
-      .regex(/^[1-9][0-9]*(s|m|h)$/, { error: 'must be a duration such as "30s", "1m" or "1h"' })
-      .describe("Sliding window length."),
-    tokens: z.number().int().min(1).max(1_000_000_000).nullable().describe("Model tokens allowed per window per sandbox; null: no token limit."),
+    requests: rateRequests.describe("Requests allowed per window per sandbox."),
+    window: rateWindow.describe("Sliding window length."),
+    tokens: rateTokens.nullable().describe("Model tokens allowed per window per sandbox; null: no token limit."),
   })
   .describe("Per-sandbox rate limits of the API proxy.");
 
@@ -27,17 +25,9 @@ const proxySchema = z
     url: proxyUrlSchema.nullable().describe("The reference's proxyUrl, or null."),
     rateLimit: rateLimitSchema,
     auditLog: absolutePath.nullable().describe("JSONL audit log path; null: proxy-audit.jsonl in the state directory in use."),
-    auditLogMaxBytes: z
-      .number()
-      .int()
-      .min(4096)
-      .max(1024 * 1024 * 1024)
-      .describe("Size at which the audit log is rotated."),
+    auditLogMaxBytes: auditLogBytes.describe("Size at which the audit log is rotated."),
     caFile: absolutePath.nullable().describe("PEM file of extra certificate authorities the proxy trusts for upstreams, or null."),
-    allowUpstreams: z
-      .array(z.url({ protocol: /^https$/, error: 'must be an https origin, e.g. "https://127.0.0.1:8443"' }))
-      .max(16)
-      .describe("https origins allowed although they are on loopback, link-local or private addresses."),
+    allowUpstreams: z.array(upstreamOrigin).max(16).describe("https origins allowed although they are on loopback, link-local or private addresses."),
   })
   .describe("Host-side API proxy.");
 

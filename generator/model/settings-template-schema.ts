@@ -7,6 +7,7 @@ import { protectedPaths } from "../config/schema/protected-paths.js";
 import { proxyMethods } from "../config/schema/proxy-filter.js";
 import { allowableNames } from "../config/schema/seccomp.js";
 import { sizePattern } from "../config/schema/size-pattern.js";
+import { cpuQuota, proxyPathPrefix, proxyRequestBytes } from "../config/schema/shared-limits.js";
 import { tmuxWindowSchema } from "../config/schema/tmux-window.js";
 import { parseAllowEntry } from "./allow-rule.js";
 import { settingsAgentSchema } from "./settings-agent-schema.js";
@@ -50,11 +51,7 @@ const mountSchema = z
 
 const resourceLimitsSchema = z
   .strictObject({
-    cpuQuota: z
-      .string()
-      .regex(/^[1-9][0-9]{0,4}%$/, { error: 'must be a percentage of one CPU, e.g. "200%"' })
-      .nullable()
-      .describe("CPU quota as systemd CPUQuota=, or null."),
+    cpuQuota: cpuQuota.nullable().describe("CPU quota as systemd CPUQuota=, or null."),
     memoryMax: z.string().regex(sizePattern, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "4G"' }).nullable().describe("MemoryMax=; null: unlimited."),
     tasksMax: z.number().int().min(16).max(1_000_000).nullable().describe("TasksMax=; null: unlimited."),
   })
@@ -63,23 +60,8 @@ const resourceLimitsSchema = z
 const proxyFilterSchema = z
   .strictObject({
     methods: z.array(z.enum(proxyMethods)).min(1).max(proxyMethods.length).describe("HTTP methods forwarded, sorted."),
-    pathPrefixes: z
-      .array(
-        z
-          .string()
-          .max(256)
-          .regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/, { error: 'must be a URL path starting with "/"' })
-          .refine((path) => !path.split("/").includes(".."), { error: "must not contain '..'" }),
-      )
-      .min(1)
-      .max(64)
-      .describe("Upstream paths forwarded, by prefix, sorted."),
-    maxRequestBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .max(1024 * 1024 * 1024)
-      .describe("Largest request body forwarded."),
+    pathPrefixes: z.array(proxyPathPrefix).min(1).max(64).describe("Upstream paths forwarded, by prefix, sorted."),
+    maxRequestBytes: proxyRequestBytes.describe("Largest request body forwarded."),
   })
   .describe("Which requests the API proxy forwards for this template's sandboxes.");
 

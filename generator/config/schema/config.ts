@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { identitySchema } from "./identity.js";
 import { proxyUrlSchema } from "./proxy-url.js";
+import { auditLogBytes, rateRequests, rateTokens, rateWindow, upstreamOrigin } from "./shared-limits.js";
 import { absolutePath, interfaceName, secretName, sshPublicKey, templateName, unixUserName } from "./names.js";
 import { templateSchema, type Template } from "./template.js";
 
@@ -23,27 +24,17 @@ const proxySchema = z
       ),
     rateLimit: z
       .strictObject({
-        requests: z.number().int().min(1).max(1_000_000).default(60).describe("Requests allowed per window per sandbox."),
-        window: z
-          .string()
-          .regex(/^[1-9][0-9]*(s|m|h)$/, { error: 'must be a duration such as "30s", "1m" or "1h"' })
-          .default("1m")
-          .describe("Sliding window length."),
-        tokens: z.number().int().min(1).max(1_000_000_000).optional().describe("Model tokens (input + output, as the API reports them) allowed per window per sandbox. Default: no token limit."),
+        requests: rateRequests.default(60).describe("Requests allowed per window per sandbox."),
+        window: rateWindow.default("1m").describe("Sliding window length."),
+        tokens: rateTokens.optional().describe("Model tokens (input + output, as the API reports them) allowed per window per sandbox. Default: no token limit."),
       })
       .default({ requests: 60, window: "1m" })
       .describe("Per-sandbox rate limits (sliding window); over one the proxy answers 429 naming it."),
     auditLog: absolutePath.optional().describe("JSONL audit log path; default: <stateDir>/proxy-audit.jsonl."),
-    auditLogMaxBytes: z
-      .number()
-      .int()
-      .min(4096)
-      .max(1024 * 1024 * 1024)
-      .default(50 * 1024 * 1024)
-      .describe("Size at which the audit log is rotated (three old files are kept). Default: 50 MiB."),
+    auditLogMaxBytes: auditLogBytes.default(50 * 1024 * 1024).describe("Size at which the audit log is rotated (three old files are kept). Default: 50 MiB."),
     caFile: absolutePath.optional().describe("PEM file of extra certificate authorities the proxy trusts for upstreams (e.g. a company gateway's)."),
     allowUpstreams: z
-      .array(z.url({ protocol: /^https$/, error: 'must be an https origin, e.g. "https://127.0.0.1:8443"' }))
+      .array(upstreamOrigin)
       .max(16)
       .default([])
       .describe("Upstream origins allowed even though they are on loopback, link-local or private addresses (test servers, a local gateway). Others must resolve to public addresses."),

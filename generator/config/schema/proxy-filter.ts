@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { proxyPathPrefix, proxyRequestBytes } from "./shared-limits.js";
 
 /** Methods the proxy may forward; anything else (CONNECT, TRACE, …) is never proxied. */
 export const proxyMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
@@ -8,25 +9,8 @@ export type ProxyMethod = (typeof proxyMethods)[number];
 export const proxyFilterSchema = z
   .strictObject({
     methods: z.array(z.enum(proxyMethods)).min(1).max(proxyMethods.length).optional().describe('HTTP methods forwarded; others get 403. Default: ["GET", "HEAD", "POST"].'),
-    pathPrefixes: z
-      .array(
-        z
-          .string()
-          .max(256)
-          .regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/, { error: 'must be a URL path starting with "/", e.g. "/v1/messages"' })
-          .refine((path) => !path.split("/").includes(".."), { error: "must not contain '..'" }),
-      )
-      .min(1)
-      .max(64)
-      .optional()
-      .describe('Upstream paths forwarded, by prefix (e.g. "/v1/"); others get 403. Default: ["/"] (every path).'),
-    maxRequestBytes: z
-      .number()
-      .int()
-      .min(1024, { error: "must be at least 1024 bytes" })
-      .max(1024 * 1024 * 1024, { error: "must be at most 1 GiB" })
-      .optional()
-      .describe("Largest request body forwarded; larger ones get 413. Default: 33554432 (32 MiB)."),
+    pathPrefixes: z.array(proxyPathPrefix).min(1).max(64).optional().describe('Upstream paths forwarded, by prefix (e.g. "/v1/"); others get 403. Default: ["/"] (every path).'),
+    maxRequestBytes: proxyRequestBytes.optional().describe("Largest request body forwarded; larger ones get 413. Default: 33554432 (32 MiB)."),
   })
   .describe("Which requests the API proxy forwards for this template's sandboxes.");
 

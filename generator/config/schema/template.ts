@@ -10,6 +10,7 @@ import { mountSchema, beadsSchema } from "./workspace.js";
 import { seccompSchema } from "./seccomp.js";
 import { sizePattern } from "./size-pattern.js";
 import { tmuxWindowSchema } from "./tmux-window.js";
+import { cpuQuota } from "./shared-limits.js";
 
 /*
  * Template fields carry no zod defaults: a template may `extends` another, and a default filled in
@@ -37,11 +38,7 @@ const unlimited = z.enum(["infinity"]);
 
 const resourceLimitsSchema = z
   .strictObject({
-    cpuQuota: z
-      .string()
-      .regex(/^[1-9][0-9]{0,4}%$/, { error: 'must be a percentage of one CPU, e.g. "200%" for two cores' })
-      .optional()
-      .describe('CPU quota as systemd CPUQuota=, e.g. "200%". Default: none.'),
+    cpuQuota: cpuQuota.optional().describe('CPU quota as systemd CPUQuota=, e.g. "200%". Default: none.'),
     memoryMax: z
       .string()
       .regex(/^([1-9][0-9]{0,6}[KMGT]?|infinity)$/, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "4G", or "infinity" for no limit' })
