@@ -4,6 +4,7 @@ import { buildId } from "../runtime/core/build-id.js";
 import { daemonHello, remoteOperations } from "../runtime/daemon/client.js";
 import { rootSocketPath } from "../runtime/daemon/protocol.js";
 import { pathOverridesOf } from "../runtime/core/paths.js";
+import { isRootsSocket } from "../runtime/core/private-socket.js";
 import { settingsFile } from "../runtime/settings/settings-file.js";
 import { noteIfDaemonServesOther, sameFile } from "./daemon-settings.js";
 import { warn } from "./warn.js";
@@ -50,10 +51,12 @@ export async function operationsFor(configOption: string | undefined, options: O
 }
 
 /**
- * True when a daemon answers on root's socket, runs this very build, finds state where this
+ * True when root's socket is root's (in a directory only root writes: else whoever put it there
+ * would get root's commands), a daemon answers on it, runs this very build, finds state where this
  * command would (the same path overrides), and serves the settings this command would load.
  */
 async function daemonServesTheSame(configOption: string | undefined): Promise<boolean> {
+  if (!(await isRootsSocket(rootSocketPath()))) return false;
   const file = await settingsFile(configOption);
   const hello = await daemonHello(rootSocketPath()).catch(() => null);
   return hello?.version === buildId() && JSON.stringify(hello.paths) === JSON.stringify(pathOverridesOf()) && (await sameFile(hello.settings, file.path));

@@ -1,15 +1,21 @@
-import { readFileSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packageRoot } from "./package-root.js";
 
 /**
- * This forage-ctl's build: its version and when its code was installed (this file's mtime), e.g.
- * `0.1.0+1795690000000`. The daemon says its own in `hello`, so a root command hands work to a
- * running daemon only when it runs the very same code (an upgrade without a daemon restart
- * does not count).
+ * This forage-ctl's build: its version, where it is installed and when this file was written
+ * there, e.g. `0.1.0+1795690000000.3f2a9c1b`. The daemon says its own in `hello`, so a root command
+ * hands work to a running daemon only when it runs the very same code (an upgrade without a
+ * daemon restart does not count). The change time, not the modification time: the Nix store and
+ * npm's tarballs set every mtime to one fixed date, while a file's ctime is when it was written
+ * here (each build, each install); the installed path tells Nix store paths apart.
  */
 export function buildId(): string {
-  const { version } = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version?: unknown };
-  return `${String(version)}+${Math.floor(statSync(fileURLToPath(import.meta.url)).mtimeMs)}`;
+  const root = packageRoot();
+  const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version?: unknown };
+  const written = Math.floor(statSync(fileURLToPath(import.meta.url)).ctimeMs);
+  const where = createHash("sha256").update(realpathSync(root)).digest("hex").slice(0, 8);
+  return `${String(version)}+${written}.${where}`;
 }

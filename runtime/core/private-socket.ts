@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { lchown, lstat, mkdir, rm } from "node:fs/promises";
 import type { Server } from "node:net";
 import { dirname } from "node:path";
@@ -13,13 +14,28 @@ export async function prepareSocketDirectory(path: string): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true, mode: 0o755 });
   const info = await lstat(dir);
-  if (!info.isDirectory() || info.uid !== 0 || (info.mode & 0o022) !== 0) {
+  if (!onlyRootWrites(info)) {
     throw new SandboxError(
       `the socket directory ${dir} must be a directory owned by root that only root can write to (it is owned by uid ${info.uid}, mode ${(info.mode & 0o7777).toString(8)}): fix it with chown root: ${dir} && chmod 755 ${dir}, or point FORAGE_RUN_DIR elsewhere`,
       "config",
     );
   }
   await rm(path, { force: true });
+}
+
+/** A directory only root can write to: root's, not writable by group or others, no link. */
+function onlyRootWrites(info: Stats): boolean {
+  return info.isDirectory() && info.uid === 0 && (info.mode & 0o022) === 0;
+}
+
+/**
+ * True when `path` is a socket of root's in a directory only root can write to: what root's
+ * client checks before it talks to a socket only root may reach (a socket anyone could have put
+ * there would get root's commands and terminal).
+ */
+export async function isRootsSocket(path: string): Promise<boolean> {
+  const [dir, socket] = await Promise.all([lstat(dirname(path)).catch(() => undefined), lstat(path).catch(() => undefined)]);
+  return dir !== undefined && onlyRootWrites(dir) && socket?.isSocket() === true && socket.uid === 0;
 }
 
 /**

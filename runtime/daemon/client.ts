@@ -80,9 +80,11 @@ export function sendRequest(message: RequestMessage, handlers: ClientHandlers = 
           else if (typeof event.stderr === "string") handlers.stderr?.(Buffer.from(event.stderr, "base64"));
           else if ("result" in event) finish(() => resolve(event.result));
           else if (typeof event.error === "object" && event.error !== null) {
-            const { message: text, kind, report } = fieldsOf(event.error);
+            const { message: text, kind, report, internal } = fieldsOf(event.error);
+            // A bug in the daemon stays a bug here (the CLI says so, exit 70); its log has the stack.
+            if (internal === true) finish(() => reject(new Error(`the forage daemon failed (a bug; its log has the details): ${String(text)}`)));
             // A kind this client does not know (another version's) is still the daemon's refusal.
-            finish(() => reject(new RelayedError(String(text), isUserErrorKind(kind) ? kind : "general", typeof report === "string" ? report : undefined)));
+            else finish(() => reject(new RelayedError(String(text), isUserErrorKind(kind) ? kind : "general", typeof report === "string" ? report : undefined)));
           }
         },
         (error) => finish(() => reject(error)),

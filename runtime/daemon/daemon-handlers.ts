@@ -83,7 +83,7 @@ export function daemonHandlers({ context, served, connection, caller }: RequestS
 }
 
 /**
- * A client of the daemon is root or in the user's group, not necessarily the user: it may only
+ * A client on the user's socket is the user or root, and need not be root: it may only
  * mount a workspace the configured user owns (after resolving symlinks), never an arbitrary
  * host directory the daemon could reach as root.
  */

@@ -15,13 +15,19 @@ export interface RequestMessage {
 }
 
 /**
- * What the daemon sends: events, then one `result` or `error` (with the UserErrorKind, and the
- * report the CLI prints for it where that is more than the message, e.g. a config's problems).
+ * What the daemon sends: events, then one `result` or `error`: a user error with its UserErrorKind
+ * and the report the CLI prints for it (a config's problems, say), or `internal`, a bug.
  * `note` is a line for the client's stderr as it is (a config's notes, when root's request
  * loaded the settings afresh).
  */
 export type ServerMessage =
-  { progress: string } | { warning: string } | { note: string } | { stdout: string } | { stderr: string } | { result: unknown } | { error: { message: string; kind: string; report?: string } };
+  | { progress: string }
+  | { warning: string }
+  | { note: string }
+  | { stdout: string }
+  | { stderr: string }
+  | { result: unknown }
+  | { error: { message: string; kind: string; report?: string; internal?: true } };
 
 /** What a client sends: its request, then (exec) stdin, its end, and terminal resizes. */
 export type ClientMessage = RequestMessage | { stdin: string } | { stdinEnd: true } | { resize: { rows: number; cols: number } };

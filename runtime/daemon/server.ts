@@ -145,8 +145,8 @@ async function dispatch({ context, parts, log }: Serving, op: string, args: unkn
     const kind = error instanceof UserError ? error.kind : "general";
     const text = error instanceof Error ? error.message : String(error);
     if (!(error instanceof UserError)) log(`error in ${op}: ${error instanceof Error ? (error.stack ?? text) : text}`);
-    const report = error instanceof UserError ? error.report("forage-ctl") : undefined;
-    connection.send({ error: { message: text, kind, ...(report === undefined || report === `forage-ctl: ${text}\n` ? {} : { report }) } });
+    // A user error comes with what the CLI prints for it; anything else is the daemon's bug.
+    connection.send({ error: error instanceof UserError ? { message: text, kind, report: error.report("forage-ctl") } : { message: text, kind, internal: true } });
   }
 }
 

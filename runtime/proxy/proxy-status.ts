@@ -1,3 +1,4 @@
+import { isAlive } from "../core/process-alive.js";
 import { chown, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Model } from "../../generator/model/model.js";
@@ -49,14 +50,5 @@ export async function readProxyStatus(paths: RuntimePaths): Promise<ProxyStatus 
   } catch {
     return undefined;
   }
-  return Number.isInteger(status.pid) && processAlive(status.pid) ? status : undefined;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return Number.isInteger(status.pid) && isAlive(status.pid) ? status : undefined;
 }

@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { UserError } from "../../../runtime/core/errors.js";
 import { DaemonUnavailableError, daemonHello } from "../../../runtime/daemon/client.js";
 
 /*
@@ -52,6 +53,17 @@ describe("asking a daemon who it is (hello)", () => {
   it("passes on any other refusal of the daemon", async () => {
     await answering({ error: { message: "something else", kind: "general" } });
     await expect(daemonHello(socket)).rejects.toThrow("something else");
+  });
+
+  it("keeps a bug in the daemon a bug (no user error: the CLI says internal error, exit 70), and a user error's report as the daemon made it", async () => {
+    await answering({ error: { message: "Cannot read properties of undefined", kind: "general", internal: true } });
+    const bug = await daemonHello(socket).catch((error: unknown) => error);
+    expect(bug).not.toBeInstanceOf(UserError);
+    expect(String(bug)).toContain("the forage daemon failed (a bug; its log has the details): Cannot read properties of undefined");
+    await new Promise((resolve) => server?.close(resolve));
+    await answering({ error: { message: "x.yaml:1:1: bad", kind: "config", report: "x.yaml:1:1: bad\nforage-ctl: 1 problem in the config\n" } });
+    const refused = (await daemonHello(socket).catch((error: unknown) => error)) as UserError;
+    expect([refused.kind, refused.report("forage-ctl")]).toEqual(["config", "x.yaml:1:1: bad\nforage-ctl: 1 problem in the config\n"]);
   });
 
   it("rejects with DaemonUnavailableError when nothing listens", async () => {

@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { listenPrivately, prepareSocketDirectory } from "../../../runtime/core/private-socket.js";
+import { isRootsSocket, listenPrivately, prepareSocketDirectory } from "../../../runtime/core/private-socket.js";
 import { isRoot } from "../../support/tools.js";
 
 describe.skipIf(!isRoot())("the daemon's private socket", () => {
@@ -19,6 +19,25 @@ describe.skipIf(!isRoot())("the daemon's private socket", () => {
     server.close();
     expect({ uid: info.uid, gid: info.gid, mode: (info.mode & 0o777).toString(8) }).toEqual({ uid: 65534, gid: 0, mode: "600" });
     expect((statSync(join(dir, "run")).mode & 0o777).toString(8)).toBe("755");
+  });
+
+  it("root's client trusts a socket only when it is root's, in a directory only root writes to", async () => {
+    const path = join(dir, "roots", "daemon-root.sock");
+    await prepareSocketDirectory(path);
+    expect(await isRootsSocket(path)).toBe(false); // nothing there yet
+    const server = createServer();
+    await listenPrivately(server, path, 0);
+    expect(await isRootsSocket(path)).toBe(true);
+    chmodSync(join(dir, "roots"), 0o777); // anyone could have put it there
+    expect(await isRootsSocket(path)).toBe(false);
+    chmodSync(join(dir, "roots"), 0o755);
+    server.close();
+    const users = join(dir, "users", "daemon-root.sock");
+    await prepareSocketDirectory(users);
+    const other = createServer();
+    await listenPrivately(other, users, 65534); // a socket of the user's
+    expect(await isRootsSocket(users)).toBe(false);
+    other.close();
   });
 
   it("refuses a socket directory that others can write to, and says how to fix it", async () => {
