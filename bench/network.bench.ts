@@ -54,8 +54,12 @@ const link = sandboxLink(slot, base);
 // Parts to run (argv), all by default: throughput, rate, dns.
 const parts = new Set(process.argv.slice(2).length > 0 ? process.argv.slice(2) : ["throughput", "rate", "dns"]);
 const clientScript = join(packageRoot(), "bench/network-client.mjs");
-const client = (...args: string[]): Record<string, number> =>
-  JSON.parse(execFileSync("ip", ["netns", "exec", link.namespace, process.execPath, clientScript, ...args], { encoding: "utf8" })) as Record<string, number>;
+/** One client run in the sandbox's namespace; one that failed (its `error`) stops the bench rather than becoming a NaN in a median. */
+const client = (...args: string[]): Record<string, number> => {
+  const result = JSON.parse(execFileSync("ip", ["netns", "exec", link.namespace, process.execPath, clientScript, ...args], { encoding: "utf8" })) as Record<string, number | string>;
+  if (result.error !== undefined) throw new Error(`bench client ${args[0] ?? ""} failed: ${String(result.error)}`);
+  return result as Record<string, number>;
+};
 // 10 000 other addresses in the allowed set, as a long-running sandbox with many names would have.
 const filler = Array.from({ length: 10_000 }, (_, i) => ({ value: `100.${64 + Math.floor(i / 65536)}.${Math.floor(i / 256) % 256}.${i % 256}`, timeout: 3600 }));
 const restrict = async (): Promise<void> => {

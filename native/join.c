@@ -136,6 +136,8 @@ static int wait_as_child(pid_t child) {
   for (;;) {
     pid_t done = waitpid(child, &status, WUNTRACED);
     if (done < 0 && errno == EINTR) continue;
+    /* Its status is lost (never a success that was not seen). */
+    if (done < 0) return FORAGE_FAILED;
     if (done == child && WIFSTOPPED(status)) {
       kill(getpid(), SIGSTOP);
       kill(child, SIGCONT);

@@ -64,10 +64,16 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
           ),
       );
       const { monitor } = context.settings.host;
-      // The health monitor of the config (monitor.enable), run by the daemon itself.
+      // The health monitor of the config (monitor.enable), run by the daemon itself; a round still
+      // running (a restart takes a while) is not joined by the next.
+      let checking = false;
       const timer = monitor.enable
         ? setInterval(() => {
-            void checkAll(context, monitor.autoRestart).then((reports) => reports.forEach((report) => log(`health: ${report}`)));
+            if (checking) return;
+            checking = true;
+            void checkAll(context, monitor.autoRestart)
+              .then((reports) => reports.forEach((report) => log(`health: ${report}`)))
+              .finally(() => (checking = false));
           }, monitor.interval * 1000)
         : undefined;
       await new Promise<void>((resolve) => {

@@ -23,7 +23,13 @@ export async function runGuardHost(socketPath: string, log: (line: string) => vo
   const guards = new Map<string, { spec: GuardSpec; guard: SandboxGuard }>();
   const hostWriter = new SetElementWriter(null);
   let idleSince = Date.now();
-  const server = createServer((socket) => serveConnection(socket, guards, hostWriter, log));
+  // Connections open now: one may carry an `add` the host must not exit under.
+  let open = 0;
+  const server = createServer((socket) => {
+    open++;
+    socket.once("close", () => open--);
+    serveConnection(socket, guards, hostWriter, log);
+  });
   await prepareSocketDirectory(socketPath);
   await listenPrivately(server, socketPath, 0);
   log(`guarding sandboxes; socket ${socketPath}`);
@@ -33,15 +39,26 @@ export async function runGuardHost(socketPath: string, log: (line: string) => vo
       const alive = await guard.tick().catch(() => true);
       if (alive || guards.get(key)?.guard !== guard) continue;
       guards.delete(key);
-      await guard.close().catch(() => undefined);
+      closeInBackground(guard);
       log(`${spec.sandbox}: its link is gone; no longer guarded`);
     }
-    if (guards.size > 0) idleSince = Date.now();
+    if (guards.size > 0 || open > 0) idleSince = Date.now();
+    // Decided and closed in one turn of the event loop: no connection comes in between.
     else if (Date.now() - idleSince > idleExitMs) break;
   }
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   log("no sandbox left to guard: exiting");
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await closed;
   hostWriter.close();
+}
+
+/**
+ * Closes a guard without waiting for it: its sockets stop listening at once (a new guard may bind
+ * the same link at once), while its TCP DNS clients may take their idle time to go, and nothing
+ * else (the upkeep of the others, an answer) should wait for them.
+ */
+function closeInBackground(guard: SandboxGuard): void {
+  void guard.close().catch(() => undefined);
 }
 
 function serveConnection(socket: Socket, guards: Map<string, { spec: GuardSpec; guard: SandboxGuard }>, hostWriter: SetElementWriter, log: (line: string) => void): void {
@@ -66,7 +83,7 @@ async function handle(raw: unknown, guards: Map<string, { spec: GuardSpec; guard
     const old = guards.get(key);
     if (old !== undefined) {
       guards.delete(key);
-      await old.guard.close().catch(() => undefined);
+      closeInBackground(old.guard);
     }
     const guard = await openSandboxGuard(request.spec, hostWriter, upstreamFor).catch(async (error: Error) => {
       await logForSandbox(request.spec, `the guard could not start: ${error.message}`);
@@ -81,7 +98,7 @@ async function handle(raw: unknown, guards: Map<string, { spec: GuardSpec; guard
   if (entry === undefined) return { ok: false, error: `sandbox ${request.sandbox} is not guarded here` };
   if (request.op === "remove") {
     guards.delete(guardKey(request.stateDir, request.sandbox));
-    await entry.guard.close();
+    closeInBackground(entry.guard);
     log(`${request.sandbox}: no longer guarded`);
     return { ok: true, pid: process.pid };
   }

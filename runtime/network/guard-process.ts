@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { open, readFile } from "node:fs/promises";
+import { constants, open, readFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -92,7 +92,8 @@ async function askHost(paths: RuntimePaths, request: GuardRequest, start: boolea
 
 /** Starts a guard host (detached: it outlives this process, as the sandboxes do) and asks it. */
 async function startHost(paths: RuntimePaths, request: GuardRequest): Promise<GuardAnswer | Error> {
-  const log = await open(hostLog(paths), "a", 0o600);
+  // Never through a link planted in the run directory: root appends to what it opens.
+  const log = await open(hostLog(paths), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
   const child = spawn(process.execPath, [join(packageRoot(), "dist/runtime/network/guard-host-main.js"), paths.guardSocket], { detached: true, stdio: ["ignore", log.fd, log.fd] });
   child.unref();
   await log.close();

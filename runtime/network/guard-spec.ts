@@ -1,6 +1,6 @@
 import type { RuntimePaths } from "../core/paths.js";
 
-/** What the guard of one sandbox is started with (on its argv: no secrets in it). */
+/** What the guard of one sandbox is started with (over the guard host's socket: no secrets in it). */
 export interface GuardSpec {
   sandbox: string;
   /** The sandbox's slot: with the base, its link's addresses (known before any file is read). */

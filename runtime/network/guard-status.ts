@@ -3,7 +3,7 @@ import type { NetworkPolicy } from "../../generator/policy/network/policy-schema
 /** What the guard host says about a sandbox it could not serve or reload, in the sandbox's network directory (root's). */
 export const guardLogName = "guard.log";
 
-/** The guard's status file in the sandbox's network directory, rewritten every second. */
+/** The guard's status file in the sandbox's network directory, rewritten whenever its tables are read for refusals (every second when busy, every 10 s when quiet) or its policy is reloaded. */
 export const guardStatusFile = "guard.json";
 
 /** What `forage-ctl network` shows of a running guard (`guard.json` in the sandbox's network dir). */

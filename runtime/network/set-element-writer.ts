@@ -34,6 +34,7 @@ export function setElementsHelper(): string {
  */
 export class SetElementWriter {
   private session: Session | null = null;
+  private closed = false;
   private readonly argv: readonly [string, ...string[]];
   private readonly options: { timeoutMs: number; idleMs: number };
 
@@ -64,13 +65,16 @@ export class SetElementWriter {
     return this.session?.usable === true ? this.session.pid : undefined;
   }
 
-  /** Ends the process (it exits at the end of its input, after what is in flight). */
+  /** Ends the process (it exits at the end of its input, after what is in flight); a later request is refused, not a new process. */
   close(): void {
+    this.closed = true;
     this.session?.end();
     this.session = null;
   }
 
   private current(): Session {
+    // A guard closed while a DNS answer was on its way must not start a helper in a namespace it left.
+    if (this.closed) throw new Error("the set-element writer is closed");
     if (this.session?.usable === true) return this.session;
     this.session?.end();
     this.session = new Session(this.argv, this.options);

@@ -6,7 +6,7 @@ import { removeLink, sandboxLink } from "../network/sandbox-link.js";
 import { unmountRoot } from "../nspawn/root-mount.js";
 import { rootPath } from "../core/paths.js";
 import { isAlive } from "../core/process-alive.js";
-import { listMetadata } from "../state/metadata-store.js";
+import { listMetadata, readMetadata } from "../state/metadata-store.js";
 import { hostSlots, readClaims, releaseSlot, slotOwner, type SlotClaim } from "../state/slots.js";
 import type { RuntimeContext } from "../core/context.js";
 import { destroySandbox } from "./down.js";
@@ -61,13 +61,19 @@ export async function findOrphans(context: RuntimeContext): Promise<Orphan[]> {
   return orphans;
 }
 
+/** Stops what is left of a sandbox whose container is gone, as its metadata says under its lock (a start meanwhile made it live again). */
+async function stopIfStillStale(context: RuntimeContext, name: string): Promise<void> {
+  const now = await readMetadata(context.paths, name);
+  if (now !== undefined && !(await isRunning(context, now))) await stopSandbox(context, now, 1);
+}
+
 /** Removes what findOrphans reported. */
 export async function removeOrphans(context: RuntimeContext, orphans: Orphan[]): Promise<void> {
   const sandboxes = new Map((await listMetadata(context.paths)).map((s) => [s.name, s]));
   for (const orphan of orphans) {
     const sandbox = sandboxes.get(orphan.name);
     if (orphan.kind === "half-created sandbox") await destroySandbox(context, orphan.name, 1);
-    else if (orphan.kind === "stale runtime state" && sandbox !== undefined) await withSandboxLock(context, orphan.name, () => stopSandbox(context, sandbox, 1));
+    else if (orphan.kind === "stale runtime state" && sandbox !== undefined) await withSandboxLock(context, orphan.name, () => stopIfStillStale(context, sandbox.name));
     else if (orphan.kind === "root") await unmountRoot(rootPath(context.paths, orphan.name));
     else if (orphan.kind === "lock file") await rm(orphan.detail, { force: true });
     else if (orphan.kind === "secrets") await removeSecrets(context.paths, orphan.name);

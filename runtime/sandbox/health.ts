@@ -13,7 +13,9 @@ import { isRunning, startReady, stopSandbox } from "./start-stop.js";
  * Checks one sandbox that should be running (it was started and not stopped). Returns a report
  * line when it is unhealthy, restarting it first with `autoRestart`; undefined when healthy.
  */
-export function checkHealth(context: RuntimeContext, listed: SandboxMetadata, autoRestart: boolean): Promise<string | undefined> {
+export async function checkHealth(context: RuntimeContext, listed: SandboxMetadata, autoRestart: boolean): Promise<string | undefined> {
+  // One being made or stopped is not waited for (an up holds its lock for as long as it takes).
+  if (listed.phase !== "ready" || listed.pid === null) return undefined;
   // Under the sandbox's lock, from its metadata as it is then: a `down` or `stop` that ran
   // meanwhile is not mistaken for a crash (and a removed sandbox is not started again).
   return withSandboxLock(context, listed.name, async () => {

@@ -90,10 +90,20 @@ describe.skipIf(!tools.run || !isRoot())("the writer of set elements", () => {
     expect(listed()).toContain("192.0.2.20 ");
   });
 
+  it("refuses a request once closed instead of starting a helper again", async () => {
+    const closed = new SetElementWriter(netns);
+    await closed.run(table, add("192.0.2.40"));
+    closed.close();
+    await expect(closed.run(table, add("192.0.2.41"))).rejects.toThrow("the set-element writer is closed");
+    expect(closed.pid).toBeUndefined();
+    expect(listed()).not.toContain("192.0.2.41 ");
+  });
+
   it("starts a new helper when its process died, and the request is written", async () => {
     await writer.run(table, add("192.0.2.30"));
     const before = writer.pid;
-    process.kill(before ?? 0, "SIGKILL");
+    if (before === undefined) throw new Error("no helper runs");
+    process.kill(before, "SIGKILL");
     await writer.run(table, add("192.0.2.31"));
     expect(writer.pid).not.toBe(before);
     expect(listed()).toContain("192.0.2.31 ");

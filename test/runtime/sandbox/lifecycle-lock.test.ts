@@ -1,11 +1,11 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../generator/config/load-config.js";
 import { resolveModel } from "../../../generator/model/resolve.js";
 import type { RuntimeContext } from "../../../runtime/core/context.js";
-import { metadataPath, runtimePaths } from "../../../runtime/core/paths.js";
+import { runtimePaths } from "../../../runtime/core/paths.js";
 import { checkHealth } from "../../../runtime/sandbox/health.js";
 import { readMetadata, removeMetadata, writeMetadata } from "../../../runtime/state/metadata-store.js";
 import type { SandboxMetadata } from "../../../runtime/state/metadata.js";
@@ -59,10 +59,11 @@ describe("a sandbox's lifecycle lock", () => {
     let monitor: Promise<string | undefined> | undefined;
     await withSandboxLock(context, "going", async () => {
       // GIVEN a down holding the lock; WHEN the monitor checks the sandbox meanwhile
-      monitor = checkHealth(context, crashed, true);
+      // (without auto-restart: were the lock broken, this test would otherwise start a sandbox)
+      monitor = checkHealth(context, crashed, false);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      // THEN it has not looked yet (it would report the dead container and start it again)
-      expect(existsSync(metadataPath(context.paths, "going"))).toBe(true);
+      // THEN it has not answered yet: it waits for the lock (it would report the dead container)
+      expect(await Promise.race([monitor, new Promise((resolve) => setTimeout(() => resolve("waiting"), 0))])).toBe("waiting");
       await removeMetadata(context.paths, "going");
     });
     expect(await monitor).toBeUndefined();

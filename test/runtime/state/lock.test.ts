@@ -48,7 +48,8 @@ describe("the state lock", () => {
     const other = spawn("flock", ["--exclusive", file, "sleep", "30"], { stdio: "ignore", detached: true });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await holdLock(file)).toBeUndefined();
-    process.kill(-(other.pid ?? 0), "SIGKILL");
+    if (other.pid === undefined) throw new Error("flock did not start");
+    process.kill(-other.pid, "SIGKILL");
     await new Promise((resolve) => other.once("close", resolve));
     const release = await holdLock(file);
     expect(release).toBeTypeOf("function");
