@@ -1,4 +1,4 @@
-import { access, appendFile, writeFile } from "node:fs/promises";
+import { access, appendFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Socket } from "node:net";
 import { chainVerdict } from "../../generator/policy/network/chain-verdict.js";
@@ -73,6 +73,7 @@ class Guard implements SandboxGuard {
   private activity = 0;
   private recordedAt = -1;
   private quietTicks = 0;
+  private statusWrites = 0;
   private inFlight = 0;
 
   constructor(
@@ -182,7 +183,7 @@ class Guard implements SandboxGuard {
     return sandboxNetworkPath(this.spec.paths, this.spec.sandbox);
   }
 
-  private writeStatus(): Promise<void> {
+  private async writeStatus(): Promise<void> {
     const status: GuardStatus = {
       pid: process.pid,
       dnsPort: this.opened().dns.port,
@@ -191,7 +192,12 @@ class Guard implements SandboxGuard {
       upstream: `${this.upstream.address}:${this.upstream.port}`,
       ...this.counts,
     };
-    return writeFile(join(this.directory(), guardStatusFile), `${JSON.stringify(status)}\n`, { mode: 0o640 });
+    // Whole or not at all: `forage-ctl network` reads it at any moment (a file being rewritten in
+    // place read as empty, and the guard as gone). A temporary name of its own per write: two may overlap.
+    const file = join(this.directory(), guardStatusFile);
+    const temporary = `${file}.${++this.statusWrites}.tmp`;
+    await writeFile(temporary, `${JSON.stringify(status)}\n`, { mode: 0o640 });
+    await rename(temporary, file);
   }
 }
 
