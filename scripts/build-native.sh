@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds Forage's native helpers into dist/native/, statically linked: forage-enter (native/
 # forage-enter.c, filter.c, join.c: the way into a sandbox, which also runs inside any sandbox
-# root, the host's /usr or a NixOS system) and forage-set-elements (native/forage-set-elements.c:
-# the network guard's writer of set elements). Needs a C compiler, a static libc and the kernel's
+# root, the host's /usr or a NixOS system), forage-set-elements (native/forage-set-elements.c:
+# the network guard's writer of set elements) and forage-mounts (native/forage-mounts.c: a
+# sandbox start's host-side mounts in one process). Needs a C compiler, a static libc and the kernel's
 # UAPI headers (Debian: gcc libc6-dev, which scripts/install.sh installs). CC overrides the compiler.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,3 +16,4 @@ build() {
 }
 build forage-enter native/forage-enter.c native/filter.c native/join.c
 build forage-set-elements native/forage-set-elements.c
+build forage-mounts native/forage-mounts.c

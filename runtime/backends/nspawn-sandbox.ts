@@ -6,11 +6,12 @@ import type { Bind } from "../core/bind.js";
 import type { RuntimeContext } from "../core/context.js";
 import { timed } from "../core/phase-clock.js";
 import { metadataPath, rootPath, sandboxSecretsPath } from "../core/paths.js";
-import { runCommand } from "../core/run-command.js";
 import { createLink, removeLink } from "../network/sandbox-link.js";
 import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
 import { ContainerError, findContainerByRoot, isOurContainer, leaderOf, spawnContainer, stopContainer, type ContainerPayload, type NspawnSpec } from "../nspawn/container-process.js";
 import { mountRoot, unmountRoot } from "../nspawn/root-mount.js";
+import { stageBinds } from "../nspawn/staged-binds.js";
+import { resizeTmpfs } from "../nspawn/host-mounts.js";
 import { sandboxBinds } from "../provision/sandbox-binds.js";
 import { removeSandboxFilter, writeSandboxFilter } from "../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../state/metadata.js";
@@ -64,8 +65,9 @@ export async function startNspawn(context: RuntimeContext, given: SandboxMetadat
       system: container.system,
     };
   } catch (error) {
-    // Nothing half-started stays: the container (found by its root), the guard, the link, the cgroup.
-    await Promise.allSettled([fenced, laidOut]);
+    // Nothing half-started stays: the staged binds, the container (found by its root), the guard, the link, the cgroup.
+    const [, prepared] = await Promise.allSettled([fenced, laidOut]);
+    if (prepared.status === "fulfilled") await prepared.value.releaseStaged().catch(() => undefined);
     const known = (await guarded?.catch(() => undefined)) ?? (await fenced.catch(() => given));
     await stopNspawn(context, { ...known, cgroup }, 1, kind.payload).catch(() => undefined);
     throw error;
@@ -75,12 +77,14 @@ export async function startNspawn(context: RuntimeContext, given: SandboxMetadat
 /** What nspawn is started with: the spec of the container, its cgroup, and the system it boots. */
 interface PreparedContainer {
   spec: NspawnSpec;
+  /** Takes the staged bind mounts down (once: the container's start does, or a failure's clean-up). */
+  releaseStaged: () => Promise<void>;
   cgroup: SandboxCgroup;
   system: string | null;
   runCap: number;
 }
 
-/** Root, filter, binds and cgroup: everything of the container but its process. */
+/** Root, filter, binds (staged) and cgroup: everything of the container but its process. */
 async function prepareContainer(
   context: RuntimeContext,
   metadata: SandboxMetadata,
@@ -101,21 +105,30 @@ async function prepareContainer(
     ...(await sandboxBinds(context, metadata, template, { pinnedBinds: true })),
     ...(metadata.secrets.length > 0 ? [{ source: sandboxSecretsPath(context.paths, metadata.name), target: context.settings.host.secretsMountPath, readOnly: true }] : []),
   ]);
-  const cgroup = await timed(clock, "start: cgroup", () => createSandboxCgroup(sandboxCgroupName(metadata), template.resourceLimits));
-  madeCgroup(cgroup);
+  // Staged here, beside the link and table being made, not after: they are on up's critical path.
+  const [staging, grouping] = await Promise.allSettled([
+    timed(clock, "start: stage binds", () => stageBinds(binds)),
+    timed(clock, "start: cgroup", () => createSandboxCgroup(sandboxCgroupName(metadata), template.resourceLimits)).then((made) => (madeCgroup(made), made)),
+  ]);
+  if (staging.status === "rejected" || grouping.status === "rejected") {
+    if (staging.status === "fulfilled") await staging.value.release();
+    throw staging.status === "rejected" ? staging.reason : (grouping as PromiseRejectedResult).reason;
+  }
+  const staged = staging.value;
+  const cgroup = grouping.value;
   const spec: NspawnSpec = {
     root,
     hostname: metadata.name,
     payload: layout.payload,
     networkNamespacePath: linkOf(context, metadata).namespacePath,
-    binds,
+    binds: staged.binds,
     tmpfs: [
       { path: "/tmp", bytes: caps.tmp },
       { path: "/dev/shm", bytes: caps.devShm },
     ],
     logFile: metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log"),
   };
-  return { spec, cgroup, system: layout.system, runCap: caps.run };
+  return { spec, releaseStaged: staged.release, cgroup, system: layout.system, runCap: caps.run };
 }
 
 /** Starts nspawn in the sandbox's cgroup and waits for its payload; caps a host root's /run. */
@@ -126,7 +139,7 @@ async function runContainer(context: RuntimeContext, container: PreparedContaine
   // binds are let go). A NixOS init owns its own.
   const capped = container.system === null ? (pid: number) => timed(clock, "start: cap /run", () => capRun(pid, container.runCap)) : undefined;
   return timed(clock, "start: nspawn until the payload runs", () =>
-    spawnContainer(container.spec, dropUndefined({ wrap: (argv: string[]) => joinCgroupArgv(container.cgroup.procsFiles, argv), clock, whileReleasing: capped })),
+    spawnContainer(container.spec, container.releaseStaged, dropUndefined({ wrap: (argv: string[]) => joinCgroupArgv(container.cgroup.procsFiles, argv), clock, whileReleasing: capped })),
   );
 }
 
@@ -134,10 +147,9 @@ async function runContainer(context: RuntimeContext, container: PreparedContaine
 async function capRun(nspawnPid: number, bytes: number): Promise<void> {
   const leader = await leaderOf(nspawnPid);
   if (leader === undefined) throw new ContainerError("the container's init is gone before its /run could be capped");
-  // --pid too: mount reads /proc/self/mountinfo, which inside names only the container's pids.
-  // --root: where nspawn could not pivot_root (a chroot, as on a fresh machine's build root) it
-  // moved the root mount and chrooted, and joining the mount namespace alone lands outside it.
-  await runCommand("nsenter", [`--target=${leader}`, "--mount", "--pid", "--root", "--", "mount", "-o", `remount,size=${bytes}`, "/run"]);
+  // As the container's init sees it: its mount namespace and its root (where nspawn could not
+  // pivot_root, as on a fresh machine's build root, it chrooted, and the namespace's root is not the container's).
+  await resizeTmpfs(leader, "/run", bytes);
 }
 
 /** Stops whatever is left of the container and removes its root, network and cgroup. Idempotent. */

@@ -1,5 +1,5 @@
 import type { Stats } from "node:fs";
-import { lchown, lstat, mkdir, rm } from "node:fs/promises";
+import { chmod, lchown, lstat, mkdir, rm } from "node:fs/promises";
 import type { Server } from "node:net";
 import { dirname } from "node:path";
 import { SandboxError } from "./errors.js";
@@ -20,6 +20,10 @@ export async function prepareSocketDirectory(path: string): Promise<void> {
       "config",
     );
   }
+  // Everyone may traverse to the sockets, as to /run: each socket's own owner and mode decide who
+  // connects. A run directory made first by a lock (0750, by root's first in-process `up`) would
+  // shut the configured user out of the daemon it is there for.
+  if ((info.mode & 0o001) === 0) await chmod(dir, (info.mode & 0o7777) | 0o111);
   await rm(path, { force: true });
 }
 

@@ -5,7 +5,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { runCommand } from "../core/run-command.js";
 import { isAlive } from "../core/process-alive.js";
 import type { Bind } from "../core/bind.js";
-import { stageBinds } from "./staged-binds.js";
 import { timed, type PhaseClock } from "../core/phase-clock.js";
 
 /** How to start one container with systemd-nspawn. */
@@ -72,36 +71,37 @@ function escapeBind(path: string): string {
 
 /**
  * Starts nspawn detached (own session, stdio to the sandbox log) so the container outlives the
- * process that started it, and waits until its init is up. Returns nspawn's pid. User-controlled
- * bind sources reach nspawn as staged mounts of what was checked (stageBinds), taken down again
- * once the container holds its own copies: `whileReleasing` (the caller's next step) runs while
- * they are, and both are done when this returns.
+ * process that started it, and waits until its init is up. Returns nspawn's pid. The spec's
+ * user-controlled bind sources are staged mounts of what was checked (stageBinds, made while the
+ * rest was prepared): `releaseStaged` takes them down once the container holds its own copies, or
+ * when it did not start; `whileReleasing` (the caller's next step) runs meanwhile, and both are
+ * done when this returns.
  */
 export async function spawnContainer(
   spec: NspawnSpec,
+  releaseStaged: () => Promise<void>,
   options: { wrap?: (argv: string[]) => string[]; clock?: PhaseClock | undefined; timeoutMs?: number; whileReleasing?: (pid: number) => Promise<void> } = {},
 ): Promise<number> {
   const { wrap = (argv: string[]) => argv, clock, timeoutMs = 10_000 } = options;
-  const log = await open(spec.logFile, "a", 0o640);
-  const staged = await timed(clock, "nspawn: stage binds", () => stageBinds(spec.binds)).catch(async (error: unknown) => {
-    await log.close();
-    throw error;
-  });
   let pid: number | undefined;
   try {
-    const [program, ...args] = wrap(["systemd-nspawn", ...nspawnArgs({ ...spec, binds: staged.binds })]);
-    const child = spawn(program ?? "systemd-nspawn", args, { detached: true, stdio: ["ignore", log.fd, log.fd] });
-    const started = child.pid;
-    if (started === undefined) throw new ContainerError("systemd-nspawn did not start (is the systemd-container package installed?)");
-    child.unref();
-    await timed(clock, "nspawn: until the payload runs", () => waitForLeader(started, spec.payload.kind, spec.logFile, timeoutMs));
-    pid = started;
+    const log = await open(spec.logFile, "a", 0o640);
+    try {
+      const [program, ...args] = wrap(["systemd-nspawn", ...nspawnArgs(spec)]);
+      const child = spawn(program ?? "systemd-nspawn", args, { detached: true, stdio: ["ignore", log.fd, log.fd] });
+      const started = child.pid;
+      if (started === undefined) throw new ContainerError("systemd-nspawn did not start (is the systemd-container package installed?)");
+      child.unref();
+      await timed(clock, "nspawn: until the payload runs", () => waitForLeader(started, spec.payload.kind, spec.logFile, timeoutMs));
+      pid = started;
+    } finally {
+      await log.close();
+    }
   } finally {
     // The container has its own copies of the binds by now (or never started).
-    const release = timed(clock, "nspawn: release staged binds", () => staged.release());
+    const release = timed(clock, "nspawn: release staged binds", releaseStaged);
     const next = pid === undefined || options.whileReleasing === undefined ? Promise.resolve() : options.whileReleasing(pid);
     const [released, went] = await Promise.allSettled([release, next]);
-    await log.close();
     if (released.status === "rejected") throw released.reason;
     if (went.status === "rejected") throw went.reason;
   }
@@ -133,7 +133,8 @@ async function waitForLeader(pid: number, payload: ContainerPayload["kind"], log
     // Ready once the placeholder runs under the stub init, or once a system's init runs.
     if (leader !== undefined && (payload === "init" || (await hasChild(leader)))) return;
     if (!(await isLive(pid))) break;
-    await sleep(10);
+    // Short: every millisecond here is one of up's (reading /proc costs ~0.1 ms).
+    await sleep(3);
   }
   const log = await readFile(logFile, "utf8").catch(() => "");
   throw new ContainerError(`the container did not start within ${timeoutMs} ms; systemd-nspawn said:\n${log.trim().split("\n").slice(-10).join("\n")}`);

@@ -1,16 +1,15 @@
-import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rmdir, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCommand } from "../core/run-command.js";
 import { openPinned, type PinnedPath } from "../core/pinned-path.js";
 import { SandboxError } from "../core/errors.js";
 import type { Bind } from "../core/bind.js";
+import { bindDescriptors, unmountPoints } from "./host-mounts.js";
 
 /** Binds ready for systemd-nspawn, and how to take the staging mounts down again. */
 export interface StagedBinds {
   binds: Bind[];
-  /** Unmounts the staging mounts (the container keeps its own copies) and removes their directory. */
+  /** Unmounts the staging mounts (the container keeps its own copies) and removes their directory; once (later calls wait for the first). */
   release(): Promise<void>;
 }
 
@@ -31,43 +30,46 @@ export async function stageBinds(binds: readonly Bind[]): Promise<StagedBinds> {
   const dir = await mkdtemp(join(tmpdir(), "forage-binds-"));
   const mounted: string[] = [];
   const made: string[] = [];
-  const release = async (): Promise<void> => {
-    // One umount for all of them (it goes on past one that fails).
-    if (mounted.length > 0) await runCommand("umount", ["--no-canonicalize", ...mounted.reverse()], { reject: false });
-    for (const path of made.reverse())
-      await unlink(path)
-        .catch(() => rmdir(path))
-        .catch(() => undefined);
+  let releasing: Promise<void> | undefined;
+  const takeDown = async (): Promise<void> => {
+    // One process for all of them (it goes on past one that fails).
+    await unmountPoints(mounted.reverse());
+    await Promise.all(made.map((path) => unlink(path).catch(() => rmdir(path).catch(() => undefined))));
     await rmdir(dir).catch(() => undefined);
   };
-  const pinned: PinnedPath[] = [];
+  const release = (): Promise<void> => (releasing ??= takeDown());
+  const pinned: { source: PinnedPath; point: string }[] = [];
   try {
-    const staged: Bind[] = [];
-    const toMount: { fd: number; point: string }[] = [];
-    for (const [index, bind] of binds.entries()) {
-      const point = join(dir, String(index));
-      if (bind.placeholder !== undefined) {
-        if (bind.placeholder.kind === "directory") await mkdir(point, { mode: 0o755 });
-        else await writeFile(point, bind.placeholder.text, { mode: 0o444 });
-        made.push(point);
-        staged.push({ source: point, target: bind.target, readOnly: true });
-      } else if (bind.owners !== undefined) {
-        const source = await pinnedSource(bind.source, bind.owners, point, made);
-        pinned.push(source);
-        toMount.push({ fd: source.handle.fd, point });
-        staged.push({ source: point, target: bind.target, readOnly: bind.readOnly });
-      } else {
-        staged.push(bind);
-      }
-    }
-    await bindDescriptors(toMount, mounted);
+    // All at once: a sandbox has a few dozen stand-ins, each a file system call or two. Every
+    // step is awaited before a clean-up, so what each made is known.
+    const settled = await Promise.allSettled(binds.map((bind, index) => stageOne(bind, join(dir, String(index)), made, pinned)));
+    const failed = settled.find((step) => step.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
+    const staged = settled.flatMap((step) => (step.status === "fulfilled" ? [step.value] : []));
+    await bindAll(
+      pinned.map(({ source, point }) => ({ fd: source.handle.fd, point })),
+      mounted,
+    );
     return { binds: staged, release };
   } catch (error) {
     await release();
     throw error;
   } finally {
-    for (const source of pinned) await source.handle.close();
+    for (const { source } of pinned) await source.handle.close();
   }
+}
+
+/** One bind as nspawn gets it: a placeholder made, a user's source pinned (bound later), anything else as it is. */
+async function stageOne(bind: Bind, point: string, made: string[], pinned: { source: PinnedPath; point: string }[]): Promise<Bind> {
+  if (bind.placeholder !== undefined) {
+    if (bind.placeholder.kind === "directory") await mkdir(point, { mode: 0o755 });
+    else await writeFile(point, bind.placeholder.text, { mode: 0o444 });
+    made.push(point);
+    return { source: point, target: bind.target, readOnly: true };
+  }
+  if (bind.owners === undefined) return bind;
+  pinned.push({ source: await pinnedSource(bind.source, bind.owners, point, made), point });
+  return { source: point, target: bind.target, readOnly: bind.readOnly };
 }
 
 /** Opens `source` pinned, checks its owner, and makes its mount point `point` (of the same kind). */
@@ -86,25 +88,16 @@ async function pinnedSource(source: string, owners: readonly number[], point: st
 }
 
 /**
- * Binds each descriptor's own file onto its point, all in one process: the descriptors are its
- * fds 3, 4, … in order, the points its arguments; mount(8) gets `/proc/self/fd/N` and, with
- * --no-canonicalize, never resolves it as a path. The script is constant. `mounted` lists the
- * points bound, as far as it got.
+ * Binds each descriptor's own file onto its point, all in one helper process (host-mounts.ts).
+ * `mounted` lists the points bound: all of them, or, after a failure, whatever mountinfo still
+ * shows (the helper undoes its own batch, unless it was killed midway).
  */
-async function bindDescriptors(toMount: readonly { fd: number; point: string }[], mounted: string[]): Promise<void> {
+async function bindAll(toMount: readonly { fd: number; point: string }[], mounted: string[]): Promise<void> {
   if (toMount.length === 0) return;
-  const script = 'fd=3; for point do mount --no-canonicalize --bind --make-private "/proc/self/fd/$fd" "$point" || exit 1; fd=$((fd + 1)); done';
-  const child = spawn("/bin/sh", ["-c", script, "forage-stage", ...toMount.map((m) => m.point)], { stdio: ["ignore", "ignore", "pipe", ...toMount.map((m) => m.fd)] });
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", resolve);
-  });
-  // Whatever got bound before a failure must come down again: all were tried in order.
-  const bound = await boundPoints(toMount.map((m) => m.point));
-  mounted.push(...bound);
-  if (code !== 0) throw new SandboxError(`could not stage the binds in ${toMount[0]?.point ?? ""}/..: ${stderr.trim()}`, "container");
+  const bound = await bindDescriptors(toMount);
+  if (bound.ok) return void mounted.push(...toMount.map((m) => m.point));
+  mounted.push(...(await boundPoints(toMount.map((m) => m.point))));
+  throw new SandboxError(`could not stage the binds in ${toMount[0]?.point ?? ""}/..: ${bound.reason}`, "container");
 }
 
 /** The points that are mount points now (bound), from /proc/self/mountinfo. */

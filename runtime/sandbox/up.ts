@@ -88,9 +88,16 @@ async function createSandbox(context: RuntimeContext, request: UpRequest): Promi
 
 async function reserve(context: RuntimeContext, request: UpRequest, runtime: SandboxRuntime, template: TemplateModel, owner: { uid: number; gid: number; home: string }): Promise<SandboxMetadata> {
   const tmuxConf = `${owner.home}/.tmux.conf`;
-  const muxConfig = request.muxConfig !== false && (await stat(tmuxConf).catch(() => undefined))?.isFile() === true ? tmuxConf : null;
+  // Read side by side: each is a file or a git process, and all of them are on up's critical path.
+  const [tmuxConfInfo, existing, identity, others] = await Promise.all([
+    request.muxConfig === false ? undefined : stat(tmuxConf).catch(() => undefined),
+    readMetadata(context.paths, request.name),
+    hostGitIdentity(owner),
+    listMetadata(context.paths),
+  ]);
+  const muxConfig = tmuxConfInfo?.isFile() === true ? tmuxConf : null;
   // The name is this up's already (it holds the sandbox's lock): no other up or down can race it.
-  if ((await readMetadata(context.paths, request.name)) !== undefined) {
+  if (existing !== undefined) {
     throw new SandboxError(`sandbox "${request.name}" already exists (forage-ctl down ${request.name} first, or pick another name)`, "general");
   }
   const draft = {
@@ -104,7 +111,7 @@ async function reserve(context: RuntimeContext, request: UpRequest, runtime: San
     // Until the workspaces are made (after the name is reserved): nothing of ours to remove.
     workspace: { mode: "direct" as const, hostPath: request.workspace.directory ?? request.workspace.repo ?? "/", managed: false },
     mounts: [],
-    agentIdentity: withExpandedKey({ ...(await hostGitIdentity(owner)), ...template.agentIdentity, ...request.identity }, owner.home),
+    agentIdentity: withExpandedKey({ ...identity, ...template.agentIdentity, ...request.identity }, owner.home),
     uid: owner.uid,
     gid: owner.gid,
     pid: null,
@@ -120,7 +127,7 @@ async function reserve(context: RuntimeContext, request: UpRequest, runtime: San
   // The slot is host-wide, as its namespace and link are: claimed in the host's registry, with
   // the metadata written before the registry's lock is let go (see claimSlot).
   const withSlot = (slot: number): SandboxMetadata => ({ ...draft, slot, containerName: `f${slot}` });
-  const slot = await claimSlot(hostSlots, slotOwner(context, request.name), await listMetadata(context.paths), (claimed) => writeMetadata(context.paths, withSlot(claimed)));
+  const slot = await claimSlot(hostSlots, slotOwner(context, request.name), others, (claimed) => writeMetadata(context.paths, withSlot(claimed)));
   if (slot === undefined) throw new SandboxError("no free slot: all 254 slots on this host are in use (remove sandboxes with forage-ctl down, here or in another Forage instance)", "no-slot");
   return withSlot(slot);
 }

@@ -1,6 +1,7 @@
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runCommand } from "../core/run-command.js";
+import { makePointsAs } from "../nspawn/host-mounts.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { guardState, workspaceGuards, type Guard, type Placeholder } from "./guarded-paths.js";
 
@@ -14,16 +15,12 @@ import { guardState, workspaceGuards, type Guard, type Placeholder } from "./gua
  */
 export async function makeMountPoints(root: string, points: ReadonlyMap<string, Placeholder>, owner: { uid: number; gid: number }): Promise<void> {
   if (points.size === 0) return;
-  // One shell as the user for all of them, in order (a process each cost ~9 ms, ~14 per up).
-  const args = [...points].flatMap(([path, placeholder]) => (placeholder.kind === "directory" ? ["d", join(root, path), ""] : ["f", join(root, path), placeholder.text]));
-  await runCommand("sh", ["-c", makeMountPointsScript, "forage-mount-points", ...args], { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/", env: { PATH: "/usr/bin:/bin" } });
+  // One static helper as the user for all of them, in order (a shell ran a mkdir each: ~4 ms apiece, ~12 per up).
+  await makePointsAs(
+    owner,
+    [...points].map(([path, placeholder]) => (placeholder.kind === "directory" ? { kind: "d", path: join(root, path), text: "" } : { kind: "f", path: join(root, path), text: placeholder.text })),
+  );
 }
-
-/**
- * Triples of kind, path and text: `d PATH ""` makes a directory, `f PATH TEXT` a file holding
- * TEXT, never over an existing one (noclobber). One that fails is left to nspawn, as before.
- */
-const makeMountPointsScript = 'set -C; while [ "$#" -ge 3 ]; do if [ "$1" = d ]; then mkdir -- "$2"; else printf %s "$3" > "$2"; fi; shift 3; done 2>/dev/null; exit 0';
 
 /** Removes, as the user, the stand-ins' mount points a stopped sandbox left in its workspaces. */
 export async function removePlaceholders(metadata: SandboxMetadata): Promise<void> {

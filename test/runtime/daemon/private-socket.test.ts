@@ -40,6 +40,14 @@ describe.skipIf(!isRoot())("the daemon's private socket", () => {
     other.close();
   });
 
+  it("lets everyone traverse to the sockets, also in a directory a lock made 0750 before the daemon came", async () => {
+    const run = join(dir, "locked-first");
+    mkdirSync(run, { mode: 0o750 });
+    chmodSync(run, 0o750);
+    await prepareSocketDirectory(join(run, "daemon.sock"));
+    expect((statSync(run).mode & 0o777).toString(8)).toBe("751");
+  });
+
   it("refuses a socket directory that others can write to, and says how to fix it", async () => {
     const shared = join(dir, "shared");
     mkdirSync(shared);

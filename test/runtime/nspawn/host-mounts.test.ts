@@ -1,0 +1,91 @@
+import { spawn } from "node:child_process";
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { once } from "node:events";
+import { describe, expect, it } from "vitest";
+import { bindDescriptors, makePointsAs, resizeTmpfs, unmountPoints } from "../../../runtime/nspawn/host-mounts.js";
+import { scratchDirs } from "../../support/scratch-dirs.js";
+import { isRoot } from "../../support/tools.js";
+
+const nobody = { uid: 65534, gid: 65534 };
+const mountLine = (mountinfo: string, point: string): string | undefined => mountinfo.split("\n").find((line) => line.split(" ")[4] === point);
+
+describe.skipIf(!isRoot())("forage-mounts, the static helper for a start's host-side mounts", () => {
+  const scratch = scratchDirs("forage-host-mounts-");
+
+  it("makes mount points as the user: directories and files with their text, never over what exists, never through a link", async () => {
+    const dir = scratch();
+    chmodSync(dir, 0o755);
+    const mine = join(dir, "mine");
+    mkdirSync(mine);
+    chownSync(mine, nobody.uid, nobody.gid);
+    writeFileSync(join(mine, "kept"), "the user's\n");
+    symlinkSync(join(dir, "outside"), join(mine, "dangling"));
+    await makePointsAs(nobody, [
+      { kind: "d", path: join(mine, "new-dir"), text: "" },
+      { kind: "f", path: join(mine, "new-file"), text: ".\n" },
+      { kind: "f", path: join(mine, "kept"), text: "replaced\n" },
+      { kind: "f", path: join(mine, "dangling"), text: "through the link\n" },
+      // The user cannot write in a root-owned directory: nothing is made there (the helper is not root by then).
+      { kind: "d", path: join(dir, "roots"), text: "" },
+    ]);
+    expect([lstatSync(join(mine, "new-dir")).isDirectory(), lstatSync(join(mine, "new-dir")).uid]).toEqual([true, nobody.uid]);
+    expect([readFileSync(join(mine, "new-file"), "utf8"), lstatSync(join(mine, "new-file")).uid]).toEqual([".\n", nobody.uid]);
+    expect(readFileSync(join(mine, "kept"), "utf8")).toBe("the user's\n");
+    expect(existsSync(join(dir, "outside"))).toBe(false);
+    expect(existsSync(join(dir, "roots"))).toBe(false);
+  });
+
+  it("binds descriptors all or nothing, and unmounts what it bound", async () => {
+    const dir = scratch();
+    for (const sub of ["a", "b", "point-a", "point-b"]) mkdirSync(join(dir, sub));
+    writeFileSync(join(dir, "a/which"), "a\n");
+    const fds = [openSync(join(dir, "a"), "r"), openSync(join(dir, "b"), "r")];
+    try {
+      // The second point is missing: the first must not stay bound.
+      const refused = await bindDescriptors([
+        { fd: fds[0] ?? -1, point: join(dir, "point-a") },
+        { fd: fds[1] ?? -1, point: join(dir, "missing") },
+      ]);
+      expect(refused).toEqual({ ok: false, reason: expect.stringContaining(`bind ${join(dir, "missing")}: No such file or directory`) });
+      expect(mountLine(readFileSync("/proc/self/mountinfo", "utf8"), join(dir, "point-a"))).toBeUndefined();
+      const bound = await bindDescriptors([
+        { fd: fds[0] ?? -1, point: join(dir, "point-a") },
+        { fd: fds[1] ?? -1, point: join(dir, "point-b") },
+      ]);
+      expect(bound).toEqual({ ok: true });
+      expect(readFileSync(join(dir, "point-a/which"), "utf8")).toBe("a\n");
+      await unmountPoints([join(dir, "point-b"), join(dir, "point-a")]);
+      const mountinfo = readFileSync("/proc/self/mountinfo", "utf8");
+      expect([mountLine(mountinfo, join(dir, "point-a")), mountLine(mountinfo, join(dir, "point-b"))]).toEqual([undefined, undefined]);
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
+  });
+
+  it("resizes a tmpfs in another process's mount namespace and keeps its flags", async () => {
+    const point = scratch();
+    // A process with its own mount namespace and a small nosuid,nodev,noexec tmpfs in it.
+    const holder = spawn(
+      "unshare",
+      ["--mount", "--propagation", "private", "sh", "-c", `mount -t tmpfs -o size=1m,mode=755,nosuid,nodev,noexec tmpfs "$1" && echo ready && exec sleep 30`, "sh", point],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    try {
+      await once(holder.stdout, "data");
+      const before = mountLine(readFileSync(`/proc/${holder.pid}/mountinfo`, "utf8"), point) ?? "";
+      expect(before).toContain("size=1024k");
+      await resizeTmpfs(holder.pid ?? 0, point, 4 * 1024 * 1024);
+      const after = mountLine(readFileSync(`/proc/${holder.pid}/mountinfo`, "utf8"), point) ?? "";
+      expect(after).toContain("size=4096k");
+      expect(after.split(" ")[5]?.split(",").sort()).toEqual(["nodev", "noexec", "nosuid", "relatime", "rw"]);
+      // This process's namespace was never touched.
+      expect(mountLine(readFileSync("/proc/self/mountinfo", "utf8"), point)).toBeUndefined();
+      await expect(resizeTmpfs(holder.pid ?? 0, "relative", 1024)).rejects.toThrow("resize-tmpfs relative: Invalid argument");
+    } finally {
+      holder.kill("SIGKILL");
+    }
+  });
+});
