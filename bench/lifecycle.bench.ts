@@ -53,7 +53,7 @@ chownSync(workspace, 65534, 65534);
 // Asynchronous on purpose: a synchronous child blocks this process's event loop, and with it the
 // release of any lock helper an in-process step left closing (the CLI would then wait for it).
 const cli = async (...args: string[]): Promise<void> => {
-  await promisify(execFile)(process.execPath, [join(packageRoot(), "dist/cli/main.js"), "--config", config, ...args], { env });
+  await promisify(execFile)(process.execPath, [join(packageRoot(), "dist/bin/main.js"), "--config", config, ...args], { env });
 };
 
 const quoted = (arg: string): string => `'${arg.replace(/'/g, "'\\''")}'`;
@@ -66,7 +66,7 @@ const quoted = (arg: string): string => `'${arg.replace(/'/g, "'\\''")}'`;
  * the daemon's socket, with the daemon's settings). Output is dropped; a failure stops the bench.
  */
 async function timedInShell(as: "root" | "user", ...commands: string[][]): Promise<number> {
-  const forageCtl = [process.execPath, join(packageRoot(), "dist/cli/main.js"), ...(as === "root" ? ["--config", config] : [])];
+  const forageCtl = [process.execPath, join(packageRoot(), "dist/bin/main.js"), ...(as === "root" ? ["--config", config] : [])];
   return timedArgvInShell(
     as,
     commands.map((args) => [...forageCtl, ...args]),

@@ -36,6 +36,7 @@ buildNpmPackage {
       ../modules
       ../native
       ../scripts/build-native.sh
+      ../scripts/bundle-cli.mjs
       ../templates
       ../examples
       ../flake.nix

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 config=examples/quickstart/forage.yaml
 demo_user=forage-demo
-forage() { node dist/cli/main.js --config "$config" "$@"; }
+forage() { node dist/bin/main.js --config "$config" "$@"; }
 # Prints the forage-ctl command exactly as it runs (each argument single-quoted where the shell
 # needs it, so it can be pasted), then runs it.
 show() {

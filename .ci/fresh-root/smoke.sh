@@ -4,7 +4,7 @@
 # need the network.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-forage() { node dist/cli/main.js "$@"; }
+forage() { node dist/bin/main.js "$@"; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -1,4 +1,4 @@
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import { createJiti } from "jiti";
 import { readFile } from "node:fs/promises";
 import { ConfigError } from "./diagnostic.js";
@@ -13,7 +13,10 @@ import type { SourceDocument } from "./source-document.js";
  * a config a user names.
  */
 export async function parseTypescriptDocument(file: string, absolutePath: string): Promise<SourceDocument> {
-  const selfEntry = fileURLToPath(new URL("../index.js", import.meta.url));
+  // The package's own entry, as its package.json `exports` name it (Node resolves a package's own
+  // name from inside it): this code may run from the CLI's bundle (dist/bin), where no path
+  // relative to this module leads there.
+  const selfEntry = createRequire(import.meta.url).resolve("forage");
   const jiti = createJiti(import.meta.url, {
     alias: { forage: selfEntry },
     moduleCache: false,

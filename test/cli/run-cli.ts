@@ -8,7 +8,7 @@ import { execa } from "execa";
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 /** The built CLI the package ships (test/global-setup.ts builds dist/ before the tests). */
-export const cliPath = join(repoRoot, "dist/cli/main.js");
+export const cliPath = join(repoRoot, "dist/bin/main.js");
 
 /** Absolute paths of the shipped examples. */
 export const examples = {
@@ -36,7 +36,7 @@ export interface CliOptions {
  */
 const halfBuiltDist = /^(SyntaxError: The requested module '[^']+' does not provide an export|Error \[ERR_MODULE_NOT_FOUND\]: Cannot find module '[^']*\/dist\/)/m;
 
-/** Runs `node dist/cli/main.js ...args` with an argv array (no shell) and never rejects. */
+/** Runs `node dist/bin/main.js ...args` with an argv array (no shell) and never rejects. */
 export async function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {

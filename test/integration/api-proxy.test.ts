@@ -170,9 +170,11 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
   it("is reachable only from its sandbox: another sandbox, or the host, gets nothing", async () => {
     const probe =
       'const s = require("net").connect(Number(process.argv[1]), process.argv[2]); s.on("connect", () => { console.log("open"); process.exit(); }); s.on("error", (e) => { console.log(e.code); process.exit(); }); setTimeout(() => { console.log("timeout"); process.exit(); }, 1500);';
-    const fromOther = await inSandbox("pb", "node", "-e", probe, String(proxyPort), "10.223.1.1");
+    // pa's side of its link (slots are host-wide: another test's sandbox may hold slot 1).
+    const address = `10.223.${await host.slotOf("pa")}.1`;
+    const fromOther = await inSandbox("pb", "node", "-e", probe, String(proxyPort), address);
     expect(fromOther.trim()).not.toBe("open");
-    const socket = connect(proxyPort, "10.223.1.1");
+    const socket = connect(proxyPort, address);
     const fromHost = await new Promise<string>((resolve) => {
       socket.on("connect", () => resolve("open"));
       socket.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
@@ -181,7 +183,7 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
     socket.destroy();
     expect(fromHost).not.toBe("open");
     const status = await host.run(["proxy", "--status"]);
-    expect(status.stdout).toMatch(/pa\s+10\.223\.1\.1:18083\s+anth/);
+    expect(status.stdout).toMatch(new RegExp(`pa\\s+${address.replace(/\./g, "\\.")}:18083\\s+anth`));
   });
 
   it("runs in the foreground with forage-ctl proxy where no daemon runs it, and refuses a second one", async () => {

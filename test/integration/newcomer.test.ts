@@ -139,7 +139,7 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
     expect(await daemonHello(join(host.run, "daemon.sock"))).toEqual({
       settings: config,
       pid: expect.any(Number) as number,
-      version: expect.stringMatching(/^\d+\.\d+\.\d+\+\d+\.[0-9a-f]{8}$/) as string,
+      version: expect.stringMatching(/^\d+\.\d+\.\d+\+\d+@\/.+$/) as string,
       paths: servedPaths(host),
     });
     expect(readFileSync(join(host.run, "daemon.log"), "utf8")).toContain(`settings from ${config}`);
@@ -229,7 +229,7 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's config with errors, and -
     expect(await daemonHello(join(host.run, "daemon.sock"))).toEqual({
       settings: config,
       pid: expect.any(Number) as number,
-      version: expect.stringMatching(/^\d+\.\d+\.\d+\+\d+\.[0-9a-f]{8}$/) as string,
+      version: expect.stringMatching(/^\d+\.\d+\.\d+\+\d+@\/.+$/) as string,
       paths: servedPaths(host),
     });
     const exec = await host.cli(root, ["--config", "project/forage.config.ts", "exec", "demo", "--", "sh", "-c", "echo via --config > /workspace/f"]);

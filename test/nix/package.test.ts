@@ -24,7 +24,7 @@ describe.skipIf(!tools.run)("nix build .#forage-ctl", () => {
     expect(forage("--version").trim()).toBe(version);
     expect(forage("validate", join(repoRoot, "examples/multi-agent/forage.yaml"))).toContain("valid (2 templates: base, trio)");
     // What the runtime reads from the package at run time is shipped (package.json `files`).
-    for (const file of ["runtime/assets/forage-agent", "templates/init/forage.config.ts.hbs", "modules/container/default.nix", "dist/cli/main.js"]) {
+    for (const file of ["runtime/assets/forage-agent", "templates/init/forage.config.ts.hbs", "modules/container/default.nix", "dist/bin/main.js"]) {
       expect(() => readFileSync(join(out, "lib/node_modules/forage", file)), file).not.toThrow();
     }
   }, 300_000);
