@@ -46,8 +46,9 @@ export async function operationsFor(configOption: string | undefined, options: O
     const { ensureDaemon } = await import("./ensure-daemon.js");
     await ensureDaemon(file, { progress: options.startDaemon.progress, warn });
   }
-  const { localOperations } = await import("../runtime/api/local-operations.js");
-  return localOperations(context);
+  const [{ localOperations }, { checkedOperations }] = await Promise.all([import("../runtime/api/local-operations.js"), import("../runtime/api/checked-operations.js")]);
+  // Requests checked as the daemon checks them: the same refusals whichever way a command runs.
+  return checkedOperations(localOperations(context));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { chmodSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
 import { execa } from "execa";
@@ -71,12 +71,14 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
     await host.cleanup();
   });
 
-  it("opens its socket to root and the configured user only (the VM test's expectation)", () => {
-    const expected = (JSON.parse(readFileSync(join(repoRoot, "test/nixos/expectations.json"), "utf8")) as { daemonSocket: { mode: string } }).daemonSocket;
+  it("opens its socket to root and the configured user only, and root's to root alone (the VM test's expectation)", () => {
+    const expected = JSON.parse(readFileSync(join(repoRoot, "test/nixos/expectations.json"), "utf8")) as Record<"daemonSocket" | "rootSocket", { path: string; mode: string }>;
     const info = statSync(socket);
-    expect((info.mode & 0o777).toString(8)).toBe(expected.mode);
+    expect((info.mode & 0o777).toString(8)).toBe(expected.daemonSocket.mode);
     expect(info.uid).toBe(agentUid);
     expect(info.gid).toBe(0);
+    const roots = statSync(join(host.env.FORAGE_RUN_DIR ?? "", basename(expected.rootSocket.path)));
+    expect([(roots.mode & 0o777).toString(8), roots.uid, roots.gid]).toEqual([expected.rootSocket.mode, 0, 0]);
   });
 
   it("lets the configured user create, use and list a sandbox without sudo", async () => {

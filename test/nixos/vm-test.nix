@@ -34,12 +34,13 @@ pkgs.testers.runNixOSTest {
     for template in expectations["templates"]:
         machine.succeed(f"test -x /etc/forage/systems/{template}/init")
     machine.wait_for_unit("forage.service")
-    socket = expectations["daemonSocket"]
-    machine.wait_for_file(socket["path"])
-    mode = machine.succeed(f"stat -c %a {socket['path']}").strip()
-    assert mode == socket["mode"], f"daemon socket mode {mode}, expected {socket['mode']}"
-    owner = machine.succeed(f"stat -c %U {socket['path']}").strip()
-    assert owner == socket["owner"], f"daemon socket owner {owner}, expected {socket['owner']}"
+    # The user's socket, and root's (root's commands go to the daemon there).
+    for socket in [expectations["daemonSocket"], expectations["rootSocket"]]:
+        machine.wait_for_file(socket["path"])
+        mode = machine.succeed(f"stat -c %a {socket['path']}").strip()
+        assert mode == socket["mode"], f"{socket['path']}: mode {mode}, expected {socket['mode']}"
+        owner = machine.succeed(f"stat -c %U {socket['path']}").strip()
+        assert owner == socket["owner"], f"{socket['path']}: owner {owner}, expected {socket['owner']}"
     machine.succeed(f"su alice -c 'forage-ctl ps --json'")
   '';
 }
