@@ -1,4 +1,4 @@
-import { access, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
@@ -9,6 +9,7 @@ import { nextSteps } from "../init-next-steps.js";
 import { packageRoot } from "../../runtime/core/package-root.js";
 import { terminalQuestions } from "../terminal-question.js";
 import { UserError } from "../../runtime/core/errors.js";
+import { pathExists } from "../../runtime/core/path-exists.js";
 
 interface InitOptions {
   user?: string;
@@ -33,7 +34,7 @@ export function registerInit(program: Command): void {
     )
     .action(async (options: InitOptions) => {
       const agent = presetOf(options);
-      if (options.force !== true && (await exists(options.out))) {
+      if (options.force !== true && (await pathExists(options.out))) {
         throw new UserError(`${options.out} already exists; pass --force to overwrite it`, "general");
       }
       const terminal = terminalQuestions();
@@ -72,13 +73,4 @@ export async function renderScaffold(source: string, values: object): Promise<st
   const { default: Handlebars } = await import("handlebars");
   const handlebars = Handlebars.create();
   return handlebars.compile(source, { strict: true, noEscape: true })(values);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

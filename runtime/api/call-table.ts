@@ -22,9 +22,9 @@ export type AnswerCheck<T> = (answer: unknown) => T;
  * schema is the server's (calls.ts): a client needs none of it, so a command sent to the daemon
  * loads no schema library (forage-ctl exec starts in tens of milliseconds).
  */
-export interface CallShape<Res, S extends StreamKind> {
-  readonly result: AnswerCheck<Res>;
-  readonly streams: S;
+interface CallShape {
+  readonly result: AnswerCheck<unknown>;
+  readonly streams: StreamKind;
 }
 
 /*
@@ -70,7 +70,7 @@ const hello: AnswerCheck<DaemonHello> = (answer) => {
 };
 
 /** Everything forage-ctl asks of the privileged side: in this process (root) or of the daemon. */
-export const operationShapes = {
+const operationShapes = {
   /** Creates and starts a sandbox; progress lines stream while it does. */
   up: { result: record<UpResult>(), streams: "progress" },
   down: { result: done, streams: "none" },
@@ -90,10 +90,10 @@ export const operationShapes = {
   network: { result: record<NetworkView>(), streams: "none" },
   /** What the sandbox's network refused, oldest first. */
   denials: { result: list<DenialRecord>(), streams: "none" },
-} as const;
+} as const satisfies Record<string, CallShape>;
 
 /** What only the daemon answers, about itself. */
-export const daemonShapes = {
+const daemonShapes = {
   /** The API proxy's health and counters, or null when none runs. */
   proxyStatus: { result: (answer: unknown): ProxyStatus | null => (answer === null ? null : record<ProxyStatus>()(answer)), streams: "none" },
   /** Who is answering (an older daemon does not know hello: see daemonHello in the client). */
@@ -106,7 +106,7 @@ export const daemonShapes = {
     },
     streams: "none",
   },
-} as const;
+} as const satisfies Record<string, CallShape>;
 
 export const callShapes = { ...operationShapes, ...daemonShapes };
 type Shapes = typeof callShapes;

@@ -34,7 +34,7 @@ export const nixosInside: Inside = {
 };
 
 /** Templates that have a prebuilt system (a link into /nix/store with an init). */
-export async function templatesWithSystems(systems: string): Promise<string[]> {
+async function templatesWithSystems(systems: string): Promise<string[]> {
   const entries = (await readdir(systems).catch(() => [] as string[])).filter((name) => templateNamePattern.test(name));
   const found = await Promise.all(entries.map(async (name) => ((await findSystem(systems, name)) === undefined ? undefined : name)));
   return found.filter((name): name is string => name !== undefined).sort();

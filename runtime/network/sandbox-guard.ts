@@ -1,4 +1,4 @@
-import { access, appendFile, rename, writeFile } from "node:fs/promises";
+import { appendFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Socket } from "node:net";
 import { chainVerdict } from "../../generator/policy/network/chain-verdict.js";
@@ -21,6 +21,7 @@ import { SetElementWriter } from "./set-element-writer.js";
 import { listenGate, type GateListener } from "./sni/gate-listener.js";
 import { createNameGate, type NameGate } from "./sni/name-gate.js";
 import { SpecialAddresses } from "./special-addresses.js";
+import { pathExists } from "../core/path-exists.js";
 
 /** DNS queries the filter works on at once, per sandbox; more are dropped (clients retry). */
 const maxQueriesInFlight = 256;
@@ -137,7 +138,7 @@ class Guard implements SandboxGuard {
 
   async tick(): Promise<boolean> {
     // The link's host end goes with the container (nspawn: with the namespace; NixOS: with its unit).
-    if (!(await exists(`/sys/class/net/${this.link.hostInterface}`))) return false;
+    if (!(await pathExists(`/sys/class/net/${this.link.hostInterface}`))) return false;
     this.allowed.prune();
     if (this.activity !== this.recordedAt || ++this.quietTicks >= quietPollTicks) await this.record();
     return true;
@@ -224,11 +225,4 @@ function describeRefusal(link: SandboxLink, policy: () => PolicyRules, allowed: 
     const name = allowed.lookup(destination.address)?.name;
     return { rule: refusalReason(policy(), link, destination, name), ...(name === undefined ? {} : { name }) };
   };
-}
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }

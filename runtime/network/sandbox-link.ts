@@ -1,7 +1,8 @@
-import { access, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { runCommand } from "../core/run-command.js";
 import { SandboxError } from "../core/errors.js";
 import type { SandboxLink } from "../../generator/policy/network/sandbox-link.js";
+import { pathExists } from "../core/path-exists.js";
 
 export { sandboxLink, sandboxRanges, type SandboxLink } from "../../generator/policy/network/sandbox-link.js";
 
@@ -14,7 +15,7 @@ export { sandboxLink, sandboxRanges, type SandboxLink } from "../../generator/po
 export async function createLink(link: SandboxLink): Promise<void> {
   // Never take over a namespace that is not ours: another Forage state directory may own it.
   // (The slot is claimed host-wide first, so no other forage-ctl makes this one meanwhile.)
-  if (await exists(`/run/netns/${link.namespace}`)) {
+  if (await pathExists(`/run/netns/${link.namespace}`)) {
     throw new SandboxError(
       `cannot create network namespace ${link.namespace}: it exists (a leftover? see forage-ctl gc; or another Forage instance on this host uses slot ${link.namespace.slice(1)})`,
       "container",
@@ -61,11 +62,4 @@ export async function removeLink(link: SandboxLink): Promise<void> {
 /** Runs ip commands in one process (`ip -batch -`); the lines hold only names and addresses we made. */
 async function ipBatch(options: string[], lines: string[]): Promise<void> {
   await runCommand("ip", [...options, "-batch", "-"], { input: `${lines.join("\n")}\n` });
-}
-
-function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }

@@ -19,7 +19,7 @@ export interface SetElementWriterOptions {
 }
 
 /** The built helper (scripts/build-native.sh, part of `npm run build`). */
-export function setElementsHelper(): string {
+function setElementsHelper(): string {
   return join(packageRoot(), "dist/native/forage-set-elements");
 }
 

@@ -14,7 +14,7 @@ import { startSshd } from "./sshd.js";
  * root) and records it; a root without its own init gets forage-ctl's sshd when the template
  * asks for SSH. Nothing half-started stays when a step fails.
  */
-export async function startSandbox(context: RuntimeContext, given: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
+async function startSandbox(context: RuntimeContext, given: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
   const backend = backendOf(given.runtime);
   const started = await backend.start(context, given, template);
   try {

@@ -1,4 +1,4 @@
-import { access, chmod, lchown, mkdir, realpath, stat } from "node:fs/promises";
+import { chmod, lchown, mkdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { MountModel, TemplateModel } from "../../generator/model/model.js";
 import { expandHome } from "../core/host-user.js";
@@ -13,6 +13,7 @@ import { gitStore, jjStores } from "./vcs-stores.js";
 import { removeSandboxDir, removeWorkspace } from "./remove-workspaces.js";
 import { createQuotaSubvolume, dropQuotaSubvolume, quotaPlan, type DiskQuota, type QuotaPlan } from "./disk-quota.js";
 import type { RepoOwner } from "./vcs-command.js";
+import { pathExists } from "../core/path-exists.js";
 
 /** What `up` was asked to mount: -w DIR, or -r REPO [--direct], plus named repositories. */
 export interface WorkspaceRequest {
@@ -134,8 +135,8 @@ function repoOf(mount: MountModel, request: WorkspaceRequest): string {
 
 /** jj when the repository has .jj (jj before git: a colocated repository has both), else git. */
 async function detectMode(repo: string): Promise<"jj" | "git-worktree"> {
-  if (await exists(join(repo, ".jj"))) return "jj";
-  if (await exists(join(repo, ".git"))) return "git-worktree";
+  if (await pathExists(join(repo, ".jj"))) return "jj";
+  if (await pathExists(join(repo, ".git"))) return "git-worktree";
   throw new SandboxError(`${repo} is neither a jj repository (.jj) nor a git repository (.git): use --direct (or -w) to mount it as is`, "vcs");
 }
 
@@ -195,11 +196,4 @@ async function realDirectory(path: string): Promise<string> {
  */
 async function userDirectory(path: string, owner: RepoOwner): Promise<string> {
   return requirePinnedDirectory(await realDirectory(path), [owner.uid]);
-}
-
-function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }

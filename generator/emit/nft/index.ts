@@ -11,5 +11,5 @@
  */
 export type * from "./ast.js";
 export { NftValidationError } from "./errors.js";
-export { printNftDeleteTable, printNftElements, printNftFlushSets, printNftTable, renderNftFile, type NftPrintOptions } from "./print.js";
+export { printNftDeleteTable, printNftElements, printNftTable, renderNftFile, type NftPrintOptions } from "./print.js";
 export { validateNftTable } from "./validate.js";

@@ -94,24 +94,6 @@ export function printNftDeleteTable(table: NftTableRef): string {
 }
 
 /**
- * Empties sets of a loaded table, one `flush set` command each.
- *
- * @example
- * printNftFlushSets({ family: "inet", name: "forage_f1" }, [allowed4]);
- * // flush set inet forage_f1 allowed4
- */
-export function printNftFlushSets(table: NftTableRef, sets: readonly NftSet[]): string {
-  checkOneOf("table.family", table.family, FAMILIES);
-  checkIdentifier("table.name", table.name);
-  return sets
-    .map((set, index) => {
-      checkIdentifier(`sets[${index}].name`, set.name);
-      return `flush set ${table.family} ${table.name} ${set.name}\n`;
-    })
-    .join("");
-}
-
-/**
  * Prints one `add element` (or `delete element`) command for a set of a loaded table; the DNS
  * filter uses it at run time to admit resolved addresses for their TTL. Elements are checked
  * against the set's type; a delete names elements only, without their timeouts.

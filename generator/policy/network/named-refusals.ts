@@ -17,7 +17,7 @@ export interface NamedRefusal {
 }
 
 /** In table order. */
-export const namedRefusals: readonly NamedRefusal[] = [
+const namedRefusals: readonly NamedRefusal[] = [
   {
     // QUIC (HTTP/3) would carry names past the gate: refused, so clients fall back to TCP.
     rule: "sni: QUIC (TCP goes through the name gate)",
