@@ -57,17 +57,23 @@ function sandboxProcesses(): { name: string; pss: number }[] {
 }
 
 const before = usedBytes();
-for (let i = 0; i < count; i++) await upSandbox(context, { name: `m${i}`, template: "idle", workspace: { directory: workspace }, identity: {} });
-await new Promise((resolve) => setTimeout(resolve, 3000)); // let everything settle into idleness
-const after = usedBytes();
-const added = sandboxProcesses();
+let after = before;
+let added: ReturnType<typeof sandboxProcesses> = [];
+try {
+  for (let i = 0; i < count; i++) await upSandbox(context, { name: `m${i}`, template: "idle", workspace: { directory: workspace }, identity: {} });
+  await new Promise((resolve) => setTimeout(resolve, 3000)); // let everything settle into idleness
+  after = usedBytes();
+  added = sandboxProcesses();
+} finally {
+  // Every sandbox made goes, also when an up failed midway (that up removed its own already).
+  for (let i = 0; i < count; i++) await destroySandbox(context, `m${i}`, 1).catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+}
 const byKind = new Map<string, { processes: number; pss: number }>();
 for (const p of added) {
   const kind = byKind.get(p.name) ?? { processes: 0, pss: 0 };
   byKind.set(p.name, { processes: kind.processes + 1, pss: kind.pss + p.pss });
 }
-for (let i = 0; i < count; i++) await destroySandbox(context, `m${i}`, 1);
-rmSync(dir, { recursive: true, force: true });
 
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 process.stdout.write(`host memory of ${count} idle sandboxes (network none, host root)\n`);
