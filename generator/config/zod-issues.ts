@@ -56,7 +56,8 @@ function describeExpected(issue: z.core.$ZodIssue): string {
 
 function messageOf(issue: z.core.$ZodIssue): string {
   if (issue.code === "invalid_type" && /received undefined$/.test(issue.message)) return `is required (expected ${issue.expected})`;
-  if (issue.code === "invalid_value") return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+  // zod's own wording is replaced; a schema's own message (the reason a value is refused) is kept.
+  if (issue.code === "invalid_value" && /^Invalid (option|input)\b/.test(issue.message)) return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
   return issue.message.replace(/^Invalid input: /, "");
 }
 

@@ -123,7 +123,8 @@ export interface TemplateModel {
   unprotectedPaths: ProtectedPath[];
   /** workspace.maxSize: the disk limit of each workspace forage-ctl creates ("10G"), or null. */
   workspaceMaxSize: string | null;
-  multiplexer: "tmux" | "wezterm";
+  /** The agent session's multiplexer: tmux, the only one (the schema refuses the reference's "wezterm"). */
+  multiplexer: "tmux";
   tmuxWindows: { name: string; command: string }[];
   useProxy: boolean;
   proxyFilter: ProxyFilterModel;

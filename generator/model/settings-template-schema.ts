@@ -91,7 +91,7 @@ export const settingsTemplateSchema = z
     mounts: z.array(mountSchema).describe("Extra workspaces, sorted by name."),
     unprotectedPaths: z.array(z.enum(protectedPaths)).max(protectedPaths.length).describe("Protected workspace paths the agent may write, sorted."),
     workspaceMaxSize: z.string().regex(sizePattern, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "10G"' }).nullable().describe("Disk limit of each workspace, or null."),
-    multiplexer: z.enum(["tmux", "wezterm"]).describe("Terminal multiplexer."),
+    multiplexer: z.literal("tmux").describe("Terminal multiplexer of the agent session."),
     // One window per agent when the template names none, and agents are not counted.
     tmuxWindows: z.array(tmuxWindowSchema).describe("tmux windows to open."),
     useProxy: z.boolean().describe("Send agents' API traffic through the host's API proxy."),

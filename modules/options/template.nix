@@ -304,9 +304,9 @@
       description = "Composable workspace mounts.";
     };
     multiplexer = lib.mkOption {
-      type = lib.types.nullOr (lib.types.enum [ "tmux" "wezterm" ]);
+      type = lib.types.nullOr (lib.types.enum [ "tmux" ]);
       default = null;
-      description = "Terminal multiplexer. Default: \"tmux\".";
+      description = "Terminal multiplexer of the agent session: \"tmux\", the only one (attach with forage-ctl attach). Default: \"tmux\".";
     };
     tmuxWindows = lib.mkOption {
       type = lib.types.nullOr (lib.types.listOf (lib.types.submodule {

@@ -106,7 +106,14 @@ export const templateSchema = z
       })
       .optional()
       .describe("Composable workspace mounts."),
-    multiplexer: z.enum(["tmux", "wezterm"]).optional().describe('Terminal multiplexer. Default: "tmux".'),
+    multiplexer: z
+      .enum(["tmux"], {
+        // The reference's other value: accepted and ignored there, refused here with the reason.
+        error:
+          'must be "tmux" (or left out): every sandbox\'s agent session is a tmux session. "wezterm" (a WezTerm mux server in the sandbox) is not supported: WezTerm is not packaged for the roots sandboxes run on; from WezTerm, use forage-ctl attach',
+      })
+      .optional()
+      .describe('Terminal multiplexer of the agent session: "tmux", the only one (attach with forage-ctl attach). Default: "tmux".'),
     tmuxWindows: z.array(tmuxWindowSchema).max(32).optional().describe("tmux windows to open instead of one window per agent."),
     ssh: z.boolean().optional().describe("Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false."),
     useProxy: z.boolean().optional().describe("Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false."),

@@ -259,6 +259,15 @@ describe("a TypeScript config", () => {
     expect(error.message.split("\n")).toContain('forage.config.ts:4:30: templates.t.network: must be "none", "restricted", "full" or an object');
   });
 
+  it('refuses the reference\'s multiplexer "wezterm" with the reason, where it stands (no option is accepted and ignored)', async () => {
+    await temp.write("forage.yaml", ["user: alice", "templates:", "  t:", "    multiplexer: wezterm", ""].join("\n"));
+    const error = await configErrorOf("forage.yaml", temp.dir);
+    expect(error.diagnostics.map((d) => `${where(d)} ${d.path.join(".")}`)).toEqual(["forage.yaml:4:18 templates.t.multiplexer"]);
+    expect(error.message).toContain('templates.t.multiplexer: must be "tmux" (or left out): every sandbox\'s agent session is a tmux session. "wezterm"');
+    await temp.write("forage.yaml", ["user: alice", "templates:", "  t:", "    multiplexer: tmux", ""].join("\n"));
+    expect((await loadConfig("forage.yaml", temp.dir)).config.templates.t?.multiplexer).toBe("tmux");
+  });
+
   it("without an import from forage still loads a plain default-exported object", async () => {
     await temp.write("forage.config.ts", 'export default { user: "alice", templates: { t: { network: "full" } } };\n');
     const loaded = await loadConfig("forage.config.ts", temp.dir);

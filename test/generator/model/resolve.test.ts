@@ -49,21 +49,21 @@ describe("template inheritance (extends)", () => {
   });
 
   it("inherits fields the child does not set", () => {
-    const child = template({ parent: { description: "from parent", multiplexer: "wezterm", readOnlyWorkspace: true }, child: { extends: "parent" } }, "child");
+    const child = template({ parent: { description: "from parent", ssh: true, readOnlyWorkspace: true }, child: { extends: "parent" } }, "child");
     expect(child.description).toBe("from parent");
-    expect(child.multiplexer).toBe("wezterm");
+    expect(child.ssh).toBe(true);
     expect(child.readOnlyWorkspace).toBe(true);
   });
 
   it("applies several parents left to right, and the child last", () => {
     const templates: Record<string, TemplateInput> = {
-      first: { description: "first", multiplexer: "wezterm", useProxy: true, extraPackages: ["ripgrep"] },
-      second: { description: "second", multiplexer: "tmux" },
+      first: { description: "first", ssh: true, useProxy: true, extraPackages: ["ripgrep"] },
+      second: { description: "second", ssh: false },
       child: { extends: ["first", "second"], useProxy: false },
     };
     const child = template(templates, "child");
     expect(child.description).toBe("second");
-    expect(child.multiplexer).toBe("tmux");
+    expect(child.ssh).toBe(false);
     expect(child.useProxy).toBe(false);
     expect(child.extraPackages).toEqual([["ripgrep"]]);
   });

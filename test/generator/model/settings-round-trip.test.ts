@@ -99,7 +99,7 @@ describe("the settings codec: every config comes back as the model it was", () =
           proxyFilter: { methods: [...proxyMethods], pathPrefixes: Array.from({ length: 64 }, (_, i) => `/v${i}/`), maxRequestBytes: 1024 ** 3 },
           seccomp: { allow: [...allowableNames] },
           ssh: true,
-          multiplexer: "wezterm",
+          multiplexer: "tmux",
         },
       },
     });

@@ -69,7 +69,7 @@
     unprotected = [ ];
     maxSize = null;
   };
-  multiplexer = "wezterm";
+  multiplexer = "tmux";
   tmuxWindows = [
     {
       command = "claude";
