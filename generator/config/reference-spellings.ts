@@ -24,7 +24,9 @@ export function adoptReferenceSpellings(written: WrittenConfig): AdoptedConfig {
   const notes: SchemaProblem[] = [];
   const { proxyUrl, templates, ...rest } = written;
   if (proxyUrl !== undefined) {
-    notes.push({ path: ["proxyUrl"], atKey: true, message: "proxyUrl is the reference's spelling of proxy.url: write proxy: { url: ... }" });
+    notes.push({ path: ["proxyUrl"], atKey: true, message: `proxyUrl is the reference's spelling of proxy.url, which ${proxyUrlEffect}` });
+  } else if (rest.proxy.url !== undefined) {
+    notes.push({ path: ["proxy", "url"], atKey: true, message: `proxy.url ${proxyUrlEffect}` });
   }
   const adopted: Record<string, Template> = {};
   for (const [name, template] of Object.entries(templates)) adopted[name] = adoptTemplate(template, ["templates", name], notes);
@@ -33,6 +35,9 @@ export function adoptReferenceSpellings(written: WrittenConfig): AdoptedConfig {
     notes,
   };
 }
+
+/** Accepted so the reference's configs load, and said to do nothing rather than ignored in silence. */
+const proxyUrlEffect = "has no effect here: agents reach Forage's API proxy on their sandbox's own link (set proxy.port, and auth on the agents); remove it";
 
 /**
  * `allowedHosts` becomes `network.allow`, beside the template's own mode (or "restricted" when

@@ -32,7 +32,7 @@ const referenceYaml = [
 const canonicalYaml = ["user: alice", "proxy: { url: http://proxy.example.org:8080 }", "templates:", "  claude:", "    network: { mode: restricted, allow: [api.example.org] }", ""].join("\n");
 
 const notes =
-  "forage.yaml:2:1: proxyUrl: note: proxyUrl is the reference's spelling of proxy.url: write proxy: { url: ... }\n" +
+  "forage.yaml:2:1: proxyUrl: note: proxyUrl is the reference's spelling of proxy.url, which has no effect here: agents reach Forage's API proxy on their sandbox's own link (set proxy.port, and auth on the agents); remove it\n" +
   'forage.yaml:6:5: templates.claude.allowedHosts: note: allowedHosts is the reference\'s spelling of network.allow: write network: { mode: "restricted", allow: [...] }\n';
 
 /** Writes both spellings as `<dir>/reference/forage.yaml` and `<dir>/canonical/forage.yaml`. */
@@ -72,7 +72,10 @@ describe("a config in the reference's spelling", () => {
     expect(fromReference.stdout).toBe(fromCanonical.stdout);
     expect(JSON.parse(fromReference.stdout)).toEqual({ valid: true, config: "forage.yaml", templates: ["claude"] });
     expect(fromReference.stderr).toBe(notes);
-    expect(fromCanonical.stderr).toBe("");
+    // Forage's own spelling of the URL still says that it does nothing.
+    expect(fromCanonical.stderr).toBe(
+      "forage.yaml:2:10: proxy.url: note: proxy.url has no effect here: agents reach Forage's API proxy on their sandbox's own link (set proxy.port, and auth on the agents); remove it\n",
+    );
   });
 
   it("generate: writes the same files as for Forage's spelling, byte for byte, and prints the notes", async () => {

@@ -38,6 +38,9 @@ export const agentSchema = z
   .refine((a) => a.auth === undefined || a.auth === "wrapper" || a.secretName !== undefined, {
     error: "auth proxy and placeholder need the key's secret: set secretName and authEnvVar, or remove auth",
   })
+  .refine((a) => a.hostConfigDir !== undefined || (a.containerConfigDir === undefined && !a.hostConfigDirReadOnly), {
+    error: "containerConfigDir and hostConfigDirReadOnly say how hostConfigDir is mounted: set hostConfigDir, or remove them",
+  })
   .describe("An AI coding agent installed in the sandbox, with a wrapper that supplies its key.");
 
 export type AgentInput = z.input<typeof agentSchema>;

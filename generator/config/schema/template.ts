@@ -26,6 +26,9 @@ const networkObject = z
   })
   .refine((n) => n.mode === "restricted" || n.allow === undefined || n.allow.length === 0, {
     error: 'allow only applies to mode "restricted": set mode to "restricted" or remove allow',
+  })
+  .refine((n) => n.mode === "restricted" || n.sni !== true, {
+    error: 'sni only applies to mode "restricted" (it checks names against allow): set mode to "restricted" or remove sni',
   });
 
 export const networkSchema = z

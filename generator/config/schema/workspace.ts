@@ -20,6 +20,9 @@ export const mountSchema = z
   })
   .refine((m) => !(m.hostPath !== undefined && m.mode !== undefined && m.mode !== "direct"), {
     error: "hostPath mounts are always direct: remove mode or use repo",
+  })
+  .refine((m) => !(m.branch !== undefined && (m.hostPath !== undefined || m.mode === "direct")), {
+    error: "branch applies to a jj or git-worktree checkout: a hostPath or direct mount is bound as it is; remove branch",
   });
 
 /** Sugar for a jj mount of a beads (issue tracker) branch. */

@@ -268,6 +268,33 @@ describe("a TypeScript config", () => {
     expect((await loadConfig("forage.yaml", temp.dir)).config.templates.t?.multiplexer).toBe("tmux");
   });
 
+  it.each([
+    ["sni beside a mode that checks no names", ["    network: { mode: full, sni: true }"], "templates.t.network", 'sni only applies to mode "restricted"'],
+    [
+      "a branch on a mount bound as it is",
+      ["    workspace:", "      mounts:", "        docs: { containerPath: /docs, hostPath: /srv/docs, branch: main }"],
+      "templates.t.workspace.mounts.docs",
+      "branch applies to a jj or git-worktree checkout",
+    ],
+    [
+      "a branch on a direct mount",
+      ["    workspace:", "      mounts:", "        src: { containerPath: /src, mode: direct, branch: main }"],
+      "templates.t.workspace.mounts.src",
+      "branch applies to a jj or git-worktree checkout",
+    ],
+    [
+      "a container path for a config directory never mounted",
+      ["    agents:", "      a: { package: hello, containerConfigDir: /home/agent/.a }"],
+      "templates.t.agents.a",
+      "containerConfigDir and hostConfigDirReadOnly say how hostConfigDir is mounted",
+    ],
+    ["read-only for a config directory never mounted", ["    agents:", "      a: { package: hello, hostConfigDirReadOnly: true }"], "templates.t.agents.a", "set hostConfigDir, or remove them"],
+  ])("refuses %s rather than ignore it", async (_case, lines, path, message) => {
+    await temp.write("forage.yaml", ["user: alice", "templates:", "  t:", ...lines, ""].join("\n"));
+    const error = await configErrorOf("forage.yaml", temp.dir);
+    expect(error.diagnostics.map((d) => [d.path.join("."), d.message])).toEqual([[path, expect.stringContaining(message)]]);
+  });
+
   it("without an import from forage still loads a plain default-exported object", async () => {
     await temp.write("forage.config.ts", 'export default { user: "alice", templates: { t: { network: "full" } } };\n');
     const loaded = await loadConfig("forage.config.ts", temp.dir);

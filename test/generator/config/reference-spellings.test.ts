@@ -91,7 +91,8 @@ describe.each([
     const [fromReference, fromCanonical] = [await load("reference", name, reference), await load("canonical", name, canonical)];
     expect(fromReference.config).toEqual(fromCanonical.config);
     expect(fromReference.config.templates.implied).toEqual({ network: { mode: "restricted", allow: ["api.example.org"] } });
-    expect(fromCanonical.notes).toEqual([]);
+    // The canonical file's only note: the URL itself does nothing (no option is ignored in silence).
+    expect(fromCanonical.notes.map((note) => [note.path.join("."), note.message])).toEqual([["proxy.url", expect.stringMatching(/^proxy\.url has no effect here: /)]]);
   });
 
   it("resolves into the same model and generates the same files, byte for byte", async () => {
@@ -111,7 +112,7 @@ describe.each([
       ["templates.named.allowedHosts", "note"],
     ]);
     expect(notes.map((note) => note.message)).toEqual([
-      "proxyUrl is the reference's spelling of proxy.url: write proxy: { url: ... }",
+      "proxyUrl is the reference's spelling of proxy.url, which has no effect here: agents reach Forage's API proxy on their sandbox's own link (set proxy.port, and auth on the agents); remove it",
       expect.stringMatching(/^allowedHosts is the reference's spelling of network\.allow: write network: \{ mode: "restricted", allow: \[\.\.\.\] \}$/),
       expect.stringMatching(/with no network option here, allowedHosts means mode "restricted"; not the reference's default "full", nor Forage's "none"/),
       expect.stringMatching(/^allowedHosts is the reference's spelling of network\.allow: /),
