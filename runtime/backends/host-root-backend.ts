@@ -12,6 +12,7 @@ import { enterArgv } from "../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { Backend } from "./backend.js";
 import { nspawnQueries, startNspawn, stopNspawn, type NspawnRoot, type RootLayout } from "./nspawn-sandbox.js";
+import { hostRootGaps } from "./host-root-gaps.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
 const optionalHostBinds = ["/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"];
@@ -86,8 +87,12 @@ export const hostRootBackend: Backend = {
   },
   describe: async () => "systemd-nspawn on a tmpfs root with the host's /usr read-only (any systemd Linux, no Nix)",
   unavailable: () => nspawnUnavailable(),
-  // The agents' programs come from the host's /usr: a missing one is refused before anything is made.
-  preflight: async (_context, template) => void (await resolveAgentPrograms(template)),
+  // The agents' programs come from the host's /usr: a missing one is refused before anything is
+  // made; what the host's /usr cannot give the template is said, never ignored in silence.
+  async preflight(context, template) {
+    await resolveAgentPrograms(template);
+    for (const gap of hostRootGaps(template)) context.warn(gap);
+  },
   start: (context, metadata, template) => startNspawn(context, metadata, template, hostRoot),
   stop: (context, metadata, graceSeconds) => stopNspawn(context, metadata, graceSeconds, hostRoot.payload),
   ...nspawnQueries,
