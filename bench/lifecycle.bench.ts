@@ -11,6 +11,7 @@ import { runtimePaths } from "../runtime/core/paths.js";
 import { packageRoot } from "../runtime/core/package-root.js";
 import type { RuntimeContext } from "../runtime/core/context.js";
 import { destroySandbox } from "../runtime/sandbox/down.js";
+import { listMetadata } from "../runtime/state/metadata-store.js";
 import { execInRunning } from "../runtime/sandbox/exec.js";
 
 import { requireSandbox } from "../runtime/state/require-sandbox.js";
@@ -79,7 +80,8 @@ async function timedArgvInShell(as: "root" | "user", commands: string[][]): Prom
   const script = `start=$EPOCHREALTIME; ${runs} || exit 1; end=$EPOCHREALTIME; echo "$start $end"`;
   const { stdout } = await promisify(execFile)("bash", ["-c", script], { env: { ...env, LC_ALL: "C" }, ...(as === "user" ? { uid: 65534, gid: 65534, cwd: "/" } : {}) });
   const [start, end] = stdout.trim().split(" ").map(Number);
-  return ((end ?? Number.NaN) - (start ?? Number.NaN)) * 1000;
+  if (start === undefined || end === undefined || !Number.isFinite(start) || !Number.isFinite(end)) throw new Error(`bench: bash did not say how long it took (${JSON.stringify(stdout)})`);
+  return (end - start) * 1000;
 }
 
 /** The median of `runs` durations that `timed` measures itself. */
@@ -124,65 +126,70 @@ const bare = await median(10, () => {
 results.push(["bare systemd-nspawn … /bin/true (baseline)", bare]);
 
 const context: RuntimeContext = { settings: (await loadSettings(await settingsFile(config))).settings, paths: runtimePaths("/unused"), warn: () => undefined };
-results.push([
-  "up until exec works (in-process)",
-  await median(5, async (i) => {
-    await upSandbox(context, { name: `b${i}`, template: "bench", workspace: { directory: workspace }, identity: {} });
-    await execInRunning(context, await requireSandbox(context, `b${i}`), ["true"]);
-  }),
-]);
-results.push([
-  "up until exec works, nspawn-nix (in-process)",
-  await median(
-    5,
-    async (i) => {
-      await upSandbox(context, { name: `n${i}`, template: "nixbench", workspace: { directory: workspace }, identity: {} });
-      await execInRunning(context, await requireSandbox(context, `n${i}`), ["true"]);
-    },
-    undefined,
-    (i) => destroySandbox(context, `n${i}`, 1),
-  ),
-]);
-results.push([
-  "up -r REPO (git worktree) until exec works",
-  await median(
-    5,
-    async (i) => {
-      await upSandbox(context, { name: `g${i}`, template: "bench", workspace: { repo }, identity: {} });
-      await execInRunning(context, await requireSandbox(context, `g${i}`), ["git", "status", "--short"]);
-    },
-    undefined,
-    (i) => destroySandbox(context, `g${i}`, 1),
-  ),
-]);
-results.push(["exec NAME -- true (in-process)", await median(30, async () => void (await execInRunning(context, await requireSandbox(context, "b0"), ["true"])))]);
-results.push(["down (in-process)", await median(5, (i) => destroySandbox(context, `b${i}`, 1))]);
-
-// Where the time of `up` goes (what `up --timings` prints), medians per phase over 5 runs.
 const phaseSamples = new Map<string, number[]>();
-for (let i = 0; i < 5; i++) {
-  const clock = new PhaseClock();
-  await upSandbox({ ...context, clock }, { name: `p${i}`, template: "bench", workspace: { directory: workspace }, identity: {} });
-  await clock.time("exec true", async () => void (await execInRunning(context, await requireSandbox(context, `p${i}`), ["true"])));
-  const { phases, totalMs } = clock.report();
-  for (const { phase, ms } of [...phases, { phase: "total", ms: totalMs }]) phaseSamples.set(phase, [...(phaseSamples.get(phase) ?? []), ms]);
-  await destroySandbox(context, `p${i}`, 1);
-}
+try {
+  results.push([
+    "up until exec works (in-process)",
+    await median(5, async (i) => {
+      await upSandbox(context, { name: `b${i}`, template: "bench", workspace: { directory: workspace }, identity: {} });
+      await execInRunning(context, await requireSandbox(context, `b${i}`), ["true"]);
+    }),
+  ]);
+  results.push([
+    "up until exec works, nspawn-nix (in-process)",
+    await median(
+      5,
+      async (i) => {
+        await upSandbox(context, { name: `n${i}`, template: "nixbench", workspace: { directory: workspace }, identity: {} });
+        await execInRunning(context, await requireSandbox(context, `n${i}`), ["true"]);
+      },
+      undefined,
+      (i) => destroySandbox(context, `n${i}`, 1),
+    ),
+  ]);
+  results.push([
+    "up -r REPO (git worktree) until exec works",
+    await median(
+      5,
+      async (i) => {
+        await upSandbox(context, { name: `g${i}`, template: "bench", workspace: { repo }, identity: {} });
+        await execInRunning(context, await requireSandbox(context, `g${i}`), ["git", "status", "--short"]);
+      },
+      undefined,
+      (i) => destroySandbox(context, `g${i}`, 1),
+    ),
+  ]);
+  results.push(["exec NAME -- true (in-process)", await median(30, async () => void (await execInRunning(context, await requireSandbox(context, "b0"), ["true"])))]);
+  results.push(["down (in-process)", await median(5, (i) => destroySandbox(context, `b${i}`, 1))]);
 
-// Root's CLI first: its first up starts the daemon that the user's commands then go to.
-for (const as of ["root", "user"] as const) {
-  const name = (i: number): string => `${as === "root" ? "c" : "u"}${i}`;
-  results.push([`forage-ctl up, then exec true (CLI, ${as})`, await medianOf(5, (i) => timedInShell(as, ["up", name(i), "-t", "bench", "-w", workspace], ["exec", name(i), "--", "true"]))]);
-  results.push([`forage-ctl exec NAME -- true (CLI, ${as})`, await medianOf(15, () => timedInShell(as, ["exec", name(0), "--", "true"]))]);
-  results.push([`forage-ctl reset (CLI, ${as})`, await medianOf(5, (i) => timedInShell(as, ["reset", name(i)]))]);
-  results.push([`forage-ctl down (CLI, ${as})`, await medianOf(5, (i) => timedInShell(as, ["down", name(i), "-t", "1"]))]);
-}
-results.push(["node startup: forage-ctl --version", await medianOf(10, () => timedInShell("user", ["--version"]))]);
-results.push(["node startup: node -e 0", await medianOf(10, () => timedArgvInShell("user", [[process.execPath, "-e", "0"]]))]);
+  // Where the time of `up` goes (what `up --timings` prints), medians per phase over 5 runs.
+  for (let i = 0; i < 5; i++) {
+    const clock = new PhaseClock();
+    await upSandbox({ ...context, clock }, { name: `p${i}`, template: "bench", workspace: { directory: workspace }, identity: {} });
+    await clock.time("exec true", async () => void (await execInRunning(context, await requireSandbox(context, `p${i}`), ["true"])));
+    const { phases, totalMs } = clock.report();
+    for (const { phase, ms } of [...phases, { phase: "total", ms: totalMs }]) phaseSamples.set(phase, [...(phaseSamples.get(phase) ?? []), ms]);
+    await destroySandbox(context, `p${i}`, 1);
+  }
 
+  // Root's CLI first: its first up starts the daemon that the user's commands then go to.
+  for (const as of ["root", "user"] as const) {
+    const name = (i: number): string => `${as === "root" ? "c" : "u"}${i}`;
+    results.push([`forage-ctl up, then exec true (CLI, ${as})`, await medianOf(5, (i) => timedInShell(as, ["up", name(i), "-t", "bench", "-w", workspace], ["exec", name(i), "--", "true"]))]);
+    results.push([`forage-ctl exec NAME -- true (CLI, ${as})`, await medianOf(15, () => timedInShell(as, ["exec", name(0), "--", "true"]))]);
+    results.push([`forage-ctl reset (CLI, ${as})`, await medianOf(5, (i) => timedInShell(as, ["reset", name(i)]))]);
+    results.push([`forage-ctl down (CLI, ${as})`, await medianOf(5, (i) => timedInShell(as, ["down", name(i), "-t", "1"]))]);
+  }
+  results.push(["node startup: forage-ctl --version", await medianOf(10, () => timedInShell("user", ["--version"]))]);
+  results.push(["node startup: node -e 0", await medianOf(10, () => timedArgvInShell("user", [[process.execPath, "-e", "0"]]))]);
+} finally {
+  // Nothing stays when a step fails: every sandbox of this state directory, the daemon root's first CLI up started, the directory.
+  for (const sandbox of await listMetadata(context.paths).catch(() => []))
+    await destroySandbox(context, sandbox.name, 1).catch((error: unknown) => process.stderr.write(`bench: could not remove ${sandbox.name}: ${String(error)}\n`));
+  await cli("daemon", "--stop").catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+}
 process.stdout.write("sandbox lifecycle (medians)\n");
 for (const [name, ms] of results) process.stdout.write(`  ${name.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ×${(ms / bare).toFixed(2)}\n`);
 process.stdout.write("phases of up, host root (medians of 5; concurrent phases overlap)\n");
 for (const [phase, samples] of phaseSamples) process.stdout.write(`  ${phase.padEnd(46)} ${middle(samples).toFixed(1).padStart(8)} ms\n`);
-await cli("daemon", "--stop"); // CLI up as root started one for this state directory
-rmSync(dir, { recursive: true, force: true });

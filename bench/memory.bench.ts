@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { runtimePaths } from "../runtime/core/paths.js";
 import type { RuntimeContext } from "../runtime/core/context.js";
 import { destroySandbox } from "../runtime/sandbox/down.js";
+import { listMetadata } from "../runtime/state/metadata-store.js";
 import { upSandbox } from "../runtime/sandbox/up.js";
 import { loadSettings } from "../runtime/settings/load-settings.js";
 import { settingsFile } from "../runtime/settings/settings-file.js";
@@ -66,7 +67,8 @@ try {
   added = sandboxProcesses();
 } finally {
   // Every sandbox made goes, also when an up failed midway (that up removed its own already).
-  for (let i = 0; i < count; i++) await destroySandbox(context, `m${i}`, 1).catch(() => undefined);
+  for (const sandbox of await listMetadata(context.paths))
+    await destroySandbox(context, sandbox.name, 1).catch((error: unknown) => process.stderr.write(`bench: could not remove ${sandbox.name}: ${String(error)}\n`));
   rmSync(dir, { recursive: true, force: true });
 }
 const byKind = new Map<string, { processes: number; pss: number }>();

@@ -38,6 +38,17 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+/* A whole decimal number, nothing else (strtol would take spaces, a sign, and wrap a minus). */
+static int decimal(const char *text, unsigned long long max, unsigned long long *value) {
+  if (text[0] < '0' || text[0] > '9') return -1;
+  char *end;
+  errno = 0;
+  unsigned long long parsed = strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0' || parsed > max) return -1;
+  *value = parsed;
+  return 0;
+}
+
 static int fail(const char *what, const char *detail, int error) {
   fprintf(stderr, "forage-mounts: %s %s: %s\n", what, detail, strerror(error));
   return 1;
@@ -75,6 +86,9 @@ static unsigned long mount_flags_of(unsigned long st_flags) {
       {ST_RDONLY, MS_RDONLY},     {ST_NOSUID, MS_NOSUID},         {ST_NODEV, MS_NODEV},
       {ST_NOEXEC, MS_NOEXEC},     {ST_SYNCHRONOUS, MS_SYNCHRONOUS}, {ST_MANDLOCK, MS_MANDLOCK},
       {ST_NOATIME, MS_NOATIME},   {ST_NODIRATIME, MS_NODIRATIME}, {ST_RELATIME, MS_RELATIME},
+#if defined(ST_NOSYMFOLLOW) && defined(MS_NOSYMFOLLOW)
+      {ST_NOSYMFOLLOW, MS_NOSYMFOLLOW},
+#endif
   };
   unsigned long flags = 0;
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
@@ -83,22 +97,22 @@ static unsigned long mount_flags_of(unsigned long st_flags) {
 }
 
 static int resize_tmpfs(const char *pid_text, const char *path, const char *bytes_text) {
-  char *end;
-  errno = 0;
-  long pid = strtol(pid_text, &end, 10);
-  if (errno != 0 || *end != '\0' || pid <= 0 || pid > INT_MAX) return fail("resize-tmpfs", "pid", EINVAL);
-  unsigned long long bytes = strtoull(bytes_text, &end, 10);
-  if (errno != 0 || *end != '\0' || bytes == 0 || bytes_text[0] == '-') return fail("resize-tmpfs", "bytes", EINVAL);
+  unsigned long long pid, bytes;
+  if (decimal(pid_text, INT_MAX, &pid) != 0 || pid == 0) return fail("resize-tmpfs", "pid", EINVAL);
+  if (decimal(bytes_text, ULLONG_MAX, &bytes) != 0 || bytes == 0) return fail("resize-tmpfs", "bytes", EINVAL);
   if (path[0] != '/') return fail("resize-tmpfs", path, EINVAL);
-  char proc[64];
-  snprintf(proc, sizeof proc, "/proc/%ld/root", pid);
+  char proc[32];
+  snprintf(proc, sizeof proc, "/proc/%llu", pid);
+  /* The process's directory once: its root and namespace then come from that one process, and a
+   * pid reused in the meantime fails here (ESRCH) instead of naming another. */
+  int process = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (process < 0) return fail("resize-tmpfs", proc, errno);
   /* Its root first: where nspawn could not pivot_root it chrooted, and the namespace's own root
    * is then not the container's. */
-  int root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root < 0) return fail("resize-tmpfs", proc, errno);
-  snprintf(proc, sizeof proc, "/proc/%ld/ns/mnt", pid);
-  int namespace = open(proc, O_RDONLY | O_CLOEXEC);
-  if (namespace < 0) return fail("resize-tmpfs", proc, errno);
+  int root = openat(process, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0) return fail("resize-tmpfs", "root", errno);
+  int namespace = openat(process, "ns/mnt", O_RDONLY | O_CLOEXEC);
+  if (namespace < 0) return fail("resize-tmpfs", "ns/mnt", errno);
   if (setns(namespace, CLONE_NEWNS) != 0) return fail("resize-tmpfs", "setns", errno);
   if (fchdir(root) != 0 || chroot(".") != 0) return fail("resize-tmpfs", "chroot", errno);
   struct statvfs current;
@@ -110,13 +124,13 @@ static int resize_tmpfs(const char *pid_text, const char *path, const char *byte
 }
 
 static int make_points(const char *uid_text, const char *gid_text, int count, char **triples) {
-  char *end;
-  errno = 0;
-  long uid = strtol(uid_text, &end, 10);
-  if (errno != 0 || *end != '\0' || uid < 0 || uid > INT_MAX) return fail("make-points", "uid", EINVAL);
-  long gid = strtol(gid_text, &end, 10);
-  if (errno != 0 || *end != '\0' || gid < 0 || gid > INT_MAX) return fail("make-points", "gid", EINVAL);
+  unsigned long long uid, gid;
+  if (decimal(uid_text, INT_MAX, &uid) != 0) return fail("make-points", "uid", EINVAL);
+  if (decimal(gid_text, INT_MAX, &gid) != 0) return fail("make-points", "gid", EINVAL);
   if (count % 3 != 0) return fail("make-points", "arguments", EINVAL);
+  /* Every kind known before anything is made: all or none of the request is taken. */
+  for (int i = 0; i < count; i += 3)
+    if (strcmp(triples[i], "d") != 0 && strcmp(triples[i], "f") != 0) return fail("make-points", triples[i], EINVAL);
   /* Never as root in a directory the user controls: the user's own rights decide. */
   if (setgroups(0, NULL) != 0 || setgid((gid_t)gid) != 0 || setuid((uid_t)uid) != 0) return fail("make-points", "setuid", errno);
   if (chdir("/") != 0) return fail("make-points", "chdir", errno);
@@ -124,7 +138,7 @@ static int make_points(const char *uid_text, const char *gid_text, int count, ch
     const char *kind = triples[i], *path = triples[i + 1], *text = triples[i + 2];
     if (strcmp(kind, "d") == 0) {
       mkdir(path, 0777);
-    } else if (strcmp(kind, "f") == 0) {
+    } else {
       int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
       if (fd < 0) continue;
       size_t length = strlen(text), written = 0;
@@ -134,8 +148,6 @@ static int make_points(const char *uid_text, const char *gid_text, int count, ch
         written += (size_t)n;
       }
       close(fd);
-    } else {
-      return fail("make-points", kind, EINVAL);
     }
   }
   return 0;

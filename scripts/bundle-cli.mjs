@@ -5,10 +5,10 @@
 // import, as in dist/cli), so a command through the daemon loads no config toolchain.
 //
 // Forage's own modules go into the bundle whole, so each exists once (one UserError class for
-// `instanceof`). The large libraries stay in node_modules, imported as before by the chunks that
-// need them. The guard host runs in its own process from dist/runtime (no bundle needed there).
+// `instanceof`). The libraries (package.json's dependencies but commander) stay in node_modules,
+// imported as before by the chunks that need them. The guard host runs in its own process from dist/runtime (no bundle needed there).
 // Run by `npm run build` after tsc; nothing here is hand-edited.
-import { rm } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +16,10 @@ import { build } from "rolldown";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(root, "dist/bin");
-const libraries = ["zod", "yaml", "jiti", "ts-morph", "handlebars", "diff", "dns-packet"];
+// Every runtime dependency stays a library but commander, which every command loads at once.
+const bundled = new Set(["commander"]);
+const { dependencies } = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
+const libraries = Object.keys(dependencies).filter((name) => !bundled.has(name));
 const isLibrary = (id) => libraries.some((name) => id === name || id.startsWith(`${name}/`));
 const isBuiltin = (id) => id.startsWith("node:") || builtinModules.includes(id);
 

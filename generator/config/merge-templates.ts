@@ -5,7 +5,7 @@ import { parentsOf } from "./template-parents.js";
 /**
  * Flattens `extends`: parents first (left to right), then the template itself. Scalars and lists
  * are replaced by the later value (so a child can narrow an allowlist); `agents`,
- * `workspace.mounts`, `resourceLimits`, `agentIdentity` and a network object merge by key.
+ * `workspace.mounts`, `resourceLimits`, `agentIdentity` and a restricted network object merge by key.
  * `extends` was checked for existence and cycles before this runs.
  */
 export function flattenTemplate(config: Config, name: string): Template {
@@ -31,7 +31,9 @@ function mergeTemplate(base: Template, next: Template): Template {
     const mounts = { ...base.workspace?.mounts, ...next.workspace?.mounts };
     if (Object.keys(mounts).length > 0) merged.workspace.mounts = mounts;
   }
-  if (typeof base.network === "object" && typeof next.network === "object") {
+  // A child that stays restricted narrows or adds to its parent's allow and sni; one that changes
+  // the mode replaces the network whole (a parent's allow and sni mean nothing in another mode).
+  if (typeof base.network === "object" && typeof next.network === "object" && next.network.mode === "restricted") {
     merged.network = { ...base.network, ...next.network };
   }
   return merged;

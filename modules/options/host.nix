@@ -105,7 +105,7 @@
         url = lib.mkOption {
           type = lib.types.nullOr lib.types.str;
           default = null;
-          description = "The reference's `proxyUrl`, accepted so its configs load; the built-in proxy is always reached on each sandbox's own link, so this cannot be combined with auth proxy or placeholder.";
+          description = "The reference's `proxyUrl`, accepted so its configs load, with no effect (a note says so): the built-in proxy is always reached on each sandbox's own link, so this cannot be combined with auth proxy or placeholder.";
         };
         rateLimit = lib.mkOption {
           type = lib.types.submodule {

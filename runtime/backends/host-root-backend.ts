@@ -1,4 +1,3 @@
-import { access } from "node:fs/promises";
 import type { TemplateModel } from "../../generator/model/model.js";
 import type { RuntimeContext } from "../core/context.js";
 import { findExecutable } from "../core/find-executable.js";
@@ -13,6 +12,7 @@ import type { SandboxMetadata } from "../state/metadata.js";
 import type { Backend } from "./backend.js";
 import { nspawnQueries, startNspawn, stopNspawn, type NspawnRoot, type RootLayout } from "./nspawn-sandbox.js";
 import { hostRootGaps } from "./host-root-gaps.js";
+import { pathExists } from "../core/path-exists.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
 const optionalHostBinds = ["/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"];
@@ -51,14 +51,7 @@ async function layOutHostRoot(context: RuntimeContext, metadata: SandboxMetadata
     })),
   });
   if (template.ssh) await installSsh(context.paths, root, metadata, host.containerUsername);
-  const present = await Promise.all(
-    optionalHostBinds.map((path) =>
-      access(path).then(
-        () => path,
-        () => undefined,
-      ),
-    ),
-  );
+  const present = await Promise.all(optionalHostBinds.map(async (path) => ((await pathExists(path)) ? path : undefined)));
   return {
     binds: [
       { source: "/usr", target: "/usr", readOnly: true },

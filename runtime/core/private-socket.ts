@@ -1,5 +1,5 @@
-import type { Stats } from "node:fs";
-import { chmod, lchown, lstat, mkdir, rm } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
+import { lchown, lstat, mkdir, open, rm, type FileHandle } from "node:fs/promises";
 import type { Server } from "node:net";
 import { dirname } from "node:path";
 import { SandboxError } from "./errors.js";
@@ -13,18 +13,34 @@ import { SandboxError } from "./errors.js";
 export async function prepareSocketDirectory(path: string): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true, mode: 0o755 });
-  const info = await lstat(dir);
-  if (!onlyRootWrites(info)) {
-    throw new SandboxError(
-      `the socket directory ${dir} must be a directory owned by root that only root can write to (it is owned by uid ${info.uid}, mode ${(info.mode & 0o7777).toString(8)}): fix it with chown root: ${dir} && chmod 755 ${dir}, or point FORAGE_RUN_DIR elsewhere`,
-      "config",
-    );
+  // Checked and changed through one descriptor, never the path twice (no link followed).
+  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ELOOP" || error.code === "ENOTDIR") throw notRootOnly(dir, "it is a link or not a directory");
+    throw error;
+  });
+  try {
+    await openForTraversal(dir, handle);
+  } finally {
+    await handle.close();
   }
+  await rm(path, { force: true });
+}
+
+function notRootOnly(dir: string, found: string): SandboxError {
+  return new SandboxError(
+    `the socket directory ${dir} must be a directory owned by root that only root can write to (${found}): fix it with chown root: ${dir} && chmod 755 ${dir}, or point FORAGE_RUN_DIR elsewhere`,
+    "config",
+  );
+}
+
+/** Refuses a directory others could write to, and lets everyone traverse it. */
+async function openForTraversal(dir: string, handle: FileHandle): Promise<void> {
+  const info = await handle.stat();
+  if (!onlyRootWrites(info)) throw notRootOnly(dir, `it is owned by uid ${info.uid}, mode ${(info.mode & 0o7777).toString(8)}`);
   // Everyone may traverse to the sockets, as to /run: each socket's own owner and mode decide who
   // connects. A run directory made first by a lock (0750, by root's first in-process `up`) would
   // shut the configured user out of the daemon it is there for.
-  if ((info.mode & 0o001) === 0) await chmod(dir, (info.mode & 0o7777) | 0o111);
-  await rm(path, { force: true });
+  if ((info.mode & 0o001) === 0) await handle.chmod((info.mode & 0o7777) | 0o111);
 }
 
 /** A directory only root can write to: root's, not writable by group or others, no link. */

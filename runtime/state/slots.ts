@@ -1,4 +1,4 @@
-import { access, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
 import { sandboxLink } from "../../generator/policy/network/sandbox-link.js";
@@ -7,6 +7,7 @@ import { runtimePaths } from "../core/paths.js";
 import { withLock } from "./lock.js";
 import { readMetadata } from "./metadata-store.js";
 import type { SandboxMetadata } from "./metadata.js";
+import { pathExists } from "../core/path-exists.js";
 
 /** Slots are 1..254: the third octet of the sandbox's addresses. */
 export const maxSlot = 254;
@@ -132,13 +133,7 @@ function claimFile(dir: string, slot: number): string {
 async function namespaceOrLinkExists(slot: number): Promise<boolean> {
   const link = sandboxLink(slot, "0.0");
   for (const path of [link.namespacePath, `/sys/class/net/${link.hostInterface}`]) {
-    if (
-      await access(path).then(
-        () => true,
-        () => false,
-      )
-    )
-      return true;
+    if (await pathExists(path)) return true;
   }
   return false;
 }

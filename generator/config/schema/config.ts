@@ -20,7 +20,7 @@ const proxySchema = z
     url: proxyUrlSchema
       .optional()
       .describe(
-        "The reference's `proxyUrl`, accepted so its configs load; the built-in proxy is always reached on each sandbox's own link, so this cannot be combined with auth proxy or placeholder.",
+        "The reference's `proxyUrl`, accepted so its configs load, with no effect (a note says so): the built-in proxy is always reached on each sandbox's own link, so this cannot be combined with auth proxy or placeholder.",
       ),
     rateLimit: z
       .strictObject({
@@ -85,7 +85,7 @@ export const configSchema = z
     proxyUrl: proxyUrlSchema
       .optional()
       // The reference's spelling, rewritten into proxy.url by adoptReferenceSpellings.
-      .meta({ nixType: "omit", deprecated: true, description: "The reference's spelling of proxy.url, accepted so its configs load: write proxy: { url: ... } instead." }),
+      .meta({ nixType: "omit", deprecated: true, description: "The reference's spelling of proxy.url, accepted so its configs load; like proxy.url it has no effect (a note says so): remove it." }),
     proxy: proxySchema.default({ enable: false, port: 8080, rateLimit: { requests: 60, window: "1m" }, auditLogMaxBytes: 50 * 1024 * 1024, allowUpstreams: [] }),
     network: addressingSchema.default({ base: "10.100", admitPrivate: [] }),
     stateVersion: z

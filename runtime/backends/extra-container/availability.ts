@@ -1,6 +1,6 @@
-import { access } from "node:fs/promises";
 import { findExecutable } from "../../core/find-executable.js";
 import type { RuntimePaths } from "../../core/paths.js";
+import { pathExists } from "../../core/path-exists.js";
 
 const searchPath = (process.env.PATH ?? "").split(":").filter((dir) => dir.startsWith("/"));
 
@@ -12,18 +12,8 @@ const searchPath = (process.env.PATH ?? "").split(":").filter((dir) => dir.start
 export async function extraContainerUnavailable(paths: RuntimePaths, template?: string): Promise<string | undefined> {
   if ((await findExecutable(["extra-container"], [...searchPath, "/run/current-system/sw/bin"])) === undefined)
     return "extra-container is not installed (NixOS: add pkgs.extra-container or its flake)";
-  const systemdIsInit = await access("/run/systemd/system").then(
-    () => true,
-    () => false,
-  );
-  if (!systemdIsInit) return "systemd is not this host's init (container@ units need it)";
+  if (!(await pathExists("/run/systemd/system"))) return "systemd is not this host's init (container@ units need it)";
   const file = template === undefined ? paths.generatedDir : `${paths.generatedDir}/containers/${template}.nix`;
-  if (
-    !(await access(file).then(
-      () => true,
-      () => false,
-    ))
-  )
-    return `${file} does not exist (set services.forage.generated, or run forage-ctl generate and point FORAGE_GENERATED_DIR at it)`;
+  if (!(await pathExists(file))) return `${file} does not exist (set services.forage.generated, or run forage-ctl generate and point FORAGE_GENERATED_DIR at it)`;
   return undefined;
 }

@@ -48,6 +48,17 @@ describe("template inheritance (extends)", () => {
     expect(child.network).toEqual({ mode: "restricted", allow: [parseAllowEntry("other.example.com")], sni: true });
   });
 
+  it("replaces the network whole when the child changes the mode: a parent's allow and sni mean nothing in full", () => {
+    const child = template(
+      {
+        parent: { network: { mode: "restricted", allow: ["api.example.com"], sni: true } },
+        child: { extends: "parent", network: { mode: "full" } },
+      },
+      "child",
+    );
+    expect(child.network).toEqual({ mode: "full", allow: [], sni: false });
+  });
+
   it("inherits fields the child does not set", () => {
     const child = template({ parent: { description: "from parent", ssh: true, readOnlyWorkspace: true }, child: { extends: "parent" } }, "child");
     expect(child.description).toBe("from parent");

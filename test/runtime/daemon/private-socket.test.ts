@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,6 +46,12 @@ describe.skipIf(!isRoot())("the daemon's private socket", () => {
     chmodSync(run, 0o750);
     await prepareSocketDirectory(join(run, "daemon.sock"));
     expect((statSync(run).mode & 0o777).toString(8)).toBe("751");
+  });
+
+  it("refuses a link as the socket directory (it is opened without following one)", async () => {
+    mkdirSync(join(dir, "real"), { mode: 0o755 });
+    symlinkSync(join(dir, "real"), join(dir, "linked"));
+    await expect(prepareSocketDirectory(join(dir, "linked", "daemon.sock"))).rejects.toThrow(/must be a directory owned by root .*\(it is a link or not a directory\)/);
   });
 
   it("refuses a socket directory that others can write to, and says how to fix it", async () => {

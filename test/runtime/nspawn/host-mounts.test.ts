@@ -3,7 +3,8 @@ import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, openSync, close
 import { join } from "node:path";
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
-import { bindDescriptors, makePointsAs, resizeTmpfs, unmountPoints } from "../../../runtime/nspawn/host-mounts.js";
+import { bindDescriptors, makePointsAs, mountsHelperPath, resizeTmpfs, unmountPoints } from "../../../runtime/nspawn/host-mounts.js";
+import { runCommand } from "../../../runtime/core/run-command.js";
 import { scratchDirs } from "../../support/scratch-dirs.js";
 import { isRoot } from "../../support/tools.js";
 
@@ -34,6 +35,9 @@ describe.skipIf(!isRoot())("forage-mounts, the static helper for a start's host-
     expect(readFileSync(join(mine, "kept"), "utf8")).toBe("the user's\n");
     expect(existsSync(join(dir, "outside"))).toBe(false);
     expect(existsSync(join(dir, "roots"))).toBe(false);
+    // A request with a kind it does not know makes nothing at all, not the points before it.
+    const refused = await runCommand(mountsHelperPath(), ["make-points", "65534", "65534", "d", join(mine, "first"), "", "x", join(mine, "second"), ""], { reject: false });
+    expect([refused.exitCode, refused.stderr, existsSync(join(mine, "first"))]).toEqual([1, "forage-mounts: make-points x: Invalid argument", false]);
   });
 
   it("binds descriptors all or nothing, and unmounts what it bound", async () => {
@@ -60,6 +64,8 @@ describe.skipIf(!isRoot())("forage-mounts, the static helper for a start's host-
       expect([mountLine(mountinfo, join(dir, "point-a")), mountLine(mountinfo, join(dir, "point-b"))]).toEqual([undefined, undefined]);
     } finally {
       for (const fd of fds) closeSync(fd);
+      // Nothing left mounted on the scratch directory when an assertion failed midway.
+      await unmountPoints([join(dir, "point-b"), join(dir, "point-a")]);
     }
   });
 
@@ -74,16 +80,24 @@ describe.skipIf(!isRoot())("forage-mounts, the static helper for a start's host-
       },
     );
     try {
-      await once(holder.stdout, "data");
-      const before = mountLine(readFileSync(`/proc/${holder.pid}/mountinfo`, "utf8"), point) ?? "";
+      // Ready, or gone (unshare or mount failed): never a wait until the test's timeout.
+      await Promise.race([once(holder.stdout, "data"), once(holder, "exit").then(() => Promise.reject(new Error("the namespace holder exited before it was ready")))]);
+      const pid = holder.pid;
+      if (pid === undefined) throw new Error("the namespace holder has no pid");
+      const before = mountLine(readFileSync(`/proc/${pid}/mountinfo`, "utf8"), point) ?? "";
       expect(before).toContain("size=1024k");
-      await resizeTmpfs(holder.pid ?? 0, point, 4 * 1024 * 1024);
-      const after = mountLine(readFileSync(`/proc/${holder.pid}/mountinfo`, "utf8"), point) ?? "";
+      await resizeTmpfs(pid, point, 4 * 1024 * 1024);
+      const after = mountLine(readFileSync(`/proc/${pid}/mountinfo`, "utf8"), point) ?? "";
       expect(after).toContain("size=4096k");
       expect(after.split(" ")[5]?.split(",").sort()).toEqual(["nodev", "noexec", "nosuid", "relatime", "rw"]);
       // This process's namespace was never touched.
       expect(mountLine(readFileSync("/proc/self/mountinfo", "utf8"), point)).toBeUndefined();
-      await expect(resizeTmpfs(holder.pid ?? 0, "relative", 1024)).rejects.toThrow("resize-tmpfs relative: Invalid argument");
+      await expect(resizeTmpfs(pid, "relative", 1024)).rejects.toThrow("resize-tmpfs relative: Invalid argument");
+      // Only whole decimal numbers: no sign, no space (strtoull would wrap " -1" round).
+      for (const bytes of [" -1", "+5", " 5", "5x"]) {
+        const refused = await runCommand(mountsHelperPath(), ["resize-tmpfs", String(pid), point, bytes], { reject: false });
+        expect([refused.exitCode, refused.stderr]).toEqual([1, "forage-mounts: resize-tmpfs bytes: Invalid argument"]);
+      }
     } finally {
       holder.kill("SIGKILL");
     }
