@@ -67,8 +67,12 @@ export function presetBaseUrlEnv(packagePath: string, provider: ProviderName): R
   return agentPresets[packageName(packagePath)]?.baseUrlEnv?.[provider] ?? providerPresets[provider].baseUrlEnv;
 }
 
-/** The auth an agent ends up with: as written, else "proxy" under useProxy; "wrapper" without a key. */
-export function effectiveAuth(agent: Pick<Agent, "auth" | "secretName">, useProxy: boolean): AuthMode {
-  if (agent.secretName === undefined) return "wrapper";
+/**
+ * The auth an agent ends up with: as written, else "proxy" under useProxy; "wrapper" without a
+ * key or login; always "proxy" for an oauth login (its refresh token stays on the host).
+ */
+export function effectiveAuth(agent: Pick<Agent, "auth" | "secretName" | "login">, useProxy: boolean): AuthMode {
+  if (agent.login === "oauth") return "proxy";
+  if (agent.secretName === undefined && agent.login === undefined) return "wrapper";
   return agent.auth ?? (useProxy ? "proxy" : "wrapper");
 }

@@ -37,6 +37,8 @@ export function checkAgentApis(config: Config): SchemaProblem[] {
           message: `${subject} uses auth ${auth}, which needs the built-in proxy on the sandbox's own link (it tells sandboxes apart by their address): remove proxy.url, or use auth wrapper`,
         });
       }
+      // A login's API is its program's own (agent-logins.ts).
+      if (agent.login !== undefined) continue;
       const provider = agent.api?.provider ?? inferProvider(agent.package, agent.authEnvVar);
       if (provider === undefined) {
         problems.push({

@@ -1,4 +1,5 @@
 import type { AuthMode, ProviderName } from "../config/schema/agent-api.js";
+import type { LoginFlavor, LoginKind } from "../config/agent-logins.js";
 import type { Identity } from "../config/schema/identity.js";
 import type { ProtectedPath } from "../config/schema/protected-paths.js";
 import type { ProxyMethod } from "../config/schema/proxy-filter.js";
@@ -67,10 +68,20 @@ export interface AgentModel {
   hostConfigDirReadOnly: boolean;
   /** skipAll is already expanded into the full allow list. */
   permissions: { allow: string[]; deny: string[] } | null;
-  /** "wrapper" also for agents without a secret (they have no key to give). */
+  /** A subscription login kept on the host (forage-ctl auth set), or null. */
+  login: LoginModel | null;
+  /** "wrapper" also for agents without a secret or login (they have nothing to give). */
   auth: AuthMode;
   /** How the API proxy serves this agent; null with auth "wrapper". */
   api: AgentApiModel | null;
+}
+
+/** An agent's subscription login: which program's, which kind, where an oauth login is refreshed. */
+export interface LoginModel {
+  flavor: LoginFlavor;
+  kind: LoginKind;
+  /** https URL of the token endpoint (used for oauth only). */
+  tokenUrl: string;
 }
 
 /** An agent's API as the proxy sees it: where to send, how to authenticate, what the agent is told. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { authModes, baseUrlPath, baseUrlVariable, headerName, headerValue, providerNames } from "../config/schema/agent-api.js";
 import { allowEntry } from "../config/schema/allow-entry.js";
+import { loginKinds } from "../config/agent-logins.js";
 import { absolutePath, agentName, envVarName, hostPath, isCleanAbsolutePath, packageRef, secretName } from "../config/schema/names.js";
 
 /** "api.example.com:8443", "127.0.0.1:8443", "[::1]": the host of an https URL, as URL.host spells it. */
@@ -73,9 +74,18 @@ export const settingsAgentSchema = z
       })
       .nullable()
       .describe("Claude Code permission rules; null leaves the agent's defaults."),
-    auth: z.enum(authModes).describe("How the agent gets its key."),
+    login: z
+      .strictObject({
+        flavor: z.enum(["claude", "codex", "gemini"]).describe("Whose login it is (the agent program's)."),
+        kind: z.enum(loginKinds).describe("token: a long-lived token; oauth: a login the host refreshes."),
+        tokenUrl: z.url({ protocol: /^https$/, error: "must be an https URL" }).describe("Where the host refreshes an oauth login."),
+      })
+      .nullable()
+      .describe("The agent's subscription login kept on the host, or null."),
+    auth: z.enum(authModes).describe("How the agent gets its key or login."),
     api: agentApiSchema.nullable(),
   })
+  .refine((agent) => agent.login === null || agent.secret === null, { path: ["login"], error: "an agent has a login or a secret, not both" })
   .refine((agent) => (agent.auth === "wrapper") === (agent.api === null), {
     path: ["api"],
     error: "must be null exactly when auth is wrapper",

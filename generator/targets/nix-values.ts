@@ -59,6 +59,8 @@ function agentValues(agent: AgentModel): NixExpr {
     authEnvVar: agent.secret === null ? n.nul : n.str(agent.secret.envVar),
     // proxy/placeholder: the wrapper also exports the proxy's base URLs, written per sandbox at up.
     auth: n.str(agent.auth),
+    // A login's token (wrapper) or stand-in and the proxy's URL (proxy) come in the same per-sandbox env file.
+    login: agent.login === null ? n.nul : n.str(agent.login.kind),
     hostConfigDir: n.fromValue(agent.hostConfigDir),
     containerConfigDir: n.fromValue(agent.containerConfigDir),
     hostConfigDirReadOnly: n.bool(agent.hostConfigDirReadOnly),

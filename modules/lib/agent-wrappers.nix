@@ -14,8 +14,13 @@ lib.mapAttrs (
     executable = agent.executable or null;
     secretFile = if (agent.secretName or null) == null then null else "${secretsDir}/${agent.secretName}";
     envVar = agent.authEnvVar or null;
-    # Per-sandbox `NAME=value` lines (the proxy's URL for this agent), written by forage-ctl at up
-    # (runtime/proxy/sandbox-credentials.ts, which names the same `_proxy/<agent>`).
-    envFile = if (agent.auth or "wrapper") == "wrapper" then null else "${secretsDir}/_proxy/${name}";
+    # Per-sandbox `NAME=value` lines (the proxy's URL for this agent; a login's token or its
+    # stand-in), written by forage-ctl at up (runtime/proxy/sandbox-credentials.ts, which names the
+    # same `_proxy/<agent>`).
+    envFile =
+      if (agent.auth or "wrapper") == "wrapper" && (agent.login or null) == null then
+        null
+      else
+        "${secretsDir}/_proxy/${name}";
   }
 ) agents

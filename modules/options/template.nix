@@ -72,6 +72,11 @@
             default = null;
             description = "How the agent gets its key. \"wrapper\": the key file is mounted for the agent and exported to its process only. \"proxy\": the key never enters the sandbox; the host's API proxy adds it to the agent's requests. \"placeholder\": the agent's variable holds a random stand-in that the proxy swaps for the key only on requests to the secret's hosts. Default: \"proxy\" with the template's useProxy, else \"wrapper\".";
           };
+          login = lib.mkOption {
+            type = lib.types.nullOr (lib.types.enum [ "token" "oauth" ]);
+            default = null;
+            description = "A subscription login kept on the host (`forage-ctl auth set AGENT`) instead of an API key. \"token\": a long-lived token (Claude Code's `claude setup-token`), given by auth wrapper or proxy. \"oauth\": the agent's own login (Claude, Codex/ChatGPT, Gemini/Google); the host refreshes it and the proxy adds it, the sandbox gets stand-in tokens.";
+          };
           api = lib.mkOption {
             type = lib.types.nullOr (lib.types.submodule {
               options = {
@@ -99,6 +104,11 @@
                   type = lib.types.nullOr (lib.types.attrsOf lib.types.str);
                   default = null;
                   description = "Variables that point the agent at the proxy, each with a path to append, e.g. { OPENAI_BASE_URL: \"/v1\" }. Default: the agent's preset.";
+                };
+                tokenUrl = lib.mkOption {
+                  type = lib.types.nullOr lib.types.str;
+                  default = null;
+                  description = "login oauth: where the host refreshes the access token. Default: the agent's own token endpoint.";
                 };
                 hosts = lib.mkOption {
                   type = lib.types.nullOr (lib.types.listOf lib.types.str);

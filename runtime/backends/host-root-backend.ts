@@ -47,7 +47,7 @@ async function layOutHostRoot(context: RuntimeContext, metadata: SandboxMetadata
       program: programs.get(agent.name) ?? "",
       secretFile: agent.secret?.containerPath ?? null,
       envVar: agent.secret?.envVar ?? null,
-      envFile: agent.auth === "wrapper" ? null : proxyEnvFile(host.secretsMountPath, agent.name),
+      envFile: agent.auth === "wrapper" && agent.login === null ? null : proxyEnvFile(host.secretsMountPath, agent.name),
     })),
   });
   if (template.ssh) await installSsh(context.paths, root, metadata, host.containerUsername);

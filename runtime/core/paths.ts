@@ -5,6 +5,8 @@ export interface RuntimePaths {
   stateDir: string;
   /** `<state>/sandboxes/<name>.json` metadata, `<name>.events.jsonl` audit log. */
   sandboxesDir: string;
+  /** `<state>/logins/<user>/<agent>.json`: subscription logins kept on the host (root's, 0600). */
+  loginsDir: string;
   /** `<state>/workspaces/<name>` for managed workspaces. */
   workspacesDir: string;
   /** Per-sandbox ephemeral roots (tmpfs mounts), under /run so a reboot clears them. */
@@ -39,6 +41,7 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
   return {
     stateDir,
     sandboxesDir: `${stateDir}/sandboxes`,
+    loginsDir: `${stateDir}/logins`,
     workspacesDir: `${stateDir}/workspaces`,
     rootsDir: `${runDir}/roots`,
     networkDir: `${runDir}/network`,

@@ -11,6 +11,7 @@ const sandbox = z.string().regex(sandboxNamePattern);
 const paths: z.ZodType<RuntimePaths> = z.strictObject({
   stateDir: absolute,
   sandboxesDir: absolute,
+  loginsDir: absolute,
   workspacesDir: absolute,
   rootsDir: absolute,
   networkDir: absolute,

@@ -6,6 +6,8 @@ import type { Model } from "../../generator/model/model.js";
 import { proxyAuditLogPath, type RuntimePaths } from "../core/paths.js";
 import { listMetadata } from "../state/metadata-store.js";
 import { KeyStore } from "./key-store.js";
+import { LoginKeeper } from "../logins/login-keeper.js";
+import { httpsTokenPost } from "./token-post.js";
 import { ProxyAuditLog } from "./proxy-audit-log.js";
 import { handleProxyRequest, type ProxyServices } from "./proxy-handler.js";
 import { proxyServer } from "./proxy-server.js";
@@ -108,11 +110,13 @@ async function proxyServices(settings: Model, paths: RuntimePaths, log: (line: s
   const { proxy } = settings.host;
   const extraCa = proxy.caFile === null ? null : await readFile(proxy.caFile, "utf8");
   const keys = new KeyStore(log);
+  const upstreams = new UpstreamAgents(settings.host.network.base, new Set(proxy.allowUpstreams), extraCa);
   const services: ProxyServices = {
     keys,
+    logins: new LoginKeeper(paths, settings.host.user, httpsTokenPost(upstreams), log),
     limiter: new RateLimiter({ requests: proxy.rateLimit.requests, tokens: proxy.rateLimit.tokens, windowMs: windowMs(proxy.rateLimit.window) }),
     gate: proxyGate(proxy.rateLimit.tokens !== null),
-    upstreams: new UpstreamAgents(settings.host.network.base, new Set(proxy.allowUpstreams), extraCa),
+    upstreams,
     audit: new ProxyAuditLog(proxyAuditLogPath(paths, proxy.auditLog), proxy.auditLogMaxBytes, log),
     counters: newCounters(),
   };

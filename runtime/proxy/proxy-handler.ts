@@ -11,11 +11,15 @@ import { checkRequest, tooLarge, type Admitted } from "./request-checks.js";
 import type { SandboxGate } from "./sandbox-gate.js";
 import type { ProxyCounters, SandboxProxy } from "./sandbox-proxy.js";
 import { TokenMeter } from "./token-meter.js";
+import type { LoginCredential, LoginKeeper, LoginRefusal } from "../logins/login-keeper.js";
+import { applyLoginHeaders } from "./login-headers.js";
 import type { UpstreamAgents } from "./upstream-agents.js";
 
 /** What every request handler shares. */
 export interface ProxyServices {
   keys: Pick<KeyStore, "get">;
+  /** Agents' subscription logins (refreshed on the host when they expire). */
+  logins: Pick<LoginKeeper, "credential">;
   limiter: RateLimiter;
   /** Per-sandbox requests in flight and waiting (see proxyGate). */
   gate: SandboxGate;
@@ -55,16 +59,29 @@ export function handleProxyRequest(route: SandboxProxy, req: IncomingMessage, re
   const checked = checkRequest(route, exchange.record.method, req.url ?? "/", req.headers["content-length"] === undefined ? undefined : Number(req.headers["content-length"]));
   Object.assign(exchange.record, { agent: checked.agent?.name ?? "", provider: checked.agent?.api.provider ?? "", path: checked.path ?? "" });
   if (!checked.ok) return exchange.answer(checked.kind, checked.message);
-  const key = services.keys.get(checked.agent.secret);
-  if (key === undefined) return exchange.answer("no-key", `the key of secret "${checked.agent.secret}" cannot be read on the host; see the proxy's log`);
+  const { secret } = checked.agent;
+  if (secret !== null && services.keys.get(secret) === undefined) return exchange.answer("no-key", `the key of secret "${secret}" cannot be read on the host; see the proxy's log`);
   const pass = services.gate.enter(route.sandbox, () => {
     // Its turn may come after other requests spent the sandbox's tokens.
     const spent = services.limiter.tokensSpent(route.sandbox, Date.now());
     if (spent !== null) return exchange.answer("rate-limit", overLimit(route.sandbox, spent), { ...spent });
-    forward(checked, key, req, res, services, exchange);
+    void credentialOf(checked, services).then((credential) => {
+      if (exchange.settled || res.destroyed) return;
+      if ("refusal" in credential) return exchange.answer("no-key", credential.refusal);
+      forward(checked, credential, req, res, services, exchange);
+    });
   });
   if (pass === null) return exchange.answer("queue-full", `sandbox ${route.sandbox} has too many requests waiting for the proxy; wait for some to finish`, { retryAfterSeconds: 1 });
   res.once("close", () => pass.leave());
+}
+
+/** What an agent's requests carry: its secret's key, or its login's current token (refreshed first if need be). */
+async function credentialOf(admitted: Admitted, services: ProxyServices): Promise<LoginCredential | LoginRefusal> {
+  const { login, secret, name } = admitted.agent;
+  if (login !== null) return services.logins.credential(name, login);
+  const key = secret === null ? undefined : services.keys.get(secret);
+  // Read again: a key file can vanish while a request waits for its turn.
+  return key === undefined ? { refusal: `the key of secret "${secret ?? ""}" cannot be read on the host; see the proxy's log` } : { token: key, accountId: null };
 }
 
 function overLimit(sandbox: string, limited: RateRefusal): string {
@@ -114,8 +131,9 @@ function openExchange(route: SandboxProxy, req: IncomingMessage, res: ServerResp
   return exchange;
 }
 
-function forward(admitted: Admitted, key: string, req: IncomingMessage, res: ServerResponse, services: ProxyServices, exchange: Exchange): void {
+function forward(admitted: Admitted, credential: LoginCredential, req: IncomingMessage, res: ServerResponse, services: ProxyServices, exchange: Exchange): void {
   const { agent } = admitted;
+  const key = credential.token;
   const upstream = agent.upstreamUrl;
   const keyOf = (secret: string): string | undefined => services.keys.get(secret);
   // With auth proxy the sandbox's own `key` parameter goes; with placeholder one is swapped only
@@ -127,7 +145,7 @@ function forward(admitted: Admitted, key: string, req: IncomingMessage, res: Ser
   let outgoing: ClientRequest;
   try {
     const pool = services.upstreams.agentFor(exchange.route.sandbox, upstream.origin);
-    const headers = { ...upstreamHeaders(admitted, key, req.rawHeaders, keyOf, exchange), ...upstreamFraming(req.headers) };
+    const headers = { ...upstreamHeaders(admitted, credential, req.rawHeaders, keyOf, exchange), ...upstreamFraming(req.headers) };
     outgoing = httpsRequest({
       protocol: "https:",
       host: upstream.hostname,
@@ -156,7 +174,7 @@ function forward(admitted: Admitted, key: string, req: IncomingMessage, res: Ser
 }
 
 /** The sandbox's headers, cleaned; with auth "proxy" the key header is set, with "placeholder" stand-ins are swapped. */
-function upstreamHeaders(admitted: Admitted, key: string, raw: readonly string[], keyOf: (secret: string) => string | undefined, exchange: Exchange): OutgoingHttpHeaders {
+function upstreamHeaders(admitted: Admitted, credential: LoginCredential, raw: readonly string[], keyOf: (secret: string) => string | undefined, exchange: Exchange): OutgoingHttpHeaders {
   const { api, auth, upstreamUrl } = admitted.agent;
   // A null prototype: a header named __proto__ or constructor is just a header.
   const headers: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
@@ -169,7 +187,8 @@ function upstreamHeaders(admitted: Admitted, key: string, raw: readonly string[]
     const existing = headers[name];
     headers[name] = existing === undefined ? sent.value : [...(Array.isArray(existing) ? existing : [existing]), sent.value];
   }
-  if (auth === "proxy") headers[api.header] = api.value.split("{key}").join(key);
+  if (auth === "proxy") headers[api.header] = api.value.split("{key}").join(credential.token);
+  if (admitted.agent.login !== null) applyLoginHeaders(headers, admitted.agent.login.flavor, credential.accountId);
   // Usage (token limits) and reflected keys are read from the answer, which compression would hide.
   headers["accept-encoding"] = "identity";
   return headers;

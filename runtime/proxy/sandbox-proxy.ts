@@ -1,4 +1,4 @@
-import type { AgentApiModel, ProxyFilterModel } from "../../generator/model/model.js";
+import type { AgentApiModel, LoginModel, ProxyFilterModel } from "../../generator/model/model.js";
 import type { PlaceholderBinding } from "./placeholder-swap.js";
 
 /** An agent of a sandbox that reaches its API through the proxy, at `/<name>/…`. */
@@ -8,8 +8,10 @@ export interface ProxiedAgent {
   api: AgentApiModel;
   /** `api.upstream`, parsed once. */
   upstreamUrl: URL;
-  /** The host secret whose key the agent's requests get. */
-  secret: string;
+  /** The host secret whose key the agent's requests get; null for an agent with a login. */
+  secret: string | null;
+  /** The subscription login its requests get instead (runtime/logins), or null. */
+  login: LoginModel | null;
 }
 
 /** What the proxy knows of one running sandbox: who it is, where it listens, what it forwards. */

@@ -20,8 +20,8 @@ export async function sandboxRoute(settings: Model, paths: RuntimePaths, metadat
   if (template === undefined) return undefined;
   const agents = new Map<string, ProxiedAgent>();
   for (const agent of template.agents) {
-    if (agent.auth === "wrapper" || agent.api === null || agent.secret === null) continue;
-    agents.set(agent.name, { name: agent.name, auth: agent.auth, api: agent.api, upstreamUrl: new URL(agent.api.upstream), secret: agent.secret.name });
+    if (agent.auth === "wrapper" || agent.api === null || (agent.secret === null && agent.login === null)) continue;
+    agents.set(agent.name, { name: agent.name, auth: agent.auth, api: agent.api, upstreamUrl: new URL(agent.api.upstream), secret: agent.secret?.name ?? null, login: agent.login });
   }
   if (agents.size === 0) return undefined;
   const link = sandboxLink(metadata.slot, settings.host.network.base);
@@ -40,7 +40,7 @@ export async function sandboxRoute(settings: Model, paths: RuntimePaths, metadat
 async function placeholderBindings(secretsDir: string, agents: readonly ProxiedAgent[]): Promise<PlaceholderBinding[]> {
   const hostsBySecret = new Map<string, Set<string>>();
   for (const agent of agents) {
-    if (agent.auth !== "placeholder") continue;
+    if (agent.auth !== "placeholder" || agent.secret === null) continue;
     const hosts = hostsBySecret.get(agent.secret) ?? new Set<string>();
     for (const host of agent.api.hosts) hosts.add(host);
     hostsBySecret.set(agent.secret, hosts);
@@ -58,8 +58,8 @@ export function keyFiles(settings: Model, routes: Iterable<SandboxProxy>): Recor
   const files: Record<string, string> = {};
   for (const route of routes) {
     for (const agent of route.agents.values()) {
-      const path = settings.host.secrets[agent.secret];
-      if (path !== undefined) files[agent.secret] = path;
+      const path = agent.secret === null ? undefined : settings.host.secrets[agent.secret];
+      if (agent.secret !== null && path !== undefined) files[agent.secret] = path;
     }
   }
   return Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)));

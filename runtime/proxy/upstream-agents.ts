@@ -66,7 +66,9 @@ export class UpstreamAgents {
   /** Closes the pools of sandboxes that are gone. */
   forgetAllBut(sandboxes: ReadonlySet<string>): void {
     for (const [pool, agent] of this.agents) {
-      if (sandboxes.has(pool.slice(0, pool.indexOf(" ")))) continue;
+      const owner = pool.slice(0, pool.indexOf(" "));
+      // "_…" pools are the proxy's own (login refreshes): no sandbox name starts with "_".
+      if (sandboxes.has(owner) || owner.startsWith("_")) continue;
       agent.destroy();
       this.agents.delete(pool);
     }

@@ -3,7 +3,10 @@ import { request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentApiModel } from "../../generator/model/model.js";
+import type { AgentApiModel, LoginModel } from "../../generator/model/model.js";
+import { runtimePaths, type RuntimePaths } from "../../runtime/core/paths.js";
+import { LoginKeeper } from "../../runtime/logins/login-keeper.js";
+import { httpsTokenPost } from "../../runtime/proxy/token-post.js";
 import { KeyStore } from "../../runtime/proxy/key-store.js";
 import { ProxyAuditLog } from "../../runtime/proxy/proxy-audit-log.js";
 import { handleProxyRequest, type ProxyServices } from "../../runtime/proxy/proxy-handler.js";
@@ -30,6 +33,9 @@ export class ProxyFixture {
   readonly auditPath = join(this.dir, "audit.jsonl");
   readonly services: ProxyServices;
   readonly keys = new KeyStore(() => undefined);
+  /** Where its login store lives (user "dev"), and what the login keeper logged. */
+  readonly paths: RuntimePaths = runtimePaths(join(this.dir, "state"), {});
+  readonly loginLog: string[] = [];
   route: SandboxProxy;
   private server: Server | undefined;
   private readonly others: Server[] = [];
@@ -41,11 +47,13 @@ export class ProxyFixture {
     limits: { requests: number; tokens: number | null; windowMs: number } = { requests: 1000, tokens: null, windowMs: 60_000 },
   ) {
     const origin = `https://localhost:${upstream.port}`;
+    const upstreams = new UpstreamAgents("10.100", new Set([origin, `https://127.0.0.1:${upstream.port}`]), readFileSync(upstream.caFile, "utf8"));
     this.services = {
       keys: this.keys,
+      logins: new LoginKeeper(this.paths, "dev", httpsTokenPost(upstreams), (line) => this.loginLog.push(line)),
       limiter: new RateLimiter(limits),
       gate: proxyGate(limits.tokens !== null),
-      upstreams: new UpstreamAgents("10.100", new Set([origin, `https://127.0.0.1:${upstream.port}`]), readFileSync(upstream.caFile, "utf8")),
+      upstreams,
       // Refusals condensed per second, not per 10 s: tests see the count sooner.
       audit: new ProxyAuditLog(this.auditPath, 1024 * 1024, () => undefined, 1000),
       counters: newCounters(),
@@ -73,7 +81,13 @@ export class ProxyFixture {
 
   addAgent(name: string, auth: ProxiedAgent["auth"], secret: string, api: Partial<AgentApiModel> & Pick<AgentApiModel, "provider" | "header" | "value">): void {
     const full: AgentApiModel = { upstream: `https://localhost:${this.upstream.port}`, baseUrlEnv: {}, hosts: [`localhost:${this.upstream.port}`], ...api };
-    (this.route.agents as Map<string, ProxiedAgent>).set(name, { name, auth, secret, api: full, upstreamUrl: new URL(full.upstream) });
+    (this.route.agents as Map<string, ProxiedAgent>).set(name, { name, auth, secret, login: null, api: full, upstreamUrl: new URL(full.upstream) });
+  }
+
+  /** An agent whose requests get its login (stored under user "dev") instead of a key. */
+  addLoginAgent(name: string, login: LoginModel, api: Pick<AgentApiModel, "provider" | "upstream">): void {
+    const full: AgentApiModel = { header: "authorization", value: "Bearer {key}", baseUrlEnv: {}, hosts: [new URL(api.upstream).host], ...api };
+    (this.route.agents as Map<string, ProxiedAgent>).set(name, { name, auth: "proxy", secret: null, login, api: full, upstreamUrl: new URL(full.upstream) });
   }
 
   /** Listens as a sandbox's listener does (its timeouts may be shortened for a test). */

@@ -47,6 +47,14 @@ export class TestUpstream {
     this.port = (this.server.address() as AddressInfo).port;
   }
 
+  /** Paths (by prefix) a test answers itself, e.g. a token endpoint (see test-login-provider.ts). */
+  private readonly routes = new Map<string, (received: ReceivedRequest, res: ServerResponse) => void>();
+
+  /** Answers requests whose path starts with `prefix` with `handler` (the body already read). */
+  route(prefix: string, handler: (received: ReceivedRequest, res: ServerResponse) => void): void {
+    this.routes.set(prefix, handler);
+  }
+
   /** Lets every stream waiting on `/sse` send its second event and end. */
   releaseStream(): void {
     for (const release of this.release.splice(0)) release();
@@ -70,7 +78,10 @@ export class TestUpstream {
     const received: ReceivedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString() };
     if (this.record) this.received.push(received);
     const url = new URL(req.url ?? "/", "https://localhost");
-    if (url.pathname.endsWith("/sse")) {
+    const route = [...this.routes].find(([prefix]) => url.pathname.startsWith(prefix));
+    if (route !== undefined) {
+      route[1](received, res);
+    } else if (url.pathname.endsWith("/sse")) {
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       res.write('event: message_start\ndata: {"usage":{"input_tokens":7}}\n\n');
       await new Promise<void>((resolve) => this.release.push(resolve));

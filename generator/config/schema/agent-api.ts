@@ -56,6 +56,10 @@ export const agentApiSchema = z
       .refine((variables) => Object.keys(variables).length >= 1, { error: "name at least one variable, or the agent will not find the proxy" })
       .optional()
       .describe('Variables that point the agent at the proxy, each with a path to append, e.g. { OPENAI_BASE_URL: "/v1" }. Default: the agent\'s preset.'),
+    tokenUrl: z
+      .url({ protocol: /^https$/, error: 'must be an https URL, e.g. "https://auth.example.com/oauth/token"' })
+      .optional()
+      .describe("login oauth: where the host refreshes the access token. Default: the agent's own token endpoint."),
     hosts: z
       .array(allowEntry)
       .min(1)

@@ -1,0 +1,24 @@
+import { open, rename, rm } from "node:fs/promises";
+
+/**
+ * Writes a file whole or not at all: a new temporary file beside it (created exclusively with
+ * `mode`, so it is never readable by others even for a moment), fsync, rename over the target.
+ * A crash leaves the old file or the new one, never a torn one.
+ */
+export async function writeFileAtomic(file: string, text: string, mode: number): Promise<void> {
+  const temporary = `${file}.tmp-${process.pid}-${Date.now()}`;
+  const handle = await open(temporary, "wx", mode);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await rename(temporary, file).catch(async (error: unknown) => {
+    await rm(temporary, { force: true });
+    throw error;
+  });
+}
