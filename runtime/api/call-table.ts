@@ -2,6 +2,7 @@ import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import type { AuditEvent } from "../core/audit-log.js";
 import type { DenialRecord } from "../network/denials.js";
 import type { ProxyStatus } from "../proxy/proxy-status.js";
+import type { LoginStatus } from "../logins/login-status.js";
 import type { Orphan } from "../sandbox/gc.js";
 import type { NetworkView } from "../sandbox/network-operations.js";
 import type { WindowLog } from "../sandbox/session-logs.js";
@@ -90,6 +91,11 @@ const operationShapes = {
   network: { result: record<NetworkView>(), streams: "none" },
   /** What the sandbox's network refused, oldest first. */
   denials: { result: list<DenialRecord>(), streams: "none" },
+  /** Stores an agent's subscription login (read from the user's stdin) on the host; answers its status. */
+  authSet: { result: record<LoginStatus>(), streams: "none" },
+  /** The logins the templates want and the host holds, never their values. */
+  authStatus: { result: list<LoginStatus>(), streams: "none" },
+  authRemove: { result: done, streams: "none" },
 } as const satisfies Record<string, CallShape>;
 
 /** What only the daemon answers, about itself. */

@@ -25,6 +25,7 @@ import { quotaUsage } from "../workspaces/disk-quota.js";
 import { PhaseClock } from "../core/phase-clock.js";
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import type { ExecStreams, RelayedTerminal } from "./exec-streams.js";
+import { forgetLogin, loginStatuses, setLogin } from "../logins/login-operations.js";
 import type { Operations } from "./operations.js";
 import type { SandboxView } from "./sandbox-view.js";
 
@@ -77,6 +78,9 @@ export function localOperations(context: RuntimeContext): Operations {
     },
     network: ({ name, change }) => networkOperation(context, name, change),
     denials: ({ name }) => denialsOperation(context, name),
+    authSet: ({ agent, text }) => setLogin(context, agent, text),
+    authStatus: () => loginStatuses(context),
+    authRemove: ({ agent }) => forgetLogin(context, agent),
     async exec({ name, command, asRoot }, streams) {
       const metadata = await requireSandbox(context, name);
       const terminal = streams.inheritTerminal === true ? undefined : streams.terminal;

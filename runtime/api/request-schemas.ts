@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Op } from "./call-table.js";
-import { execRequest, gcRequest, logsRequest, networkRequest, noRequest, sandboxRequest, snapshotRequest, stopRequest, upRequest } from "./requests.js";
+import { authRemoveRequest, authSetRequest, execRequest, gcRequest, logsRequest, networkRequest, noRequest, sandboxRequest, snapshotRequest, stopRequest, upRequest } from "./requests.js";
 
 /**
  * The request schema of every call: the daemon parses what a client sends with it (everything a
@@ -21,6 +21,9 @@ export const requestSchemas = {
   snapshot: snapshotRequest,
   network: networkRequest,
   denials: sandboxRequest,
+  authSet: authSetRequest,
+  authStatus: noRequest,
+  authRemove: authRemoveRequest,
   proxyStatus: noRequest,
   hello: noRequest,
   shutdown: noRequest,

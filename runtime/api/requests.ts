@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { sshPublicKey, templateName } from "../../generator/config/schema/names.js";
+import { agentName, sshPublicKey, templateName } from "../../generator/config/schema/names.js";
 import { allowEntry } from "../../generator/config/schema/allow-entry.js";
 import { networkModes } from "../../generator/config/network-modes.js";
 import { invalidSandboxName, sandboxNamePattern } from "../core/names.js";
@@ -90,5 +90,11 @@ export const logsRequest = z.strictObject({ name, lines: z.number().int().min(1)
 export const gcRequest = z.strictObject({ force: z.boolean().describe("remove what is found (else only list it)") });
 export const snapshotRequest = z.strictObject({ name, action: snapshotAction });
 export const networkRequest = z.strictObject({ name, change: networkChange });
+/** `auth set`: the agent, and what the user piped in (a token or the agent's login file; never logged). */
+export const authSetRequest = z.strictObject({
+  agent: agentName.describe("the agent whose login it is"),
+  text: z.string().max(65536).describe("the token or login file, as read from stdin"),
+});
+export const authRemoveRequest = z.strictObject({ agent: agentName.describe("the agent whose login to remove") });
 /** A call that takes nothing (list, and the daemon's own calls). */
 export const noRequest = z.strictObject({});

@@ -51,7 +51,7 @@ export async function copySecrets(paths: RuntimePaths, sandbox: SecretsOwner, te
     await chown(target, sandbox.uid, sandbox.gid);
     await chmod(target, 0o400);
   }
-  names.push(...(await writeProxiedCredentials(dir, sandbox, template, host)));
+  names.push(...(await writeProxiedCredentials(dir, sandbox, template, host, paths)));
   const keyPath = sandbox.agentIdentity.sshKeyPath;
   if (keyPath === undefined) return names;
   await copyIdentityKey(keyPath, join(dir, identityKeyFile), sandbox, template.agentIdentity.sshKeyPath);

@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { chown, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { AgentModel, HostModel, TemplateModel } from "../../generator/model/model.js";
+import type { HostModel, TemplateModel } from "../../generator/model/model.js";
 import { sandboxLink } from "../../generator/policy/network/sandbox-link.js";
 import { pathUnder } from "../core/names.js";
+import type { RuntimePaths } from "../core/paths.js";
+import { provisionLogin } from "../logins/sandbox-logins.js";
 
 /**
  * Subdirectory of a sandbox's secrets dir with each proxied agent's settings (no secret name
@@ -28,37 +30,69 @@ export function proxyAgentUrl(host: Pick<HostModel, "proxy" | "network">, slot: 
   return `http://${sandboxLink(slot, host.network.base).hostAddress}:${host.proxy.port}/${agent}`;
 }
 
-/** A file written into a sandbox's secrets dir, owned by the agent, read-only. */
-type WriteOwned = (path: string, text: string) => Promise<void>;
+/** A file written into a sandbox's secrets dir, owned by the agent, read-only unless `mode` says otherwise. */
+type WriteOwned = (path: string, text: string, mode?: number) => Promise<void>;
+
+/** The secrets dir's tree copied into the agent's home at each start (stand-in login files). */
+export const homeSeedName = "_home";
 
 /**
- * Writes what proxied agents (auth proxy or placeholder) find under /run/secrets instead of their
- * key: the key file holds the marker or a fresh random placeholder, and `_proxy/<agent>` holds
- * `NAME=value` lines pointing the agent's base-URL variables at its proxy route. Returns the
- * secret names written. The real key is never read here.
+ * Writes what agents find under /run/secrets besides wrapper keys: for proxied agents the key
+ * file holds the marker or a fresh random placeholder; `_proxy/<agent>` holds `NAME=value` lines
+ * pointing the agent's base-URL variables at its proxy route, and a login's token (auth wrapper)
+ * or its stand-in; `_home/` holds stand-in login files for the agent's home. Returns the names
+ * written. A real key is never read here; a login only for auth wrapper.
  */
-export async function writeProxiedCredentials(dir: string, owner: { uid: number; gid: number; slot: number }, template: TemplateModel, host: HostModel): Promise<string[]> {
-  const proxied = template.agents.filter((agent): agent is AgentModel & { secret: NonNullable<AgentModel["secret"]> } => agent.auth !== "wrapper" && agent.secret !== null);
-  if (proxied.length === 0) return [];
-  const write: WriteOwned = async (path, text) => {
-    await writeFile(path, text, { mode: 0o400, flag: "wx" });
+export async function writeProxiedCredentials(dir: string, owner: { uid: number; gid: number; slot: number }, template: TemplateModel, host: HostModel, paths: RuntimePaths): Promise<string[]> {
+  const served = template.agents.filter((agent) => (agent.auth !== "wrapper" && agent.secret !== null) || agent.login !== null);
+  if (served.length === 0) return [];
+  const write: WriteOwned = async (path, text, mode = 0o400) => {
+    await writeFile(path, text, { mode, flag: "wx" });
     await chown(path, owner.uid, owner.gid);
   };
   await mkdir(join(dir, proxyEnvDir), { mode: 0o500 });
   await chown(join(dir, proxyEnvDir), owner.uid, owner.gid);
   const written = new Set<string>();
-  for (const agent of proxied) {
-    const { secret } = agent;
-    if (!written.has(secret.name)) {
+  const homeFiles: Record<string, string> = {};
+  for (const agent of served) {
+    const { secret, login } = agent;
+    if (secret !== null && agent.auth !== "wrapper" && !written.has(secret.name)) {
       // One placeholder per secret and sandbox: a new sandbox never reuses an old one's.
       await write(pathUnder(dir, secret.name), agent.auth === "placeholder" ? `${placeholderPrefix}${randomBytes(32).toString("hex")}` : proxyKeyMarker);
       written.add(secret.name);
     }
+    const lines: string[] = [];
+    if (login !== null) {
+      const provision = await provisionLogin(paths, host.user, { ...agent, login });
+      lines.push(...provision.env);
+      Object.assign(homeFiles, provision.files);
+    }
     const url = proxyAgentUrl(host, owner.slot, agent.name);
-    const lines = Object.entries(agent.api?.baseUrlEnv ?? {}).map(([name, suffix]) => `${name}=${url}${suffix}\n`);
-    await write(pathUnder(join(dir, proxyEnvDir), agent.name), lines.join(""));
+    if (agent.auth !== "wrapper") lines.push(...Object.entries(agent.api?.baseUrlEnv ?? {}).map(([name, suffix]) => `${name}=${url}${suffix}`));
+    await write(pathUnder(join(dir, proxyEnvDir), agent.name), lines.map((line) => `${line}\n`).join(""));
+  }
+  if (Object.keys(homeFiles).length > 0) {
+    await writeHomeSeed(join(dir, homeSeedName), homeFiles, owner, write);
+    written.add(homeSeedName);
   }
   return [...written].sort();
+}
+
+/** The home seed: directories 0700 and files 0600, the agent's (its copies keep these modes). */
+async function writeHomeSeed(seed: string, files: Record<string, string>, owner: { uid: number; gid: number }, write: WriteOwned): Promise<void> {
+  for (const [relative, text] of Object.entries(files).sort()) {
+    const segments = relative.split("/");
+    let current = seed;
+    for (const segment of ["", ...segments.slice(0, -1)]) {
+      current = segment === "" ? current : pathUnder(current, segment);
+      const made = await mkdir(current, { mode: 0o700 }).then(
+        () => true,
+        () => false,
+      );
+      if (made) await chown(current, owner.uid, owner.gid);
+    }
+    await write(pathUnder(current, segments.at(-1) ?? ""), text, 0o600);
+  }
 }
 
 /** The placeholder a sandbox's agents hold for a secret, read back by the proxy; undefined if none. */

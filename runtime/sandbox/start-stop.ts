@@ -1,6 +1,7 @@
 import type { TemplateModel } from "../../generator/model/model.js";
 import { backendOf } from "../backends/registry.js";
 import { recordEvent } from "../core/audit-log.js";
+import { seedHome } from "../provision/home-seed.js";
 import type { RuntimeContext } from "../core/context.js";
 import { timed } from "../core/phase-clock.js";
 import { writeMetadata } from "../state/metadata-store.js";
@@ -39,6 +40,8 @@ export async function startReady(context: RuntimeContext, metadata: SandboxMetad
   const { clock } = context;
   progress?.("starting the container");
   const running = await timed(clock, "start", () => startSandbox(context, metadata, template));
+  // Before the session: its agents must find their login files in place when they start.
+  await timed(clock, "home seed", () => seedHome(context, running));
   progress?.("opening the agent session");
   // The session and the in-sandbox table do not depend on each other (the host-side table holds already).
   const namespace = await backendOf(running.runtime).networkNamespace(context, running);

@@ -11,6 +11,7 @@ import type { RuntimeContext } from "../../../runtime/core/context.js";
 import { runtimePaths } from "../../../runtime/core/paths.js";
 import type { Caller } from "../../../runtime/daemon/daemon-handlers.js";
 import { callServer, type DaemonServer } from "../../../runtime/daemon/server.js";
+import type { LoginStatus } from "../../../runtime/logins/login-status.js";
 import type { LoadedSettings } from "../../../runtime/settings/load-settings.js";
 
 /*
@@ -41,6 +42,17 @@ const view: SandboxView = {
   seccomp: { allowed: [], warning: null, refused: null },
 };
 
+const login: LoginStatus = {
+  agent: "claude",
+  flavor: "claude",
+  wanted: ["token"],
+  stored: "token",
+  state: "valid",
+  setAt: "2026-11-21T00:00:00.000Z",
+  expiresAt: "2027-11-21T00:00:00.000Z",
+  refreshedAt: null,
+};
+
 /** One request per operation (valid for its schema), and what the fake answers it. */
 export const cases: { [K in OperationName]: { request: Request<K>; result: Result<K> } } = {
   up: {
@@ -69,6 +81,9 @@ export const cases: { [K in OperationName]: { request: Request<K>; result: Resul
     },
   },
   denials: { request: { name: "demo" }, result: [{ time: "2026-11-21T00:00:00.000Z", kind: "dns", name: "evil.example", rule: "not in allow", count: 1 }] },
+  authSet: { request: { agent: "claude", text: "sk-ant-oat01-test\n" }, result: login },
+  authStatus: { request: {}, result: [login] },
+  authRemove: { request: { agent: "claude" }, result: undefined },
 };
 
 /** What the fake operations were handed, in order: the operation and its request. */
