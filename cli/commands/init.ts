@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
+import { renderProse } from "../../runtime/context/render-prose.js";
 import { templateName } from "../../generator/config/schema/names.js";
 import { agentPresets, type AgentPreset } from "../agent-presets.js";
 import { chooseInitUser, type ChosenUser } from "../init-user.js";
@@ -41,7 +42,7 @@ export function registerInit(program: Command): void {
       const self = userInfo();
       const user = await chooseInitUser({ option: options.user, env: process.env, self: { uid: self.uid, username: self.username }, ask: terminal?.ask }).finally(() => terminal?.close());
       const source = await readFile(join(packageRoot(), "templates/init/forage.config.ts.hbs"), "utf8");
-      await writeFile(options.out, await renderScaffold(source, { user: user.name, templateName: options.template, agent }), { mode: 0o644 });
+      await writeFile(options.out, await renderProse(source, { user: user.name, templateName: options.template, agent }), { mode: 0o644 });
       process.stdout.write(`wrote ${options.out} (user "${user.name}", from ${user.from})\n${steps(options, user, agent)}`);
     });
 }
@@ -66,11 +67,4 @@ function steps(options: InitOptions, user: ChosenUser, agent: AgentPreset): stri
   const found = resolve(options.out) === resolve("forage.config.ts");
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   return nextSteps({ config: found ? undefined : options.out, user: user.name, template: options.template, agent, isRoot });
-}
-
-/** Renders a prose/scaffold template in an isolated Handlebars environment (DESIGN rule 1). */
-export async function renderScaffold(source: string, values: object): Promise<string> {
-  const { default: Handlebars } = await import("handlebars");
-  const handlebars = Handlebars.create();
-  return handlebars.compile(source, { strict: true, noEscape: true })(values);
 }

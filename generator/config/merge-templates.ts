@@ -5,7 +5,8 @@ import { parentsOf } from "./template-parents.js";
 /**
  * Flattens `extends`: parents first (left to right), then the template itself. Scalars and lists
  * are replaced by the later value (so a child can narrow an allowlist); `agents`,
- * `workspace.mounts`, `resourceLimits`, `agentIdentity` and a restricted network object merge by key.
+ * `workspace.mounts`, `resourceLimits`, `agentIdentity`, `context` (and its skills) and a restricted
+ * network object merge by key.
  * `extends` was checked for existence and cycles before this runs.
  */
 export function flattenTemplate(config: Config, name: string): Template {
@@ -30,6 +31,11 @@ function mergeTemplate(base: Template, next: Template): Template {
     merged.workspace = { ...base.workspace, ...next.workspace };
     const mounts = { ...base.workspace?.mounts, ...next.workspace?.mounts };
     if (Object.keys(mounts).length > 0) merged.workspace.mounts = mounts;
+  }
+  if (base.context !== undefined && next.context !== undefined) {
+    merged.context = { ...base.context, ...next.context };
+    const skills = { ...base.context.skills, ...next.context.skills };
+    if (Object.keys(skills).length > 0) merged.context.skills = skills;
   }
   // A child that stays restricted narrows or adds to its parent's allow and sni; one that changes
   // the mode replaces the network whole (a parent's allow and sni mean nothing in another mode).

@@ -142,4 +142,13 @@ export interface TemplateModel {
   ssh: boolean;
   /** Seccomp groups and syscalls allowed back, sorted (runtime/seccomp/ denies the rest). */
   seccomp: { allow: string[] };
+  /** What agents are told about the sandbox (rendered at start from templates/context/). */
+  context: ContextModel;
+}
+
+export interface ContextModel {
+  enable: boolean;
+  fragments: string[];
+  /** The user's own skills, sorted by name. */
+  skills: { name: string; description: string; body: string }[];
 }

@@ -39,6 +39,13 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
     },
     ssh: template.ssh ?? false,
     seccomp: { allow: [...new Set(template.seccomp?.allow ?? [])].sort() },
+    context: {
+      enable: template.context?.enable ?? true,
+      fragments: template.context?.fragments ?? [],
+      skills: Object.entries(template.context?.skills ?? {})
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([name, skill]) => ({ name, ...skill })),
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { skillName } from "../config/schema/agent-context.js";
 import { networkModes } from "../config/network-modes.js";
 import { allowEntry } from "../config/schema/allow-entry.js";
 import { identitySchema } from "../config/schema/identity.js";
@@ -105,5 +106,26 @@ export const settingsTemplateSchema = z
           .describe("Groups and syscalls allowed back, sorted."),
       })
       .describe("The seccomp filter's exceptions."),
+    context: z
+      .strictObject({
+        enable: z.boolean().describe("Give agents Forage's context."),
+        fragments: z.array(z.string().min(1).max(16384)).max(32).describe("The user's own paragraphs."),
+        skills: z
+          .array(
+            z.strictObject({
+              name: skillName.describe("The skill's name: its directory under ~/.claude/skills."),
+              description: z
+                .string()
+                .min(1)
+                .max(1024)
+                .regex(/^[^\u0000-\u001f\u007f]*$/)
+                .describe("When the agent should use it (one line)."),
+              body: z.string().min(1).max(65536).describe("Its instructions, in Markdown."),
+            }),
+          )
+          .max(64)
+          .describe("The user's own skills, sorted by name."),
+      })
+      .describe("What agents are told about the sandbox."),
   })
   .describe("A resolved sandbox template.");

@@ -1,6 +1,7 @@
 import { n, type NixExpr } from "../emit/nix/index.js";
 import type { Identity } from "../config/schema/identity.js";
 import { deniedSyscalls } from "../config/schema/seccomp.js";
+import { agentPromptFiles } from "../model/agent-prompt-files.js";
 import type { AgentModel, MountModel, TemplateModel } from "../model/model.js";
 
 /** `pkgs.python3Packages.black`: a real reference into the host's package set, never a pname. */
@@ -37,6 +38,8 @@ export function templateValues(template: TemplateModel, nftFile: string | null):
     ssh: n.bool(template.ssh),
     seccomp: n.fromValue(template.seccomp),
     seccompDenied: n.fromValue(deniedSyscalls(template.seccomp.allow)),
+    // Claude Code's wrappers pass the sandbox's rendered prompt with --append-system-prompt.
+    agentPromptFiles: n.fromValue(agentPromptFiles(template)),
     nftablesRuleset: nftFile === null ? n.nul : n.path(`./${nftFile}`),
   });
 }

@@ -1,4 +1,4 @@
-import { n, renderNixFile } from "../emit/nix/index.js";
+import { n, renderNixFile, type NixExpr } from "../emit/nix/index.js";
 import type { Model } from "../model/model.js";
 import type { GeneratedFile } from "./generated-file.js";
 
@@ -13,12 +13,16 @@ import type { GeneratedFile } from "./generated-file.js";
  * forage.lib.agentWrappers {
  *   inherit pkgs secretsDir;
  *   agents = (import ../templates/claude.nix { inherit pkgs; }).agents;
+ *   promptFiles = (import ../templates/claude.nix { inherit pkgs; }).agentPromptFiles;
  * }
  */
 export function wrapperFiles(model: Model): GeneratedFile[] {
   return model.templates.map((template) => {
-    const agents = n.sel(n.call(n.v("import"), n.path(`../templates/${template.name}.nix`), n.bindings([n.inherit(["pkgs"])])), "agents");
-    const body = n.call(n.sel(n.v("forage"), "lib", "agentWrappers"), n.bindings([n.inherit(["pkgs", "secretsDir"]), n.attr("agents", agents)]));
+    const imported = (field: string): NixExpr => n.sel(n.call(n.v("import"), n.path(`../templates/${template.name}.nix`), n.bindings([n.inherit(["pkgs"])])), field);
+    const body = n.call(
+      n.sel(n.v("forage"), "lib", "agentWrappers"),
+      n.bindings([n.inherit(["pkgs", "secretsDir"]), n.attr("agents", imported("agents")), n.attr("promptFiles", imported("agentPromptFiles"))]),
+    );
     const file = n.fn(["pkgs", "forage", { name: "secretsDir", default: n.str(model.host.secretsMountPath) }], body);
     return { path: `wrappers/${template.name}.nix`, contents: renderNixFile(model.source, file) };
   });

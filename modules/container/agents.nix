@@ -8,6 +8,7 @@ let
   wrappers = forageLib.agentWrappers {
     inherit pkgs agents;
     secretsDir = cfg.secretsPath;
+    promptFiles = cfg.template.agentPromptFiles;
   };
   agentPackageNames = map (agent: lib.getName agent.package) (builtins.attrValues agents);
   claudeSettings = lib.findFirst (s: s != null) null (

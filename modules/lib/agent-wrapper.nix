@@ -10,6 +10,9 @@
   secretFile ? null,
   envVar ? null,
   envFile ? null,
+  # Claude Code: the sandbox's rendered context, passed with --append-system-prompt when readable
+  # (read at run time: it is rendered per sandbox, at each start).
+  promptFile ? null,
 }:
 let
   program = if executable == null then lib.getExe package else "${package}/bin/${executable}";
@@ -35,6 +38,12 @@ let
       if [[ $env_name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then export "$env_name=''${line#*=}"; fi
     done <"$env_file"
   '';
+  readPrompt = ''
+    prompt_file=${lib.escapeShellArg promptFile}
+    if [ -r "$prompt_file" ]; then
+      exec ${lib.escapeShellArg program} --append-system-prompt "$(<"$prompt_file")" "$@"
+    fi
+  '';
 in
 assert lib.assertMsg ((secretFile == null) == (envVar == null))
   "mkAgentWrapper ${name}: secretFile and envVar go together; set both or neither.";
@@ -46,6 +55,7 @@ pkgs.writeShellApplication {
   text = ''
     ${lib.optionalString (secretFile != null) readSecret}
     ${lib.optionalString (envFile != null) readEnvFile}
+    ${lib.optionalString (promptFile != null) readPrompt}
     exec ${lib.escapeShellArg program} "$@"
   '';
 }

@@ -5,6 +5,8 @@
   pkgs,
   agents,
   secretsDir ? "/run/secrets",
+  # Agent name → the rendered prompt file its wrapper passes with --append-system-prompt.
+  promptFiles ? { },
 }:
 lib.mapAttrs (
   name: agent:
@@ -14,6 +16,7 @@ lib.mapAttrs (
     executable = agent.executable or null;
     secretFile = if (agent.secretName or null) == null then null else "${secretsDir}/${agent.secretName}";
     envVar = agent.authEnvVar or null;
+    promptFile = promptFiles.${name} or null;
     # Per-sandbox `NAME=value` lines (the proxy's URL for this agent; a login's token or its
     # stand-in), written by forage-ctl at up (runtime/proxy/sandbox-credentials.ts, which names the
     # same `_proxy/<agent>`).

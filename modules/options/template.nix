@@ -437,5 +437,39 @@
       default = null;
       description = "The seccomp filter every process in the sandbox runs under.";
     };
+    context = lib.mkOption {
+      type = lib.types.nullOr (lib.types.submodule {
+        options = {
+          enable = lib.mkOption {
+            type = lib.types.nullOr lib.types.bool;
+            default = null;
+            description = "Give agents Forage's context (system prompt, skills, AGENTS.md, GEMINI.md). Default: true.";
+          };
+          fragments = lib.mkOption {
+            type = lib.types.nullOr (lib.types.listOf lib.types.str);
+            default = null;
+            description = "Your own paragraphs (Markdown), added to the context every agent reads. Default: none.";
+          };
+          skills = lib.mkOption {
+            type = lib.types.nullOr (lib.types.attrsOf (lib.types.submodule {
+              options = {
+                description = lib.mkOption {
+                  type = lib.types.str;
+                  description = "When the agent should use the skill (one line; Claude reads it to decide).";
+                };
+                body = lib.mkOption {
+                  type = lib.types.str;
+                  description = "The skill's instructions, in Markdown.";
+                };
+              };
+            }));
+            default = null;
+            description = "Your own skills by name, beside Forage's (jj or git worktree, commits, nix). Default: none.";
+          };
+        };
+      });
+      default = null;
+      description = "The context agents get: Forage's prompt and skills, plus your own.";
+    };
   };
 }

@@ -1,3 +1,4 @@
+import { agentPromptFiles } from "../../generator/model/agent-prompt-files.js";
 import type { TemplateModel } from "../../generator/model/model.js";
 import type { RuntimeContext } from "../core/context.js";
 import { findExecutable } from "../core/find-executable.js";
@@ -37,6 +38,7 @@ export async function nspawnUnavailable(): Promise<string | undefined> {
 async function layOutHostRoot(context: RuntimeContext, metadata: SandboxMetadata, root: string, template: TemplateModel): Promise<RootLayout> {
   const { host } = context.settings;
   const programs = await resolveAgentPrograms(template);
+  const promptFiles = agentPromptFiles(template);
   await buildHostRoot(root, {
     hostname: metadata.name,
     user: { name: host.containerUsername, uid: metadata.uid, gid: metadata.gid },
@@ -48,6 +50,7 @@ async function layOutHostRoot(context: RuntimeContext, metadata: SandboxMetadata
       secretFile: agent.secret?.containerPath ?? null,
       envVar: agent.secret?.envVar ?? null,
       envFile: agent.auth === "wrapper" && agent.login === null ? null : proxyEnvFile(host.secretsMountPath, agent.name),
+      promptFile: promptFiles[agent.name] ?? null,
     })),
   });
   if (template.ssh) await installSsh(context.paths, root, metadata, host.containerUsername);

@@ -16,6 +16,8 @@ export interface RuntimePaths {
    * guard and mounted read-only at /run/forage/network so the agent can see what was refused.
    */
   networkDir: string;
+  /** Per-sandbox rendered agent context (`<dir>/<name>/`), bound read-only at /run/forage/context. */
+  contextDir: string;
   /** Per-sandbox seccomp programs (`<dir>/<name>.bpf`), bound read-only into the sandbox. */
   seccompDir: string;
   /** Per-sandbox secret copies (dir 0700, files 0400), mounted read-only at /run/secrets. */
@@ -46,6 +48,7 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
     rootsDir: `${runDir}/roots`,
     networkDir: `${runDir}/network`,
     seccompDir: `${runDir}/seccomp`,
+    contextDir: `${runDir}/context`,
     secretsDir: env.FORAGE_SECRETS_DIR ?? "/run/forage-secrets",
     proxyStatusFile: `${runDir}/proxy.json`,
     locksDir: `${runDir}/locks`,

@@ -10,6 +10,7 @@ import { workspaceBinds } from "../workspaces/workspace-binds.js";
 import { agentConfigBinds } from "./agent-config-binds.js";
 import type { RuntimeContext } from "../core/context.js";
 import { ownerHome } from "../core/owner-home.js";
+import { contextBinds } from "../context/context-files.js";
 
 /**
  * The binds every runtime gives a sandbox, whatever its root: the workspaces (primary first,
@@ -29,5 +30,7 @@ export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMet
     // read-only, so a NixOS system's resolvconf cannot replace it.
     { source: join(sandboxNetworkPath(context.paths, metadata.name), resolvConfName), target: "/etc/resolv.conf", readOnly: true },
     ...seccompBinds(context.paths, metadata.name),
+    // What agents are told about the sandbox: read-only, root's.
+    ...contextBinds(context, metadata, template),
   ];
 }

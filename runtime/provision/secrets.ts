@@ -6,6 +6,8 @@ import { sandboxSecretsPath, type RuntimePaths } from "../core/paths.js";
 import type { HostModel, TemplateModel } from "../../generator/model/model.js";
 import { writeProxiedCredentials } from "../proxy/sandbox-credentials.js";
 import { copyIdentityKey, identityKeyFile } from "./identity-key.js";
+import { homeSeedName, writeHomeSeed } from "./home-seed.js";
+import { contextHomeLinks } from "../context/context-files.js";
 
 /** A secret the template needs could not be read on the host. */
 export class SecretError extends SandboxError {
@@ -28,8 +30,8 @@ export interface SecretsOwner {
  * Copies the secrets the template's agents get by "wrapper" to /run/forage-secrets/<sandbox>/
  * (dir 0700 and files 0400, owned by the agent's uid), which the sandbox mounts read-only at
  * /run/secrets, plus the agent's SSH identity key when it has one. Agents behind the API proxy
- * get a marker or placeholder there instead, never the key. Returns the names of the files
- * written. Only the files are copied; secret contents are never read into this process.
+ * get a marker or placeholder there instead, never the key; `_home/` seeds the agent's home
+ * (stand-in logins, links to its context). Returns the names of the files written. Only the files are copied; secret contents are never read into this process.
  */
 export async function copySecrets(paths: RuntimePaths, sandbox: SecretsOwner, template: TemplateModel, host: HostModel): Promise<string[]> {
   const names = [...new Set(template.agents.flatMap((agent) => (agent.secret === null || agent.auth !== "wrapper" ? [] : [agent.secret.name])))].sort();
@@ -51,7 +53,9 @@ export async function copySecrets(paths: RuntimePaths, sandbox: SecretsOwner, te
     await chown(target, sandbox.uid, sandbox.gid);
     await chmod(target, 0o400);
   }
-  names.push(...(await writeProxiedCredentials(dir, sandbox, template, host, paths)));
+  const proxied = await writeProxiedCredentials(dir, sandbox, template, host, paths);
+  names.push(...proxied.names);
+  if (await writeHomeSeed(dir, { files: proxied.homeFiles, links: contextHomeLinks(template) }, sandbox)) names.push(homeSeedName);
   const keyPath = sandbox.agentIdentity.sshKeyPath;
   if (keyPath === undefined) return names;
   await copyIdentityKey(keyPath, join(dir, identityKeyFile), sandbox, template.agentIdentity.sshKeyPath);

@@ -30,24 +30,27 @@ export function proxyAgentUrl(host: Pick<HostModel, "proxy" | "network">, slot: 
   return `http://${sandboxLink(slot, host.network.base).hostAddress}:${host.proxy.port}/${agent}`;
 }
 
-/** A file written into a sandbox's secrets dir, owned by the agent, read-only unless `mode` says otherwise. */
-type WriteOwned = (path: string, text: string, mode?: number) => Promise<void>;
-
-/** The secrets dir's tree copied into the agent's home at each start (stand-in login files). */
-export const homeSeedName = "_home";
+/** A file written into a sandbox's secrets dir, owned by the agent, read-only. */
+type WriteOwned = (path: string, text: string) => Promise<void>;
 
 /**
  * Writes what agents find under /run/secrets besides wrapper keys: for proxied agents the key
  * file holds the marker or a fresh random placeholder; `_proxy/<agent>` holds `NAME=value` lines
  * pointing the agent's base-URL variables at its proxy route, and a login's token (auth wrapper)
- * or its stand-in; `_home/` holds stand-in login files for the agent's home. Returns the names
- * written. A real key is never read here; a login only for auth wrapper.
+ * or its stand-in. Returns the names written, and the stand-in login files for the agent's home
+ * (home-relative path → text). A real key is never read here; a login only for auth wrapper.
  */
-export async function writeProxiedCredentials(dir: string, owner: { uid: number; gid: number; slot: number }, template: TemplateModel, host: HostModel, paths: RuntimePaths): Promise<string[]> {
+export async function writeProxiedCredentials(
+  dir: string,
+  owner: { uid: number; gid: number; slot: number },
+  template: TemplateModel,
+  host: HostModel,
+  paths: RuntimePaths,
+): Promise<{ names: string[]; homeFiles: Record<string, string> }> {
   const served = template.agents.filter((agent) => (agent.auth !== "wrapper" && agent.secret !== null) || agent.login !== null);
-  if (served.length === 0) return [];
-  const write: WriteOwned = async (path, text, mode = 0o400) => {
-    await writeFile(path, text, { mode, flag: "wx" });
+  if (served.length === 0) return { names: [], homeFiles: {} };
+  const write: WriteOwned = async (path, text) => {
+    await writeFile(path, text, { mode: 0o400, flag: "wx" });
     await chown(path, owner.uid, owner.gid);
   };
   await mkdir(join(dir, proxyEnvDir), { mode: 0o500 });
@@ -71,28 +74,7 @@ export async function writeProxiedCredentials(dir: string, owner: { uid: number;
     if (agent.auth !== "wrapper") lines.push(...Object.entries(agent.api?.baseUrlEnv ?? {}).map(([name, suffix]) => `${name}=${url}${suffix}`));
     await write(pathUnder(join(dir, proxyEnvDir), agent.name), lines.map((line) => `${line}\n`).join(""));
   }
-  if (Object.keys(homeFiles).length > 0) {
-    await writeHomeSeed(join(dir, homeSeedName), homeFiles, owner, write);
-    written.add(homeSeedName);
-  }
-  return [...written].sort();
-}
-
-/** The home seed: directories 0700 and files 0600, the agent's (its copies keep these modes). */
-async function writeHomeSeed(seed: string, files: Record<string, string>, owner: { uid: number; gid: number }, write: WriteOwned): Promise<void> {
-  for (const [relative, text] of Object.entries(files).sort()) {
-    const segments = relative.split("/");
-    let current = seed;
-    for (const segment of ["", ...segments.slice(0, -1)]) {
-      current = segment === "" ? current : pathUnder(current, segment);
-      const made = await mkdir(current, { mode: 0o700 }).then(
-        () => true,
-        () => false,
-      );
-      if (made) await chown(current, owner.uid, owner.gid);
-    }
-    await write(pathUnder(current, segments.at(-1) ?? ""), text, 0o600);
-  }
+  return { names: [...written].sort(), homeFiles };
 }
 
 /** The placeholder a sandbox's agents hold for a secret, read back by the proxy; undefined if none. */

@@ -1,7 +1,8 @@
 import type { TemplateModel } from "../../generator/model/model.js";
 import { backendOf } from "../backends/registry.js";
 import { recordEvent } from "../core/audit-log.js";
-import { seedHome } from "../provision/home-seed.js";
+import { seedHome } from "./seed-home.js";
+import { writeContextFiles } from "../context/context-files.js";
 import type { RuntimeContext } from "../core/context.js";
 import { timed } from "../core/phase-clock.js";
 import { writeMetadata } from "../state/metadata-store.js";
@@ -38,6 +39,8 @@ async function startSandbox(context: RuntimeContext, given: SandboxMetadata, tem
  */
 export async function startReady(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel, progress?: (step: string) => void): Promise<SandboxMetadata> {
   const { clock } = context;
+  // Rendered at every start: the network policy it describes may have changed since the last.
+  await timed(clock, "agent context", () => writeContextFiles(context, metadata, template));
   progress?.("starting the container");
   const running = await timed(clock, "start", () => startSandbox(context, metadata, template));
   // Before the session: its agents must find their login files in place when they start.

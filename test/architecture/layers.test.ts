@@ -28,6 +28,8 @@ const runtimeRanks: Record<string, number> = {
   "runtime/seccomp": 2,
   "runtime/settings": 2,
   "runtime/network": 3,
+  "runtime/logins": 3, // subscription logins kept on the host: the store, refreshes
+  "runtime/context": 4, // what agents are told about their sandbox
   "runtime/workspaces": 3,
   "runtime/proxy": 4,
   "runtime/provision": 5, // what every backend gives a sandbox

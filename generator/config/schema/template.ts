@@ -8,6 +8,7 @@ import { agentName, packageRef, templateName, templateNamePattern } from "./name
 import { identitySchema } from "./identity.js";
 import { mountSchema, beadsSchema } from "./workspace.js";
 import { seccompSchema } from "./seccomp.js";
+import { agentContextSchema } from "./agent-context.js";
 import { sizePattern } from "./size-pattern.js";
 import { tmuxWindowSchema } from "./tmux-window.js";
 import { cpuQuota } from "./shared-limits.js";
@@ -122,6 +123,7 @@ export const templateSchema = z
     useProxy: z.boolean().optional().describe("Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false."),
     proxyFilter: proxyFilterSchema.optional(),
     seccomp: seccompSchema.optional(),
+    context: agentContextSchema.optional(),
   })
   .superRefine(refuseAllowedHostsConflicts)
   .meta({ nixModule: "template", description: "A sandbox template: what a sandbox created from it contains and may reach." });

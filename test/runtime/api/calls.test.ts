@@ -8,12 +8,33 @@ const allOps = Object.keys(calls).filter(isOp);
 
 describe("the call table", () => {
   it("declares every operation once, and streams only up (progress) and exec (streams and terminal)", () => {
-    expect(allOps).toEqual(["up", "down", "list", "status", "start", "stop", "reset", "auditLog", "logs", "gc", "exec", "snapshot", "network", "denials", "proxyStatus", "hello", "shutdown"]);
+    expect(allOps).toEqual([
+      "up",
+      "down",
+      "list",
+      "status",
+      "start",
+      "stop",
+      "reset",
+      "auditLog",
+      "logs",
+      "gc",
+      "exec",
+      "snapshot",
+      "network",
+      "denials",
+      "authSet",
+      "authStatus",
+      "authRemove",
+      "proxyStatus",
+      "hello",
+      "shutdown",
+    ]);
     expect(allOps.filter((op) => calls[op].streams !== "none").map((op) => [op, calls[op].streams])).toEqual([
       ["up", "progress"],
       ["exec", "exec"],
     ]);
-    expect(plainOperations).toEqual(["down", "list", "status", "start", "stop", "reset", "auditLog", "logs", "gc", "snapshot", "network", "denials"]);
+    expect(plainOperations).toEqual(["down", "list", "status", "start", "stop", "reset", "auditLog", "logs", "gc", "snapshot", "network", "denials", "authSet", "authStatus", "authRemove"]);
   });
 
   it.each(allOps)("%s: takes its valid request as it is", (op) => {

@@ -9,6 +9,7 @@
       secretName = null;
       authEnvVar = null;
       auth = "wrapper";
+      login = null;
       hostConfigDir = "~/.claude";
       containerConfigDir = "/home/agent/.claude";
       hostConfigDirReadOnly = false;
@@ -126,5 +127,8 @@
     "process_vm_writev"
     "open_by_handle_at"
   ];
+  agentPromptFiles = {
+    claude = "/run/forage/context/system-prompt.md";
+  };
   nftablesRuleset = null;
 }

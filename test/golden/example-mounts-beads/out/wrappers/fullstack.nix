@@ -5,4 +5,7 @@ forage.lib.agentWrappers {
   agents = (import ../templates/fullstack.nix {
     inherit pkgs;
   }).agents;
+  promptFiles = (import ../templates/fullstack.nix {
+    inherit pkgs;
+  }).agentPromptFiles;
 }

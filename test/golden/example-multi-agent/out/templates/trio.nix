@@ -9,6 +9,7 @@
       secretName = "anthropic-api-key";
       authEnvVar = "ANTHROPIC_API_KEY";
       auth = "proxy";
+      login = null;
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;
@@ -37,6 +38,7 @@
       secretName = "openai-api-key";
       authEnvVar = "OPENAI_API_KEY";
       auth = "placeholder";
+      login = null;
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;
@@ -48,6 +50,7 @@
       secretName = "gemini-api-key";
       authEnvVar = "GEMINI_API_KEY";
       auth = "wrapper";
+      login = null;
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;
@@ -146,5 +149,8 @@
     "process_vm_writev"
     "open_by_handle_at"
   ];
+  agentPromptFiles = {
+    claude = "/run/forage/context/system-prompt.md";
+  };
   nftablesRuleset = ./trio.nft;
 }

@@ -5,4 +5,7 @@ forage.lib.agentWrappers {
   agents = (import ../templates/base.nix {
     inherit pkgs;
   }).agents;
+  promptFiles = (import ../templates/base.nix {
+    inherit pkgs;
+  }).agentPromptFiles;
 }

@@ -5,4 +5,7 @@ forage.lib.agentWrappers {
   agents = (import ../templates/trio.nix {
     inherit pkgs;
   }).agents;
+  promptFiles = (import ../templates/trio.nix {
+    inherit pkgs;
+  }).agentPromptFiles;
 }

@@ -9,6 +9,7 @@
       secretName = null;
       authEnvVar = null;
       auth = "wrapper";
+      login = null;
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;
@@ -91,5 +92,6 @@
     "process_vm_writev"
     "open_by_handle_at"
   ];
+  agentPromptFiles = { };
   nftablesRuleset = ./shell.nft;
 }

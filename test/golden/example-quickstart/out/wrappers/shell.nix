@@ -5,4 +5,7 @@ forage.lib.agentWrappers {
   agents = (import ../templates/shell.nix {
     inherit pkgs;
   }).agents;
+  promptFiles = (import ../templates/shell.nix {
+    inherit pkgs;
+  }).agentPromptFiles;
 }

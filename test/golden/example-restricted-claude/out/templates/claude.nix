@@ -9,6 +9,7 @@
       secretName = "anthropic-api-key";
       authEnvVar = "ANTHROPIC_API_KEY";
       auth = "wrapper";
+      login = null;
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;
@@ -98,5 +99,8 @@
     "process_vm_writev"
     "open_by_handle_at"
   ];
+  agentPromptFiles = {
+    claude = "/run/forage/context/system-prompt.md";
+  };
   nftablesRuleset = ./claude.nft;
 }

@@ -5,4 +5,7 @@ forage.lib.agentWrappers {
   agents = (import ../templates/claude.nix {
     inherit pkgs;
   }).agents;
+  promptFiles = (import ../templates/claude.nix {
+    inherit pkgs;
+  }).agentPromptFiles;
 }

@@ -9,6 +9,7 @@
       secretName = "key.v1_x-y";
       authEnvVar = "_K";
       auth = "wrapper";
+      login = null;
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;
@@ -95,5 +96,6 @@
     "process_vm_writev"
     "open_by_handle_at"
   ];
+  agentPromptFiles = { };
   nftablesRuleset = ./odd.nft;
 }

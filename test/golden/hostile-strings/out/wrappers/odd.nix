@@ -5,4 +5,7 @@ forage.lib.agentWrappers {
   agents = (import ../templates/odd.nix {
     inherit pkgs;
   }).agents;
+  promptFiles = (import ../templates/odd.nix {
+    inherit pkgs;
+  }).agentPromptFiles;
 }

@@ -9,6 +9,7 @@
       secretName = "anthropic";
       authEnvVar = "ANTHROPIC_API_KEY";
       auth = "proxy";
+      login = null;
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;
@@ -37,6 +38,7 @@
       secretName = "openai";
       authEnvVar = "OPENAI_API_KEY";
       auth = "proxy";
+      login = null;
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;
@@ -126,5 +128,8 @@
     "process_vm_writev"
     "open_by_handle_at"
   ];
+  agentPromptFiles = {
+    claude = "/run/forage/context/system-prompt.md";
+  };
   nftablesRuleset = ./claude-narrow.nft;
 }

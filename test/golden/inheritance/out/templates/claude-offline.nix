@@ -9,6 +9,7 @@
       secretName = "anthropic";
       authEnvVar = "ANTHROPIC_API_KEY";
       auth = "proxy";
+      login = null;
       hostConfigDir = null;
       containerConfigDir = null;
       hostConfigDirReadOnly = false;
@@ -111,5 +112,8 @@
     "process_vm_writev"
     "open_by_handle_at"
   ];
+  agentPromptFiles = {
+    claude = "/run/forage/context/system-prompt.md";
+  };
   nftablesRuleset = ./claude-offline.nft;
 }

@@ -94,5 +94,6 @@
     "process_vm_writev"
     "open_by_handle_at"
   ];
+  agentPromptFiles = { };
   nftablesRuleset = null;
 }

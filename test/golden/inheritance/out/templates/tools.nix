@@ -77,5 +77,6 @@
     "process_vm_writev"
     "open_by_handle_at"
   ];
+  agentPromptFiles = { };
   nftablesRuleset = ./tools.nft;
 }

@@ -74,5 +74,6 @@
     "process_vm_writev"
     "open_by_handle_at"
   ];
+  agentPromptFiles = { };
   nftablesRuleset = ./web.nft;
 }

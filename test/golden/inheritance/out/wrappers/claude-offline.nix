@@ -5,4 +5,7 @@ forage.lib.agentWrappers {
   agents = (import ../templates/claude-offline.nix {
     inherit pkgs;
   }).agents;
+  promptFiles = (import ../templates/claude-offline.nix {
+    inherit pkgs;
+  }).agentPromptFiles;
 }

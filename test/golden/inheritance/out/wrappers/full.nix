@@ -5,4 +5,7 @@ forage.lib.agentWrappers {
   agents = (import ../templates/full.nix {
     inherit pkgs;
   }).agents;
+  promptFiles = (import ../templates/full.nix {
+    inherit pkgs;
+  }).agentPromptFiles;
 }

@@ -5,4 +5,7 @@ forage.lib.agentWrappers {
   agents = (import ../templates/tools.nix {
     inherit pkgs;
   }).agents;
+  promptFiles = (import ../templates/tools.nix {
+    inherit pkgs;
+  }).agentPromptFiles;
 }

@@ -5,4 +5,7 @@ forage.lib.agentWrappers {
   agents = (import ../templates/web.nix {
     inherit pkgs;
   }).agents;
+  promptFiles = (import ../templates/web.nix {
+    inherit pkgs;
+  }).agentPromptFiles;
 }

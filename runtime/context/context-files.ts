@@ -1,0 +1,61 @@
+import { chmod, lstat, mkdir, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { contextMountPath, contextReaderOf } from "../../generator/config/agent-context-targets.js";
+import type { TemplateModel } from "../../generator/model/model.js";
+import type { Bind } from "../core/bind.js";
+import type { RuntimeContext } from "../core/context.js";
+import { pathUnder } from "../core/names.js";
+import type { SandboxMetadata } from "../state/metadata.js";
+import { contextView } from "./context-view.js";
+import { renderContext } from "./render-context.js";
+
+/** A sandbox's rendered context on the host (root's; read-only inside). */
+export function sandboxContextPath(context: Pick<RuntimeContext, "paths">, sandbox: string): string {
+  return pathUnder(context.paths.contextDir, sandbox);
+}
+
+/**
+ * Renders the sandbox's context afresh (the network policy may have changed since the last
+ * start) into its directory: root's, files 0644 (the agent reads them through a read-only bind).
+ * Nothing when the template turns the context off.
+ */
+export async function writeContextFiles(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
+  const dir = sandboxContextPath(context, metadata.name);
+  await rm(dir, { recursive: true, force: true });
+  if (!template.context.enable) return;
+  // The parent is traversable, not listable: sandbox names are the host's business.
+  await mkdir(context.paths.contextDir, { recursive: true, mode: 0o711 });
+  // lstat, not stat: a workspace's flake.nix that is a link to elsewhere still says "a flake".
+  const hasFlake = await lstat(join(metadata.workspace.hostPath, "flake.nix")).then(
+    () => true,
+    () => false,
+  );
+  const files = await renderContext(contextView(metadata, template, context.settings.host, hasFlake), template);
+  for (const [relative, text] of Object.entries(files)) {
+    const file = pathUnder(dir, relative);
+    await mkdir(dirname(file), { recursive: true, mode: 0o755 });
+    await writeFile(file, text, { mode: 0o644 });
+    await chmod(file, 0o644);
+  }
+}
+
+/** The bind of the rendered context into the sandbox, read-only; none when it is off. */
+export function contextBinds(context: Pick<RuntimeContext, "paths">, metadata: SandboxMetadata, template: TemplateModel): Bind[] {
+  return template.context.enable ? [{ source: sandboxContextPath(context, metadata.name), target: contextMountPath, readOnly: true }] : [];
+}
+
+/**
+ * Links in the agent's home to the read-only context, where each program looks (home-relative
+ * path → target): Claude's skills, Codex's and OpenCode's AGENTS.md, Gemini CLI's GEMINI.md.
+ */
+export function contextHomeLinks(template: TemplateModel): Record<string, string> {
+  if (!template.context.enable) return {};
+  const links: Record<string, string> = {};
+  const readers = new Set(template.agents.map((agent) => contextReaderOf(agent.package.join("."))));
+  // The whole directory: Claude finds exactly the skills rendered for this sandbox.
+  if (readers.has("claude")) links[".claude/skills"] = `${contextMountPath}/skills`;
+  if (readers.has("codex")) links[".codex/AGENTS.md"] = `${contextMountPath}/AGENTS.md`;
+  if (readers.has("opencode")) links[".config/opencode/AGENTS.md"] = `${contextMountPath}/AGENTS.md`;
+  if (readers.has("gemini")) links[".gemini/GEMINI.md"] = `${contextMountPath}/AGENTS.md`;
+  return links;
+}
