@@ -30,7 +30,9 @@ export function parseLogin(target: LoginTarget, text: string, now: Date): LoginR
   if (trimmed === "") throw refused(`nothing on stdin: pipe ${describeInput(target)} into forage-ctl auth set ${target.agent}`);
   const kind: LoginKind = trimmed.startsWith("{") ? "oauth" : "token";
   if (!target.kinds.includes(kind)) {
-    throw refused(`agent "${target.agent}" uses a ${target.kinds.join(" or ")} login in its templates, but stdin holds ${kind === "oauth" ? "a login file" : "a token"}: pipe ${describeInput(target)}`);
+    throw refused(
+      `agent "${target.agent}" uses a ${target.kinds.join(" or ")} login in its templates, but stdin holds ${kind === "oauth" ? "a login file" : "a token"}: pipe ${describeInput(target)}`,
+    );
   }
   const record = kind === "token" ? tokenRecord(target, trimmed, now) : oauthRecord(target, trimmed, now);
   const parsed = loginRecord.safeParse(record);

@@ -27,7 +27,11 @@ const oauthLogin = z.strictObject({
   /** Milliseconds since the epoch; null when unknown (refreshed before its first use). */
   expiresAt: z.number().int().nonnegative().nullable(),
   /** Codex: the ChatGPT account, sent as `chatgpt-account-id`. */
-  accountId: z.string().max(256).regex(/^[\x21-\x7e]*$/).nullable(),
+  accountId: z
+    .string()
+    .max(256)
+    .regex(/^[\x21-\x7e]*$/)
+    .nullable(),
   /** Codex: the identity token's claims (e-mail, plan), never the signed token itself. */
   idClaims: z.record(z.string(), z.unknown()).nullable(),
   scopes: z.array(z.string().max(256)).max(64),

@@ -92,7 +92,11 @@ describe.skipIf(!tools.run || !isRoot())("subscription logins kept on the host",
     const file = { claudeAiOauth: { ...claudeLogin, scopes: ["user:inference"], subscriptionType: "max" } };
     expect((await host.run(["auth", "set", "claudeo"], JSON.stringify(file))).exitCode).toBe(0);
     const codexLogin = codex.issue();
-    const auth = { auth_mode: "chatgpt", OPENAI_API_KEY: null, tokens: { id_token: codexLogin.accessToken, access_token: codexLogin.accessToken, refresh_token: codexLogin.refreshToken, account_id: codex.accountId } };
+    const auth = {
+      auth_mode: "chatgpt",
+      OPENAI_API_KEY: null,
+      tokens: { id_token: codexLogin.accessToken, access_token: codexLogin.accessToken, refresh_token: codexLogin.refreshToken, account_id: codex.accountId },
+    };
     expect((await host.run(["auth", "set", "codex"], JSON.stringify(auth))).exitCode).toBe(0);
     const status = await host.run(["auth", "status", "--json"]);
     const listed = JSON.parse(status.stdout) as { agent: string; stored: string; state: string }[];

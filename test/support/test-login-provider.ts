@@ -79,7 +79,13 @@ export class TestLoginProvider {
     const bearer = /^Bearer (\S+)$/.exec(String(received.headers.authorization ?? ""))?.[1];
     const expiry = bearer === undefined ? undefined : this.access.get(bearer);
     if (expiry === undefined || expiry <= Date.now() || received.headers["x-api-key"] !== undefined) return fail(res, 401, "authentication_error");
-    if (this.flavor === "claude" && !String(received.headers["anthropic-beta"] ?? "").split(",").includes("oauth-2025-04-20")) return fail(res, 401, "oauth_beta_missing");
+    if (
+      this.flavor === "claude" &&
+      !String(received.headers["anthropic-beta"] ?? "")
+        .split(",")
+        .includes("oauth-2025-04-20")
+    )
+      return fail(res, 401, "oauth_beta_missing");
     if (this.flavor === "codex" && received.headers["chatgpt-account-id"] !== this.accountId) return fail(res, 401, "account_mismatch");
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, token: bearer, path: received.path }));
   }

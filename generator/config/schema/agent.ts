@@ -54,8 +54,15 @@ export const agentSchema = z
   .describe("An AI coding agent installed in the sandbox, with a wrapper that supplies its key.");
 
 /** What is wrong with an agent's login, if it has one (or with api.tokenUrl without one). */
-function loginProblems(agent: { package: string; login?: string | undefined; secretName?: string | undefined; hostConfigDir?: string | undefined; auth?: string | undefined; api?: { tokenUrl?: string | undefined } | undefined }): string[] {
-  if (agent.login === undefined) return agent.api?.tokenUrl === undefined ? [] : ["api.tokenUrl is where an oauth login is refreshed: set login: \"oauth\", or remove api.tokenUrl"];
+function loginProblems(agent: {
+  package: string;
+  login?: string | undefined;
+  secretName?: string | undefined;
+  hostConfigDir?: string | undefined;
+  auth?: string | undefined;
+  api?: { tokenUrl?: string | undefined } | undefined;
+}): string[] {
+  if (agent.login === undefined) return agent.api?.tokenUrl === undefined ? [] : ['api.tokenUrl is where an oauth login is refreshed: set login: "oauth", or remove api.tokenUrl'];
   const flavor = loginFlavorOf(agent.package);
   if (flavor === undefined) return [`Forage knows the logins of claude-code, codex and gemini-cli, not of "${agent.package}": give this agent an API key (secretName and authEnvVar) instead`];
   const problems: string[] = [];
@@ -63,7 +70,8 @@ function loginProblems(agent: { package: string; login?: string | undefined; sec
   if (!(kinds as readonly string[]).includes(agent.login)) problems.push(`${flavor}'s login is ${kinds.map((kind) => `"${kind}"`).join(" or ")}, not "${agent.login}"`);
   if (agent.secretName !== undefined) problems.push("an agent uses a login or an API key, not both: remove login, or secretName and authEnvVar");
   // The host's login directory holds the refresh token the host is meant to keep.
-  if (agent.hostConfigDir !== undefined) problems.push("hostConfigDir would mount the host's own login (its refresh token) into the sandbox: remove hostConfigDir; the sandbox gets stand-in credentials");
+  if (agent.hostConfigDir !== undefined)
+    problems.push("hostConfigDir would mount the host's own login (its refresh token) into the sandbox: remove hostConfigDir; the sandbox gets stand-in credentials");
   if (agent.auth === "placeholder") problems.push('auth "placeholder" is for API keys: use auth proxy (the token stays on the host) or wrapper');
   if (agent.login === "oauth" && agent.auth === "wrapper") problems.push('an oauth login\'s refresh token never enters the sandbox, so it goes by the proxy: remove auth "wrapper"');
   return problems;
