@@ -24,6 +24,7 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["monitor"], load: async () => (await import("./commands/monitor.js")).registerMonitor },
   { words: ["proxy"], load: async () => (await import("./commands/proxy.js")).registerProxy },
   { words: ["daemon"], load: async () => (await import("./commands/daemon.js")).registerDaemon },
+  { words: ["pick"], load: async () => (await import("./commands/pick.js")).registerPick },
 ];
 
 /** Global options that take a value, so the word after them is not mistaken for a command. */
