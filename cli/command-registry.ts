@@ -25,6 +25,7 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["proxy"], load: async () => (await import("./commands/proxy.js")).registerProxy },
   { words: ["auth"], load: async () => (await import("./commands/auth.js")).registerAuth },
   { words: ["daemon"], load: async () => (await import("./commands/daemon.js")).registerDaemon },
+  { words: ["pick"], load: async () => (await import("./commands/pick.js")).registerPick },
 ];
 
 /** Global options that take a value, so the word after them is not mistaken for a command. */

@@ -46,9 +46,12 @@ export function registerInside(program: Command): void {
     .command("attach")
     .description(`Attach to the sandbox's tmux session "forage" (detach with C-b d)`)
     .argument("<name>", "sandbox")
-    .action(async (name: string) => {
-      if (!process.stdin.isTTY) throw new UserError("attach needs a terminal; use forage-ctl exec for scripts", "attach");
-      const code = await runInside(program, name, ["tmux", "attach-session", "-t", "forage"], false);
-      if (code !== 0) throw new UserError(`could not attach to ${name}'s session (tmux exit ${code})`, "attach");
-    });
+    .action((name: string) => attachSandbox(program, name));
+}
+
+/** Attaches this terminal to a sandbox's tmux session: `forage-ctl attach`, and Enter in `pick`. */
+export async function attachSandbox(program: Command, name: string): Promise<void> {
+  if (!process.stdin.isTTY) throw new UserError("attach needs a terminal; use forage-ctl exec for scripts", "attach");
+  const code = await runInside(program, name, ["tmux", "attach-session", "-t", "forage"], false);
+  if (code !== 0) throw new UserError(`could not attach to ${name}'s session (tmux exit ${code})`, "attach");
 }

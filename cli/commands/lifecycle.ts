@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { operationsOf } from "../operations.js";
-import { formatTimings } from "../format-timings.js";
+import { upSandbox, upSummary } from "../up-sandbox.js";
 import { UserError } from "../../runtime/core/errors.js";
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import type { Request } from "../../runtime/api/calls.js";
@@ -57,33 +57,21 @@ export function registerLifecycle(program: Command): void {
           timings?: boolean;
         },
       ) => {
-        const progress = process.stderr.isTTY ? (step: string) => void process.stderr.write(`  ${step}…\n`) : undefined;
-        // As root: a daemon serving the same settings does it; else settings first (a broken config
-        // stops here), then a daemon for the user's later commands.
-        const sandbox = await (
-          await operationsOf(program, { startDaemon: { progress }, preferDaemon: true })
-        ).up(
-          {
-            name,
-            template: options.template,
-            ...workspaceArgs(options),
-            ...dropUndefined({
-              gitUser: options.gitUser,
-              gitEmail: options.gitEmail,
-              sshKeyPath: options.sshKeyPath === undefined ? undefined : resolve(options.sshKeyPath),
-              sshKeys: options.sshKey.length === 0 ? undefined : options.sshKey,
-              muxConfig: options.muxConfig ? undefined : false,
-              runtime: options.runtime,
-              timings: options.timings === true ? true : undefined,
-            }),
-          },
-          progress,
-        );
-        if (sandbox.timings !== undefined) process.stderr.write(formatTimings(sandbox.timings));
-        process.stdout.write(
-          `sandbox ${name} is up (template ${sandbox.template}, ${sandbox.address}, workspace ${sandbox.workspace}, ${sandbox.workspaceMode}${sandbox.workspaceVcs === null ? "" : ` ${sandbox.workspaceVcs}`})\n` +
-            `  attach:  forage-ctl attach ${name}\n  run:     forage-ctl exec ${name} -- COMMAND\n  remove:  forage-ctl down ${name}\n`,
-        );
+        const sandbox = await upSandbox(program, {
+          name,
+          template: options.template,
+          ...workspaceArgs(options),
+          ...dropUndefined({
+            gitUser: options.gitUser,
+            gitEmail: options.gitEmail,
+            sshKeyPath: options.sshKeyPath === undefined ? undefined : resolve(options.sshKeyPath),
+            sshKeys: options.sshKey.length === 0 ? undefined : options.sshKey,
+            muxConfig: options.muxConfig ? undefined : false,
+            runtime: options.runtime,
+            timings: options.timings === true ? true : undefined,
+          }),
+        });
+        process.stdout.write(upSummary(sandbox));
       },
     );
 

@@ -113,6 +113,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     workspaceVcs: metadata.workspace.vcsName ?? null,
     runtime: metadata.runtime,
     workspace: metadata.workspace.hostPath,
+    sourceRepo: metadata.workspace.sourceRepo ?? null,
     status,
     slot: metadata.slot,
     containerName: metadata.containerName,

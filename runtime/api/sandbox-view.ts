@@ -12,6 +12,8 @@ export interface SandboxView {
   /** nspawn (host /usr) or nspawn-nix (the template's NixOS system). */
   runtime: string;
   workspace: string;
+  /** The repository the jj workspace or git worktree was made from, or null for a directory as is. */
+  sourceRepo: string | null;
   status: "running" | "no-session" | "stopped";
   slot: number;
   containerName: string;

@@ -29,6 +29,7 @@ const view: SandboxView = {
   workspaceVcs: null,
   runtime: "nspawn",
   workspace: "/home/someone/demo",
+  sourceRepo: null,
   status: "running",
   slot: 3,
   containerName: "f3",

@@ -1,0 +1,177 @@
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliPath } from "../cli/run-cli.js";
+import { isRoot, toolsAvailable } from "../support/tools.js";
+import { agentUid, TestHost } from "./harness.js";
+import { TmuxTerminal } from "./tmux-terminal.js";
+
+/*
+ * `forage-ctl pick` used as a person would: on a real terminal (tmux), keys typed, the screen
+ * read, against real sandboxes; what it did is checked with forage-ctl ps. The tests run in order
+ * and build on each other: the wizard makes the first sandbox, the list tests add more.
+ */
+const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "tmux", "git");
+
+describe.skipIf(!tools.run || !isRoot())("forage-ctl pick on a terminal", () => {
+  // 10.219 is used by no other test file (grep test/ bench/ for "10.2").
+  const host = new TestHost("10.219");
+  const terminal = new TmuxTerminal(host.dir);
+  const wizardDir = join(host.dir, "workspaces", "wizard-made");
+  const repo = join(host.dir, "repos", "app");
+  const { HOME: home = "/root", LANG: lang = "C.UTF-8" } = process.env;
+
+  /**
+   * pick on the terminal, run in `cwd`, with the test host's settings and state. CI=true as on a
+   * CI machine, always: ink would draw nothing but the last frame if pick let it see that.
+   */
+  const pick = (cwd = host.dir): Promise<void> => terminal.start([process.execPath, cliPath, "--config", host.config, "pick"], { ...host.env, HOME: home, LANG: lang, CI: "true" }, cwd);
+  const listed = async (): Promise<{ name: string; template: string; status: string; workspaceMode: string }[]> =>
+    JSON.parse((await host.run(["ps", "--json"])).stdout) as { name: string; template: string; status: string; workspaceMode: string }[];
+
+  /** Detaches from the sandbox's session as a person would (C-b d); pick then ends with tmux's status. */
+  const detach = async (): Promise<void> => {
+    await terminal.waitFor(/\$ *\n/);
+    await terminal.keys("C-b");
+    await terminal.keys("d");
+    await terminal.waitFor("[exited 0]");
+  };
+
+  beforeAll(async () => {
+    host.workspace("wizard-made");
+    // The agent user reaches its repository through the host's directory (mkdtemp made it 0700).
+    chmodSync(host.dir, 0o755);
+    // A git repository of the agent user's: sandboxes made from it get worktrees and are listed together.
+    mkdirSync(repo, { recursive: true });
+    writeFileSync(join(repo, "README.md"), "hello\n");
+    await execa("chown", ["-R", `${agentUid}:${agentUid}`, join(host.dir, "repos")]);
+    const git = (args: string[]) =>
+      execa("git", ["-C", repo, ...args], {
+        uid: agentUid,
+        gid: agentUid,
+        env: { HOME: host.dir, GIT_AUTHOR_NAME: "o", GIT_AUTHOR_EMAIL: "o@example.com", GIT_COMMITTER_NAME: "o", GIT_COMMITTER_EMAIL: "o@example.com" },
+      });
+    await git(["init", "-q", "-b", "main"]);
+    await git(["add", "-A"]);
+    await git(["commit", "-q", "-m", "initial"]);
+  });
+  afterAll(async () => {
+    await terminal.stop();
+    await host.cleanup();
+  });
+
+  it("opens the creation wizard at once when there is no sandbox; Esc shows the empty list", async () => {
+    await pick();
+    await terminal.waitFor("New sandbox · step 1 of 5: Project directory");
+    await terminal.keys("Escape");
+    await terminal.waitFor("No sandboxes yet: n creates one, q quits.");
+  });
+
+  it("shows an invalid name's problem under the name as it is typed, and does not go on", async () => {
+    await pick(wizardDir);
+    await terminal.waitFor("step 1 of 5");
+    await terminal.keys("Enter");
+    await terminal.waitFor("step 2 of 5");
+    await terminal.keys("Enter");
+    await terminal.waitFor("> wizard-made");
+    await terminal.keys("C-u");
+    await terminal.type("Bad_Name");
+    await terminal.waitFor(`invalid sandbox name "Bad_Name": use 1-63 characters of a-z, 0-9 and '-'`);
+    await terminal.keys("Enter");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await terminal.screen()).toContain("step 3 of 5: Sandbox name");
+  });
+
+  it("creates a real sandbox with the wizard (Tab completes the directory) through up's path, and attaches to it", async () => {
+    await pick();
+    await terminal.waitFor("step 1 of 5");
+    await terminal.keys("C-u");
+    await terminal.type(join(host.dir, "workspaces", "wiz"));
+    await terminal.keys("Tab");
+    await terminal.waitFor(`> ${wizardDir}/`);
+    await terminal.keys("Enter");
+    await terminal.waitFor("› basic");
+    await terminal.keys("Enter");
+    await terminal.waitFor("> wizard-made");
+    await terminal.keys("Enter");
+    await terminal.waitFor("step 4 of 5: Advanced");
+    await terminal.keys("Down", "Space");
+    await terminal.waitFor("[ ] mount my ~/.tmux.conf");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/step 5 of 5[\s\S]*template +basic[\s\S]*name +wizard-made[\s\S]*tmux config not mounted/);
+    await terminal.keys("Enter");
+    // The sandbox's own tmux session "forage" (its status line) is on the screen.
+    await terminal.waitFor(/\[forage\] 0:helper/, 90_000);
+    expect(await listed()).toEqual([expect.objectContaining({ name: "wizard-made", template: "basic", status: "running", workspaceMode: "direct" })]);
+    await detach();
+  });
+
+  it("lists the sandboxes grouped by repository, with template, status and workspace mode", async () => {
+    for (const name of ["app-one", "app-two"]) expect((await host.run(["up", name, "-t", "basic", "-r", repo])).exitCode).toBe(0);
+    expect((await host.run(["stop", "app-two", "-t", "1"])).exitCode).toBe(0);
+    await pick();
+    const screen = await terminal.waitFor("Forage sandboxes");
+    const lines = screen.split("\n");
+    const at = (pattern: RegExp): number => lines.findIndex((line) => pattern.test(line));
+    expect(at(/^›? *app-one +basic +running +git-worktree$/)).toBe(at(new RegExp(`^${repo}$`)) + 1);
+    expect(at(/^ *app-two +basic +stopped +git-worktree$/)).toBe(at(new RegExp(`^${repo}$`)) + 2);
+    expect(at(/^ *wizard-made +basic +running +direct$/)).toBe(at(new RegExp(`^${wizardDir}$`)) + 1);
+  });
+
+  it("narrows the list to what / filters, and shows every sandbox again on Esc", async () => {
+    await pick();
+    await terminal.waitFor("Forage sandboxes");
+    await terminal.keys("/");
+    await terminal.type("two");
+    const filtered = await terminal.waitFor("filter: two");
+    expect(filtered).toMatch(/app-two/);
+    expect(filtered).not.toMatch(/app-one|wizard-made/);
+    await terminal.keys("Escape");
+    await terminal.waitFor((screen) => ["app-one", "app-two", "wizard-made"].every((name) => screen.includes(name)));
+  });
+
+  it("shows a taken name's problem in the wizard that n opens", async () => {
+    await pick(wizardDir);
+    await terminal.waitFor("Forage sandboxes");
+    await terminal.keys("n");
+    await terminal.waitFor("step 1 of 5");
+    await terminal.keys("Enter");
+    await terminal.waitFor("step 2 of 5");
+    await terminal.keys("Enter");
+    await terminal.waitFor("a sandbox named wizard-made exists already: choose another name");
+  });
+
+  it("removes the selected sandbox after d and y, as down does", async () => {
+    await pick();
+    await terminal.waitFor("Forage sandboxes");
+    await terminal.keys("j");
+    await terminal.waitFor(/› app-two/);
+    await terminal.keys("d");
+    await terminal.waitFor("Remove app-two (as forage-ctl down does)? y removes it");
+    await terminal.keys("y");
+    await terminal.waitFor("removed app-two", 60_000);
+    expect((await listed()).map((sandbox) => sandbox.name).sort()).toEqual(["app-one", "wizard-made"]);
+    expect(await terminal.screen()).not.toMatch(/^ *app-two /m);
+  });
+
+  it("attaches to the selected sandbox on Enter", async () => {
+    await pick();
+    await terminal.waitFor("Forage sandboxes");
+    await terminal.keys("/");
+    await terminal.type("wizard");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/› wizard-made/);
+    await terminal.keys("Enter");
+    await terminal.waitFor(/\[forage\] 0:helper.*"wizard-made"/, 30_000);
+    await detach();
+  });
+
+  it("quits on q with exit status 0, leaving every sandbox as it was", async () => {
+    await pick();
+    await terminal.waitFor("Forage sandboxes");
+    await terminal.keys("q");
+    await terminal.waitFor("[exited 0]");
+    expect((await listed()).map((sandbox) => sandbox.name).sort()).toEqual(["app-one", "wizard-made"]);
+  });
+});
