@@ -8,12 +8,34 @@ const allOps = Object.keys(calls).filter(isOp);
 
 describe("the call table", () => {
   it("declares every operation once, and streams only up (progress) and exec (streams and terminal)", () => {
-    expect(allOps).toEqual(["up", "down", "list", "status", "start", "stop", "reset", "auditLog", "logs", "gc", "exec", "snapshot", "network", "denials", "proxyStatus", "hello", "shutdown"]);
+    expect(allOps).toEqual([
+      "up",
+      "down",
+      "list",
+      "status",
+      "start",
+      "stop",
+      "reset",
+      "auditLog",
+      "logs",
+      "gc",
+      "exec",
+      "snapshot",
+      "network",
+      "denials",
+      "authSet",
+      "authStatus",
+      "authRemove",
+      "port",
+      "proxyStatus",
+      "hello",
+      "shutdown",
+    ]);
     expect(allOps.filter((op) => calls[op].streams !== "none").map((op) => [op, calls[op].streams])).toEqual([
       ["up", "progress"],
       ["exec", "exec"],
     ]);
-    expect(plainOperations).toEqual(["down", "list", "status", "start", "stop", "reset", "auditLog", "logs", "gc", "snapshot", "network", "denials"]);
+    expect(plainOperations).toEqual(["down", "list", "status", "start", "stop", "reset", "auditLog", "logs", "gc", "snapshot", "network", "denials", "authSet", "authStatus", "authRemove", "port"]);
   });
 
   it.each(allOps)("%s: takes its valid request as it is", (op) => {
@@ -27,6 +49,11 @@ describe("the call table", () => {
   it("refuses a request that fails its schema as a usage error naming the field and the limit", () => {
     expect(() => parseRequest("logs", { name: "demo", lines: 0 })).toThrow(expect.objectContaining({ kind: "usage", message: "invalid logs request: lines Too small: expected number to be >=1" }));
     expect(() => parseRequest("network", { name: "demo", change: { mode: "open" } })).toThrow(/^invalid network request: change\.mode /);
+    expect(() => parseRequest("port", { name: "demo", change: { kind: "add", forward: { hostPort: 80, port: 80 } } })).toThrow(
+      expect.objectContaining({ kind: "usage", message: "invalid port request: change.forward.hostPort host ports below 1024 are privileged: choose 1024-65535" }),
+    );
+    expect(() => parseRequest("port", { name: "demo", change: { kind: "add", forward: { hostPort: 8080, port: 65536 } } })).toThrow(/^invalid port request: change\.forward\.port /);
+    expect(() => parseRequest("port", { name: "demo", change: { kind: "remove", hostPort: 8080.5, port: null } })).toThrow(/^invalid port request: change\.hostPort /);
   });
 
   it("treats a missing request as an empty one (a call that takes nothing)", () => {
