@@ -20,6 +20,7 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["runtime"], load: async () => (await import("./commands/runtime-info.js")).registerRuntimeInfo },
   { words: ["snapshot"], load: async () => (await import("./commands/snapshot.js")).registerSnapshot },
   { words: ["network", "denials"], load: async () => (await import("./commands/network.js")).registerNetwork },
+  { words: ["port"], load: async () => (await import("./commands/port.js")).registerPort },
   { words: ["gc"], load: async () => (await import("./commands/gc.js")).registerGc },
   { words: ["monitor"], load: async () => (await import("./commands/monitor.js")).registerMonitor },
   { words: ["proxy"], load: async () => (await import("./commands/proxy.js")).registerProxy },

@@ -4,20 +4,21 @@ import type { SandboxView } from "../../runtime/api/sandbox-view.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { printJson, printTable } from "../output.js";
 import { UserError } from "../../runtime/core/errors.js";
+import { forwardHost } from "../../runtime/state/port-spec.js";
 
 /** ps, status, audit-log: looking at sandboxes. */
 export function registerObserve(program: Command): void {
   const operations = () => operationsOf(program);
   program
     .command("ps")
-    .description("List sandboxes: NAME TEMPLATE IP MODE WORKSPACE STATUS")
+    .description("List sandboxes: NAME TEMPLATE IP MODE WORKSPACE STATUS PORTS")
     .option("--json", "print as JSON")
     .action(async (options: { json?: boolean }) => {
       const views = await (await operations()).list({});
       if (options.json === true) return printJson(views);
       printTable(
-        ["NAME", "TEMPLATE", "IP", "MODE", "WORKSPACE", "STATUS"],
-        views.map((v) => [v.name, v.template, v.address, v.workspaceMode, v.workspace, v.status]),
+        ["NAME", "TEMPLATE", "IP", "MODE", "WORKSPACE", "STATUS", "PORTS"],
+        views.map((v) => [v.name, v.template, v.address, v.workspaceMode, v.workspace, v.status, portsText(v.ports)]),
       );
     });
 
@@ -43,6 +44,7 @@ export function registerObserve(program: Command): void {
         ["limits", limitsText(v.resourceLimits)],
       ];
       if (v.workspaceDisk !== null) rows.push(["disk", diskText(v.workspaceDisk)]);
+      if ((v.ports ?? []).length > 0) rows.push(["ports", portsText(v.ports)]);
       if (v.seccomp.warning !== null) rows.push(["warning", v.seccomp.warning]);
       if (v.seccomp.refused !== null) rows.push(["refused", refusedLine(v.seccomp.refused)]);
       process.stdout.write(rows.map(([k, val]) => `${k.padEnd(10)} ${val}`).join("\n") + "\n");
@@ -97,6 +99,13 @@ export function newLines(previous: string[] | undefined, current: string[]): str
     if (tail.every((line, i) => line === current[i])) return current.slice(overlap);
   }
   return current;
+}
+
+/** "127.0.0.1:8080→3000,127.0.0.1:5173→5173" (forage-ctl port), or "-". */
+function portsText(ports: SandboxView["ports"] | undefined): string {
+  // A daemon of an older version answers views without them.
+  if (ports === undefined || ports.length === 0) return "-";
+  return ports.map((forward) => `${forwardHost}:${forward.hostPort}→${forward.port}`).join(",");
 }
 
 /** "12.0 MiB of 32.0 MiB (workspace.maxSize)"; the use is left out when btrfs did not say. */

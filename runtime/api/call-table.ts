@@ -5,6 +5,7 @@ import type { ProxyStatus } from "../proxy/proxy-status.js";
 import type { LoginStatus } from "../logins/login-status.js";
 import type { Orphan } from "../sandbox/gc.js";
 import type { NetworkView } from "../sandbox/network-operations.js";
+import type { PortView } from "../sandbox/port-operations.js";
 import type { WindowLog } from "../sandbox/session-logs.js";
 import type { Snapshot } from "../workspaces/snapshots.js";
 import type { SandboxView, UpResult } from "./sandbox-view.js";
@@ -96,6 +97,8 @@ const operationShapes = {
   /** The logins the templates want and the host holds, never their values. */
   authStatus: { result: list<LoginStatus>(), streams: "none" },
   authRemove: { result: done, streams: "none" },
+  /** The sandbox's port forwards (host loopback → sandbox); with a change, made first. */
+  port: { result: list<PortView>(), streams: "none" },
 } as const satisfies Record<string, CallShape>;
 
 /** What only the daemon answers, about itself. */

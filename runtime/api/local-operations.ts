@@ -18,6 +18,7 @@ import { listMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { repoOwnerOf } from "../workspaces/repo-owner.js";
 import { denialsOperation, networkOperation } from "../sandbox/network-operations.js";
+import { portOperation } from "../sandbox/port-operations.js";
 import { createSnapshot, listSnapshots, restoreSnapshot } from "../workspaces/snapshots.js";
 import { startOnTerminal, type EnterSandbox } from "../sandbox/terminal.js";
 import { seccompStatus } from "../seccomp/status.js";
@@ -81,6 +82,7 @@ export function localOperations(context: RuntimeContext): Operations {
     authSet: ({ agent, text }) => setLogin(context, agent, text),
     authStatus: () => loginStatuses(context),
     authRemove: ({ agent }) => forgetLogin(context, agent),
+    port: ({ name, change }) => portOperation(context, name, change),
     async exec({ name, command, asRoot }, streams) {
       const metadata = await requireSandbox(context, name);
       const terminal = streams.inheritTerminal === true ? undefined : streams.terminal;
@@ -125,6 +127,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     resourceLimits: context.settings.templates.find((t) => t.name === metadata.template)?.resourceLimits ?? null,
     workspaceDisk: workspaceDiskView,
     seccomp,
+    ports: metadata.ports ?? [],
   };
 }
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Op } from "./call-table.js";
-import { authRemoveRequest, authSetRequest, execRequest, gcRequest, logsRequest, networkRequest, noRequest, sandboxRequest, snapshotRequest, stopRequest, upRequest } from "./requests.js";
+import { authRemoveRequest, authSetRequest, execRequest, gcRequest, logsRequest, networkRequest, noRequest, portRequest, sandboxRequest, snapshotRequest, stopRequest, upRequest } from "./requests.js";
 
 /**
  * The request schema of every call: the daemon parses what a client sends with it (everything a
@@ -24,6 +24,7 @@ export const requestSchemas = {
   authSet: authSetRequest,
   authStatus: noRequest,
   authRemove: authRemoveRequest,
+  port: portRequest,
   proxyStatus: noRequest,
   hello: noRequest,
   shutdown: noRequest,

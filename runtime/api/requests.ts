@@ -5,6 +5,7 @@ import { networkModes } from "../../generator/config/network-modes.js";
 import { invalidSandboxName, sandboxNamePattern } from "../core/names.js";
 import { snapshotNamePattern } from "../workspaces/snapshots.js";
 import { denyEntry } from "../../generator/policy/network/policy-schema.js";
+import { portChangeSchema } from "../state/port-forward-schema.js";
 
 /*
  * What the calls accept; the call table (calls.ts) says which call takes which. The CLI builds
@@ -96,5 +97,6 @@ export const authSetRequest = z.strictObject({
   text: z.string().max(65536).describe("the token or login file, as read from stdin"),
 });
 export const authRemoveRequest = z.strictObject({ agent: agentName.describe("the agent whose login to remove") });
+export const portRequest = z.strictObject({ name, change: portChangeSchema });
 /** A call that takes nothing (list, and the daemon's own calls). */
 export const noRequest = z.strictObject({});

@@ -1,5 +1,6 @@
 import type { PhaseTiming } from "../core/phase-clock.js";
 import type { SeccompStatus } from "../seccomp/status.js";
+import type { PortForward } from "../state/port-spec.js";
 
 /** One sandbox as ps and status show it. */
 export interface SandboxView {
@@ -30,6 +31,8 @@ export interface SandboxView {
   workspaceDisk: { limitBytes: number; usedBytes: number | null } | null;
   /** The seccomp filter: what it allows back, a warning when that is anything, what it refused. */
   seccomp: SeccompStatus;
+  /** `forage-ctl port`'s forwards: host 127.0.0.1:hostPort → the sandbox's port (open while it runs). */
+  ports: PortForward[];
 }
 
 /** What `up` answers: the new sandbox, and with `timings`, where the time went. */

@@ -102,6 +102,7 @@ async function handle(raw: unknown, guards: Map<string, { spec: GuardSpec; guard
     log(`${request.sandbox}: no longer guarded`);
     return { ok: true, pid: process.pid };
   }
+  if (request.op === "ports") return { ok: true, pid: process.pid, forwards: await entry.guard.forwards() };
   if (request.op === "record") {
     await entry.guard.record();
     return { ok: true, pid: process.pid };

@@ -12,6 +12,7 @@ import type { RuntimePaths } from "../core/paths.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { guardAnswer, type GuardAnswer, type GuardRequest } from "./guard-protocol.js";
 import type { GuardSpec } from "./guard-spec.js";
+import type { ForwardState } from "./port-forwarder.js";
 
 /** A running guard as the metadata records it: the guard host's pid, and the sandbox's ports. */
 export interface GuardHandle extends GuardServices {
@@ -139,4 +140,20 @@ function send(socketPath: string, request: GuardRequest): Promise<GuardAnswer> {
     );
     socket.once("close", () => done(() => reject(new Error("the guard host closed the connection without an answer"))));
   });
+}
+
+/**
+ * Has the sandbox's guard open and close its port forwards to match its metadata, and says how
+ * each is; null when no guard host answers or it is another than `guard` (then the sandbox has
+ * no guard: stopped, or its guard is gone). A host's refusal is thrown with its reason.
+ */
+export async function syncForwards(paths: RuntimePaths, guard: GuardHandle | null, sandbox: string): Promise<ForwardState[] | null> {
+  if (guard === null) return null;
+  const answer = await askHost(paths, { op: "ports", stateDir: paths.stateDir, sandbox }, false).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === undefined) throw error;
+    return undefined; // no host listens: nothing is guarded
+  });
+  if (answer?.pid !== guard.pid) return null;
+  if (answer.forwards === undefined) throw new Error("the guard host answered without the forwards (an older guard host? it exits once it has no sandbox)");
+  return answer.forwards;
 }

@@ -1,5 +1,7 @@
 import type { GuardServices } from "../../generator/policy/network/host-table.js";
 import type { GuardSpec } from "./guard-spec.js";
+import type { ForwardState } from "./port-forwarder.js";
+import { forwardStates } from "./forward-states.js";
 
 /**
  * What forage-ctl asks the guard host (guard-host.ts) over its socket, one JSON line each way.
@@ -11,10 +13,11 @@ export type GuardRequest =
   | { op: "reload"; stateDir: string; sandbox: string }
   | { op: "remove"; stateDir: string; sandbox: string }
   | { op: "has"; stateDir: string; sandbox: string }
-  | { op: "record"; stateDir: string; sandbox: string };
+  | { op: "record"; stateDir: string; sandbox: string }
+  | { op: "ports"; stateDir: string; sandbox: string };
 
-/** The host's answer: its pid, and the sandbox's ports for `add`, or an error. */
-export type GuardAnswer = { ok: true; pid: number; services?: GuardServices; has?: boolean } | { ok: false; error: string };
+/** The host's answer: its pid, and the sandbox's ports for `add` (its forwards for `ports`), or an error. */
+export type GuardAnswer = { ok: true; pid: number; services?: GuardServices; has?: boolean; forwards?: ForwardState[] } | { ok: false; error: string };
 
 /** The key of a sandbox in the host: two state directories may each have a sandbox of one name. */
 export function guardKey(stateDir: string, sandbox: string): string {
@@ -28,7 +31,14 @@ export function guardAnswer(raw: unknown): GuardAnswer {
   if (fields.ok !== true || typeof fields.pid !== "number" || !Number.isInteger(fields.pid))
     throw new Error("the guard host's answer is not one (another version running? it exits once it has no sandbox)");
   const services = fields.services === undefined ? undefined : portsOf(fields.services);
-  return { ok: true, pid: fields.pid, ...(services === undefined ? {} : { services }), ...(typeof fields.has === "boolean" ? { has: fields.has } : {}) };
+  const forwards = fields.forwards === undefined ? undefined : forwardStates(fields.forwards);
+  return {
+    ok: true,
+    pid: fields.pid,
+    ...(services === undefined ? {} : { services }),
+    ...(typeof fields.has === "boolean" ? { has: fields.has } : {}),
+    ...(forwards === undefined ? {} : { forwards }),
+  };
 }
 
 function portsOf(raw: unknown): GuardServices {

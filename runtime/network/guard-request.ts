@@ -42,6 +42,7 @@ const request: z.ZodType<GuardRequest> = z.discriminatedUnion("op", [
   z.strictObject({ op: z.literal("remove"), stateDir: absolute, sandbox }),
   z.strictObject({ op: z.literal("has"), stateDir: absolute, sandbox }),
   z.strictObject({ op: z.literal("record"), stateDir: absolute, sandbox }),
+  z.strictObject({ op: z.literal("ports"), stateDir: absolute, sandbox }),
 ]);
 
 /** A request to the guard host, checked; throws what is wrong with one that does not fit. */

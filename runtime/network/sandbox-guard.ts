@@ -21,6 +21,7 @@ import { SetElementWriter } from "./set-element-writer.js";
 import { listenGate, type GateListener } from "./sni/gate-listener.js";
 import { createNameGate, type NameGate } from "./sni/name-gate.js";
 import { SpecialAddresses } from "./special-addresses.js";
+import { PortForwarder, type ForwardState } from "./port-forwarder.js";
 import { pathExists } from "../core/path-exists.js";
 
 /** DNS queries the filter works on at once, per sandbox; more are dropped (clients retry). */
@@ -41,7 +42,9 @@ export interface SandboxGuard {
   tick(): Promise<boolean>;
   /** Reads the tables' refusals into the denial records now (`forage-ctl denials` asks first). */
   record(): Promise<void>;
-  /** Closes its sockets and its in-sandbox writer. */
+  /** Opens and closes the sandbox's port forwards to match its metadata (`forage-ctl port`); says how each is. */
+  forwards(): Promise<ForwardState[]>;
+  /** Closes its sockets (port forwards too) and its in-sandbox writer. */
   close(): Promise<void>;
 }
 
@@ -68,6 +71,7 @@ class Guard implements SandboxGuard {
   private readonly dnsDeps: DnsFilterDeps;
   private readonly poller: DenialPoller;
   private readonly denials: DenialLog;
+  private readonly ports: PortForwarder;
   private readonly startedAt = new Date().toISOString();
   private listeners: { dns: DnsListener; gates: GateListener } | undefined;
   /** Questions and connections seen, and how many there were at the last reading of the tables. */
@@ -103,6 +107,7 @@ class Guard implements SandboxGuard {
       describeRefusal(this.link, () => this.policy, this.allowed),
     );
     this.denials = new DenialLog(this.directory());
+    this.ports = new PortForwarder(this.link.sandboxAddress);
   }
 
   get services(): GuardServices {
@@ -122,6 +127,13 @@ class Guard implements SandboxGuard {
     });
     this.listeners = { dns, gates };
     await this.writeStatus().catch(() => undefined);
+    // The forwards kept from before a stop open with the sandbox; one that cannot is logged, not fatal.
+    for (const failed of (await this.forwards().catch((error: Error) => [{ error: error.message }])).filter((each) => each.error !== null))
+      await logForSandbox(this.spec, `a port forward did not open: ${JSON.stringify(failed)}`);
+  }
+
+  forwards(): Promise<ForwardState[]> {
+    return this.ports.sync(async () => (await readMetadata(this.spec.paths, this.spec.sandbox))?.ports ?? []);
   }
 
   async reload(): Promise<void> {
@@ -154,6 +166,7 @@ class Guard implements SandboxGuard {
   }
 
   async close(): Promise<void> {
+    this.ports.close();
     this.listeners?.gates.close();
     this.mirrorWriter?.close();
     await this.listeners?.dns.close();

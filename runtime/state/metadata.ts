@@ -2,6 +2,7 @@ import { z } from "zod";
 import { networkPolicySchema } from "../../generator/policy/network/policy-schema.js";
 import { sandboxNamePattern } from "../core/names.js";
 import { templateNamePattern } from "../../generator/lib/template-name.js";
+import { portForwardsSchema } from "./port-forward-schema.js";
 
 /**
  * A sandbox's metadata, `<state>/sandboxes/<name>.json`. Everything needed to start, reset or
@@ -97,6 +98,11 @@ export const sandboxMetadataSchema = z.strictObject({
     .strictObject({ pid: z.number().int().positive(), dnsPort: z.number().int().min(1).max(65535), tlsPort: z.number().int().min(1).max(65535), httpPort: z.number().int().min(1).max(65535) })
     .nullable()
     .default(null),
+  /**
+   * `forage-ctl port`'s forwards (host 127.0.0.1:hostPort → the sandbox's port): kept across stop,
+   * start and reset (they open with the sandbox's guard), gone with the metadata on down. Absent: none.
+   */
+  ports: portForwardsSchema.optional(),
 });
 
 export type SandboxMetadata = z.infer<typeof sandboxMetadataSchema>;

@@ -26,6 +26,7 @@ describe("the call table", () => {
       "authSet",
       "authStatus",
       "authRemove",
+      "port",
       "proxyStatus",
       "hello",
       "shutdown",
@@ -34,7 +35,7 @@ describe("the call table", () => {
       ["up", "progress"],
       ["exec", "exec"],
     ]);
-    expect(plainOperations).toEqual(["down", "list", "status", "start", "stop", "reset", "auditLog", "logs", "gc", "snapshot", "network", "denials", "authSet", "authStatus", "authRemove"]);
+    expect(plainOperations).toEqual(["down", "list", "status", "start", "stop", "reset", "auditLog", "logs", "gc", "snapshot", "network", "denials", "authSet", "authStatus", "authRemove", "port"]);
   });
 
   it.each(allOps)("%s: takes its valid request as it is", (op) => {
@@ -48,6 +49,11 @@ describe("the call table", () => {
   it("refuses a request that fails its schema as a usage error naming the field and the limit", () => {
     expect(() => parseRequest("logs", { name: "demo", lines: 0 })).toThrow(expect.objectContaining({ kind: "usage", message: "invalid logs request: lines Too small: expected number to be >=1" }));
     expect(() => parseRequest("network", { name: "demo", change: { mode: "open" } })).toThrow(/^invalid network request: change\.mode /);
+    expect(() => parseRequest("port", { name: "demo", change: { kind: "add", forward: { hostPort: 80, port: 80 } } })).toThrow(
+      expect.objectContaining({ kind: "usage", message: "invalid port request: change.forward.hostPort host ports below 1024 are privileged: choose 1024-65535" }),
+    );
+    expect(() => parseRequest("port", { name: "demo", change: { kind: "add", forward: { hostPort: 8080, port: 65536 } } })).toThrow(/^invalid port request: change\.forward\.port /);
+    expect(() => parseRequest("port", { name: "demo", change: { kind: "remove", hostPort: 8080.5, port: null } })).toThrow(/^invalid port request: change\.hostPort /);
   });
 
   it("treats a missing request as an empty one (a call that takes nothing)", () => {

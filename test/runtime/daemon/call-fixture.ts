@@ -41,6 +41,7 @@ const view: SandboxView = {
   resourceLimits: { cpuQuota: null, memoryMax: "4G", tasksMax: 4096 },
   workspaceDisk: null,
   seccomp: { allowed: [], warning: null, refused: null },
+  ports: [{ hostPort: 8080, port: 3000 }],
 };
 
 const login: LoginStatus = {
@@ -85,6 +86,10 @@ export const cases: { [K in OperationName]: { request: Request<K>; result: Resul
   authSet: { request: { agent: "claude", text: "sk-ant-oat01-test\n" }, result: login },
   authStatus: { request: {}, result: [login] },
   authRemove: { request: { agent: "claude" }, result: undefined },
+  port: {
+    request: { name: "demo", change: { kind: "add", forward: { hostPort: 8080, port: 3000 } } },
+    result: [{ hostPort: 8080, port: 3000, hostAddress: "127.0.0.1", sandboxAddress: "10.100.3.2", state: "open", error: null }],
+  },
 };
 
 /** What the fake operations were handed, in order: the operation and its request. */

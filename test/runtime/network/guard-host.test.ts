@@ -40,6 +40,7 @@ describe("the network guard host", () => {
       });
       expect(await ask(paths.guardSocket, "not json")).toEqual({ ok: false, error: "protocol line is not JSON" });
       expect(await ask(paths.guardSocket, JSON.stringify({ op: "reload", stateDir: paths.stateDir, sandbox: "web" }))).toEqual({ ok: false, error: "sandbox web is not guarded here" });
+      expect(await ask(paths.guardSocket, JSON.stringify({ op: "ports", stateDir: paths.stateDir, sandbox: "web" }))).toEqual({ ok: false, error: "sandbox web is not guarded here" });
       // The client's calls: a sandbox the host does not guard is no guard of ours, and stopping or recording it is harmless.
       const handle = { pid: process.pid, dnsPort: 1, tlsPort: 2, httpPort: 3 };
       expect(await isOurGuard(paths, handle, "web")).toBe(false);
@@ -57,5 +58,9 @@ describe("the network guard host", () => {
     expect(guardAnswer({ ok: false, error: "no" })).toEqual({ ok: false, error: "no" });
     expect(() => guardAnswer({ ok: true, pid: 7, services: { dnsPort: 0, tlsPort: 443, httpPort: 80 } })).toThrow("a port that is none");
     expect(() => guardAnswer({ ready: true })).toThrow("not one");
+    const forwards = [{ hostPort: 8080, port: 3000, open: false, error: "EADDRINUSE" }];
+    expect(guardAnswer({ ok: true, pid: 7, forwards })).toEqual({ ok: true, pid: 7, forwards });
+    expect(() => guardAnswer({ ok: true, pid: 7, forwards: [{ hostPort: 8080, port: 0, open: true, error: null }] })).toThrow("a forward that is none");
+    expect(() => guardAnswer({ ok: true, pid: 7, forwards: {} })).toThrow("forwards that are no list");
   });
 });
