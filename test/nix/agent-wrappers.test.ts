@@ -146,6 +146,42 @@ describe.skipIf(!tools.run)("agent wrappers built with nix-build and executed", 
     }
   });
 
+  it("passes Claude the sandbox's prompt with --append-system-prompt when the file is there, verbatim, and nothing when it is not", () => {
+    const prompt = join(root, "prompt.md");
+    // The library function the generated wrappers call, given a prompt file of this test's.
+    const expression = `
+      let
+        lib = ${standInLib};
+        pkgs = ${standInPkgs([{ path: ["claude-code"], bins: ["claude-code"] }])};
+        forage = { lib = import ${nixString(join(repoRoot, "modules/lib"))} { inherit lib; }; };
+      in
+      forage.lib.agentWrappers { inherit pkgs; agents = { claude = { package = pkgs.claude-code; }; }; promptFiles = { claude = ${nixString(prompt)}; }; }`;
+    const storePath = nixBuild(expression, "claude");
+    expect(runAgent(storePath, "claude", ["--print", "x"]).env.get("argv")).toBe("--print x");
+    rmSync("/tmp/forage-pwned", { force: true });
+    writeFileSync(prompt, "# Sandbox\nline two $(touch /tmp/forage-pwned)\n");
+    const run = runAgent(storePath, "claude", ["--print", "x"]);
+    expect(run.status).toBe(0);
+    expect(run.env.get("argv")).toBe("--append-system-prompt # Sandbox");
+    expect(run.stdout).toContain("line two $(touch /tmp/forage-pwned) --print x");
+    expect(() => readFileSync("/tmp/forage-pwned")).toThrow();
+  });
+
+  it("reads a login agent's env file (its token, or the proxy's URL and a stand-in) even with auth wrapper", () => {
+    mkdirSync(join(root, "login", "_proxy"), { recursive: true });
+    writeFileSync(join(root, "login", "_proxy", "claude"), "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-test\n", { mode: 0o400 });
+    const expression = `
+      let
+        lib = ${standInLib};
+        pkgs = ${standInPkgs([{ path: ["claude-code"], bins: ["claude-code"] }])};
+        forage = { lib = import ${nixString(join(repoRoot, "modules/lib"))} { inherit lib; }; };
+      in
+      forage.lib.agentWrappers { inherit pkgs; secretsDir = ${nixString(join(root, "login"))}; agents = { claude = { package = pkgs.claude-code; auth = "wrapper"; login = "token"; }; }; }`;
+    const run = runAgent(nixBuild(expression, "claude"), "claude", []);
+    expect(run.status).toBe(0);
+    expect(run.env.get("CLAUDE_CODE_OAUTH_TOKEN")).toBe("sk-ant-oat01-test");
+  });
+
   it("starts an agent without a secret (subscription login) with no key variable set", async () => {
     const subscription = await buildWrappers(join(root, "sub"), "examples/mounts-beads/forage.json", "fullstack");
     const run = runAgent(nixBuild(subscription, "claude"), "claude", []);

@@ -13,7 +13,7 @@ beforeEach(async () => {
 });
 afterEach(() => temp.cleanup());
 
-const write = (lines: string[]): Promise<void> => temp.write("forage.yaml", ["user: alice", "templates:", "  t:", ...lines, ""].join("\n"));
+const write = (lines: string[]): Promise<string> => temp.write("forage.yaml", ["user: alice", "templates:", "  t:", ...lines, ""].join("\n"));
 
 describe("an agent's login", () => {
   it.each([

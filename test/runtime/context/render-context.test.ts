@@ -47,6 +47,6 @@ describe("a sandbox's rendered context", () => {
 
   it("puts a fragment in as written, without escaping", async () => {
     const files = await renderContext(view({ fragments: ["Use <b>make</b> & `npm test`."] }), template());
-    expect(files["system-prompt.md"].trimEnd().endsWith("Use <b>make</b> & `npm test`.")).toBe(true);
+    expect(files["system-prompt.md"]?.trimEnd().endsWith("Use <b>make</b> & `npm test`.")).toBe(true);
   });
 });
