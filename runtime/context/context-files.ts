@@ -17,14 +17,25 @@ export function sandboxContextPath(context: Pick<RuntimeContext, "paths">, sandb
 /**
  * Renders the sandbox's context afresh (the network policy may have changed since the last
  * start) into its directory: root's, files 0644 (the agent reads them through a read-only bind).
+ * Resolves once the directory exists (the container can bind it) with the rendering still going:
+ * `written` settles when the files are there, which the agents' session waits for. The rendering
+ * (~100 ms the first time in a process, for Handlebars) thus overlaps the container's start.
  * Nothing when the template turns the context off.
  */
-export async function writeContextFiles(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
+export async function startContextFiles(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<{ written: Promise<void> }> {
   const dir = sandboxContextPath(context, metadata.name);
   await rm(dir, { recursive: true, force: true });
-  if (!template.context.enable) return;
+  if (!template.context.enable) return { written: Promise.resolve() };
   // The parent is traversable, not listable: sandbox names are the host's business.
   await mkdir(context.paths.contextDir, { recursive: true, mode: 0o711 });
+  await mkdir(dir, { mode: 0o755 });
+  const written = renderInto(dir, context, metadata, template);
+  // Awaited before the session; a start that fails first must not leave it unhandled.
+  written.catch(() => undefined);
+  return { written };
+}
+
+async function renderInto(dir: string, context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
   // lstat, not stat: a workspace's flake.nix that is a link to elsewhere still says "a flake".
   const hasFlake = await lstat(join(metadata.workspace.hostPath, "flake.nix")).then(
     () => true,

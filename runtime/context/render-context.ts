@@ -32,6 +32,15 @@ export async function renderContext(view: ContextView, template: TemplateModel):
   return files;
 }
 
+/**
+ * Compiles every context template now, so the first sandbox's start does not pay for it (loading
+ * Handlebars and compiling take ~100 ms once per process): the daemon does this while idle.
+ */
+export async function warmContextTemplates(): Promise<void> {
+  const names = ["system-prompt.md.hbs", "agents-md.md.hbs", ...["forage-jj", "forage-git-worktree", "forage-commits", "forage-nix"].map((name) => `skills/${name}.md.hbs`)];
+  for (const name of names) await renderProse(await readTemplate(name), {}).catch(() => undefined);
+}
+
 /** Forage's skills that fit the sandbox: its VCS's, commits always, nix when the workspace has a flake. */
 async function forageSkills(view: ContextView): Promise<Skill[]> {
   const workspaces = [view.workspace, ...view.mounts];

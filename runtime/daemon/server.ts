@@ -7,6 +7,7 @@ import type { Operations } from "../api/operations.js";
 import { lookupHostUser } from "../core/host-user.js";
 import type { RuntimeContext } from "../core/context.js";
 import { SandboxError, UserError } from "../core/errors.js";
+import { warmContextTemplates } from "../context/render-context.js";
 import { buildId } from "../core/build-id.js";
 import { listenPrivately, prepareSocketDirectory } from "../core/private-socket.js";
 import { encode, fieldsOf, lineReader, type ServerMessage } from "./protocol.js";
@@ -42,6 +43,8 @@ export async function serveDaemon(context: RuntimeContext, paths: { user: string
   await listenPrivately(servers[0].listener, paths.user, user.uid);
   await listenPrivately(servers[1].listener, paths.root, 0);
   log(`listening on ${paths.user} (user ${user.uid} and root only) and ${paths.root} (root only), settings from ${file.path}`);
+  // While nothing is asked yet: the first sandbox's start then renders its context in a millisecond.
+  setTimeout(() => void warmContextTemplates(), 50).unref();
   return { close: () => Promise.all(servers.map((server) => server.close())).then(() => undefined) };
 }
 

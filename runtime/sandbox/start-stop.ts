@@ -2,7 +2,7 @@ import type { TemplateModel } from "../../generator/model/model.js";
 import { backendOf } from "../backends/registry.js";
 import { recordEvent } from "../core/audit-log.js";
 import { seedHome } from "./seed-home.js";
-import { writeContextFiles } from "../context/context-files.js";
+import { startContextFiles } from "../context/context-files.js";
 import type { RuntimeContext } from "../core/context.js";
 import { timed } from "../core/phase-clock.js";
 import { writeMetadata } from "../state/metadata-store.js";
@@ -39,11 +39,12 @@ async function startSandbox(context: RuntimeContext, given: SandboxMetadata, tem
  */
 export async function startReady(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel, progress?: (step: string) => void): Promise<SandboxMetadata> {
   const { clock } = context;
-  // Rendered at every start: the network policy it describes may have changed since the last.
-  await timed(clock, "agent context", () => writeContextFiles(context, metadata, template));
+  // Rendered at every start (the network policy it describes may have changed), beside the start.
+  const agentContext = await startContextFiles(context, metadata, template);
   progress?.("starting the container");
   const running = await timed(clock, "start", () => startSandbox(context, metadata, template));
-  // Before the session: its agents must find their login files in place when they start.
+  // Before the session: its agents must find their context and login files in place when they start.
+  await timed(clock, "agent context", () => agentContext.written);
   await timed(clock, "home seed", () => seedHome(context, running));
   progress?.("opening the agent session");
   // The session and the in-sandbox table do not depend on each other (the host-side table holds already).
