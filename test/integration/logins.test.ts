@@ -1,4 +1,6 @@
-import { copyFileSync } from "node:fs";
+import { chmodSync, copyFileSync } from "node:fs";
+import { execa } from "execa";
+import { cliPath } from "../cli/run-cli.js";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,16 +21,20 @@ const proxyPort = 18214;
 
 function templates(port: number): string {
   const api = (flavor: string): string => `api: { upstream: "https://localhost:${port}/${flavor}/api", tokenUrl: "https://localhost:${port}/${flavor}/oauth/token" }`;
+  // No context: Claude's wrapper would pass node (standing in for claude) --append-system-prompt.
   return `  tok:
     network: none
+    context: { enable: false }
     agents:
       claude: { package: claude-code, executable: node, login: token }
   tokp:
     network: none
+    context: { enable: false }
     agents:
       claudep: { package: claude-code, executable: node, login: token, auth: proxy, api: { upstream: "https://localhost:${port}/claude/api" } }
   oa:
     network: none
+    context: { enable: false }
     agents:
       claudeo: { package: claude-code, executable: node, login: oauth, ${api("claude")} }
       codex: { package: codex, executable: node, login: oauth, ${api("codex")} }
@@ -158,6 +164,30 @@ describe.skipIf(!tools.run || !isRoot())("subscription logins kept on the host",
     const variables = JSON.parse(await inSandbox("lo", "/opt/forage/bin/codex", "-e", "console.log(JSON.stringify(Object.keys(process.env)))")) as string[];
     expect(variables).toContain("OPENAI_BASE_URL");
     for (const real of [claudeLogin.accessToken, claudeLogin.refreshToken, "rt-claude", "rt-codex", setupToken]) expect(everything).not.toContain(real);
+  });
+
+  it("takes and shows logins from the configured user through the daemon (no sudo), never echoing a value", async () => {
+    // The user reaches the daemon's socket in the run directory, as a person without sudo would.
+    chmodSync(host.dir, 0o711);
+    const asUser = async (args: string[], input?: string): Promise<{ exitCode: number; stdout: string; stderr: string }> => {
+      const result = await execa("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath, cliPath, ...args], {
+        env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
+        extendEnv: false,
+        reject: false,
+        ...(input === undefined ? { stdin: "ignore" as const } : { input }),
+      });
+      return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+    };
+    const fresh = claude.issue().accessToken;
+    const set = await asUser(["auth", "set", "claudep"], `${fresh}\n`);
+    expect(set.exitCode, set.stderr).toBe(0);
+    expect(set.stdout).toMatch(/^stored the token login of claudep; valid until \d{4}-/);
+    const status = await asUser(["auth", "status"]);
+    expect(status.stdout).toMatch(/^AGENT +KIND +STATE +SET +EXPIRES\n/);
+    expect(status.stdout).not.toContain(fresh);
+    // The proxy uses the new token at once, without a restart of anything.
+    expect((await call("lp", "claudep", "ANTHROPIC_BASE_URL", "/v1/messages")).status).toBe(200);
+    expect(upstream.requestsTo("/claude/api").at(-1)?.headers.authorization).toBe(`Bearer ${fresh}`);
   });
 
   it("removes a login, after which the proxy says how to store it again", async () => {
