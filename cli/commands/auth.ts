@@ -53,7 +53,7 @@ Examples:
     });
   auth
     .command("remove")
-    .description("Remove an agent's stored login (running sandboxes lose it at their next request)")
+    .description("Remove an agent's stored login (proxied agents lose it at their next request; a token given by auth wrapper stays in running sandboxes until they are reset)")
     .argument("<agent>", "the agent's name")
     .action(async (agent: string) => {
       await (await operations()).authRemove({ agent });
