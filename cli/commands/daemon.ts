@@ -21,8 +21,8 @@ ${rootSocketPath()}, root's alone, when the daemon serves the same settings file
 build: they run there as they would in forage-ctl itself, settings read afresh, without loading
 the toolchain first. Sandboxes are not its children: stopping or restarting it leaves them running, and it
 picks them up again from state.
-It also runs the API proxy when an agent uses auth "proxy" or "placeholder" (or proxy.enable is
-set); SIGHUP reloads the proxy's keys.
+It also runs the API proxy when an agent uses auth "proxy" or "placeholder" (or an oauth login),
+and only then; SIGHUP reloads the proxy's keys.
 Settings: --config, else FORAGE_CONFIG, else ./forage.config.ts, ./forage.yaml or ./forage.json in
 the current directory, else /etc/forage/forage.json (the NixOS service sets FORAGE_CONFIG to it).
 \`forage-ctl up\` run as root starts one with its own settings file when none answers.
@@ -40,7 +40,7 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
       const { serveDaemon } = await import("../../runtime/daemon/server.js");
       const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage-daemon: ${line}\n`);
       const server = await serveDaemon(context, { user: socketPath(), root: rootSocketPath() }, log, file);
-      // The API proxy lives in the daemon when the config needs it (an agent behind it, or proxy.enable).
+      // The API proxy lives in the daemon when the config needs it (an agent behind it).
       const { proxyNeeded } = await import("../../runtime/proxy/sandbox-routes.js");
       const { readProxyStatus } = await import("../../runtime/proxy/proxy-status.js");
       const running = await readProxyStatus(context.paths);

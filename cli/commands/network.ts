@@ -38,7 +38,8 @@ it shows the policy in force and the network guard's counters.
               (for twice the answer's TTL, at least 5 minutes) are reachable; no other resolver, no DoT
   --sni       (restricted) TCP 443 and 80 go through a gate that reads the TLS SNI or HTTP Host,
               refuses names not allowed even on an allowed (shared) address, and connects to
-              the name itself; connections without a name, and QUIC, are refused
+              the name itself; connections without a name, and QUIC, are refused. Refused
+              beside none or full; a sandbox switched to none or full drops it
   full        routed and NATed through the host (through externalInterface when it is set)
 
 What was refused: forage-ctl denials SANDBOX (inside: /run/forage/network/denials.jsonl).

@@ -1,16 +1,19 @@
 import { checkAgentApis } from "./check-agent-apis.js";
+import { checkProxyUse } from "./check-proxy-use.js";
+import { flattenAll } from "./proxied-agents.js";
 import type { Config } from "./schema/config.js";
 import { parentsOf } from "./template-parents.js";
 import type { SchemaProblem } from "./zod-issues.js";
 
 /**
  * Cross-references the schema cannot see: secrets named by agents exist, `extends` names existing
- * templates without cycles. Runs only on schema-valid configs; reports every problem.
+ * templates without cycles, what the proxy needs is there and what only it reads is read by it.
+ * Runs only on schema-valid configs; reports every problem.
  */
 export function checkReferences(config: Config): SchemaProblem[] {
   const extendsProblems = checkExtends(config);
-  // Agent APIs are checked on flattened templates, which needs sound `extends`.
-  const apiProblems = extendsProblems.length === 0 ? checkAgentApis(config) : [];
+  // Agent APIs and the proxy's options are checked on flattened templates, which needs sound `extends`.
+  const apiProblems = extendsProblems.length === 0 ? [...checkAgentApis(config), ...checkProxyUse(config, flattenAll(config))] : [];
   return [...checkSecrets(config), ...extendsProblems, ...checkMounts(config), ...apiProblems];
 }
 

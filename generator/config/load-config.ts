@@ -1,6 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { extname, relative, resolve } from "node:path";
 import { checkReferences } from "./check-references.js";
+import { effectNotes } from "./effect-notes.js";
+import { flattenAll } from "./proxied-agents.js";
 import { ConfigError, sortDiagnostics, type Diagnostic } from "./diagnostic.js";
 import { parseJsonDocument } from "./parse-json.js";
 import { parseYamlDocument } from "./parse-yaml.js";
@@ -14,7 +16,7 @@ export interface LoadedConfig {
   file: string;
   /** In Forage's own spelling: reference spellings are already rewritten. */
   config: Config;
-  /** What the user should hear although the config loaded (reference spellings used), located and sorted; the CLI prints them on stderr. */
+  /** What the user should hear although the config loaded (reference spellings used, options with no effect), located and sorted; the CLI prints them on stderr. */
   notes: Diagnostic[];
 }
 
@@ -32,7 +34,9 @@ export async function loadConfig(path: string, cwd = process.cwd()): Promise<Loa
   const notes = locate(document, adopted.notes).map((note) => ({ ...note, severity: "note" as const }));
   const referenceProblems = checkReferences(adopted.config);
   if (referenceProblems.length > 0) throw new ConfigError(locate(document, referenceProblems), notes);
-  return { file, config: adopted.config, notes };
+  // Options that change nothing where they are written (and are not refused: see effectNotes).
+  const effects = locate(document, effectNotes(adopted.config, flattenAll(adopted.config))).map((note) => ({ ...note, severity: "note" as const }));
+  return { file, config: adopted.config, notes: sortDiagnostics([...notes, ...effects]) };
 }
 
 async function parseDocument(file: string, absolute: string): Promise<SourceDocument> {

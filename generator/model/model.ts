@@ -28,6 +28,7 @@ export interface HostModel {
   agentIdentity: Identity;
   monitor: { enable: boolean; interval: number; autoRestart: boolean };
   proxy: {
+    /** Whether the API proxy runs: exactly when an agent goes by it (auth other than "wrapper"). */
     enable: boolean;
     port: number;
     url: string | null;

@@ -16,7 +16,9 @@ export function resolveModel(config: Config, source: string): Model {
   const templates = Object.keys(config.templates)
     .sort()
     .map((name) => resolveTemplate(name, flattenTemplate(config, name), host));
-  return { source, host, templates };
+  // The proxy runs exactly when an agent goes by it (the config checks refused enable: false beside one).
+  const proxyRuns = templates.some((template) => template.agents.some((agent) => agent.auth !== "wrapper"));
+  return { source, host: { ...host, proxy: { ...host.proxy, enable: proxyRuns } }, templates };
 }
 
 function resolveHost(config: Config): HostModel {
@@ -31,7 +33,8 @@ function resolveHost(config: Config): HostModel {
     agentIdentity: config.agentIdentity ?? {},
     monitor: config.monitor,
     proxy: {
-      enable: config.proxy.enable,
+      // Known once the templates are resolved (resolveModel).
+      enable: false,
       port: config.proxy.port,
       url: config.proxy.url ?? null,
       rateLimit: { requests: config.proxy.rateLimit.requests, window: config.proxy.rateLimit.window, tokens: config.proxy.rateLimit.tokens ?? null },

@@ -20,7 +20,7 @@ const rateLimitSchema = z
 
 const proxySchema = z
   .strictObject({
-    enable: z.boolean().describe("Run the API proxy that keeps agent keys on the host."),
+    enable: z.boolean().describe('Whether the API proxy runs: true exactly when an agent uses auth "proxy" or "placeholder" (the daemon decides from the agents themselves).'),
     port: z.number().int().min(1).max(65535).describe("Port the proxy listens on, on each sandbox's host-side address."),
     url: proxyUrlSchema.nullable().describe("The reference's proxyUrl, or null."),
     rateLimit: rateLimitSchema,

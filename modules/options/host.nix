@@ -78,7 +78,7 @@
         autoRestart = lib.mkOption {
           type = lib.types.bool;
           default = false;
-          description = "Restart sandboxes found unhealthy.";
+          description = "Restart sandboxes found unhealthy (needs enable).";
         };
       };
     };
@@ -93,9 +93,9 @@
     type = lib.types.submodule {
       options = {
         enable = lib.mkOption {
-          type = lib.types.bool;
-          default = false;
-          description = "Run the API proxy that keeps agent keys on the host.";
+          type = lib.types.nullOr lib.types.bool;
+          default = null;
+          description = "Whether the API proxy runs. Default: exactly when an agent goes by it (auth \"proxy\" or \"placeholder\", or an oauth login), the only time it has anyone to serve. false is refused while an agent does (it would have no way to its API); true without one has no effect (a note says so).";
         };
         port = lib.mkOption {
           type = lib.types.int;
@@ -158,7 +158,6 @@
     default = {
       allowUpstreams = [ ];
       auditLogMaxBytes = 52428800;
-      enable = false;
       port = 8080;
       rateLimit = {
         requests = 60;

@@ -6,9 +6,14 @@ import type { PlaceholderBinding } from "./placeholder-swap.js";
 import { readPlaceholder } from "./sandbox-credentials.js";
 import type { ProxiedAgent, SandboxProxy } from "./sandbox-proxy.js";
 
-/** Whether a config needs the API proxy at all: it is enabled, or some agent is behind it. */
+/**
+ * Whether a config needs the API proxy at all: some agent is behind it. Without one it would serve
+ * nobody, so it does not run (the config checks note a `proxy.enable: true` that changes nothing).
+ * Read from the agents, not `host.proxy.enable`: a settings file generated before that was derived
+ * may say false beside proxied agents.
+ */
 export function proxyNeeded(settings: Model): boolean {
-  return settings.host.proxy.enable || settings.templates.some((template) => template.agents.some((agent) => agent.auth !== "wrapper"));
+  return settings.templates.some((template) => template.agents.some((agent) => agent.auth !== "wrapper"));
 }
 
 /**

@@ -43,12 +43,13 @@ export async function networkOperation(context: RuntimeContext, name: string, ch
       const metadata = await requireSandbox(context, name);
       const template = findTemplate(context, metadata.template);
       const base = change.reset === true ? templatePolicy(template) : policyOf(metadata, template);
+      const mode = change.mode ?? base.mode;
       const policy: NetworkPolicy = {
         ...base,
-        mode: change.mode ?? base.mode,
+        mode,
         allow: union(base.allow, change.allow),
         deny: union(base.deny, change.deny),
-        sni: change.sni ?? base.sni,
+        sni: sniFor(name, mode, change.sni ?? base.sni, change.sni),
       };
       const checked = networkPolicySchema.safeParse(policy);
       if (!checked.success) throw new SandboxError(`network ${name}: ${checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`, "usage");
@@ -83,6 +84,22 @@ async function guardStatus(context: RuntimeContext, name: string): Promise<Guard
   } catch {
     return null;
   }
+}
+
+/**
+ * sni checks names against the allowlist, so only restricted mode reads it (as in templates,
+ * whose schema refuses it beside none and full): asked for in another mode it is refused, and
+ * a sandbox that leaves restricted drops it rather than keep a flag nothing reads.
+ */
+function sniFor(name: string, mode: NetworkPolicy["mode"], sni: boolean, asked: boolean | undefined): boolean {
+  if (mode === "restricted") return sni;
+  if (asked === true) {
+    throw new SandboxError(
+      `network ${name}: --sni only applies to mode "restricted" (it checks names against the allowlist), and this sandbox's mode would be "${mode}": switch it to restricted as well (forage-ctl network ${name} restricted --sni), or leave out --sni`,
+      "usage",
+    );
+  }
+  return false;
 }
 
 function union(current: string[], added: string[] | undefined): string[] {

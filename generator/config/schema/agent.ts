@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { agentApiSchema, authSchema } from "./agent-api.js";
 import { loginFlavorOf, loginKinds, loginPresets } from "../agent-logins.js";
+import { agentApiProblems } from "../agent-api-use.js";
 import { envVarName, hostPath, absolutePath, packageRef, secretName } from "./names.js";
 
 /** Claude Code permission rules, written to its managed settings inside the sandbox. */
@@ -47,6 +48,10 @@ export const agentSchema = z
   })
   .superRefine((a, context) => {
     for (const message of loginProblems(a)) context.addIssue({ code: "custom", message, path: ["login"] });
+  })
+  .superRefine((a, context) => {
+    // Reported at the key: the fix is to remove it.
+    for (const { path, message } of agentApiProblems(a)) context.addIssue({ code: "custom", message, path, params: { atKey: true } });
   })
   .refine((a) => a.hostConfigDir !== undefined || (a.containerConfigDir === undefined && !a.hostConfigDirReadOnly), {
     error: "containerConfigDir and hostConfigDirReadOnly say how hostConfigDir is mounted: set hostConfigDir, or remove them",

@@ -9,13 +9,23 @@ const monitorSchema = z
   .strictObject({
     enable: z.boolean().default(false).describe("Run the health monitor."),
     interval: z.number().int().min(5, { error: "must be at least 5 seconds" }).max(86_400).default(60).describe("Seconds between health checks."),
-    autoRestart: z.boolean().default(false).describe("Restart sandboxes found unhealthy."),
+    autoRestart: z.boolean().default(false).describe("Restart sandboxes found unhealthy (needs enable)."),
+  })
+  // The daemon's monitor is what restarts; without it the flag would be read by nothing.
+  .refine((monitor) => monitor.enable || !monitor.autoRestart, {
+    path: ["autoRestart"],
+    error: "autoRestart restarts the sandboxes the daemon's monitor finds unhealthy, and monitor.enable is off: set monitor.enable: true, or remove autoRestart",
   })
   .describe("Sandbox health monitor.");
 
 const proxySchema = z
   .strictObject({
-    enable: z.boolean().default(false).describe("Run the API proxy that keeps agent keys on the host."),
+    enable: z
+      .boolean()
+      .optional()
+      .describe(
+        'Whether the API proxy runs. Default: exactly when an agent goes by it (auth "proxy" or "placeholder", or an oauth login), the only time it has anyone to serve. false is refused while an agent does (it would have no way to its API); true without one has no effect (a note says so).',
+      ),
     port: z.number().int().min(1).max(65535).default(8080).describe("Port the proxy listens on, on each sandbox's host-side address."),
     url: proxyUrlSchema
       .optional()
@@ -86,7 +96,7 @@ export const configSchema = z
       .optional()
       // The reference's spelling, rewritten into proxy.url by adoptReferenceSpellings.
       .meta({ nixType: "omit", deprecated: true, description: "The reference's spelling of proxy.url, accepted so its configs load; like proxy.url it has no effect (a note says so): remove it." }),
-    proxy: proxySchema.default({ enable: false, port: 8080, rateLimit: { requests: 60, window: "1m" }, auditLogMaxBytes: 50 * 1024 * 1024, allowUpstreams: [] }),
+    proxy: proxySchema.default({ port: 8080, rateLimit: { requests: 60, window: "1m" }, auditLogMaxBytes: 50 * 1024 * 1024, allowUpstreams: [] }),
     network: addressingSchema.default({ base: "10.100", admitPrivate: [] }),
     stateVersion: z
       .string()

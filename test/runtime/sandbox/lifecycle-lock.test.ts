@@ -10,6 +10,7 @@ import { checkHealth } from "../../../runtime/sandbox/health.js";
 import { readMetadata, removeMetadata, writeMetadata } from "../../../runtime/state/metadata-store.js";
 import type { SandboxMetadata } from "../../../runtime/state/metadata.js";
 import { withSandboxLock } from "../../../runtime/state/sandbox-lock.js";
+import { sandboxMetadata } from "../../support/sandbox-metadata.js";
 
 /*
  * One lifecycle change of a sandbox at a time: the health monitor must not take a sandbox that
@@ -27,31 +28,15 @@ describe("a sandbox's lifecycle lock", () => {
     const paths = runtimePaths(join(dir, "state"), { FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets") });
     context = { settings: resolveModel((await loadConfig(config)).config, config), paths, warn: () => undefined };
     // Ready, with a container pid that no longer runs: what the monitor sees mid-down.
-    crashed = {
-      version: 1,
+    crashed = sandboxMetadata({
       name: "going",
       template: "basic",
       slot: 251,
-      containerName: "f251",
-      runtime: "nspawn",
-      createdAt: "2026-11-26T00:00:00Z",
-      phase: "ready",
-      creatorPid: 1,
-      workspace: { mode: "direct", hostPath: dir, managed: false },
-      mounts: [],
-      agentIdentity: {},
-      uid: 65534,
-      gid: 65534,
+      hostPath: dir,
       pid: 2 ** 22 + 17,
       startedAt: "2026-11-26T00:00:00Z",
-      system: null,
-      cgroup: null,
-      muxConfig: null,
-      authorizedKeys: [],
-      secrets: [],
       network: { mode: "none", allow: [], deny: [], sni: false },
-      guard: null,
-    };
+    });
   });
 
   it("makes the health monitor wait for a down in progress, then leave the removed sandbox alone", async () => {
