@@ -14,7 +14,7 @@ import { TestHost } from "./harness.js";
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "nft", "tmux", "git");
 
 const templates = `  told:
-    network: { mode: restricted, allow: ["registry.npmjs.org", "*.example.org:443"] }
+    network: { mode: restricted, allow: ["packages.example.org", "*.example.org:443"] }
     agentIdentity: { gitUser: "Agent Smith", gitEmail: "agent@example.org" }
     agents:
       claude: { package: claude-code, executable: echo }
@@ -61,7 +61,7 @@ describe.skipIf(!tools.run || !isRoot())("agent context", () => {
     const prompt = await host.sh("ctx", "cat /run/forage/context/system-prompt.md");
     expect(prompt).toContain("sandbox **ctx**, made from template **told**");
     expect(prompt).toMatch(/git worktree of the user's repository on branch `forage-ctx`/);
-    expect(prompt).toContain("- `registry.npmjs.org`\n- `*.example.org:443`");
+    expect(prompt).toContain("- `packages.example.org`\n- `*.example.org:443`");
     expect(prompt).toContain("/run/forage/network/denials.jsonl");
     expect(prompt).toContain("authored as Agent Smith <agent@example.org>");
     expect(prompt).toContain("Run the tests with `make check` before you commit.");
