@@ -27,6 +27,7 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["auth"], load: async () => (await import("./commands/auth.js")).registerAuth },
   { words: ["daemon"], load: async () => (await import("./commands/daemon.js")).registerDaemon },
   { words: ["pick"], load: async () => (await import("./commands/pick.js")).registerPick },
+  { words: ["gateway"], load: async () => (await import("./commands/gateway.js")).registerGateway },
 ];
 
 /** Global options that take a value, so the word after them is not mistaken for a command. */

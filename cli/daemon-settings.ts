@@ -28,12 +28,12 @@ export async function warnIfDaemonServesOther(hello: DaemonHello | null, file: S
  * FORAGE_CONFIG or a config in the current directory) are not what the daemon serves, one line
  * says so.
  */
-export async function noteIfDaemonServesOther(configOption: string | undefined, note: (message: string) => void): Promise<void> {
+export async function noteIfDaemonServesOther(configOption: string | undefined, note: (message: string) => void, path?: string): Promise<void> {
   const file = await settingsFile(configOption);
   if (file.origin === "default") return;
   let hello: DaemonHello | null;
   try {
-    hello = await daemonHello();
+    hello = await daemonHello(path);
   } catch (error) {
     // Unreachable, or no answer: the command itself reports that.
     if (error instanceof SandboxError) return;

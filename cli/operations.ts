@@ -5,6 +5,7 @@ import { daemonHello, remoteOperations } from "../runtime/daemon/client.js";
 import { rootSocketPath } from "../runtime/daemon/protocol.js";
 import { pathOverridesOf } from "../runtime/core/paths.js";
 import { isRootsSocket } from "../runtime/core/private-socket.js";
+import { clientSocketPath } from "../runtime/daemon/gateway-socket.js";
 import { settingsFile } from "../runtime/settings/settings-file.js";
 import { noteIfDaemonServesOther, sameFile } from "./daemon-settings.js";
 import { warn } from "./warn.js";
@@ -36,8 +37,10 @@ export interface OperationsOptions {
 export async function operationsFor(configOption: string | undefined, options: OperationsOptions = {}): Promise<Operations> {
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   if (!isRoot) {
-    await noteIfDaemonServesOther(configOption, note);
-    return remoteOperations(warn);
+    // The user's socket, or the gateway's for the SSH gateway's account.
+    const path = await clientSocketPath();
+    await noteIfDaemonServesOther(configOption, note, path);
+    return remoteOperations(warn, path);
   }
   if (options.preferDaemon === true && (await daemonServesTheSame(configOption))) return remoteOperations(warn, rootSocketPath(), printLine);
   const { loadRuntime } = await import("./runtime-context.js");

@@ -1,4 +1,7 @@
-# nixosModules.default: the host side of Forage (services.forage).
+# nixosModules.default: the host side of Forage (services.forage, and its SSH gateway).
 {
-  imports = [ ./host.nix ];
+  imports = [
+    ./host.nix
+    ./gateway.nix
+  ];
 }

@@ -1,6 +1,7 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { callDaemon } from "../../runtime/daemon/client.js";
 import { rootSocketPath, socketPath } from "../../runtime/daemon/protocol.js";
+import { gatewaySocketPath } from "../../runtime/daemon/gateway-socket.js";
 import { dirname } from "node:path";
 import { checkAll } from "../../runtime/sandbox/health.js";
 import { holdLock } from "../../runtime/state/lock.js";
@@ -11,6 +12,7 @@ export function registerDaemon(program: Command): void {
     .command("daemon")
     .description("Run the privileged daemon that serves sandbox commands to the configured user (foreground; root)")
     .option("--stop", "ask a running daemon to exit (sandboxes keep running)")
+    .addOption(new Option("--gateway-user <name>", "also serve the SSH gateway's account (forage-ctl gateway) on its own socket").env("FORAGE_GATEWAY_USER"))
     .addHelpText(
       "after",
       `
@@ -26,9 +28,12 @@ and only then; SIGHUP reloads the proxy's keys.
 Settings: --config, else FORAGE_CONFIG, else ./forage.config.ts, ./forage.yaml or ./forage.json in
 the current directory, else /etc/forage/forage.json (the NixOS service sets FORAGE_CONFIG to it).
 \`forage-ctl up\` run as root starts one with its own settings file when none answers.
+With --gateway-user NAME (or FORAGE_GATEWAY_USER) it also listens on ${gatewaySocketPath()},
+owned by that account, mode 0600: the SSH gateway (forage-ctl gateway as its ForceCommand) may
+list, create, remove and attach to sandboxes there, within the configured user's limits.
 On NixOS the module runs it as a service; elsewhere run it under your service manager.`,
     )
-    .action(async (options: { stop?: boolean }) => {
+    .action(async (options: { stop?: boolean; gatewayUser?: string }) => {
       if (options.stop === true) {
         await callDaemon("shutdown", {});
         return void process.stdout.write("daemon stopping\n");
@@ -39,7 +44,8 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
       if (release === undefined) return void process.stderr.write("forage-ctl: a daemon is already running for this run directory\n");
       const { serveDaemon } = await import("../../runtime/daemon/server.js");
       const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage-daemon: ${line}\n`);
-      const server = await serveDaemon(context, { user: socketPath(), root: rootSocketPath() }, log, file);
+      const sockets = { user: socketPath(), root: rootSocketPath(), gateway: { path: gatewaySocketPath(), user: options.gatewayUser } };
+      const server = await serveDaemon(context, sockets, log, file);
       // The API proxy lives in the daemon when the config needs it (an agent behind it).
       const { proxyNeeded } = await import("../../runtime/proxy/sandbox-routes.js");
       const { readProxyStatus } = await import("../../runtime/proxy/proxy-status.js");

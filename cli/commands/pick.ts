@@ -20,13 +20,16 @@ export function registerPick(program: Command): void {
         "advanced (mount as is, no ~/.tmux.conf, git user and email, ssh key path), confirm; then it runs\n" +
         "what forage-ctl up runs, and attaches. pick needs a terminal: scripts use ps, up, attach and down.",
     )
-    .action(async () => {
-      if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
-        throw new UserError("pick needs a terminal (stdin and stdout): in scripts use forage-ctl ps, up, attach and down", "usage");
-      }
-      const { runPick } = await loadPicker();
-      await runPick(program);
-    });
+    .action(() => openPicker(program));
+}
+
+/** `forage-ctl pick`'s whole run, from its terminal check on: also what `gateway` opens with no name. */
+export async function openPicker(program: Command): Promise<void> {
+  if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
+    throw new UserError("pick needs a terminal (stdin and stdout): in scripts use forage-ctl ps, up, attach and down", "usage");
+  }
+  const { runPick } = await loadPicker();
+  await runPick(program);
 }
 
 const ciVariables = ["CI", "CONTINUOUS_INTEGRATION"] as const;

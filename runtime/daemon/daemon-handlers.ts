@@ -27,9 +27,10 @@ export interface Served {
 
 /**
  * Who is asking, as the socket the request came on says: `user` (the configured user's socket,
- * which root can reach too) or `root` (root's own socket, which nobody else can connect to).
+ * which root can reach too), `gateway` (the SSH gateway account's, held to the user's limits and
+ * a few calls: gateway-socket.ts) or `root` (root's own socket, which nobody else can connect to).
  */
-export type Caller = "user" | "root";
+export type Caller = "user" | "gateway" | "root";
 
 /** One request's side of the daemon: its context, who it serves, the connection and its caller. */
 export interface RequestScope {
@@ -62,14 +63,14 @@ export function daemonHandlers({ context, served, connection, caller }: RequestS
     ...operations,
     async up(request) {
       for (const path of [request.workspace, request.repo, ...Object.values(request.repos ?? {})]) {
-        if (path !== undefined && caller === "user") await requireOwnedWorkspace(path, served.ownerUid);
+        if (path !== undefined && caller !== "root") await requireOwnedWorkspace(path, served.ownerUid);
       }
       return operations.up(request, (step) => connection.send({ progress: step }));
     },
     async exec(request) {
       // Root in a sandbox (no user namespace) could remount the host's /usr read-write: the
       // daemon never hands that to its user's socket, whose clients need not be root.
-      if (request.asRoot && caller === "user") throw new SandboxError("a root shell in a sandbox is for root only: run it with sudo (forage-ctl shell)", "usage");
+      if (request.asRoot && caller !== "root") throw new SandboxError("a root shell in a sandbox is for root only: run it with sudo (forage-ctl shell)", "usage");
       return operations.exec(request, relayedStreams(parseRelay(connection.relay), connection));
     },
     // The proxy's health and counters (it may run in this daemon or as forage-ctl proxy).

@@ -18,16 +18,18 @@ import { pathOverridesOf, runtimePaths } from "../core/paths.js";
 import { loadSettings } from "../settings/load-settings.js";
 import type { SettingsFile } from "../settings/settings-file.js";
 import { daemonHandlers, type Caller, type Connection, type Served } from "./daemon-handlers.js";
+import { gatewayUid, requireGatewayCall } from "./gateway-socket.js";
 
 /**
  * The privileged daemon: serves sandbox operations to the configured user (and root) over one
  * unix socket (owner the user, mode 0600; see listenPrivately), and to root alone over another
  * (root's, mode 0600), where a request is root's own command: its settings are read afresh from
- * the file, as `sudo forage-ctl` would, only without loading the toolchain first. Containers are
- * detached from it, so a daemon restart loses nothing: state is re-read from the metadata on
- * every request.
+ * the file, as `sudo forage-ctl` would, only without loading the toolchain first. With a gateway
+ * account, a third socket (that account's, mode 0600) serves the SSH gateway a few calls under
+ * the user's limits (gateway-socket.ts). Containers are detached from it, so a daemon restart
+ * loses nothing: state is re-read from the metadata on every request.
  */
-export async function serveDaemon(context: RuntimeContext, paths: { user: string; root: string }, log: (line: string) => void, file: SettingsFile): Promise<DaemonServer> {
+export async function serveDaemon(context: RuntimeContext, paths: DaemonSockets, log: (line: string) => void, file: SettingsFile): Promise<DaemonServer> {
   const user = await lookupHostUser(context.settings.host.user);
   if (user === undefined) throw new SandboxError(`user "${context.settings.host.user}" (from ${file.path}) does not exist on this host: set \`user\` to an existing account`, "config");
   const served: Served = {
@@ -37,15 +39,36 @@ export async function serveDaemon(context: RuntimeContext, paths: { user: string
     stop: () => void setImmediate(() => process.kill(process.pid, "SIGTERM")),
     reloadSettings: () => loadSettings(file),
   };
-  await prepareSocketDirectory(paths.user);
-  await prepareSocketDirectory(paths.root);
-  const servers = [callServer(context, log, { served, operations: localOperations, caller: "user" }), callServer(context, log, { served, operations: localOperations, caller: "root" })] as const;
-  await listenPrivately(servers[0].listener, paths.user, user.uid);
-  await listenPrivately(servers[1].listener, paths.root, 0);
-  log(`listening on ${paths.user} (user ${user.uid} and root only) and ${paths.root} (root only), settings from ${file.path}`);
+  const gatewayUser = paths.gateway?.user;
+  const gateway =
+    paths.gateway === undefined || gatewayUser === undefined ? undefined : { path: paths.gateway.path, user: gatewayUser, uid: await gatewayUid(gatewayUser, context.settings.host.user) };
+  // Without a gateway account, a gateway socket an earlier daemon left goes (prepareSocketDirectory removes it).
+  if (paths.gateway !== undefined && gateway === undefined) await prepareSocketDirectory(paths.gateway.path);
+  const listening = [
+    { caller: "user" as const, path: paths.user, uid: user.uid },
+    { caller: "root" as const, path: paths.root, uid: 0 },
+    ...(gateway === undefined ? [] : [{ caller: "gateway" as const, path: gateway.path, uid: gateway.uid }]),
+  ];
+  const servers: DaemonServer[] = [];
+  for (const { caller, path, uid } of listening) {
+    await prepareSocketDirectory(path);
+    const server = callServer(context, log, { served, operations: localOperations, caller });
+    servers.push(server);
+    await listenPrivately(server.listener, path, uid);
+  }
+  const gatewayNote = gateway === undefined ? "" : `, ${gateway.path} (gateway user ${gateway.user}, uid ${gateway.uid}, and root only)`;
+  log(`listening on ${paths.user} (user ${user.uid} and root only)${gatewayNote} and ${paths.root} (root only), settings from ${file.path}`);
   // While nothing is asked yet: the first sandbox's start then renders its context in a millisecond.
   setTimeout(() => void warmContextTemplates(), 50).unref();
   return { close: () => Promise.all(servers.map((server) => server.close())).then(() => undefined) };
+}
+
+/** The daemon's sockets; the gateway's only when a gateway account is named (see gateway-socket.ts). */
+export interface DaemonSockets {
+  user: string;
+  root: string;
+  /** The gateway's socket, and its account (none: no gateway socket, and a stale one is removed). */
+  gateway?: { path: string; user: string | undefined } | undefined;
 }
 
 export interface DaemonServer {
@@ -138,6 +161,7 @@ interface Serving {
 async function dispatch({ context, parts, log }: Serving, op: string, args: unknown, connection: Connection): Promise<void> {
   try {
     if (!isOp(op)) throw new SandboxError(`unknown operation "${op}"`, "usage");
+    if (parts.caller === "gateway") requireGatewayCall(op);
     const settings = parts.caller === "root" && !aboutTheDaemon.has(op) ? await freshSettings(parts.served, connection) : undefined;
     // Warnings of this request go to its client.
     const warn = (warning: string): void => connection.send({ warning });

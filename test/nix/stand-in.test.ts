@@ -129,3 +129,25 @@ describe.skipIf(!tools.run)("the stand-in nixos-containers.nix", () => {
     expect(() => build(unfreeContainer, `{ nixpkgs.config.allowUnfree = true; }`)).toThrow("Refusing to evaluate package 'claude-code-1.0'");
   });
 });
+
+describe.skipIf(!tools.run)("the stand-in sshd.nix", () => {
+  const sshd = (extra: string): string => `{ services.openssh = { enable = true; ${extra} }; }`;
+  const sshdConfig = (...modules: string[]): unknown => nixEvalJson(`${nixos(...modules)}.config.environment.etc."ssh/sshd_config".text`);
+
+  it("writes sshd_config as nixpkgs does: settings as yes/no lines, then NixOS's own lines, then extraConfig", () => {
+    const text = sshdConfig(sshd(`settings.PasswordAuthentication = false; settings.AllowUsers = [ "a" "b" ]; extraConfig = "Match User a\\n  PermitTTY no";`)) as string;
+    expect(text).toMatch(/^PasswordAuthentication no$/m);
+    expect(text).toMatch(/^AllowUsers a b$/m);
+    expect(text.indexOf("Port 22")).toBeLessThan(text.indexOf("Match User a"));
+  });
+
+  it("refuses a list for a key nixpkgs does not join, a listenAddresses entry without addr, and keys equal but for case", () => {
+    expect(() => sshdConfig(sshd(`settings.Foo = [ "x" ];`))).toThrow("list value for unknown key Foo");
+    expect(() => build(sshd(`listenAddresses = [ { port = 22; } ];`))).toThrow("addr must be specified in each listenAddresses entry");
+    expect(() => build(sshd(`settings.usePAM = true;`))).toThrow("Duplicate sshd config key; does your capitalization match the option's? Duplicate keys: (UsePAM, usePAM)");
+  });
+
+  it("refuses $, ` and \\ in extraConfig, which nixpkgs would let the shell expand", () => {
+    expect(() => sshdConfig(sshd(`extraConfig = "Banner \\$HOME/x";`))).toThrow(/unquoted heredoc/);
+  });
+});

@@ -25,6 +25,7 @@ in
       hostName = mkOption { type = types.strMatching "^$|^[[:alnum:]]([[:alnum:]_-]{0,61}[[:alnum:]])?$"; default = "nixos"; description = "The host name."; };
       useDHCP = mkOption { type = types.bool; default = true; description = "Whether to use DHCP."; };
       firewall.enable = mkOption { type = types.bool; default = true; description = "Whether to enable the firewall."; };
+      firewall.allowedTCPPorts = mkOption { type = types.listOf types.port; default = [ ]; description = "TCP ports the firewall opens."; };
       nftables.enable = mkOption { type = types.bool; default = false; description = "Whether to enable nftables."; };
       nftables.ruleset = mkOption { type = types.lines; default = ""; description = "The nftables ruleset."; };
       nat.enable = mkOption { type = types.bool; default = false; description = "Whether to enable NAT."; };
