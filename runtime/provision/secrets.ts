@@ -7,6 +7,7 @@ import type { HostModel, TemplateModel } from "../../generator/model/model.js";
 import { writeProxiedCredentials } from "../proxy/sandbox-credentials.js";
 import { copyIdentityKey, identityKeyFile } from "./identity-key.js";
 import { homeSeedName, writeHomeSeed } from "./home-seed.js";
+import { identityHomeFiles } from "./identity-files.js";
 import { contextHomeLinks } from "../context/context-files.js";
 
 /** A secret the template needs could not be read on the host. */
@@ -23,7 +24,7 @@ export interface SecretsOwner {
   slot: number;
   uid: number;
   gid: number;
-  agentIdentity: { sshKeyPath?: string | undefined };
+  agentIdentity: { sshKeyPath?: string | undefined; gitUser?: string | undefined; gitEmail?: string | undefined };
 }
 
 /**
@@ -31,7 +32,8 @@ export interface SecretsOwner {
  * (dir 0700 and files 0400, owned by the agent's uid), which the sandbox mounts read-only at
  * /run/secrets, plus the agent's SSH identity key when it has one. Agents behind the API proxy
  * get a marker or placeholder there instead, never the key; `_home/` seeds the agent's home
- * (stand-in logins, links to its context). Returns the names of the files written. Only the files are copied; secret contents are never read into this process.
+ * (its git and jj identity, stand-in logins, links to its context). Returns the names of the
+ * files written. Only the files are copied; secret contents are never read into this process.
  */
 export async function copySecrets(paths: RuntimePaths, sandbox: SecretsOwner, template: TemplateModel, host: HostModel): Promise<string[]> {
   const names = [...new Set(template.agents.flatMap((agent) => (agent.secret === null || agent.auth !== "wrapper" ? [] : [agent.secret.name])))].sort();
@@ -55,7 +57,8 @@ export async function copySecrets(paths: RuntimePaths, sandbox: SecretsOwner, te
   }
   const proxied = await writeProxiedCredentials(dir, sandbox, template, host, paths);
   names.push(...proxied.names);
-  if (await writeHomeSeed(dir, { files: proxied.homeFiles, links: contextHomeLinks(template) }, sandbox)) names.push(homeSeedName);
+  const homeFiles = { ...identityHomeFiles(sandbox.agentIdentity), ...proxied.homeFiles };
+  if (await writeHomeSeed(dir, { files: homeFiles, links: contextHomeLinks(template) }, sandbox)) names.push(homeSeedName);
   const keyPath = sandbox.agentIdentity.sshKeyPath;
   if (keyPath === undefined) return names;
   await copyIdentityKey(keyPath, join(dir, identityKeyFile), sandbox, template.agentIdentity.sshKeyPath);
