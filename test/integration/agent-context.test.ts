@@ -67,6 +67,12 @@ describe.skipIf(!tools.run || !isRoot())("agent context", () => {
     expect(prompt).toContain("Run the tests with `make check` before you commit.");
   });
 
+  it("gives every process the commit identity from the agent's own git and jj configuration, not only forage-ctl's environment", async () => {
+    // `git config` reads files only: GIT_AUTHOR_NAME, which exec also sets, does not answer it.
+    expect(await host.sh("ctx", "git config --global user.name; git config --global user.email")).toBe("Agent Smith\nagent@example.org\n");
+    expect(await host.sh("ctx", "cat ~/.config/jj/config.toml")).toBe('[user]\nname = "Agent Smith"\nemail = "agent@example.org"\n');
+  });
+
   it("passes the prompt to Claude with --append-system-prompt, through its wrapper", async () => {
     const echoed = await host.sh("ctx", "/opt/forage/bin/claude hello");
     expect(echoed.startsWith("--append-system-prompt # You are working in a Forage sandbox")).toBe(true);

@@ -9,6 +9,7 @@ import { cliPath } from "../cli/run-cli.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { TestUpstream } from "../support/test-upstream.js";
 import { TestHost } from "./harness.js";
+import { callApi, inSandbox as inSandboxOf, type Reply } from "./sandbox-calls.js";
 import { waitForProxy } from "./proxy-ready.js";
 
 /*
@@ -36,12 +37,6 @@ function templates(port: number): string {
       ph: { ${node}, secretName: key-c, authEnvVar: OPENAI_API_KEY, auth: placeholder, api: { upstream: "https://localhost:${port}" } }
       other: { ${node}, secretName: key-d, authEnvVar: OTHER_KEY, auth: placeholder, api: { provider: custom, upstream: "https://127.0.0.1:${port}", header: x-other, baseUrlEnv: { OTHER_BASE_URL: "" } } }
 `;
-}
-
-interface Reply {
-  status?: number;
-  body?: string;
-  error?: string;
 }
 
 describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host", () => {
@@ -72,14 +67,8 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
     await upstream.stop();
   });
 
-  /** Runs a command in a sandbox as the agent, as an argv (no shell), and returns its stdout. */
-  const inSandbox = async (sandbox: string, ...command: string[]): Promise<string> => {
-    const result = await host.run(["exec", sandbox, "--", ...command]);
-    if (result.exitCode !== 0) throw new Error(`exec in ${sandbox} failed (${result.exitCode}): ${result.stderr}`);
-    return result.stdout;
-  };
-  const call = async (sandbox: string, agent: string, baseVariable: string, path: string, ...headers: string[]): Promise<Reply> =>
-    (JSON.parse(await inSandbox(sandbox, `/opt/forage/bin/${agent}`, "/workspace/client.mjs", baseVariable, "POST", path, "1", ...headers)) as Reply[])[0] as Reply;
+  const inSandbox = (sandbox: string, ...command: string[]): Promise<string> => inSandboxOf(host, sandbox, ...command);
+  const call = (sandbox: string, agent: string, baseVariable: string, path: string, ...headers: string[]): Promise<Reply> => callApi(host, sandbox, agent, baseVariable, path, ...headers);
 
   it("adds each sandbox's own key to its requests, and a forged identity header changes nothing", async () => {
     upstream.received.splice(0);

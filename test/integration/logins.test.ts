@@ -8,6 +8,7 @@ import { isRoot, toolsAvailable } from "../support/tools.js";
 import { TestLoginProvider } from "../support/test-login-provider.js";
 import { TestUpstream } from "../support/test-upstream.js";
 import { TestHost } from "./harness.js";
+import { callApi, inSandbox as inSandboxOf, type Reply } from "./sandbox-calls.js";
 import { waitForProxy } from "./proxy-ready.js";
 
 /*
@@ -41,12 +42,6 @@ function templates(port: number): string {
 `;
 }
 
-interface Reply {
-  status?: number;
-  body?: string;
-  error?: string;
-}
-
 describe.skipIf(!tools.run || !isRoot())("subscription logins kept on the host", () => {
   const upstream = new TestUpstream();
   let claude: TestLoginProvider;
@@ -71,13 +66,8 @@ describe.skipIf(!tools.run || !isRoot())("subscription logins kept on the host",
     await upstream.stop();
   });
 
-  const inSandbox = async (sandbox: string, ...command: string[]): Promise<string> => {
-    const result = await host.run(["exec", sandbox, "--", ...command]);
-    if (result.exitCode !== 0) throw new Error(`exec in ${sandbox} failed (${result.exitCode}): ${result.stderr}`);
-    return result.stdout;
-  };
-  const call = async (sandbox: string, agent: string, baseVariable: string, path: string, ...headers: string[]): Promise<Reply> =>
-    (JSON.parse(await inSandbox(sandbox, `/opt/forage/bin/${agent}`, "/workspace/client.mjs", baseVariable, "POST", path, "1", ...headers)) as Reply[])[0] as Reply;
+  const inSandbox = (sandbox: string, ...command: string[]): Promise<string> => inSandboxOf(host, sandbox, ...command);
+  const call = (sandbox: string, agent: string, baseVariable: string, path: string, ...headers: string[]): Promise<Reply> => callApi(host, sandbox, agent, baseVariable, path, ...headers);
   const up = async (name: string, template: string): Promise<void> => {
     const workspace = host.workspace(name);
     copyFileSync(fileURLToPath(new URL("../support/api-client.mjs", import.meta.url)), join(workspace, "client.mjs"));
