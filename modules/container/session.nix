@@ -23,6 +23,20 @@ in
       Type = "forking";
       User = cfg.user;
       WorkingDirectory = cfg.workspacePath;
+      # The home seed forage-ctl writes under the secrets mount (the agent's git and jj identity,
+      # stand-in login files, links to its context), copied before the agents start so they find
+      # them (runtime/provision/home-seed.ts); `/.` copies the directory's contents, links as links.
+      # (NixOS puts coreutils on every service's PATH.)
+      ExecStartPre = lib.getExe (
+        pkgs.writeShellApplication {
+          name = "forage-home-seed";
+          runtimeInputs = [ ];
+          text = ''
+            seed=${lib.escapeShellArg "${cfg.secretsPath}/_home"}
+            if [ -d "$seed" ]; then cp -r -- "$seed/." "$HOME/"; fi
+          '';
+        }
+      );
       ExecStart = lib.getExe session;
       Restart = "no";
       # The agents run here, started by the container's systemd rather than through forage-enter.

@@ -1,3 +1,4 @@
+import { backendOf } from "../backends/registry.js";
 import type { RuntimeContext } from "../core/context.js";
 import { SandboxError } from "../core/errors.js";
 import { homeSeedName } from "../provision/home-seed.js";
@@ -10,7 +11,8 @@ import { execInRunning } from "./exec.js";
  * would its own files. One exec, and only when there is a seed.
  */
 export async function seedHome(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
-  if (!metadata.secrets.includes(homeSeedName)) return;
+  // A NixOS system opens the session itself, at boot: it copies the seed first (forage-session.service).
+  if (!metadata.secrets.includes(homeSeedName) || backendOf(metadata.runtime).capabilities.ownInit) return;
   const { secretsMountPath, containerUsername } = context.settings.host;
   // -r copies links as links (GNU cp -R does not follow them); -T merges into the home itself.
   const result = await execInRunning(context, metadata, ["cp", "-rT", "--", `${secretsMountPath}/${homeSeedName}`, `/home/${containerUsername}`]);

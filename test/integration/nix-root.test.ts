@@ -43,6 +43,13 @@ describe.skipIf(!tools.run || !isRoot())("the nspawn-nix runtime (a prebuilt sys
     );
   });
 
+  it("has the system copy the home seed before it opens the session: the commit identity is the agent's own config", async () => {
+    const up = await host.run(["up", "nixid", "-t", "basic", "-w", host.workspace("nixid"), "--git-user", 'Nix "Agent"', "--git-email", "nix@example.org"]);
+    expect(up.exitCode, up.stderr).toBe(0);
+    expect(await host.sh("nixid", "cat ~/.gitconfig")).toBe('[user]\n\tname = "Nix \\"Agent\\""\n\temail = "nix@example.org"\n');
+    expect((await host.run(["down", "nixid"])).exitCode).toBe(0);
+  });
+
   it("runs commands as the agent with the system's own tools, no capabilities, in the workspace", async () => {
     const report = await host.sh("nixbox", "id -u; pwd; command -v setpriv; grep -E '^Cap(Eff|Bnd)' /proc/self/status");
     expect(report).toBe(`${agentUid}\n/workspace\n/run/current-system/sw/bin/setpriv\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n`);

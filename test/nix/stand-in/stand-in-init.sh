@@ -10,6 +10,8 @@ $bb ln -sfn @out@/sw/bin/sh /bin/sh
 $bb ln -sfn @out@/sw/bin/env /usr/bin/env
 $bb cp @out@/etc/passwd @out@/etc/group /etc/
 $bb chown @uid@:@gid@ /home/@user@
+# forage-session.service's ExecStartPre: the home seed (identity, stand-in logins, context links) first.
+if [ -d /run/secrets/_home ]; then @out@/sw/bin/setpriv --reuid=@uid@ --regid=@gid@ --clear-groups -- $bb cp -r /run/secrets/_home/. /home/@user@/; fi
 @out@/sw/bin/setpriv --reuid=@uid@ --regid=@gid@ --clear-groups -- @out@/sw/bin/env -i HOME=/home/@user@ PATH=@out@/sw/bin TERM=xterm-256color LANG=C.UTF-8 \
   @out@/sw/bin/tmux new-session -d -s forage -n agent -c @workspace@
 halt() { $bb echo "stand-in init: halting"; exit 0; }
