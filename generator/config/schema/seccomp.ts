@@ -58,6 +58,11 @@ export const seccompSchema = z
         }),
       )
       .max(allowableNames.length)
+      .refine((names) => !names.some((name) => (seccompGroups.namespaces as readonly string[]).includes(name)), {
+        // Only all four can hold everywhere: the sessions a NixOS sandbox starts itself are guarded by
+        // systemd's RestrictNamespaces (modules/lib/seccomp-service-config.nix), which has no per-call switch.
+        error: `${seccompGroups.namespaces.join(", ")} are allowed back together, as the group "namespaces": a NixOS sandbox's own session is guarded by systemd's RestrictNamespaces, which judges all four by their namespace flags, so one alone would not hold there`,
+      })
       .optional()
       .describe(
         `Groups or syscalls the sandbox's seccomp filter allows back (status warns). Groups: ${Object.keys(seccompGroups).join(", ")}; a name that is both a group and a syscall (mount, bpf, userfaultfd, ptrace) means the group. Default: none.`,
