@@ -1,5 +1,6 @@
 import { checkAgentApis } from "./check-agent-apis.js";
 import { checkProxyUse } from "./check-proxy-use.js";
+import { checkPermissions } from "./check-permissions.js";
 import { flattenAll } from "./proxied-agents.js";
 import type { Config } from "./schema/config.js";
 import { parentsOf } from "./template-parents.js";
@@ -13,7 +14,8 @@ import type { SchemaProblem } from "./zod-issues.js";
 export function checkReferences(config: Config): SchemaProblem[] {
   const extendsProblems = checkExtends(config);
   // Agent APIs and the proxy's options are checked on flattened templates, which needs sound `extends`.
-  const apiProblems = extendsProblems.length === 0 ? [...checkAgentApis(config), ...checkProxyUse(config, flattenAll(config))] : [];
+  const flat = extendsProblems.length === 0 ? flattenAll(config) : [];
+  const apiProblems = extendsProblems.length === 0 ? [...checkAgentApis(config), ...checkProxyUse(config, flat), ...checkPermissions(config, flat)] : [];
   return [...checkSecrets(config), ...extendsProblems, ...checkMounts(config), ...apiProblems];
 }
 

@@ -75,3 +75,21 @@ describe("a template's context", () => {
     expect(child?.context).toEqual({ enable: true, fragments: ["parent"], skills: [expect.objectContaining({ name: "a" }), expect.objectContaining({ name: "b" })] });
   });
 });
+
+describe("agents' permissions", () => {
+  it("refuses two agents of one template with different permissions: a sandbox has one managed settings file", async () => {
+    await write(["    agents:", '      a: { package: claude-code, permissions: { allow: ["Bash(npm test:*)"] } }', '      b: { package: claude-code, permissions: { deny: ["Bash(curl:*)"] } }']);
+    const error = await configErrorOf("forage.yaml", temp.dir);
+    expect(error.diagnostics.map((d) => [d.path.join("."), d.message])).toEqual([["templates.t.agents.b.permissions", expect.stringContaining("one set of Claude Code managed settings")]]);
+  });
+
+  it("takes the same permissions on several agents", async () => {
+    await write([
+      "    agents:",
+      "      a: { package: claude-code, permissions: { skipAll: true } }",
+      "      b: { package: claude-code, permissions: { skipAll: true } }",
+      "      c: { package: codex }",
+    ]);
+    await expect(loadConfig("forage.yaml", temp.dir)).resolves.toBeDefined();
+  });
+});
