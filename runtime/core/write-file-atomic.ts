@@ -1,15 +1,19 @@
 import { open, rename, rm } from "node:fs/promises";
 
+let writes = 0;
+
 /**
  * Writes a file whole or not at all: a new temporary file beside it (created exclusively with
  * `mode`, so it is never readable by others even for a moment), fsync, rename over the target.
  * A crash leaves the old file or the new one, never a torn one.
  */
-export async function writeFileAtomic(file: string, text: string, mode: number): Promise<void> {
-  const temporary = `${file}.tmp-${process.pid}-${Date.now()}`;
+export async function writeFileAtomic(file: string, data: string | Uint8Array, mode: number): Promise<void> {
+  writes += 1;
+  // pid and a counter: two writes of one file in the same process never share a temporary.
+  const temporary = `${file}.tmp-${process.pid}-${writes}`;
   const handle = await open(temporary, "wx", mode);
   try {
-    await handle.writeFile(text);
+    await handle.writeFile(data);
     await handle.sync();
   } catch (error) {
     await handle.close();

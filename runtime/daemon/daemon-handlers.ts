@@ -14,6 +14,7 @@ import type { LoadedSettings } from "../settings/load-settings.js";
 import type { TerminalSize } from "../sandbox/terminal.js";
 import type { ExecRelay, ServerMessage } from "./protocol.js";
 import { execRelay } from "./relay-schemas.js";
+import { requireGatewayUp } from "./gateway-socket.js";
 
 /** Who this daemon serves: the owner of the workspaces it mounts, and what `hello` answers. */
 export interface Served {
@@ -62,6 +63,7 @@ export function daemonHandlers({ context, served, connection, caller }: RequestS
   return {
     ...operations,
     async up(request) {
+      if (caller === "gateway") await requireGatewayUp(request, context.settings.host.user);
       for (const path of [request.workspace, request.repo, ...Object.values(request.repos ?? {})]) {
         if (path !== undefined && caller !== "root") await requireOwnedWorkspace(path, served.ownerUid);
       }

@@ -17,7 +17,7 @@ export function gatewaySocketPath(env: NodeJS.ProcessEnv = process.env): string 
 /**
  * What the gateway account may ask: what `gateway` runs (attach, and the picker: list, create,
  * remove). Like the user's socket, `up` mounts only the configured user's directories and `exec`
- * is never root; unlike it, nothing else (no daemon shutdown, no logins, ports or network changes),
+ * is never root; unlike it, no SSH key and not the whole home (requireGatewayUp), and nothing else (no daemon shutdown, no logins, ports or network changes),
  * so a ForceCommand escape would gain no more than a gateway session has.
  */
 const gatewayCalls: ReadonlySet<Op> = new Set<Op>(["hello", "list", "status", "up", "down", "exec"]);
@@ -27,12 +27,31 @@ export function requireGatewayCall(op: Op): void {
   if (!gatewayCalls.has(op)) throw new SandboxError(`"${op}" is not for the gateway account: it may list, create, remove and attach to sandboxes only`, "usage");
 }
 
+/**
+ * What the gateway account may not ask of `up`, beyond the user's socket's limits: the user's
+ * private key (it would be copied into a sandbox the remote key holder then attaches to), and the
+ * user's home or a directory above it as a workspace (the whole home, ~/.ssh included).
+ */
+export async function requireGatewayUp(request: { sshKeyPath?: string; workspace?: string; repo?: string; repos?: Record<string, string> }, configuredUser: string): Promise<void> {
+  if (request.sshKeyPath !== undefined) throw new SandboxError("the gateway account may not give a sandbox an SSH key: only the template's agentIdentity.sshKeyPath applies", "usage");
+  const home = (await lookupHostUser(configuredUser))?.home;
+  if (home === undefined) return;
+  for (const path of [request.workspace, request.repo, ...Object.values(request.repos ?? {})]) {
+    const dir = path === undefined ? undefined : path.replace(/(.)\/+$/, "$1");
+    if (dir !== undefined && (home === dir || home.startsWith(dir === "/" ? dir : `${dir}/`))) {
+      throw new SandboxError(`the gateway account may not mount ${path}: it holds ${configuredUser}'s whole home; choose a project directory`, "usage");
+    }
+  }
+}
+
 /** The gateway account's uid: an existing account that is neither root nor the configured user. */
 export async function gatewayUid(name: string, configuredUser: string): Promise<number> {
   const account = await lookupHostUser(name);
   if (account === undefined)
     throw new SandboxError(`gateway user "${name}" does not exist on this host: create the account (the NixOS module's services.forage.gateway does) or drop --gateway-user`, "config");
-  if (account.uid === 0 || name === configuredUser) {
+  const configured = await lookupHostUser(configuredUser);
+  // By uid, not name: an alias of the configured user's uid would be that user.
+  if (account.uid === 0 || account.uid === configured?.uid) {
     throw new SandboxError(
       `gateway user "${name}" must be an account of its own, not root or the configured user (${configuredUser}): the gateway's socket is restricted to what the gateway does`,
       "config",

@@ -26,7 +26,6 @@ const refreshMarginMs = 5 * 60 * 1000;
  */
 export class LoginKeeper {
   private readonly refreshing = new Map<string, Promise<OAuthLogin | LoginRefusal>>();
-  refreshes = 0;
 
   constructor(
     private readonly paths: RuntimePaths,
@@ -62,7 +61,6 @@ export class LoginKeeper {
   }
 
   private async refresh(agent: string, stored: OAuthLogin, login: LoginModel): Promise<OAuthLogin | LoginRefusal> {
-    this.refreshes += 1;
     try {
       const fresh = await refreshLogin(stored, login.tokenUrl, this.post, this.now);
       await storeLogin(this.paths, this.user, agent, fresh);

@@ -1,4 +1,5 @@
-import { chmod, lstat, mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { constants } from "node:fs";
+import { chmod, lstat, mkdir, open, readdir, rm } from "node:fs/promises";
 import { pathUnder } from "../core/names.js";
 import type { RuntimePaths } from "../core/paths.js";
 import { writeFileAtomic } from "../core/write-file-atomic.js";
@@ -32,11 +33,17 @@ export async function readLogin(paths: RuntimePaths, user: string, agent: string
   const file = loginPath(paths, user, agent);
   let text: string;
   try {
-    // Never a link: the store is root's, and a link would read whatever it points at.
-    if ((await lstat(file)).isSymbolicLink()) throw new Error(`${file} is a symbolic link; remove it and set the login again`);
-    text = await readFile(file, "utf8");
+    // Never a link (O_NOFOLLOW, in the open itself): the store is root's, and a link would read whatever it points at.
+    const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      text = await handle.readFile("utf8");
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "ELOOP") throw new Error(`${file} is a symbolic link; remove it and set the login again`);
     throw error;
   }
   const parsed = loginRecord.safeParse(JSON.parse(text));

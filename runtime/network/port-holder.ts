@@ -29,7 +29,7 @@ export function listeningInodes(table: string, port: number): string[] {
 }
 
 /**
- * Who listens where 127.0.0.1:`port` would: "pid 812 (python3 -m http.server 8080)", or a
+ * Who listens where 127.0.0.1:`port` would: "pid 812 (python3)", or a
  * sentence saying what could be found (a socket of no process we can see, or nothing). Reads
  * /proc as root, only when a forward could not listen.
  */
@@ -53,13 +53,12 @@ async function holds(pid: string, inodes: Set<string>): Promise<boolean> {
   return false;
 }
 
-/** A process's argv as one short line (NULs as spaces, control characters dropped). */
+/**
+ * A process's name (its comm), never its command line: the daemon answers users who are not
+ * root, and another user's argv may hold a secret (and /proc's hidepid would hide it from them).
+ * Control characters, C1 included (some terminals take U+009B as an escape), are dropped.
+ */
 async function commandLine(pid: string): Promise<string> {
-  const raw = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
-  const line = raw
-    .replace(/\0+$/, "")
-    .replace(/\0/g, " ")
-    .replace(/[\x00-\x1f\x7f]/g, "");
-  const shown = line === "" ? (await readFile(`/proc/${pid}/comm`, "utf8").catch(() => "?")).trim() : line;
-  return shown.length > 120 ? `${shown.slice(0, 120)}…` : shown;
+  const comm = (await readFile(`/proc/${pid}/comm`, "utf8").catch(() => "?")).trim();
+  return comm.replace(/[\x00-\x1f\x7f-\x9f]/g, "") || "?";
 }

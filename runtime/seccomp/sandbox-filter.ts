@@ -1,8 +1,9 @@
-import { access, constants, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { access, constants, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Bind } from "../core/bind.js";
 import { packageRoot } from "../core/package-root.js";
 import { pathUnder } from "../core/names.js";
+import { writeFileAtomic } from "../core/write-file-atomic.js";
 import type { RuntimePaths } from "../core/paths.js";
 import { SandboxError } from "../core/errors.js";
 import { compileFilter } from "./compile.js";
@@ -54,9 +55,7 @@ export async function writeSandboxFilter(paths: RuntimePaths, name: string, allo
   }
   await mkdir(paths.seccompDir, { recursive: true, mode: 0o755 });
   const file = sandboxFilterPath(paths, name);
-  await rm(`${file}.tmp`, { force: true });
-  await writeFile(`${file}.tmp`, compileFilter(runningArch(), allow), { mode: 0o444 });
-  await rename(`${file}.tmp`, file);
+  await writeFileAtomic(file, compileFilter(runningArch(), allow), 0o444);
   // What the running filter allows back, for status (the template may change while it runs).
   await writeFile(allowedPath(paths, name), `${JSON.stringify([...allow])}\n`, { mode: 0o644 });
 }

@@ -1,8 +1,9 @@
-import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { metadataPath, type RuntimePaths } from "../core/paths.js";
 import { SandboxError } from "../core/errors.js";
 import { sandboxMetadataSchema, type SandboxMetadata } from "./metadata.js";
+import { writeFileAtomic } from "../core/write-file-atomic.js";
 
 /**
  * Metadata that exists but cannot be read back: reported with every problem and what to do,
@@ -61,15 +62,7 @@ export async function listMetadata(paths: RuntimePaths): Promise<SandboxMetadata
 export async function writeMetadata(paths: RuntimePaths, metadata: SandboxMetadata): Promise<void> {
   const file = metadataPath(paths, sandboxMetadataSchema.parse(metadata).name);
   await mkdir(dirname(file), { recursive: true, mode: 0o750 });
-  const temporary = `${file}.tmp-${process.pid}-${Date.now()}`;
-  const handle = await open(temporary, "wx", 0o640);
-  try {
-    await handle.writeFile(`${JSON.stringify(metadata, null, 2)}\n`);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temporary, file);
+  await writeFileAtomic(file, `${JSON.stringify(metadata, null, 2)}\n`, 0o640);
 }
 
 export async function removeMetadata(paths: RuntimePaths, name: string): Promise<void> {

@@ -143,7 +143,7 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl port: a sandbox's server on
     [["port", "web", "http"], 64, "expected PORT or HOSTPORT:PORT"],
     [["port", "web", "0.0.0.0:8080:3000"], 64, "the host address is always 127.0.0.1"],
     [["port", "web", "--remove"], 64, "say which forward"],
-    [["port", "web", "3000", "extra"], 64, ""],
+    [["port", "web", "3000", "extra"], 64, "too many arguments"],
     [["port", "Web", "3000"], 64, "invalid sandbox name"],
     [["port", "web", "1:2", "--remove"], 1, "web has no forward 127.0.0.1:1 → 2"],
   ])("refuses %j with exit %i", async (args, exitCode, message) => {

@@ -1,0 +1,23 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runtimePaths } from "../../../runtime/core/paths.js";
+import { loginPath, readLogin } from "../../../runtime/logins/login-store.js";
+
+/** The host's login store refuses to read through a link, whatever it points at. */
+const dir = mkdtempSync(join(tmpdir(), "forage-logins-"));
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("the login store", () => {
+  it("refuses a stored login that is a symbolic link, and reads nothing through it", async () => {
+    const paths = runtimePaths(dir, {});
+    const file = loginPath(paths, "dev", "claude");
+    mkdirSync(join(paths.loginsDir, "dev"), { recursive: true });
+    const target = join(dir, "elsewhere.json");
+    writeFileSync(target, JSON.stringify({ kind: "token", flavor: "claude", token: "t", setAt: new Date().toISOString(), expiresAt: null }));
+    symlinkSync(target, file);
+    await expect(readLogin(paths, "dev", "claude")).rejects.toThrow("is a symbolic link");
+    await expect(readLogin(paths, "dev", "codex")).resolves.toBeUndefined();
+  });
+});
