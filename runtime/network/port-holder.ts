@@ -38,7 +38,7 @@ export async function portHolder(port: number): Promise<string> {
   const inodes = new Set(tables.flatMap((table) => listeningInodes(table, port)));
   if (inodes.size === 0) return "something that no longer listens (try again)";
   for (const pid of (await readdir("/proc").catch(() => [])).filter((entry) => /^\d+$/.test(entry))) {
-    if (await holds(pid, inodes)) return `pid ${pid} (${await commandLine(pid)})`;
+    if (await holds(pid, inodes)) return `pid ${pid} (${await processName(pid)})`;
   }
   return "a socket of no process this host shows (another namespace's, or one being closed)";
 }
@@ -58,7 +58,7 @@ async function holds(pid: string, inodes: Set<string>): Promise<boolean> {
  * root, and another user's argv may hold a secret (and /proc's hidepid would hide it from them).
  * Control characters, C1 included (some terminals take U+009B as an escape), are dropped.
  */
-async function commandLine(pid: string): Promise<string> {
+async function processName(pid: string): Promise<string> {
   const comm = (await readFile(`/proc/${pid}/comm`, "utf8").catch(() => "?")).trim();
   return comm.replace(/[\x00-\x1f\x7f-\x9f]/g, "") || "?";
 }
