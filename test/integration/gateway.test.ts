@@ -69,13 +69,8 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl gateway as sshd's ForceComm
     execFileSync("userdel", [account]);
   });
 
-  /**
-   * ssh on the test's terminal. The terminal's previous tmux server is gone first: a new session
-   * started while it is still exiting fails ("server exited unexpectedly").
-   */
+  /** ssh on the test's terminal (start waits for its previous tmux server to be gone). */
   async function sshOnTerminal(args: string[]): Promise<void> {
-    await terminal.stop();
-    for (let i = 0; i < 50 && existsSync(terminal.socket); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     await terminal.start(["ssh", "-t", ...sshOptions(), target(), ...args], { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: host.dir, TERM: "xterm-256color" }, host.dir);
   }
 

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 
@@ -58,8 +59,12 @@ export class TmuxTerminal {
     await this.tmux(["send-keys", "-t", "pick", "-l", text]);
   }
 
-  /** Closes the window and the server (the program in it gets SIGHUP). */
+  /**
+   * Closes the window and the server (the program in it gets SIGHUP), and waits until the server
+   * is gone (it removes its socket): a session started while it is still exiting fails.
+   */
   async stop(): Promise<void> {
     await this.tmux(["kill-server"]).catch(() => undefined);
+    for (let i = 0; i < 50 && existsSync(this.socket); i++) await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
