@@ -8,6 +8,11 @@ let
 in
 {
   boot.isContainer = true;
+  # Every route runs it under systemd-nspawn (nspawn-nix too, not only containers.<name>). Said
+  # here, NixOS's stage 2 leaves nspawn's /run and /dev/shm as they are; otherwise it remounts them
+  # at 25% and 50% of the host's RAM (tasks/filesystems.nix), undoing the caps forage-ctl sets
+  # below the template's memoryMax.
+  boot.isNspawnContainer = true;
   system.stateVersion = cfg.stateVersion;
 
   users.mutableUsers = false;

@@ -135,9 +135,10 @@ async function prepareContainer(
 async function runContainer(context: RuntimeContext, container: PreparedContainer): Promise<number> {
   const { clock } = context;
   // nspawn's /run (20% of the host's RAM) cannot be replaced (nspawn remounts /run/host inside
-  // it afterwards); a host root's is shrunk in place before any command starts (while the staged
-  // binds are let go). A NixOS init owns its own.
-  const capped = container.system === null ? (pid: number) => timed(clock, "start: cap /run", () => capRun(pid, container.runCap)) : undefined;
+  // it afterwards); it is shrunk in place while the staged binds are let go: before any command
+  // of ours starts. A NixOS root's too: its systems say boot.isNspawnContainer, so its stage 2
+  // leaves nspawn's /run as it is (and never grows it back).
+  const capped = (pid: number): Promise<void> => timed(clock, "start: cap /run", () => capRun(pid, container.runCap));
   return timed(clock, "start: nspawn until the payload runs", () =>
     spawnContainer(container.spec, container.releaseStaged, dropUndefined({ wrap: (argv: string[]) => joinCgroupArgv(container.cgroup.procsFiles, argv), clock, whileReleasing: capped })),
   );

@@ -43,6 +43,12 @@ describe.skipIf(!tools.run || !isRoot())("the nspawn-nix runtime (a prebuilt sys
     );
   });
 
+  it("caps the system's /run below the template's memoryMax, as on a host root (nspawn's was 20% of the host's RAM)", async () => {
+    // memoryMax is the default 4G: /run's share (1/16) is 256 MiB, ceilinged at 64 MiB.
+    const run = (await host.sh("nixbox", "grep ' /run tmpfs ' /proc/self/mounts")).trim();
+    expect(run.split(" ")[3]?.split(",")).toEqual(expect.arrayContaining(["nosuid", "nodev", "size=65536k"]));
+  });
+
   it("has the system copy the home seed before it opens the session: the commit identity is the agent's own config", async () => {
     const up = await host.run(["up", "nixid", "-t", "basic", "-w", host.workspace("nixid"), "--git-user", 'Nix "Agent"', "--git-email", "nix@example.org"]);
     expect(up.exitCode, up.stderr).toBe(0);

@@ -129,4 +129,13 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
       network: { mode: "restricted" },
     });
   });
+
+  it("says the system runs under systemd-nspawn on its own (nspawn-nix), so NixOS leaves nspawn's capped /run and /dev/shm alone", () => {
+    // Without it NixOS's stage 2 remounts /run at 25% and /dev/shm at 50% of the host's RAM
+    // (nixos/modules/tasks/filesystems.nix), far above a template's memoryMax.
+    const boot = nixEvalJson(`${prelude} let
+        config = (import ${nixString(join(standInDir, "nixos/lib/eval-config.nix"))} { system = null; modules = [ definition.module { nixpkgs.hostPlatform = "x86_64-linux"; } ]; }).config;
+      in { inherit (config.boot) isContainer isNspawnContainer; }`);
+    expect(boot).toEqual({ isContainer: true, isNspawnContainer: true });
+  });
 });
