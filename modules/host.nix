@@ -2,9 +2,10 @@
 # options/), installs forage-ctl, lays out state and secrets directories, publishes the generated
 # runtime settings under /etc/forage, and pre-builds each template's container system so that
 # creating a sandbox later needs no Nix evaluation.
-{ config, lib, pkgs, ... }:
+{ config, options, lib, pkgs, ... }:
 let
   cfg = config.services.forage;
+  settingOptions = import ./options/host.nix { inherit lib; };
   forageLib = import ./lib { inherit lib; };
   userCfg = config.users.users.${cfg.user} or { };
   primaryGroup = config.users.groups.${userCfg.group or ""} or { };
@@ -28,7 +29,7 @@ let
     }).config.system.build.toplevel;
 in
 {
-  options.services.forage = import ./options/host.nix { inherit lib; } // {
+  options.services.forage = settingOptions // {
     enable = lib.mkEnableOption "Forage sandboxes for AI coding agents";
     package = lib.mkOption {
       type = lib.types.package;
@@ -58,6 +59,7 @@ in
       inherit cfg;
       userNames = builtins.attrNames config.users.users;
       primaryGroup = userCfg.group or null;
+      definedIn = lib.mapAttrs (name: _: options.services.forage.${name}.files) settingOptions;
     };
     warnings = forageLib.hostWarnings cfg;
     environment.systemPackages = [ cfg.package ];

@@ -7,8 +7,27 @@
   userNames,
   # The host user's primary group (users.users.<user>.group), when declared.
   primaryGroup ? null,
+  # The config's settings (options/host.nix) by name → the files whose definitions of it won.
+  definedIn ? { },
 }:
 let
+  # forage-ctl and its daemon read the generated forage.json, not this evaluation: a value set
+  # anywhere but the generated default.nix (beside it, or mkForce over it) would be accepted by
+  # NixOS and ignored by every sandbox. mkDefault under it loses and changes nothing.
+  generatedFiles = [
+    (toString cfg.generated)
+    "${toString cfg.generated}/default.nix"
+  ];
+  settingChecks = lib.mapAttrsToList (
+    name: files:
+    let
+      elsewhere = lib.filter (file: !(builtins.elem file generatedFiles)) files;
+    in
+    {
+      assertion = cfg.generated == null || elsewhere == [ ];
+      message = "services.forage.${name} is set in ${lib.concatStringsSep ", " elsewhere}, but forage-ctl reads the settings the generated default.nix sets (from your forage config, through forage.json), so that value would be ignored: set ${name} in forage.config.ts (or forage.yaml) and run `forage-ctl generate`.";
+    }
+  ) definedIn;
   templates = lib.attrsToList cfg.templates;
   # A template set in Nix may leave agents unset (null).
   agentsOf = template: lib.attrsToList (if (template.value.agents or null) == null then { } else template.value.agents);
@@ -67,3 +86,4 @@ in
 ++ agentChecks
 ++ aliasChecks
 ++ fullModeChecks
+++ settingChecks

@@ -30,9 +30,15 @@ describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's
     ({ lib, ... }: { nixpkgs.hostPlatform = system; system.stateVersion = "25.05"; users.users.alice = { isNormalUser = true; uid = lib.mkDefault 1000; }; })
     (${extra})
   ]; }).config)`;
-  /** The messages of the host's failed assertions about services.forage. */
+  /**
+   * The messages of the host's failed assertions about services.forage. The tests reach each
+   * assertion by overriding a generated setting in NixOS, which is itself refused (forage-ctl would
+   * not read it; test/nix/host-settings.test.ts): that refusal is left out here.
+   */
   const failing = (extra?: string): string[] =>
-    nixEvalJson(`builtins.filter (m: builtins.substring 0 15 m == "services.forage") (map (a: a.message) (builtins.filter (a: !a.assertion) ${host(extra)}.assertions))`) as string[];
+    (nixEvalJson(`builtins.filter (m: builtins.substring 0 15 m == "services.forage") (map (a: a.message) (builtins.filter (a: !a.assertion) ${host(extra)}.assertions))`) as string[]).filter(
+      (message) => !/^services\.forage\.\w+ is set in .*, but forage-ctl reads the settings the generated default\.nix sets/.test(message),
+    );
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "forage-host-"));

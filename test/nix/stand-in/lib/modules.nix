@@ -163,7 +163,8 @@ let
     // {
       inherit loc;
       inherit (merged) isDefined highestPrio;
-      files = unique (map (def: def.file) defs);
+      # As lib/modules.nix: the files of the definitions that won (an overridden one is not listed).
+      files = map (def: def.file) merged.defsFinal;
       definitions = map (def: def.value) merged.defsFinal;
       value = builtins.addErrorContext "while evaluating the option `${m.showOption loc}':" (
         if merged.isDefined then apply merged.mergedValue else throw "The option `${m.showOption loc}' was accessed but has no value defined. Try setting the option."
