@@ -16,7 +16,9 @@
  *   failure, reports each, exit status 1 if any failed.
  * resize-tmpfs: sets the size of the tmpfs at PATH as process PID sees it (its mount namespace and
  *   root: a container's /run), keeping the mount's flags (nosuid, nodev, ...), which a remount
- *   would otherwise clear.
+ *   would otherwise clear. Anything but a tmpfs at PATH is refused ("not a tmpfs"): a remount
+ *   without MS_BIND changes the whole filesystem under a mount, and "size=" means nothing (or
+ *   something else) to other filesystems.
  * make-points: as UID:GID (no supplementary groups), makes each mount point a workspace's
  *   stand-in needs (runtime/workspaces/placeholders.ts): `d` a directory, `f` a file holding TEXT,
  *   never over anything that exists (not even a dangling link). One that cannot be made is
@@ -34,7 +36,9 @@
 #include <string.h>
 #include <grp.h>
 #include <sys/mount.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -115,6 +119,12 @@ static int resize_tmpfs(const char *pid_text, const char *path, const char *byte
   if (namespace < 0) return fail("resize-tmpfs", "ns/mnt", errno);
   if (setns(namespace, CLONE_NEWNS) != 0) return fail("resize-tmpfs", "setns", errno);
   if (fchdir(root) != 0 || chroot(".") != 0) return fail("resize-tmpfs", "chroot", errno);
+  struct statfs kind;
+  if (statfs(path, &kind) != 0) return fail("resize-tmpfs", path, errno);
+  if (kind.f_type != TMPFS_MAGIC) {
+    fprintf(stderr, "forage-mounts: resize-tmpfs %s: not a tmpfs\n", path);
+    return 1;
+  }
   struct statvfs current;
   if (statvfs(path, &current) != 0) return fail("resize-tmpfs", path, errno);
   char options[48];

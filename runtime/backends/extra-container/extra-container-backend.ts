@@ -8,7 +8,10 @@ import type { RuntimeContext } from "../../core/context.js";
 import { containerUnit, isUnitActive, limitProperties, runTool, unitMainPid } from "./container-unit.js";
 import { extraContainerDefinition } from "./definition.js";
 import { SandboxError } from "../../core/errors.js";
-import { leaderOf } from "../../nspawn/container-process.js";
+import { ContainerError, leaderOf } from "../../nspawn/container-process.js";
+import { tmpfsCaps } from "../../cgroups/tmpfs-caps.js";
+import { capContainerTmpfs } from "./container-tmpfs.js";
+import { unitCgroup } from "./unit-cgroup.js";
 import type { Backend } from "../backend.js";
 import { nspawnUnavailable } from "../host-root-backend.js";
 import { nixosInside } from "../nix-root-backend.js";
@@ -26,12 +29,33 @@ export function definitionPath(paths: RuntimePaths, name: string): string {
  * Starts a sandbox as a NixOS container the reference's way: writes its definition from the
  * template's generated container file and runs `extra-container create --start` (which builds
  * and starts `container@f<N>.service`; NixOS makes the veth ve-f<N> with the slot's addresses).
- * The template's resource limits are set on that unit; its main pid is recorded.
+ * The template's resource limits are set on that unit and its tmpfs mounts capped below them;
+ * its main pid and cgroup are recorded. A failed start stops what it started.
  */
 async function start(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
-  const { host } = context.settings;
-  const link = sandboxLink(metadata.slot, host.network.base);
-  await writeSandboxFilter(context.paths, metadata.name, template.seccomp.allow);
+  try {
+    await writeSandboxFilter(context.paths, metadata.name, template.seccomp.allow);
+    const prepared = await createContainer(context, metadata, template);
+    const limits = limitProperties(template.resourceLimits);
+    if (limits.length > 0) await runTool("systemctl", ["set-property", "--runtime", containerUnit(metadata.containerName), ...limits], "apply the resource limits");
+    const pid = await unitMainPid(metadata.containerName);
+    const leaderPid = pid === null ? undefined : await leaderOf(pid);
+    if (pid === null || leaderPid === undefined) throw new ContainerError(`${containerUnit(metadata.containerName)} is active but its container's init is not running`);
+    await capContainerTmpfs(leaderPid, tmpfsCaps(template.resourceLimits.memoryMax));
+    // Read once the limits are set: systemd realises the unit's groups on their hierarchies then.
+    const running = { ...prepared, pid, cgroup: await unitCgroup(metadata.containerName, pid) };
+    // The guard listens on the host end's address, which exists only now.
+    const guarded = await startNetworkGuard(context, running, namespaceOf(leaderPid));
+    return { ...guarded, startedAt: new Date().toISOString(), system: await containerSystem(metadata.containerName) };
+  } catch (error) {
+    await stop(context, metadata).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Writes the sandbox's definition, fences its network and creates and starts its container. */
+async function createContainer(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
+  const link = sandboxLink(metadata.slot, context.settings.host.network.base);
   // The primary workspace (the first bind) is the definition's own `workspace`; the rest ride
   // along as extra bind mounts.
   const extraBinds = [...(await sandboxBinds(context, metadata, template, extraContainerBackend.capabilities)).slice(1), ...(await systemSshBinds(context, metadata, template))];
@@ -57,15 +81,13 @@ async function start(context: RuntimeContext, metadata: SandboxMetadata, templat
   // NixOS makes ve-f<N> when the container starts; the table matches it by name, so it goes first.
   const prepared = await prepareNetwork(context, metadata, template);
   await runTool("extra-container", ["create", "--start", file], `create container ${metadata.containerName}`);
-  const limits = limitProperties(template.resourceLimits);
-  if (limits.length > 0) await runTool("systemctl", ["set-property", "--runtime", containerUnit(metadata.containerName), ...limits], "apply the resource limits");
-  // The guard listens on the host end's address, which exists only now.
-  const running = { ...prepared, pid: await unitMainPid(metadata.containerName) };
-  const guarded = await startNetworkGuard(context, running, namespaceOf(running.pid === null ? undefined : await leaderOf(running.pid)));
-  return { ...guarded, startedAt: new Date().toISOString(), cgroup: null, system: await containerSystem(metadata.containerName) };
+  return prepared;
 }
 
-/** Stops the container's unit (NixOS halts the container gracefully) and its network; idempotent. */
+/**
+ * Stops the container's unit (NixOS halts the container gracefully) and its network; idempotent.
+ * The unit's cgroup is systemd's: it goes with the unit, never removed here.
+ */
 async function stop(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
   if (await isUnitActive(metadata.containerName)) await runTool("systemctl", ["stop", containerUnit(metadata.containerName)], `stop container ${metadata.containerName}`);
   await stopNetwork(context, metadata);

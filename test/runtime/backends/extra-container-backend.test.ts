@@ -1,4 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,7 +10,10 @@ import { resolveModel } from "../../../generator/model/resolve.js";
 import { definitionPath, extraContainerBackend as backend } from "../../../runtime/backends/extra-container/extra-container-backend.js";
 import { runtimePaths } from "../../../runtime/core/paths.js";
 import type { RuntimeContext } from "../../../runtime/core/context.js";
-import type { SandboxMetadata } from "../../../runtime/state/metadata.js";
+import { sandboxMetadataSchema, type SandboxMetadata } from "../../../runtime/state/metadata.js";
+import { execCommand } from "../../../runtime/sandbox/exec.js";
+import { cgroupHierarchies } from "../../../runtime/cgroups/hierarchies.js";
+import { leaderOf } from "../../../runtime/nspawn/container-process.js";
 import { execa } from "execa";
 import { isRoot, toolsAvailable } from "../../support/tools.js";
 
@@ -16,9 +21,12 @@ import { isRoot, toolsAvailable } from "../../support/tools.js";
  * The extra-container backend drives two host tools that cannot run here (extra-container needs
  * NixOS and nixpkgs; systemctl needs systemd as init). Small stand-ins in stand-in-bin/ record
  * the calls and keep the container's state; the definition file is checked by the real Nix
- * parser (and evaluated for real in test/nix/container-definitions.test.ts).
+ * parser (and evaluated for real in test/nix/container-definitions.test.ts). The unit's processes
+ * are real (an "nspawn" and its child, the container's init, in real namespaces and a real cgroup
+ * named like the unit), so the tmpfs caps, the recorded cgroup and an exec through the real
+ * forage-enter are observed on the kernel's side.
  */
-const tools = toolsAvailable("nix-instantiate", "nft");
+const tools = toolsAvailable("nix-instantiate", "nft", "unshare", "nsenter", "findmnt");
 const standInBin = fileURLToPath(new URL("../stand-in-bin", import.meta.url));
 
 // Starting loads the sandbox's real host-side nftables table (slot 250, removed afterwards).
@@ -71,20 +79,38 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
   });
   beforeEach(() => writeFileSync(log, ""));
   afterAll(async () => {
+    // A failed assertion must not leave the container's processes, groups or namespace behind.
+    await execa("systemctl", ["stop", "container@f250.service"], { reject: false });
     rmSync(dir, { recursive: true, force: true });
     await execa("nft", ["delete", "table", "inet", "forage_f250"], { reject: false });
   });
   const calls = (): string[] => readFileSync(log, "utf8").trim().split("\n");
+  /** The unit's groups, as the stand-in made them (systemd's, on a real host). */
+  const unitGroups = (): string[] => readFileSync(join(dir, "f250.cgroups"), "utf8").trim().split("\n");
+  /** The mount on top at `point` in process `pid`'s view: [its mount options, the filesystem's]. */
+  const mountAt = (pid: number, point: string): [string, string] => {
+    const line = readFileSync(`/proc/${pid}/mountinfo`, "utf8")
+      .split("\n")
+      .filter((entry) => entry.split(" ")[4] === point)
+      .at(-1);
+    const [left = "", right = ""] = (line ?? "").split(" - ");
+    return [left.split(" ")[5] ?? "", right.split(" ")[2] ?? ""];
+  };
+  let started: SandboxMetadata;
 
-  it("writes the sandbox's definition, creates and starts the container, sets the template's limits on its unit, and records its pid", async () => {
-    const started = await backend.start(context, sandbox, context.settings.templates[0]!);
+  it("writes the sandbox's definition, creates and starts the container, sets the template's limits on its unit, and records its pid and cgroup", async () => {
+    started = await backend.start(context, sandbox, context.settings.templates[0]!);
     const file = definitionPath(context.paths, "demo");
     expect(calls()).toEqual([
       `extra-container create --start ${file}`,
       "systemctl set-property --runtime container@f250.service TasksMax=64 MemoryMax=1G CPUQuota=150%",
       "systemctl show --property=MainPID --value container@f250.service",
     ]);
-    expect(started).toMatchObject({ pid: 4242, cgroup: null });
+    const groups = unitGroups();
+    expect(groups.every((group) => group.startsWith("/sys/fs/cgroup/") && group.endsWith("/forage-test.slice/container@f250.service"))).toBe(true);
+    expect(started).toMatchObject({ pid: Number(readFileSync(join(dir, "f250.pid"), "utf8")), cgroup: { directories: groups, procsFiles: groups.map((group) => `${group}/cgroup.procs`) } });
+    // What the metadata file will hold passes its schema (cgroup paths under /sys/fs/cgroup/).
+    expect(sandboxMetadataSchema.safeParse(started).success).toBe(true);
     const definition = readFileSync(file, "utf8");
     expect(definition).toContain('import "/etc/forage/generated/containers/coder.nix"');
     expect(definition).toContain('hostAddress = "10.100.250.1";');
@@ -93,10 +119,49 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
     expect(await backend.isRunning(context, started)).toBe(true);
   });
 
+  it("caps the container's /run, /tmp and /dev/shm below the unit's 1G memory limit, their flags kept", async () => {
+    const leader = await backend.leader(context, started);
+    expect(leader).toBeDefined();
+    // 1/16, 1/4 and 1/8 of 1G (nspawn's, and the stand-in's, are half the host's RAM).
+    expect([mountAt(leader!, "/run"), mountAt(leader!, "/tmp"), mountAt(leader!, "/dev/shm")]).toEqual([
+      ["rw,nosuid,nodev,relatime", "rw,size=65536k,mode=755"],
+      ["rw,nosuid,nodev,relatime", "rw,size=262144k"],
+      ["rw,nosuid,nodev,relatime", "rw,size=131072k"],
+    ]);
+  });
+
+  it("runs an exec'd command in the container init's own group inside the unit's cgroup", async () => {
+    const leader = (await backend.leader(context, started))!;
+    const [program = "", ...args] = await execCommand(context, started, ["/bin/sleep", "30"], { asRoot: true, cwd: "/" });
+    expect(program).toMatch(/dist\/native\/forage-enter$/);
+    const enter = spawn(program, args, { stdio: "ignore" });
+    try {
+      // forage-enter forks into the container's pid namespace; its child becomes the command.
+      const command = await until(async () => {
+        const child = Number(
+          readFileSync(`/proc/${enter.pid ?? 0}/task/${enter.pid ?? 0}/children`, "utf8")
+            .trim()
+            .split(" ")[0],
+        );
+        return child > 0 && readFileSync(`/proc/${child}/comm`, "utf8") === "sleep\n" ? child : undefined;
+      });
+      const inUnit = async (pid: number): Promise<string[]> =>
+        (await cgroupHierarchies(pid)).map((h) => `${h.mount}${h.path}`).filter((group) => unitGroups().some((unit) => group.startsWith(`${unit}/`)));
+      expect(await inUnit(command)).toEqual(unitGroups().map((unit) => `${unit}/payload`));
+      expect(await inUnit(command)).toEqual(await inUnit(leader));
+    } finally {
+      enter.kill("SIGKILL");
+    }
+  });
+
   it("stops the container's unit, and destroys only what extra-container has installed", async () => {
-    const running = { ...sandbox, pid: 4242 };
+    const running = started;
+    const groups = unitGroups();
     await backend.stop(context, running, 10);
     expect(await backend.isRunning(context, running)).toBe(false);
+    // systemd's stop took the unit's processes and groups (the backend leaves its cgroup to systemd).
+    expect(await leaderOf(running.pid!)).toBeUndefined();
+    expect(groups.filter((group) => existsSync(group))).toEqual([]);
     await backend.destroy(context, running);
     await backend.destroy(context, running);
     expect(calls()).toEqual([
@@ -116,8 +181,20 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
         kind: "container",
         message: expect.stringContaining("could not create container f250: extra-container create exited with 1:\nerror: building the container failed") as unknown,
       });
+      // Nothing half-started stays: the host-side table loaded before the create is gone again.
+      expect((await execa("nft", ["list", "table", "inet", "forage_f250"], { reject: false })).exitCode).not.toBe(0);
     } finally {
       delete process.env.FORAGE_STAND_IN_FAIL;
     }
   });
 });
+
+/** Polls `found` (errors count as not yet) until it gives a value; fails after 5 s. */
+async function until<T>(found: () => Promise<T | undefined>): Promise<T> {
+  for (let tries = 0; tries < 250; tries++) {
+    const value = await found().catch(() => undefined);
+    if (value !== undefined) return value;
+    await sleep(20);
+  }
+  throw new Error("not found within 5 s");
+}

@@ -69,7 +69,7 @@ describe.skipIf(!isRoot())("forage-mounts, the static helper for a start's host-
     }
   });
 
-  it("resizes a tmpfs in another process's mount namespace and keeps its flags", async () => {
+  it("resizes a tmpfs in another process's mount namespace and keeps its flags, and refuses anything else", async () => {
     const point = scratch();
     // A process with its own mount namespace and a small nosuid,nodev,noexec tmpfs in it.
     const holder = spawn(
@@ -93,6 +93,8 @@ describe.skipIf(!isRoot())("forage-mounts, the static helper for a start's host-
       // This process's namespace was never touched.
       expect(mountLine(readFileSync("/proc/self/mountinfo", "utf8"), point)).toBeUndefined();
       await expect(resizeTmpfs(pid, "relative", 1024)).rejects.toThrow("resize-tmpfs relative: Invalid argument");
+      // Only a tmpfs: a remount of anything else would change its whole filesystem (here the proc mount).
+      await expect(resizeTmpfs(pid, "/proc", 4 * 1024 * 1024)).rejects.toThrow("resize-tmpfs /proc: not a tmpfs");
       // Only whole decimal numbers: no sign, no space (strtoull would wrap " -1" round).
       for (const bytes of [" -1", "+5", " 5", "5x"]) {
         const refused = await runCommand(mountsHelperPath(), ["resize-tmpfs", String(pid), point, bytes], { reject: false });
