@@ -27,6 +27,7 @@ const runtimeRanks: Record<string, number> = {
   "runtime/nspawn": 2,
   "runtime/seccomp": 2,
   "runtime/settings": 2,
+  "runtime/approvals": 2, // the approvals queue: what gates ask the human (the network's DNS filter among them)
   "runtime/network": 3,
   "runtime/logins": 3, // subscription logins kept on the host: the store, refreshes
   "runtime/context": 4, // what agents are told about their sandbox
