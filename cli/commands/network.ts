@@ -23,6 +23,8 @@ export function registerNetwork(program: Command): void {
     .option("--deny <hosts>", "add names the sandbox's DNS filter never resolves, whatever the mode (checked before the allowlist): host or *.suffix", collect, [])
     .option("--sni", "also check TLS SNI / HTTP Host of TCP 443 and 80 against the allowlist (restricted)")
     .option("--no-sni", "stop checking SNI / Host")
+    .option("--ask", "hold a name not on the allowlist and ask (forage-ctl approvals) instead of refusing it (restricted)")
+    .option("--no-ask", "refuse names not on the allowlist again")
     .option("--reset", "start again from the template's policy, then apply the rest")
     .option("--json", "print as JSON")
     .addHelpText(
@@ -40,6 +42,10 @@ it shows the policy in force and the network guard's counters.
               refuses names not allowed even on an allowed (shared) address, and connects to
               the name itself; connections without a name, and QUIC, are refused. Refused
               beside none or full; a sandbox switched to none or full drops it
+  --ask       (restricted) a name not on the allowlist is held by the DNS filter (nothing is
+              sent upstream) and becomes an approval (forage-ctl approvals): approve --once
+              admits it while the sandbox runs, --always adds it to this sandbox's allowlist,
+              deny (or no answer by the deadline) refuses it (NXDOMAIN, recorded as a denial)
   full        routed and NATed through the host (through externalInterface when it is set)
 
 What was refused: forage-ctl denials SANDBOX (inside: /run/forage/network/denials.jsonl).
@@ -96,6 +102,8 @@ interface NetworkOptions {
   deny: string[];
   /** commander: true for --sni, false for --no-sni, undefined for neither. */
   sni?: boolean;
+  /** Likewise for --ask / --no-ask. */
+  ask?: boolean;
   reset?: boolean;
 }
 
@@ -104,12 +112,13 @@ function networkChange(mode: string | undefined, options: NetworkOptions): Reque
   if (mode !== undefined && known === undefined) throw new UserError(`network: mode "${mode}" is not one of ${networkModes.join(", ")}`, "usage");
   const allow = checkEntries("--allow", options.allow, allowEntry);
   const deny = checkEntries("--deny", options.deny, denyEntry);
-  if (mode === undefined && allow.length === 0 && deny.length === 0 && options.sni === undefined && options.reset !== true) return null;
+  if (mode === undefined && allow.length === 0 && deny.length === 0 && options.sni === undefined && options.ask === undefined && options.reset !== true) return null;
   return dropUndefined({
     mode: known,
     allow: allow.length === 0 ? undefined : allow,
     deny: deny.length === 0 ? undefined : deny,
     sni: options.sni,
+    ask: options.ask,
     reset: options.reset === true ? true : undefined,
   });
 }
@@ -130,6 +139,7 @@ function printNetwork(view: NetworkView): void {
     `allow     ${policy.allow.length === 0 ? "-" : policy.allow.join(", ")}${policy.mode === "restricted" ? "" : " (used in restricted mode)"}`,
     `deny      ${policy.deny.length === 0 ? "-" : policy.deny.join(", ")}`,
     `sni       ${policy.sni ? "on: TLS SNI and HTTP Host of TCP 443 and 80 are checked" : "off"}`,
+    `ask       ${policy.ask === true ? "on: a name not on the allowlist waits for forage-ctl approve / deny" : "off"}`,
   ];
   if (view.guard !== null) {
     const g = view.guard;

@@ -123,7 +123,7 @@ export interface TemplateModel {
   agents: AgentModel[];
   /** Attribute paths, de-duplicated, in first-seen order. */
   extraPackages: string[][];
-  network: { mode: NetworkMode; allow: AllowRule[]; sni: boolean };
+  network: { mode: NetworkMode; allow: AllowRule[]; sni: boolean; ask: boolean };
   readOnlyWorkspace: boolean;
   /** null: unlimited (the template said "infinity"); memoryMax and tasksMax have defaults. */
   resourceLimits: { cpuQuota: string | null; memoryMax: string | null; tasksMax: number | null };

@@ -97,7 +97,7 @@ function defaultContainerConfigDir(hostConfigDir: string | undefined, host: Host
 function resolveNetwork(network: Template["network"]): TemplateModel["network"] {
   const spec = typeof network === "string" || network === undefined ? { mode: network ?? "none" } : network;
   const allow = spec.mode === "restricted" && "allow" in spec ? (spec.allow ?? []) : [];
-  return { mode: spec.mode, allow: allow.map(parseAllowEntry), sni: ("sni" in spec && spec.sni) === true };
+  return { mode: spec.mode, allow: allow.map(parseAllowEntry), sni: ("sni" in spec && spec.sni) === true, ask: ("ask" in spec && spec.ask) === true };
 }
 
 function resolveMounts(template: Template): MountModel[] {

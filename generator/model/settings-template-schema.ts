@@ -83,6 +83,8 @@ export const settingsTemplateSchema = z
         mode: z.enum(networkModes).describe("none: loopback only; restricted: only `allow`; full: NAT to the internet."),
         allow: z.array(allowRuleSchema).max(512).describe("Hosts reachable in restricted mode."),
         sni: z.boolean().describe("Also check TLS SNI / HTTP Host against `allow`."),
+        // Absent from forage.json files written before it existed.
+        ask: z.boolean().default(false).describe("Ask the human about names not in `allow` instead of refusing them."),
       })
       .describe("Network policy."),
     readOnlyWorkspace: z.boolean().describe("Mount every workspace read-only."),

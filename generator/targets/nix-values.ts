@@ -22,6 +22,7 @@ export function templateValues(template: TemplateModel, nftFile: string | null):
       mode: template.network.mode,
       allow: template.network.allow.map((rule) => rule.entry),
       sni: template.network.sni,
+      ask: template.network.ask,
     }),
     readOnlyWorkspace: n.bool(template.readOnlyWorkspace),
     resourceLimits: n.fromValue(template.resourceLimits),

@@ -149,10 +149,15 @@
             default = null;
             description = "Also check TLS SNI / HTTP Host against `allow` (refuses other names on shared CDN addresses). Default: false.";
           };
+          ask = lib.mkOption {
+            type = lib.types.nullOr lib.types.bool;
+            default = null;
+            description = "Ask the human (forage-ctl approvals) about a name not in `allow` instead of refusing it: the DNS filter holds it, nothing leaves, until approved, denied or the deadline passes. Default: false.";
+          };
         };
       }));
       default = null;
-      description = "Network policy: \"none\", \"restricted\", \"full\", or { mode, allow, sni }. Default: \"none\".";
+      description = "Network policy: \"none\", \"restricted\", \"full\", or { mode, allow, sni, ask }. Default: \"none\".";
     };
     allowedHosts = lib.mkOption {
       type = lib.types.nullOr (lib.types.listOf lib.types.str);

@@ -78,6 +78,7 @@ const networkChange = z
     allow: z.array(allowEntry).max(512).exactOptional().describe("entries added to the allowlist"),
     deny: z.array(denyEntry).max(512).exactOptional().describe("names added to the denylist"),
     sni: z.boolean().exactOptional().describe("check TLS SNI / HTTP Host against the allowlist (restricted mode)"),
+    ask: z.boolean().exactOptional().describe("hold names not in the allowlist and ask the human (restricted mode)"),
     reset: z.boolean().exactOptional().describe("start again from the template's policy, then apply the rest"),
   })
   .nullable()

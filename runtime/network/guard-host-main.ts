@@ -5,6 +5,9 @@
  * by a racing forage-ctl, finds it held and exits, and its starter talks to the first. It logs to
  * stderr (guard-host.log beside the socket).
  */
+import { dirname } from "node:path";
+import { askThroughDaemon } from "../approvals/ask-through-daemon.js";
+import { rootSocketIn } from "../core/daemon-sockets.js";
 import { holdLock } from "../state/lock.js";
 import { defaultIdleExitMs, runGuardHost } from "./guard-host.js";
 
@@ -23,7 +26,9 @@ if (release === undefined) {
 try {
   // FORAGE_GUARD_IDLE_SECONDS: how long it stays without a sandbox (tests make it short).
   const idle = Number(process.env.FORAGE_GUARD_IDLE_SECONDS);
-  await runGuardHost(socketPath, log, Number.isFinite(idle) && idle >= 0 ? idle * 1000 : defaultIdleExitMs);
+  // Names asked about in network ask mode go to the queue of this run directory's daemon.
+  const ask = askThroughDaemon(rootSocketIn(dirname(socketPath)));
+  await runGuardHost(socketPath, log, Number.isFinite(idle) && idle >= 0 ? idle * 1000 : defaultIdleExitMs, ask);
   release();
   process.exit(0);
 } catch (error) {

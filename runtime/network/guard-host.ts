@@ -6,6 +6,7 @@ import { guardRequest } from "./guard-request.js";
 import type { GuardSpec } from "./guard-spec.js";
 import { logForSandbox, openSandboxGuard, upstreamFor, type SandboxGuard } from "./sandbox-guard.js";
 import { SetElementWriter } from "./set-element-writer.js";
+import type { AskApproval } from "../approvals/approval.js";
 
 const pollMs = 1000;
 /** With no sandbox to guard for this long (by default), the host exits (the next sandbox starts another). */
@@ -19,16 +20,16 @@ export const defaultIdleExitMs = 60_000;
  * sandbox's guard does its upkeep; one whose link is gone is dropped. Sandboxes stay up when the
  * host restarts: the health monitor adds them to the next one.
  */
-export async function runGuardHost(socketPath: string, log: (line: string) => void, idleExitMs = defaultIdleExitMs): Promise<void> {
+export async function runGuardHost(socketPath: string, log: (line: string) => void, idleExitMs: number, ask: AskApproval): Promise<void> {
   const guards = new Map<string, { spec: GuardSpec; guard: SandboxGuard }>();
-  const hostWriter = new SetElementWriter(null);
+  const shared: Shared = { hostWriter: new SetElementWriter(null), ask };
   let idleSince = Date.now();
   // Connections open now: one may carry an `add` the host must not exit under.
   let open = 0;
   const server = createServer((socket) => {
     open++;
     socket.once("close", () => open--);
-    serveConnection(socket, guards, hostWriter, log);
+    serveConnection(socket, guards, shared, log);
   });
   await prepareSocketDirectory(socketPath);
   await listenPrivately(server, socketPath, 0);
@@ -49,7 +50,7 @@ export async function runGuardHost(socketPath: string, log: (line: string) => vo
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   log("no sandbox left to guard: exiting");
   await closed;
-  hostWriter.close();
+  shared.hostWriter.close();
 }
 
 /**
@@ -61,21 +62,27 @@ function closeInBackground(guard: SandboxGuard): void {
   void guard.close().catch(() => undefined);
 }
 
-function serveConnection(socket: Socket, guards: Map<string, { spec: GuardSpec; guard: SandboxGuard }>, hostWriter: SetElementWriter, log: (line: string) => void): void {
+/** What every sandbox's guard in the host shares: the host table's set writer, and the approvals queue it asks. */
+interface Shared {
+  hostWriter: SetElementWriter;
+  ask: AskApproval;
+}
+
+function serveConnection(socket: Socket, guards: Map<string, { spec: GuardSpec; guard: SandboxGuard }>, shared: Shared, log: (line: string) => void): void {
   const answer = (message: GuardAnswer): void => void socket.end(`${JSON.stringify(message)}\n`);
   socket.on("error", () => undefined);
   socket.on(
     "data",
     lineReader(
       (raw) => {
-        void handle(raw, guards, hostWriter, log).then(answer, (error: Error) => answer({ ok: false, error: error.message }));
+        void handle(raw, guards, shared, log).then(answer, (error: Error) => answer({ ok: false, error: error.message }));
       },
       (error) => answer({ ok: false, error: error.message }),
     ),
   );
 }
 
-async function handle(raw: unknown, guards: Map<string, { spec: GuardSpec; guard: SandboxGuard }>, hostWriter: SetElementWriter, log: (line: string) => void): Promise<GuardAnswer> {
+async function handle(raw: unknown, guards: Map<string, { spec: GuardSpec; guard: SandboxGuard }>, shared: Shared, log: (line: string) => void): Promise<GuardAnswer> {
   const request = guardRequest(raw);
   if (request.op === "add") {
     const key = guardKey(request.spec.paths.stateDir, request.spec.sandbox);
@@ -85,7 +92,7 @@ async function handle(raw: unknown, guards: Map<string, { spec: GuardSpec; guard
       guards.delete(key);
       closeInBackground(old.guard);
     }
-    const guard = await openSandboxGuard(request.spec, hostWriter, upstreamFor).catch(async (error: Error) => {
+    const guard = await openSandboxGuard(request.spec, shared.hostWriter, upstreamFor, shared.ask).catch(async (error: Error) => {
       await logForSandbox(request.spec, `the guard could not start: ${error.message}`);
       throw error;
     });

@@ -23,6 +23,9 @@ import { createNameGate, type NameGate } from "./sni/name-gate.js";
 import { SpecialAddresses } from "./special-addresses.js";
 import { PortForwarder, type ForwardState } from "./port-forwarder.js";
 import { pathExists } from "../core/path-exists.js";
+import type { AskApproval } from "../approvals/approval.js";
+import { NameApprovals } from "./name-approvals.js";
+import { persistAllowedName } from "./persist-allowed-name.js";
 
 /** DNS queries the filter works on at once, per sandbox; more are dropped (clients retry). */
 const maxQueriesInFlight = 256;
@@ -53,8 +56,8 @@ export interface SandboxGuard {
  * (filling the allowed sets through `hostWriter`, the host's shared writer, and the sandbox's own
  * table through a writer of its own), and the recorder of what the tables refused.
  */
-export async function openSandboxGuard(spec: GuardSpec, hostWriter: SetElementWriter, upstreamOf: (spec: GuardSpec) => Promise<UpstreamResolver>): Promise<SandboxGuard> {
-  const guard = new Guard(spec, await readPolicy(spec), await upstreamOf(spec), hostWriter);
+export async function openSandboxGuard(spec: GuardSpec, hostWriter: SetElementWriter, upstreamOf: (spec: GuardSpec) => Promise<UpstreamResolver>, ask: AskApproval): Promise<SandboxGuard> {
+  const guard = new Guard(spec, await readPolicy(spec), await upstreamOf(spec), hostWriter, ask);
   await guard.listen();
   return guard;
 }
@@ -72,6 +75,9 @@ class Guard implements SandboxGuard {
   private readonly poller: DenialPoller;
   private readonly denials: DenialLog;
   private readonly ports: PortForwarder;
+  private readonly names: NameApprovals;
+  /** The policy the filter and the gate read: the sandbox's own, plus the names admitted when asked. */
+  private policy: PolicyRules;
   private readonly startedAt = new Date().toISOString();
   private listeners: { dns: DnsListener; gates: GateListener } | undefined;
   /** Questions and connections seen, and how many there were at the last reading of the tables. */
@@ -83,10 +89,19 @@ class Guard implements SandboxGuard {
 
   constructor(
     private readonly spec: GuardSpec,
-    private policy: PolicyRules,
+    private ownPolicy: PolicyRules,
     private readonly upstream: UpstreamResolver,
     hostWriter: SetElementWriter,
+    ask: AskApproval,
   ) {
+    this.names = new NameApprovals({
+      sandbox: spec.sandbox,
+      ask,
+      persist: (name) => persistAllowedName(spec.paths, spec.sandbox, name),
+      changed: () => this.combinePolicy(),
+      log: (line) => void logForSandbox(spec, line),
+    });
+    this.policy = ownPolicy;
     this.link = sandboxLink(spec.slot, spec.base);
     this.mirrorWriter = spec.namespace === null ? null : new SetElementWriter(spec.namespace);
     const mirror = this.mirrorWriter === null ? null : { table: inSandboxTableRef, writer: this.mirrorWriter };
@@ -100,6 +115,7 @@ class Guard implements SandboxGuard {
       refused: (refusal) => this.refusedName({ kind: "dns", ...refusal }),
       refuseAddress: (address) => this.special.refusal(address),
       upstreamFailed: () => void this.counts.upstreamFailures++,
+      ask: (name) => this.names.decide(name),
     };
     const sources = [{ table: hostPolicyTableRef(this.link), namespace: null }, ...(mirror === null ? [] : [{ table: inSandboxTableRef, namespace: spec.namespace }])];
     this.poller = new DenialPoller(
@@ -137,8 +153,9 @@ class Guard implements SandboxGuard {
   }
 
   async reload(): Promise<void> {
-    const next = await readPolicy(this.spec);
-    this.policy = next;
+    this.ownPolicy = await readPolicy(this.spec);
+    this.combinePolicy();
+    const next = this.policy;
     this.gate.recheck();
     await this.allowed.readmit(next.mode === "restricted", (name, chain) => {
       const verdict = chainVerdict(next, [name, ...chain]);
@@ -181,6 +198,11 @@ class Guard implements SandboxGuard {
     // The set-element writers start while upstream answers, not after (the first admission waits for them).
     if (this.policy.mode === "restricted") this.allowed.warm();
     return filterDnsMessage(this.dnsDeps, message, transport).finally(() => this.inFlight--);
+  }
+
+  private combinePolicy(): void {
+    const admitted = this.names.rules();
+    this.policy = admitted.length === 0 ? this.ownPolicy : { ...this.ownPolicy, allow: [...this.ownPolicy.allow, ...admitted] };
   }
 
   private refusedName(refusal: { kind: "dns" | "sni"; name?: string; port?: number; rule: string }): void {

@@ -21,6 +21,8 @@ export interface NetworkChange {
   deny?: string[];
   /** Check TLS SNI / HTTP Host against the allowlist (restricted mode). */
   sni?: boolean;
+  /** Hold names not in the allowlist and ask the human (restricted mode). */
+  ask?: boolean;
   /** Start again from the template's policy, then apply the rest. */
   reset?: boolean;
 }
@@ -44,12 +46,15 @@ export async function networkOperation(context: RuntimeContext, name: string, ch
       const template = findTemplate(context, metadata.template);
       const base = change.reset === true ? templatePolicy(template) : policyOf(metadata, template);
       const mode = change.mode ?? base.mode;
+      const { ask: _, ...kept } = base;
       const policy: NetworkPolicy = {
-        ...base,
+        ...kept,
         mode,
         allow: union(base.allow, change.allow),
         deny: union(base.deny, change.deny),
-        sni: sniFor(name, mode, change.sni ?? base.sni, change.sni),
+        sni: restrictedOnly(name, "sni", mode, change.sni ?? base.sni, change.sni),
+        // Written only when on, as templatePolicy does.
+        ...(restrictedOnly(name, "ask", mode, change.ask ?? base.ask === true, change.ask) ? { ask: true } : {}),
       };
       const checked = networkPolicySchema.safeParse(policy);
       if (!checked.success) throw new SandboxError(`network ${name}: ${checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`, "usage");
@@ -86,16 +91,19 @@ async function guardStatus(context: RuntimeContext, name: string): Promise<Guard
   }
 }
 
+/** What each restricted-only flag does with the allowlist, for the refusal. */
+const flagUses = { sni: "it checks names against the allowlist", ask: "it asks about names not in the allowlist" } as const;
+
 /**
- * sni checks names against the allowlist, so only restricted mode reads it (as in templates,
- * whose schema refuses it beside none and full): asked for in another mode it is refused, and
- * a sandbox that leaves restricted drops it rather than keep a flag nothing reads.
+ * sni and ask work with the allowlist, so only restricted mode reads them (as in templates, whose
+ * schema refuses them beside none and full): asked for in another mode they are refused, and a
+ * sandbox that leaves restricted drops them rather than keep a flag nothing reads.
  */
-function sniFor(name: string, mode: NetworkPolicy["mode"], sni: boolean, asked: boolean | undefined): boolean {
-  if (mode === "restricted") return sni;
+function restrictedOnly(name: string, flag: keyof typeof flagUses, mode: NetworkPolicy["mode"], value: boolean, asked: boolean | undefined): boolean {
+  if (mode === "restricted") return value;
   if (asked === true) {
     throw new SandboxError(
-      `network ${name}: --sni only applies to mode "restricted" (it checks names against the allowlist), and this sandbox's mode would be "${mode}": switch it to restricted as well (forage-ctl network ${name} restricted --sni), or leave out --sni`,
+      `network ${name}: --${flag} only applies to mode "restricted" (${flagUses[flag]}), and this sandbox's mode would be "${mode}": switch it to restricted as well (forage-ctl network ${name} restricted --${flag}), or leave out --${flag}`,
       "usage",
     );
   }

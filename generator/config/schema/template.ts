@@ -24,18 +24,27 @@ const networkObject = z
     mode: z.enum(networkModes).describe("none: loopback only; restricted: only `allow`; full: NAT to the internet."),
     allow: allowList.optional().describe('Hosts reachable in restricted mode: "host", "*.suffix", optional ":port". Default: none.'),
     sni: z.boolean().optional().describe("Also check TLS SNI / HTTP Host against `allow` (refuses other names on shared CDN addresses). Default: false."),
+    ask: z
+      .boolean()
+      .optional()
+      .describe(
+        "Ask the human (forage-ctl approvals) about a name not in `allow` instead of refusing it: the DNS filter holds it, nothing leaves, until approved, denied or the deadline passes. Default: false.",
+      ),
   })
   .refine((n) => n.mode === "restricted" || n.allow === undefined || n.allow.length === 0, {
     error: 'allow only applies to mode "restricted": set mode to "restricted" or remove allow',
   })
   .refine((n) => n.mode === "restricted" || n.sni !== true, {
     error: 'sni only applies to mode "restricted" (it checks names against allow): set mode to "restricted" or remove sni',
+  })
+  .refine((n) => n.mode === "restricted" || n.ask !== true, {
+    error: 'ask only applies to mode "restricted" (it asks about names not in allow): set mode to "restricted" or remove ask',
   });
 
 export const networkSchema = z
   .union([z.enum(networkModes), networkObject])
   // In NixOS a bare mode becomes { mode = …; }, so modules always read network.mode.
-  .meta({ nixCoerceTo: "mode", description: 'Network policy: "none", "restricted", "full", or { mode, allow, sni }. Default: "none".' });
+  .meta({ nixCoerceTo: "mode", description: 'Network policy: "none", "restricted", "full", or { mode, allow, sni, ask }. Default: "none".' });
 
 /** systemd's word for "no limit"; a limit is lifted only when a template says so. */
 const unlimited = z.enum(["infinity"]);

@@ -12,14 +12,18 @@ export interface PolicyRules {
   /** Deny entries have no port (the schema refuses one). */
   readonly deny: readonly AllowRule[];
   readonly sni: boolean;
+  /** Names not in allow are held and asked about (restricted mode). */
+  readonly ask: boolean;
 }
 
 /** Parses a policy's entries (already checked by `networkPolicySchema`). */
 export function policyRules(policy: NetworkPolicy): PolicyRules {
-  return { mode: policy.mode, allow: policy.allow.map(parseAllowEntry), deny: policy.deny.map(parseAllowEntry), sni: policy.sni };
+  return { mode: policy.mode, allow: policy.allow.map(parseAllowEntry), deny: policy.deny.map(parseAllowEntry), sni: policy.sni, ask: policy.ask === true };
 }
 
 /** The policy a sandbox of this template starts with, as its metadata records it. */
 export function templatePolicy(template: TemplateModel): NetworkPolicy {
-  return { mode: template.network.mode, allow: template.network.allow.map((rule) => rule.entry), deny: [], sni: template.network.sni };
+  const policy: NetworkPolicy = { mode: template.network.mode, allow: template.network.allow.map((rule) => rule.entry), deny: [], sni: template.network.sni };
+  // Written only when on: absent is off, and a policy without it reads as it always did.
+  return template.network.ask ? { ...policy, ask: true } : policy;
 }

@@ -23,6 +23,8 @@ export const networkPolicySchema = z.strictObject({
   allow: z.array(allowEntry).max(512),
   deny: z.array(denyEntry).max(512),
   sni: z.boolean(),
+  /** Hold a name not in allow and ask the human (restricted mode); absent means off (and in metadata written before it existed). */
+  ask: z.boolean().optional(),
 });
 
 export type NetworkPolicy = z.infer<typeof networkPolicySchema>;

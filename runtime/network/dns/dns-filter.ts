@@ -1,6 +1,6 @@
 import type { Answer, Packet, RecordType } from "dns-packet";
 import { chainVerdict } from "../../../generator/policy/network/chain-verdict.js";
-import { nameVerdict } from "../../../generator/policy/network/name-verdict.js";
+import { deniedBy, nameVerdict } from "../../../generator/policy/network/name-verdict.js";
 import type { PolicyRules } from "../../../generator/policy/network/policy-rules.js";
 import { answerMessage, readQuery, refusalMessage, rcode } from "./dns-message.js";
 import { askUpstream, type UpstreamResolver } from "./upstream.js";
@@ -37,6 +37,12 @@ export interface DnsFilterDeps {
   refuseAddress: (address: string) => string | null;
   /** The upstream resolver failed to answer (the sandbox got SERVFAIL). */
   upstreamFailed?: (error: Error) => void;
+  /**
+   * Ask mode: asks the human about a name the allowlist does not name, holding the question
+   * meanwhile. Resolves with null once it is admitted (the policy then allows it), or with the
+   * rule that refused it.
+   */
+  ask?: (name: string) => Promise<string | null>;
 }
 
 /** Record types a restricted sandbox may ask about allowed names; others get an empty answer. */
@@ -56,7 +62,9 @@ export const maxTtl = 86_400;
  *   answered, after the addresses are admitted to the sandbox's sets; addresses that are the
  *   host's, link-local, special-purpose or private (unless admitted) are left out of the answer
  *   and refused; the addresses get the ports every allowlisted name on the chain has;
- * - full mode forwards every type, filtering only the deny list.
+ * - full mode forwards every type, filtering only the deny list;
+ * - ask mode (restricted): a name the allowlist does not name (and the deny list does not) is held
+ *   and asked about; nothing goes upstream until it is admitted, and a refusal is NXDOMAIN.
  * Returns null for bytes that are not DNS at all (dropped).
  */
 export async function filterDnsMessage(deps: DnsFilterDeps, message: Buffer, transport: "udp" | "tcp"): Promise<Buffer | null> {
@@ -64,8 +72,13 @@ export async function filterDnsMessage(deps: DnsFilterDeps, message: Buffer, tra
   if (read === null) return null;
   if ("refuse" in read) return refusalMessage(read.refuse.id);
   const { query } = read;
-  const policy = deps.policy();
-  const verdict = nameVerdict(policy, query.name);
+  let policy = deps.policy();
+  let verdict = nameVerdict(policy, query.name);
+  if (!verdict.allowed && policy.mode === "restricted" && policy.ask && deps.ask !== undefined && deniedBy(policy, query.name) === undefined) {
+    const refusal = await deps.ask(query.name);
+    policy = deps.policy();
+    verdict = refusal === null ? nameVerdict(policy, query.name) : { allowed: false, rule: refusal };
+  }
   if (!verdict.allowed) {
     deps.refused({ name: query.name, type: query.question.type, rule: verdict.rule });
     return answerMessage(query, policy.mode === "none" ? rcode.refused : rcode.nxDomain, [], transport);

@@ -30,7 +30,13 @@ describe("the network guard host", () => {
       const run = scratch();
       const paths = runtimePaths(join(run, "state"), { FORAGE_RUN_DIR: run });
       const lines: string[] = [];
-      const host = runGuardHost(paths.guardSocket, (line) => lines.push(line), 1500);
+      // No sandbox here asks about a name: a question would be a bug, and is refused.
+      const host = runGuardHost(
+        paths.guardSocket,
+        (line) => lines.push(line),
+        1500,
+        () => Promise.reject(new Error("no question expected in this test")),
+      );
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(statSync(paths.guardSocket).mode & 0o777).toBe(0o600);
       expect(await ask(paths.guardSocket, JSON.stringify({ op: "has", stateDir: paths.stateDir, sandbox: "web" }))).toEqual({ ok: true, pid: process.pid, has: false });

@@ -21,6 +21,7 @@
   ];
   network = {
     allow = [ ];
+    ask = false;
     mode = "full";
     sni = false;
   };

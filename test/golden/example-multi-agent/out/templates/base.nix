@@ -10,6 +10,7 @@
   ];
   network = {
     allow = [ ];
+    ask = false;
     mode = "none";
     sni = false;
   };

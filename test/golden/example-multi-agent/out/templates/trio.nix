@@ -64,6 +64,7 @@
   ];
   network = {
     allow = [ "api.anthropic.com" "api.openai.com" "generativelanguage.googleapis.com" ];
+    ask = false;
     mode = "restricted";
     sni = false;
   };

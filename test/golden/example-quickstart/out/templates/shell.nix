@@ -19,6 +19,7 @@
   extraPackages = [ ];
   network = {
     allow = [ ];
+    ask = false;
     mode = "none";
     sni = false;
   };

@@ -26,6 +26,7 @@
   ];
   network = {
     allow = [ "api.anthropic.com" "*.github.com:443" "github.com:443" ];
+    ask = false;
     mode = "restricted";
     sni = false;
   };

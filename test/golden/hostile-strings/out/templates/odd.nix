@@ -23,6 +23,7 @@
   extraPackages = [ ];
   network = {
     allow = [ "x--y.example" "*.in.example:1" ];
+    ask = false;
     mode = "restricted";
     sni = false;
   };

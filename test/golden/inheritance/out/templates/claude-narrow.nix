@@ -51,6 +51,7 @@
   ];
   network = {
     allow = [ "registry.example.org:443" ];
+    ask = false;
     mode = "restricted";
     sni = false;
   };

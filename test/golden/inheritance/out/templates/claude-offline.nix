@@ -39,6 +39,7 @@
   ];
   network = {
     allow = [ ];
+    ask = false;
     mode = "none";
     sni = false;
   };

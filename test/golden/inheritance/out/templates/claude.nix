@@ -39,6 +39,7 @@
   ];
   network = {
     allow = [ "*.registry.example.org:443" "registry.example.org" "*.github.com" ];
+    ask = false;
     mode = "restricted";
     sni = false;
   };

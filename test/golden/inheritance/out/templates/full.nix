@@ -9,6 +9,7 @@
   ];
   network = {
     allow = [ ];
+    ask = false;
     mode = "full";
     sni = false;
   };

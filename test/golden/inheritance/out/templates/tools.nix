@@ -9,6 +9,7 @@
   ];
   network = {
     allow = [ ];
+    ask = false;
     mode = "none";
     sni = false;
   };

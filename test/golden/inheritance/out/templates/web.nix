@@ -6,6 +6,7 @@
   extraPackages = [ ];
   network = {
     allow = [ "*.registry.example.org:443" "registry.example.org" "*.github.com" ];
+    ask = false;
     mode = "restricted";
     sni = false;
   };
