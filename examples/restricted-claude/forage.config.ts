@@ -3,7 +3,6 @@ import { defineConfig } from "forage";
 
 export default defineConfig({
   user: "alice",
-  authorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFv5mJ8p0yQz3R2v0Yk2cY7cV0QmW4m3r9xQ2JbWlqK1 alice@laptop"],
   // Only the path is recorded; the key itself never enters the Nix store or a generated file.
   secrets: { "anthropic-api-key": "/run/secrets/anthropic-api-key" },
   templates: {

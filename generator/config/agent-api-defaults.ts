@@ -1,6 +1,6 @@
 import type { AuthMode, ProviderName } from "./schema/agent-api.js";
 import type { Agent } from "./schema/agent.js";
-import { splitPackagePath } from "../lib/package-path.js";
+import { agentProgramOf, type AgentProgram } from "./agent-programs.js";
 
 /** How the proxy authenticates to one API, and how a client SDK is usually pointed at it. */
 export interface ProviderPreset {
@@ -26,11 +26,11 @@ type KnownProvider = keyof typeof providerPresets;
  * Agents whose base-URL variables differ from their provider SDK's: Aider goes through LiteLLM
  * (`*_API_BASE`), OpenCode through the AI SDK (whose Anthropic base URL includes /v1).
  */
-const agentPresets: Record<string, { provider?: KnownProvider; baseUrlEnv?: Partial<Record<KnownProvider, Record<string, string>>> }> = {
-  "claude-code": { provider: "anthropic" },
+const agentPresets: Partial<Record<AgentProgram, { provider?: KnownProvider; baseUrlEnv?: Partial<Record<KnownProvider, Record<string, string>>> }>> = {
+  claude: { provider: "anthropic" },
   codex: { provider: "openai" },
-  "gemini-cli": { provider: "google" },
-  "aider-chat": {
+  gemini: { provider: "google" },
+  aider: {
     baseUrlEnv: {
       anthropic: { ANTHROPIC_API_BASE: "", ANTHROPIC_BASE_URL: "" },
       openai: { OPENAI_API_BASE: "/v1", OPENAI_BASE_URL: "/v1" },
@@ -46,9 +46,10 @@ const providerByKeyVariable: Record<string, KnownProvider> = {
   GOOGLE_API_KEY: "google",
 };
 
-/** The package's own name: the last segment of its attribute path ("llm-agents.codex" → "codex"). */
-function packageName(packagePath: string): string {
-  return splitPackagePath(packagePath).at(-1) ?? packagePath;
+/** The presets of the program an agent package is (agentProgramOf), if Forage knows it. */
+function presetOf(packagePath: string): (typeof agentPresets)[AgentProgram] {
+  const program = agentProgramOf(packagePath);
+  return program === undefined ? undefined : agentPresets[program];
 }
 
 /**
@@ -58,13 +59,13 @@ function packageName(packagePath: string): string {
  * @example inferProvider("claude-code", "ANTHROPIC_API_KEY") // "anthropic"
  */
 export function inferProvider(packagePath: string, keyVariable: string | undefined): KnownProvider | undefined {
-  return agentPresets[packageName(packagePath)]?.provider ?? (keyVariable === undefined ? undefined : providerByKeyVariable[keyVariable]);
+  return presetOf(packagePath)?.provider ?? (keyVariable === undefined ? undefined : providerByKeyVariable[keyVariable]);
 }
 
 /** The base-URL variables an agent of this package reads for this provider. */
 export function presetBaseUrlEnv(packagePath: string, provider: ProviderName): Record<string, string> {
   if (provider === "custom") return {};
-  return agentPresets[packageName(packagePath)]?.baseUrlEnv?.[provider] ?? providerPresets[provider].baseUrlEnv;
+  return presetOf(packagePath)?.baseUrlEnv?.[provider] ?? providerPresets[provider].baseUrlEnv;
 }
 
 /**

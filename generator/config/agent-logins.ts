@@ -1,5 +1,5 @@
 import type { ProviderName } from "./schema/agent-api.js";
-import { splitPackagePath } from "../lib/package-path.js";
+import { agentProgramOf, type AgentProgram } from "./agent-programs.js";
 
 /**
  * The subscription logins Forage keeps on the host, one per agent program. "token": a long-lived
@@ -61,15 +61,17 @@ export const loginPresets: Record<LoginFlavor, LoginPreset> = {
   },
 };
 
-const flavorByPackage: Record<string, LoginFlavor> = { "claude-code": "claude", codex: "codex", "gemini-cli": "gemini" };
-
 /**
- * Which login an agent package has, by its package's own name; undefined for programs whose
- * logins Forage does not know.
+ * Which login an agent package has, by its package's own name (agentProgramOf); undefined for
+ * programs whose logins Forage does not know.
  *
  * @example loginFlavorOf("llm-agents.claude-code") // "claude"
  */
 export function loginFlavorOf(packagePath: string): LoginFlavor | undefined {
-  const name = splitPackagePath(packagePath).at(-1) ?? packagePath;
-  return Object.hasOwn(flavorByPackage, name) ? flavorByPackage[name] : undefined;
+  const program = agentProgramOf(packagePath);
+  return isLoginFlavor(program) ? program : undefined;
+}
+
+function isLoginFlavor(program: AgentProgram | undefined): program is LoginFlavor {
+  return program === "claude" || program === "codex" || program === "gemini";
 }

@@ -1,5 +1,5 @@
 import { effectiveAuth } from "./agent-api-defaults.js";
-import { inherits, proxiedAgents, type FlatTemplate } from "./proxied-agents.js";
+import { inherits, proxiedAgents, templateNames, type FlatTemplate } from "./proxied-agents.js";
 import type { Config } from "./schema/config.js";
 import type { SchemaProblem } from "./zod-issues.js";
 
@@ -28,7 +28,7 @@ function unreadAgentApis(config: Config, flat: readonly FlatTemplate[]): SchemaP
       problems.push({
         path: ["templates", templateName, "agents", agentName, "api"],
         atKey: true,
-        message: `api says how the API proxy reaches agent "${agentName}"'s API, and the agent goes by auth "wrapper" (no auth of its own, and useProxy is off in ${names(reached)}), so nothing reads it: set auth "proxy" (or useProxy: true), or remove api`,
+        message: `api says how the API proxy reaches agent "${agentName}"'s API, and the agent goes by auth "wrapper" (no auth of its own, and useProxy is off in ${templateNames(reached)}), so nothing reads it: set auth "proxy" (or useProxy: true), or remove api`,
       });
     }
   }
@@ -46,7 +46,7 @@ function unservedProxyFilters(config: Config, flat: readonly FlatTemplate[]): Sc
     problems.push({
       path: ["templates", templateName, "proxyFilter"],
       atKey: true,
-      message: `proxyFilter limits what the API proxy forwards for the agents of ${names(reached)}, and none of them goes by the proxy (auth "proxy" or "placeholder", or an oauth login): remove proxyFilter, or put an agent with a key behind the proxy (auth "proxy", or useProxy: true)`,
+      message: `proxyFilter limits what the API proxy forwards for the agents of ${templateNames(reached)}, and none of them goes by the proxy (auth "proxy" or "placeholder", or an oauth login): remove proxyFilter, or put an agent with a key behind the proxy (auth "proxy", or useProxy: true)`,
     });
   }
   return problems;
@@ -64,10 +64,4 @@ function disabledProxy(config: Config, flat: readonly FlatTemplate[]): SchemaPro
       message: `the API proxy must run: ${users[0]}${more} goes by it (auth "proxy" or "placeholder", or an oauth login); remove proxy.enable: false (the proxy runs exactly when an agent needs it), or give those agents auth "wrapper"`,
     },
   ];
-}
-
-/** 'template "a"' or 'templates "a", "b"'. */
-function names(templates: readonly FlatTemplate[]): string {
-  const quoted = templates.map((each) => `"${each.name}"`);
-  return quoted.length === 1 ? `template ${quoted[0]}` : `templates ${quoted.join(", ")}`;
 }

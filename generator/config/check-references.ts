@@ -1,8 +1,10 @@
 import { checkAgentApis } from "./check-agent-apis.js";
 import { checkProxyUse } from "./check-proxy-use.js";
 import { checkPermissions } from "./check-permissions.js";
+import { checkWorkspaceUse } from "./check-workspace-use.js";
 import { flattenAll } from "./proxied-agents.js";
 import type { Config } from "./schema/config.js";
+import { beadsDefaults } from "./schema/workspace.js";
 import { parentsOf } from "./template-parents.js";
 import type { SchemaProblem } from "./zod-issues.js";
 
@@ -15,7 +17,7 @@ export function checkReferences(config: Config): SchemaProblem[] {
   const extendsProblems = checkExtends(config);
   // Agent APIs and the proxy's options are checked on flattened templates, which needs sound `extends`.
   const flat = extendsProblems.length === 0 ? flattenAll(config) : [];
-  const apiProblems = extendsProblems.length === 0 ? [...checkAgentApis(config), ...checkProxyUse(config, flat), ...checkPermissions(config, flat)] : [];
+  const apiProblems = extendsProblems.length === 0 ? [...checkAgentApis(config), ...checkProxyUse(config, flat), ...checkPermissions(config, flat), ...checkWorkspaceUse(config, flat)] : [];
   return [...checkSecrets(config), ...extendsProblems, ...checkMounts(config), ...apiProblems];
 }
 
@@ -32,7 +34,7 @@ function checkMounts(config: Config): SchemaProblem[] {
           message: 'the mount name "beads" is taken by useBeads: rename this mount or disable useBeads',
         });
       }
-      mounts.push(["useBeads", { containerPath: beads.containerPath, readOnly: false }]);
+      mounts.push(["useBeads", { containerPath: beads.containerPath ?? beadsDefaults.containerPath, readOnly: false }]);
     }
     const seen = new Map<string, string>([[config.workspacePath, "the workspace (workspacePath)"]]);
     for (const [name, mount] of mounts) {

@@ -1,17 +1,26 @@
+import { unrecognisedPermissionsNotes } from "./check-permissions.js";
 import { inherits, proxiedAgents, type FlatTemplate } from "./proxied-agents.js";
 import type { Config } from "./schema/config.js";
 import type { SchemaProblem } from "./zod-issues.js";
 
 /**
  * Options written where they change nothing, said so in a note rather than refused: `useProxy`
- * is the reference's and loads as it did there (its configs set it beside agents that log in with
- * hostConfigDir, which have no key to proxy), and `proxy.enable: true` is what a config with a
- * proxied agent means anyway, so one whose agents were just moved to auth "wrapper" keeps loading.
- * Neither changes what runs: no agent's auth, no proxy. Runs on sound `extends`.
+ * and `authorizedKeys` are the reference's and load as they did there (its configs set useProxy
+ * beside agents that log in with hostConfigDir, which have no key to proxy, and authorizedKeys
+ * where every sandbox ran sshd), and `proxy.enable: true` and the proxy's other settings are what a
+ * config with a proxied agent means anyway, so one whose agents were just moved to auth "wrapper"
+ * keeps loading. Permissions on a package Forage does not know may be Claude Code's under another
+ * name. None changes what runs: no agent's auth, no proxy, no sshd. Runs on sound `extends`.
  */
 export function effectNotes(config: Config, flat: readonly FlatTemplate[]): SchemaProblem[] {
+  return [...idleProxyNotes(config, flat), ...useProxyNotes(config, flat), ...authorizedKeysNotes(config, flat), ...unrecognisedPermissionsNotes(config)];
+}
+
+/** The proxy's settings, written while no agent goes by it: it does not run, so nothing reads them. */
+function idleProxyNotes(config: Config, flat: readonly FlatTemplate[]): SchemaProblem[] {
+  if (flat.some((each) => proxiedAgents(each.template).length > 0)) return [];
   const notes: SchemaProblem[] = [];
-  if (config.proxy.enable === true && flat.every((each) => proxiedAgents(each.template).length === 0)) {
+  if (config.proxy.enable === true) {
     notes.push({
       path: ["proxy", "enable"],
       atKey: true,
@@ -19,6 +28,19 @@ export function effectNotes(config: Config, flat: readonly FlatTemplate[]): Sche
         'proxy.enable has no effect: no agent goes by the API proxy (auth "proxy" or "placeholder", or an oauth login), so it has nobody to serve and does not run; remove it, or put an agent with a key behind the proxy',
     });
   }
+  const settings = ["port", "rateLimit", "auditLog", "auditLogMaxBytes", "caFile", "allowUpstreams"] as const;
+  for (const field of settings.filter((each) => config.proxy[each] !== undefined)) {
+    notes.push({
+      path: ["proxy", field],
+      atKey: true,
+      message: `proxy.${field} has no effect: no agent goes by the API proxy (auth "proxy" or "placeholder", or an oauth login), so it does not run; remove it, or put an agent with a key behind the proxy`,
+    });
+  }
+  return notes;
+}
+
+function useProxyNotes(config: Config, flat: readonly FlatTemplate[]): SchemaProblem[] {
+  const notes: SchemaProblem[] = [];
   for (const [templateName, template] of Object.entries(config.templates)) {
     if (template.useProxy !== true) continue;
     const reached = flat.filter((each) => each.template.useProxy === true && inherits(config, each.name, templateName));
@@ -31,6 +53,19 @@ export function effectNotes(config: Config, flat: readonly FlatTemplate[]): Sche
     });
   }
   return notes;
+}
+
+/** authorizedKeys are what a sandbox's sshd accepts: with no template running sshd, nothing reads them. */
+function authorizedKeysNotes(config: Config, flat: readonly FlatTemplate[]): SchemaProblem[] {
+  if (config.authorizedKeys.length === 0 || flat.some((each) => each.template.ssh === true)) return [];
+  return [
+    {
+      path: ["authorizedKeys"],
+      atKey: true,
+      message:
+        "authorizedKeys has no effect: they are the keys a sandbox's sshd accepts, and no template runs sshd (ssh: true); forage-ctl attach needs no key. Remove authorizedKeys, or set ssh: true in the templates you log in to over SSH",
+    },
+  ];
 }
 
 /** An agent whose auth useProxy decides: a key or a token login, and no auth of its own (an oauth login always goes by the proxy). */

@@ -32,3 +32,9 @@ export function inherits(config: Config, name: string, ancestor: string): boolea
   if (name === ancestor) return true;
   return parentsOf(config.templates[name]?.extends).some((parent) => inherits(config, parent, ancestor));
 }
+
+/** How messages name the templates a value reaches: 'template "a"' or 'templates "a", "b"'. */
+export function templateNames(templates: readonly FlatTemplate[]): string {
+  const quoted = templates.map((each) => `"${each.name}"`);
+  return quoted.length === 1 ? `template ${quoted[0]}` : `templates ${quoted.join(", ")}`;
+}

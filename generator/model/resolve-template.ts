@@ -1,6 +1,7 @@
 import type { Agent } from "../config/schema/agent.js";
 import { splitPackagePath } from "../lib/package-path.js";
 import type { Template } from "../config/schema/template.js";
+import { beadsDefaults } from "../config/schema/workspace.js";
 import { parseAllowEntry } from "./allow-rule.js";
 import type { AgentModel, HostModel, MountModel, TemplateModel } from "./model.js";
 import { resolveAgentApi } from "./resolve-agent-api.js";
@@ -20,7 +21,7 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
     description: template.description ?? "",
     agents,
     // The beads package rides along with extraPackages so every package reaches the sandbox one way.
-    extraPackages: uniquePaths([...(template.extraPackages ?? []), ...(beads?.enable === true ? [beads.package] : [])]),
+    extraPackages: uniquePaths([...(template.extraPackages ?? []), ...(beads?.enable === true ? [beads.package ?? beadsDefaults.package] : [])]),
     network: resolveNetwork(template.network),
     readOnlyWorkspace: template.readOnlyWorkspace ?? false,
     resourceLimits: resolveLimits(template.resourceLimits),
@@ -108,11 +109,19 @@ function resolveMounts(template: Template): MountModel[] {
     repo: mount.repo ?? null,
     mode: mount.hostPath !== undefined ? "direct" : (mount.mode ?? null),
     branch: mount.branch ?? null,
-    readOnly: mount.readOnly || (template.readOnlyWorkspace ?? false),
+    readOnly: (mount.readOnly ?? false) || (template.readOnlyWorkspace ?? false),
   }));
   const beads = template.workspace?.useBeads;
   if (beads?.enable === true) {
-    mounts.push({ name: "beads", containerPath: beads.containerPath, hostPath: null, repo: beads.repo ?? null, mode: "jj", branch: beads.branch, readOnly: template.readOnlyWorkspace ?? false });
+    mounts.push({
+      name: "beads",
+      containerPath: beads.containerPath ?? beadsDefaults.containerPath,
+      hostPath: null,
+      repo: beads.repo ?? null,
+      mode: "jj",
+      branch: beads.branch ?? beadsDefaults.branch,
+      readOnly: template.readOnlyWorkspace ?? false,
+    });
   }
   return mounts.sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -1,4 +1,4 @@
-import type { Config } from "../config/schema/config.js";
+import { monitorIntervalDefault, proxyDefaults, type Config } from "../config/schema/config.js";
 import type { HostModel, Model } from "./model.js";
 import { flattenTemplate } from "../config/merge-templates.js";
 import { resolveTemplate } from "./resolve-template.js";
@@ -31,17 +31,17 @@ function resolveHost(config: Config): HostModel {
     containerUsername: config.containerUsername,
     workspacePath: config.workspacePath,
     agentIdentity: config.agentIdentity ?? {},
-    monitor: config.monitor,
+    monitor: { enable: config.monitor.enable, interval: config.monitor.interval ?? monitorIntervalDefault, autoRestart: config.monitor.autoRestart },
     proxy: {
       // Known once the templates are resolved (resolveModel).
       enable: false,
-      port: config.proxy.port,
+      port: config.proxy.port ?? proxyDefaults.port,
       url: config.proxy.url ?? null,
-      rateLimit: { requests: config.proxy.rateLimit.requests, window: config.proxy.rateLimit.window, tokens: config.proxy.rateLimit.tokens ?? null },
+      rateLimit: { ...(config.proxy.rateLimit ?? proxyDefaults.rateLimit), tokens: config.proxy.rateLimit?.tokens ?? null },
       auditLog: config.proxy.auditLog ?? null,
-      auditLogMaxBytes: config.proxy.auditLogMaxBytes,
+      auditLogMaxBytes: config.proxy.auditLogMaxBytes ?? proxyDefaults.auditLogMaxBytes,
       caFile: config.proxy.caFile ?? null,
-      allowUpstreams: config.proxy.allowUpstreams.map((url) => new URL(url).origin),
+      allowUpstreams: (config.proxy.allowUpstreams ?? []).map((url) => new URL(url).origin),
     },
     network: { base: config.network.base, upstreamResolver: config.network.upstreamResolver ?? null, admitPrivate: config.network.admitPrivate },
     stateVersion: config.stateVersion,

@@ -71,9 +71,9 @@
           description = "Run the health monitor.";
         };
         interval = lib.mkOption {
-          type = lib.types.int;
-          default = 60;
-          description = "Seconds between health checks.";
+          type = lib.types.nullOr lib.types.int;
+          default = null;
+          description = "Seconds between health checks (needs enable). Default: 60.";
         };
         autoRestart = lib.mkOption {
           type = lib.types.bool;
@@ -85,7 +85,6 @@
     default = {
       autoRestart = false;
       enable = false;
-      interval = 60;
     };
     description = "Sandbox health monitor.";
   };
@@ -98,9 +97,9 @@
           description = "Whether the API proxy runs. Default: exactly when an agent goes by it (auth \"proxy\" or \"placeholder\", or an oauth login), the only time it has anyone to serve. false is refused while an agent does (it would have no way to its API); true without one has no effect (a note says so).";
         };
         port = lib.mkOption {
-          type = lib.types.int;
-          default = 8080;
-          description = "Port the proxy listens on, on each sandbox's host-side address.";
+          type = lib.types.nullOr lib.types.int;
+          default = null;
+          description = "Port the proxy listens on, on each sandbox's host-side address. Default: 8080.";
         };
         url = lib.mkOption {
           type = lib.types.nullOr lib.types.str;
@@ -108,7 +107,7 @@
           description = "The reference's `proxyUrl`, accepted so its configs load, with no effect (a note says so): the built-in proxy is always reached on each sandbox's own link, so this cannot be combined with auth proxy or placeholder.";
         };
         rateLimit = lib.mkOption {
-          type = lib.types.submodule {
+          type = lib.types.nullOr (lib.types.submodule {
             options = {
               requests = lib.mkOption {
                 type = lib.types.int;
@@ -126,12 +125,9 @@
                 description = "Model tokens (input + output, as the API reports them) allowed per window per sandbox. Default: no token limit.";
               };
             };
-          };
-          default = {
-            requests = 60;
-            window = "1m";
-          };
-          description = "Per-sandbox rate limits (sliding window); over one the proxy answers 429 naming it.";
+          });
+          default = null;
+          description = "Per-sandbox rate limits (sliding window); over one the proxy answers 429 naming it. Default: 60 requests a minute, no token limit.";
         };
         auditLog = lib.mkOption {
           type = lib.types.nullOr lib.types.str;
@@ -139,8 +135,8 @@
           description = "JSONL audit log path; default: <stateDir>/proxy-audit.jsonl.";
         };
         auditLogMaxBytes = lib.mkOption {
-          type = lib.types.int;
-          default = 52428800;
+          type = lib.types.nullOr lib.types.int;
+          default = null;
           description = "Size at which the audit log is rotated (three old files are kept). Default: 50 MiB.";
         };
         caFile = lib.mkOption {
@@ -149,22 +145,14 @@
           description = "PEM file of extra certificate authorities the proxy trusts for upstreams (e.g. a company gateway's).";
         };
         allowUpstreams = lib.mkOption {
-          type = lib.types.listOf lib.types.str;
-          default = [ ];
-          description = "Upstream origins allowed even though they are on loopback, link-local or private addresses (test servers, a local gateway). Others must resolve to public addresses.";
+          type = lib.types.nullOr (lib.types.listOf lib.types.str);
+          default = null;
+          description = "Upstream origins allowed even though they are on loopback, link-local or private addresses (test servers, a local gateway). Others must resolve to public addresses. Default: none.";
         };
       };
     };
-    default = {
-      allowUpstreams = [ ];
-      auditLogMaxBytes = 52428800;
-      port = 8080;
-      rateLimit = {
-        requests = 60;
-        window = "1m";
-      };
-    };
-    description = "Host-side API proxy.";
+    default = { };
+    description = "Host-side API proxy. It runs only when an agent goes by it; its settings written without one have no effect (a note says so).";
   };
   network = lib.mkOption {
     type = lib.types.submodule {

@@ -251,9 +251,9 @@
                   description = "Branch or bookmark checked out in this mount.";
                 };
                 readOnly = lib.mkOption {
-                  type = lib.types.bool;
-                  default = false;
-                  description = "Mount read-only.";
+                  type = lib.types.nullOr lib.types.bool;
+                  default = null;
+                  description = "Mount read-only. Default: false (but the template's readOnlyWorkspace makes every mount read-only, and readOnly: false beside it is refused).";
                 };
               };
             }));
@@ -269,19 +269,19 @@
                   description = "Mount the beads branch.";
                 };
                 branch = lib.mkOption {
-                  type = lib.types.str;
-                  default = "beads-sync";
-                  description = "Branch holding the beads database.";
+                  type = lib.types.nullOr lib.types.str;
+                  default = null;
+                  description = "Branch holding the beads database. Default: \"beads-sync\".";
                 };
                 package = lib.mkOption {
                   type = lib.types.nullOr lib.types.package;
                   default = null;
-                  description = "Package providing the `bd` command.";
+                  description = "Package providing the `bd` command. Default: \"beads\".";
                 };
                 containerPath = lib.mkOption {
-                  type = lib.types.str;
-                  default = "/workspace/.beads";
-                  description = "Where the beads workspace appears.";
+                  type = lib.types.nullOr lib.types.str;
+                  default = null;
+                  description = "Where the beads workspace appears. Default: \"/workspace/.beads\".";
                 };
                 repo = lib.mkOption {
                   type = lib.types.nullOr lib.types.str;
@@ -291,7 +291,7 @@
               };
             });
             default = null;
-            description = "Beads issue-tracker workspace.";
+            description = "Beads issue-tracker workspace; its fields other than enable need enable: true.";
           };
           unprotected = lib.mkOption {
             type = lib.types.nullOr (lib.types.listOf (lib.types.enum [

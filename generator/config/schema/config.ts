@@ -5,18 +5,32 @@ import { auditLogBytes, rateRequests, rateTokens, rateWindow, upstreamOrigin } f
 import { absolutePath, interfaceName, secretName, sshPublicKey, templateName, unixUserName } from "./names.js";
 import { templateSchema, type Template } from "./template.js";
 
+/** Seconds between the daemon monitor's health checks when monitor.interval is not written. */
+export const monitorIntervalDefault = 60;
+
 const monitorSchema = z
   .strictObject({
     enable: z.boolean().default(false).describe("Run the health monitor."),
-    interval: z.number().int().min(5, { error: "must be at least 5 seconds" }).max(86_400).default(60).describe("Seconds between health checks."),
+    // No zod default: an interval written beside enable: false is refused, so whether it was written must show (the model defaults it).
+    interval: z.number().int().min(5, { error: "must be at least 5 seconds" }).max(86_400).optional().describe(`Seconds between health checks (needs enable). Default: ${monitorIntervalDefault}.`),
     autoRestart: z.boolean().default(false).describe("Restart sandboxes found unhealthy (needs enable)."),
   })
-  // The daemon's monitor is what restarts; without it the flag would be read by nothing.
+  // The daemon's monitor is what restarts and what keeps the interval; without it both would be read by nothing.
   .refine((monitor) => monitor.enable || !monitor.autoRestart, {
     path: ["autoRestart"],
     error: "autoRestart restarts the sandboxes the daemon's monitor finds unhealthy, and monitor.enable is off: set monitor.enable: true, or remove autoRestart",
   })
+  .refine((monitor) => monitor.enable || monitor.interval === undefined, {
+    path: ["interval"],
+    error: "interval is how often the daemon's monitor checks the sandboxes, and monitor.enable is off: set monitor.enable: true, or remove interval",
+  })
   .describe("Sandbox health monitor.");
+
+/*
+ * The proxy's settings carry no zod defaults: written where no agent goes by the proxy they have
+ * no effect (effectNotes says so), so whether they were written must show. The model applies these.
+ */
+export const proxyDefaults = { port: 8080, rateLimit: { requests: 60, window: "1m" }, auditLogMaxBytes: 50 * 1024 * 1024 } as const;
 
 const proxySchema = z
   .strictObject({
@@ -26,7 +40,7 @@ const proxySchema = z
       .describe(
         'Whether the API proxy runs. Default: exactly when an agent goes by it (auth "proxy" or "placeholder", or an oauth login), the only time it has anyone to serve. false is refused while an agent does (it would have no way to its API); true without one has no effect (a note says so).',
       ),
-    port: z.number().int().min(1).max(65535).default(8080).describe("Port the proxy listens on, on each sandbox's host-side address."),
+    port: z.number().int().min(1).max(65535).optional().describe(`Port the proxy listens on, on each sandbox's host-side address. Default: ${proxyDefaults.port}.`),
     url: proxyUrlSchema
       .optional()
       .describe(
@@ -34,22 +48,22 @@ const proxySchema = z
       ),
     rateLimit: z
       .strictObject({
-        requests: rateRequests.default(60).describe("Requests allowed per window per sandbox."),
-        window: rateWindow.default("1m").describe("Sliding window length."),
+        requests: rateRequests.default(proxyDefaults.rateLimit.requests).describe("Requests allowed per window per sandbox."),
+        window: rateWindow.default(proxyDefaults.rateLimit.window).describe("Sliding window length."),
         tokens: rateTokens.optional().describe("Model tokens (input + output, as the API reports them) allowed per window per sandbox. Default: no token limit."),
       })
-      .default({ requests: 60, window: "1m" })
-      .describe("Per-sandbox rate limits (sliding window); over one the proxy answers 429 naming it."),
+      .optional()
+      .describe("Per-sandbox rate limits (sliding window); over one the proxy answers 429 naming it. Default: 60 requests a minute, no token limit."),
     auditLog: absolutePath.optional().describe("JSONL audit log path; default: <stateDir>/proxy-audit.jsonl."),
-    auditLogMaxBytes: auditLogBytes.default(50 * 1024 * 1024).describe("Size at which the audit log is rotated (three old files are kept). Default: 50 MiB."),
+    auditLogMaxBytes: auditLogBytes.optional().describe("Size at which the audit log is rotated (three old files are kept). Default: 50 MiB."),
     caFile: absolutePath.optional().describe("PEM file of extra certificate authorities the proxy trusts for upstreams (e.g. a company gateway's)."),
     allowUpstreams: z
       .array(upstreamOrigin)
       .max(16)
-      .default([])
-      .describe("Upstream origins allowed even though they are on loopback, link-local or private addresses (test servers, a local gateway). Others must resolve to public addresses."),
+      .optional()
+      .describe("Upstream origins allowed even though they are on loopback, link-local or private addresses (test servers, a local gateway). Others must resolve to public addresses. Default: none."),
   })
-  .describe("Host-side API proxy.");
+  .describe("Host-side API proxy. It runs only when an agent goes by it; its settings written without one have no effect (a note says so).");
 
 const addressingSchema = z
   .strictObject({
@@ -91,12 +105,12 @@ export const configSchema = z
     containerUsername: unixUserName.default("agent").describe("Name of the agent user inside sandboxes."),
     workspacePath: absolutePath.default("/workspace").describe("Where the workspace is mounted inside sandboxes."),
     agentIdentity: identitySchema.optional(),
-    monitor: monitorSchema.default({ enable: false, interval: 60, autoRestart: false }),
+    monitor: monitorSchema.default({ enable: false, autoRestart: false }),
     proxyUrl: proxyUrlSchema
       .optional()
       // The reference's spelling, rewritten into proxy.url by adoptReferenceSpellings.
       .meta({ nixType: "omit", deprecated: true, description: "The reference's spelling of proxy.url, accepted so its configs load; like proxy.url it has no effect (a note says so): remove it." }),
-    proxy: proxySchema.default({ port: 8080, rateLimit: { requests: 60, window: "1m" }, auditLogMaxBytes: 50 * 1024 * 1024, allowUpstreams: [] }),
+    proxy: proxySchema.default({}),
     network: addressingSchema.default({ base: "10.100", admitPrivate: [] }),
     stateVersion: z
       .string()

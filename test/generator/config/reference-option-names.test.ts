@@ -14,7 +14,8 @@ afterEach(async () => {
  * The audit of the reference's option names (reference/forage.md: NixOS module options, and the
  * CLI-only ones) as a test: a config using every one of them loads, and only the two spellings
  * that differ from Forage's give notes, with the useProxy of a template that has no agent to
- * proxy (a note, not a refusal, so the reference's configs load). `enable` is the one reference
+ * proxy and authorizedKeys where no template runs sshd (notes, not refusals, so the reference's
+ * configs load: every reference sandbox ran sshd). `enable` is the one reference
  * option with no place in a config: the generated module sets services.forage.enable itself.
  */
 const everyReferenceName = [
@@ -61,10 +62,10 @@ const everyReferenceName = [
 ].join("\n");
 
 describe("a config using every option name of the reference", () => {
-  it("loads, with notes for proxyUrl and allowedHosts, and for a useProxy with nothing to proxy", async () => {
+  it("loads, with notes for proxyUrl and allowedHosts, a useProxy with nothing to proxy and authorizedKeys with no sshd", async () => {
     await temp.write("forage.yaml", everyReferenceName);
     const loaded = await loadConfig("forage.yaml", temp.dir);
-    expect(loaded.notes.map((note) => note.path.join("."))).toEqual(["proxyUrl", "templates.claude.allowedHosts", "templates.proxied.useProxy"]);
+    expect(loaded.notes.map((note) => note.path.join("."))).toEqual(["authorizedKeys", "proxyUrl", "templates.claude.allowedHosts", "templates.proxied.useProxy"]);
   });
 
   it("refuses the module's `enable`, which a config has no use for", async () => {

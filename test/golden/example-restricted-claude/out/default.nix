@@ -5,7 +5,7 @@
     enable = true;
     generated = ./.;
     user = "alice";
-    authorizedKeys = [ "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFv5mJ8p0yQz3R2v0Yk2cY7cV0QmW4m3r9xQ2JbWlqK1 alice@laptop" ];
+    authorizedKeys = [ ];
     secrets = {
       anthropic-api-key = "/run/secrets/anthropic-api-key";
     };

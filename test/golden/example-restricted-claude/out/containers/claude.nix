@@ -16,7 +16,7 @@ let
       gid = gid;
       workspacePath = "/workspace";
       secretsPath = "/run/secrets";
-      authorizedKeys = [ "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFv5mJ8p0yQz3R2v0Yk2cY7cV0QmW4m3r9xQ2JbWlqK1 alice@laptop" ];
+      authorizedKeys = [ ];
       stateVersion = "25.05";
     };
   };
