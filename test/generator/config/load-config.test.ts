@@ -270,6 +270,7 @@ describe("a TypeScript config", () => {
 
   it.each([
     ["sni beside a mode that checks no names", ["    network: { mode: full, sni: true }"], "templates.t.network", 'sni only applies to mode "restricted"'],
+    ["ask beside a mode that has no allowlist", ["    network: { mode: none, ask: true }"], "templates.t.network", 'ask only applies to mode "restricted" (it asks about names not in allow)'],
     [
       "a branch on a mount bound as it is",
       ["    workspace:", "      mounts:", "        docs: { containerPath: /docs, hostPath: /srv/docs, branch: main }"],

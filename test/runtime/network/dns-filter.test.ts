@@ -5,6 +5,8 @@ import { filterDnsMessage, type DnsFilterDeps, type ResolvedAddress } from "../.
 import { policyRules } from "../../../generator/policy/network/policy-rules.js";
 import type { NetworkPolicy } from "../../../generator/policy/network/policy-schema.js";
 import { SpecialAddresses } from "../../../runtime/network/special-addresses.js";
+import { NameApprovals } from "../../../runtime/network/name-approvals.js";
+import type { ApprovalAsk, ApprovalDecision } from "../../../runtime/approvals/approval.js";
 
 /*
  * The DNS filter against a real upstream: a DNS server on loopback that answers from `zone` and
@@ -207,6 +209,89 @@ describe("the DNS filter", () => {
     expect((await ask("www.example.test")).rcode).toBe("NOERROR");
     expect((await ask("x.exfil.test")).rcode).toBe("NXDOMAIN");
     expect(asked).not.toContain("x.exfil.test");
+  });
+
+  describe("in ask mode", () => {
+    /** Questions the filter put to the human, each answered by the test when it chooses. */
+    const questions: { ask: ApprovalAsk; answer: (decision: ApprovalDecision) => void }[] = [];
+    const persisted: string[] = [];
+    let approvals: NameApprovals;
+    const askDeps = (): DnsFilterDeps => ({
+      ...deps(),
+      policy: () => {
+        const own = policyRules(policy);
+        return { ...own, allow: [...own.allow, ...approvals.rules()] };
+      },
+      ask: (name) => approvals.decide(name),
+    });
+    const held = (name: string): Promise<Decoded> => {
+      const message = dnsPacket.encode({ id: 77, type: "query", questions: [{ type: "A", name, class: "IN" }] });
+      return filterDnsMessage(askDeps(), message, "udp").then(decode);
+    };
+    const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+
+    beforeAll(() => {
+      zone["new.example.test"] = [{ type: "A", name: "new.example.test", ttl: 60, data: "44.0.113.90" }];
+      zone["kept.example.test"] = [{ type: "A", name: "kept.example.test", ttl: 60, data: "44.0.113.91" }];
+      approvals = new NameApprovals({
+        sandbox: "web",
+        ask: (ask) => new Promise((answer) => questions.push({ ask, answer })),
+        persist: async (name) => (persisted.push(name), true),
+        changed: () => undefined,
+        log: () => undefined,
+      });
+    });
+
+    it("holds a name not on the allowlist, asking once for both of its queries, and sends nothing upstream until it is admitted", async () => {
+      policy = { mode: "restricted", allow: ["api.example.test"], deny: ["*.exfil.test"], sni: false, ask: true };
+      const [first, retry] = [held("new.example.test"), held("NEW.example.test")];
+      await settle();
+      expect(questions.map((q) => q.ask)).toEqual([{ sandbox: "web", kind: "host", subject: { name: "new.example.test" } }]);
+      expect(asked).not.toContain("new.example.test");
+      questions.shift()?.answer({ decision: "once" });
+      for (const answer of await Promise.all([first, retry])) expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["44.0.113.90"]);
+      expect(admitted).toContainEqual(expect.objectContaining({ address: "44.0.113.90", name: "new.example.test", ports: null }));
+      // Admitted for the run: asked again, it resolves without a question.
+      expect((await held("new.example.test")).rcode).toBe("NOERROR");
+      expect(questions).toEqual([]);
+      expect(persisted).toEqual([]);
+    });
+
+    it("writes an `always` name to the sandbox's allowlist", async () => {
+      const answer = held("kept.example.test");
+      await settle();
+      questions.shift()?.answer({ decision: "always" });
+      expect((await answer).rcode).toBe("NOERROR");
+      expect(persisted).toEqual(["kept.example.test"]);
+    });
+
+    it("answers a denied or unanswered name NXDOMAIN, never forwarded, and does not ask again", async () => {
+      const denied = held("no.example.test");
+      const ignored = held("later.example.test");
+      await settle();
+      questions.shift()?.answer({ decision: "deny" });
+      questions.shift()?.answer({ decision: "expired" });
+      expect([(await denied).rcode, (await ignored).rcode]).toEqual(["NXDOMAIN", "NXDOMAIN"]);
+      expect(refused).toEqual(expect.arrayContaining(["no.example.test denied when asked", "later.example.test not answered when asked"]));
+      expect((await held("no.example.test")).rcode).toBe("NXDOMAIN");
+      expect(questions).toEqual([]);
+      expect(asked).not.toEqual(expect.arrayContaining(["no.example.test"]));
+      expect(asked).not.toEqual(expect.arrayContaining(["later.example.test"]));
+    });
+
+    it("never asks about a denied name, or a name that could not go on an allowlist as it is (the reader refuses a wildcard label outright)", async () => {
+      expect((await held("x.exfil.test")).rcode).toBe("NXDOMAIN");
+      expect((await held("*.wild.test")).rcode).toBe("REFUSED");
+      expect((await held("_srv.wild.test")).rcode).toBe("NXDOMAIN");
+      expect(questions).toEqual([]);
+      expect(refused).toEqual(expect.arrayContaining(["x.exfil.test deny *.exfil.test", "_srv.wild.test ask: not a host name"]));
+    });
+
+    it("refuses without asking when the mode is not restricted or ask is off", async () => {
+      policy = { mode: "restricted", allow: [], deny: [], sni: false };
+      expect((await held("off.example.test")).rcode).toBe("NXDOMAIN");
+      expect(questions).toEqual([]);
+    });
   });
 
   it("answers SERVFAIL when the upstream does not answer", async () => {

@@ -18,7 +18,7 @@ import { sandboxMetadata } from "../../support/sandbox-metadata.js";
  * sni beside none and full, a change refuses --sni there, and a sandbox that leaves restricted
  * drops the flag instead of keeping one nothing reads.
  */
-describe("forage-ctl network and sni", () => {
+describe("forage-ctl network, sni and ask", () => {
   const dir = mkdtempSync(join(tmpdir(), "forage-network-operations-"));
   let context: RuntimeContext;
   const stopped = sandboxMetadata({ name: "net", template: "gated", slot: 250, hostPath: dir });
@@ -57,5 +57,16 @@ describe("forage-ctl network and sni", () => {
     expect((await networkOperation(context, "net", { allow: ["files.example.com"] })).policy.sni).toBe(true);
     await networkOperation(context, "net", { mode: "full" });
     expect((await networkOperation(context, "net", { mode: "restricted", sni: true })).policy).toEqual({ mode: "restricted", allow: ["api.example.com", "files.example.com"], deny: [], sni: true });
+  });
+
+  it("turns ask on and off within restricted, refuses it beside full or none, and drops it with the mode", async () => {
+    expect((await networkOperation(context, "net", { ask: true })).policy).toEqual({ mode: "restricted", allow: ["api.example.com"], deny: [], sni: true, ask: true });
+    expect((await readMetadata(context.paths, "net"))?.network?.ask).toBe(true);
+    await expect(networkOperation(context, "net", { mode: "full", ask: true })).rejects.toThrow(
+      'network net: --ask only applies to mode "restricted" (it asks about names not in the allowlist), and this sandbox\'s mode would be "full": switch it to restricted as well (forage-ctl network net restricted --ask), or leave out --ask',
+    );
+    expect((await networkOperation(context, "net", { mode: "none" })).policy).toEqual({ mode: "none", allow: ["api.example.com"], deny: [], sni: false });
+    await networkOperation(context, "net", { mode: "restricted", ask: true });
+    expect((await networkOperation(context, "net", { ask: false })).policy.ask).toBeUndefined();
   });
 });
