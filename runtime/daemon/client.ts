@@ -151,7 +151,8 @@ function execThroughDaemon(request: Request<"exec">, streams: ExecStreams, path:
     stdout: (data) => void streams.stdout.write(data),
     stderr: (data) => void streams.stderr.write(data),
     onOpen: (socket) => {
-      streams.stdin?.on("data", (chunk: Buffer) => socket.write(encode({ stdin: chunk.toString("base64") })));
+      // A caller may have set a text encoding on its stdin (ink did): its chunks are then strings.
+      streams.stdin?.on("data", (chunk: Buffer | string) => socket.write(encode({ stdin: (typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk).toString("base64") })));
       streams.stdin?.on("end", () => socket.write(encode({ stdinEnd: true })));
       terminal?.onResize((size) => socket.write(encode({ resize: size })));
     },

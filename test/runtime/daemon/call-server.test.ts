@@ -58,6 +58,15 @@ describe("the daemon's call table, client to server", () => {
     expect({ code, stdout: stdout.text(), stderr: stderr.text() }).toEqual({ code: 7, stdout: "THROUGH THE DAEMON\n", stderr: "on stderr\n" });
   });
 
+  it("exec: stdin whose caller set a text encoding (its chunks are strings) goes in as its bytes", async () => {
+    const stdin = new PassThrough();
+    stdin.setEncoding("utf8");
+    const [stdout, stderr] = [collector(), collector()];
+    stdin.end("grüße\n");
+    await remote().exec(cases.exec.request, { stdin, stdout: stdout.stream, stderr: stderr.stream });
+    expect(stdout.text()).toBe("GRÜSSE\n");
+  });
+
   it("exec: a relayed terminal's size and TERM arrive, and so do its resizes", async () => {
     const resizes = new EventEmitter<{ resize: [{ rows: number; cols: number }] }>();
     const stdout = collector();
