@@ -103,7 +103,9 @@ async function verdictFor(report: string, layout: OutboxLayout, target: GateTarg
   try {
     const parsed = parseHookReport(report);
     // The quarantine is git-receive-pack's own directory in the outbox (it names it from inside
-    // the repository, "./objects/…"): nothing else is read.
+    // the repository, "./objects/…"): nothing else is read. A push without new objects (a
+    // deletion) has none: then the outbox's own objects are read.
+    if (parsed.quarantine === "") return await decidePush(target, { gitDir: layout.gitDir, quarantine: `${layout.gitDir}/objects` }, parsed.updates);
     const quarantine = parsed.quarantine.replace(`${layout.gitDir}/./objects/`, `${layout.gitDir}/objects/`);
     const name = quarantine.slice(`${layout.gitDir}/objects/`.length);
     if (!quarantine.startsWith(`${layout.gitDir}/objects/`) || !/^tmp_objdir-incoming-[A-Za-z0-9]+$/.test(name)) throw new Error("unexpected quarantine directory");

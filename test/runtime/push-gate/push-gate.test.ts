@@ -8,7 +8,7 @@ import { runtimePaths } from "../../../runtime/core/paths.js";
 import { sandboxGitConfig } from "../../../runtime/push-gate/sandbox-git-config.js";
 import { relayPath, startSandboxPushGate, type SandboxPushGate } from "../../../runtime/push-gate/start-push-gate.js";
 import { outboxLayout } from "../../../runtime/push-gate/outbox.js";
-import { isRoot, toolsAvailable } from "../../support/tools.js";
+import { hasTool, isRoot, toolsAvailable } from "../../support/tools.js";
 import { ApprovalDesk } from "./approval-desk.js";
 
 const tools = toolsAvailable("git", "setpriv", "useradd", "userdel");
@@ -36,7 +36,11 @@ describe.skipIf(!tools.run || !isRoot())("the push gate, with real git", () => {
     execFileSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--init-groups", "--", "git", ...args], { cwd, env: { HOME: home, PATH: "/usr/bin:/bin" }, encoding: "utf8" });
   // Asynchronous: the gate answers from this very process.
   const asAgent = async (args: string[]): Promise<{ status: number | undefined; output: string }> => {
-    const result = await runCommand("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", "git", "-C", work, ...args], { env: { HOME: agentHome, PATH: "/usr/bin:/bin" }, reject: false, timeoutMs: 60_000 });
+    const result = await runCommand("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", "git", "-C", work, ...args], {
+      env: { HOME: agentHome, PATH: "/usr/bin:/bin" },
+      reject: false,
+      timeoutMs: 60_000,
+    });
     return { status: result.exitCode, output: `${result.stdout}\n${result.stderr}` };
   };
   const upstreamHas = (ref: string): string | null => {
@@ -174,5 +178,24 @@ describe.skipIf(!tools.run || !isRoot())("the push gate, with real git", () => {
       expect(upstreamHas(ref)).toBeNull();
     }
     expect(desk.asks).toEqual([]);
+  });
+
+  it.skipIf(!hasTool("jj"))("takes jj's `jj git push` the same way (jj pushes through git's remote config)", async () => {
+    const jj = (args: string[]): ReturnType<typeof runCommand> =>
+      runCommand("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", "jj", ...args], {
+        cwd: work,
+        env: { HOME: agentHome, PATH: "/usr/local/bin:/usr/bin:/bin", JJ_USER: "Agent", JJ_EMAIL: "agent@example.test" },
+        reject: false,
+      });
+    await commit("jj.txt", "Pushed by jj");
+    expect((await jj(["git", "init", "--colocate", work])).exitCode).toBe(0);
+    expect((await jj(["bookmark", "create", "from-jj", "-r", "@-"])).exitCode).toBe(0);
+    desk.policy = () => ({ decision: "once" });
+    const pushed = await jj(["git", "push", "-b", "from-jj"]);
+    expect(pushed.stderr).toContain("approved and pushed to origin");
+    expect(desk.asks[0]).toMatchObject({ subject: { ref: "refs/heads/from-jj" } });
+    // Oldest first: the force-push test's unpushed commit, then jj's.
+    expect(desk.asks[0]?.kind === "push" ? desk.asks[0].subject.commits.at(-1) : undefined).toMatch(/ Pushed by jj$/);
+    expect(upstreamHas("refs/heads/from-jj")).not.toBeNull();
   });
 });
