@@ -20,6 +20,11 @@ export interface RuntimePaths {
   contextDir: string;
   /** Per-sandbox seccomp programs (`<dir>/<name>.bpf`), bound read-only into the sandbox. */
   seccompDir: string;
+  /**
+   * Per-sandbox push gates (`<dir>/<name>/`: the outbox repository, its hook, the gate's socket):
+   * in the state directory, as pushed objects can be large.
+   */
+  pushGateDir: string;
   /** Per-sandbox secret copies (dir 0700, files 0400), mounted read-only at /run/secrets. */
   secretsDir: string;
   /** The API proxy's status (`<run>/proxy.json`), written by whichever process runs it. */
@@ -49,6 +54,7 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
     networkDir: `${runDir}/network`,
     seccompDir: `${runDir}/seccomp`,
     contextDir: `${runDir}/context`,
+    pushGateDir: `${stateDir}/push-gate`,
     secretsDir: env.FORAGE_SECRETS_DIR ?? "/run/forage-secrets",
     proxyStatusFile: `${runDir}/proxy.json`,
     locksDir: `${runDir}/locks`,

@@ -15,6 +15,7 @@ const paths: z.ZodType<RuntimePaths> = z.strictObject({
   workspacesDir: absolute,
   rootsDir: absolute,
   networkDir: absolute,
+  pushGateDir: absolute,
   seccompDir: absolute,
   contextDir: absolute,
   secretsDir: absolute,

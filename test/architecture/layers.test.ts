@@ -32,6 +32,7 @@ const runtimeRanks: Record<string, number> = {
   "runtime/logins": 3, // subscription logins kept on the host: the store, refreshes
   "runtime/context": 4, // what agents are told about their sandbox
   "runtime/workspaces": 3,
+  "runtime/push-gate": 4, // gated git push: an outbox and hook on the host, asking through approvals
   "runtime/proxy": 4,
   "runtime/provision": 5, // what every backend gives a sandbox
   "runtime/backends": 6,

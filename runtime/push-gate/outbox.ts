@@ -1,0 +1,67 @@
+import { chmod, lchown, mkdir, rm, symlink } from "node:fs/promises";
+import { join } from "node:path";
+import { pathUnder } from "../core/names.js";
+import type { RuntimePaths } from "../core/paths.js";
+import { SandboxError } from "../core/errors.js";
+import { runCommand } from "../core/run-command.js";
+import { lastWords, runUserGit, type GateUser } from "./user-git.js";
+
+/** A sandbox's gate on the host: its directory, outbox repository, hook directory and socket. */
+export interface OutboxLayout {
+  dir: string;
+  /** The bare repository git-receive-pack writes a push into (the user's: every git on it runs as them). */
+  gitDir: string;
+  /** root's: the one hook, a link to the relay (runtime/push-gate's end in native/forage-git-relay.c). */
+  hooksDir: string;
+  /** root's directory holding the gate's socket, bound read-only into the sandbox. */
+  socketDir: string;
+  socket: string;
+}
+
+/** Pushes larger than this are refused by git-receive-pack itself (receive.maxInputSize). */
+export const maxPushBytes = 512 * 1024 * 1024;
+
+export function outboxLayout(paths: RuntimePaths, sandbox: string): OutboxLayout {
+  const dir = pathUnder(paths.pushGateDir, sandbox);
+  const socketDir = join(dir, "socket");
+  return { dir, gitDir: join(dir, "outbox.git"), hooksDir: join(dir, "hooks"), socketDir, socket: join(socketDir, "gate.sock") };
+}
+
+/**
+ * Makes a sandbox's outbox afresh: a bare repository of the user's whose objects borrow from the
+ * user's repository (`objectStores`, recorded at up: its refs are advertised to the pusher, so a
+ * push sends only new objects), checking every object it receives, its only hook root's.
+ */
+export async function createOutbox(layout: OutboxLayout, user: GateUser, relay: string, objectStores: readonly string[]): Promise<void> {
+  await rm(layout.dir, { recursive: true, force: true });
+  await mkdir(layout.dir, { recursive: true, mode: 0o755 });
+  await chmod(layout.dir, 0o755);
+  for (const dir of [layout.hooksDir, layout.socketDir]) await mkdir(dir, { mode: 0o755 });
+  await symlink(relay, join(layout.hooksDir, "pre-receive"));
+  await mkdir(layout.gitDir, { mode: 0o700 });
+  await lchown(layout.gitDir, user.uid, user.gid);
+  const git = async (args: string[], doing: string): Promise<void> => {
+    const result = await runUserGit(user, ["-c", "core.hooksPath=/dev/null", ...args], { GIT_DIR: layout.gitDir });
+    if (result.exitCode !== 0) throw new SandboxError(`push gate: could not ${doing}: ${lastWords(result)}`, "vcs");
+  };
+  await git(["init", "--quiet", "--bare", layout.gitDir], "make the outbox repository");
+  const settings: [string, string][] = [
+    ["core.hooksPath", layout.hooksDir],
+    ["receive.fsckObjects", "true"],
+    ["receive.maxInputSize", String(maxPushBytes)],
+    ["receive.advertisePushOptions", "false"],
+    ["gc.auto", "0"],
+  ];
+  for (const [key, value] of settings) await git(["config", key, value], `set ${key} in the outbox`);
+  if (objectStores.length > 0) {
+    // Written as the user (tee, no shell): the outbox and everything in it is theirs.
+    const alternates = join(layout.gitDir, "objects/info/alternates");
+    const written = await runCommand("tee", ["--", alternates], { input: `${objectStores.join("\n")}\n`, stdout: "ignore", uid: user.uid, gid: user.gid, reject: false });
+    if (written.exitCode !== 0) throw new SandboxError(`push gate: could not point the outbox at ${objectStores.join(", ")}: ${written.stderr}`, "vcs");
+  }
+}
+
+/** Removes a sandbox's gate directory (at down). */
+export async function removeOutbox(layout: OutboxLayout): Promise<void> {
+  await rm(layout.dir, { recursive: true, force: true });
+}

@@ -1,0 +1,79 @@
+import { defaultApprovalDeadlineMs, isApproved, type AskApproval, type PushSubject } from "../approvals/approval.js";
+import { protectedRefsOf, refusal } from "./push-policy.js";
+import { isAncestor, isCommit, pushedCommits, pushUpstream, type PushObjects } from "./pushed-commits.js";
+import { refNameProblem } from "./ref-name.js";
+import type { RefUpdate } from "./ref-update.js";
+import { upstreamState, type UpstreamState } from "./upstream-state.js";
+import { lastWords, type GateUser } from "./user-git.js";
+
+/** What one gate stands in for: the sandbox, the user's remote, and whom to ask. */
+export interface GateTarget {
+  sandbox: string;
+  user: GateUser;
+  remote: string;
+  url: string;
+  /** Template pushGate.protectedBranches; null: the upstream's default branch. */
+  protectedBranches: readonly string[] | null;
+  ask: AskApproval;
+  deadlineMs?: number;
+}
+
+/** The gate's answer to a push: whether every update went upstream, and the lines for the pusher. */
+export interface GateVerdict {
+  accepted: boolean;
+  lines: string[];
+}
+
+const prefix = "forage push gate";
+
+/**
+ * Decides a push: every update is checked first (one refused refuses the push, nothing is asked);
+ * then each is asked of the human and, once approved, pushed upstream as the user. The lines say
+ * what happened to each ref in words the agent can act on; errors start with "error:".
+ */
+export async function decidePush(target: GateTarget, objects: PushObjects, updates: readonly RefUpdate[]): Promise<GateVerdict> {
+  let upstream: UpstreamState;
+  try {
+    upstream = await upstreamState(target.user, target.url);
+  } catch (error) {
+    return { accepted: false, lines: [`error: ${prefix}: ${target.remote}: ${(error as Error).message}`] };
+  }
+  const protectedRefs = protectedRefsOf(target.protectedBranches, upstream.defaultBranch);
+  const refused: string[] = [];
+  for (const update of updates) {
+    const reason = await refusalOf(target, objects, update, upstream, protectedRefs);
+    if (reason !== null) refused.push(`error: ${prefix}: ${update.ref}: refused: ${reason}`);
+  }
+  if (refused.length > 0) return { accepted: false, lines: [...refused, `error: ${prefix}: nothing was pushed to ${target.remote}`] };
+  const lines: string[] = [];
+  let accepted = true;
+  for (const update of updates) {
+    const said = await askAndPush(target, objects, update as RefUpdate & { new: string }, upstream);
+    accepted &&= said.pushed;
+    lines.push(said.line);
+  }
+  return { accepted, lines };
+}
+
+async function refusalOf(target: GateTarget, objects: PushObjects, update: RefUpdate, upstream: UpstreamState, protectedRefs: readonly string[]): Promise<string | null> {
+  const nameProblem = await refNameProblem(update.ref);
+  if (nameProblem !== null || update.new === null) return refusal({ ref: update.ref, to: update.new, from: null, nameProblem, toIsCommit: false, fastForward: false, protectedRefs });
+  const from = upstream.heads.get(update.ref) ?? null;
+  const toIsCommit = await isCommit(target.user, objects, update.new);
+  const fastForward = from !== null && toIsCommit && (await isAncestor(target.user, objects, from, update.new));
+  return refusal({ ref: update.ref, to: update.new, from, nameProblem, toIsCommit, fastForward, protectedRefs });
+}
+
+async function askAndPush(target: GateTarget, objects: PushObjects, update: RefUpdate & { new: string }, upstream: UpstreamState): Promise<{ pushed: boolean; line: string }> {
+  const from = upstream.heads.get(update.ref) ?? null;
+  const carried = await pushedCommits(target.user, objects, from, update.new, [...upstream.heads.values()]);
+  const subject: PushSubject = { remote: target.remote, url: target.url, ref: update.ref, from, to: update.new, ...carried };
+  const deadlineMs = target.deadlineMs ?? defaultApprovalDeadlineMs;
+  const answer = await target.ask({ sandbox: target.sandbox, kind: "push", subject, deadlineMs });
+  if (answer.decision === "expired") return { pushed: false, line: `error: ${prefix}: ${update.ref}: nobody answered within ${Math.round(deadlineMs / 1000)} s: not pushed (push again to ask again)` };
+  if (!isApproved(answer)) return { pushed: false, line: `error: ${prefix}: ${update.ref}: denied by the user: not pushed` };
+  const pushed = await pushUpstream(target.user, objects, target.url, update.new, update.ref);
+  if (pushed.exitCode !== 0) return { pushed: false, line: `error: ${prefix}: ${update.ref}: approved, but the upstream refused it: ${lastWords(pushed)}` };
+  const range = `${from === null ? "(new branch)" : from.slice(0, 12)}..${update.new.slice(0, 12)}`;
+  return { pushed: true, line: `${prefix}: ${update.ref}: approved and pushed to ${target.remote} as ${target.user.name} (${range})` };
+}
