@@ -18,6 +18,8 @@ export interface RuntimePaths {
   networkDir: string;
   /** Per-sandbox rendered agent context (`<dir>/<name>/`), bound read-only at /run/forage/context. */
   contextDir: string;
+  /** Per-sandbox SSH agent sockets (`<dir>/<name>/agent.sock`, dirs root's): bound read-only at /run/forage/ssh-agent. */
+  sshAgentDir: string;
   /** Per-sandbox seccomp programs (`<dir>/<name>.bpf`), bound read-only into the sandbox. */
   seccompDir: string;
   /** Per-sandbox secret copies (dir 0700, files 0400), mounted read-only at /run/secrets. */
@@ -48,6 +50,7 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
     rootsDir: `${runDir}/roots`,
     networkDir: `${runDir}/network`,
     seccompDir: `${runDir}/seccomp`,
+    sshAgentDir: `${runDir}/ssh-agent`,
     contextDir: `${runDir}/context`,
     secretsDir: env.FORAGE_SECRETS_DIR ?? "/run/forage-secrets",
     proxyStatusFile: `${runDir}/proxy.json`,

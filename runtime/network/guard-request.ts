@@ -16,6 +16,7 @@ const paths: z.ZodType<RuntimePaths> = z.strictObject({
   rootsDir: absolute,
   networkDir: absolute,
   seccompDir: absolute,
+  sshAgentDir: absolute,
   contextDir: absolute,
   secretsDir: absolute,
   proxyStatusFile: absolute,
