@@ -51,7 +51,7 @@ describe("the SSH agent protocol's codec", () => {
   it("writes IDENTITIES_ANSWER and SIGN_RESPONSE framed, and reads them back (as from the user's agent)", () => {
     const keys = [{ blob: Buffer.from("k1"), comment: "a@b" }];
     const answer = identitiesMessage(keys);
-    expect(answer.toString("hex")).toBe("00000010" + "0c" + "00000001" + "000000026b31" + "00000003614062");
+    expect(answer.toString("hex")).toBe("00000012" + "0c" + "00000001" + "000000026b31" + "00000003614062");
     expect(parseIdentitiesAnswer(answer.subarray(4))).toEqual(keys);
     expect(parseSignResponse(signResponseMessage(Buffer.from("sig")).subarray(4))).toEqual(Buffer.from("sig"));
     expect(parseSignResponse(hex("05"))).toBeNull();

@@ -105,6 +105,7 @@
   ];
   useProxy = false;
   ssh = false;
+  sshAgent = null;
   seccomp = {
     allow = [ ];
   };

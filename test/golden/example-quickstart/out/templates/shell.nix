@@ -48,6 +48,7 @@
   ];
   useProxy = false;
   ssh = false;
+  sshAgent = null;
   seccomp = {
     allow = [ ];
   };

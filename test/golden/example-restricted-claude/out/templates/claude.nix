@@ -55,6 +55,7 @@
   ];
   useProxy = false;
   ssh = false;
+  sshAgent = null;
   seccomp = {
     allow = [ ];
   };

@@ -84,6 +84,7 @@
   ];
   useProxy = true;
   ssh = false;
+  sshAgent = null;
   seccomp = {
     allow = [ ];
   };

@@ -68,6 +68,7 @@
   ];
   useProxy = true;
   ssh = false;
+  sshAgent = null;
   seccomp = {
     allow = [ ];
   };

@@ -50,6 +50,7 @@
   tmuxWindows = [ ];
   useProxy = false;
   ssh = false;
+  sshAgent = null;
   seccomp = {
     allow = [ ];
   };

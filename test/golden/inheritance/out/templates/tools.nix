@@ -33,6 +33,7 @@
   tmuxWindows = [ ];
   useProxy = false;
   ssh = false;
+  sshAgent = null;
   seccomp = {
     allow = [ ];
   };

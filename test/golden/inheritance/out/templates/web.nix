@@ -30,6 +30,7 @@
   tmuxWindows = [ ];
   useProxy = false;
   ssh = false;
+  sshAgent = null;
   seccomp = {
     allow = [ ];
   };
