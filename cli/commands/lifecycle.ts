@@ -29,6 +29,12 @@ export function registerLifecycle(program: Command): void {
     .option("--ssh-key-path <path>", "your SSH private key the agent uses for git over SSH (copied read-only into the sandbox)")
     .option("--no-mux-config", "do not mount your ~/.tmux.conf (read-only) into the sandbox")
     .option("--runtime <runtime>", "runtime to use (see forage-ctl runtime)")
+    .option(
+      "--ssh-agent <key>",
+      "serve an SSH agent with this key (a private key file of yours, or SHA256:… of a key in your own agent), asking before each signature (repeatable)",
+      (key: string, keys: string[]) => [...keys, key],
+      [] as string[],
+    )
     .option("--ssh-key <key>", "an SSH public key that may log in (repeatable; added to authorizedKeys)", (key: string, keys: string[]) => [...keys, key], [] as string[])
     .option("--timings", "print how long each phase of up took (on stderr)")
     .addHelpText(
@@ -52,6 +58,7 @@ export function registerLifecycle(program: Command): void {
           gitEmail?: string;
           sshKeyPath?: string;
           sshKey: string[];
+          sshAgent: string[];
           muxConfig: boolean;
           runtime?: string;
           timings?: boolean;
@@ -66,6 +73,7 @@ export function registerLifecycle(program: Command): void {
             gitEmail: options.gitEmail,
             sshKeyPath: options.sshKeyPath === undefined ? undefined : resolve(options.sshKeyPath),
             sshKeys: options.sshKey.length === 0 ? undefined : options.sshKey,
+            sshAgent: options.sshAgent.length === 0 ? undefined : options.sshAgent.map((key) => (key.startsWith("SHA256:") ? key : resolve(key))),
             muxConfig: options.muxConfig ? undefined : false,
             runtime: options.runtime,
             timings: options.timings === true ? true : undefined,

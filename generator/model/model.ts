@@ -139,6 +139,8 @@ export interface TemplateModel {
   multiplexer: "tmux";
   tmuxWindows: { name: string; command: string }[];
   useProxy: boolean;
+  /** The host-side SSH agent served into the sandbox (keys as written: paths may start with "~/"), or null. */
+  sshAgent: { keys: string[]; confirm: boolean } | null;
   proxyFilter: ProxyFilterModel;
   ssh: boolean;
   /** Seccomp groups and syscalls allowed back, sorted (runtime/seccomp/ denies the rest). */

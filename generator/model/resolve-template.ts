@@ -33,6 +33,7 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
     multiplexer: template.multiplexer ?? "tmux",
     tmuxWindows: template.tmuxWindows ?? agents.map((agent) => ({ name: agent.name, command: agent.name })),
     useProxy: template.useProxy ?? false,
+    sshAgent: template.sshAgent === undefined ? null : { keys: [...template.sshAgent.keys], confirm: template.sshAgent.confirm ?? true },
     proxyFilter: {
       methods: [...(template.proxyFilter?.methods ?? ["GET", "HEAD", "POST"])].sort(),
       pathPrefixes: [...(template.proxyFilter?.pathPrefixes ?? ["/"])].sort(),

@@ -98,6 +98,13 @@ export const settingsTemplateSchema = z
     // One window per agent when the template names none, and agents are not counted.
     tmuxWindows: z.array(tmuxWindowSchema).describe("tmux windows to open."),
     useProxy: z.boolean().describe("Send agents' API traffic through the host's API proxy."),
+    sshAgent: z
+      .strictObject({
+        keys: z.array(z.string().min(1).max(4096)).min(1).max(16).describe("Private key files (\"~/\" is the user's home) or fingerprints of keys in the user's own agent."),
+        confirm: z.boolean().describe("Ask for every signature."),
+      })
+      .nullable()
+      .describe("The host-side SSH agent served into the sandbox, or null."),
     proxyFilter: proxyFilterSchema,
     ssh: z.boolean().describe("Run sshd in the sandbox."),
     seccomp: z

@@ -37,6 +37,8 @@ export function templateValues(template: TemplateModel, nftFile: string | null):
     tmuxWindows: n.fromValue(template.tmuxWindows),
     useProxy: n.bool(template.useProxy),
     ssh: n.bool(template.ssh),
+    // Recorded for the module's view of the template; the host-side agent reads forage.json.
+    sshAgent: n.fromValue(template.sshAgent),
     seccomp: n.fromValue(template.seccomp),
     seccompDenied: n.fromValue(deniedSyscalls(template.seccomp.allow)),
     // Claude Code's wrappers pass the sandbox's rendered prompt with --append-system-prompt.

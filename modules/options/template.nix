@@ -344,6 +344,23 @@
       default = null;
       description = "Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false.";
     };
+    sshAgent = lib.mkOption {
+      type = lib.types.nullOr (lib.types.submodule {
+        options = {
+          keys = lib.mkOption {
+            type = lib.types.listOf lib.types.str;
+            description = "The keys the sandbox may ask to sign with: unencrypted private key files of yours (\"~/.ssh/id_ed25519\"; Ed25519, RSA, ECDSA), read on the host and never copied in, or fingerprints (\"SHA256:…\") of keys in your own agent (SSH_AUTH_SOCK), to which each signature is relayed. Only these are listed.";
+          };
+          confirm = lib.mkOption {
+            type = lib.types.nullOr lib.types.bool;
+            default = null;
+            description = "Ask for every signature through the approvals queue (forage-ctl approve ID [--for 10m]); false signs without asking and records each signature in the audit log. Default: true.";
+          };
+        };
+      });
+      default = null;
+      description = "An SSH agent on the host, served into the sandbox as SSH_AUTH_SOCK: private keys stay on the host, and each signature is approved. Default: none.";
+    };
     useProxy = lib.mkOption {
       type = lib.types.nullOr lib.types.bool;
       default = null;

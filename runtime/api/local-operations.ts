@@ -42,7 +42,7 @@ export function localOperations(context: RuntimeContext): Operations {
         template: request.template,
         workspace: dropUndefined({ directory: request.workspace, repo: request.repo, direct: request.direct, namedRepos: request.repos }),
         identity: dropUndefined({ gitUser: request.gitUser, gitEmail: request.gitEmail, sshKeyPath: request.sshKeyPath }),
-        ...dropUndefined({ sshKeys: request.sshKeys, muxConfig: request.muxConfig, runtime: request.runtime, progress }),
+        ...dropUndefined({ sshKeys: request.sshKeys, sshAgent: request.sshAgent, muxConfig: request.muxConfig, runtime: request.runtime, progress }),
       });
       return clock === undefined ? view(sandbox) : { ...(await view(sandbox)), timings: clock.report() };
     },

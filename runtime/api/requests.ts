@@ -48,6 +48,17 @@ export const upRequest = z.strictObject({
     .describe("author e-mail of commits made in the sandbox"),
   sshKeyPath: hostPath.exactOptional().describe("host path of the agent's SSH private key (must belong to the configured user)"),
   sshKeys: z.array(sshPublicKey).max(64).exactOptional().describe("SSH public keys that may log in, besides the configured ones"),
+  sshAgent: z
+    .array(
+      z
+        .string()
+        .max(4096)
+        .regex(/^(SHA256:[A-Za-z0-9+/]{43}|\/[^\u0000]+)$/, { error: "must be an absolute key file path or a SHA256: fingerprint" }),
+    )
+    .min(1)
+    .max(16)
+    .exactOptional()
+    .describe("serve an SSH agent with these keys (files of the user's, or fingerprints in the user's own agent), asking for every signature; instead of the template's sshAgent"),
   muxConfig: z.boolean().exactOptional().describe("mount the user's ~/.tmux.conf (default true)"),
   runtime: z
     .string()

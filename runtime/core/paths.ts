@@ -18,6 +18,8 @@ export interface RuntimePaths {
   networkDir: string;
   /** Per-sandbox rendered agent context (`<dir>/<name>/`), bound read-only at /run/forage/context. */
   contextDir: string;
+  /** Per-sandbox SSH agent sockets (`<dir>/<name>/agent.sock`, dirs root's): bound read-only at /run/forage/ssh-agent. */
+  sshAgentDir: string;
   /** Per-sandbox seccomp programs (`<dir>/<name>.bpf`), bound read-only into the sandbox. */
   seccompDir: string;
   /**
@@ -53,6 +55,7 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
     rootsDir: `${runDir}/roots`,
     networkDir: `${runDir}/network`,
     seccompDir: `${runDir}/seccomp`,
+    sshAgentDir: `${runDir}/ssh-agent`,
     contextDir: `${runDir}/context`,
     pushGateDir: `${stateDir}/push-gate`,
     secretsDir: env.FORAGE_SECRETS_DIR ?? "/run/forage-secrets",

@@ -17,6 +17,7 @@ const paths: z.ZodType<RuntimePaths> = z.strictObject({
   networkDir: absolute,
   pushGateDir: absolute,
   seccompDir: absolute,
+  sshAgentDir: absolute,
   contextDir: absolute,
   secretsDir: absolute,
   proxyStatusFile: absolute,

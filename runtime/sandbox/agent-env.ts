@@ -1,5 +1,6 @@
 import { backendOf } from "../backends/registry.js";
 import type { SandboxMetadata } from "../state/metadata.js";
+import { sshAgentSocketInside } from "../ssh-agent/sandbox-ssh-agent.js";
 
 /**
  * The whole environment of a process started in a sandbox. Nothing is inherited from the caller
@@ -18,6 +19,8 @@ export function sandboxEnv(metadata: SandboxMetadata, user: string | null, term:
     TERM: term !== undefined && /^[A-Za-z0-9._+-]{1,64}$/.test(term) ? term : "xterm-256color",
     FORAGE_SANDBOX: metadata.name,
   };
+  // The host-side agent's socket (sshAgent): the only SSH agent a sandbox's process sees.
+  if (metadata.sshAgent !== null) env.SSH_AUTH_SOCK = sshAgentSocketInside;
   const { gitUser, gitEmail } = metadata.agentIdentity;
   // git and jj each read their own variables; both get the sandbox's identity.
   if (gitUser !== undefined) Object.assign(env, { GIT_AUTHOR_NAME: gitUser, GIT_COMMITTER_NAME: gitUser, JJ_USER: gitUser });

@@ -31,6 +31,8 @@ export interface UpRequest {
   identity: SandboxMetadata["agentIdentity"];
   /** Extra SSH public keys for this sandbox (--ssh-key), added to the configured ones. */
   sshKeys?: string[];
+  /** up --ssh-agent: an SSH agent with these keys, asking for every signature (instead of the template's sshAgent). */
+  sshAgent?: string[];
   /** Mount the host user's ~/.tmux.conf read-only (default true; --no-mux-config turns it off). */
   muxConfig?: boolean;
   /** Runtime to use (see forage-ctl runtime); default: nspawn-nix when the template has a prebuilt system. */
@@ -123,6 +125,7 @@ async function reserve(context: RuntimeContext, request: UpRequest, runtime: San
     secrets: [],
     network: templatePolicy(template),
     guard: null,
+    sshAgent: sshAgentOf(request.sshAgent === undefined ? template.sshAgent : { keys: request.sshAgent, confirm: true }, owner.home),
   };
   // The slot is host-wide, as its namespace and link are: claimed in the host's registry, with
   // the metadata written before the registry's lock is let go (see claimSlot).
@@ -141,6 +144,11 @@ async function chooseBackend(context: RuntimeContext, template: TemplateModel, r
   const backend = backendNamed(requested);
   if (backend === undefined) throw new SandboxError(`runtime "${requested}" is not available on this host: see forage-ctl runtime`, "usage");
   return backend;
+}
+
+/** The SSH agent's keys as host paths ("~/" is the user's home); fingerprints as they are. */
+function sshAgentOf(agent: TemplateModel["sshAgent"], home: string): SandboxMetadata["sshAgent"] {
+  return agent === null ? null : { keys: agent.keys.map((key) => expandHome(key, home)), confirm: agent.confirm };
 }
 
 /** The identity with its key path as a host path ("~/" is the user's home). */

@@ -103,6 +103,15 @@ export const sandboxMetadataSchema = z.strictObject({
    * start and reset (they open with the sandbox's guard), gone with the metadata on down. Absent: none.
    */
   ports: portForwardsSchema.optional(),
+  /**
+   * The SSH agent served to the sandbox (the template's sshAgent, or up --ssh-agent): which keys
+   * (host paths, "~/" expanded, or fingerprints of the user's own agent's keys) and whether every
+   * signature is asked. Null: none, and no SSH_AUTH_SOCK inside.
+   */
+  sshAgent: z
+    .strictObject({ keys: z.array(z.string().min(1).max(4096)).min(1).max(16), confirm: z.boolean() })
+    .nullable()
+    .default(null),
 });
 
 export type SandboxMetadata = z.infer<typeof sandboxMetadataSchema>;

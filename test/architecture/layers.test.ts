@@ -29,6 +29,7 @@ const runtimeRanks: Record<string, number> = {
   "runtime/settings": 2,
   "runtime/approvals": 2, // the approvals queue: what gates ask the human (the network's DNS filter among them)
   "runtime/network": 3,
+  "runtime/ssh-agent": 3, // the sandbox's SSH agent on the host: keys stay here, signatures go through the approvals queue
   "runtime/logins": 3, // subscription logins kept on the host: the store, refreshes
   "runtime/context": 4, // what agents are told about their sandbox
   "runtime/workspaces": 3,

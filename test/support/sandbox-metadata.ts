@@ -27,6 +27,7 @@ export function sandboxMetadata(given: Pick<SandboxMetadata, "name" | "template"
     secrets: [],
     network: null,
     guard: null,
+    sshAgent: null,
     ...rest,
   };
 }

@@ -66,6 +66,30 @@ const resourceLimitsSchema = z
   })
   .describe("Resource limits applied to the whole sandbox (its cgroup, or its systemd unit). Default: 4G of memory, 4096 tasks.");
 
+/** A key the SSH agent offers: a private key file of the user's, or a key of the user's own agent by fingerprint. */
+const sshAgentKey = z
+  .string()
+  .max(4096)
+  .regex(/^(SHA256:[A-Za-z0-9+/]{43}|~\/[^\u0000]+|\/[^\u0000]+)$/, {
+    error: 'must be a private key file ("~/.ssh/id_ed25519" or an absolute path) or a fingerprint of a key in your own agent ("SHA256:…", as ssh-add -l shows it)',
+  });
+
+const sshAgentSchema = z
+  .strictObject({
+    keys: z
+      .array(sshAgentKey)
+      .min(1, { error: "must name at least one key (a file or a fingerprint)" })
+      .max(16)
+      .describe(
+        'The keys the sandbox may ask to sign with: unencrypted private key files of yours ("~/.ssh/id_ed25519"; Ed25519, RSA, ECDSA), read on the host and never copied in, or fingerprints ("SHA256:…") of keys in your own agent (SSH_AUTH_SOCK), to which each signature is relayed. Only these are listed.',
+      ),
+    confirm: z
+      .boolean()
+      .optional()
+      .describe("Ask for every signature through the approvals queue (forage-ctl approve ID [--for 10m]); false signs without asking and records each signature in the audit log. Default: true."),
+  })
+  .describe("An SSH agent on the host, served into the sandbox as SSH_AUTH_SOCK: private keys stay on the host, and each signature is approved. Default: none.");
+
 export const templateSchema = z
   .strictObject({
     description: z
@@ -129,6 +153,7 @@ export const templateSchema = z
       .describe('Terminal multiplexer of the agent session: "tmux", the only one (attach with forage-ctl attach). Default: "tmux".'),
     tmuxWindows: z.array(tmuxWindowSchema).max(32).optional().describe("tmux windows to open instead of one window per agent."),
     ssh: z.boolean().optional().describe("Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false."),
+    sshAgent: sshAgentSchema.optional(),
     useProxy: z.boolean().optional().describe("Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false."),
     proxyFilter: proxyFilterSchema.optional(),
     seccomp: seccompSchema.optional(),

@@ -228,3 +228,11 @@ describe("the model as a whole", () => {
     expect(model(input)).toEqual(model(input));
   });
 });
+
+describe("a template's sshAgent", () => {
+  it("asks for every signature unless it says confirm: false, and none is served without it", () => {
+    expect(template({ t: { sshAgent: { keys: ["~/.ssh/id_ed25519"] } } }, "t").sshAgent).toEqual({ keys: ["~/.ssh/id_ed25519"], confirm: true });
+    expect(template({ t: { sshAgent: { keys: ["SHA256:" + "a".repeat(43)], confirm: false } } }, "t").sshAgent).toEqual({ keys: ["SHA256:" + "a".repeat(43)], confirm: false });
+    expect(template({ t: {} }, "t").sshAgent).toBeNull();
+  });
+});

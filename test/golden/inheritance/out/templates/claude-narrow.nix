@@ -85,6 +85,7 @@
   ];
   useProxy = true;
   ssh = false;
+  sshAgent = null;
   seccomp = {
     allow = [ ];
   };

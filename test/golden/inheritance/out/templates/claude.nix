@@ -69,6 +69,7 @@
   ];
   useProxy = true;
   ssh = false;
+  sshAgent = null;
   seccomp = {
     allow = [ ];
   };

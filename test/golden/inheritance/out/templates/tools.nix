@@ -34,6 +34,7 @@
   tmuxWindows = [ ];
   useProxy = false;
   ssh = false;
+  sshAgent = null;
   seccomp = {
     allow = [ ];
   };

@@ -31,6 +31,7 @@
   tmuxWindows = [ ];
   useProxy = false;
   ssh = false;
+  sshAgent = null;
   seccomp = {
     allow = [ ];
   };
