@@ -79,6 +79,7 @@ const networkChange = z
     deny: z.array(denyEntry).max(512).exactOptional().describe("names added to the denylist"),
     sni: z.boolean().exactOptional().describe("check TLS SNI / HTTP Host against the allowlist (restricted mode)"),
     reset: z.boolean().exactOptional().describe("start again from the template's policy, then apply the rest"),
+    learn: z.literal(true).exactOptional().describe("learn mode: full mode, recording every name the sandbox resolves"),
   })
   .nullable()
   .describe("the change to apply first, or null to only show the network");

@@ -23,6 +23,7 @@ import { createNameGate, type NameGate } from "./sni/name-gate.js";
 import { SpecialAddresses } from "./special-addresses.js";
 import { PortForwarder, type ForwardState } from "./port-forwarder.js";
 import { pathExists } from "../core/path-exists.js";
+import { LearnedNames, learnedNamesPath } from "./learned-names.js";
 
 /** DNS queries the filter works on at once, per sandbox; more are dropped (clients retry). */
 const maxQueriesInFlight = 256;
@@ -55,6 +56,7 @@ export interface SandboxGuard {
  */
 export async function openSandboxGuard(spec: GuardSpec, hostWriter: SetElementWriter, upstreamOf: (spec: GuardSpec) => Promise<UpstreamResolver>): Promise<SandboxGuard> {
   const guard = new Guard(spec, await readPolicy(spec), await upstreamOf(spec), hostWriter);
+  await guard.learned.load();
   await guard.listen();
   return guard;
 }
@@ -73,6 +75,8 @@ class Guard implements SandboxGuard {
   private readonly denials: DenialLog;
   private readonly ports: PortForwarder;
   private readonly startedAt = new Date().toISOString();
+  /** Learn mode's record (kept beside the metadata, so a restarted guard carries on from it). */
+  readonly learned: LearnedNames;
   private listeners: { dns: DnsListener; gates: GateListener } | undefined;
   /** Questions and connections seen, and how many there were at the last reading of the tables. */
   private activity = 0;
@@ -100,7 +104,9 @@ class Guard implements SandboxGuard {
       refused: (refusal) => this.refusedName({ kind: "dns", ...refusal }),
       refuseAddress: (address) => this.special.refusal(address),
       upstreamFailed: () => void this.counts.upstreamFailures++,
+      learned: (name, addresses) => this.learned.add(name, addresses),
     };
+    this.learned = new LearnedNames(learnedNamesPath(spec.paths, spec.sandbox));
     const sources = [{ table: hostPolicyTableRef(this.link), namespace: null }, ...(mirror === null ? [] : [{ table: inSandboxTableRef, namespace: spec.namespace }])];
     this.poller = new DenialPoller(
       sources,
@@ -152,6 +158,7 @@ class Guard implements SandboxGuard {
     // The link's host end goes with the container (nspawn: with the namespace; NixOS: with its unit).
     if (!(await pathExists(`/sys/class/net/${this.link.hostInterface}`))) return false;
     this.allowed.prune();
+    await this.learned.flush();
     if (this.activity !== this.recordedAt || ++this.quietTicks >= quietPollTicks) await this.record();
     return true;
   }
@@ -162,6 +169,7 @@ class Guard implements SandboxGuard {
     const records = await this.poller.poll().catch(() => []);
     this.counts.refusedPackets += records.reduce((sum, each) => sum + each.count, 0);
     await this.denials.append([...this.tally.take(), ...records]);
+    await this.learned.flush();
     await this.writeStatus().catch(() => undefined);
   }
 
@@ -170,6 +178,7 @@ class Guard implements SandboxGuard {
     this.listeners?.gates.close();
     this.mirrorWriter?.close();
     await this.listeners?.dns.close();
+    await this.learned.flush();
   }
 
   private question(message: Buffer, transport: "udp" | "tcp"): Promise<Buffer | null> {

@@ -12,11 +12,13 @@ export interface PolicyRules {
   /** Deny entries have no port (the schema refuses one). */
   readonly deny: readonly AllowRule[];
   readonly sni: boolean;
+  /** Learn mode: full mode, with every name resolved recorded. */
+  readonly learn: boolean;
 }
 
 /** Parses a policy's entries (already checked by `networkPolicySchema`). */
 export function policyRules(policy: NetworkPolicy): PolicyRules {
-  return { mode: policy.mode, allow: policy.allow.map(parseAllowEntry), deny: policy.deny.map(parseAllowEntry), sni: policy.sni };
+  return { mode: policy.mode, allow: policy.allow.map(parseAllowEntry), deny: policy.deny.map(parseAllowEntry), sni: policy.sni, learn: policy.learn === true };
 }
 
 /** The policy a sandbox of this template starts with, as its metadata records it. */

@@ -18,11 +18,18 @@ export const denyEntry = z
  * changes it. Saved in the sandbox's metadata so a restart (of the sandbox or the daemon) keeps
  * it; its entries are the text the user wrote, parsed into rules when read (policy-rules.ts).
  */
-export const networkPolicySchema = z.strictObject({
-  mode: z.enum(networkModes),
-  allow: z.array(allowEntry).max(512),
-  deny: z.array(denyEntry).max(512),
-  sni: z.boolean(),
-});
+export const networkPolicySchema = z
+  .strictObject({
+    mode: z.enum(networkModes),
+    allow: z.array(allowEntry).max(512),
+    deny: z.array(denyEntry).max(512),
+    sni: z.boolean(),
+    /**
+     * Learn mode (`forage-ctl network NAME learn`): the sandbox runs as in full mode, and its DNS
+     * filter records every name it resolves (learned-names.ts). Absent when off.
+     */
+    learn: z.literal(true).exactOptional(),
+  })
+  .refine((policy) => policy.learn !== true || policy.mode === "full", { error: 'learn only applies to mode "full" (it records what a full-mode sandbox resolves)' });
 
 export type NetworkPolicy = z.infer<typeof networkPolicySchema>;
