@@ -18,7 +18,7 @@ export function registerNetwork(program: Command): void {
     .command("network")
     .description("Show or change a sandbox's network policy, live (none, restricted, full)")
     .argument("<sandbox>")
-    .argument("[mode]", `new mode: ${networkModes.join(", ")}`)
+    .argument("[mode]", `new mode: ${networkModes.join(", ")}, or learn (full, recording every name resolved)`)
     .option("--allow <hosts>", "add to the allowlist: host, *.suffix, optional :port; comma-separated, repeatable", collect, [])
     .option("--deny <hosts>", "add names the sandbox's DNS filter never resolves, whatever the mode (checked before the allowlist): host or *.suffix", collect, [])
     .option("--sni", "also check TLS SNI / HTTP Host of TCP 443 and 80 against the allowlist (restricted)")
@@ -26,6 +26,8 @@ export function registerNetwork(program: Command): void {
     .option("--ask", "hold a name not on the allowlist and ask (forage-ctl approvals) instead of refusing it (restricted)")
     .option("--no-ask", "refuse names not on the allowlist again")
     .option("--reset", "start again from the template's policy, then apply the rest")
+    .option("--suggest", "print the template's allow list change that would cover the names learned (learn mode)")
+    .option("--write", "with --suggest: make that change in the config file itself (TypeScript, YAML, JSON; never a generated forage.json)")
     .option("--json", "print as JSON")
     .addHelpText(
       "after",
@@ -47,17 +49,28 @@ it shows the policy in force and the network guard's counters.
               admits it while the sandbox runs, --always adds it to this sandbox's allowlist,
               deny (or no answer by the deadline) refuses it (NXDOMAIN, recorded as a denial)
   full        routed and NATed through the host (through externalInterface when it is set)
+  learn       full, and every name the sandbox resolves is recorded with its addresses (kept
+              until down, at most 1024 names); leave it with another mode. Then --suggest
+              prints the smallest allow list covering them (a *.suffix only where three or more
+              names below it were seen) and --suggest --write adds it to the template in the config
 
 What was refused: forage-ctl denials SANDBOX (inside: /run/forage/network/denials.jsonl).
 
 Example:
   forage-ctl network fix-42 restricted --allow packages.example.org,files.example.org:443
   forage-ctl network fix-42 --deny '*.paste.example'
-  forage-ctl network fix-42 --reset`,
+  forage-ctl network fix-42 --reset
+  forage-ctl network fix-42 learn; …; forage-ctl network fix-42 --suggest --write; forage-ctl network fix-42 restricted`,
     )
-    .action(async (sandbox: string, mode: string | undefined, options: NetworkOptions & { json?: boolean }) => {
+    .action(async (sandbox: string, mode: string | undefined, options: NetworkOptions & { json?: boolean; suggest?: boolean; write?: boolean }) => {
       const change = networkChange(mode, options);
+      if (options.write === true && options.suggest !== true) throw new UserError("network: --write goes with --suggest (it writes the suggested change)", "usage");
+      if (options.suggest === true && change !== null) throw new UserError("network: --suggest only reads: give it without a mode or --allow/--deny/--sni/--reset", "usage");
       const view = await (await operations()).network({ name: sandbox, change });
+      if (options.suggest === true) {
+        const { suggestCommand } = await import("./network-suggest.js");
+        return suggestCommand(view, { write: options.write === true, json: options.json === true, config: program.opts<{ config?: string }>().config });
+      }
       if (options.json === true) return printJson(view);
       printNetwork(view);
     });
@@ -108,8 +121,9 @@ interface NetworkOptions {
 }
 
 function networkChange(mode: string | undefined, options: NetworkOptions): Request<"network">["change"] {
+  const learn = mode === "learn";
   const known = networkModes.find((each) => each === mode);
-  if (mode !== undefined && known === undefined) throw new UserError(`network: mode "${mode}" is not one of ${networkModes.join(", ")}`, "usage");
+  if (mode !== undefined && known === undefined && !learn) throw new UserError(`network: mode "${mode}" is not one of ${networkModes.join(", ")}, learn`, "usage");
   const allow = checkEntries("--allow", options.allow, allowEntry);
   const deny = checkEntries("--deny", options.deny, denyEntry);
   if (mode === undefined && allow.length === 0 && deny.length === 0 && options.sni === undefined && options.ask === undefined && options.reset !== true) return null;
@@ -120,6 +134,7 @@ function networkChange(mode: string | undefined, options: NetworkOptions): Reque
     sni: options.sni,
     ask: options.ask,
     reset: options.reset === true ? true : undefined,
+    learn: learn ? (true as const) : undefined,
   });
 }
 
@@ -135,7 +150,7 @@ function printNetwork(view: NetworkView): void {
   const { policy } = view;
   const lines = [
     `sandbox   ${view.name} (${view.running ? "running" : "stopped"})`,
-    `mode      ${policy.mode}${policy.mode === view.templatePolicy.mode ? "" : ` (template: ${view.templatePolicy.mode})`}`,
+    `mode      ${policy.learn === true ? "full, learning: every name resolved is recorded" : policy.mode}${policy.mode === view.templatePolicy.mode ? "" : ` (template: ${view.templatePolicy.mode})`}`,
     `allow     ${policy.allow.length === 0 ? "-" : policy.allow.join(", ")}${policy.mode === "restricted" ? "" : " (used in restricted mode)"}`,
     `deny      ${policy.deny.length === 0 ? "-" : policy.deny.join(", ")}`,
     `sni       ${policy.sni ? "on: TLS SNI and HTTP Host of TCP 443 and 80 are checked" : "off"}`,
@@ -145,10 +160,31 @@ function printNetwork(view: NetworkView): void {
     const g = view.guard;
     lines.push(`guard     pid ${g.pid}, DNS filter on port ${g.dnsPort}, upstream ${g.upstream}, since ${g.startedAt}`);
     lines.push(`counters  ${g.queries} queries, ${g.refusedNames} names refused, ${g.refusedPackets} packets refused, ${g.upstreamFailures} upstream failures`);
+    if ((g.admitted ?? []).length > 0) lines.push(`admitted  ${(g.admitted ?? []).join(", ")} (approved when asked, for this run: --suggest makes them permanent)`);
   } else if (view.running) {
     lines.push("guard     NOT RUNNING: no name resolves (restart the sandbox: forage-ctl stop / start)");
   }
+  lines.push(...namesLines(view));
   process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** Shown in full up to this many names each; --json has them all. */
+const namesShown = 20;
+
+function namesLines(view: NetworkView): string[] {
+  const lines: string[] = [];
+  const more = (count: number): string => (count > namesShown ? `, … ${count - namesShown} more (--json lists them)` : "");
+  if (view.deniedNames.length > 0) {
+    const shown = view.deniedNames.slice(0, namesShown).map((each) => `${each.name} (${each.rule}${each.count > 1 ? ` ×${each.count}` : ""})`);
+    lines.push(`denied    ${shown.join(", ")}${more(view.deniedNames.length)}`);
+  }
+  if (view.learned.length > 0) {
+    const full = view.learned.length >= view.learnedLimit ? ` (the limit: names after these were not recorded)` : "";
+    lines.push(`learned   ${view.learned.length} names${full}; forage-ctl network ${view.name} --suggest turns them into allow entries`);
+    for (const each of view.learned.slice(0, namesShown)) lines.push(`          ${each.name}  ${each.addresses.length === 0 ? "-" : each.addresses.join(", ")}`);
+    if (view.learned.length > namesShown) lines.push(`          … ${view.learned.length - namesShown} more (--json lists them)`);
+  }
+  return lines;
 }
 
 function denialRow(record: DenialRecord): string[] {

@@ -91,6 +91,7 @@ const networkChange = z
     sni: z.boolean().exactOptional().describe("check TLS SNI / HTTP Host against the allowlist (restricted mode)"),
     ask: z.boolean().exactOptional().describe("hold names not in the allowlist and ask the human (restricted mode)"),
     reset: z.boolean().exactOptional().describe("start again from the template's policy, then apply the rest"),
+    learn: z.literal(true).exactOptional().describe("learn mode: full mode, recording every name the sandbox resolves"),
   })
   .nullable()
   .describe("the change to apply first, or null to only show the network");

@@ -26,6 +26,7 @@ import { pathExists } from "../core/path-exists.js";
 import type { AskApproval } from "../approvals/approval.js";
 import { NameApprovals } from "./name-approvals.js";
 import { persistAllowedName } from "./persist-allowed-name.js";
+import { LearnedNames, learnedNamesPath } from "./learned-names.js";
 
 /** DNS queries the filter works on at once, per sandbox; more are dropped (clients retry). */
 const maxQueriesInFlight = 256;
@@ -58,6 +59,7 @@ export interface SandboxGuard {
  */
 export async function openSandboxGuard(spec: GuardSpec, hostWriter: SetElementWriter, upstreamOf: (spec: GuardSpec) => Promise<UpstreamResolver>, ask: AskApproval): Promise<SandboxGuard> {
   const guard = new Guard(spec, await readPolicy(spec), await upstreamOf(spec), hostWriter, ask);
+  await guard.learned.load();
   await guard.listen();
   return guard;
 }
@@ -79,6 +81,8 @@ class Guard implements SandboxGuard {
   /** The policy the filter and the gate read: the sandbox's own, plus the names admitted when asked. */
   private policy: PolicyRules;
   private readonly startedAt = new Date().toISOString();
+  /** Learn mode's record (kept beside the metadata, so a restarted guard carries on from it). */
+  readonly learned: LearnedNames;
   private listeners: { dns: DnsListener; gates: GateListener } | undefined;
   /** Questions and connections seen, and how many there were at the last reading of the tables. */
   private activity = 0;
@@ -116,7 +120,9 @@ class Guard implements SandboxGuard {
       refuseAddress: (address) => this.special.refusal(address),
       upstreamFailed: () => void this.counts.upstreamFailures++,
       ask: (name) => this.names.decide(name),
+      learned: (name, addresses) => this.learned.add(name, addresses),
     };
+    this.learned = new LearnedNames(learnedNamesPath(spec.paths, spec.sandbox));
     const sources = [{ table: hostPolicyTableRef(this.link), namespace: null }, ...(mirror === null ? [] : [{ table: inSandboxTableRef, namespace: spec.namespace }])];
     this.poller = new DenialPoller(
       sources,
@@ -169,6 +175,7 @@ class Guard implements SandboxGuard {
     // The link's host end goes with the container (nspawn: with the namespace; NixOS: with its unit).
     if (!(await pathExists(`/sys/class/net/${this.link.hostInterface}`))) return false;
     this.allowed.prune();
+    await this.learned.flush();
     if (this.activity !== this.recordedAt || ++this.quietTicks >= quietPollTicks) await this.record();
     return true;
   }
@@ -179,6 +186,7 @@ class Guard implements SandboxGuard {
     const records = await this.poller.poll().catch(() => []);
     this.counts.refusedPackets += records.reduce((sum, each) => sum + each.count, 0);
     await this.denials.append([...this.tally.take(), ...records]);
+    await this.learned.flush();
     await this.writeStatus().catch(() => undefined);
   }
 
@@ -187,6 +195,7 @@ class Guard implements SandboxGuard {
     this.listeners?.gates.close();
     this.mirrorWriter?.close();
     await this.listeners?.dns.close();
+    await this.learned.flush();
   }
 
   private question(message: Buffer, transport: "udp" | "tcp"): Promise<Buffer | null> {
@@ -203,6 +212,8 @@ class Guard implements SandboxGuard {
   private combinePolicy(): void {
     const admitted = this.names.rules();
     this.policy = admitted.length === 0 ? this.ownPolicy : { ...this.ownPolicy, allow: [...this.ownPolicy.allow, ...admitted] };
+    // `network NAME` and `--suggest` read the admitted names from the status.
+    if (this.listeners !== undefined) void this.writeStatus().catch(() => undefined);
   }
 
   private refusedName(refusal: { kind: "dns" | "sni"; name?: string; port?: number; rule: string }): void {
@@ -227,6 +238,7 @@ class Guard implements SandboxGuard {
       mode: this.policy.mode,
       upstream: `${this.upstream.address}:${this.upstream.port}`,
       ...this.counts,
+      admitted: this.names.rules().map((rule) => rule.entry),
     };
     // Whole or not at all: `forage-ctl network` reads it at any moment (a file being rewritten in
     // place read as empty, and the guard as gone). A temporary name of its own per write: two may overlap.

@@ -118,7 +118,7 @@ async function cutConnections(context: RuntimeContext, link: SandboxLink): Promi
 
 /** "restricted, allow a.example,*.b.example:443, deny c.example, sni". */
 export function describePolicy(policy: NetworkPolicy): string {
-  const parts: string[] = [policy.mode];
+  const parts: string[] = [policy.learn === true ? "full (learn)" : policy.mode];
   if (policy.mode === "restricted") parts.push(`allow ${policy.allow.length === 0 ? "nothing" : policy.allow.join(",")}`);
   if (policy.deny.length > 0) parts.push(`deny ${policy.deny.join(",")}`);
   if (policy.sni) parts.push("sni");

@@ -2,6 +2,7 @@ import { rm } from "node:fs/promises";
 import { sandboxNetworkPath } from "../core/paths.js";
 import { sandboxContextPath } from "../context/context-files.js";
 import { removeMetadata } from "../state/metadata-store.js";
+import { removeLearnedNames } from "../network/learned-names.js";
 import { hostSlots, releaseSlot, slotOwner } from "../state/slots.js";
 import { readMetadata } from "../state/metadata-store.js";
 import { recordEvent } from "../core/audit-log.js";
@@ -51,6 +52,7 @@ export async function removeSandbox(context: RuntimeContext, name: string, grace
   });
   await attempt("secrets", () => removeSecrets(context.paths, name));
   await attempt("network records", () => rm(sandboxNetworkPath(context.paths, name), { recursive: true, force: true }));
+  await attempt("learned names", () => removeLearnedNames(context.paths, name));
   await attempt("agent context", () => rm(sandboxContextPath(context, name), { recursive: true, force: true }));
   await attempt("ssh host key", () => removeHostKey(context.paths, name));
   await attempt("audit", () => recordEvent(context.paths, name, "destroy"));

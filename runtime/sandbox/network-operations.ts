@@ -13,6 +13,7 @@ import { isOurGuard, recordDenials } from "../network/guard-process.js";
 import { templatePolicy } from "../../generator/policy/network/policy-rules.js";
 import { networkPolicySchema, type NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
 import { changeNetwork, policyOf } from "../network/sandbox-network.js";
+import { maxLearnedNames, readLearnedNames, type LearnedName } from "../network/learned-names.js";
 
 /** A change asked with `forage-ctl network`: entries are added to the lists in force. */
 export interface NetworkChange {
@@ -25,17 +26,37 @@ export interface NetworkChange {
   ask?: boolean;
   /** Start again from the template's policy, then apply the rest. */
   reset?: boolean;
+  /** Learn mode: full mode, recording every name resolved (a mode of its own on the command line). */
+  learn?: true;
+}
+
+/** A name the sandbox's DNS filter or name gate refused, from its denial records. */
+export interface DeniedName {
+  name: string;
+  kind: "dns" | "sni";
+  /** The rule of the latest refusal, e.g. "not in allow". */
+  rule: string;
+  count: number;
+  last: string;
 }
 
 /** A sandbox's network as `forage-ctl network NAME` shows it. */
 export interface NetworkView {
   name: string;
+  /** The template the sandbox was made from (whose allow list `--suggest` extends). */
+  template: string;
   policy: NetworkPolicy;
   /** The template's policy, for comparison. */
   templatePolicy: NetworkPolicy;
   running: boolean;
   /** The guard's own report, or null when it is not running (then no name resolves). */
   guard: GuardStatus | null;
+  /** Names refused (DNS filter, name gate), most recent first. */
+  deniedNames: DeniedName[];
+  /** Names resolved in learn mode, in the order first seen (kept after learn mode ends, until `down`). */
+  learned: LearnedName[];
+  /** At most this many names are learned; past it, new names are not recorded. */
+  learnedLimit: number;
 }
 
 /** Shows, or changes and shows, a sandbox's network policy (live when it runs). */
@@ -45,16 +66,17 @@ export async function networkOperation(context: RuntimeContext, name: string, ch
       const metadata = await requireSandbox(context, name);
       const template = findTemplate(context, metadata.template);
       const base = change.reset === true ? templatePolicy(template) : policyOf(metadata, template);
-      const mode = change.mode ?? base.mode;
-      const { ask: _, ...kept } = base;
+      const mode = change.learn === true ? "full" : (change.mode ?? base.mode);
+      // Learning goes on until a mode is asked for (or --reset): --allow and --deny keep it.
+      const learn = change.learn === true || (change.mode === undefined && base.learn === true);
       const policy: NetworkPolicy = {
-        ...kept,
         mode,
         allow: union(base.allow, change.allow),
         deny: union(base.deny, change.deny),
         sni: restrictedOnly(name, "sni", mode, change.sni ?? base.sni, change.sni),
-        // Written only when on, as templatePolicy does.
+        // Each written only when on, as templatePolicy does.
         ...(restrictedOnly(name, "ask", mode, change.ask ?? base.ask === true, change.ask) ? { ask: true } : {}),
+        ...(learn ? { learn: true as const } : {}),
       };
       const checked = networkPolicySchema.safeParse(policy);
       if (!checked.success) throw new SandboxError(`network ${name}: ${checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`, "usage");
@@ -66,13 +88,33 @@ export async function networkOperation(context: RuntimeContext, name: string, ch
   const metadata = await requireSandbox(context, name);
   const template = findTemplate(context, metadata.template);
   const running = await isRunning(context, metadata);
+  const policy = policyOf(metadata, template);
+  const ours = running && (await isOurGuard(context.paths, metadata.guard, name));
+  // Up to this moment: the guard writes what it learned once a second otherwise.
+  if (ours && policy.learn === true) await recordDenials(context.paths, metadata.guard, name);
   return {
     name,
-    policy: policyOf(metadata, template),
+    template: metadata.template,
+    policy,
     templatePolicy: templatePolicy(template),
     running,
-    guard: running && (await isOurGuard(context.paths, metadata.guard, name)) ? await guardStatus(context, name) : null,
+    guard: ours ? await guardStatus(context, name) : null,
+    deniedNames: deniedNames(await readDenials(sandboxNetworkPath(context.paths, name))),
+    learned: await readLearnedNames(context.paths, name),
+    learnedLimit: maxLearnedNames,
   };
+}
+
+/** The names among the denial records, one entry each (its latest rule), most recent first. */
+function deniedNames(records: DenialRecord[]): DeniedName[] {
+  const byName = new Map<string, DeniedName>();
+  for (const record of records) {
+    if (record.name === undefined || (record.kind !== "dns" && record.kind !== "sni")) continue;
+    const known = byName.get(record.name);
+    byName.delete(record.name); // re-inserted last: the map ends in order of latest refusal
+    byName.set(record.name, { name: record.name, kind: record.kind, rule: record.rule, count: (known?.count ?? 0) + record.count, last: record.time });
+  }
+  return [...byName.values()].reverse();
 }
 
 /** What the sandbox's network refused, oldest first. */

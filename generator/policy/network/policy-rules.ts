@@ -14,11 +14,13 @@ export interface PolicyRules {
   readonly sni: boolean;
   /** Names not in allow are held and asked about (restricted mode). */
   readonly ask: boolean;
+  /** Learn mode: full mode, with every name resolved recorded. */
+  readonly learn: boolean;
 }
 
 /** Parses a policy's entries (already checked by `networkPolicySchema`). */
 export function policyRules(policy: NetworkPolicy): PolicyRules {
-  return { mode: policy.mode, allow: policy.allow.map(parseAllowEntry), deny: policy.deny.map(parseAllowEntry), sni: policy.sni, ask: policy.ask === true };
+  return { mode: policy.mode, allow: policy.allow.map(parseAllowEntry), deny: policy.deny.map(parseAllowEntry), sni: policy.sni, ask: policy.ask === true, learn: policy.learn === true };
 }
 
 /** The policy a sandbox of this template starts with, as its metadata records it. */

@@ -43,9 +43,15 @@ export interface DnsFilterDeps {
    * rule that refused it.
    */
   ask?: (name: string) => Promise<string | null>;
+  /** Learn mode: a name the sandbox resolved (A, AAAA or CNAME, answered NOERROR) and the addresses it got. */
+  learned?: (name: string, addresses: string[]) => void;
 }
 
-/** Record types a restricted sandbox may ask about allowed names; others get an empty answer. */
+/**
+ * Record types a restricted sandbox may ask about allowed names; others get an empty answer.
+ * Learn mode records names asked with these types only: the allowlist it suggests is for
+ * restricted mode, where other types (PTR of reverse lookups, TXT, SRV) answer nothing anyway.
+ */
 const restrictedTypes: readonly string[] = ["A", "AAAA", "CNAME"];
 /** Longest CNAME chain followed, and how many extra upstream questions it may take. */
 const maxChain = 16;
@@ -62,7 +68,8 @@ export const maxTtl = 86_400;
  *   answered, after the addresses are admitted to the sandbox's sets; addresses that are the
  *   host's, link-local, special-purpose or private (unless admitted) are left out of the answer
  *   and refused; the addresses get the ports every allowlisted name on the chain has;
- * - full mode forwards every type, filtering only the deny list;
+ * - full mode forwards every type, filtering only the deny list; in learn mode, the names asked
+ *   (A, AAAA, CNAME) that resolved are handed to `learned` with their addresses;
  * - ask mode (restricted): a name the allowlist does not name (and the deny list does not) is held
  *   and asked about; nothing goes upstream until it is admitted, and a refusal is NXDOMAIN.
  * Returns null for bytes that are not DNS at all (dropped).
@@ -86,7 +93,10 @@ export async function filterDnsMessage(deps: DnsFilterDeps, message: Buffer, tra
   if (policy.mode !== "full" && !restrictedTypes.includes(query.question.type)) return answerMessage(query, rcode.noError, [], transport);
   try {
     const chain = await followChain(deps.upstream, query.name, query.question.type);
-    if (policy.mode === "full") return answerMessage(query, chain.code, chain.records.map(capTtl), transport);
+    if (policy.mode === "full") {
+      if (policy.learn && chain.code === rcode.noError && restrictedTypes.includes(query.question.type)) deps.learned?.(query.name, addressesIn(chain.records));
+      return answerMessage(query, chain.code, chain.records.map(capTtl), transport);
+    }
     // The policy may have changed while upstream answered: admit only under the one in force now.
     // The ports are those every allowlisted name on the chain is allowed on (chain-verdict.ts).
     const targets = aliasTargets(chain.records);
@@ -168,6 +178,10 @@ function addressesOf(records: RecordAnswer[], name: string, chain: string[], por
     if (record.type !== "A" && record.type !== "AAAA") return [];
     return [{ address: String(record.data), family: record.type === "A" ? 4 : 6, ports, ttl: record.ttl ?? 0, name, chain }];
   });
+}
+
+function addressesIn(records: RecordAnswer[]): string[] {
+  return records.flatMap((record) => (record.type === "A" || record.type === "AAAA" ? [String(record.data)] : []));
 }
 
 /** The names the chain's CNAME records lead to, in order. */
