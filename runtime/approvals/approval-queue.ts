@@ -22,6 +22,9 @@ export interface ApprovalQueueOptions {
 /** The longest a request may wait (a push under review may take a while; a day is plenty). */
 export const maxApprovalDeadlineMs = 24 * 60 * 60 * 1000;
 
+/** The longest `approve --for`: a day (a key approved for longer is a key given away). */
+export const maxApprovalForMs = 24 * 60 * 60 * 1000;
+
 interface Entry {
   id: string;
   key: string;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { approvalsSchema } from "./approvals.js";
 import { identitySchema } from "./identity.js";
 import { proxyUrlSchema } from "./proxy-url.js";
 import { auditLogBytes, rateRequests, rateTokens, rateWindow, upstreamOrigin } from "./shared-limits.js";
@@ -98,6 +99,7 @@ export const configSchema = z
       .meta({ nixType: "omit", deprecated: true, description: "The reference's spelling of proxy.url, accepted so its configs load; like proxy.url it has no effect (a note says so): remove it." }),
     proxy: proxySchema.default({ port: 8080, rateLimit: { requests: 60, window: "1m" }, auditLogMaxBytes: 50 * 1024 * 1024, allowUpstreams: [] }),
     network: addressingSchema.default({ base: "10.100", admitPrivate: [] }),
+    approvals: approvalsSchema.default({ deadline: 30 }),
     stateVersion: z
       .string()
       .regex(/^\d\d\.\d\d$/, { error: 'must be a NixOS release such as "25.05"' })
