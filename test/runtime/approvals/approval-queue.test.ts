@@ -64,7 +64,7 @@ describe("the approvals queue", () => {
     const otherSandbox = queue.ask(host("pypi.example", "other"));
     expect(queue.pending()).toHaveLength(2);
     expect(queued).toHaveLength(2);
-    queue.answer(queue.pending()[0]?.id ?? "", { decision: "once" }, "root");
+    queue.answer(queue.pending().find((request) => request.sandbox === "demo")?.id ?? "", { decision: "once" }, "root");
     await expect(first).resolves.toEqual({ decision: "once" });
     await expect(retry).resolves.toEqual({ decision: "once" });
     expect(queue.pending().map((request) => request.sandbox)).toEqual(["other"]);
