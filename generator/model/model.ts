@@ -41,6 +41,8 @@ export interface HostModel {
     allowUpstreams: string[];
   };
   network: { base: string; upstreamResolver: string | null; admitPrivate: string[] };
+  /** The approvals queue: seconds a request waits; the command told of each new one (argv), or null. */
+  approvals: { deadline: number; notify: string[] | null };
   stateVersion: string;
   /** Where secrets appear inside every sandbox. */
   secretsMountPath: string;

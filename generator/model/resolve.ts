@@ -44,6 +44,7 @@ function resolveHost(config: Config): HostModel {
       allowUpstreams: (config.proxy.allowUpstreams ?? []).map((url) => new URL(url).origin),
     },
     network: { base: config.network.base, upstreamResolver: config.network.upstreamResolver ?? null, admitPrivate: config.network.admitPrivate },
+    approvals: { deadline: config.approvals.deadline, notify: config.approvals.notify ?? null },
     stateVersion: config.stateVersion,
     secretsMountPath,
   };

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { proxyUrlSchema } from "../config/schema/proxy-url.js";
 import { auditLogBytes, rateRequests, rateTokens, rateWindow, upstreamOrigin } from "../config/schema/shared-limits.js";
 import { identitySchema } from "../config/schema/identity.js";
+import { approvalCommand, approvalDeadline } from "../config/schema/approvals.js";
 import { absolutePath, interfaceName, secretName, sshPublicKey, unixUserName } from "../config/schema/names.js";
 
 /*
@@ -65,6 +66,12 @@ export const settingsHostSchema = z
       .describe("Sandbox health monitor."),
     proxy: proxySchema,
     network: networkSchema,
+    approvals: z
+      .strictObject({
+        deadline: approvalDeadline.describe("Seconds a request waits for an answer before it is denied."),
+        notify: approvalCommand.nullable().describe("The command told of each new request (argv, the request as JSON on stdin), or null."),
+      })
+      .describe("The approvals queue."),
     stateVersion: z
       .string()
       .regex(/^\d\d\.\d\d$/, { error: 'must be a NixOS release such as "25.05"' })

@@ -43,6 +43,7 @@ export function hostValues(host: HostModel): Record<string, NixExpr> {
     monitor: n.fromValue(host.monitor),
     proxy: n.fromValue(host.proxy),
     network: n.fromValue(host.network),
+    approvals: n.fromValue(host.approvals),
     stateVersion: n.str(host.stateVersion),
   };
 }

@@ -180,6 +180,26 @@
     };
     description = "Sandbox addressing.";
   };
+  approvals = lib.mkOption {
+    type = lib.types.submodule {
+      options = {
+        deadline = lib.mkOption {
+          type = lib.types.int;
+          default = 30;
+          description = "Seconds a request waits for an answer before it is denied (an asker may name its own). Default: 30.";
+        };
+        notify = lib.mkOption {
+          type = lib.types.nullOr (lib.types.listOf lib.types.str);
+          default = null;
+          description = "A command run for each new request, as the configured user, with the request as JSON on its stdin (never as shell text), for phones and chat, e.g. [\"/home/me/bin/notify-phone\", \"--topic\", \"forage\"]. Killed after 10 s; a failure is logged in the daemon's log and never holds the queue. Default: none (a desktop notification is still sent when the user has a session bus).";
+        };
+      };
+    };
+    default = {
+      deadline = 30;
+    };
+    description = "The approvals queue: requests from sandboxes' gates (unknown hosts, pushes, SSH signatures) that wait for forage-ctl approve or deny.";
+  };
   stateVersion = lib.mkOption {
     type = lib.types.str;
     default = "25.05";

@@ -1,4 +1,6 @@
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
+import { decisionOf } from "../approvals/approval-decision.js";
+import type { ApprovalView } from "../approvals/approval-view.js";
 import type { AuditEvent } from "../core/audit-log.js";
 import type { DenialRecord } from "../network/denials.js";
 import type { ProxyStatus } from "../proxy/proxy-status.js";
@@ -105,6 +107,17 @@ const operationShapes = {
 const daemonShapes = {
   /** The API proxy's health and counters, or null when none runs. */
   proxyStatus: { result: (answer: unknown): ProxyStatus | null => (answer === null ? null : record<ProxyStatus>()(answer)), streams: "none" },
+  /** The approvals queue's pending requests, oldest first (forage-ctl approvals; --watch polls it). */
+  approvals: { result: list<ApprovalView>(), streams: "none" },
+  /** Answers a pending request yes (once, always, or for a while); answers the request answered. Root's and the user's sockets only. */
+  approve: { result: record<ApprovalView>(), streams: "none" },
+  /** Answers a pending request no; answers the request answered. */
+  deny: { result: record<ApprovalView>(), streams: "none" },
+  /**
+   * Queues a request and answers when the human does or its deadline passes (long-held). Root's
+   * own socket only: the askers are root's host processes (approval-client.ts).
+   */
+  approvalAsk: { result: decisionOf, streams: "none" },
   /** Who is answering (an older daemon does not know hello: see daemonHello in the client). */
   hello: { result: hello, streams: "none" },
   /** Asks the daemon to exit; its sandboxes keep running. */

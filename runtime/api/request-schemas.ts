@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Op } from "./call-table.js";
+import { approvalAskRequest, approveRequest, denyRequest } from "../approvals/approval-schema.js";
 import { authRemoveRequest, authSetRequest, execRequest, gcRequest, logsRequest, networkRequest, noRequest, portRequest, sandboxRequest, snapshotRequest, stopRequest, upRequest } from "./requests.js";
 
 /**
@@ -26,6 +27,10 @@ export const requestSchemas = {
   authRemove: authRemoveRequest,
   port: portRequest,
   proxyStatus: noRequest,
+  approvals: noRequest,
+  approve: approveRequest,
+  deny: denyRequest,
+  approvalAsk: approvalAskRequest,
   hello: noRequest,
   shutdown: noRequest,
 } as const satisfies Record<Op, z.ZodType>;

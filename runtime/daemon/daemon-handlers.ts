@@ -15,6 +15,8 @@ import type { TerminalSize } from "../sandbox/terminal.js";
 import type { ExecRelay, ServerMessage } from "./protocol.js";
 import { execRelay } from "./relay-schemas.js";
 import { requireGatewayUp } from "./gateway-socket.js";
+import { approvalHandlers } from "./approval-handlers.js";
+import type { ApprovalQueue } from "../approvals/approval-queue.js";
 
 /** Who this daemon serves: the owner of the workspaces it mounts, and what `hello` answers. */
 export interface Served {
@@ -24,6 +26,8 @@ export interface Served {
   stop: () => void;
   /** Reads its settings file again (root's requests run with what it says now); absent: keep the daemon's. */
   reloadSettings?: () => Promise<LoadedSettings>;
+  /** The one approvals queue (issue 16): root's host processes ask, root and the user answer. */
+  approvals: ApprovalQueue;
 }
 
 /**
@@ -56,8 +60,9 @@ export interface Connection {
  * How the daemon answers each call of the table: the in-process operations, with what only the
  * daemon does around them. On the user's socket the client may be the configured user, so `up`
  * mounts only the user's own directories and `exec` is never root in a sandbox; on root's socket
- * both are as root's own command. `exec` relays its streams over the connection, and `hello`,
- * `proxyStatus` and `shutdown` are about the daemon itself.
+ * both are as root's own command. `exec` relays its streams over the connection; `hello`,
+ * `proxyStatus` and `shutdown` are about the daemon itself, and the approvals queue's calls
+ * (approval-handlers.ts) about the queue it holds.
  */
 export function daemonHandlers({ context, served, connection, caller }: RequestScope, operations: Operations): RequestMethods<Op> {
   return {
@@ -78,6 +83,7 @@ export function daemonHandlers({ context, served, connection, caller }: RequestS
     // The proxy's health and counters (it may run in this daemon or as forage-ctl proxy).
     proxyStatus: async () => (await readProxyStatus(context.paths)) ?? null,
     hello: async () => served.hello,
+    ...approvalHandlers(served.approvals, caller),
     async shutdown() {
       served.stop();
       return "stopping";

@@ -19,6 +19,7 @@ import { loadSettings } from "../settings/load-settings.js";
 import type { SettingsFile } from "../settings/settings-file.js";
 import { daemonHandlers, type Caller, type Connection, type Served } from "./daemon-handlers.js";
 import { gatewayUid, requireGatewayCall } from "./gateway-socket.js";
+import { daemonApprovalQueue } from "./approval-handlers.js";
 
 /**
  * The privileged daemon: serves sandbox operations to the configured user (and root) over one
@@ -38,6 +39,7 @@ export async function serveDaemon(context: RuntimeContext, paths: DaemonSockets,
     // After the answer is sent: the daemon's SIGTERM handler closes the server and exits.
     stop: () => void setImmediate(() => process.kill(process.pid, "SIGTERM")),
     reloadSettings: () => loadSettings(file),
+    approvals: daemonApprovalQueue(context, user, log),
   };
   const gatewayUser = paths.gateway?.user;
   const gateway =
@@ -60,7 +62,15 @@ export async function serveDaemon(context: RuntimeContext, paths: DaemonSockets,
   log(`listening on ${paths.user} (user ${user.uid} and root only)${gatewayNote} and ${paths.root} (root only), settings from ${file.path}`);
   // While nothing is asked yet: the first sandbox's start then renders its context in a millisecond.
   setTimeout(() => void warmContextTemplates(), 50).unref();
-  return { close: () => Promise.all(servers.map((server) => server.close())).then(() => undefined) };
+  return {
+    close: async () => {
+      // Nobody is left to answer: the askers hear `expired` (a denial) rather than a dropped connection.
+      served.approvals.close();
+      // Their answers are sent once the askers' calls resume (a turn of the event loop).
+      await new Promise((resolve) => setImmediate(resolve));
+      await Promise.all(servers.map((server) => server.close()));
+    },
+  };
 }
 
 /** The daemon's sockets; the gateway's only when a gateway account is named (see gateway-socket.ts). */
@@ -178,7 +188,10 @@ async function dispatch({ context, parts, log }: Serving, op: string, args: unkn
 }
 
 /** Calls about the daemon itself, answered without reading the settings. */
-const aboutTheDaemon = new Set<Op>(["hello", "proxyStatus", "shutdown"]);
+const aboutTheDaemon = new Set<Op>(["hello", "proxyStatus", "shutdown", "approvals", "approve", "deny", "approvalAsk"]);
+
+/** Calls not logged: hello comes before other commands, approvals is polled by --watch. */
+const unlogged = new Set<Op>(["hello", "approvals"]);
 
 /** The settings as the file now says (what root's own command would load); its notes go to the client. */
 async function freshSettings(served: Served, connection: Connection): Promise<Model | undefined> {
@@ -191,8 +204,7 @@ async function freshSettings(served: Served, connection: Connection): Promise<Mo
 /** Call `op`, typed from here on: its request parsed with its schema, handled by its handler. */
 async function answer<K extends Op>({ context, parts, log }: Serving, op: K, args: unknown, connection: Connection): Promise<Result<K>> {
   const request = parseRequest(op, args);
-  // `hello` comes before other commands (who is serving?): logging it would double the log.
-  if (op !== "hello") log(`${op} ${"name" in request && typeof request.name === "string" ? request.name : ""}`.trim());
+  if (!unlogged.has(op)) log(`${op} ${"name" in request && typeof request.name === "string" ? request.name : ""}`.trim());
   const handlers = daemonHandlers({ context, served: parts.served, connection, caller: parts.caller }, parts.operations(context));
   return handlers[op](request);
 }

@@ -95,7 +95,7 @@ async function askHost(paths: RuntimePaths, request: GuardRequest, start: boolea
 async function startHost(paths: RuntimePaths, request: GuardRequest): Promise<GuardAnswer | Error> {
   // Never through a link planted in the run directory: root appends to what it opens.
   const log = await open(hostLog(paths), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
-  const child = spawn(process.execPath, [join(packageRoot(), "dist/runtime/network/guard-host-main.js"), paths.guardSocket], { detached: true, stdio: ["ignore", log.fd, log.fd] });
+  const child = spawn(process.execPath, [join(packageRoot(), "dist/runtime/daemon/guard-host-main.js"), paths.guardSocket], { detached: true, stdio: ["ignore", log.fd, log.fd] });
   child.unref();
   await log.close();
   let last: Error = new Error(`the guard host did not answer within ${hostStartMs / 1000} s`);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { approvalsSchema } from "./approvals.js";
 import { identitySchema } from "./identity.js";
 import { proxyUrlSchema } from "./proxy-url.js";
 import { auditLogBytes, rateRequests, rateTokens, rateWindow, upstreamOrigin } from "./shared-limits.js";
@@ -112,6 +113,7 @@ export const configSchema = z
       .meta({ nixType: "omit", deprecated: true, description: "The reference's spelling of proxy.url, accepted so its configs load; like proxy.url it has no effect (a note says so): remove it." }),
     proxy: proxySchema.default({}),
     network: addressingSchema.default({ base: "10.100", admitPrivate: [] }),
+    approvals: approvalsSchema.default({ deadline: 30 }),
     stateVersion: z
       .string()
       .regex(/^\d\d\.\d\d$/, { error: 'must be a NixOS release such as "25.05"' })

@@ -2,8 +2,17 @@ import { describe, expect, it } from "vitest";
 import { callShapes as calls, isOp, parseRequest, plainOperations, type Op } from "../../../runtime/api/calls.js";
 import { cases } from "../daemon/call-fixture.js";
 
-/** A valid request for every call: the operations' cases, and the daemon's own calls (they take none). */
-const validRequest = (op: Op): object => (op === "proxyStatus" || op === "hello" || op === "shutdown" ? {} : cases[op].request);
+/** A valid request for every call: the operations' cases, and the daemon's own calls. */
+const daemonRequests = {
+  proxyStatus: {},
+  hello: {},
+  shutdown: {},
+  approvals: {},
+  approve: { id: "k7q2xm", mode: "for", forMs: 600_000 },
+  deny: { id: "k7q2xm" },
+  approvalAsk: { sandbox: "demo", kind: "host", subject: { name: "pypi.example", port: 443 }, deadlineMs: 30_000 },
+} as const;
+const validRequest = (op: Op): object => (op in daemonRequests ? daemonRequests[op as keyof typeof daemonRequests] : cases[op as keyof typeof cases].request);
 const allOps = Object.keys(calls).filter(isOp);
 
 describe("the call table", () => {
@@ -28,6 +37,10 @@ describe("the call table", () => {
       "authRemove",
       "port",
       "proxyStatus",
+      "approvals",
+      "approve",
+      "deny",
+      "approvalAsk",
       "hello",
       "shutdown",
     ]);
@@ -54,6 +67,19 @@ describe("the call table", () => {
     );
     expect(() => parseRequest("port", { name: "demo", change: { kind: "add", forward: { hostPort: 8080, port: 65536 } } })).toThrow(/^invalid port request: change\.forward\.port /);
     expect(() => parseRequest("port", { name: "demo", change: { kind: "remove", hostPort: 8080.5, port: null } })).toThrow(/^invalid port request: change\.hostPort /);
+  });
+
+  it("refuses an approval answer that mixes up --for and its duration, or an id that is not one", () => {
+    expect(() => parseRequest("approve", { id: "k7q2xm", mode: "for" })).toThrow(/^invalid approve request: forMs forMs goes with mode for/);
+    expect(() => parseRequest("approve", { id: "k7q2xm", mode: "once", forMs: 60_000 })).toThrow(/^invalid approve request: forMs /);
+    expect(() => parseRequest("deny", { id: "k7q2x;" })).toThrow(/^invalid deny request: id must be a request id/);
+  });
+
+  it("checks an approval's answer field by field, so nothing garbled reads as an approval", () => {
+    expect(calls.approvalAsk.result({ decision: "for", untilMs: 5 })).toEqual({ decision: "for", untilMs: 5 });
+    expect(() => calls.approvalAsk.result({ decision: "yes" })).toThrow();
+    expect(() => calls.approvalAsk.result({ decision: "for" })).toThrow();
+    expect(() => calls.approvalAsk.result(null)).toThrow();
   });
 
   it("treats a missing request as an empty one (a call that takes nothing)", () => {

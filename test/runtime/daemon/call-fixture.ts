@@ -8,6 +8,8 @@ import type { ExecStreams } from "../../../runtime/api/exec-streams.js";
 import type { Operations } from "../../../runtime/api/operations.js";
 import type { SandboxView } from "../../../runtime/api/sandbox-view.js";
 import type { RuntimeContext } from "../../../runtime/core/context.js";
+import { ApprovalQueue } from "../../../runtime/approvals/approval-queue.js";
+import { recordEvent } from "../../../runtime/core/audit-log.js";
 import { runtimePaths } from "../../../runtime/core/paths.js";
 import type { Caller } from "../../../runtime/daemon/daemon-handlers.js";
 import { callServer, type DaemonServer } from "../../../runtime/daemon/server.js";
@@ -172,7 +174,8 @@ export async function startCallServer(ownerUid: number, caller: Caller = "user")
   const context: RuntimeContext = { settings: (await load()).settings, paths: runtimePaths(join(dir, "state"), {}), warn: () => undefined };
   const fixture: Omit<CallFixture, "server" | "close"> = { socket: join(dir, "daemon.sock"), dir, config, seen: [], templatesSeen: [], reloads: 0, log: [], stops: 0 };
   const reloadSettings = (): Promise<LoadedSettings> => (fixture.reloads++, load());
-  const served = { ownerUid, hello: { settings: config, pid: process.pid }, stop: () => void fixture.stops++, reloadSettings };
+  const approvals = new ApprovalQueue({ audit: (sandbox, event, detail) => recordEvent(context.paths, sandbox, event, { detail }), defaultDeadlineMs: 2000 });
+  const served = { ownerUid, hello: { settings: config, pid: process.pid }, stop: () => void fixture.stops++, reloadSettings, approvals };
   const operations = (requestContext: RuntimeContext): Operations => {
     fixture.templatesSeen.push(requestContext.settings.templates.map((template) => template.name));
     return fakeOperations(requestContext, fixture.seen);

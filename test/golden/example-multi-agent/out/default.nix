@@ -44,6 +44,10 @@
       base = "10.100";
       upstreamResolver = null;
     };
+    approvals = {
+      deadline = 30;
+      notify = null;
+    };
     stateVersion = "25.05";
     templates = {
       base = import ./templates/base.nix {

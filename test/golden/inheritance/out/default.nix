@@ -43,6 +43,10 @@
       base = "10.77";
       upstreamResolver = null;
     };
+    approvals = {
+      deadline = 30;
+      notify = null;
+    };
     stateVersion = "25.05";
     templates = {
       claude = import ./templates/claude.nix {

@@ -1,15 +1,17 @@
 /**
- * Entry point of the network guard host (guard-host.ts), started detached by guard-process.ts
+ * Entry point of the network guard host (network/guard-host.ts), started detached by
+ * network/guard-process.ts
  * with its socket's path on argv when a sandbox needs a guard and none answers. It holds
  * `<socket>.lock` for its whole life, so only one runs per run directory: a second one, started
  * by a racing forage-ctl, finds it held and exits, and its starter talks to the first. It logs to
- * stderr (guard-host.log beside the socket).
+ * stderr (guard-host.log beside the socket). It lives beside the daemon because it hands the
+ * guards the daemon's approvals queue (ask mode) through the daemon's client.
  */
 import { dirname } from "node:path";
-import { askThroughDaemon } from "../approvals/ask-through-daemon.js";
 import { rootSocketIn } from "../core/daemon-sockets.js";
 import { holdLock } from "../state/lock.js";
-import { defaultIdleExitMs, runGuardHost } from "./guard-host.js";
+import { defaultIdleExitMs, runGuardHost } from "../network/guard-host.js";
+import { askThroughDaemon } from "./approval-client.js";
 
 const socketPath = process.argv[2];
 if (socketPath === undefined || !socketPath.startsWith("/")) {
@@ -27,7 +29,7 @@ try {
   // FORAGE_GUARD_IDLE_SECONDS: how long it stays without a sandbox (tests make it short).
   const idle = Number(process.env.FORAGE_GUARD_IDLE_SECONDS);
   // Names asked about in network ask mode go to the queue of this run directory's daemon.
-  const ask = askThroughDaemon(rootSocketIn(dirname(socketPath)));
+  const ask = askThroughDaemon({ log, socket: rootSocketIn(dirname(socketPath)) });
   await runGuardHost(socketPath, log, Number.isFinite(idle) && idle >= 0 ? idle * 1000 : defaultIdleExitMs, ask);
   release();
   process.exit(0);

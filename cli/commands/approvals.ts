@@ -1,0 +1,130 @@
+import type { Command } from "commander";
+import { Option } from "commander";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Request } from "../../runtime/api/calls.js";
+import { escapeControl, type ApprovalView } from "../../runtime/approvals/approval-view.js";
+import { callDaemon } from "../../runtime/daemon/client.js";
+import { approvalsSocket } from "../approvals-socket.js";
+import { printJson, printTable } from "../output.js";
+import { parseApprovalDuration } from "../approval-duration.js";
+
+/** How often --watch asks the daemon: cheap (one small call), and a human notices within half a second. */
+const watchIntervalMs = 500;
+
+/** approvals [--watch] [--json]; approve ID [--once|--always|--for DURATION]; deny ID. */
+export function registerApprovals(program: Command): void {
+  const socket = () => approvalsSocket(program.opts<{ config?: string }>().config);
+  program
+    .command("approvals")
+    .description("List the requests waiting for your answer: hosts, pushes and SSH signatures sandboxes asked for")
+    .option("--watch", `redraw every ${watchIntervalMs} ms and ring the terminal bell on a new request (Ctrl-C stops)`)
+    .option("--json", "print as JSON (with --watch: one line each time the list changes)")
+    .addHelpText(
+      "after",
+      `
+A sandbox's gates (its DNS filter in ask mode, the push gate, the SSH agent) hold what reaches
+past its policy and ask here. Answer with forage-ctl approve ID or forage-ctl deny ID; a request
+nobody answers by its DEADLINE is denied. Only root and the configured user may list and answer.
+Every question and answer is in the sandbox's audit log (forage-ctl audit-log NAME).
+WHAT is the sandbox's own text, shown with control characters escaped.
+
+Example:
+  forage-ctl approvals --watch`,
+    )
+    .action(async (options: { watch?: boolean; json?: boolean }) => {
+      const path = await socket();
+      if (options.watch === true) return watch(path, options.json === true);
+      const pending = await callDaemon("approvals", {}, path);
+      if (options.json === true) return printJson(pending);
+      printPending(pending, Date.now());
+    });
+
+  program
+    .command("approve")
+    .description("Answer a pending request yes: once (default), always, or for a while")
+    .argument("<id>", "the request's id, as forage-ctl approvals shows it")
+    .addOption(new Option("--once", "this request only (a host: for this sandbox's life)").conflicts(["always", "for"]))
+    .addOption(new Option("--always", "a host: add it to this sandbox's policy for good").conflicts(["for"]))
+    .option("--for <duration>", "an SSH key: sign without asking for this long, e.g. 10m, 1h (at most 24h)")
+    .option("--json", "print the answered request as JSON")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  forage-ctl approve k7q2xm              # once
+  forage-ctl approve k7q2xm --always     # a host, kept in the sandbox's policy
+  forage-ctl approve k7q2xm --for 10m    # an SSH key, for ten minutes`,
+    )
+    .action(async (id: string, options: { once?: boolean; always?: boolean; for?: string; json?: boolean }) => {
+      const request: Request<"approve"> = options.for !== undefined ? { id, mode: "for", forMs: parseApprovalDuration(options.for) } : { id, mode: options.always === true ? "always" : "once" };
+      const answered = await callDaemon("approve", request, await socket());
+      if (options.json === true) return printJson(answered);
+      process.stdout.write(`approved ${answered.id} (${describe(answered)}): ${options.for === undefined ? request.mode : `for ${options.for}`}\n`);
+    });
+
+  program
+    .command("deny")
+    .description("Answer a pending request no")
+    .argument("<id>", "the request's id, as forage-ctl approvals shows it")
+    .option("--json", "print the answered request as JSON")
+    .addHelpText("after", "\nExample:\n  forage-ctl deny k7q2xm")
+    .action(async (id: string, options: { json?: boolean }) => {
+      const answered = await callDaemon("deny", { id }, await socket());
+      if (options.json === true) return printJson(answered);
+      process.stdout.write(`denied ${answered.id} (${describe(answered)})\n`);
+    });
+}
+
+/** `host pypi.example:443 for fix-42`, escaped. */
+function describe(request: ApprovalView): string {
+  return `${request.kind} ${escapeControl(request.summary)} for ${escapeControl(request.sandbox)}`;
+}
+
+function printPending(pending: readonly ApprovalView[], now: number): void {
+  if (pending.length === 0) return void process.stdout.write("no pending requests\n");
+  printTable(
+    ["ID", "SANDBOX", "KIND", "WHAT", "AGE", "DEADLINE"],
+    pending.map((request) => [
+      request.id,
+      escapeControl(request.sandbox),
+      request.kind,
+      clip(escapeControl(request.summary), 100),
+      seconds(now - Date.parse(request.createdAt)),
+      `in ${seconds(Date.parse(request.deadlineAt) - now)}`,
+    ]),
+  );
+}
+
+/** Polls the daemon; redraws (a terminal) or prints on change, with a bell on a new request. */
+async function watch(path: string, json: boolean): Promise<never> {
+  const seen = new Set<string>();
+  let last = "";
+  const terminal = process.stdout.isTTY === true && !json;
+  for (;;) {
+    const pending = await callDaemon("approvals", {}, path);
+    const fresh = pending.some((request) => !seen.has(request.id));
+    for (const request of pending) seen.add(request.id);
+    const listed = JSON.stringify(pending);
+    if (json) {
+      if (listed !== last) process.stdout.write(`${listed}\n`);
+    } else if (terminal) {
+      // Home, clear: the list as it is now (ages and deadlines count on).
+      process.stdout.write(`\x1b[H\x1b[2J${fresh ? "\x07" : ""}forage-ctl approvals: every ${watchIntervalMs / 1000} s (Ctrl-C stops)\n\n`);
+      printPending(pending, Date.now());
+    } else if (listed !== last) {
+      if (fresh) process.stdout.write("\x07");
+      printPending(pending, Date.now());
+    }
+    last = listed;
+    await sleep(watchIntervalMs);
+  }
+}
+
+function seconds(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

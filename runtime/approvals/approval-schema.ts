@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { invalidSandboxName, sandboxNamePattern } from "../core/names.js";
+import { approvalIdPattern } from "./approval-id.js";
+import { maxApprovalDeadlineMs, maxApprovalForMs } from "./approval-queue.js";
+
+/*
+ * What the daemon's approval calls accept. An ask comes from root's own processes (the guard
+ * host, the push gate, the SSH agent), but its subject is what a sandbox asked for: bounded here,
+ * printed escaped by every answerer.
+ */
+
+const text = (max: number) => z.string().max(max);
+const commit = z.string().regex(/^[0-9a-f]{4,64}$/, { error: "must be a commit hash (hex)" });
+
+const hostSubject = z.strictObject({ name: text(253).min(1).describe("the name, lower-case, without the trailing dot"), port: z.number().int().min(1).max(65535).exactOptional() });
+const pushSubject = z.strictObject({
+  remote: text(256),
+  url: text(4096),
+  ref: text(1024).startsWith("refs/"),
+  from: commit.nullable(),
+  to: commit,
+  commits: z.array(text(1024)).max(10_000),
+  diffstat: text(256 * 1024),
+});
+const sshSignSubject = z.strictObject({ fingerprint: text(128).min(1), comment: text(1024), destination: text(1024).exactOptional() });
+
+const sandbox = z
+  .string()
+  .regex(sandboxNamePattern, { error: (issue) => invalidSandboxName(issue.input) })
+  .describe("the sandbox whose request it is");
+const deadlineMs = z.number().int().min(1).max(maxApprovalDeadlineMs).exactOptional().describe("how long to wait for an answer (default: approvals.deadline)");
+
+/** `approvalAsk`: an ApprovalAsk, as approval.ts describes it. */
+export const approvalAskRequest = z.discriminatedUnion("kind", [
+  z.strictObject({ sandbox, kind: z.literal("host"), subject: hostSubject, deadlineMs }),
+  z.strictObject({ sandbox, kind: z.literal("push"), subject: pushSubject, deadlineMs }),
+  z.strictObject({ sandbox, kind: z.literal("ssh-sign"), subject: sshSignSubject, deadlineMs }),
+]);
+
+const id = z.string().regex(approvalIdPattern, { error: "must be a request id as forage-ctl approvals shows it (6 letters and digits)" }).describe("the request");
+
+/** `approve`: the request, and how: once, always, or for a while (`for`, with forMs). */
+export const approveRequest = z
+  .strictObject({
+    id,
+    mode: z.enum(["once", "always", "for"]).describe("once: this request; always: the asker persists it; for: for forMs"),
+    forMs: z.number().int().min(1000).max(maxApprovalForMs).exactOptional().describe("with mode for: how long, in milliseconds"),
+  })
+  .refine((request) => (request.mode === "for") === (request.forMs !== undefined), { error: "forMs goes with mode for, and only with it", path: ["forMs"] });
+
+/** `deny`: the request. */
+export const denyRequest = z.strictObject({ id });

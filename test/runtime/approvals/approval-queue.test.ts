@@ -1,0 +1,157 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ApprovalQueue, type ApprovalAuditKind } from "../../../runtime/approvals/approval-queue.js";
+import type { ApprovalAsk } from "../../../runtime/approvals/approval.js";
+import type { ApprovalView } from "../../../runtime/approvals/approval-view.js";
+import { readEvents, recordEvent } from "../../../runtime/core/audit-log.js";
+import { runtimePaths } from "../../../runtime/core/paths.js";
+
+const host = (name: string, sandbox = "demo"): ApprovalAsk => ({ sandbox, kind: "host", subject: { name } });
+
+interface Recorded {
+  sandbox: string;
+  event: ApprovalAuditKind;
+  detail: string;
+}
+
+function queueWithLog(options: { deadlineMs?: number; maxPending?: number } = {}): { queue: ApprovalQueue; events: Recorded[]; queued: ApprovalView[] } {
+  const events: Recorded[] = [];
+  const queued: ApprovalView[] = [];
+  const queue = new ApprovalQueue({
+    audit: async (sandbox, event, detail) => void events.push({ sandbox, event, detail }),
+    onQueued: (request) => void queued.push(request),
+    ...(options.deadlineMs === undefined ? {} : { defaultDeadlineMs: options.deadlineMs }),
+    ...(options.maxPending === undefined ? {} : { maxPendingPerSandbox: options.maxPending }),
+  });
+  return { queue, events, queued };
+}
+
+describe("the approvals queue", () => {
+  beforeEach(() => void vi.useFakeTimers({ now: new Date("2026-11-21T10:00:00Z") }));
+  afterEach(() => void vi.useRealTimers());
+
+  it("lists a request with a six-character id, its sandbox, kind, subject, creation time and deadline", () => {
+    const { queue } = queueWithLog();
+    void queue.ask({ ...host("pypi.example"), deadlineMs: 10_000 });
+    const [request] = queue.pending();
+    expect(request?.id).toMatch(/^[a-z2-7]{6}$/);
+    expect(request).toMatchObject({
+      sandbox: "demo",
+      kind: "host",
+      subject: { name: "pypi.example" },
+      summary: "pypi.example",
+      createdAt: "2026-11-21T10:00:00.000Z",
+      deadlineAt: "2026-11-21T10:00:10.000Z",
+    });
+  });
+
+  it("resolves every asker of a request with the human's answer, and drops it from the list", async () => {
+    const { queue } = queueWithLog();
+    const answer = queue.ask(host("pypi.example"));
+    const id = queue.pending()[0]?.id ?? "";
+    queue.answer(id.toUpperCase(), { decision: "always" }, "root");
+    await expect(answer).resolves.toEqual({ decision: "always" });
+    expect(queue.pending()).toEqual([]);
+  });
+
+  it("coalesces a repeated ask for the same sandbox, kind and subject onto the pending request", async () => {
+    const { queue, queued } = queueWithLog();
+    const first = queue.ask({ sandbox: "demo", kind: "host", subject: { name: "pypi.example", port: 443 } });
+    // The same subject with its keys in another order is the same request.
+    const retry = queue.ask({ sandbox: "demo", kind: "host", subject: { port: 443, name: "pypi.example" } });
+    const otherSandbox = queue.ask(host("pypi.example", "other"));
+    expect(queue.pending()).toHaveLength(2);
+    expect(queued).toHaveLength(2);
+    queue.answer(queue.pending().find((request) => request.sandbox === "demo")?.id ?? "", { decision: "once" }, "root");
+    await expect(first).resolves.toEqual({ decision: "once" });
+    await expect(retry).resolves.toEqual({ decision: "once" });
+    expect(queue.pending().map((request) => request.sandbox)).toEqual(["other"]);
+    void otherSandbox;
+  });
+
+  it("answers expired at the deadline when nobody answered, and forgets the request", async () => {
+    const { queue } = queueWithLog({ deadlineMs: 30_000 });
+    const answer = queue.ask(host("pypi.example"));
+    vi.advanceTimersByTime(29_999);
+    expect(queue.pending()).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    await expect(answer).resolves.toEqual({ decision: "expired" });
+    expect(queue.pending()).toEqual([]);
+  });
+
+  it("takes an answer once: a second answer to the same id is refused naming forage-ctl approvals", () => {
+    const { queue } = queueWithLog();
+    void queue.ask(host("pypi.example"));
+    const id = queue.pending()[0]?.id ?? "";
+    queue.answer(id, { decision: "deny" }, "root");
+    expect(() => queue.answer(id, { decision: "once" }, "root")).toThrow(/no pending approval .*forage-ctl approvals/);
+  });
+
+  it("refuses an unknown id naming forage-ctl approvals", () => {
+    const { queue } = queueWithLog();
+    expect(() => queue.answer("zzzzzz", { decision: "once" }, "root")).toThrow(`no pending approval "zzzzzz" (answered, expired, or never asked): see forage-ctl approvals`);
+  });
+
+  it("writes the question and its answer to the sandbox's audit log, in that order", async () => {
+    const { queue, events } = queueWithLog();
+    void queue.ask({
+      sandbox: "demo",
+      kind: "push",
+      subject: { remote: "origin", url: "/srv/up.git", ref: "refs/heads/fix", from: "1111111111111111", to: "2222222222222222", commits: ["2222222 fix"], diffstat: "1 file" },
+    });
+    const id = queue.pending()[0]?.id ?? "";
+    queue.answer(id, { decision: "for", untilMs: Date.parse("2026-11-21T11:00:00Z") }, "user alice");
+    await queue.flush();
+    expect(events).toEqual([
+      { sandbox: "demo", event: "approval-asked", detail: `${id} push origin refs/heads/fix 111111111111..222222222222 (1 commit) (deadline 30 s)` },
+      { sandbox: "demo", event: "approval-answered", detail: `${id} push origin refs/heads/fix 111111111111..222222222222 (1 commit): for until 2026-11-21T11:00:00.000Z by user alice` },
+    ]);
+  });
+
+  it("records an expiry as answered at its deadline", async () => {
+    const { queue, events } = queueWithLog({ deadlineMs: 1000 });
+    void queue.ask({ sandbox: "demo", kind: "ssh-sign", subject: { fingerprint: "SHA256:abc", comment: "me@laptop", destination: "git@forge.example" } });
+    vi.advanceTimersByTime(1000);
+    await queue.flush();
+    expect(events.map((event) => event.detail.replace(/^[a-z2-7]{6} /, ""))).toEqual([
+      "ssh-sign SHA256:abc (me@laptop) → git@forge.example (deadline 1 s)",
+      "ssh-sign SHA256:abc (me@laptop) → git@forge.example: expired at its deadline",
+    ]);
+  });
+
+  it("expires an ask at once beyond the pending limit of its sandbox, so a flood cannot bury the human", async () => {
+    const { queue, events } = queueWithLog({ maxPending: 2 });
+    void queue.ask(host("a.example"));
+    void queue.ask(host("b.example"));
+    await expect(queue.ask(host("c.example"))).resolves.toEqual({ decision: "expired" });
+    await expect(Promise.race([queue.ask(host("d.example", "other")), Promise.resolve("pending")])).resolves.toBe("pending");
+    await queue.flush();
+    expect(events.at(-2)?.detail).toBe("host c.example: expired at once (2 requests of this sandbox already pending)");
+  });
+
+  it("expires what is pending when closed (the daemon stopping)", async () => {
+    const { queue } = queueWithLog();
+    const answer = queue.ask(host("pypi.example"));
+    queue.close();
+    await expect(answer).resolves.toEqual({ decision: "expired" });
+  });
+});
+
+describe("the approvals queue's audit events", () => {
+  it("land in the sandbox's audit log as approval-asked and approval-answered", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "forage-approvals-"));
+    try {
+      const paths = runtimePaths(dir);
+      const queue = new ApprovalQueue({ audit: (sandbox, event, detail) => recordEvent(paths, sandbox, event, { detail }) });
+      const answer = queue.ask(host("pypi.example"));
+      queue.answer(queue.pending()[0]?.id ?? "", { decision: "deny" }, "root");
+      await answer;
+      await queue.flush();
+      expect((await readEvents(paths, "demo")).map((event) => event.event)).toEqual(["approval-asked", "approval-answered"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
