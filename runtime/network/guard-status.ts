@@ -19,6 +19,6 @@ export interface GuardStatus {
   refusedPackets: number;
   /** Policy reloads done; `forage-ctl network` checks that a change took. */
   reloads: number;
-  /** Names admitted this run when asked (ask mode); absent from guards before it existed. */
+  /** Names admitted for this run only when asked (ask mode: `once`); absent from guards before it existed. */
   admitted?: string[];
 }

@@ -31,6 +31,8 @@ export interface NameApprovalsDeps {
 export class NameApprovals {
   private readonly pending = new Map<string, Promise<string | null>>();
   private readonly admitted = new Map<string, AllowRule>();
+  /** The admitted names also written to the sandbox's allowlist (`always`): they outlive the run. */
+  private readonly kept = new Set<string>();
   private readonly refused = new Map<string, { rule: string; untilMs: number }>();
   private readonly now: () => number;
 
@@ -41,6 +43,11 @@ export class NameApprovals {
   /** Allow rules for the names admitted this run (exact names, any port). */
   rules(): AllowRule[] {
     return [...this.admitted.values()];
+  }
+
+  /** The admitted names that last only for this run (`once`, or an `always` that could not be written). */
+  forThisRun(): string[] {
+    return [...this.admitted.keys()].filter((name) => !this.kept.has(name));
   }
 
   /** Resolves with null once `name` is admitted, or with the rule that refused it. */
@@ -73,7 +80,11 @@ export class NameApprovals {
     this.refused.delete(name);
     this.admitted.set(name, parseAllowEntry(name));
     this.deps.changed();
-    if (answer.decision === "always" && !(await this.deps.persist(name))) this.deps.log(`${name} was approved always but could not be added to the allowlist: admitted for this run only`);
+    if (answer.decision === "always") {
+      if (await this.deps.persist(name)) this.kept.add(name);
+      else this.deps.log(`${name} was approved always but could not be added to the allowlist: admitted for this run only`);
+      this.deps.changed(); // the status says which names last
+    }
     return null;
   }
 }

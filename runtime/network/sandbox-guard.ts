@@ -238,7 +238,7 @@ class Guard implements SandboxGuard {
       mode: this.policy.mode,
       upstream: `${this.upstream.address}:${this.upstream.port}`,
       ...this.counts,
-      admitted: this.names.rules().map((rule) => rule.entry),
+      admitted: this.names.forThisRun(),
     };
     // Whole or not at all: `forage-ctl network` reads it at any moment (a file being rewritten in
     // place read as empty, and the guard as gone). A temporary name of its own per write: two may overlap.

@@ -53,6 +53,16 @@ describe("a sandbox's answers about names (network ask mode)", () => {
     expect(await names.decide("kept.example.org")).toBeNull();
     expect(names.rules()).toEqual([{ entry: "kept.example.org", host: "kept.example.org", wildcard: false, port: null }]);
     expect(logged).toEqual(["kept.example.org was approved always but could not be added to the allowlist: admitted for this run only"]);
+    expect(names.forThisRun()).toEqual(["kept.example.org"]);
+  });
+
+  it("tells the names that last only for this run from those written to the allowlist", async () => {
+    const answers: ApprovalDecision[] = [{ decision: "once" }, { decision: "always" }];
+    const { names } = approvals(async () => answers.shift() ?? { decision: "deny" });
+    await names.decide("once.example.org");
+    await names.decide("kept.example.org");
+    expect(names.rules().map((rule) => rule.entry)).toEqual(["once.example.org", "kept.example.org"]);
+    expect(names.forThisRun()).toEqual(["once.example.org"]);
   });
 
   it("refuses, and logs why, when the question cannot be put (no daemon)", async () => {
