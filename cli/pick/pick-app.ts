@@ -18,6 +18,8 @@ export interface PickAppProps {
   directory: string;
   /** Removes a sandbox (as `down` does) and lists them again. */
   remove: (name: string) => Promise<readonly PickerSandbox[]>;
+  /** Approvals waiting for an answer, by sandbox (forage-ctl approvals). */
+  waiting: ReadonlyMap<string, number>;
 }
 
 /**
@@ -61,5 +63,5 @@ export function PickApp(props: PickAppProps): ReactElement {
     const environment = { ...props.environment, taken: new Set(sandboxes.map((s) => s.name)) };
     return h(WizardView, { environment, directory: props.directory, onEffect: onWizard });
   }
-  return h(PickerView, { sandboxes, state, latest, setState, onEffect: onPicker, message, busy });
+  return h(PickerView, { sandboxes, state, latest, setState, onEffect: onPicker, message, busy, waiting: props.waiting });
 }

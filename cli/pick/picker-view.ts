@@ -15,6 +15,8 @@ export interface PickerViewProps {
   message: string | null;
   /** Keys are ignored while an action runs. */
   busy: boolean;
+  /** Approvals waiting for an answer, by sandbox. */
+  waiting: ReadonlyMap<string, number>;
 }
 
 const keysHelp = "/ filter · ↑/↓ or k/j move · Enter attach · n new · d remove · q quit";
@@ -46,6 +48,7 @@ export function PickerView(props: PickerViewProps): ReactElement {
     { flexDirection: "column" },
     h(Text, { bold: true }, "Forage sandboxes"),
     h(Text, { dimColor: true }, keysHelp),
+    waitingLine(props.waiting),
     sandboxes.length === 0 ? h(Text, null, "No sandboxes yet: n creates one, q quits.") : null,
     sandboxes.length > 0 && listed.length === 0 ? h(Text, null, `No sandbox matches "${state.filter}" (Esc clears the filter).`) : null,
     ...groups.map((group) =>
@@ -53,7 +56,7 @@ export function PickerView(props: PickerViewProps): ReactElement {
         Box,
         { key: group.repo, flexDirection: "column", marginTop: 1 },
         h(Text, { color: "cyan" }, group.repo),
-        ...group.sandboxes.map((sandbox) => h(SandboxRow, { key: sandbox.name, sandbox, widths, selected: sandbox.name === selected })),
+        ...group.sandboxes.map((sandbox) => h(SandboxRow, { key: sandbox.name, sandbox, widths, selected: sandbox.name === selected, waiting: props.waiting.get(sandbox.name) ?? 0 })),
       ),
     ),
     state.filtering || state.filter !== "" ? h(Box, { marginTop: 1 }, h(Text, null, `filter: ${state.filter}${state.filtering ? "▏" : ""}`)) : null,
@@ -74,7 +77,14 @@ function columnWidths(sandboxes: readonly PickerSandbox[]): Widths {
 }
 
 /** One sandbox: name, template, running or stopped, and how its workspace is mounted. */
-function SandboxRow({ sandbox, widths, selected }: { sandbox: PickerSandbox; widths: Widths; selected: boolean }): ReactElement {
+/** What waits for the human, above the list: nothing when nothing does. */
+function waitingLine(waiting: ReadonlyMap<string, number>): ReactElement | null {
+  const total = [...waiting.values()].reduce((sum, count) => sum + count, 0);
+  if (total === 0) return null;
+  return h(Text, { color: "yellow" }, `${total} request${total === 1 ? "" : "s"} wait${total === 1 ? "s" : ""} for your answer: forage-ctl approvals`);
+}
+
+function SandboxRow({ sandbox, widths, selected, waiting }: { sandbox: PickerSandbox; widths: Widths; selected: boolean; waiting: number }): ReactElement {
   const statusColor = sandbox.status === "running" ? "green" : sandbox.status === "stopped" ? "gray" : "yellow";
   return h(
     Text,
@@ -82,5 +92,6 @@ function SandboxRow({ sandbox, widths, selected }: { sandbox: PickerSandbox; wid
     `${selected ? "›" : " "} ${sandbox.name.padEnd(widths.name)}  ${sandbox.template.padEnd(widths.template)}  `,
     h(Text, { color: statusColor }, sandbox.status.padEnd(widths.status)),
     `  ${sandbox.workspaceMode}`,
+    waiting === 0 ? null : h(Text, { color: "yellow" }, `  ⚑ ${waiting} waiting`),
   );
 }

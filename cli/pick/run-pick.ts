@@ -11,6 +11,7 @@ import { upSandbox, upSummary } from "../up-sandbox.js";
 import { PickApp, type PickChoice } from "./pick-app.js";
 import { completeDirectory, expandPath, isDirectory } from "./path-completion.js";
 import { isRepository, upRequestOf } from "./wizard-answers.js";
+import { pendingApprovals } from "./pending-approvals.js";
 
 /** `down`'s default grace period (seconds) before a removed sandbox's processes are killed. */
 const downGrace = 10;
@@ -22,7 +23,7 @@ const downGrace = 10;
  */
 export async function runPick(program: Command): Promise<void> {
   const ops = await operationsOf(program, { preferDaemon: true });
-  const [sandboxes, templates] = await Promise.all([ops.list({}), templateNames(program)]);
+  const [sandboxes, templates, waiting] = await Promise.all([ops.list({}), templateNames(program), pendingApprovals()]);
   const cwd = process.cwd();
   const environment = {
     templates,
@@ -36,7 +37,7 @@ export async function runPick(program: Command): Promise<void> {
     return ops.list({});
   };
   const input = terminalInput();
-  const app = render(h(PickApp, { sandboxes, environment, directory: cwd, remove }), { stdin: input });
+  const app = render(h(PickApp, { sandboxes, environment, directory: cwd, remove, waiting }), { stdin: input });
   // ink's exit value; undefined when it was closed otherwise (Ctrl-C).
   const choice = (await app.waitUntilExit().finally(() => input.destroy())) as PickChoice | undefined;
   if (choice === undefined || choice.kind === "quit") return;

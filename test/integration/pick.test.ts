@@ -6,6 +6,7 @@ import { cliPath } from "../cli/run-cli.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { agentUid, TestHost } from "./harness.js";
 import { TmuxTerminal } from "./tmux-terminal.js";
+import { askThroughDaemon } from "../../runtime/daemon/approval-client.js";
 
 /*
  * `forage-ctl pick` used as a person would: on a real terminal (tmux), keys typed, the screen
@@ -165,6 +166,27 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl pick on a terminal", () => 
     await terminal.keys("Enter");
     await terminal.waitFor(/\[forage\] 0:helper.*"wizard-made"/, 30_000);
     await detach();
+  });
+
+  it("shows the approvals waiting for a sandbox beside it, and how many wait in all", async () => {
+    // A request as the network guard would put it (askThroughDaemon on the daemon's root socket).
+    const ask = askThroughDaemon({ log: () => undefined, socket: join(host.env.FORAGE_RUN_DIR ?? "", "daemon-root.sock") });
+    const pending = JSON.parse((await host.run(["approvals", "--json"])).stdout) as unknown[];
+    expect(pending).toEqual([]);
+    const answer = ask({ sandbox: "app-one", kind: "host", subject: { name: "pkgs.example.org" }, deadlineMs: 60_000 });
+    let id = "";
+    for (let i = 0; i < 100 && id === ""; i++) {
+      id = (JSON.parse((await host.run(["approvals", "--json"])).stdout) as { id: string }[])[0]?.id ?? "";
+      if (id === "") await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await pick();
+    const screen = await terminal.waitFor("Forage sandboxes");
+    expect(screen).toContain("1 request waits for your answer: forage-ctl approvals");
+    expect(screen).toMatch(/app-one +basic +running +git-worktree +⚑ 1 waiting/);
+    await terminal.keys("q");
+    await terminal.waitFor("[exited 0]");
+    expect((await host.run(["deny", id])).exitCode).toBe(0);
+    expect(await answer).toEqual({ decision: "deny" });
   });
 
   it("quits on q with exit status 0, leaving every sandbox as it was", async () => {
