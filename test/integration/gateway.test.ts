@@ -8,6 +8,7 @@ import { cliPath } from "../cli/run-cli.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { TestHost } from "./harness.js";
 import { TmuxTerminal } from "./tmux-terminal.js";
+import { freePort } from "../support/free-port.js";
 
 /*
  * forage-ctl gateway behind a real sshd on 127.0.0.1: a dedicated gateway account (made for the
@@ -217,15 +218,6 @@ function runSshd(config: string, port: number) {
   return execa("/usr/sbin/sshd", ["-D", "-e", "-f", config, "-p", String(port)], { reject: false });
 }
 type Sshd = ReturnType<typeof runSshd>;
-
-/** A TCP port free on 127.0.0.1 now (the kernel's choice). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function waitForListener(port: number): Promise<void> {
   for (let i = 0; i < 100; i++) {

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import type { AgentKey } from "../../runtime/ssh-agent/ssh-key.js";
 import { upstreamKeys } from "../../runtime/ssh-agent/upstream-agent.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { TestApprovalQueue } from "../support/test-approval-queue.js";
+import { freePort } from "../support/free-port.js";
 
 /*
  * The sandbox's SSH agent against the real OpenSSH: keys made by ssh-keygen, logins by ssh to an
@@ -322,13 +323,4 @@ function exchange(socket: string, bytes: Buffer): Promise<{ reply: string; close
     });
     client.write(bytes);
   });
-}
-
-/** A TCP port free on 127.0.0.1 now (the kernel's choice). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }

@@ -1,9 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { formatDiagnostic } from "../../../generator/config/diagnostic.js";
-import { loadConfig } from "../../../generator/config/load-config.js";
-import { resolveModel } from "../../../generator/model/resolve.js";
+import { describe, expect, it } from "vitest";
 import { proxyNeeded } from "../../../runtime/proxy/sandbox-routes.js";
-import { configErrorOf, tempConfigDir, type TempConfigDir } from "./temp-config.js";
+import { configProbe } from "./temp-config.js";
 
 /*
  * Options only the API proxy reads (an agent's `api`, its `hosts`, a template's `useProxy` and
@@ -12,29 +9,9 @@ import { configErrorOf, tempConfigDir, type TempConfigDir } from "./temp-config.
  * harm, noted as having no effect. Likewise the monitor's autoRestart, which only the daemon's
  * monitor reads.
  */
-let temp: TempConfigDir;
-beforeEach(async () => {
-  temp = await tempConfigDir();
-});
-afterEach(async () => {
-  await temp.cleanup();
-});
-
 const head = "user: alice\nsecrets: { a: /run/keys/a }\n";
 const key = "secretName: a, authEnvVar: ANTHROPIC_API_KEY";
-
-/** The file's problems (or notes, when it loads) as `line:col: path: message`, file name left out. */
-async function problems(yaml: string): Promise<string[]> {
-  await temp.write("forage.yaml", head + yaml);
-  const error = await configErrorOf("forage.yaml", temp.dir);
-  return error.diagnostics.map((d) => formatDiagnostic(d).replace(/^forage\.yaml:/, ""));
-}
-
-async function load(yaml: string) {
-  await temp.write("forage.yaml", head + yaml);
-  const loaded = await loadConfig("forage.yaml", temp.dir);
-  return { ...loaded, model: resolveModel(loaded.config, loaded.file), notes: loaded.notes.map((d) => formatDiagnostic(d).replace(/^forage\.yaml:/, "")) };
-}
+const { problems, load } = configProbe(head);
 
 describe("an agent's api", () => {
   it("is refused, at its key, on an agent with auth wrapper: nothing reads it", async () => {

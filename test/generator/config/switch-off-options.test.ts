@@ -1,8 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { formatDiagnostic } from "../../../generator/config/diagnostic.js";
-import { loadConfig } from "../../../generator/config/load-config.js";
-import { resolveModel } from "../../../generator/model/resolve.js";
-import { configErrorOf, tempConfigDir, type TempConfigDir } from "./temp-config.js";
+import { describe, expect, it } from "vitest";
+import { configProbe } from "./temp-config.js";
 
 /*
  * Options read by nothing while a switch beside them is off, or a mode excludes them (DESIGN rule
@@ -10,30 +7,9 @@ import { configErrorOf, tempConfigDir, type TempConfigDir } from "./temp-config.
  * write it, noted as having no effect. The valid spellings load, and leaving an option out gives
  * the same model as before (the defaults moved from the schema into the model).
  */
-let temp: TempConfigDir;
-beforeEach(async () => {
-  temp = await tempConfigDir();
-});
-afterEach(async () => {
-  await temp.cleanup();
-});
-
 const head = "user: alice\nsecrets: { a: /run/keys/a }\n";
 const key = "secretName: a, authEnvVar: ANTHROPIC_API_KEY";
-
-/** The file's problems as `line:col: path: message`, file name left out. */
-async function problems(yaml: string): Promise<string[]> {
-  await temp.write("forage.yaml", head + yaml);
-  const error = await configErrorOf("forage.yaml", temp.dir);
-  return error.diagnostics.map((d) => formatDiagnostic(d).replace(/^forage\.yaml:/, ""));
-}
-
-/** The loaded config's model and notes (as `line:col: path: note: message`). */
-async function load(yaml: string) {
-  await temp.write("forage.yaml", head + yaml);
-  const loaded = await loadConfig("forage.yaml", temp.dir);
-  return { model: resolveModel(loaded.config, loaded.file), notes: loaded.notes.map((d) => formatDiagnostic(d).replace(/^forage\.yaml:/, "")) };
-}
+const { problems, load } = configProbe(head);
 
 const plain = "templates: { t: { network: none } }\n";
 

@@ -3,6 +3,7 @@ import { connect, createServer, type AddressInfo, type Server } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { listeningInodes, portHolder } from "../../../runtime/network/port-holder.js";
 import { PortForwarder } from "../../../runtime/network/port-forwarder.js";
+import { freePort } from "../../support/free-port.js";
 
 /*
  * The forwarder with real sockets on loopback: the "sandbox" is a server on 127.0.0.1 (the
@@ -29,15 +30,6 @@ async function echoAfterEnd(host = "127.0.0.1", port = 0): Promise<Server> {
 }
 
 const portOf = (server: Server): number => (server.address() as AddressInfo).port;
-
-/** A port free on 127.0.0.1 a moment ago. */
-async function freePort(): Promise<number> {
-  const probe = await echoAfterEnd();
-  const port = portOf(probe);
-  await new Promise((resolve) => probe.close(resolve));
-  servers.splice(servers.indexOf(probe), 1);
-  return port;
-}
 
 /** Sends `text`, ends, and reads everything until the forward closes (or the error code). */
 function exchange(port: number, text: string): Promise<string> {
