@@ -6,7 +6,7 @@ import type { RuntimePaths } from "../core/paths.js";
 import type { WorkspaceMount } from "../state/metadata.js";
 import { listenForPushes, type RunningGate } from "./gate-server.js";
 import { gatedRemotes, repositoryGitDir } from "./gated-remotes.js";
-import { createOutbox, outboxLayout, removeOutbox } from "./outbox.js";
+import { createOutbox, outboxLayout, removeOutbox, type OutboxLayout } from "./outbox.js";
 import type { GateTarget } from "./push-decision.js";
 import { gateSocketMountDir, relayMountPath, sandboxGitConfig, type GatedRemote } from "./sandbox-git-config.js";
 import type { GateUser } from "./user-git.js";
@@ -56,13 +56,18 @@ export async function startSandboxPushGate(request: PushGateRequest): Promise<Sa
   const running = await listenForPushes(layout, targets);
   return {
     remotes,
-    binds: [
-      { source: layout.socketDir, target: gateSocketMountDir, readOnly: true },
-      { source: relayPath(), target: relayMountPath, readOnly: true },
-    ],
+    binds: gateBinds(layout),
     gitConfig: sandboxGitConfig(remotes),
     close: running.close,
   };
+}
+
+/** What the sandbox needs to reach its gate, read-only: the socket's directory and the relay. */
+export function gateBinds(layout: OutboxLayout): Bind[] {
+  return [
+    { source: layout.socketDir, target: gateSocketMountDir, readOnly: true },
+    { source: relayPath(), target: relayMountPath, readOnly: true },
+  ];
 }
 
 /** Removes a sandbox's gate directory and outbox (at down, after close). */
