@@ -34,6 +34,8 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
     tmuxWindows: template.tmuxWindows ?? agents.map((agent) => ({ name: agent.name, command: agent.name })),
     useProxy: template.useProxy ?? false,
     sshAgent: template.sshAgent === undefined ? null : { keys: [...template.sshAgent.keys], confirm: template.sshAgent.confirm ?? true },
+    // Writing pushGate turns it on (enable defaults to true); absent or enable: false, none.
+    pushGate: template.pushGate === undefined || template.pushGate.enable === false ? null : { protectedBranches: template.pushGate.protectedBranches ?? null },
     proxyFilter: {
       methods: [...(template.proxyFilter?.methods ?? ["GET", "HEAD", "POST"])].sort(),
       pathPrefixes: [...(template.proxyFilter?.pathPrefixes ?? ["/"])].sort(),

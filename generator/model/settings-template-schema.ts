@@ -105,6 +105,14 @@ export const settingsTemplateSchema = z
       })
       .nullable()
       .describe("The host-side SSH agent served into the sandbox, or null."),
+    pushGate: z
+      .strictObject({
+        protectedBranches: z.array(z.string().min(1).max(255)).min(1).max(64).nullable().describe("Branches refused outright; null: the upstream's default branch."),
+      })
+      .nullable()
+      // Absent from forage.json files written before it existed: no gate.
+      .default(null)
+      .describe("The push gate, or null."),
     proxyFilter: proxyFilterSchema,
     ssh: z.boolean().describe("Run sshd in the sandbox."),
     seccomp: z

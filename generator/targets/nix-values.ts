@@ -39,6 +39,8 @@ export function templateValues(template: TemplateModel, nftFile: string | null):
     ssh: n.bool(template.ssh),
     // Recorded for the module's view of the template; the host-side agent reads forage.json.
     sshAgent: n.fromValue(template.sshAgent),
+    // Likewise: the daemon's push gate reads forage.json.
+    pushGate: n.fromValue(template.pushGate),
     seccomp: n.fromValue(template.seccomp),
     seccompDenied: n.fromValue(deniedSyscalls(template.seccomp.allow)),
     // Claude Code's wrappers pass the sandbox's rendered prompt with --append-system-prompt.

@@ -361,6 +361,24 @@
       default = null;
       description = "An SSH agent on the host, served into the sandbox as SSH_AUTH_SOCK: private keys stay on the host, and each signature is approved. Default: none.";
     };
+    pushGate = lib.mkOption {
+      type = lib.types.nullOr (lib.types.submodule {
+        options = {
+          enable = lib.mkOption {
+            type = lib.types.nullOr lib.types.bool;
+            default = null;
+            description = "Send the sandbox's git pushes through the push gate. Default: true (writing pushGate turns it on).";
+          };
+          protectedBranches = lib.mkOption {
+            type = lib.types.nullOr (lib.types.listOf lib.types.str);
+            default = null;
+            description = "Branches a push from the sandbox is refused for outright, without asking. Default: the upstream's default branch.";
+          };
+        };
+      });
+      default = null;
+      description = "Gated git push: the sandbox holds no push credential; its remotes push to a gate on the host, which refuses force pushes, deletions and protected branches outright, asks for every other push through the approvals queue (branch, commits, diffstat), and on approval pushes as you with your own git configuration. Default: none.";
+    };
     useProxy = lib.mkOption {
       type = lib.types.nullOr lib.types.bool;
       default = null;

@@ -20,6 +20,7 @@ import type { SettingsFile } from "../settings/settings-file.js";
 import { daemonHandlers, type Caller, type Connection, type Served } from "./daemon-handlers.js";
 import { gatewayUid, requireGatewayCall } from "./gateway-socket.js";
 import { daemonApprovalQueue } from "./approval-handlers.js";
+import { SandboxServices } from "./sandbox-services.js";
 
 /**
  * The privileged daemon: serves sandbox operations to the configured user (and root) over one
@@ -51,10 +52,14 @@ export async function serveDaemon(context: RuntimeContext, paths: DaemonSockets,
     { caller: "root" as const, path: paths.root, uid: 0 },
     ...(gateway === undefined ? [] : [{ caller: "gateway" as const, path: gateway.path, uid: gateway.uid }]),
   ];
+  // Each running sandbox's SSH agent and push gate, which ask the daemon's approvals queue.
+  const services = new SandboxServices(served.approvals.ask, log);
+  const reconcile = setInterval(() => void services.reconcile(context), 2_000);
+  const afterCall = (op: Op): Promise<void> => (lifecycleOps.has(op) ? services.reconcile(context) : Promise.resolve());
   const servers: DaemonServer[] = [];
   for (const { caller, path, uid } of listening) {
     await prepareSocketDirectory(path);
-    const server = callServer(context, log, { served, operations: localOperations, caller });
+    const server = callServer(context, log, { served, operations: localOperations, caller, afterCall });
     servers.push(server);
     await listenPrivately(server.listener, path, uid);
   }
@@ -62,16 +67,21 @@ export async function serveDaemon(context: RuntimeContext, paths: DaemonSockets,
   log(`listening on ${paths.user} (user ${user.uid} and root only)${gatewayNote} and ${paths.root} (root only), settings from ${file.path}`);
   // While nothing is asked yet: the first sandbox's start then renders its context in a millisecond.
   setTimeout(() => void warmContextTemplates(), 50).unref();
+  void services.reconcile(context);
   return {
     close: async () => {
+      clearInterval(reconcile);
       // Nobody is left to answer: the askers hear `expired` (a denial) rather than a dropped connection.
       served.approvals.close();
       // Their answers are sent once the askers' calls resume (a turn of the event loop).
       await new Promise((resolve) => setImmediate(resolve));
-      await Promise.all(servers.map((server) => server.close()));
+      await Promise.all([...servers.map((server) => server.close()), services.close()]);
     },
   };
 }
+
+/** Calls after which the sandboxes' services are reconciled before the answer is sent. */
+const lifecycleOps = new Set<Op>(["up", "start", "stop", "reset", "down"]);
 
 /** The daemon's sockets; the gateway's only when a gateway account is named (see gateway-socket.ts). */
 export interface DaemonSockets {
@@ -93,6 +103,8 @@ export interface CallServerParts {
   operations: (context: RuntimeContext) => Operations;
   /** Who can connect to its socket: the user (and root), or root alone (listenPrivately decides). */
   caller: Caller;
+  /** Run after a call succeeded, before its answer is sent (the daemon: reconciles sandbox services). */
+  afterCall?: (op: Op) => Promise<void>;
 }
 
 /**
@@ -177,7 +189,9 @@ async function dispatch({ context, parts, log }: Serving, op: string, args: unkn
     const warn = (warning: string): void => connection.send({ warning });
     const requestContext: RuntimeContext = settings === undefined ? { ...context, warn } : { settings, paths: runtimePaths(settings.host.stateDir), warn };
     // JSON drops undefined: an operation with no result answers null.
-    connection.send({ result: (await answer({ context: requestContext, parts, log }, op, args, connection)) ?? null });
+    const result = await answer({ context: requestContext, parts, log }, op, args, connection);
+    await parts.afterCall?.(op);
+    connection.send({ result: result ?? null });
   } catch (error) {
     const kind = error instanceof UserError ? error.kind : "general";
     const text = error instanceof Error ? error.message : String(error);

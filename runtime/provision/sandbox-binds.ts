@@ -12,11 +12,12 @@ import type { RuntimeContext } from "../core/context.js";
 import { ownerHome } from "../core/owner-home.js";
 import { contextBinds } from "../context/context-files.js";
 import { sshAgentBinds } from "../ssh-agent/sandbox-ssh-agent.js";
+import { pushGateBinds } from "../push-gate/sandbox-push-gate.js";
 
 /**
  * The binds every runtime gives a sandbox, whatever its root: the workspaces (primary first,
  * then mounts, stores and protected paths), the user's tmux config, the agents' config
- * directories, the network's denial records and resolver, the seccomp helper and program, the SSH agent's socket.
+ * directories, the network's denial records and resolver, the seccomp helper and program, the SSH agent's and push gate's sockets.
  * Secrets and the root's own files are the runtime's to add.
  */
 export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel, runtime: { pinnedBinds: boolean }): Promise<Bind[]> {
@@ -35,5 +36,7 @@ export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMet
     ...contextBinds(context, metadata, template),
     // The host-side SSH agent's socket directory (root's; the socket the agent user's, 0600).
     ...(await sshAgentBinds(context, metadata)),
+    // The push gate's socket directory (root's) and its relay, which the sandbox's git runs.
+    ...(await pushGateBinds(context.paths, metadata)),
   ];
 }

@@ -9,6 +9,8 @@ import { copyIdentityKey, identityKeyFile } from "./identity-key.js";
 import { homeSeedName, writeHomeSeed } from "./home-seed.js";
 import { identityHomeFiles } from "./identity-files.js";
 import { contextHomeLinks } from "../context/context-files.js";
+import { pushGateHomeFiles } from "../push-gate/sandbox-push-gate.js";
+import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
 
 /** A secret the template needs could not be read on the host. */
 export class SecretError extends SandboxError {
@@ -25,6 +27,9 @@ export interface SecretsOwner {
   uid: number;
   gid: number;
   agentIdentity: { sshKeyPath?: string | undefined; gitUser?: string | undefined; gitEmail?: string | undefined };
+  /** The workspace and push gate, for the gate's git config in the home (none without a gate). */
+  workspace: WorkspaceMount;
+  pushGate?: SandboxMetadata["pushGate"] | undefined;
 }
 
 /**
@@ -32,7 +37,7 @@ export interface SecretsOwner {
  * (dir 0700 and files 0400, owned by the agent's uid), which the sandbox mounts read-only at
  * /run/secrets, plus the agent's SSH identity key when it has one. Agents behind the API proxy
  * get a marker or placeholder there instead, never the key; `_home/` seeds the agent's home
- * (its git and jj identity, stand-in logins, links to its context). Returns the names of the
+ * (its git and jj identity, stand-in logins, links to its context, the push gate's git config). Returns the names of the
  * files written. Only the files are copied; secret contents are never read into this process.
  */
 export async function copySecrets(paths: RuntimePaths, sandbox: SecretsOwner, template: TemplateModel, host: HostModel): Promise<string[]> {
@@ -57,7 +62,7 @@ export async function copySecrets(paths: RuntimePaths, sandbox: SecretsOwner, te
   }
   const proxied = await writeProxiedCredentials(dir, sandbox, template, host, paths);
   names.push(...proxied.names);
-  const homeFiles = { ...identityHomeFiles(sandbox.agentIdentity), ...proxied.homeFiles };
+  const homeFiles = { ...identityHomeFiles(sandbox.agentIdentity), ...proxied.homeFiles, ...(await pushGateHomeFiles(sandbox)) };
   if (await writeHomeSeed(dir, { files: homeFiles, links: contextHomeLinks(template) }, sandbox)) names.push(homeSeedName);
   const keyPath = sandbox.agentIdentity.sshKeyPath;
   if (keyPath === undefined) return names;

@@ -1,6 +1,7 @@
 import { chmod, lchown, mkdir, rm, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { pathUnder } from "../core/names.js";
+import { prepareSocketDirectory } from "../core/private-socket.js";
 import type { RuntimePaths } from "../core/paths.js";
 import { SandboxError } from "../core/errors.js";
 import { runCommand } from "../core/run-command.js";
@@ -30,13 +31,15 @@ export function outboxLayout(paths: RuntimePaths, sandbox: string): OutboxLayout
 /**
  * Makes a sandbox's outbox afresh: a bare repository of the user's whose objects borrow from the
  * user's repository (`objectStores`, recorded at up: its refs are advertised to the pusher, so a
- * push sends only new objects), checking every object it receives, its only hook root's.
+ * push sends only new objects), checking every object it receives, its only hook root's. The
+ * socket's directory is kept (made when missing): a running sandbox holds a bind of it, and a new
+ * directory in its place would be one the sandbox never sees.
  */
 export async function createOutbox(layout: OutboxLayout, user: GateUser, relay: string, objectStores: readonly string[]): Promise<void> {
-  await rm(layout.dir, { recursive: true, force: true });
-  await mkdir(layout.dir, { recursive: true, mode: 0o755 });
+  for (const dir of [layout.gitDir, layout.hooksDir]) await rm(dir, { recursive: true, force: true });
+  await prepareGateSocketDir(layout);
   await chmod(layout.dir, 0o755);
-  for (const dir of [layout.hooksDir, layout.socketDir]) await mkdir(dir, { mode: 0o755 });
+  await mkdir(layout.hooksDir, { mode: 0o755 });
   await symlink(relay, join(layout.hooksDir, "pre-receive"));
   await mkdir(layout.gitDir, { mode: 0o700 });
   await lchown(layout.gitDir, user.uid, user.gid);
@@ -59,6 +62,15 @@ export async function createOutbox(layout: OutboxLayout, user: GateUser, relay: 
     const written = await runCommand("tee", ["--", alternates], { input: `${objectStores.join("\n")}\n`, stdout: "ignore", uid: user.uid, gid: user.gid, reject: false });
     if (written.exitCode !== 0) throw new SandboxError(`push gate: could not point the outbox at ${objectStores.join(", ")}: ${written.stderr}`, "vcs");
   }
+}
+
+/**
+ * The gate's directory and its socket's (root's, 0755; refused when anyone else could write to
+ * it), a stale socket removed: what the sandbox's bind needs before its container starts.
+ */
+export async function prepareGateSocketDir(layout: OutboxLayout): Promise<void> {
+  await mkdir(layout.dir, { recursive: true, mode: 0o755 });
+  await prepareSocketDirectory(layout.socket);
 }
 
 /** Removes a sandbox's gate directory (at down). */

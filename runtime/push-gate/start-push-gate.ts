@@ -1,3 +1,4 @@
+import { chmod, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { AskApproval } from "../approvals/approval.js";
 import type { Bind } from "../core/bind.js";
@@ -6,7 +7,7 @@ import type { RuntimePaths } from "../core/paths.js";
 import type { WorkspaceMount } from "../state/metadata.js";
 import { listenForPushes, type RunningGate } from "./gate-server.js";
 import { gatedRemotes, repositoryGitDir } from "./gated-remotes.js";
-import { createOutbox, outboxLayout, removeOutbox } from "./outbox.js";
+import { createOutbox, outboxLayout, prepareGateSocketDir, removeOutbox, type OutboxLayout } from "./outbox.js";
 import type { GateTarget } from "./push-decision.js";
 import { gateSocketMountDir, relayMountPath, sandboxGitConfig, type GatedRemote } from "./sandbox-git-config.js";
 import type { GateUser } from "./user-git.js";
@@ -47,6 +48,9 @@ export async function startSandboxPushGate(request: PushGateRequest): Promise<Sa
   const layout = outboxLayout(request.paths, request.sandbox);
   const gitDir = await repositoryGitDir(request.workspace);
   const remotes = gitDir === null ? [] : await gatedRemotes(request.user, gitDir);
+  // git runs as the user on the outbox: the state directory must let them pass (as managed workspaces do).
+  await prepareGateSocketDir(layout);
+  for (const dir of [request.paths.stateDir, request.paths.pushGateDir]) await chmod(dir, ((await stat(dir)).mode & 0o7777) | 0o011);
   await createOutbox(layout, request.user, relayPath(), gitDir === null ? [] : [join(gitDir, "objects")]);
   const targets = new Map<string, GateTarget>();
   for (const remote of remotes) {
@@ -56,13 +60,18 @@ export async function startSandboxPushGate(request: PushGateRequest): Promise<Sa
   const running = await listenForPushes(layout, targets);
   return {
     remotes,
-    binds: [
-      { source: layout.socketDir, target: gateSocketMountDir, readOnly: true },
-      { source: relayPath(), target: relayMountPath, readOnly: true },
-    ],
+    binds: gateBinds(layout),
     gitConfig: sandboxGitConfig(remotes),
     close: running.close,
   };
+}
+
+/** What the sandbox needs to reach its gate, read-only: the socket's directory and the relay. */
+export function gateBinds(layout: OutboxLayout): Bind[] {
+  return [
+    { source: layout.socketDir, target: gateSocketMountDir, readOnly: true },
+    { source: relayPath(), target: relayMountPath, readOnly: true },
+  ];
 }
 
 /** Removes a sandbox's gate directory and outbox (at down, after close). */

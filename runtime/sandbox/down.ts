@@ -12,6 +12,8 @@ import { assertSandboxName } from "../core/names.js";
 import { withSandboxLock } from "../state/sandbox-lock.js";
 import { removeSecrets } from "../provision/secrets.js";
 import { removeHostKey } from "../provision/ssh-files.js";
+import { removePushGate } from "../push-gate/start-push-gate.js";
+import { sshAgentHostDir } from "../ssh-agent/sandbox-ssh-agent.js";
 import { stopSandbox } from "./start-stop.js";
 import { backendOf } from "../backends/registry.js";
 import { repoOwnerOf } from "../workspaces/repo-owner.js";
@@ -55,6 +57,9 @@ export async function removeSandbox(context: RuntimeContext, name: string, grace
   await attempt("learned names", () => removeLearnedNames(context.paths, name));
   await attempt("agent context", () => rm(sandboxContextPath(context, name), { recursive: true, force: true }));
   await attempt("ssh host key", () => removeHostKey(context.paths, name));
+  // The daemon closes the servers once the sandbox no longer runs; their directories go here.
+  await attempt("push gate", () => removePushGate(context.paths, name));
+  await attempt("ssh agent", () => rm(sshAgentHostDir(context, name), { recursive: true, force: true }));
   await attempt("audit", () => recordEvent(context.paths, name, "destroy"));
   await attempt("metadata", () => removeMetadata(context.paths, name));
   // Last, and only once its namespace and link are gone: a claim kept for a leftover namespace

@@ -126,6 +126,7 @@ async function reserve(context: RuntimeContext, request: UpRequest, runtime: San
     network: templatePolicy(template),
     guard: null,
     sshAgent: sshAgentOf(request.sshAgent === undefined ? template.sshAgent : { keys: request.sshAgent, confirm: true }, owner.home),
+    pushGate: template.pushGate === null ? null : { protectedBranches: template.pushGate.protectedBranches === null ? null : [...template.pushGate.protectedBranches] },
   };
   // The slot is host-wide, as its namespace and link are: claimed in the host's registry, with
   // the metadata written before the registry's lock is let go (see claimSlot).

@@ -112,6 +112,15 @@ export const sandboxMetadataSchema = z.strictObject({
     .strictObject({ keys: z.array(z.string().min(1).max(4096)).min(1).max(16), confirm: z.boolean() })
     .nullable()
     .default(null),
+  /**
+   * The push gate (the template's pushGate): the sandbox's pushes go to a gate on the host that
+   * refuses or asks (runtime/push-gate/). protectedBranches null: the upstream's default branch.
+   * Null (and absent, in metadata written before it existed): none.
+   */
+  pushGate: z
+    .strictObject({ protectedBranches: z.array(z.string().min(1).max(255)).min(1).max(64).nullable() })
+    .nullable()
+    .default(null),
 });
 
 export type SandboxMetadata = z.infer<typeof sandboxMetadataSchema>;

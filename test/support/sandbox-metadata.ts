@@ -28,6 +28,7 @@ export function sandboxMetadata(given: Pick<SandboxMetadata, "name" | "template"
     network: null,
     guard: null,
     sshAgent: null,
+    pushGate: null,
     ...rest,
   };
 }

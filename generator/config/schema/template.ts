@@ -90,6 +90,38 @@ const sshAgentSchema = z
   })
   .describe("An SSH agent on the host, served into the sandbox as SSH_AUTH_SOCK: private keys stay on the host, and each signature is approved. Default: none.");
 
+/** A branch the push gate never pushes: a name as git allows it ("main", "release/1.x"), or a full "refs/heads/…" name. */
+const protectedBranch = z
+  .string()
+  .max(255)
+  .regex(/^(?!.*\.\.)(?!.*\/\/)(?!.*\.lock$)(?!.*\/$)[A-Za-z0-9][A-Za-z0-9._/-]*$/, {
+    error: 'must be a branch name as git allows it, e.g. "main" or "release/1.x" (letters, digits, ".", "_", "-" and "/"; no "..", "//" or trailing "/")',
+  });
+
+const pushGateSchema = z
+  .strictObject({
+    enable: z.boolean().optional().describe("Send the sandbox's git pushes through the push gate. Default: true (writing pushGate turns it on)."),
+    protectedBranches: z
+      .array(protectedBranch)
+      .min(1, { error: "must name at least one branch (leave it out for the upstream's default branch)" })
+      .max(64)
+      .optional()
+      .describe("Branches a push from the sandbox is refused for outright, without asking. Default: the upstream's default branch."),
+  })
+  // Only an enabled gate reads its branches: a list beside enable off would be read by nothing.
+  .superRefine((gate, context) => {
+    if (gate.enable !== false || gate.protectedBranches === undefined) return;
+    context.addIssue({
+      code: "custom",
+      path: ["protectedBranches"],
+      params: { atKey: true },
+      message: "pushGate.protectedBranches says which branches the push gate refuses, and pushGate.enable is off: remove enable: false, or protectedBranches",
+    });
+  })
+  .describe(
+    "Gated git push: the sandbox holds no push credential; its remotes push to a gate on the host, which refuses force pushes, deletions and protected branches outright, asks for every other push through the approvals queue (branch, commits, diffstat), and on approval pushes as you with your own git configuration. Default: none.",
+  );
+
 export const templateSchema = z
   .strictObject({
     description: z
@@ -154,6 +186,7 @@ export const templateSchema = z
     tmuxWindows: z.array(tmuxWindowSchema).max(32).optional().describe("tmux windows to open instead of one window per agent."),
     ssh: z.boolean().optional().describe("Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false."),
     sshAgent: sshAgentSchema.optional(),
+    pushGate: pushGateSchema.optional(),
     useProxy: z.boolean().optional().describe("Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false."),
     proxyFilter: proxyFilterSchema.optional(),
     seccomp: seccompSchema.optional(),

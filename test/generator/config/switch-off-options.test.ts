@@ -170,3 +170,25 @@ describe("what only a writable workspace reads, beside readOnlyWorkspace: true",
     expect(model.templates[0]?.mounts[0]?.readOnly).toBe(true);
   });
 });
+
+describe("a template's pushGate", () => {
+  it("refuses protectedBranches at its key while enable is off", async () => {
+    expect(await problems("templates:\n  t:\n    pushGate: { enable: false, protectedBranches: [main] }\n")).toEqual([
+      "5:32: templates.t.pushGate.protectedBranches: pushGate.protectedBranches says which branches the push gate refuses, and pushGate.enable is off: remove enable: false, or protectedBranches",
+    ]);
+  });
+
+  it("is on when written, protecting the upstream's default branch unless it names others, and off when left out or disabled", async () => {
+    const gate = async (yaml: string) => (await load(`templates:\n  t:\n    ${yaml}\n`)).model.templates[0]?.pushGate;
+    expect(await gate("pushGate: {}")).toEqual({ protectedBranches: null });
+    expect(await gate("pushGate: { protectedBranches: [main, release/1.x] }")).toEqual({ protectedBranches: ["main", "release/1.x"] });
+    expect(await gate("pushGate: { enable: false }")).toBeNull();
+    expect(await gate("network: none")).toBeNull();
+  });
+
+  it("refuses a branch name git would not take", async () => {
+    expect(await problems("templates:\n  t:\n    pushGate: { protectedBranches: [../main] }\n")).toEqual([
+      expect.stringMatching(/^5:\d+: templates\.t\.pushGate\.protectedBranches\[0\]: must be a branch name/),
+    ]);
+  });
+});

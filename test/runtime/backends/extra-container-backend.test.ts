@@ -74,6 +74,7 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
       network: { mode: "none", allow: [], deny: [], sni: false },
       guard: null,
       sshAgent: null,
+      pushGate: null,
     };
     process.env.PATH = `${standInBin}:${process.env.PATH ?? ""}`;
     Object.assign(process.env, { FORAGE_STAND_IN_LOG: log, FORAGE_STAND_IN_STATE: dir });

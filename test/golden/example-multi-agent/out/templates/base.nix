@@ -36,6 +36,7 @@
   useProxy = false;
   ssh = false;
   sshAgent = null;
+  pushGate = null;
   seccomp = {
     allow = [ ];
   };

@@ -107,6 +107,7 @@
   useProxy = false;
   ssh = false;
   sshAgent = null;
+  pushGate = null;
   seccomp = {
     allow = [ ];
   };

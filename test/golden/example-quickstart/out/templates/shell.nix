@@ -50,6 +50,7 @@
   useProxy = false;
   ssh = false;
   sshAgent = null;
+  pushGate = null;
   seccomp = {
     allow = [ ];
   };

@@ -54,6 +54,7 @@
   useProxy = false;
   ssh = false;
   sshAgent = null;
+  pushGate = null;
   seccomp = {
     allow = [ ];
   };

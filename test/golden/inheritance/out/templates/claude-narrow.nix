@@ -86,6 +86,7 @@
   useProxy = true;
   ssh = false;
   sshAgent = null;
+  pushGate = null;
   seccomp = {
     allow = [ ];
   };

@@ -70,6 +70,7 @@
   useProxy = true;
   ssh = false;
   sshAgent = null;
+  pushGate = null;
   seccomp = {
     allow = [ ];
   };

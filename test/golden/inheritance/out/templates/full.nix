@@ -52,6 +52,7 @@
   useProxy = false;
   ssh = false;
   sshAgent = null;
+  pushGate = null;
   seccomp = {
     allow = [ ];
   };

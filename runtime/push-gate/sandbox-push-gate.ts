@@ -1,0 +1,68 @@
+import type { AskApproval } from "../approvals/approval.js";
+import type { Bind } from "../core/bind.js";
+import type { RuntimeContext } from "../core/context.js";
+import { SandboxError } from "../core/errors.js";
+import { lookupHostUserById } from "../core/host-user.js";
+import type { RuntimePaths } from "../core/paths.js";
+import type { SandboxMetadata } from "../state/metadata.js";
+import { gatedRemotes, repositoryGitDir } from "./gated-remotes.js";
+import { outboxLayout, prepareGateSocketDir } from "./outbox.js";
+import { sandboxGitConfig } from "./sandbox-git-config.js";
+import { gateBinds, startSandboxPushGate, type SandboxPushGate } from "./start-push-gate.js";
+import type { GateUser } from "./user-git.js";
+
+/**
+ * Where the gate's git config goes in the agent's home: git reads it beside ~/.gitconfig (which
+ * keeps the agent's identity), so neither file has to know of the other.
+ */
+export const pushGateConfigFile = ".config/git/config";
+
+/**
+ * The binds of a sandbox with a push gate (none without): the gate's socket directory, made now
+ * (root's, 0755) so the container starts whether or not the gate is up yet, and the relay. The
+ * daemon starts the gate itself once the sandbox runs (SandboxServices).
+ */
+export async function pushGateBinds(paths: RuntimePaths, metadata: Pick<SandboxMetadata, "name" | "pushGate">): Promise<Bind[]> {
+  if (metadata.pushGate === null) return [];
+  const layout = outboxLayout(paths, metadata.name);
+  await prepareGateSocketDir(layout);
+  return gateBinds(layout);
+}
+
+/**
+ * The agent's home files for the gate: its git config, sending each remote's pushes to the gate.
+ * Worked out at provision time from the user's repository (the remotes the gate will stand in
+ * for, read as the user, as the gate reads them when it starts); none without a gate. A
+ * workspace with no git repository gets the config without remotes (nothing to push to).
+ */
+export async function pushGateHomeFiles(metadata: Pick<SandboxMetadata, "uid" | "workspace"> & { pushGate?: SandboxMetadata["pushGate"] | undefined }): Promise<Record<string, string>> {
+  if (metadata.pushGate === null || metadata.pushGate === undefined) return {};
+  const gitDir = await repositoryGitDir(metadata.workspace);
+  const remotes = gitDir === null ? [] : await gatedRemotes(await gateUser(metadata.uid), gitDir);
+  return { [pushGateConfigFile]: sandboxGitConfig(remotes) };
+}
+
+/**
+ * Starts the push gate of a running sandbox whose metadata asks for one (null without): its
+ * outbox made afresh, its socket listening in the directory the sandbox has bound, every push
+ * that may be approved asked through `ask`. The caller closes it when the sandbox stops.
+ */
+export async function startPushGateFor(context: Pick<RuntimeContext, "paths">, metadata: SandboxMetadata, ask: AskApproval, deadlineMs?: number): Promise<SandboxPushGate | null> {
+  if (metadata.pushGate === null) return null;
+  return startSandboxPushGate({
+    paths: context.paths,
+    sandbox: metadata.name,
+    workspace: metadata.workspace,
+    user: await gateUser(metadata.uid),
+    protectedBranches: metadata.pushGate.protectedBranches,
+    ask,
+    ...(deadlineMs === undefined ? {} : { deadlineMs }),
+  });
+}
+
+/** The sandbox's host user, whose git pushes upstream. */
+async function gateUser(uid: number): Promise<GateUser> {
+  const user = await lookupHostUserById(uid);
+  if (user === undefined) throw new SandboxError(`push gate: no host user with uid ${uid}`, "config");
+  return user;
+}
