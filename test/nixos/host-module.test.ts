@@ -113,8 +113,8 @@ describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's
     const reference = `{ services.forage.templates.extra = { network = "restricted"; allowedHosts = [ "api.example.org" ]; }; services.forage.templates.alone.allowedHosts = [ "b.example.org" ]; }`;
     const result = nixEvalJson(`let c = ${host(reference)}; in { extra = c.services.forage.templates.extra.network; alone = c.services.forage.templates.alone.network; warnings = c.warnings; }`);
     expect(result).toEqual({
-      extra: { mode: "restricted", allow: ["api.example.org"], sni: null },
-      alone: { mode: "restricted", allow: ["b.example.org"], sni: null },
+      extra: { mode: "restricted", allow: ["api.example.org"], sni: null, ask: null },
+      alone: { mode: "restricted", allow: ["b.example.org"], sni: null, ask: null },
       warnings: [
         'services.forage.templates.alone.allowedHosts is the reference\'s spelling; write network = { mode = "restricted"; allow = [ … ]; } instead.',
         'services.forage.templates.extra.allowedHosts is the reference\'s spelling; write network = { mode = "restricted"; allow = [ … ]; } instead.',

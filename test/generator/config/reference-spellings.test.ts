@@ -215,7 +215,7 @@ describe("an empty allowedHosts beside another mode", () => {
     await temp.write("forage.yaml", ["user: alice", "templates:", "  t:", "    network: full", "    allowedHosts: []", ""].join("\n"));
     const loaded = await loadConfig("forage.yaml", temp.dir);
     expect(resolveModel(loaded.config, "forage.yaml")).toEqual(resolveModel(parseConfig({ user: "alice", templates: { t: { network: { mode: "full", allow: [] } } } }), "forage.yaml"));
-    expect(resolveModel(loaded.config, "forage.yaml").templates[0]?.network).toEqual({ mode: "full", allow: [], sni: false });
+    expect(resolveModel(loaded.config, "forage.yaml").templates[0]?.network).toEqual({ mode: "full", allow: [], sni: false, ask: false });
     expect(loaded.notes.map(formatDiagnostic)).toEqual([
       'forage.yaml:5:5: templates.t.allowedHosts: note: allowedHosts is the reference\'s spelling of network.allow, which only applies to mode "restricted": remove this empty list',
     ]);
@@ -240,7 +240,7 @@ describe("allowedHosts under extends", () => {
     const viaAlias = networkOf({ parent, child: { extends: "parent", allowedHosts: ["b.example.org"] } }, "child");
     const viaCanonical = networkOf({ parent, child: { extends: "parent", network: { mode: "restricted", allow: ["b.example.org"] } } }, "child");
     expect(viaAlias).toEqual(viaCanonical);
-    expect(viaAlias).toEqual({ mode: "restricted", allow: [{ entry: "b.example.org", host: "b.example.org", wildcard: false, port: null }], sni: true });
+    expect(viaAlias).toEqual({ mode: "restricted", allow: [{ entry: "b.example.org", host: "b.example.org", wildcard: false, port: null }], sni: true, ask: false });
   });
 
   it('a child\'s allowedHosts without network makes it "restricted" even when the parent is "full"', () => {
@@ -251,7 +251,7 @@ describe("allowedHosts under extends", () => {
 
   it("a child's network \"none\" replaces a parent's allowedHosts, as it replaces a parent's network object", () => {
     const parent: TemplateInput = { agents: { claude }, network: "restricted", allowedHosts: ["a.example.org"] };
-    expect(networkOf({ parent, child: { extends: "parent", network: "none" } }, "child")).toEqual({ mode: "none", allow: [], sni: false });
+    expect(networkOf({ parent, child: { extends: "parent", network: "none" } }, "child")).toEqual({ mode: "none", allow: [], sni: false, ask: false });
   });
 
   it("a parent's allowedHosts is inherited by a child that only adds sni, as a parent's network.allow is", () => {

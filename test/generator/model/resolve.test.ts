@@ -45,7 +45,7 @@ describe("template inheritance (extends)", () => {
       },
       "child",
     );
-    expect(child.network).toEqual({ mode: "restricted", allow: [parseAllowEntry("other.example.com")], sni: true });
+    expect(child.network).toEqual({ mode: "restricted", allow: [parseAllowEntry("other.example.com")], sni: true, ask: false });
   });
 
   it("replaces the network whole when the child changes the mode: a parent's allow and sni mean nothing in full", () => {
@@ -56,7 +56,7 @@ describe("template inheritance (extends)", () => {
       },
       "child",
     );
-    expect(child.network).toEqual({ mode: "full", allow: [], sni: false });
+    expect(child.network).toEqual({ mode: "full", allow: [], sni: false, ask: false });
   });
 
   it("inherits fields the child does not set", () => {
@@ -94,7 +94,7 @@ describe("template inheritance (extends)", () => {
 
 describe("template defaults", () => {
   it('defaults the network to "none" with no allow list and no SNI check', () => {
-    expect(template({ t: {} }, "t").network).toEqual({ mode: "none", allow: [], sni: false });
+    expect(template({ t: {} }, "t").network).toEqual({ mode: "none", allow: [], sni: false, ask: false });
   });
 
   it("defaults the multiplexer to tmux", () => {
@@ -137,7 +137,7 @@ describe("template defaults", () => {
   });
 
   it("maps a string network mode to the same mode with no allow list", () => {
-    expect(template({ t: { network: "full" } }, "t").network).toEqual({ mode: "full", allow: [], sni: false });
+    expect(template({ t: { network: "full" } }, "t").network).toEqual({ mode: "full", allow: [], sni: false, ask: false });
   });
 });
 
