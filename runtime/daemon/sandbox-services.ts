@@ -85,8 +85,10 @@ export class SandboxServices {
       }
     };
     // The daemon has no SSH_AUTH_SOCK of the user's: keys named by fingerprint cannot be relayed (logged).
-    await attempt("ssh agent", () => startSandboxSshAgent(context, metadata, { ask: this.ask }));
-    await attempt("push gate", () => startPushGateFor(context, metadata, this.ask));
+    // The config's approvals.deadline: the gates' messages say how long they waited.
+    const deadlineMs = context.settings.host.approvals.deadline * 1000;
+    await attempt("ssh agent", () => startSandboxSshAgent(context, metadata, { ask: this.ask, deadlineMs }));
+    await attempt("push gate", () => startPushGateFor(context, metadata, this.ask, deadlineMs));
     return services;
   }
 

@@ -9,13 +9,14 @@ import { agentUid, TestHost } from "./harness.js";
  * The daemon runs the host-side gates of running sandboxes (runtime/daemon/sandbox-services.ts):
  * GIVEN templates with sshAgent and pushGate, WHEN a sandbox of each is up (through the daemon
  * `up` starts, as the harness runs it), THEN its agent lists the test's key inside the sandbox,
- * and its pushes reach the gate: one that would be asked is refused as not answered (the daemon's
- * approvals are the askNobody placeholder until the queue is wired), a force push outright.
+ * and its pushes reach the gate, which asks the daemon's approvals queue: approved with
+ * forage-ctl approve, the push lands upstream (as the host user); unanswered by the deadline (3 s
+ * here), nothing is pushed; a force push and one to the default branch are refused outright.
  */
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "tmux", "git", "ssh-keygen", "ssh-add");
 
 describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates for running sandboxes", () => {
-  const host = new TestHost("10.253");
+  const host = new TestHost("10.253", "nobody", "", "", { topLevel: "approvals: { deadline: 3 }" });
   const key = join(host.dir, "agent_ed25519");
   const upstream = join(host.dir, "upstream.git");
   let fingerprint = "";
@@ -102,11 +103,26 @@ describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates
     const upstreamRef = (ref: string): string => git("--git-dir", upstream, "rev-parse", "--verify", "--quiet", ref).trim();
     const commitInside = 'git -c user.name=Agent -c user.email=agent@example.test commit -q --allow-empty -m "$1"';
 
-    it("sends the push to the gate, which asks; unanswered (no approvals queue yet), nothing is pushed", async () => {
-      const pushed = await inside("gated", `cd /workspace && set -- "A feature" && ${commitInside} && git push origin HEAD:refs/heads/feature`);
-      expect(pushed.output).toMatch(/forage push gate: refs\/heads\/feature: nobody answered/);
+    it("sends the push to the gate, which asks; approved with forage-ctl approve, it lands upstream", async () => {
+      const pushing = inside("gated", `cd /workspace && set -- "A feature" && ${commitInside} && git push origin HEAD:refs/heads/feature`);
+      let request: { id: string; kind: string; subject: { ref: string; commits: string[] } } | undefined;
+      for (let i = 0; i < 100 && request === undefined; i++) {
+        request = (JSON.parse((await host.run(["approvals", "--json"])).stdout) as (typeof request)[])[0];
+        if (request === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(request).toMatchObject({ kind: "push", subject: { ref: "refs/heads/feature", commits: [expect.stringMatching(/^[0-9a-f]+ A feature$/)] } });
+      expect((await host.run(["approve", request?.id ?? ""])).exitCode).toBe(0);
+      const pushed = await pushing;
+      expect(pushed.output).toMatch(/forage push gate: refs\/heads\/feature: approved and pushed to origin/);
+      expect(pushed.exitCode).toBe(0);
+      expect(upstreamRef("refs/heads/feature")).toMatch(/^[0-9a-f]{40}$/);
+    }, 60_000);
+
+    it("pushes nothing when nobody answers by the deadline", async () => {
+      const pushed = await inside("gated", `cd /workspace && set -- "Another" && ${commitInside} && git push origin HEAD:refs/heads/later`);
+      expect(pushed.output).toMatch(/forage push gate: refs\/heads\/later: nobody answered/);
       expect(pushed.exitCode).not.toBe(0);
-      expect(() => upstreamRef("refs/heads/feature")).toThrow();
+      expect(() => upstreamRef("refs/heads/later")).toThrow();
     }, 60_000);
 
     it("refuses a force push outright", async () => {
