@@ -100,6 +100,8 @@ describe.skipIf(!tools.run || !isRoot())("network ask mode: a name not on the al
     expect((await resolve("denied.test.example")).error).toBe("ENOTFOUND");
     expect(JSON.parse((await host.run(["approvals", "--json"])).stdout)).toEqual([]);
     expect(hosts.queries()).not.toContain("denied.test.example");
+    // `denials` records what the guard refused up to now (its tally is otherwise written on its next round).
+    expect((await host.run(["denials", "ak", "--json"])).exitCode).toBe(0);
     const denials = JSON.parse((await host.run(["network", "ak", "--json"])).stdout) as { deniedNames: { name: string; rule: string }[] };
     expect(denials.deniedNames).toContainEqual(expect.objectContaining({ name: "denied.test.example", rule: "denied when asked" }));
   });
