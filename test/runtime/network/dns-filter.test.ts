@@ -1,16 +1,15 @@
-import { createSocket, type Socket } from "node:dgram";
-import dnsPacket, { type Answer, type Packet } from "dns-packet";
+import { createSocket } from "node:dgram";
+import dnsPacket, { type Answer } from "dns-packet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filterDnsMessage, type DnsFilterDeps, type ResolvedAddress } from "../../../runtime/network/dns/dns-filter.js";
 import { policyRules } from "../../../generator/policy/network/policy-rules.js";
 import type { NetworkPolicy } from "../../../generator/policy/network/policy-schema.js";
 import { SpecialAddresses } from "../../../runtime/network/special-addresses.js";
-import { NameApprovals } from "../../../runtime/network/name-approvals.js";
-import type { ApprovalAsk, ApprovalDecision } from "../../../runtime/approvals/approval.js";
+import { decodeAnswer, startZoneUpstream, type Decoded } from "../../support/zone-upstream.js";
 
 /*
- * The DNS filter against a real upstream: a DNS server on loopback that answers from `zone` and
- * logs every name it is asked, so a test can show what was (never) forwarded.
+ * The DNS filter against a real upstream (test/support/zone-upstream.ts), which logs every name
+ * it is asked, so a test can show what was (never) forwarded. Ask mode: dns-filter-ask.test.ts.
  */
 const zone: Record<string, Answer[]> = {
   "api.example.test": [{ type: "A", name: "api.example.test", ttl: 30, data: "44.0.113.1" }],
@@ -43,17 +42,10 @@ const zone: Record<string, Answer[]> = {
   "many.example.test": Array.from({ length: 40 }, (_, i) => ({ type: "A" as const, name: "many.example.test", ttl: 60, data: `44.0.113.${i + 10}` })),
 };
 
-/** A decoded answer; dns-packet's types leave out the rcode it decodes. */
-type Decoded = Packet & { rcode?: string };
-function decode(message: Buffer | null): Decoded {
-  if (message === null) throw new Error("no answer");
-  return dnsPacket.decode(message) as Decoded;
-}
-
 describe("the DNS filter", () => {
-  let upstream: Socket;
+  let upstream: Awaited<ReturnType<typeof startZoneUpstream>>;
   let port = 0;
-  const asked: string[] = [];
+  let asked: string[] = [];
   const admitted: ResolvedAddress[] = [];
   const refused: string[] = [];
   const special = new SpecialAddresses({ v4: "10.100.0.0", v6: "fd66:a64::" }, ["10.20.0.0/16"]);
@@ -83,17 +75,9 @@ describe("the DNS filter", () => {
   });
 
   beforeAll(async () => {
-    upstream = createSocket("udp4");
-    upstream.on("message", (message, from) => {
-      const query = dnsPacket.decode(message);
-      const question = query.questions?.[0];
-      if (question === undefined) return;
-      asked.push(question.name);
-      const answers = zone[question.name] ?? [];
-      upstream.send(dnsPacket.encode({ id: query.id, type: "response", flags: answers.length === 0 ? 3 : 0, questions: query.questions, answers }), from.port, from.address);
-    });
-    await new Promise<void>((resolve) => upstream.bind(0, "127.0.0.1", resolve));
-    port = upstream.address().port;
+    upstream = await startZoneUpstream(zone);
+    port = upstream.port;
+    asked = upstream.asked;
   });
   afterAll(() => upstream.close());
 
@@ -101,7 +85,7 @@ describe("the DNS filter", () => {
     const message = dnsPacket.encode({ id: 4242, type: "query", flags: dnsPacket.RECURSION_DESIRED, questions: [{ type, name, class: "IN" }] });
     const answer = await filterDnsMessage(deps(), message, transport);
     if (answer === null) throw new Error("no answer");
-    return decode(answer);
+    return decodeAnswer(answer);
   };
 
   it("forwards an allowed name and admits its address before answering", async () => {
@@ -196,9 +180,9 @@ describe("the DNS filter", () => {
         { type: "A", name: "b.test" },
       ],
     });
-    expect(decode(await filterDnsMessage(deps(), two, "udp")).rcode).toBe("REFUSED");
+    expect(decodeAnswer(await filterDnsMessage(deps(), two, "udp")).rcode).toBe("REFUSED");
     const response = dnsPacket.encode({ id: 8, type: "response", questions: [{ type: "A", name: "api.example.test" }] });
-    expect(decode(await filterDnsMessage(deps(), response, "udp")).rcode).toBe("REFUSED");
+    expect(decodeAnswer(await filterDnsMessage(deps(), response, "udp")).rcode).toBe("REFUSED");
     expect(await filterDnsMessage(deps(), Buffer.from("not dns"), "udp")).toBeNull();
   });
 
@@ -211,89 +195,6 @@ describe("the DNS filter", () => {
     expect(asked).not.toContain("x.exfil.test");
   });
 
-  describe("in ask mode", () => {
-    /** Questions the filter put to the human, each answered by the test when it chooses. */
-    const questions: { ask: ApprovalAsk; answer: (decision: ApprovalDecision) => void }[] = [];
-    const persisted: string[] = [];
-    let approvals: NameApprovals;
-    const askDeps = (): DnsFilterDeps => ({
-      ...deps(),
-      policy: () => {
-        const own = policyRules(policy);
-        return { ...own, allow: [...own.allow, ...approvals.rules()] };
-      },
-      ask: (name) => approvals.decide(name),
-    });
-    const held = (name: string): Promise<Decoded> => {
-      const message = dnsPacket.encode({ id: 77, type: "query", questions: [{ type: "A", name, class: "IN" }] });
-      return filterDnsMessage(askDeps(), message, "udp").then(decode);
-    };
-    const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
-
-    beforeAll(() => {
-      zone["new.example.test"] = [{ type: "A", name: "new.example.test", ttl: 60, data: "44.0.113.90" }];
-      zone["kept.example.test"] = [{ type: "A", name: "kept.example.test", ttl: 60, data: "44.0.113.91" }];
-      approvals = new NameApprovals({
-        sandbox: "web",
-        ask: (ask) => new Promise((answer) => questions.push({ ask, answer })),
-        persist: async (name) => (persisted.push(name), true),
-        changed: () => undefined,
-        log: () => undefined,
-      });
-    });
-
-    it("holds a name not on the allowlist, asking once for both of its queries, and sends nothing upstream until it is admitted", async () => {
-      policy = { mode: "restricted", allow: ["api.example.test"], deny: ["*.exfil.test"], sni: false, ask: true };
-      const [first, retry] = [held("new.example.test"), held("NEW.example.test")];
-      await settle();
-      expect(questions.map((q) => q.ask)).toEqual([{ sandbox: "web", kind: "host", subject: { name: "new.example.test" } }]);
-      expect(asked).not.toContain("new.example.test");
-      questions.shift()?.answer({ decision: "once" });
-      for (const answer of await Promise.all([first, retry])) expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["44.0.113.90"]);
-      expect(admitted).toContainEqual(expect.objectContaining({ address: "44.0.113.90", name: "new.example.test", ports: null }));
-      // Admitted for the run: asked again, it resolves without a question.
-      expect((await held("new.example.test")).rcode).toBe("NOERROR");
-      expect(questions).toEqual([]);
-      expect(persisted).toEqual([]);
-    });
-
-    it("writes an `always` name to the sandbox's allowlist", async () => {
-      const answer = held("kept.example.test");
-      await settle();
-      questions.shift()?.answer({ decision: "always" });
-      expect((await answer).rcode).toBe("NOERROR");
-      expect(persisted).toEqual(["kept.example.test"]);
-    });
-
-    it("answers a denied or unanswered name NXDOMAIN, never forwarded, and does not ask again", async () => {
-      const denied = held("no.example.test");
-      const ignored = held("later.example.test");
-      await settle();
-      questions.shift()?.answer({ decision: "deny" });
-      questions.shift()?.answer({ decision: "expired" });
-      expect([(await denied).rcode, (await ignored).rcode]).toEqual(["NXDOMAIN", "NXDOMAIN"]);
-      expect(refused).toEqual(expect.arrayContaining(["no.example.test denied when asked", "later.example.test not answered when asked"]));
-      expect((await held("no.example.test")).rcode).toBe("NXDOMAIN");
-      expect(questions).toEqual([]);
-      expect(asked).not.toEqual(expect.arrayContaining(["no.example.test"]));
-      expect(asked).not.toEqual(expect.arrayContaining(["later.example.test"]));
-    });
-
-    it("never asks about a denied name, or a name that could not go on an allowlist as it is (the reader refuses a wildcard label outright)", async () => {
-      expect((await held("x.exfil.test")).rcode).toBe("NXDOMAIN");
-      expect((await held("*.wild.test")).rcode).toBe("REFUSED");
-      expect((await held("_srv.wild.test")).rcode).toBe("NXDOMAIN");
-      expect(questions).toEqual([]);
-      expect(refused).toEqual(expect.arrayContaining(["x.exfil.test deny *.exfil.test", "_srv.wild.test ask: not a host name"]));
-    });
-
-    it("refuses without asking when the mode is not restricted or ask is off", async () => {
-      policy = { mode: "restricted", allow: [], deny: [], sni: false };
-      expect((await held("off.example.test")).rcode).toBe("NXDOMAIN");
-      expect(questions).toEqual([]);
-    });
-  });
-
   it("answers SERVFAIL when the upstream does not answer", async () => {
     policy = { mode: "full", allow: [], deny: [], sni: false };
     const silent = createSocket("udp4");
@@ -302,7 +203,7 @@ describe("the DNS filter", () => {
     const failures: string[] = [];
     const answer = await filterDnsMessage({ ...deps(), upstream: { address: "127.0.0.1", port: silent.address().port }, upstreamFailed: (error) => void failures.push(error.message) }, message, "udp");
     silent.close();
-    expect(decode(answer).rcode).toBe("SERVFAIL");
+    expect(decodeAnswer(answer).rcode).toBe("SERVFAIL");
     expect(failures[0]).toContain("did not answer");
   }, 10_000);
 });

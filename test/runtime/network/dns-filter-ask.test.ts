@@ -1,0 +1,116 @@
+import dnsPacket, { type Answer } from "dns-packet";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { filterDnsMessage, type DnsFilterDeps } from "../../../runtime/network/dns/dns-filter.js";
+import { policyRules } from "../../../generator/policy/network/policy-rules.js";
+import type { NetworkPolicy } from "../../../generator/policy/network/policy-schema.js";
+import { SpecialAddresses } from "../../../runtime/network/special-addresses.js";
+import { NameApprovals } from "../../../runtime/network/name-approvals.js";
+import type { ApprovalAsk, ApprovalDecision } from "../../../runtime/approvals/approval.js";
+import { decodeAnswer, startZoneUpstream, type Decoded } from "../../support/zone-upstream.js";
+
+/*
+ * Ask mode against a real upstream (test/support/zone-upstream.ts, which logs every name it is
+ * asked): a name the allowlist does not name is held and asked about through the real
+ * NameApprovals, whose questions the test answers when it chooses; nothing goes upstream first.
+ */
+const zone: Record<string, Answer[]> = {
+  "api.example.test": [{ type: "A", name: "api.example.test", ttl: 30, data: "44.0.113.1" }],
+  "new.example.test": [{ type: "A", name: "new.example.test", ttl: 60, data: "44.0.113.90" }],
+  "kept.example.test": [{ type: "A", name: "kept.example.test", ttl: 60, data: "44.0.113.91" }],
+};
+
+describe("the DNS filter in ask mode (restricted)", () => {
+  let upstream: Awaited<ReturnType<typeof startZoneUpstream>>;
+  let asked: string[] = [];
+  const admitted: { address: string; name: string; ports: number[] | null }[] = [];
+  const refused: string[] = [];
+  const special = new SpecialAddresses({ v4: "10.100.0.0", v6: "fd66:a64::" }, []);
+  let policy: NetworkPolicy = { mode: "restricted", allow: ["api.example.test"], deny: ["*.exfil.test"], sni: false, ask: true };
+  const deps = (): DnsFilterDeps => ({
+    policy: () => policyRules(policy),
+    upstream: { address: "127.0.0.1", port: upstream.port },
+    admit: async (addresses) => void admitted.push(...addresses),
+    refused: (refusal) => void refused.push(`${refusal.name} ${refusal.rule}`),
+    refuseAddress: (address) => special.refusal(address),
+  });
+  afterAll(() => upstream.close());
+  /** Questions the filter put to the human, each answered by the test when it chooses. */
+  const questions: { ask: ApprovalAsk; answer: (decision: ApprovalDecision) => void }[] = [];
+  const persisted: string[] = [];
+  let approvals: NameApprovals;
+  const askDeps = (): DnsFilterDeps => ({
+    ...deps(),
+    policy: () => {
+      const own = policyRules(policy);
+      return { ...own, allow: [...own.allow, ...approvals.rules()] };
+    },
+    ask: (name) => approvals.decide(name),
+  });
+  const held = (name: string): Promise<Decoded> => {
+    const message = dnsPacket.encode({ id: 77, type: "query", questions: [{ type: "A", name, class: "IN" }] });
+    return filterDnsMessage(askDeps(), message, "udp").then(decodeAnswer);
+  };
+  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+
+  beforeAll(async () => {
+    upstream = await startZoneUpstream(zone);
+    asked = upstream.asked;
+    approvals = new NameApprovals({
+      sandbox: "web",
+      ask: (ask) => new Promise((answer) => questions.push({ ask, answer })),
+      persist: async (name) => (persisted.push(name), true),
+      changed: () => undefined,
+      log: () => undefined,
+    });
+  });
+
+  it("holds a name not on the allowlist, asking once for both of its queries, and sends nothing upstream until it is admitted", async () => {
+    const [first, retry] = [held("new.example.test"), held("NEW.example.test")];
+    await settle();
+    expect(questions.map((q) => q.ask)).toEqual([{ sandbox: "web", kind: "host", subject: { name: "new.example.test" } }]);
+    expect(asked).not.toContain("new.example.test");
+    questions.shift()?.answer({ decision: "once" });
+    for (const answer of await Promise.all([first, retry])) expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["44.0.113.90"]);
+    expect(admitted).toContainEqual(expect.objectContaining({ address: "44.0.113.90", name: "new.example.test", ports: null }));
+    // Admitted for the run: asked again, it resolves without a question.
+    expect((await held("new.example.test")).rcode).toBe("NOERROR");
+    expect(questions).toEqual([]);
+    expect(persisted).toEqual([]);
+  });
+
+  it("writes an `always` name to the sandbox's allowlist", async () => {
+    const answer = held("kept.example.test");
+    await settle();
+    questions.shift()?.answer({ decision: "always" });
+    expect((await answer).rcode).toBe("NOERROR");
+    expect(persisted).toEqual(["kept.example.test"]);
+  });
+
+  it("answers a denied or unanswered name NXDOMAIN, never forwarded, and does not ask again", async () => {
+    const denied = held("no.example.test");
+    const ignored = held("later.example.test");
+    await settle();
+    questions.shift()?.answer({ decision: "deny" });
+    questions.shift()?.answer({ decision: "expired" });
+    expect([(await denied).rcode, (await ignored).rcode]).toEqual(["NXDOMAIN", "NXDOMAIN"]);
+    expect(refused).toEqual(expect.arrayContaining(["no.example.test denied when asked", "later.example.test not answered when asked"]));
+    expect((await held("no.example.test")).rcode).toBe("NXDOMAIN");
+    expect(questions).toEqual([]);
+    expect(asked).not.toEqual(expect.arrayContaining(["no.example.test"]));
+    expect(asked).not.toEqual(expect.arrayContaining(["later.example.test"]));
+  });
+
+  it("never asks about a denied name, or a name that could not go on an allowlist as it is (the reader refuses a wildcard label outright)", async () => {
+    expect((await held("x.exfil.test")).rcode).toBe("NXDOMAIN");
+    expect((await held("*.wild.test")).rcode).toBe("REFUSED");
+    expect((await held("_srv.wild.test")).rcode).toBe("NXDOMAIN");
+    expect(questions).toEqual([]);
+    expect(refused).toEqual(expect.arrayContaining(["x.exfil.test deny *.exfil.test", "_srv.wild.test ask: not a host name"]));
+  });
+
+  it("refuses without asking when the mode is not restricted or ask is off", async () => {
+    policy = { mode: "restricted", allow: [], deny: [], sni: false };
+    expect((await held("off.example.test")).rcode).toBe("NXDOMAIN");
+    expect(questions).toEqual([]);
+  });
+});
