@@ -1,6 +1,6 @@
-import { constants } from "node:fs";
-import { chmod, chown, lstat, open, writeFile } from "node:fs/promises";
+import { chmod, chown, writeFile } from "node:fs/promises";
 import { SandboxError } from "../core/errors.js";
+import { openRegularFile } from "../core/open-regular-file.js";
 
 /** Name of the identity key's copy in a sandbox's secrets directory (secret names cannot start with "."). */
 export const identityKeyFile = ".ssh-identity";
@@ -18,18 +18,8 @@ const maxKeyBytes = 64 * 1024;
  */
 export async function copyIdentityKey(source: string, target: string, owner: { uid: number; gid: number }, configuredPath: string | undefined): Promise<void> {
   const refuse = (why: string): SandboxError => new SandboxError(`ssh identity key ${source} ${why}`, "usage");
-  // Looked at before it is opened: opening a device or FIFO as root can have effects of its own.
-  const seen = await lstat(source).catch((error: NodeJS.ErrnoException) => {
-    throw refuse(`cannot be read (${error.code ?? String(error)})`);
-  });
-  if (seen.isSymbolicLink()) throw refuse("is a symbolic link: give the key file itself");
-  if (!seen.isFile()) throw refuse("is not a regular file");
-  const file = await open(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY).catch((error: NodeJS.ErrnoException) => {
-    throw refuse(error.code === "ELOOP" ? "is a symbolic link: give the key file itself" : `cannot be read (${error.code ?? String(error)})`);
-  });
+  const { file, info } = await openRegularFile(source, refuse, "give the key file itself");
   try {
-    const info = await file.stat();
-    if (!info.isFile() || info.ino !== seen.ino || info.dev !== seen.dev) throw refuse("changed while it was being read");
     const trustedRootFile = info.uid === 0 && source === configuredPath;
     if (info.uid !== owner.uid && !trustedRootFile) throw refuse(`is not owned by the sandbox's user (uid ${owner.uid})`);
     if (info.size > maxKeyBytes) throw refuse(`is larger than ${maxKeyBytes} bytes: not an SSH private key`);

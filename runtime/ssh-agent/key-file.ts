@@ -1,7 +1,6 @@
 import { createPrivateKey, type JsonWebKey, type KeyObject } from "node:crypto";
-import { constants } from "node:fs";
-import { lstat, open } from "node:fs/promises";
 import { SandboxError } from "../core/errors.js";
+import { openRegularFile } from "../core/open-regular-file.js";
 import { fingerprintOf, signWithKey, type AgentKey, type KeyType } from "./ssh-key.js";
 import { MalformedMessage, mpintMagnitude, WireReader, WireWriter } from "./wire.js";
 
@@ -33,18 +32,8 @@ export async function readKeyFile(path: string, ownerUid: number): Promise<Agent
 
 async function readUsersFile(path: string, ownerUid: number): Promise<string> {
   const refuse = (why: string): SandboxError => new SandboxError(`ssh-agent key ${path} ${why}`, "config");
-  // Looked at before it is opened: opening a device or FIFO as root can have effects of its own.
-  const seen = await lstat(path).catch((error: NodeJS.ErrnoException) => {
-    throw refuse(`cannot be read (${error.code ?? String(error)})`);
-  });
-  if (seen.isSymbolicLink()) throw refuse("is a symbolic link: name the key file itself");
-  if (!seen.isFile()) throw refuse("is not a regular file");
-  const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY).catch((error: NodeJS.ErrnoException) => {
-    throw refuse(error.code === "ELOOP" ? "is a symbolic link: name the key file itself" : `cannot be read (${error.code ?? String(error)})`);
-  });
+  const { file, info } = await openRegularFile(path, refuse, "name the key file itself");
   try {
-    const info = await file.stat();
-    if (!info.isFile() || info.ino !== seen.ino || info.dev !== seen.dev) throw refuse("changed while it was being read");
     if (info.uid !== ownerUid) throw refuse(`is not owned by the sandbox's user (uid ${ownerUid})`);
     if (info.size > maxKeyFileBytes) throw refuse(`is larger than ${maxKeyFileBytes} bytes: not an SSH private key`);
     return await file.readFile("utf8");
