@@ -1,4 +1,4 @@
-import { chmod, lchown, mkdir, rm, symlink } from "node:fs/promises";
+import { chmod, lchown, mkdir, rm, rmdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { pathUnder } from "../core/names.js";
 import { prepareSocketDirectory } from "../core/private-socket.js";
@@ -36,7 +36,8 @@ export function outboxLayout(paths: RuntimePaths, sandbox: string): OutboxLayout
  * directory in its place would be one the sandbox never sees.
  */
 export async function createOutbox(layout: OutboxLayout, user: GateUser, relay: string, objectStores: readonly string[]): Promise<void> {
-  for (const dir of [layout.gitDir, layout.hooksDir]) await rm(dir, { recursive: true, force: true });
+  await removeUsersOutbox(layout, user);
+  await rm(layout.hooksDir, { recursive: true, force: true });
   await prepareGateSocketDir(layout);
   await chmod(layout.dir, 0o755);
   await mkdir(layout.hooksDir, { mode: 0o755 });
@@ -73,7 +74,23 @@ export async function prepareGateSocketDir(layout: OutboxLayout): Promise<void> 
   await prepareSocketDirectory(layout.socket);
 }
 
-/** Removes a sandbox's gate directory (at down). */
-export async function removeOutbox(layout: OutboxLayout): Promise<void> {
-  await rm(layout.dir, { recursive: true, force: true });
+/** Removes a sandbox's gate directory (at down): the user's outbox as the user, then root's own parts. */
+export async function removeOutbox(layout: OutboxLayout, owner: { uid: number; gid: number }): Promise<void> {
+  await removeUsersOutbox(layout, owner);
+  for (const dir of [layout.hooksDir, layout.socketDir]) await rm(dir, { recursive: true, force: true });
+  await rmdir(layout.dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT") throw error;
+  });
+}
+
+/**
+ * The outbox is the user's: root walking it recursively could be led by a directory swapped for a
+ * link mid-walk into deleting elsewhere. Its contents go as the user (rm, argv, no shell); root
+ * then removes only the emptied directory itself (in root's directory, where the user cannot).
+ */
+async function removeUsersOutbox(layout: OutboxLayout, owner: { uid: number; gid: number }): Promise<void> {
+  await runCommand("rm", ["-rf", "--", layout.gitDir], { uid: owner.uid, gid: owner.gid, reject: false });
+  await rmdir(layout.gitDir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT") throw new SandboxError(`push gate: the outbox ${layout.gitDir} could not be emptied as its owner (${error.code ?? error.message})`, "vcs");
+  });
 }

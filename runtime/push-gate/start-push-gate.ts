@@ -75,6 +75,6 @@ export function gateBinds(layout: OutboxLayout): Bind[] {
 }
 
 /** Removes a sandbox's gate directory and outbox (at down, after close). */
-export async function removePushGate(paths: RuntimePaths, sandbox: string): Promise<void> {
-  await removeOutbox(outboxLayout(paths, sandbox));
+export async function removePushGate(paths: RuntimePaths, sandbox: string, owner: { uid: number; gid: number }): Promise<void> {
+  await removeOutbox(outboxLayout(paths, sandbox), owner);
 }

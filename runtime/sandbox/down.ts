@@ -58,7 +58,7 @@ export async function removeSandbox(context: RuntimeContext, name: string, grace
   await attempt("agent context", () => rm(sandboxContextPath(context, name), { recursive: true, force: true }));
   await attempt("ssh host key", () => removeHostKey(context.paths, name));
   // The daemon closes the servers once the sandbox no longer runs; their directories go here.
-  await attempt("push gate", () => removePushGate(context.paths, name));
+  await attempt("push gate", () => removePushGate(context.paths, name, metadata));
   await attempt("ssh agent", () => rm(sshAgentHostDir(context, name), { recursive: true, force: true }));
   await attempt("audit", () => recordEvent(context.paths, name, "destroy"));
   await attempt("metadata", () => removeMetadata(context.paths, name));

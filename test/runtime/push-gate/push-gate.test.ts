@@ -1,12 +1,12 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { chownSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runCommand } from "../../../runtime/core/run-command.js";
 import { runtimePaths } from "../../../runtime/core/paths.js";
 import { sandboxGitConfig } from "../../../runtime/push-gate/sandbox-git-config.js";
-import { relayPath, startSandboxPushGate, type SandboxPushGate } from "../../../runtime/push-gate/start-push-gate.js";
+import { relayPath, removePushGate, startSandboxPushGate, type SandboxPushGate } from "../../../runtime/push-gate/start-push-gate.js";
 import { outboxLayout } from "../../../runtime/push-gate/outbox.js";
 import { hasTool, isRoot, toolsAvailable } from "../../support/tools.js";
 import { ApprovalDesk } from "./approval-desk.js";
@@ -72,7 +72,7 @@ describe.skipIf(!tools.run || !isRoot())("the push gate, with real git", () => {
     asUser(["clone", "-q", upstream, join(home, "agent-work")]);
     execFileSync("mv", [join(home, "agent-work"), work]);
     execFileSync("chown", ["-R", `${agentUid}:${agentUid}`, agentHome]);
-    const paths = runtimePaths(join(root, "state"), { FORAGE_STATE_DIR: join(root, "state"), FORAGE_RUN_DIR: join(root, "run") });
+    paths = runtimePaths(join(root, "state"), { FORAGE_STATE_DIR: join(root, "state"), FORAGE_RUN_DIR: join(root, "run") });
     gate = await startSandboxPushGate({
       paths,
       sandbox: "pushy",
@@ -86,6 +86,8 @@ describe.skipIf(!tools.run || !isRoot())("the push gate, with real git", () => {
     const config = sandboxGitConfig(gate.remotes, { relay: relayPath(), socket: outboxLayout(paths, "pushy").socket });
     writeFileSync(join(agentHome, ".config/git/config"), `[user]\n\tname = Agent\n\temail = agent@example.test\n${config}`);
   }, 60_000);
+
+  let paths: ReturnType<typeof runtimePaths>;
 
   afterAll(async () => {
     await gate?.close();
@@ -197,5 +199,19 @@ describe.skipIf(!tools.run || !isRoot())("the push gate, with real git", () => {
     // Oldest first: the force-push test's unpushed commit, then jj's.
     expect(desk.asks[0]?.kind === "push" ? desk.asks[0].subject.commits.at(-1) : undefined).toMatch(/ Pushed by jj$/);
     expect(upstreamHas("refs/heads/from-jj")).not.toBeNull();
+  });
+
+  // Last: it removes the gate.
+  it("removes the gate at down, the user's outbox as the user: a link the user planted in it is not followed", async () => {
+    await gate?.close();
+    gate = undefined;
+    const layout = outboxLayout(paths, "pushy");
+    const victim = join(root, "root-only");
+    mkdirSync(victim, { mode: 0o700 });
+    writeFileSync(join(victim, "keep"), "root's\n");
+    execFileSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", "ln", "-s", victim, join(layout.gitDir, "planted")]);
+    await removePushGate(paths, "pushy", { uid, gid: uid });
+    expect(existsSync(layout.dir)).toBe(false);
+    expect(readFileSync(join(victim, "keep"), "utf8")).toBe("root's\n");
   });
 });
