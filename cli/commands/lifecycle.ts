@@ -6,6 +6,7 @@ import { UserError } from "../../runtime/core/errors.js";
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import type { Request } from "../../runtime/api/calls.js";
 import { templateNameSource } from "../../generator/lib/template-name.js";
+import { callersAgentSocket } from "../callers-agent-socket.js";
 
 /** up, down, start, stop, reset: creating, running and removing sandboxes. */
 export function registerLifecycle(program: Command): void {
@@ -104,7 +105,7 @@ export function registerLifecycle(program: Command): void {
     .description("Start a stopped sandbox on a fresh root")
     .argument("<name>")
     .action(async (name: string) => {
-      await (await operations()).start({ name });
+      await (await operations()).start(dropUndefined({ name, sshAuthSock: callersAgentSocket() }));
       process.stdout.write(`started ${name}\n`);
     });
 
@@ -123,7 +124,7 @@ export function registerLifecycle(program: Command): void {
     .description("Recreate a sandbox from its template: root wiped, workspace and metadata kept, secrets re-copied, init re-run")
     .argument("<name>")
     .action(async (name: string) => {
-      await (await operations()).reset({ name });
+      await (await operations()).reset(dropUndefined({ name, sshAuthSock: callersAgentSocket() }));
       process.stdout.write(`reset ${name}\n`);
     });
 }

@@ -42,16 +42,16 @@ export function localOperations(context: RuntimeContext): Operations {
         template: request.template,
         workspace: dropUndefined({ directory: request.workspace, repo: request.repo, direct: request.direct, namedRepos: request.repos }),
         identity: dropUndefined({ gitUser: request.gitUser, gitEmail: request.gitEmail, sshKeyPath: request.sshKeyPath }),
-        ...dropUndefined({ sshKeys: request.sshKeys, sshAgent: request.sshAgent, muxConfig: request.muxConfig, runtime: request.runtime, progress }),
+        ...dropUndefined({ sshKeys: request.sshKeys, sshAgent: request.sshAgent, sshAuthSock: request.sshAuthSock, muxConfig: request.muxConfig, runtime: request.runtime, progress }),
       });
       return clock === undefined ? view(sandbox) : { ...(await view(sandbox)), timings: clock.report() };
     },
     down: ({ name, grace }) => destroySandbox(context, name, grace),
     list: async () => Promise.all((await listMetadata(context.paths)).map(view)),
     status: async ({ name }) => view(await requireSandbox(context, name)),
-    start: ({ name }) => startExisting(context, name),
+    start: ({ name, sshAuthSock }) => startExisting(context, name, sshAuthSock),
     stop: ({ name, grace }) => stopExisting(context, name, grace),
-    reset: ({ name }) => resetSandbox(context, name),
+    reset: ({ name, sshAuthSock }) => resetSandbox(context, name, sshAuthSock),
     auditLog: async ({ name }) => readEvents(context.paths, name),
     async logs({ name, lines }) {
       const metadata = await requireSandbox(context, name);

@@ -1,7 +1,21 @@
 import type { z } from "zod";
 import type { Op } from "./call-table.js";
 import { approvalAskRequest, approveRequest, denyRequest } from "../approvals/approval-schema.js";
-import { authRemoveRequest, authSetRequest, execRequest, gcRequest, logsRequest, networkRequest, noRequest, portRequest, sandboxRequest, snapshotRequest, stopRequest, upRequest } from "./requests.js";
+import {
+  authRemoveRequest,
+  authSetRequest,
+  execRequest,
+  gcRequest,
+  logsRequest,
+  networkRequest,
+  noRequest,
+  portRequest,
+  sandboxRequest,
+  snapshotRequest,
+  startRequest,
+  stopRequest,
+  upRequest,
+} from "./requests.js";
 
 /**
  * The request schema of every call: the daemon parses what a client sends with it (everything a
@@ -12,9 +26,9 @@ export const requestSchemas = {
   down: stopRequest,
   list: noRequest,
   status: sandboxRequest,
-  start: sandboxRequest,
+  start: startRequest,
   stop: stopRequest,
-  reset: sandboxRequest,
+  reset: startRequest,
   auditLog: sandboxRequest,
   logs: logsRequest,
   gc: gcRequest,

@@ -27,6 +27,9 @@ const hostPath = z
   .max(4096)
   .regex(/^[^\x00-\x1f\x7f]*$/, { error: "must not contain control characters" });
 
+/** The caller's SSH_AUTH_SOCK: a socket's path (sun_path holds 107 bytes). */
+const agentSocket = hostPath.max(107).exactOptional().describe("the caller's SSH_AUTH_SOCK: keys named by fingerprint are relayed to the agent there, as the user");
+
 export const upRequest = z.strictObject({
   name,
   template: templateName.describe("the template to create it from"),
@@ -59,6 +62,7 @@ export const upRequest = z.strictObject({
     .max(16)
     .exactOptional()
     .describe("serve an SSH agent with these keys (files of the user's, or fingerprints in the user's own agent), asking for every signature; instead of the template's sshAgent"),
+  sshAuthSock: agentSocket,
   muxConfig: z.boolean().exactOptional().describe("mount the user's ~/.tmux.conf (default true)"),
   runtime: z
     .string()
@@ -98,6 +102,8 @@ const networkChange = z
 
 /** A call about one sandbox, and nothing else (status, start, reset, auditLog, denials). */
 export const sandboxRequest = z.strictObject({ name });
+/** Starting a sandbox again (start, reset): which, and the caller's SSH agent for its relayed keys. */
+export const startRequest = z.strictObject({ name, sshAuthSock: agentSocket });
 /** Stopping a sandbox (stop, down): which, and how long its processes get. */
 export const stopRequest = z.strictObject({ name, grace });
 export const logsRequest = z.strictObject({ name, lines: z.number().int().min(1).max(100_000).describe("lines per window") });

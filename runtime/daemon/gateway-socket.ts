@@ -29,11 +29,18 @@ export function requireGatewayCall(op: Op): void {
 
 /**
  * What the gateway account may not ask of `up`, beyond the user's socket's limits: the user's
- * private key (it would be copied into a sandbox the remote key holder then attaches to), and the
- * user's home or a directory above it as a workspace (the whole home, ~/.ssh included).
+ * private key (it would be copied into a sandbox the remote key holder then attaches to), the
+ * user's keys or agent for the sandbox's SSH agent (the same keys, signing there), and the user's
+ * home or a directory above it as a workspace (the whole home, ~/.ssh included).
  */
-export async function requireGatewayUp(request: { sshKeyPath?: string; workspace?: string; repo?: string; repos?: Record<string, string> }, configuredUser: string): Promise<void> {
+export async function requireGatewayUp(
+  request: { sshKeyPath?: string; sshAgent?: string[]; sshAuthSock?: string; workspace?: string; repo?: string; repos?: Record<string, string> },
+  configuredUser: string,
+): Promise<void> {
   if (request.sshKeyPath !== undefined) throw new SandboxError("the gateway account may not give a sandbox an SSH key: only the template's agentIdentity.sshKeyPath applies", "usage");
+  if (request.sshAgent !== undefined || request.sshAuthSock !== undefined) {
+    throw new SandboxError("the gateway account may not give a sandbox an SSH agent or keys for it: only the template's sshAgent applies", "usage");
+  }
   const home = (await lookupHostUser(configuredUser))?.home;
   if (home === undefined) return;
   for (const path of [request.workspace, request.repo, ...Object.values(request.repos ?? {})]) {

@@ -84,10 +84,11 @@ export class SandboxServices {
         this.log(`${what} of ${metadata.name} not started: ${messageOf(error)}`);
       }
     };
-    // The daemon has no SSH_AUTH_SOCK of the user's: keys named by fingerprint cannot be relayed (logged).
     // The config's approvals.deadline: the gates' messages say how long they waited.
     const deadlineMs = context.settings.host.approvals.deadline * 1000;
-    await attempt("ssh agent", () => startSandboxSshAgent(context, metadata, { ask: this.ask, deadlineMs }));
+    // Keys named by fingerprint go to the user's own agent: the socket up, start or reset recorded.
+    const upstreamSocket = metadata.sshAgent?.upstreamSocket;
+    await attempt("ssh agent", () => startSandboxSshAgent(context, metadata, { ask: this.ask, deadlineMs, ...(upstreamSocket === undefined ? {} : { upstreamSocket }) }));
     await attempt("push gate", () => startPushGateFor(context, metadata, this.ask, deadlineMs));
     return services;
   }

@@ -21,6 +21,7 @@ import { ensureHostKey } from "../provision/ssh-files.js";
 import { startReady } from "./start-stop.js";
 import { createWorkspaces, type WorkspaceRequest } from "../workspaces/create-workspaces.js";
 import { timed } from "../core/phase-clock.js";
+import { withUpstreamAgent } from "../ssh-agent/upstream-socket.js";
 
 export interface UpRequest {
   name: string;
@@ -33,6 +34,8 @@ export interface UpRequest {
   sshKeys?: string[];
   /** up --ssh-agent: an SSH agent with these keys, asking for every signature (instead of the template's sshAgent). */
   sshAgent?: string[];
+  /** The caller's SSH_AUTH_SOCK: where keys the SSH agent names by fingerprint are relayed. */
+  sshAuthSock?: string;
   /** Mount the host user's ~/.tmux.conf read-only (default true; --no-mux-config turns it off). */
   muxConfig?: boolean;
   /** Runtime to use (see forage-ctl runtime); default: nspawn-nix when the template has a prebuilt system. */
@@ -125,7 +128,7 @@ async function reserve(context: RuntimeContext, request: UpRequest, runtime: San
     secrets: [],
     network: templatePolicy(template),
     guard: null,
-    sshAgent: sshAgentOf(request.sshAgent === undefined ? template.sshAgent : { keys: request.sshAgent, confirm: true }, owner.home),
+    sshAgent: await withUpstreamAgent(sshAgentOf(request.sshAgent === undefined ? template.sshAgent : { keys: request.sshAgent, confirm: true }, owner.home), request.sshAuthSock, owner),
     pushGate: template.pushGate === null ? null : { protectedBranches: template.pushGate.protectedBranches === null ? null : [...template.pushGate.protectedBranches] },
   };
   // The slot is host-wide, as its namespace and link are: claimed in the host's registry, with

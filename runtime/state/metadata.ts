@@ -106,10 +106,15 @@ export const sandboxMetadataSchema = z.strictObject({
   /**
    * The SSH agent served to the sandbox (the template's sshAgent, or up --ssh-agent): which keys
    * (host paths, "~/" expanded, or fingerprints of the user's own agent's keys) and whether every
-   * signature is asked. Null: none, and no SSH_AUTH_SOCK inside.
+   * signature is asked. Null: none, and no SSH_AUTH_SOCK inside. upstreamSocket: the user's own
+   * agent (their SSH_AUTH_SOCK at up, start or reset), there only when keys name fingerprints.
    */
   sshAgent: z
-    .strictObject({ keys: z.array(z.string().min(1).max(4096)).min(1).max(16), confirm: z.boolean() })
+    .strictObject({
+      keys: z.array(z.string().min(1).max(4096)).min(1).max(16),
+      confirm: z.boolean(),
+      upstreamSocket: z.string().startsWith("/").max(107).exactOptional(),
+    })
     .nullable()
     .default(null),
   /**

@@ -1,6 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
+import { chmodSync, chownSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +9,7 @@ import type { AgentKey } from "../../runtime/ssh-agent/ssh-key.js";
 import { upstreamKeys } from "../../runtime/ssh-agent/upstream-agent.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { TestApprovalQueue } from "../support/test-approval-queue.js";
-import { freePort } from "../support/free-port.js";
+import { startLoopbackSshd, type LoopbackSshd } from "../support/loopback-sshd.js";
 
 /*
  * The sandbox's SSH agent against the real OpenSSH: keys made by ssh-keygen, logins by ssh to an
@@ -25,8 +24,7 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
   const dir = mkdtempSync("/tmp/forage-ssh-agent-");
   const keysDir = join(dir, "keys");
   const pubsDir = join(dir, "pubs");
-  let port = 0;
-  let sshd: ReturnType<typeof runSshd> | undefined;
+  let sshd: LoopbackSshd | undefined;
   const fingerprints: Record<string, string> = {};
   let hostKeyFingerprint = "";
 
@@ -47,7 +45,7 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
         "-F",
         "/dev/null",
         "-p",
-        String(port),
+        String(sshd?.port),
         "-o",
         `IdentityAgent=${socket}`,
         "-o",
@@ -57,7 +55,7 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
         "-o",
         "BatchMode=yes",
         "-o",
-        `UserKnownHostsFile=${join(dir, "known_hosts")}`,
+        `UserKnownHostsFile=${sshd?.knownHosts}`,
         "-o",
         "StrictHostKeyChecking=yes",
         "root@127.0.0.1",
@@ -80,40 +78,12 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
       copyFileSync(join(keysDir, `${name}.pub`), join(pubsDir, `${name}.pub`));
       fingerprints[name ?? ""] = execFileSync("ssh-keygen", ["-l", "-E", "sha256", "-f", join(keysDir, `${name}.pub`)], { encoding: "utf8" }).split(" ")[1] ?? "";
     }
-    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, "host_key")]);
-    hostKeyFingerprint = execFileSync("ssh-keygen", ["-l", "-f", join(dir, "host_key.pub")], { encoding: "utf8" }).split(" ")[1] ?? "";
-    writeFileSync(join(dir, "authorized_keys"), ["ed", "rsa", "ec", "other"].map((k) => readFileSync(join(keysDir, `${k}.pub`), "utf8")).join(""));
-    port = await freePort();
-    writeFileSync(join(dir, "known_hosts"), `[127.0.0.1]:${port} ${readFileSync(join(dir, "host_key.pub"), "utf8")}`);
-    writeFileSync(
-      join(dir, "sshd_config"),
-      [
-        "ListenAddress 127.0.0.1",
-        `HostKey ${join(dir, "host_key")}`,
-        "PidFile none",
-        `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
-        "StrictModes no",
-        "UsePAM no",
-        "PasswordAuthentication no",
-        "KbdInteractiveAuthentication no",
-        "PermitRootLogin prohibit-password",
-        "AllowUsers root",
-        "ForceCommand echo logged-in",
-        "",
-      ].join("\n"),
-    );
-    mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
-    const child = runSshd(join(dir, "sshd_config"), port);
-    sshd = child;
-    let log = "";
-    child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
-    for (let i = 0; i < 100 && !log.includes("Server listening"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(log).toContain("Server listening");
+    sshd = await startLoopbackSshd(dir, ["ed", "rsa", "ec", "other"].map((k) => readFileSync(join(keysDir, `${k}.pub`), "utf8")).join(""));
+    hostKeyFingerprint = sshd.hostKeyFingerprint;
   });
 
   afterAll(async () => {
-    sshd?.kill("SIGTERM");
-    await sshd?.catch(() => undefined);
+    await sshd?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -241,20 +211,6 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
     await server.close();
   });
 
-  it("answers a message over 256 KiB, or one whose fields run past its end, with FAILURE and closes", async () => {
-    const queue = new TestApprovalQueue();
-    const agent = await startAgent("bad", await fileKeys("ed"), true, queue);
-    const huge = Buffer.alloc(4);
-    huge.writeUInt32BE(256 * 1024 + 1);
-    expect(await exchange(agent.socket, huge)).toEqual({ reply: "0000000105", closed: true });
-    // SIGN_REQUEST whose key blob claims 1000 bytes.
-    expect(await exchange(agent.socket, Buffer.from("000000090d000003e8aabbccdd", "hex"))).toEqual({ reply: "0000000105", closed: true });
-    // A well-formed request it does not serve (REMOVE_ALL): FAILURE, and the connection stays.
-    expect(await exchange(agent.socket, Buffer.from("0000000113", "hex"))).toEqual({ reply: "0000000105", closed: false });
-    expect(queue.asks).toEqual([]);
-    await agent.server.close();
-  });
-
   it("relays to the user's own ssh-agent as the user, listing and signing only the keys named by fingerprint", async () => {
     const userDir = join(dir, "user");
     mkdirSync(userDir, { mode: 0o700 });
@@ -294,33 +250,10 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
   });
 });
 
-/** sshd in the foreground, logging to stderr, with `config` on `port`. */
-function runSshd(config: string, port: number) {
-  return execa("/usr/sbin/sshd", ["-D", "-e", "-f", config, "-p", String(port)], { reject: false });
-}
-
 function existsSocket(path: string): boolean {
   try {
     return lstatSync(path).isSocket();
   } catch {
     return false;
   }
-}
-
-/** Sends raw bytes to the agent: its reply (hex) and whether it closed the connection. */
-function exchange(socket: string, bytes: Buffer): Promise<{ reply: string; closed: boolean }> {
-  return new Promise((resolve) => {
-    const client = connect(socket);
-    let reply = Buffer.alloc(0);
-    const timer = setTimeout(() => {
-      client.destroy();
-      resolve({ reply: reply.toString("hex"), closed: false });
-    }, 500);
-    client.on("data", (chunk: Buffer) => (reply = Buffer.concat([reply, chunk])));
-    client.on("close", () => {
-      clearTimeout(timer);
-      resolve({ reply: reply.toString("hex"), closed: true });
-    });
-    client.write(bytes);
-  });
 }

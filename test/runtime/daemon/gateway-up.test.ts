@@ -7,6 +7,11 @@ describe("an up through the gateway account", () => {
     await expect(requireGatewayUp({ sshKeyPath: "/root/.ssh/id_ed25519" }, "root")).rejects.toThrow("may not give a sandbox an SSH key");
   });
 
+  it("refuses an SSH agent's keys and the caller's agent: they would sign for the key holder's sandbox", async () => {
+    await expect(requireGatewayUp({ sshAgent: ["/root/.ssh/id_ed25519"] }, "root")).rejects.toThrow("may not give a sandbox an SSH agent");
+    await expect(requireGatewayUp({ sshAuthSock: "/tmp/ssh-x/agent.1" }, "root")).rejects.toThrow("may not give a sandbox an SSH agent");
+  });
+
   it.each(["/root", "/root/", "/"])("refuses %s as a workspace: it holds the user's whole home", async (path) => {
     await expect(requireGatewayUp({ workspace: path }, "root")).rejects.toThrow("holds root's whole home");
     await expect(requireGatewayUp({ repos: { docs: path } }, "root")).rejects.toThrow("holds root's whole home");
