@@ -1,5 +1,5 @@
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,8 +27,27 @@ describe.skipIf(!tools.run)("nix build .#forage-ctl", () => {
     for (const file of ["runtime/assets/forage-agent", "templates/init/forage.config.ts.hbs", "modules/container/default.nix", "dist/bin/main.js"]) {
       expect(() => readFileSync(join(out, "lib/node_modules/forage", file)), file).not.toThrow();
     }
+    // The native helpers are built by the package's own build (static: they run in sandbox roots).
+    for (const helper of ["forage-enter", "forage-set-elements", "forage-mounts", "forage-git-relay"]) {
+      const path = join(out, "lib/node_modules/forage/dist/native", helper);
+      expect(statSync(path).mode & 0o111, helper).not.toBe(0);
+      expect(hasInterpreter(readFileSync(path)), `${helper} names a dynamic loader`).toBe(false);
+    }
+    // The push gate's relay runs from the package: it answers a wrong call with its usage.
+    const relay = spawnSync(join(out, "lib/node_modules/forage/dist/native/forage-git-relay"), [], { encoding: "utf8" });
+    expect([relay.status, relay.stderr]).toEqual([64, "usage: forage-git-relay SERVICE REMOTE SOCKET\n"]);
   }, 300_000);
 });
+
+/** Whether a 64-bit little-endian ELF file has a PT_INTERP program header (is dynamically linked). */
+function hasInterpreter(elf: Buffer): boolean {
+  expect(elf.subarray(0, 4).toString("latin1")).toBe("\x7fELF");
+  const phoff = Number(elf.readBigUInt64LE(0x20));
+  const phentsize = elf.readUInt16LE(0x36);
+  const phnum = elf.readUInt16LE(0x38);
+  for (let i = 0; i < phnum; i++) if (elf.readUInt32LE(phoff + i * phentsize) === 3) return true;
+  return false;
+}
 
 /** Evaluates importNpmLock (stand-in) over a lock of the given packages; returns the patched entries. */
 function importLock(root: string, packages: Record<string, object>, dependencies: Record<string, string>, overrides = "{ }"): unknown {
