@@ -42,5 +42,10 @@ pkgs.testers.runNixOSTest {
         owner = machine.succeed(f"stat -c %U {socket['path']}").strip()
         assert owner == socket["owner"], f"{socket['path']}: owner {owner}, expected {socket['owner']}"
     machine.succeed(f"su alice -c 'forage-ctl ps --json'")
+    # The approvals queue answers the user on their socket (nothing waits on a fresh host), and
+    # the push gate's relay, which git in a sandbox runs, is in the package.
+    waiting = json.loads(machine.succeed("su alice -c 'forage-ctl approvals --json'"))
+    assert waiting == [], waiting
+    machine.succeed("test -x ${forageCtl}/lib/node_modules/forage/dist/native/forage-git-relay")
   '';
 }
