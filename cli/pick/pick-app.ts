@@ -5,7 +5,7 @@ import { initialPickerState, type PickerEffect } from "./picker-state.js";
 import { useLatestState } from "./latest-state.js";
 import { PickerView } from "./picker-view.js";
 import type { WizardAnswers } from "./wizard-answers.js";
-import type { WizardEffect, WizardEnvironment } from "./wizard-state.js";
+import { retryWizardState, type WizardEffect, type WizardEnvironment } from "./wizard-state.js";
 import { WizardView } from "./wizard-view.js";
 
 /** What the user chose when the picker closed: the program does it with the terminal back. */
@@ -20,6 +20,8 @@ export interface PickAppProps {
   remove: (name: string) => Promise<readonly PickerSandbox[]>;
   /** Approvals waiting for an answer, by sandbox (forage-ctl approvals). */
   waiting: ReadonlyMap<string, number>;
+  /** The wizard's answers whose up failed, and why: the wizard opens on them at once. */
+  failedUp?: { answers: WizardAnswers; error: string };
 }
 
 /**
@@ -30,7 +32,9 @@ export interface PickAppProps {
 export function PickApp(props: PickAppProps): ReactElement {
   const { exit } = useApp();
   const [sandboxes, setSandboxes] = useState(props.sandboxes);
-  const [wizard, setWizard] = useState(props.sandboxes.length === 0);
+  const [wizard, setWizard] = useState(props.sandboxes.length === 0 || props.failedUp !== undefined);
+  // Once that wizard is left, n opens a fresh one.
+  const [failedUp, setFailedUp] = useState(props.failedUp);
   const [state, latest, setState] = useLatestState(() => initialPickerState);
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -56,12 +60,14 @@ export function PickApp(props: PickAppProps): ReactElement {
   };
   const onWizard = (effect: WizardEffect): void => {
     if (effect.kind === "create") return close(effect);
+    setFailedUp(undefined);
     setWizard(false);
   };
 
   if (wizard) {
     const environment = { ...props.environment, taken: new Set(sandboxes.map((s) => s.name)) };
-    return h(WizardView, { environment, directory: props.directory, onEffect: onWizard });
+    const initial = failedUp === undefined ? {} : { initial: retryWizardState(failedUp.answers, environment, `up failed: ${failedUp.error}`) };
+    return h(WizardView, { environment, directory: props.directory, onEffect: onWizard, ...initial });
   }
   return h(PickerView, { sandboxes, state, latest, setState, onEffect: onPicker, message, busy, waiting: props.waiting });
 }

@@ -8,7 +8,7 @@ import { loadSettings } from "../../runtime/settings/load-settings.js";
 import { settingsFile } from "../../runtime/settings/settings-file.js";
 import { operationsOf } from "../operations.js";
 import { upSandbox, upSummary } from "../up-sandbox.js";
-import { PickApp, type PickChoice } from "./pick-app.js";
+import { PickApp, type PickAppProps, type PickChoice } from "./pick-app.js";
 import { completeDirectory, expandPath, isDirectory } from "./path-completion.js";
 import { isRepository, upRequestOf } from "./wizard-answers.js";
 import { pendingApprovals } from "./pending-approvals.js";
@@ -19,11 +19,12 @@ const downGrace = 10;
 /**
  * `forage-ctl pick`: the picker on this terminal, then what was chosen, through the commands' own
  * code: attach as `forage-ctl attach`, a new sandbox as `forage-ctl up` (its progress printed the
- * same way) and then attach, removal as `forage-ctl down`.
+ * same way) and then attach, removal as `forage-ctl down`. When up fails, the picker comes back
+ * with the wizard on its summary, the answers kept and up's error under it.
  */
 export async function runPick(program: Command): Promise<void> {
   const ops = await operationsOf(program, { preferDaemon: true });
-  const [sandboxes, templates, waiting] = await Promise.all([ops.list({}), templateNames(program), pendingApprovals()]);
+  const [listed, templates, waiting] = await Promise.all([ops.list({}), templateNames(program), pendingApprovals()]);
   const cwd = process.cwd();
   const environment = {
     templates,
@@ -36,19 +37,30 @@ export async function runPick(program: Command): Promise<void> {
     await ops.down({ name, grace: downGrace });
     return ops.list({});
   };
-  const input = terminalInput();
-  const app = render(h(PickApp, { sandboxes, environment, directory: cwd, remove, waiting }), { stdin: input });
-  // ink's exit value; undefined when it was closed otherwise (Ctrl-C).
-  const choice = (await app.waitUntilExit().finally(() => input.destroy())) as PickChoice | undefined;
-  if (choice === undefined || choice.kind === "quit") return;
-  // Imported as the command registry imports it: one chunk of the bundle, so exec loads no more than before.
-  const { attachSandbox } = await import("../commands/inside.js");
-  if (choice.kind === "attach") return attachSandbox(program, choice.name);
-  const { answers } = choice;
-  const sshKeyPath = answers.sshKeyPath.trim() === "" ? "" : expandPath(answers.sshKeyPath.trim(), cwd);
-  const sandbox = await upSandbox(program, upRequestOf({ ...answers, sshKeyPath }, isRepository(answers.directory)));
-  process.stdout.write(upSummary(sandbox));
-  await attachSandbox(program, sandbox.name);
+  let sandboxes = listed;
+  let failedUp: PickAppProps["failedUp"];
+  for (;;) {
+    const input = terminalInput();
+    const app = render(h(PickApp, { sandboxes, environment, directory: cwd, remove, waiting, ...(failedUp === undefined ? {} : { failedUp }) }), { stdin: input });
+    // ink's exit value; undefined when it was closed otherwise (Ctrl-C).
+    const choice = (await app.waitUntilExit().finally(() => input.destroy())) as PickChoice | undefined;
+    if (choice === undefined || choice.kind === "quit") return;
+    // Imported as the command registry imports it: one chunk of the bundle, so exec loads no more than before.
+    const { attachSandbox } = await import("../commands/inside.js");
+    if (choice.kind === "attach") return attachSandbox(program, choice.name);
+    const { answers } = choice;
+    const sshKeyPath = answers.sshKeyPath.trim() === "" ? "" : expandPath(answers.sshKeyPath.trim(), cwd);
+    // A failed up (which left nothing behind) goes back to the wizard with its answers and why.
+    const sandbox = await upSandbox(program, upRequestOf({ ...answers, sshKeyPath }, isRepository(answers.directory))).catch((error: unknown) => {
+      failedUp = { answers, error: error instanceof Error ? error.message : String(error) };
+      return undefined;
+    });
+    if (sandbox !== undefined) {
+      process.stdout.write(upSummary(sandbox));
+      return attachSandbox(program, sandbox.name);
+    }
+    sandboxes = await ops.list({});
+  }
 }
 
 /**

@@ -49,6 +49,16 @@ export function initialWizardState(directory: string, environment: WizardEnviron
 }
 
 /**
+ * The wizard again after its sandbox could not be made: on the summary with the same answers
+ * (the name as typed, the template chosen), `note` saying why, so the user can change what was
+ * wrong (Esc goes back) or try again, instead of typing it all again.
+ */
+export function retryWizardState(answers: WizardAnswers, environment: WizardEnvironment, note: string): WizardState {
+  const templateIndex = Math.max(0, environment.templates.indexOf(answers.template));
+  return { step: "confirm", answers, nameEdited: true, templateIndex, advancedRow: 0, note };
+}
+
+/**
  * The wizard after one key: Enter goes on when the step's answer is good (else `note` says why),
  * Esc goes back a step (from the first, it leaves). Each step's own keys are in its function.
  */

@@ -10,6 +10,8 @@ export interface WizardViewProps {
   /** Where the directory step starts (the directory pick runs in). */
   directory: string;
   onEffect: (effect: WizardEffect) => void;
+  /** Where it starts instead of the first step (the summary again after a failed up). */
+  initial?: WizardState;
 }
 
 const stepTitles: Record<WizardState["step"], string> = {
@@ -23,7 +25,7 @@ const stepTitles: Record<WizardState["step"], string> = {
 /** The creation wizard: one step at a time, Enter goes on, Esc goes back. */
 export function WizardView(props: WizardViewProps): ReactElement {
   const { environment } = props;
-  const [state, latest, setState] = useLatestState(() => initialWizardState(props.directory, environment));
+  const [state, latest, setState] = useLatestState(() => props.initial ?? initialWizardState(props.directory, environment));
   useInput((input, key) => {
     for (const press of keyPresses(input, key)) {
       const next = wizardKey(latest(), press, environment);

@@ -84,6 +84,35 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl pick on a terminal", () => 
     expect(await terminal.screen()).toContain("step 3 of 5: Sandbox name");
   });
 
+  it("comes back to the wizard's summary with its answers and up's error when up fails, and leaves nothing", async () => {
+    await pick(wizardDir);
+    await terminal.waitFor("step 1 of 5");
+    await terminal.keys("Enter");
+    await terminal.waitFor("› basic");
+    await terminal.keys("Enter");
+    await terminal.waitFor("> wizard-made");
+    await terminal.keys("Enter");
+    await terminal.waitFor("step 4 of 5: Advanced");
+    // An e-mail up refuses (the daemon checks every request): up fails before anything is made.
+    await terminal.keys("Down", "Down", "Down");
+    await terminal.type("not-an-email");
+    await terminal.waitFor("git email: not-an-email");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/step 5 of 5[\s\S]*name +wizard-made/);
+    await terminal.keys("Enter");
+    await terminal.waitFor(/step 5 of 5[\s\S]*name +wizard-made[\s\S]*up failed: [\s\S]*gitEmail/, 60_000);
+    expect(await listed()).toEqual([]);
+    // Back a step keeps the answers; out of the wizard, the (empty) list.
+    await terminal.keys("Escape");
+    await terminal.waitFor(/step 4 of 5: Advanced[\s\S]*git email: not-an-email/);
+    // One Esc at a time: two in a row reach ink as one Alt-Esc.
+    for (const step of ["step 3 of 5", "step 2 of 5", "step 1 of 5", "No sandboxes yet: n creates one, q quits."]) {
+      await terminal.keys("Escape");
+      await terminal.waitFor(step);
+    }
+    await terminal.keys("q");
+  });
+
   it("creates a real sandbox with the wizard (Tab completes the directory) through up's path, and attaches to it", async () => {
     await pick();
     await terminal.waitFor("step 1 of 5");

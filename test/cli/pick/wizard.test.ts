@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { completeDirectory, expandPath, isDirectory } from "../../../cli/pick/path-completion.js";
 import { defaultName, isRepository, nameProblem, upRequestOf, type WizardAnswers } from "../../../cli/pick/wizard-answers.js";
-import { initialWizardState, wizardKey, type WizardEffect, type WizardEnvironment, type WizardState } from "../../../cli/pick/wizard-state.js";
+import { initialWizardState, retryWizardState, wizardKey, type WizardEffect, type WizardEnvironment, type WizardState } from "../../../cli/pick/wizard-state.js";
 import { typed, type KeyPress } from "../../../cli/pick/key-press.js";
 
 // A real directory tree: completion reads the file system as it is.
@@ -94,6 +94,17 @@ describe("the wizard's steps", () => {
       kind: "create",
       answers: { directory: join(root, "src/app"), template: "writer", name: "app-2", direct: true, muxConfig: false, gitUser: "Ann", gitEmail: "", sshKeyPath: "" },
     });
+  });
+
+  it("comes back after a failed up on the summary with the same answers, and goes back from there", () => {
+    const answers: WizardAnswers = { directory: join(root, "src/site"), template: "writer", name: "site-2", direct: false, muxConfig: true, gitUser: "", gitEmail: "", sshKeyPath: "" };
+    const again = retryWizardState(answers, environment, "up failed: no free slot");
+    expect(again).toMatchObject({ step: "confirm", templateIndex: 1, note: "up failed: no free slot" });
+    const escape: KeyPress = { input: "", key: { escape: true } };
+    // Back to the template step: the chosen template is still selected, the name kept.
+    const back = run([escape, escape, escape], again).state;
+    expect([back.step, back.templateIndex, back.answers.name, back.note]).toEqual(["template", 1, "site-2", null]);
+    expect(run([enter], again).effect).toEqual({ kind: "create", answers });
   });
 });
 
