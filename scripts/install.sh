@@ -24,6 +24,11 @@ declare -A packages=(
   [gcc]=gcc
   [keyctl]=keyutils
   [btrfs]=btrfs-progs
+  # The approvals' desktop notification, and its test: a session bus and notify-send on it.
+  [dbus-daemon]=dbus-daemon
+  [notify-send]=libnotify-bin
+  # Tests that need an account of their own (the push gate, the desktop notification).
+  [useradd]=passwd
 )
 
 missing=()

@@ -2,19 +2,23 @@ import type { Command } from "commander";
 import { Option } from "commander";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Request } from "../../runtime/api/calls.js";
+import { approvalIdPattern } from "../../runtime/approvals/approval-id.js";
 import { escapeControl, type ApprovalView } from "../../runtime/approvals/approval-view.js";
+import { SandboxError } from "../../runtime/core/errors.js";
 import { callDaemon } from "../../runtime/daemon/client.js";
 import { approvalsSocket } from "../approvals-socket.js";
+import { approvalDetail } from "../approval-detail.js";
 import { printJson, printTable } from "../output.js";
 import { parseApprovalDuration } from "../approval-duration.js";
+import { shortDuration } from "../short-duration.js";
 
 /** How often --watch asks the daemon: cheap (one small call), and a human notices within half a second. */
 const watchIntervalMs = 500;
 
-/** approvals [--watch] [--json]; approve ID [--once|--always|--for DURATION]; deny ID. */
+/** approvals [--watch] [--json]; approvals show ID [--json]; approve ID [--once|--always|--for DURATION]; deny ID. */
 export function registerApprovals(program: Command): void {
   const socket = () => approvalsSocket(program.opts<{ config?: string }>().config);
-  program
+  const approvals = program
     .command("approvals")
     .description("List the requests waiting for your answer: hosts, pushes and SSH signatures sandboxes asked for")
     .option("--watch", `redraw every ${watchIntervalMs} ms and ring the terminal bell on a new request (Ctrl-C stops)`)
@@ -26,10 +30,12 @@ A sandbox's gates (its DNS filter in ask mode, the push gate, the SSH agent) hol
 past its policy and ask here. Answer with forage-ctl approve ID or forage-ctl deny ID; a request
 nobody answers by its DEADLINE is denied. Only root and the configured user may list and answer.
 Every question and answer is in the sandbox's audit log (forage-ctl audit-log NAME).
-WHAT is the sandbox's own text, shown with control characters escaped.
+WHAT is the sandbox's own text, shown with control characters escaped; forage-ctl approvals
+show ID shows all of a request (a push's commits and diffstat, a key's comment and destination).
 
-Example:
-  forage-ctl approvals --watch`,
+Examples:
+  forage-ctl approvals --watch
+  forage-ctl approvals show k7q2xm`,
     )
     .action(async (options: { watch?: boolean; json?: boolean }) => {
       const path = await socket();
@@ -38,6 +44,7 @@ Example:
       if (options.json === true) return printJson(pending);
       printPending(pending, Date.now());
     });
+  registerShow(approvals, socket);
 
   program
     .command("approve")
@@ -75,6 +82,35 @@ Examples:
     });
 }
 
+/** approvals show ID [--json]: one pending request with every field. */
+function registerShow(approvals: Command, socket: () => Promise<string>): void {
+  approvals
+    .command("show")
+    .description("Show one pending request with every field: a push's commits and diffstat, a key's comment and destination, a host's name and port")
+    .argument("<id>", "the request's id, as forage-ctl approvals shows it")
+    .option("--json", "print the request as JSON (as forage-ctl approvals --json lists it)")
+    .addHelpText(
+      "after",
+      `
+Every field but the id, kind and times is the sandbox's own text, shown with control characters
+escaped, line by line. Answer with forage-ctl approve ID or forage-ctl deny ID.
+
+Examples:
+  forage-ctl approvals show k7q2xm
+  forage-ctl approvals show k7q2xm --json`,
+    )
+    .action(async (id: string, _options: unknown, command: Command) => {
+      // The parent's options are recognised after "show" too: --json is the same either way.
+      const options = command.optsWithGlobals<{ json?: boolean; watch?: boolean }>();
+      if (options.watch === true) throw new SandboxError("--watch goes with forage-ctl approvals (the list), not with show", "usage");
+      if (!approvalIdPattern.test(id)) throw new SandboxError(`"${escapeControl(id)}" is not a request id: an id is 6 letters and digits, as forage-ctl approvals lists them`, "usage");
+      const request = (await callDaemon("approvals", {}, await socket())).find((pending) => pending.id === id.toLowerCase());
+      if (request === undefined) throw new SandboxError(`no pending approval "${id}" (answered, expired, or never asked): forage-ctl approvals lists the pending ones with their ids`, "general");
+      if (options.json === true) return printJson(request);
+      process.stdout.write(approvalDetail(request, Date.now()));
+    });
+}
+
 /** `host pypi.example:443 for fix-42`, escaped. */
 function describe(request: ApprovalView): string {
   return `${request.kind} ${escapeControl(request.summary)} for ${escapeControl(request.sandbox)}`;
@@ -89,8 +125,8 @@ function printPending(pending: readonly ApprovalView[], now: number): void {
       escapeControl(request.sandbox),
       request.kind,
       clip(escapeControl(request.summary), 100),
-      seconds(now - Date.parse(request.createdAt)),
-      `in ${seconds(Date.parse(request.deadlineAt) - now)}`,
+      shortDuration(now - Date.parse(request.createdAt)),
+      `in ${shortDuration(Date.parse(request.deadlineAt) - now)}`,
     ]),
   );
 }
@@ -118,11 +154,6 @@ async function watch(path: string, json: boolean): Promise<never> {
     last = listed;
     await sleep(watchIntervalMs);
   }
-}
-
-function seconds(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  return s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
 }
 
 function clip(text: string, max: number): string {

@@ -2,6 +2,7 @@ import { lstat } from "node:fs/promises";
 import type { HostUser } from "../core/host-user.js";
 import { findExecutable } from "../core/find-executable.js";
 import { runCommand, type RunResult } from "../core/run-command.js";
+import { notificationBody, notificationTitle } from "./approval-notification-text.js";
 import { escapeControl, type ApprovalView } from "./approval-view.js";
 
 /** Where the notifications go: the configured user, the config's hook, and the daemon's log. */
@@ -22,12 +23,14 @@ export const notifyTimeoutMs = 10_000;
 /**
  * Tells the human about a new request, without waiting: a desktop notification when the user has
  * a session bus, and the config's hook. Both run as the user, never as root, with argv arrays
- * (never a shell); a failure is logged and never holds the queue.
+ * (never a shell); a failure is logged and never holds the queue. The promise it returns settles
+ * (never rejects) when both are done: the queue does not wait for it, a test does.
  */
-export function approvalNotifier(target: NotifyTarget): (request: ApprovalView) => void {
-  return (request) => {
-    void desktopNotification(request, target).catch((error: unknown) => target.log(`approval ${request.id}: desktop notification failed: ${String(error)}`));
-    if (target.hook !== null) void runHook(request, target.hook, target).catch((error: unknown) => target.log(`approval ${request.id}: approvals.notify failed: ${String(error)}`));
+export function approvalNotifier(target: NotifyTarget): (request: ApprovalView) => Promise<void> {
+  return async (request) => {
+    const desktop = desktopNotification(request, target).catch((error: unknown) => target.log(`approval ${request.id}: desktop notification failed: ${String(error)}`));
+    const hook = target.hook === null ? undefined : runHook(request, target.hook, target).catch((error: unknown) => target.log(`approval ${request.id}: approvals.notify failed: ${String(error)}`));
+    await Promise.all([desktop, hook]);
   };
 }
 
@@ -51,7 +54,10 @@ async function runHook(request: ApprovalView, hook: readonly string[], target: N
   if (result.failed) target.log(`approval ${request.id}: approvals.notify (${program}) ${failure(result)}`);
 }
 
-/** notify-send as the user on their session bus; nothing when they have none or it is not installed. */
+/**
+ * notify-send as the user on their session bus; nothing when they have none or it is not
+ * installed. The bus must be a socket itself (lstat): a link there is not followed.
+ */
 async function desktopNotification(request: ApprovalView, target: NotifyTarget): Promise<void> {
   const runtimeDir = `${target.runUserDir ?? "/run/user"}/${target.user.uid}`;
   const bus = await lstat(`${runtimeDir}/bus`).catch(() => undefined);
@@ -61,9 +67,10 @@ async function desktopNotification(request: ApprovalView, target: NotifyTarget):
     (process.env.PATH ?? "/usr/bin:/bin").split(":").filter((dir) => dir.startsWith("/")),
   );
   if (notifySend === undefined) return;
-  const title = `forage: ${request.sandbox} asks (${request.kind})`;
-  const body = `${escapeControl(request.summary)}\nforage-ctl approve ${request.id}   ·   forage-ctl deny ${request.id}`;
-  const result = await runCommand(notifySend, ["--app-name=forage", "--urgency=critical", "--", title, body], {
+  // notify-send reads C escapes in its body argument (libnotify's g_strcompress): `\x1b` would
+  // show as `x1b`. Its backslashes doubled, the body reaches the desktop as written.
+  const body = notificationBody(request).replaceAll("\\", "\\\\");
+  const result = await runCommand(notifySend, ["--app-name=forage", "--urgency=critical", "--", notificationTitle(request), body], {
     uid: target.user.uid,
     gid: target.user.gid,
     cwd: "/",

@@ -1,0 +1,183 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ApprovalAsk, ApprovalDecision, PushSubject } from "../../runtime/approvals/approval.js";
+import type { ApprovalView } from "../../runtime/approvals/approval-view.js";
+import { askThroughDaemon } from "../../runtime/daemon/approval-client.js";
+import { isRoot } from "../support/tools.js";
+import { cliPath, repoRoot, runCli, stackFrame, type CliResult } from "./run-cli.js";
+
+const pushSubject: PushSubject = {
+  remote: "origin",
+  url: "git@forge.example:me/repo.git",
+  ref: "refs/heads/fix-parser",
+  from: "1a2b3c4d5e6f7a8b9c0d",
+  to: "9f8e7d6c5b4a39281706",
+  commits: ["4d5e6f7 Parse the header", "8a9b0c1 Test the header", "9f8e7d6 Say so in the README"],
+  diffstat: " README.md       |  2 ++\n src/parser.ts   | 14 +++++++++-----\n 2 files changed, 11 insertions(+), 5 deletions(-)\n",
+};
+const push: ApprovalAsk = { sandbox: "fix-42", kind: "push", subject: pushSubject, deadlineMs: 60_000 };
+
+/** The detail with its two clock-dependent lines made stable. */
+const stable = (text: string): string => text.replace(/^(ASKED|DEADLINE)( +)\S+ \([^)]*\)/gm, "$1$2<time>");
+
+/*
+ * forage-ctl approvals show ID, as root, against a real daemon (forage-ctl daemon, in a run and
+ * state directory of this file's own): a root process asks through daemon-root.sock as the
+ * gates do (askThroughDaemon), the CLI lists and shows. No sandbox and no network: the queue
+ * needs neither. test/integration/approvals.test.ts drives the rest of the queue (the user's
+ * socket, answers, the hook, deadlines).
+ */
+describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", () => {
+  const dir = mkdtempSync(join(tmpdir(), "forage-approvals-show-"));
+  const config = join(dir, "forage.yaml");
+  const env = { FORAGE_STATE_DIR: join(dir, "state"), FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets") };
+  const logged: string[] = [];
+  const ask = askThroughDaemon({ log: (line) => void logged.push(line), socket: join(env.FORAGE_RUN_DIR, "daemon-root.sock") });
+  let daemon: Promise<unknown> | undefined;
+  const run = (...args: string[]): Promise<CliResult> => runCli(["--config", config, ...args], { env });
+
+  /** Asks `what` through the daemon and hands `check` its id as forage-ctl approvals lists it; then denies it. */
+  const whilePending = async (what: ApprovalAsk, check: (id: string) => Promise<void>): Promise<void> => {
+    const answer: Promise<ApprovalDecision> = ask(what);
+    let listed: ApprovalView[] = [];
+    for (let i = 0; i < 100 && listed.length === 0; i++) {
+      listed = JSON.parse((await run("approvals", "--json")).stdout) as ApprovalView[];
+      if (listed.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(listed).toHaveLength(1);
+    const id = listed[0]?.id ?? "";
+    try {
+      await check(id);
+    } finally {
+      await run("deny", id);
+    }
+    await expect(answer).resolves.toEqual({ decision: "deny" });
+  };
+
+  beforeAll(async () => {
+    writeFileSync(config, "user: nobody\ntemplates:\n  basic:\n    agents: { sh: { package: bash, executable: bash } }\n");
+    const child = execa(process.execPath, [cliPath, "--config", config, "daemon"], { cwd: repoRoot, env: { ...env, PATH: process.env.PATH ?? "/usr/bin:/bin" }, extendEnv: false, reject: false });
+    let log = "";
+    daemon = child;
+    child.stderr?.on("data", (chunk: Buffer) => void (log += chunk.toString()));
+    for (let i = 0; i < 200 && !log.includes("listening on"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(log).toContain("listening on");
+  });
+  afterAll(async () => {
+    await run("daemon", "--stop");
+    await daemon;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("shows a push with every field: remote, URL, ref, both commits in full, each commit, the diffstat, and how to answer", async () => {
+    await whilePending(push, async (id) => {
+      const shown = await run("approvals", "show", id);
+      expect([shown.exitCode, shown.stderr]).toEqual([0, ""]);
+      expect(stable(shown.stdout)).toBe(
+        [
+          `ID           ${id}`,
+          "SANDBOX      fix-42",
+          "KIND         push",
+          "WHAT         origin refs/heads/fix-parser 1a2b3c4d5e6f..9f8e7d6c5b4a (3 commits)",
+          "REMOTE       origin",
+          "URL          git@forge.example:me/repo.git",
+          "REF          refs/heads/fix-parser",
+          "FROM         1a2b3c4d5e6f7a8b9c0d",
+          "TO           9f8e7d6c5b4a39281706",
+          "COMMITS      3, oldest first",
+          "             4d5e6f7 Parse the header",
+          "             8a9b0c1 Test the header",
+          "             9f8e7d6 Say so in the README",
+          // git's own indentation kept: the diffstat as the push gate saw it.
+          "DIFFSTAT      README.md       |  2 ++",
+          "              src/parser.ts   | 14 +++++++++-----",
+          "              2 files changed, 11 insertions(+), 5 deletions(-)",
+          "ASKED        <time>",
+          "DEADLINE     <time>",
+          "",
+          "Answer with one of:",
+          `  forage-ctl approve ${id}              # this push`,
+          `  forage-ctl deny ${id}`,
+          "",
+        ].join("\n"),
+      );
+      expect(shown.stdout).toMatch(/^ASKED {8}\d{4}-\d\d-\d\dT[\d:.]+Z \(\d+s ago\)$/m);
+      expect(shown.stdout).toMatch(/^DEADLINE {5}\d{4}-\d\d-\d\dT[\d:.]+Z \(in (59|60)s; denied if nobody answers by then\)$/m);
+    });
+  });
+
+  it("escapes the sandbox's text line by line: a commit subject or diffstat line cannot fake a line, move the cursor or reverse the text", async () => {
+    const hostile: ApprovalAsk = { ...push, subject: { ...pushSubject, commits: ["4d5e6f7 ok\x1b[2J\nDEADLINE     never"], diffstat: " \u202eevil.ts | 1 +\x07\n" } };
+    await whilePending(hostile, async (id) => {
+      const shown = await run("approvals", "show", id.toUpperCase());
+      expect(shown.exitCode, shown.stderr).toBe(0);
+      expect(shown.stdout).toContain("\n             4d5e6f7 ok\\x1b[2J\\x0aDEADLINE     never\n");
+      expect(shown.stdout).toContain("\nDIFFSTAT      \\u202eevil.ts | 1 +\\x07\n");
+      expect(shown.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f\u202e]/);
+      expect(shown.stdout.match(/^DEADLINE/gm)).toHaveLength(1);
+    });
+  });
+
+  it("shows an SSH signature's key, comment and destination, and a host's name and port, with the answers that fit each", async () => {
+    await whilePending({ sandbox: "fix-42", kind: "ssh-sign", subject: { fingerprint: "SHA256:q1w2e3", comment: "me@laptop" }, deadlineMs: 60_000 }, async (id) => {
+      const lines = (await run("approvals", "show", id)).stdout.split("\n");
+      expect(lines.filter((line) => /^(KEY|COMMENT|DESTINATION) /.test(line))).toEqual([
+        "KEY          SHA256:q1w2e3",
+        "COMMENT      me@laptop",
+        "DESTINATION  not known (the session data did not show it)",
+      ]);
+      expect(lines).toContain(`  forage-ctl approve ${id} --for 10m    # this key, without asking again for 10 minutes`);
+    });
+    await whilePending({ sandbox: "fix-42", kind: "host", subject: { name: "pypi.example", port: 443 }, deadlineMs: 60_000 }, async (id) => {
+      const lines = (await run("approvals", "show", id)).stdout.split("\n");
+      expect(lines.filter((line) => /^(NAME|PORT) /.test(line))).toEqual(["NAME         pypi.example", "PORT         443"]);
+      expect(lines).toContain(`  forage-ctl approve ${id} --always     # kept in this sandbox's policy`);
+    });
+  });
+
+  it("prints the request as JSON with --json, as forage-ctl approvals --json lists it (before or after the id)", async () => {
+    await whilePending(push, async (id) => {
+      const [listed] = JSON.parse((await run("approvals", "--json")).stdout) as ApprovalView[];
+      for (const args of [
+        ["approvals", "show", id, "--json"],
+        ["approvals", "show", "--json", id],
+      ]) {
+        const shown = await run(...args);
+        expect(shown.exitCode, shown.stderr).toBe(0);
+        expect(JSON.parse(shown.stdout)).toEqual(listed);
+      }
+      expect(listed).toMatchObject({ id, kind: "push", subject: { commits: pushSubject.commits, diffstat: pushSubject.diffstat } });
+    });
+  });
+
+  it("refuses an id that is not pending: exit 1, what is wrong and where the ids are, no stack", async () => {
+    const shown = await run("approvals", "show", "zzzzzz");
+    expect(shown).toEqual({
+      exitCode: 1,
+      stdout: "",
+      stderr: 'forage-ctl: no pending approval "zzzzzz" (answered, expired, or never asked): forage-ctl approvals lists the pending ones with their ids\n',
+    });
+  });
+
+  it("refuses what is not an id as a usage error (exit 64), before asking the daemon", async () => {
+    const shown = await run("approvals", "show", "k7q2x\x1b");
+    expect([shown.exitCode, shown.stdout]).toEqual([64, ""]);
+    expect(shown.stderr).toBe('forage-ctl: "k7q2x\\x1b" is not a request id: an id is 6 letters and digits, as forage-ctl approvals lists them\n');
+    expect(shown.stderr).not.toMatch(stackFrame);
+    expect(logged).toEqual([]);
+  });
+});
+
+describe("forage-ctl approvals show --help", () => {
+  it("says what it shows and gives an example, without a daemon", async () => {
+    const help = await runCli(["approvals", "show", "--help"]);
+    expect([help.exitCode, help.stderr]).toEqual([0, ""]);
+    expect(help.stdout).toMatch(/^Usage: forage-ctl approvals show \[options\] <id>\n/);
+    expect(help.stdout).toContain("a push's commits and diffstat");
+    expect(help.stdout).toContain("\nExamples:\n  forage-ctl approvals show k7q2xm\n");
+    expect((await runCli(["approvals", "--help"])).stdout).toMatch(/^ {2}show \[options\] <id> +Show one pending request/m);
+  });
+});
