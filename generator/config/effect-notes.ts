@@ -10,10 +10,23 @@ import type { SchemaProblem } from "./zod-issues.js";
  * where every sandbox ran sshd), and `proxy.enable: true` and the proxy's other settings are what a
  * config with a proxied agent means anyway, so one whose agents were just moved to auth "wrapper"
  * keeps loading. Permissions on a package Forage does not know may be Claude Code's under another
- * name. None changes what runs: no agent's auth, no proxy, no sshd. Runs on sound `extends`.
+ * name. A secret no agent names is read by nothing. None changes what runs: no agent's auth, no
+ * proxy, no sshd. Runs on sound `extends`.
  */
 export function effectNotes(config: Config, flat: readonly FlatTemplate[]): SchemaProblem[] {
-  return [...idleProxyNotes(config, flat), ...useProxyNotes(config, flat), ...authorizedKeysNotes(config, flat), ...unrecognisedPermissionsNotes(config)];
+  return [...idleProxyNotes(config, flat), ...useProxyNotes(config, flat), ...authorizedKeysNotes(config, flat), ...unusedSecretsNotes(config), ...unrecognisedPermissionsNotes(config)];
+}
+
+/** A secret is read for the agents that name it (secretName): one no agent names is read by nothing. */
+function unusedSecretsNotes(config: Config): SchemaProblem[] {
+  const named = new Set(Object.values(config.templates).flatMap((template) => Object.values(template.agents ?? {}).map((agent) => agent.secretName)));
+  return Object.keys(config.secrets)
+    .filter((name) => !named.has(name))
+    .map((name) => ({
+      path: ["secrets", name],
+      atKey: true,
+      message: `secret "${name}" has no effect: no agent names it (secretName), so its file is never read; remove it, or give an agent secretName: ${name}`,
+    }));
 }
 
 /** The proxy's settings, written while no agent goes by it: it does not run, so nothing reads them. */

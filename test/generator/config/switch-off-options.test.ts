@@ -10,6 +10,8 @@ import { configProbe } from "./temp-config.js";
 const head = "user: alice\nsecrets: { a: /run/keys/a }\n";
 const key = "secretName: a, authEnvVar: ANTHROPIC_API_KEY";
 const { problems, load } = configProbe(head);
+// Without the secret: a config whose agents name no secret would carry a note on an unused one.
+const bare = configProbe("user: alice\n");
 
 const plain = "templates: { t: { network: none } }\n";
 
@@ -71,23 +73,23 @@ describe("an agent's permissions", () => {
   });
 
   it("load with a note on a package not recognised as Claude Code nor as another agent", async () => {
-    const { notes, model } = await load("templates:\n  t:\n    agents:\n      x: { package: my-claude, permissions: { allow: [Read] } }\n");
+    const { notes, model } = await bare.load("templates:\n  t:\n    agents:\n      x: { package: my-claude, permissions: { allow: [Read] } }\n");
     expect(notes).toEqual([
-      '6:32: templates.t.agents.x.permissions: note: only Claude Code reads permissions (they become its managed settings, /etc/claude-code/managed-settings.json); "my-claude" is not recognised as Claude Code (whose package name contains "claude-code"): remove permissions unless it is Claude Code',
+      '5:32: templates.t.agents.x.permissions: note: only Claude Code reads permissions (they become its managed settings, /etc/claude-code/managed-settings.json); "my-claude" is not recognised as Claude Code (whose package name contains "claude-code"): remove permissions unless it is Claude Code',
     ]);
     expect(model.templates[0]?.agents[0]?.permissions).toEqual({ allow: ["Read"], deny: [] });
   });
 
   it("load without a note on Claude Code, also under another attribute path or build name", async () => {
     for (const pkg of ["claude-code", "llm-agents.claude-code", "claude-code-bin"]) {
-      const { notes, model } = await load(`templates:\n  t:\n    agents:\n      c: { package: ${pkg}, permissions: { deny: [WebFetch] } }\n`);
+      const { notes, model } = await bare.load(`templates:\n  t:\n    agents:\n      c: { package: ${pkg}, permissions: { deny: [WebFetch] } }\n`);
       expect(notes, pkg).toEqual([]);
       expect(model.templates[0]?.agents[0]?.permissions, pkg).toEqual({ allow: [], deny: ["WebFetch"] });
     }
   });
 
   it("left out (or null) is fine on any agent", async () => {
-    expect((await load("templates:\n  t:\n    agents:\n      x: { package: codex, permissions: null }\n      y: { package: aider-chat }\n")).notes).toEqual([]);
+    expect((await bare.load("templates:\n  t:\n    agents:\n      x: { package: codex, permissions: null }\n      y: { package: aider-chat }\n")).notes).toEqual([]);
   });
 });
 
@@ -130,13 +132,13 @@ describe("authorizedKeys", () => {
   const keys = 'authorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB alice@laptop"]\n';
 
   it("loads with a note when no template runs sshd (the reference's configs set it: every sandbox of the reference ran sshd)", async () => {
-    expect((await load(keys + plain)).notes).toEqual([
-      "3:1: authorizedKeys: note: authorizedKeys has no effect: they are the keys a sandbox's sshd accepts, and no template runs sshd (ssh: true); forage-ctl attach needs no key. Remove authorizedKeys, or set ssh: true in the templates you log in to over SSH",
+    expect((await bare.load(keys + plain)).notes).toEqual([
+      "2:1: authorizedKeys: note: authorizedKeys has no effect: they are the keys a sandbox's sshd accepts, and no template runs sshd (ssh: true); forage-ctl attach needs no key. Remove authorizedKeys, or set ssh: true in the templates you log in to over SSH",
     ]);
   });
 
   it("loads without a note when a template (or one extending it) runs sshd", async () => {
-    expect((await load(`${keys}templates:\n  t: { network: none }\n  u: { extends: t, ssh: true }\n`)).notes).toEqual([]);
+    expect((await bare.load(`${keys}templates:\n  t: { network: none }\n  u: { extends: t, ssh: true }\n`)).notes).toEqual([]);
   });
 });
 
@@ -190,5 +192,17 @@ describe("a template's pushGate", () => {
     expect(await problems("templates:\n  t:\n    pushGate: { protectedBranches: [../main] }\n")).toEqual([
       expect.stringMatching(/^5:\d+: templates\.t\.pushGate\.protectedBranches\[0\]: must be a branch name/),
     ]);
+  });
+});
+
+describe("secrets", () => {
+  it("load with a note at the key of a secret no agent names: nothing reads its file", async () => {
+    expect((await load(plain)).notes).toEqual([
+      '2:12: secrets.a: note: secret "a" has no effect: no agent names it (secretName), so its file is never read; remove it, or give an agent secretName: a',
+    ]);
+  });
+
+  it("load without a note when an agent of any template names it", async () => {
+    expect((await load(`templates:\n  t:\n    agents:\n      c: { package: claude-code, ${key} }\n`)).notes).toEqual([]);
   });
 });
