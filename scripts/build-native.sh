@@ -3,7 +3,7 @@
 # forage-enter.c, filter.c, join.c: the way into a sandbox, which also runs inside any sandbox
 # root, the host's /usr or a NixOS system), forage-set-elements (native/forage-set-elements.c:
 # the network guard's writer of set elements), forage-git-relay (native/forage-git-relay.c: the
-# push gate's two ends that git runs, the ext:: relay and the outbox's hook) and forage-mounts (native/forage-mounts.c: a
+# push gate's two ends that git runs, the ext:: relay and the outbox's hooks) and forage-mounts (native/forage-mounts.c: a
 # sandbox start's host-side mounts in one process). Needs a C compiler, a static libc and the kernel's
 # UAPI headers (Debian: gcc libc6-dev, which scripts/install.sh installs). CC overrides the compiler.
 set -euo pipefail

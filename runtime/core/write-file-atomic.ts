@@ -4,8 +4,9 @@ let writes = 0;
 
 /**
  * Writes a file whole or not at all: a new temporary file beside it (created exclusively with
- * `mode`, so it is never readable by others even for a moment), fsync, rename over the target.
- * A crash leaves the old file or the new one, never a torn one.
+ * `mode`, so it is never readable by others even for a moment, then given exactly `mode`, so a
+ * narrow umask cannot take away what readers need), fsync, rename over the target. A crash leaves
+ * the old file or the new one, never a torn one.
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, mode: number): Promise<void> {
   writes += 1;
@@ -13,6 +14,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
   const temporary = `${file}.tmp-${process.pid}-${writes}`;
   const handle = await open(temporary, "wx", mode);
   try {
+    await handle.chmod(mode);
     await handle.writeFile(data);
     await handle.sync();
   } catch (error) {

@@ -10,6 +10,8 @@ import { listMetadata } from "../state/metadata-store.js";
 interface Service {
   what: string;
   close(): Promise<void>;
+  /** Catches up with what changed on the host while it runs (cheap when nothing did): every round. */
+  refresh(): Promise<void>;
 }
 
 /** The services of one run of a sandbox: started once per start (its startedAt), whether or not they came up. */
@@ -25,7 +27,9 @@ interface Started {
  * gets fresh ones: its startedAt changed), and closes those of sandboxes that no longer run or
  * are gone. The sandbox's binds and home seed were made at provision time, so a container starts
  * whether or not they are up yet. A service that fails to start is logged, and tried again only
- * at the sandbox's next start. Every question they have goes to `ask` (the approvals queue).
+ * at the sandbox's next start. Every round also refreshes the running ones (the push gate reads
+ * the repository's remotes again when its config changed). Every question they have goes to
+ * `ask` (the approvals queue).
  */
 export class SandboxServices {
   private readonly started = new Map<string, Started>();
@@ -68,17 +72,28 @@ export class SandboxServices {
       const now = wanted.get(name);
       if (now === undefined || runOf(now) !== run) await this.stop(name);
     }
-    for (const [name, metadata] of wanted) if (!this.started.has(name)) this.started.set(name, { run: runOf(metadata), services: await this.start(context, metadata) });
+    for (const [name, metadata] of wanted) {
+      const started = this.started.get(name);
+      if (started === undefined) this.started.set(name, { run: runOf(metadata), services: await this.start(context, metadata) });
+      else await this.refresh(name, started.services);
+    }
+  }
+
+  /** Refreshes a sandbox's running services; one that fails is logged and stays up. */
+  private async refresh(name: string, services: readonly Service[]): Promise<void> {
+    for (const service of services) {
+      await service.refresh().catch((error: unknown) => this.log(`${service.what} of ${name} could not refresh: ${messageOf(error)}`));
+    }
   }
 
   /** The sandbox's services, each started on its own: one that fails leaves the others up. */
   private async start(context: RuntimeContext, metadata: SandboxMetadata): Promise<Service[]> {
     const services: Service[] = [];
-    const attempt = async (what: string, start: () => Promise<{ close(): Promise<void> } | null>): Promise<void> => {
+    const attempt = async (what: string, start: () => Promise<{ close(): Promise<void>; refresh?(): Promise<void> } | null>): Promise<void> => {
       try {
         const started = await start();
         if (started === null) return;
-        services.push({ what, close: () => started.close() });
+        services.push({ what, close: () => started.close(), refresh: () => started.refresh?.() ?? Promise.resolve() });
         this.log(`${what} of ${metadata.name} started`);
       } catch (error) {
         this.log(`${what} of ${metadata.name} not started: ${messageOf(error)}`);

@@ -62,7 +62,7 @@ export async function copySecrets(paths: RuntimePaths, sandbox: SecretsOwner, te
   }
   const proxied = await writeProxiedCredentials(dir, sandbox, template, host, paths);
   names.push(...proxied.names);
-  const homeFiles = { ...identityHomeFiles(sandbox.agentIdentity), ...proxied.homeFiles, ...(await pushGateHomeFiles(sandbox)) };
+  const homeFiles = { ...identityHomeFiles(sandbox.agentIdentity), ...proxied.homeFiles, ...pushGateHomeFiles(sandbox) };
   if (await writeHomeSeed(dir, { files: homeFiles, links: contextHomeLinks(template) }, sandbox)) names.push(homeSeedName);
   const keyPath = sandbox.agentIdentity.sshKeyPath;
   if (keyPath === undefined) return names;

@@ -33,7 +33,7 @@ export async function gatedRemotes(user: GateUser, gitDir: string): Promise<Gate
   const remotes: GatedRemote[] = [];
   for (const [name, { url, pushurl }] of urls) {
     const push = pushurl ?? url;
-    if (push !== undefined && gatedRemoteName(name) && acceptedUrl(push)) remotes.push({ name, url: push });
+    if (push !== undefined && gatedRemoteName(name) && acceptedUrl(push)) remotes.push({ name, url: push, fromPushUrl: pushurl !== undefined });
   }
   return remotes.sort((a, b) => (a.name < b.name ? -1 : 1));
 }

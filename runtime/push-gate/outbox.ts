@@ -5,6 +5,7 @@ import { prepareSocketDirectory } from "../core/private-socket.js";
 import type { RuntimePaths } from "../core/paths.js";
 import { SandboxError } from "../core/errors.js";
 import { runCommand } from "../core/run-command.js";
+import { remotesConfigName } from "./sandbox-git-config.js";
 import { lastWords, runUserGit, type GateUser } from "./user-git.js";
 
 /** A sandbox's gate on the host: its directory, outbox repository, hook directory and socket. */
@@ -12,11 +13,13 @@ export interface OutboxLayout {
   dir: string;
   /** The bare repository git-receive-pack writes a push into (the user's: every git on it runs as them). */
   gitDir: string;
-  /** root's: the one hook, a link to the relay (runtime/push-gate's end in native/forage-git-relay.c). */
+  /** root's: the hooks pre-receive and update, links to the relay (runtime/push-gate's end in native/forage-git-relay.c). */
   hooksDir: string;
   /** root's directory holding the gate's socket, bound read-only into the sandbox. */
   socketDir: string;
   socket: string;
+  /** root's: the remotes config the sandbox's git includes, beside the socket (LiveRemotes writes it). */
+  remotesConfig: string;
 }
 
 /** Pushes larger than this are refused by git-receive-pack itself (receive.maxInputSize). */
@@ -25,13 +28,13 @@ export const maxPushBytes = 512 * 1024 * 1024;
 export function outboxLayout(paths: RuntimePaths, sandbox: string): OutboxLayout {
   const dir = pathUnder(paths.pushGateDir, sandbox);
   const socketDir = join(dir, "socket");
-  return { dir, gitDir: join(dir, "outbox.git"), hooksDir: join(dir, "hooks"), socketDir, socket: join(socketDir, "gate.sock") };
+  return { dir, gitDir: join(dir, "outbox.git"), hooksDir: join(dir, "hooks"), socketDir, socket: join(socketDir, "gate.sock"), remotesConfig: join(socketDir, remotesConfigName) };
 }
 
 /**
  * Makes a sandbox's outbox afresh: a bare repository of the user's whose objects borrow from the
  * user's repository (`objectStores`, recorded at up: its refs are advertised to the pusher, so a
- * push sends only new objects), checking every object it receives, its only hook root's. The
+ * push sends only new objects), checking every object it receives, its only hooks root's. The
  * socket's directory is kept (made when missing): a running sandbox holds a bind of it, and a new
  * directory in its place would be one the sandbox never sees.
  */
@@ -41,7 +44,8 @@ export async function createOutbox(layout: OutboxLayout, user: GateUser, relay: 
   await prepareGateSocketDir(layout);
   await chmod(layout.dir, 0o755);
   await mkdir(layout.hooksDir, { mode: 0o755 });
-  await symlink(relay, join(layout.hooksDir, "pre-receive"));
+  // pre-receive checks the whole push; update asks for each ref, so git reports each ref's fate.
+  for (const hook of ["pre-receive", "update"]) await symlink(relay, join(layout.hooksDir, hook));
   await mkdir(layout.gitDir, { mode: 0o700 });
   await lchown(layout.gitDir, user.uid, user.gid);
   const git = async (args: string[], doing: string): Promise<void> => {
@@ -54,6 +58,8 @@ export async function createOutbox(layout: OutboxLayout, user: GateUser, relay: 
     ["receive.fsckObjects", "true"],
     ["receive.maxInputSize", String(maxPushBytes)],
     ["receive.advertisePushOptions", "false"],
+    // An atomic push would report refs rejected that the gate had already pushed upstream.
+    ["receive.advertiseAtomic", "false"],
     ["gc.auto", "0"],
   ];
   for (const [key, value] of settings) await git(["config", key, value], `set ${key} in the outbox`);

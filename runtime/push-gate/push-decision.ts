@@ -18,7 +18,7 @@ export interface GateTarget {
   deadlineMs?: number;
 }
 
-/** The gate's answer to a push: whether every update went upstream, and the lines for the pusher. */
+/** The gate's answer to one hook: whether git may go on (pre-receive) or the ref went upstream (update), and the lines for the pusher. */
 export interface GateVerdict {
   accepted: boolean;
   lines: string[];
@@ -27,32 +27,44 @@ export interface GateVerdict {
 const prefix = "forage push gate";
 
 /**
- * Decides a push: every update is checked first (one refused refuses the push, nothing is asked);
- * then each is asked of the human and, once approved, pushed upstream as the user. The lines say
- * what happened to each ref in words the agent can act on; errors start with "error:".
+ * pre-receive's half: every update of the push is checked against the upstream as it is now, and
+ * one refused refuses the whole push, nothing asked. Accepted, git goes on to run the update hook
+ * for each ref (decideUpdate).
  */
-export async function decidePush(target: GateTarget, objects: PushObjects, updates: readonly RefUpdate[]): Promise<GateVerdict> {
-  let upstream: UpstreamState;
-  try {
-    upstream = await upstreamState(target.user, target.url);
-  } catch (error) {
-    return { accepted: false, lines: [`error: ${prefix}: ${target.remote}: ${(error as Error).message}`] };
-  }
-  const protectedRefs = protectedRefsOf(target.protectedBranches, upstream.defaultBranch);
+export async function checkPush(target: GateTarget, objects: PushObjects, updates: readonly RefUpdate[]): Promise<GateVerdict> {
+  const upstream = await readUpstream(target);
+  if ("error" in upstream) return { accepted: false, lines: [upstream.error] };
+  const protectedRefs = protectedRefsOf(target.protectedBranches, upstream.state.defaultBranch);
   const refused: string[] = [];
   for (const update of updates) {
-    const reason = await refusalOf(target, objects, update, upstream, protectedRefs);
+    const reason = await refusalOf(target, objects, update, upstream.state, protectedRefs);
     if (reason !== null) refused.push(`error: ${prefix}: ${update.ref}: refused: ${reason}`);
   }
   if (refused.length > 0) return { accepted: false, lines: [...refused, `error: ${prefix}: nothing was pushed to ${target.remote}`] };
-  const lines: string[] = [];
-  let accepted = true;
-  for (const update of updates) {
-    const said = await askAndPush(target, objects, update as RefUpdate & { new: string }, upstream);
-    accepted &&= said.pushed;
-    lines.push(said.line);
+  return { accepted: true, lines: [] };
+}
+
+/**
+ * The update hook's half, one ref: checked again against the upstream as it is now (asking for an
+ * earlier ref may have taken minutes), asked of the human and, once approved, pushed upstream as
+ * the user. Accepted only when it went upstream: git then says "ok" for this ref alone. The lines
+ * say what happened in words the agent can act on; errors start with "error:".
+ */
+export async function decideUpdate(target: GateTarget, objects: PushObjects, update: RefUpdate): Promise<GateVerdict> {
+  const upstream = await readUpstream(target);
+  if ("error" in upstream) return { accepted: false, lines: [upstream.error] };
+  const reason = await refusalOf(target, objects, update, upstream.state, protectedRefsOf(target.protectedBranches, upstream.state.defaultBranch));
+  if (reason !== null || update.new === null) return { accepted: false, lines: [`error: ${prefix}: ${update.ref}: refused: ${reason ?? "a deletion"}`] };
+  const said = await askAndPush(target, objects, { ...update, new: update.new }, upstream.state);
+  return { accepted: said.pushed, lines: [said.line] };
+}
+
+async function readUpstream(target: GateTarget): Promise<{ state: UpstreamState } | { error: string }> {
+  try {
+    return { state: await upstreamState(target.user, target.url) };
+  } catch (error) {
+    return { error: `error: ${prefix}: ${target.remote}: ${(error as Error).message}` };
   }
-  return { accepted, lines };
 }
 
 async function refusalOf(target: GateTarget, objects: PushObjects, update: RefUpdate, upstream: UpstreamState, protectedRefs: readonly string[]): Promise<string | null> {

@@ -1,4 +1,4 @@
-/** One ref update of a push, as git-receive-pack hands it to the outbox's pre-receive hook. */
+/** One ref update of a push, as git-receive-pack hands it to the outbox's hooks. */
 export interface RefUpdate {
   /** What the outbox had (not the upstream: the gate asks the upstream itself). */
   old: string;
@@ -14,21 +14,18 @@ const objectId = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const zeroId = /^0+$/;
 
 /**
- * The hook's report, parsed: its quarantine directory (first line) and the ref updates. Anything
- * malformed throws: the report comes from git on the host, but its ids and names from the sandbox.
+ * One "OLD NEW REF" line, as git writes it to pre-receive (and the update hook's report, built from
+ * its arguments, repeats). Anything malformed throws: the ids and names come from the sandbox.
  *
- * @example parseHookReport("/o/objects/tmp_objdir-incoming-x\n<40 zeros> <id> refs/heads/a\n")
+ * @example parseRefUpdate("<40 zeros> <id> refs/heads/a") // { old: "000…", new: "<id>", ref: "refs/heads/a" }
  */
-export function parseHookReport(text: string): { quarantine: string; updates: RefUpdate[] } {
-  const [quarantine = "", ...lines] = text.split("\n");
-  const updates = lines.filter((line) => line !== "").map(parseLine);
-  if (updates.length === 0) throw new Error("no ref updates");
-  if (updates.length > maxRefUpdates) throw new Error(`more than ${maxRefUpdates} ref updates in one push: push fewer branches at once`);
-  return { quarantine, updates };
+export function parseRefUpdate(line: string): RefUpdate {
+  const [old, next, ref, ...rest] = line.split(" ");
+  if (old === undefined || next === undefined || ref === undefined || ref === "" || rest.length > 0 || !objectId.test(old) || !objectId.test(next)) throw new Error("malformed ref update");
+  return { old, new: zeroId.test(next) ? null : next, ref };
 }
 
-function parseLine(line: string): RefUpdate {
-  const [old, next, ref, ...rest] = line.split(" ");
-  if (old === undefined || next === undefined || ref === undefined || rest.length > 0 || !objectId.test(old) || !objectId.test(next)) throw new Error("malformed ref update");
-  return { old, new: zeroId.test(next) ? null : next, ref };
+/** The same update as one string (the gate remembers which updates pre-receive let through). */
+export function refUpdateKey(update: RefUpdate): string {
+  return `${update.old} ${update.new ?? "-"} ${update.ref}`;
 }

@@ -5,9 +5,8 @@ import { SandboxError } from "../core/errors.js";
 import { lookupHostUserById } from "../core/host-user.js";
 import type { RuntimePaths } from "../core/paths.js";
 import type { SandboxMetadata } from "../state/metadata.js";
-import { gatedRemotes, repositoryGitDir } from "./gated-remotes.js";
 import { outboxLayout, prepareGateSocketDir } from "./outbox.js";
-import { sandboxGitConfig } from "./sandbox-git-config.js";
+import { pushGateHomeConfig } from "./sandbox-git-config.js";
 import { gateBinds, startSandboxPushGate, type SandboxPushGate } from "./start-push-gate.js";
 import type { GateUser } from "./user-git.js";
 
@@ -30,16 +29,14 @@ export async function pushGateBinds(paths: RuntimePaths, metadata: Pick<SandboxM
 }
 
 /**
- * The agent's home files for the gate: its git config, sending each remote's pushes to the gate.
- * Worked out at provision time from the user's repository (the remotes the gate will stand in
- * for, read as the user, as the gate reads them when it starts); none without a gate. A
- * workspace with no git repository gets the config without remotes (nothing to push to).
+ * The agent's home files for the gate: a git config that only includes the remotes config the
+ * gate keeps current in its socket directory (LiveRemotes), so remotes added later are gated
+ * without a reset; none without a gate. Sandboxes provisioned before named their remotes here
+ * directly: the gate still takes those remote names.
  */
-export async function pushGateHomeFiles(metadata: Pick<SandboxMetadata, "uid" | "workspace"> & { pushGate?: SandboxMetadata["pushGate"] | undefined }): Promise<Record<string, string>> {
+export function pushGateHomeFiles(metadata: { pushGate?: SandboxMetadata["pushGate"] | undefined }): Record<string, string> {
   if (metadata.pushGate === null || metadata.pushGate === undefined) return {};
-  const gitDir = await repositoryGitDir(metadata.workspace);
-  const remotes = gitDir === null ? [] : await gatedRemotes(await gateUser(metadata.uid), gitDir);
-  return { [pushGateConfigFile]: sandboxGitConfig(remotes) };
+  return { [pushGateConfigFile]: pushGateHomeConfig() };
 }
 
 /**

@@ -6,10 +6,11 @@ import { packageRoot } from "../core/package-root.js";
 import type { RuntimePaths } from "../core/paths.js";
 import type { WorkspaceMount } from "../state/metadata.js";
 import { listenForPushes, type RunningGate } from "./gate-server.js";
-import { gatedRemotes, repositoryGitDir } from "./gated-remotes.js";
+import { repositoryGitDir } from "./gated-remotes.js";
 import { createOutbox, outboxLayout, prepareGateSocketDir, removeOutbox, type OutboxLayout } from "./outbox.js";
 import type { GateTarget } from "./push-decision.js";
-import { gateSocketMountDir, relayMountPath, sandboxGitConfig, type GatedRemote } from "./sandbox-git-config.js";
+import { LiveRemotes } from "./live-remotes.js";
+import { gateSocketMountDir, relayMountPath, type GatedRemote, type SandboxGatePaths } from "./sandbox-git-config.js";
 import type { GateUser } from "./user-git.js";
 
 /** The relay and hook program (native/forage-git-relay.c), built into dist/native/. */
@@ -28,40 +29,51 @@ export interface PushGateRequest {
   ask: AskApproval;
   /** How long a push waits for an answer (default: the approvals' default deadline). */
   deadlineMs?: number;
+  /** Where the sandbox's git finds the relay and socket (default: their mount points; a test on the host names host paths). */
+  sandboxPaths?: SandboxGatePaths;
 }
 
 /** A started gate: the remotes it stands in for, what the sandbox needs to reach it, and its stop. */
 export interface SandboxPushGate extends RunningGate {
-  remotes: GatedRemote[];
+  /** The remotes as the gate last read them. */
+  remotes(): GatedRemote[];
+  /**
+   * Reads the remotes again if the repository's config changed since (a stat when it did not),
+   * rewriting the config the sandbox's git includes. Pushes refresh too; the daemon calls this
+   * every round so the sandbox's git sees a new remote before it pushes to it.
+   */
+  refresh(): Promise<void>;
   /** Read-only binds: the socket's directory and the relay. */
   binds: Bind[];
-  /** The sandbox's git config (home-relative `.config/git/config`) that sends pushes here. */
-  gitConfig: string;
 }
 
 /**
  * Starts a sandbox's push gate (the integration point for the daemon, which passes its approvals
- * queue as `ask`): makes the outbox, reads the user's remotes, and listens on the gate's socket.
- * Stop it with `close()` (the outbox stays until removePushGate, at down).
+ * queue as `ask`): makes the outbox, reads the user's remotes and writes the config the sandbox's
+ * git includes, and listens on the gate's socket. Stop it with `close()` (the outbox stays until
+ * removePushGate, at down).
  */
 export async function startSandboxPushGate(request: PushGateRequest): Promise<SandboxPushGate> {
   const layout = outboxLayout(request.paths, request.sandbox);
   const gitDir = await repositoryGitDir(request.workspace);
-  const remotes = gitDir === null ? [] : await gatedRemotes(request.user, gitDir);
   // git runs as the user on the outbox: the state directory must let them pass (as managed workspaces do).
   await prepareGateSocketDir(layout);
   for (const dir of [request.paths.stateDir, request.paths.pushGateDir]) await chmod(dir, ((await stat(dir)).mode & 0o7777) | 0o011);
   await createOutbox(layout, request.user, relayPath(), gitDir === null ? [] : [join(gitDir, "objects")]);
-  const targets = new Map<string, GateTarget>();
-  for (const remote of remotes) {
+  const remotes = new LiveRemotes(request.user, gitDir, layout.remotesConfig, request.sandboxPaths);
+  await remotes.refresh();
+  const targetOf = (remote: GatedRemote): GateTarget => {
     const target: GateTarget = { sandbox: request.sandbox, user: request.user, remote: remote.name, url: remote.url, protectedBranches: request.protectedBranches, ask: request.ask };
-    targets.set(remote.name, request.deadlineMs === undefined ? target : { ...target, deadlineMs: request.deadlineMs });
-  }
-  const running = await listenForPushes(layout, targets);
+    return request.deadlineMs === undefined ? target : { ...target, deadlineMs: request.deadlineMs };
+  };
+  const running = await listenForPushes(layout, async (name) => {
+    const remote = await remotes.find(name);
+    return remote === undefined ? undefined : targetOf(remote);
+  });
   return {
-    remotes,
+    remotes: () => remotes.current(),
+    refresh: () => remotes.refresh(),
     binds: gateBinds(layout),
-    gitConfig: sandboxGitConfig(remotes),
     close: running.close,
   };
 }

@@ -11,8 +11,16 @@ import { agentUid, TestHost } from "./harness.js";
  * `up` starts, as the harness runs it), THEN its agent lists the test's key inside the sandbox,
  * and its pushes reach the gate, which asks the daemon's approvals queue: approved with
  * forage-ctl approve, the push lands upstream (as the host user); unanswered by the deadline (3 s
- * here), nothing is pushed; a force push and one to the default branch are refused outright.
+ * here), nothing is pushed; a force push and one to the default branch are refused outright; a
+ * remote added on the host while the sandbox runs is gated without a reset.
  */
+/** A waiting approval as `forage-ctl approvals --json` lists it (the parts these tests read). */
+interface PushRequest {
+  id: string;
+  kind: string;
+  subject: { remote: string; url: string; ref: string; commits: string[] };
+}
+
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "tmux", "git", "ssh-keygen", "ssh-add");
 
 describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates for running sandboxes", () => {
@@ -89,8 +97,8 @@ describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates
   }, 120_000);
 
   describe("a sandbox with pushGate: {} on a clone of a local bare upstream", () => {
+    const workspace = join(host.dir, "workspaces", "gated");
     beforeAll(async () => {
-      const workspace = join(host.dir, "workspaces", "gated");
       mkdirSync(join(host.dir, "workspaces"), { recursive: true });
       git("clone", "-q", upstream, workspace);
       execFileSync("chown", ["-R", `${agentUid}:${agentUid}`, workspace]);
@@ -103,15 +111,21 @@ describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates
     const upstreamRef = (ref: string): string => git("--git-dir", upstream, "rev-parse", "--verify", "--quiet", ref).trim();
     const commitInside = 'git -c user.name=Agent -c user.email=agent@example.test commit -q --allow-empty -m "$1"';
 
-    it("sends the push to the gate, which asks; approved with forage-ctl approve, it lands upstream", async () => {
-      const pushing = inside("gated", `cd /workspace && set -- "A feature" && ${commitInside} && git push origin HEAD:refs/heads/feature`);
-      let request: { id: string; kind: string; subject: { ref: string; commits: string[] } } | undefined;
+    /** The first waiting approval (polled for up to ~10 s), approved with forage-ctl approve; what it asked. */
+    const approveNext = async (): Promise<PushRequest | undefined> => {
+      let request: PushRequest | undefined;
       for (let i = 0; i < 100 && request === undefined; i++) {
-        request = (JSON.parse((await host.run(["approvals", "--json"])).stdout) as (typeof request)[])[0];
+        request = (JSON.parse((await host.run(["approvals", "--json"])).stdout) as (PushRequest | undefined)[])[0];
         if (request === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      expect(request).toMatchObject({ kind: "push", subject: { ref: "refs/heads/feature", commits: [expect.stringMatching(/^[0-9a-f]+ A feature$/)] } });
       expect((await host.run(["approve", request?.id ?? ""])).exitCode).toBe(0);
+      return request;
+    };
+
+    it("sends the push to the gate, which asks; approved with forage-ctl approve, it lands upstream", async () => {
+      const pushing = inside("gated", `cd /workspace && set -- "A feature" && ${commitInside} && git push origin HEAD:refs/heads/feature`);
+      const request = await approveNext();
+      expect(request).toMatchObject({ kind: "push", subject: { ref: "refs/heads/feature", commits: [expect.stringMatching(/^[0-9a-f]+ A feature$/)] } });
       const pushed = await pushing;
       expect(pushed.output).toMatch(/forage push gate: refs\/heads\/feature: approved and pushed to origin/);
       expect(pushed.exitCode).toBe(0);
@@ -131,6 +145,21 @@ describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates
       expect(pushed.output).toMatch(/not a fast-forward of the upstream's topic/);
       expect(pushed.exitCode).not.toBe(0);
       expect(upstreamRef("refs/heads/topic")).toBe(before);
+    }, 60_000);
+
+    it("gates a remote the user adds on the host after up, without a reset (the daemon refreshes the gate)", async () => {
+      const second = join(host.dir, "second.git");
+      git("clone", "-q", "--bare", upstream, second);
+      git("-C", workspace, "remote", "add", "second", second);
+      execFileSync("chown", ["-R", `${agentUid}:${agentUid}`, second, join(workspace, ".git")]);
+      // The sandbox's git includes the gate's remotes config, which the daemon's next round rewrites.
+      expect((await eventually("gated", `grep -qF '"${second}"' /run/forage-push/remotes.gitconfig`)).exitCode, daemonLog()).toBe(0);
+      const pushing = inside("gated", `cd /workspace && git push second HEAD:refs/heads/elsewhere`);
+      expect(await approveNext()).toMatchObject({ kind: "push", subject: { remote: "second", url: second, ref: "refs/heads/elsewhere" } });
+      const pushed = await pushing;
+      expect(pushed.output).toMatch(/refs\/heads\/elsewhere: approved and pushed to second/);
+      expect(pushed.exitCode).toBe(0);
+      expect(git("--git-dir", second, "rev-parse", "--verify", "--quiet", "refs/heads/elsewhere").trim()).toMatch(/^[0-9a-f]{40}$/);
     }, 60_000);
 
     it("refuses a push to the upstream's default branch, protected by default", async () => {

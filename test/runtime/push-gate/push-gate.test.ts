@@ -1,107 +1,28 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCommand } from "../../../runtime/core/run-command.js";
-import { runtimePaths } from "../../../runtime/core/paths.js";
-import { sandboxGitConfig } from "../../../runtime/push-gate/sandbox-git-config.js";
-import { relayPath, removePushGate, startSandboxPushGate, type SandboxPushGate } from "../../../runtime/push-gate/start-push-gate.js";
-import { outboxLayout } from "../../../runtime/push-gate/outbox.js";
+import { removePushGate } from "../../../runtime/push-gate/start-push-gate.js";
 import { hasTool, isRoot, toolsAvailable } from "../../support/tools.js";
-import { ApprovalDesk } from "./approval-desk.js";
+import { GateFixture } from "./gate-fixture.js";
 
 const tools = toolsAvailable("git", "setpriv", "useradd", "userdel");
 
 /*
- * GIVEN a host user with a bare "upstream" repository and a clone of it (the repository a sandbox
- * works on), and an agent (another uid, as in a sandbox) with a clone of its own whose pushes the
- * sandbox's git config sends to the gate; WHEN the agent pushes, THEN the gate refuses, asks,
- * and pushes upstream as the user, and the agent's git says what happened.
+ * GIVEN the gate on a user's repository and an agent's clone (gate-fixture.ts); WHEN the agent
+ * pushes, THEN the gate refuses, asks, and pushes upstream as the user, and the agent's git says
+ * what happened.
  */
 describe.skipIf(!tools.run || !isRoot())("the push gate, with real git", () => {
-  const account = `fpush${process.pid % 100000}`;
-  const agentUid = 61_000 + (process.pid % 1000);
-  const root = mkdtempSync(join(tmpdir(), "forage-push-gate-"));
-  const home = join(root, "home");
-  const upstream = join(home, "upstream.git");
-  const userRepo = join(home, "repo");
-  const agentHome = join(root, "agent");
-  const work = join(agentHome, "work");
-  const desk = new ApprovalDesk();
-  let uid = 0;
-  let gate: SandboxPushGate | undefined;
-
-  const asUser = (args: string[], cwd = home): string =>
-    execFileSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--init-groups", "--", "git", ...args], { cwd, env: { HOME: home, PATH: "/usr/bin:/bin" }, encoding: "utf8" });
-  // Asynchronous: the gate answers from this very process.
-  const asAgent = async (args: string[]): Promise<{ status: number | undefined; output: string }> => {
-    const result = await runCommand("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", "git", "-C", work, ...args], {
-      env: { HOME: agentHome, PATH: "/usr/bin:/bin" },
-      reject: false,
-      timeoutMs: 60_000,
-    });
-    return { status: result.exitCode, output: `${result.stdout}\n${result.stderr}` };
-  };
-  const upstreamHas = (ref: string): string | null => {
-    const said = spawnSync("git", ["--git-dir", upstream, "rev-parse", "--verify", "--quiet", ref], { encoding: "utf8" });
-    return said.status === 0 ? said.stdout.trim() : null;
-  };
-  const commit = async (file: string, message: string): Promise<string> => {
-    writeFileSync(join(work, file), `${message}\n`);
-    chownSync(join(work, file), agentUid, agentUid);
-    expect((await asAgent(["add", file])).status).toBe(0);
-    expect((await asAgent(["commit", "-q", "-m", message])).status).toBe(0);
-    return (await asAgent(["rev-parse", "HEAD"])).output.trim();
-  };
-
-  beforeAll(async () => {
-    execFileSync("useradd", ["--no-create-home", "--home-dir", home, "--shell", "/bin/sh", "--comment", "Forage push gate test (removed at the end)", account]);
-    uid = Number(execFileSync("id", ["-u", account], { encoding: "utf8" }).trim());
-    execFileSync("chmod", ["755", root]);
-    mkdirSync(home, { mode: 0o700 });
-    chownSync(home, uid, uid);
-    asUser(["config", "--global", "user.name", "Host User"]);
-    asUser(["config", "--global", "user.email", "user@example.test"]);
-    asUser(["init", "-q", "--bare", "-b", "main", upstream]);
-    asUser(["clone", "-q", upstream, userRepo]);
-    asUser(["-C", userRepo, "commit", "-q", "--allow-empty", "-m", "first"]);
-    asUser(["-C", userRepo, "push", "-q", "origin", "main"]);
-    // The agent: its own uid and clone (a sandbox's workspace), and the sandbox's git config.
-    mkdirSync(join(agentHome, ".config/git"), { recursive: true });
-    asUser(["clone", "-q", upstream, join(home, "agent-work")]);
-    execFileSync("mv", [join(home, "agent-work"), work]);
-    execFileSync("chown", ["-R", `${agentUid}:${agentUid}`, agentHome]);
-    paths = runtimePaths(join(root, "state"), { FORAGE_STATE_DIR: join(root, "state"), FORAGE_RUN_DIR: join(root, "run") });
-    gate = await startSandboxPushGate({
-      paths,
-      sandbox: "pushy",
-      workspace: { mode: "git-worktree", hostPath: work, managed: true, sourceRepo: userRepo, stores: [{ kind: "git", path: join(userRepo, ".git") }] },
-      user: { name: account, uid, gid: uid, home },
-      protectedBranches: null,
-      ask: desk.ask,
-      deadlineMs: 5_000,
-    });
-    // On the host the relay and socket are at their own paths, not the sandbox's mount points.
-    const config = sandboxGitConfig(gate.remotes, { relay: relayPath(), socket: outboxLayout(paths, "pushy").socket });
-    writeFileSync(join(agentHome, ".config/git/config"), `[user]\n\tname = Agent\n\temail = agent@example.test\n${config}`);
-  }, 60_000);
-
-  let paths: ReturnType<typeof runtimePaths>;
-
-  afterAll(async () => {
-    await gate?.close();
-    spawnSync("userdel", [account]);
-    rmSync(root, { recursive: true, force: true });
-  });
-
-  beforeEach(() => {
-    desk.asks.length = 0;
-    desk.policy = () => "wait";
-  });
+  const f = new GateFixture("g", 0);
+  const { desk } = f;
+  const asAgent = (args: string[]): ReturnType<GateFixture["asAgent"]> => f.asAgent(args);
+  const upstreamHas = (ref: string): string | null => f.has(ref);
+  const commit = (file: string, message: string): Promise<string> => f.commit(file, message);
 
   it("stands in for the user's remote, with its push URL", async () => {
-    expect(gate?.remotes).toEqual([{ name: "origin", url: upstream }]);
+    expect(f.gate?.remotes()).toEqual([{ name: "origin", url: f.upstream, fromPushUrl: false }]);
   });
 
   it("asks for a new branch with its commits and diffstat, and once approved pushes it upstream as the user", async () => {
@@ -111,13 +32,13 @@ describe.skipIf(!tools.run || !isRoot())("the push gate, with real git", () => {
     expect(pushed.output).toContain("approved and pushed to origin");
     expect(pushed.status).toBe(0);
     expect(desk.asks).toHaveLength(1);
-    expect(desk.asks[0]).toMatchObject({ sandbox: "pushy", kind: "push", subject: { remote: "origin", url: upstream, ref: "refs/heads/feature", from: null, to } });
+    expect(desk.asks[0]).toMatchObject({ sandbox: "pushy", kind: "push", subject: { remote: "origin", url: f.upstream, ref: "refs/heads/feature", from: null, to } });
     const subject = desk.asks[0]?.kind === "push" ? desk.asks[0].subject : undefined;
     expect(subject?.commits).toEqual([`${to.slice(0, 7)} Add the feature`]);
     expect(subject?.diffstat).toContain("feature.txt");
     expect(upstreamHas("refs/heads/feature")).toBe(to);
     // The upstream's new object was written by the user's git, not root's.
-    expect(statSync(join(upstream, "objects", to.slice(0, 2), to.slice(2))).uid).toBe(uid);
+    expect(statSync(join(f.upstream, "objects", to.slice(0, 2), to.slice(2))).uid).toBe(f.uid);
   });
 
   it("asks for a fast-forward of an existing branch with the range from the upstream's commit", async () => {
@@ -184,13 +105,13 @@ describe.skipIf(!tools.run || !isRoot())("the push gate, with real git", () => {
 
   it.skipIf(!hasTool("jj"))("takes jj's `jj git push` the same way (jj pushes through git's remote config)", async () => {
     const jj = (args: string[]): ReturnType<typeof runCommand> =>
-      runCommand("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", "jj", ...args], {
-        cwd: work,
-        env: { HOME: agentHome, PATH: "/usr/local/bin:/usr/bin:/bin", JJ_USER: "Agent", JJ_EMAIL: "agent@example.test" },
+      runCommand("setpriv", [`--reuid=${f.agentUid}`, `--regid=${f.agentUid}`, "--clear-groups", "--", "jj", ...args], {
+        cwd: f.work,
+        env: { HOME: f.agentHome, PATH: "/usr/local/bin:/usr/bin:/bin", JJ_USER: "Agent", JJ_EMAIL: "agent@example.test" },
         reject: false,
       });
     await commit("jj.txt", "Pushed by jj");
-    expect((await jj(["git", "init", "--colocate", work])).exitCode).toBe(0);
+    expect((await jj(["git", "init", "--colocate", f.work])).exitCode).toBe(0);
     expect((await jj(["bookmark", "create", "from-jj", "-r", "@-"])).exitCode).toBe(0);
     desk.policy = () => ({ decision: "once" });
     const pushed = await jj(["git", "push", "-b", "from-jj"]);
@@ -203,9 +124,9 @@ describe.skipIf(!tools.run || !isRoot())("the push gate, with real git", () => {
 
   // Last: it removes the gate.
   it("removes the gate at down, the user's outbox as the user: a link the user planted in it is not followed", async () => {
-    await gate?.close();
-    gate = undefined;
-    const layout = outboxLayout(paths, "pushy");
+    await f.gate?.close();
+    f.gate = undefined;
+    const { layout, paths, root, uid } = f;
     const victim = join(root, "root-only");
     mkdirSync(victim, { mode: 0o700 });
     writeFileSync(join(victim, "keep"), "root's\n");
