@@ -5,6 +5,8 @@ import { SandboxError } from "../core/errors.js";
 import { lookupHostUserById } from "../core/host-user.js";
 import type { RuntimePaths } from "../core/paths.js";
 import type { SandboxMetadata } from "../state/metadata.js";
+import { repositoryGitDir } from "./gated-remotes.js";
+import { LiveRemotes } from "./live-remotes.js";
 import { outboxLayout, prepareGateSocketDir } from "./outbox.js";
 import { pushGateHomeConfig } from "./sandbox-git-config.js";
 import { gateBinds, startSandboxPushGate, type SandboxPushGate } from "./start-push-gate.js";
@@ -19,12 +21,14 @@ export const pushGateConfigFile = ".config/git/config";
 /**
  * The binds of a sandbox with a push gate (none without): the gate's socket directory, made now
  * (root's, 0755) so the container starts whether or not the gate is up yet, and the relay. The
- * daemon starts the gate itself once the sandbox runs (SandboxServices).
+ * daemon starts the gate itself once the sandbox runs (SandboxServices); the remotes config the
+ * sandbox's git includes is written now, so no push made before the gate is up goes around it.
  */
-export async function pushGateBinds(paths: RuntimePaths, metadata: Pick<SandboxMetadata, "name" | "pushGate">): Promise<Bind[]> {
+export async function pushGateBinds(paths: RuntimePaths, metadata: Pick<SandboxMetadata, "name" | "pushGate" | "uid" | "workspace">): Promise<Bind[]> {
   if (metadata.pushGate === null) return [];
   const layout = outboxLayout(paths, metadata.name);
   await prepareGateSocketDir(layout);
+  await new LiveRemotes(await gateUser(metadata.uid), await repositoryGitDir(metadata.workspace), layout.remotesConfig).refresh();
   return gateBinds(layout);
 }
 

@@ -2,6 +2,7 @@ import { chownSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sandboxGitConfig } from "../../../runtime/push-gate/sandbox-git-config.js";
+import { pushGateBinds } from "../../../runtime/push-gate/sandbox-push-gate.js";
 import { relayPath } from "../../../runtime/push-gate/start-push-gate.js";
 import { isRoot, toolsAvailable } from "../../support/tools.js";
 import { agentIdentity, GateFixture } from "./gate-fixture.js";
@@ -25,6 +26,15 @@ describe.skipIf(!tools.run || !isRoot())("the push gate's remotes, kept current 
     const info = statSync(f.layout.remotesConfig);
     expect([info.uid, info.mode & 0o777]).toEqual([0, 0o644]);
     expect(included()).toContain(`pushInsteadOf = "${f.upstream}"`);
+  });
+
+  it("is written when the sandbox's binds are made, before its gate runs: no early push goes around the gate", async () => {
+    const paths = { ...f.paths, pushGateDir: join(f.root, "provisioned") };
+    const binds = await pushGateBinds(paths, { name: "pushy", pushGate: { protectedBranches: null }, uid: f.uid, workspace: { mode: "direct", hostPath: f.userRepo, managed: false } });
+    expect(binds.map((bind) => bind.target)).toEqual(["/run/forage-push", "/run/forage-git-relay"]);
+    const early = readFileSync(join(paths.pushGateDir, "pushy", "socket", "remotes.gitconfig"), "utf8");
+    expect(early).toContain(`pushInsteadOf = "${f.upstream}"`);
+    expect(early).toContain("ext::/run/forage-git-relay %S origin /run/forage-push/gate.sock");
   });
 
   it("still takes a sandbox provisioned before, whose home git config names its remotes itself", async () => {
