@@ -1,5 +1,6 @@
 import { unrecognisedPermissionsNotes } from "./check-permissions.js";
 import { inherits, proxiedAgents, type FlatTemplate } from "./proxied-agents.js";
+import { pushGateBypassNotes } from "./push-gate-notes.js";
 import type { Config } from "./schema/config.js";
 import type { SchemaProblem } from "./zod-issues.js";
 
@@ -10,11 +11,19 @@ import type { SchemaProblem } from "./zod-issues.js";
  * where every sandbox ran sshd), and `proxy.enable: true` and the proxy's other settings are what a
  * config with a proxied agent means anyway, so one whose agents were just moved to auth "wrapper"
  * keeps loading. Permissions on a package Forage does not know may be Claude Code's under another
- * name. A secret no agent names is read by nothing. None changes what runs: no agent's auth, no
- * proxy, no sshd. Runs on sound `extends`.
+ * name. A secret no agent names is read by nothing. An SSH agent that signs unasked beside a push
+ * gate gives the sandbox a way around it. None changes what runs: no agent's auth, no proxy, no
+ * sshd. Runs on sound `extends`.
  */
 export function effectNotes(config: Config, flat: readonly FlatTemplate[]): SchemaProblem[] {
-  return [...idleProxyNotes(config, flat), ...useProxyNotes(config, flat), ...authorizedKeysNotes(config, flat), ...unusedSecretsNotes(config), ...unrecognisedPermissionsNotes(config)];
+  return [
+    ...idleProxyNotes(config, flat),
+    ...useProxyNotes(config, flat),
+    ...authorizedKeysNotes(config, flat),
+    ...unusedSecretsNotes(config),
+    ...unrecognisedPermissionsNotes(config),
+    ...pushGateBypassNotes(config, flat),
+  ];
 }
 
 /** A secret is read for the agents that name it (secretName): one no agent names is read by nothing. */
