@@ -9,7 +9,7 @@ import type { AgentKey } from "../../runtime/ssh-agent/ssh-key.js";
 import { upstreamKeys } from "../../runtime/ssh-agent/upstream-agent.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { TestApprovalQueue } from "../support/test-approval-queue.js";
-import { startLoopbackSshd, type LoopbackSshd } from "../support/loopback-sshd.js";
+import { startTestSshd, type TestSshd } from "../support/test-sshd.js";
 
 /*
  * The sandbox's SSH agent against the real OpenSSH: keys made by ssh-keygen, logins by ssh to an
@@ -24,7 +24,7 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
   const dir = mkdtempSync("/tmp/forage-ssh-agent-");
   const keysDir = join(dir, "keys");
   const pubsDir = join(dir, "pubs");
-  let sshd: LoopbackSshd | undefined;
+  let sshd: TestSshd | undefined;
   const fingerprints: Record<string, string> = {};
   let hostKeyFingerprint = "";
 
@@ -78,7 +78,7 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
       copyFileSync(join(keysDir, `${name}.pub`), join(pubsDir, `${name}.pub`));
       fingerprints[name ?? ""] = execFileSync("ssh-keygen", ["-l", "-E", "sha256", "-f", join(keysDir, `${name}.pub`)], { encoding: "utf8" }).split(" ")[1] ?? "";
     }
-    sshd = await startLoopbackSshd(dir, ["ed", "rsa", "ec", "other"].map((k) => readFileSync(join(keysDir, `${k}.pub`), "utf8")).join(""));
+    sshd = await startTestSshd(dir, ["ed", "rsa", "ec", "other"].map((k) => readFileSync(join(keysDir, `${k}.pub`), "utf8")).join(""));
     hostKeyFingerprint = sshd.hostKeyFingerprint;
   });
 

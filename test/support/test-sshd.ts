@@ -4,35 +4,42 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { freePort } from "./free-port.js";
 
-/** A running sshd on 127.0.0.1 for root's logins, and what a client needs to trust it. */
-export interface LoopbackSshd {
+/** A running sshd for root's logins, and what a client needs to trust it. */
+export interface TestSshd {
   port: number;
-  /** A known_hosts file naming its host key for [127.0.0.1]:port. */
+  /** A known_hosts file naming its host key for its address and port. */
   knownHosts: string;
+  /** Its host public key line ("ssh-ed25519 AAAA…"), for a known_hosts of the client's own. */
+  hostKey: string;
   /** Its host key's SHA256 fingerprint, as ssh-keygen -l shows it. */
   hostKeyFingerprint: string;
   stop(): Promise<void>;
 }
 
+/** Where it listens: 127.0.0.1 on a free port (the default), or port 22 of an address in a network namespace the test made. */
+export type SshdPlace = { namespace: string; address: string } | undefined;
+
 /**
- * Starts the real sshd in the foreground on a free loopback port, with a host key of its own in
- * `dir`, accepting root's logins with the `authorizedKeys` lines only and answering every login
- * with `echo logged-in` (ForceCommand): a test host for ssh clients and agents, reached only over
- * loopback.
+ * Starts the real sshd in the foreground, with a host key of its own in `dir`, accepting root's
+ * logins with the `authorizedKeys` lines only and answering every login with `echo logged-in`
+ * (ForceCommand): a test host for ssh clients and agents, reached only over loopback or in a
+ * network namespace the test made (`place`).
  */
-export async function startLoopbackSshd(dir: string, authorizedKeys: string): Promise<LoopbackSshd> {
+export async function startTestSshd(dir: string, authorizedKeys: string, place?: SshdPlace): Promise<TestSshd> {
   const hostKey = join(dir, "host_key");
   execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", hostKey]);
   const hostKeyFingerprint = execFileSync("ssh-keygen", ["-l", "-f", `${hostKey}.pub`], { encoding: "utf8" }).split(" ")[1] ?? "";
+  const publicKey = readFileSync(`${hostKey}.pub`, "utf8").trim();
   writeFileSync(join(dir, "authorized_keys"), authorizedKeys);
-  const port = await freePort();
+  const address = place?.address ?? "127.0.0.1";
+  const port = place === undefined ? await freePort() : 22;
   const knownHosts = join(dir, "known_hosts");
-  writeFileSync(knownHosts, `[127.0.0.1]:${port} ${readFileSync(`${hostKey}.pub`, "utf8")}`);
+  writeFileSync(knownHosts, `${port === 22 ? address : `[${address}]:${port}`} ${publicKey}\n`);
   const config = join(dir, "sshd_config");
   writeFileSync(
     config,
     [
-      "ListenAddress 127.0.0.1",
+      `ListenAddress ${address}`,
       `HostKey ${hostKey}`,
       "PidFile none",
       `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
@@ -48,7 +55,8 @@ export async function startLoopbackSshd(dir: string, authorizedKeys: string): Pr
   );
   // sshd refuses to start without its privilege separation directory.
   mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
-  const sshd = execa("/usr/sbin/sshd", ["-D", "-e", "-f", config, "-p", String(port)], { reject: false });
+  const sshdArgs = ["/usr/sbin/sshd", "-D", "-e", "-f", config, "-p", String(port)];
+  const sshd = place === undefined ? execa(sshdArgs[0] ?? "", sshdArgs.slice(1), { reject: false }) : execa("ip", ["netns", "exec", place.namespace, ...sshdArgs], { reject: false });
   let log = "";
   sshd.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
   for (let i = 0; i < 100 && !log.includes("Server listening"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -59,6 +67,7 @@ export async function startLoopbackSshd(dir: string, authorizedKeys: string): Pr
   return {
     port,
     knownHosts,
+    hostKey: publicKey,
     hostKeyFingerprint,
     stop: async () => {
       sshd.kill("SIGTERM");
