@@ -39,6 +39,16 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl pick on a terminal", () => 
     await terminal.waitFor("[exited 0]");
   };
 
+  /** pick in the wizard's directory, through its first two steps (the template basic) to the name it proposes. */
+  const wizardToName = async (): Promise<void> => {
+    await pick(wizardDir);
+    await terminal.waitFor("step 1 of 5");
+    await terminal.keys("Enter");
+    await terminal.waitFor("› basic");
+    await terminal.keys("Enter");
+    await terminal.waitFor("> wizard-made");
+  };
+
   beforeAll(async () => {
     host.workspace("wizard-made");
     // The agent user reaches its repository through the host's directory (mkdtemp made it 0700).
@@ -70,12 +80,7 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl pick on a terminal", () => 
   });
 
   it("shows an invalid name's problem under the name as it is typed, and does not go on", async () => {
-    await pick(wizardDir);
-    await terminal.waitFor("step 1 of 5");
-    await terminal.keys("Enter");
-    await terminal.waitFor("step 2 of 5");
-    await terminal.keys("Enter");
-    await terminal.waitFor("> wizard-made");
+    await wizardToName();
     await terminal.keys("C-u");
     await terminal.type("Bad_Name");
     await terminal.waitFor(`invalid sandbox name "Bad_Name": use 1-63 characters of a-z, 0-9 and '-'`);
@@ -85,12 +90,7 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl pick on a terminal", () => 
   });
 
   it("comes back to the wizard's summary with its answers and up's error when up fails, and leaves nothing", async () => {
-    await pick(wizardDir);
-    await terminal.waitFor("step 1 of 5");
-    await terminal.keys("Enter");
-    await terminal.waitFor("› basic");
-    await terminal.keys("Enter");
-    await terminal.waitFor("> wizard-made");
+    await wizardToName();
     await terminal.keys("Enter");
     await terminal.waitFor("step 4 of 5: Advanced");
     // An e-mail up refuses (the daemon checks every request): up fails before anything is made.
