@@ -10,15 +10,19 @@ import { upstreamKeys } from "../../runtime/ssh-agent/upstream-agent.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { TestApprovalQueue } from "../support/test-approval-queue.js";
 import { startTestSshd, type TestSshd } from "../support/test-sshd.js";
+import { TestHosts } from "../support/test-hosts.js";
 
 /*
  * The sandbox's SSH agent against the real OpenSSH: keys made by ssh-keygen, logins by ssh to an
- * sshd this test runs on 127.0.0.1 (as root, ForceCommand echo), ssh-add as the client that tries
+ * sshd this test runs on a test host in a network namespace it makes (as root, ForceCommand echo),
+ * ssh-add as the client that tries
  * to change the agent, and a real ssh-agent of another user for the relay. Every signature is
  * answered by the test's own approvals queue after it has looked at the ask.
  */
-const tools = toolsAvailable("ssh", "sshd", "ssh-keygen", "ssh-add", "ssh-agent", "setpriv");
+const tools = toolsAvailable("ssh", "sshd", "ssh-keygen", "ssh-add", "ssh-agent", "setpriv", "ip", "openssl");
 const nobody = 65534;
+const hosts = new TestHosts("fth253", "10.199.253", "fd99:1253");
+const [sshHost] = hosts.v4 as [string];
 
 describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh, sshd and ssh-agent", () => {
   const dir = mkdtempSync("/tmp/forage-ssh-agent-");
@@ -44,8 +48,6 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
       [
         "-F",
         "/dev/null",
-        "-p",
-        String(sshd?.port),
         "-o",
         `IdentityAgent=${socket}`,
         "-o",
@@ -58,7 +60,7 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
         `UserKnownHostsFile=${sshd?.knownHosts}`,
         "-o",
         "StrictHostKeyChecking=yes",
-        "root@127.0.0.1",
+        `root@${sshHost}`,
       ],
       { reject: false, stdin: "ignore", timeout: 30_000 },
     );
@@ -78,12 +80,14 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
       copyFileSync(join(keysDir, `${name}.pub`), join(pubsDir, `${name}.pub`));
       fingerprints[name ?? ""] = execFileSync("ssh-keygen", ["-l", "-E", "sha256", "-f", join(keysDir, `${name}.pub`)], { encoding: "utf8" }).split(" ")[1] ?? "";
     }
-    sshd = await startTestSshd(dir, ["ed", "rsa", "ec", "other"].map((k) => readFileSync(join(keysDir, `${k}.pub`), "utf8")).join(""));
+    await hosts.start({});
+    sshd = await startTestSshd(dir, ["ed", "rsa", "ec", "other"].map((k) => readFileSync(join(keysDir, `${k}.pub`), "utf8")).join(""), { namespace: hosts.namespace, address: sshHost });
     hostKeyFingerprint = sshd.hostKeyFingerprint;
   });
 
   afterAll(async () => {
     await sshd?.stop();
+    hosts.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -2,12 +2,10 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { freePort } from "./free-port.js";
 
 /** A running sshd for root's logins, and what a client needs to trust it. */
 export interface TestSshd {
-  port: number;
-  /** A known_hosts file naming its host key for its address and port. */
+  /** A known_hosts file naming its host key for its address. */
   knownHosts: string;
   /** Its host public key line ("ssh-ed25519 AAAA…"), for a known_hosts of the client's own. */
   hostKey: string;
@@ -16,25 +14,27 @@ export interface TestSshd {
   stop(): Promise<void>;
 }
 
-/** Where it listens: 127.0.0.1 on a free port (the default), or port 22 of an address in a network namespace the test made. */
-export type SshdPlace = { namespace: string; address: string } | undefined;
+/** Where it listens: port 22 of an address of a test host in a network namespace the test made (TestHosts). */
+export interface SshdPlace {
+  namespace: string;
+  address: string;
+}
 
 /**
  * Starts the real sshd in the foreground, with a host key of its own in `dir`, accepting root's
  * logins with the `authorizedKeys` lines only and answering every login with `echo logged-in`
- * (ForceCommand): a test host for ssh clients and agents, reached only over loopback or in a
- * network namespace the test made (`place`).
+ * (ForceCommand), on a test host in a network namespace the test made (`place`): the only place
+ * besides loopback a test's traffic may go.
  */
-export async function startTestSshd(dir: string, authorizedKeys: string, place?: SshdPlace): Promise<TestSshd> {
+export async function startTestSshd(dir: string, authorizedKeys: string, place: SshdPlace): Promise<TestSshd> {
   const hostKey = join(dir, "host_key");
   execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", hostKey]);
   const hostKeyFingerprint = execFileSync("ssh-keygen", ["-l", "-f", `${hostKey}.pub`], { encoding: "utf8" }).split(" ")[1] ?? "";
   const publicKey = readFileSync(`${hostKey}.pub`, "utf8").trim();
   writeFileSync(join(dir, "authorized_keys"), authorizedKeys);
-  const address = place?.address ?? "127.0.0.1";
-  const port = place === undefined ? await freePort() : 22;
+  const { address } = place;
   const knownHosts = join(dir, "known_hosts");
-  writeFileSync(knownHosts, `${port === 22 ? address : `[${address}]:${port}`} ${publicKey}\n`);
+  writeFileSync(knownHosts, `${address} ${publicKey}\n`);
   const config = join(dir, "sshd_config");
   writeFileSync(
     config,
@@ -55,8 +55,7 @@ export async function startTestSshd(dir: string, authorizedKeys: string, place?:
   );
   // sshd refuses to start without its privilege separation directory.
   mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
-  const sshdArgs = ["/usr/sbin/sshd", "-D", "-e", "-f", config, "-p", String(port)];
-  const sshd = place === undefined ? execa(sshdArgs[0] ?? "", sshdArgs.slice(1), { reject: false }) : execa("ip", ["netns", "exec", place.namespace, ...sshdArgs], { reject: false });
+  const sshd = execa("ip", ["netns", "exec", place.namespace, "/usr/sbin/sshd", "-D", "-e", "-f", config, "-p", "22"], { reject: false });
   let log = "";
   sshd.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
   for (let i = 0; i < 100 && !log.includes("Server listening"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -65,7 +64,6 @@ export async function startTestSshd(dir: string, authorizedKeys: string, place?:
     throw new Error(`sshd did not start: ${log}`);
   }
   return {
-    port,
     knownHosts,
     hostKey: publicKey,
     hostKeyFingerprint,
