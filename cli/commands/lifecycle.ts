@@ -32,7 +32,7 @@ export function registerLifecycle(program: Command): void {
     .option("--runtime <runtime>", "runtime to use (see forage-ctl runtime)")
     .option(
       "--ssh-agent <key>",
-      "serve an SSH agent with this key (a private key file of yours, or SHA256:… of a key in your own agent), asking before each signature (repeatable)",
+      "serve an SSH agent with this key (a private key file of yours, or SHA256:… of a key in your own agent, which must be reachable here through SSH_AUTH_SOCK), asking before each signature (repeatable)",
       (key: string, keys: string[]) => [...keys, key],
       [] as string[],
     )
