@@ -1,6 +1,7 @@
 import { lstat } from "node:fs/promises";
 import type { HostUser } from "../core/host-user.js";
 import { findExecutable } from "../core/find-executable.js";
+import { userCommandPath } from "../core/user-command-path.js";
 import { runCommand, type RunResult } from "../core/run-command.js";
 import { notificationBody, notificationTitle } from "./approval-notification-text.js";
 import { escapeControl, type ApprovalView } from "./approval-view.js";
@@ -36,7 +37,7 @@ export function approvalNotifier(target: NotifyTarget): (request: ApprovalView) 
 
 /** The environment of what runs as the user: theirs to own, nothing of the daemon's but PATH. */
 function userEnvironment(user: HostUser, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: user.home, USER: user.name, LOGNAME: user.name, ...extra };
+  return { PATH: userCommandPath(user), HOME: user.home, USER: user.name, LOGNAME: user.name, ...extra };
 }
 
 async function runHook(request: ApprovalView, hook: readonly string[], target: NotifyTarget): Promise<void> {
@@ -62,10 +63,8 @@ async function desktopNotification(request: ApprovalView, target: NotifyTarget):
   const runtimeDir = `${target.runUserDir ?? "/run/user"}/${target.user.uid}`;
   const bus = await lstat(`${runtimeDir}/bus`).catch(() => undefined);
   if (bus?.isSocket() !== true) return;
-  const notifySend = await findExecutable(
-    ["notify-send"],
-    (process.env.PATH ?? "/usr/bin:/bin").split(":").filter((dir) => dir.startsWith("/")),
-  );
+  // The user's own (their NixOS profile: the daemon's service PATH has no libnotify), run as them.
+  const notifySend = await findExecutable(["notify-send"], userCommandPath(target.user).split(":"));
   if (notifySend === undefined) return;
   // notify-send reads C escapes in its body argument (libnotify's g_strcompress): `\x1b` would
   // show as `x1b`. Its backslashes doubled, the body reaches the desktop as written.

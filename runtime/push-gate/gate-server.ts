@@ -5,6 +5,8 @@ import { serveControlChannel } from "./control-channel.js";
 import type { OutboxLayout } from "./outbox.js";
 import type { GateTarget } from "./push-decision.js";
 import { PushSession } from "./push-session.js";
+import { userGitEnvironment } from "./user-git.js";
+import { systemProgram } from "../core/user-command-path.js";
 
 /** The header a relay sends first is at most this long ("git-receive-pack REMOTE\n"). */
 const maxHeader = 256;
@@ -62,15 +64,18 @@ function readHeader(socket: Socket, then: (header: string, rest: Buffer) => void
 async function serve(socket: Socket, header: string, rest: Buffer, layout: OutboxLayout, findTarget: FindTarget): Promise<void> {
   const [service, remote, ...extra] = header.split(" ");
   const target = remote === undefined || extra.length > 0 ? undefined : await findTarget(remote).catch(() => undefined);
+  // root starts setpriv, found in the system's directories only; git is then found as the user.
+  const setpriv = await systemProgram("setpriv").catch(() => undefined);
   if (socket.destroyed) return;
+  if (setpriv === undefined) return void socket.end(errPacket("forage push gate: setpriv is not installed on the host"));
   if (service !== "git-receive-pack" || target === undefined) {
     // git shows an ERR packet to the pusher as "fatal: remote error: ...".
     return void socket.end(errPacket(target === undefined ? `forage push gate: no such remote here: ${JSON.stringify(remote ?? "")}` : "forage push gate: only pushes go through the gate"));
   }
   const { user } = target;
-  const child = spawn("setpriv", [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--init-groups", "--", "git", "receive-pack", layout.gitDir], {
+  const child = spawn(setpriv, [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--init-groups", "--", "git", "receive-pack", layout.gitDir], {
     stdio: ["pipe", "pipe", "ignore", "pipe"],
-    env: { HOME: user.home, USER: user.name, PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", GIT_TERMINAL_PROMPT: "0" },
+    env: userGitEnvironment(user),
     cwd: "/",
   });
   const [stdin, stdout, , control] = child.stdio as unknown as [NodeJS.WritableStream, NodeJS.ReadableStream, null, Socket];

@@ -68,7 +68,7 @@ async function readUpstream(target: GateTarget): Promise<{ state: UpstreamState 
 }
 
 async function refusalOf(target: GateTarget, objects: PushObjects, update: RefUpdate, upstream: UpstreamState, protectedRefs: readonly string[]): Promise<string | null> {
-  const nameProblem = await refNameProblem(update.ref);
+  const nameProblem = await refNameProblem(update.ref, target.user);
   if (nameProblem !== null || update.new === null) return refusal({ ref: update.ref, to: update.new, from: null, nameProblem, toIsCommit: false, fastForward: false, protectedRefs });
   const from = upstream.heads.get(update.ref) ?? null;
   const toIsCommit = await isCommit(target.user, objects, update.new);

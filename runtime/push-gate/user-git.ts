@@ -1,4 +1,5 @@
 import { runCommand, type RunResult } from "../core/run-command.js";
+import { systemProgram, userCommandPath } from "../core/user-command-path.js";
 
 /** The host user a gate acts for: pushes go upstream as them, with their own configuration. */
 export interface GateUser {
@@ -13,15 +14,21 @@ export interface GateUser {
  * database), never as root: their HOME, so their own ~/.gitconfig, credential helpers and SSH keys
  * apply. No shell; a small fixed environment plus `env` (a quarantine's object directories).
  */
-export function runUserGit(user: GateUser, args: readonly string[], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<RunResult> {
+export async function runUserGit(user: GateUser, args: readonly string[], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<RunResult> {
   const argv = [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--init-groups", "--", "git", ...args];
-  return runCommand("setpriv", argv, {
-    env: { HOME: user.home, USER: user.name, LOGNAME: user.name, PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", GIT_TERMINAL_PROMPT: "0", ...env },
+  // setpriv is root's to find (system directories only); git is found by setpriv as the user.
+  return runCommand(await systemProgram("setpriv"), argv, {
+    env: { ...userGitEnvironment(user), ...env },
     cwd: "/",
     reject: false,
     timeoutMs,
     maxBuffer: 4 * 1024 * 1024,
   });
+}
+
+/** The environment git runs in as the user: their HOME and PATH (their git, credential helpers, ssh), no prompts. */
+export function userGitEnvironment(user: GateUser): Record<string, string> {
+  return { HOME: user.home, USER: user.name, LOGNAME: user.name, PATH: userCommandPath(user), LANG: "C.UTF-8", GIT_TERMINAL_PROMPT: "0" };
 }
 
 /** What git said last (a few lines), for a message. */

@@ -161,10 +161,10 @@ function withExpandedKey(identity: SandboxMetadata["agentIdentity"], home: strin
 }
 
 /** The host user whose uid/gid the agent gets; never root. */
-async function agentOwner(context: RuntimeContext): Promise<{ uid: number; gid: number; home: string }> {
+async function agentOwner(context: RuntimeContext): Promise<{ uid: number; gid: number; home: string; name: string }> {
   const name = context.settings.host.user;
   const user = await lookupHostUser(name);
   if (user === undefined) throw new SandboxError(`user "${name}" (from ${context.settings.source}) does not exist on this host: set \`user\` to an existing account`, "config");
   if (user.uid === 0) throw new SandboxError(`user "${name}" is root: agents never run as root; set \`user\` to an unprivileged account`, "config");
-  return { uid: user.uid, gid: user.gid, home: user.home };
+  return { uid: user.uid, gid: user.gid, home: user.home, name: user.name };
 }

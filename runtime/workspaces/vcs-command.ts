@@ -1,4 +1,5 @@
 import { runCommand } from "../core/run-command.js";
+import { userCommandPath } from "../core/user-command-path.js";
 import { SandboxError } from "../core/errors.js";
 
 /** The host user VCS commands run as: workspaces belong to them, never to root. */
@@ -6,6 +7,8 @@ export interface RepoOwner {
   uid: number;
   gid: number;
   home: string;
+  /** Their account name, for their NixOS per-user profile on the PATH (userCommandPath). */
+  name?: string;
 }
 
 /**
@@ -22,7 +25,8 @@ export async function runVcs(owner: RepoOwner, program: "git" | "jj", args: stri
   const result = await runCommand(program, program === "git" ? [...safeGitOptions, ...args] : args, {
     uid: owner.uid,
     gid: owner.gid,
-    env: { HOME: owner.home, PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", GIT_TERMINAL_PROMPT: "0", ...extraEnv },
+    // Looked up as the owner (the uid is dropped before exec): their git or jj, on NixOS too.
+    env: { HOME: owner.home, PATH: userCommandPath(owner), LANG: "C.UTF-8", GIT_TERMINAL_PROMPT: "0", ...extraEnv },
     reject: false,
     timeoutMs: 120_000,
     cwd: "/",
