@@ -1,6 +1,15 @@
 import { lstat } from "node:fs/promises";
 import { runCommand } from "../core/run-command.js";
 import { identitySchema } from "../../generator/config/schema/identity.js";
+import { userCommandPath } from "../core/user-command-path.js";
+
+/** Whose identity: the account, its home, and its name when known (its NixOS per-user profile). */
+interface HostAccount {
+  home: string;
+  uid: number;
+  gid: number;
+  name?: string;
+}
 
 /**
  * The host user's own git identity (user.name / user.email from ~/.gitconfig or
@@ -8,7 +17,7 @@ import { identitySchema } from "../../generator/config/schema/identity.js";
  * agentIdentity < template < CLI flags. Includes are not followed; values that would not pass
  * the config's own checks are ignored, as is a host without git.
  */
-export async function hostGitIdentity(account: { home: string; uid: number; gid: number }): Promise<{ gitUser?: string; gitEmail?: string }> {
+export async function hostGitIdentity(account: HostAccount): Promise<{ gitUser?: string; gitEmail?: string }> {
   // Both files at once, each read by one git (a git per key and file cost ~7 ms each on every up).
   const [home, xdg] = await Promise.all([`${account.home}/.gitconfig`, `${account.home}/.config/git/config`].map((file) => readUserKeys(file, account)));
   // Per key, ~/.gitconfig before ~/.config/git/config, as git itself reads them.
@@ -21,7 +30,7 @@ export async function hostGitIdentity(account: { home: string; uid: number; gid:
 }
 
 /** user.name and user.email as one git config file sets them (the last of each), read as the user; nothing where there is no file. */
-async function readUserKeys(file: string, account: { uid: number; gid: number }): Promise<Map<string, string> | undefined> {
+async function readUserKeys(file: string, account: HostAccount): Promise<Map<string, string> | undefined> {
   // No file, no git to start (most hosts have one of the two at most).
   if ((await lstat(file).catch(() => undefined)) === undefined) return undefined;
   // As the user: their files are read with their rights, never root's. -z: a value may hold anything.
@@ -31,7 +40,8 @@ async function readUserKeys(file: string, account: { uid: number; gid: number })
     cwd: "/",
     reject: false,
     timeoutMs: 5000,
-    env: { PATH: "/usr/bin:/bin" },
+    // Their git (on NixOS, in their profile or the system's), looked up as them.
+    env: { PATH: userCommandPath(account) },
   }).catch(() => undefined);
   if (result?.exitCode !== 0) return undefined;
   const keys = new Map<string, string>();

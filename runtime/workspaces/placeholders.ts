@@ -1,6 +1,7 @@
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runCommand } from "../core/run-command.js";
+import { systemProgramDirs } from "../core/user-command-path.js";
 import { makePointsAs } from "../nspawn/host-mounts.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { guardState, workspaceGuards, type Guard, type Placeholder } from "./guarded-paths.js";
@@ -40,7 +41,8 @@ async function removeStandIn(root: string, guard: Guard, owner: { uid: number; g
     const rel = parts.slice(0, i + 1).join("/");
     const last = i === parts.length - 1;
     if (await isStandIn(join(root, rel), last ? guard.placeholder : { kind: "directory" })) {
-      const run = { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/", env: { PATH: "/usr/bin:/bin" }, extendEnv: false } as const;
+      // rm and rmdir from the system's directories (on NixOS its profile: /usr/bin and /bin hold neither).
+      const run = { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/", env: { PATH: systemProgramDirs.join(":") }, extendEnv: false } as const;
       await runCommand(last && guard.placeholder.kind === "file" ? "rm" : "rmdir", ["--", join(root, rel)], run);
       return;
     }
