@@ -76,6 +76,8 @@ export async function serveDaemon(context: RuntimeContext, paths: DaemonSockets,
       // Their answers are sent once the askers' calls resume (a turn of the event loop).
       await new Promise((resolve) => setImmediate(resolve));
       await Promise.all([...servers.map((server) => server.close()), services.close()]);
+      // The expiries' lines in the sandboxes' audit logs, written before the daemon exits.
+      await served.approvals.flush();
     },
   };
 }

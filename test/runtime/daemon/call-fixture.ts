@@ -186,6 +186,9 @@ export async function startCallServer(ownerUid: number, caller: Caller = "user")
     server,
     close: async () => {
       await server.close();
+      // The queue writes its audit lines in the background: every one on disk before the directory goes.
+      approvals.close();
+      await approvals.flush();
       rmSync(dir, { recursive: true, force: true });
     },
   });
