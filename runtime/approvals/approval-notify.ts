@@ -1,6 +1,5 @@
 import { lstat } from "node:fs/promises";
 import type { HostUser } from "../core/host-user.js";
-import { findExecutable } from "../core/find-executable.js";
 import { userCommandPath } from "../core/user-command-path.js";
 import { runCommand, type RunResult } from "../core/run-command.js";
 import { notificationBody, notificationTitle } from "./approval-notification-text.js";
@@ -63,13 +62,12 @@ async function desktopNotification(request: ApprovalView, target: NotifyTarget):
   const runtimeDir = `${target.runUserDir ?? "/run/user"}/${target.user.uid}`;
   const bus = await lstat(`${runtimeDir}/bus`).catch(() => undefined);
   if (bus?.isSocket() !== true) return;
-  // The user's own (their NixOS profile: the daemon's service PATH has no libnotify), run as them.
-  const notifySend = await findExecutable(["notify-send"], userCommandPath(target.user).split(":"));
-  if (notifySend === undefined) return;
   // notify-send reads C escapes in its body argument (libnotify's g_strcompress): `\x1b` would
   // show as `x1b`. Its backslashes doubled, the body reaches the desktop as written.
   const body = notificationBody(request).replaceAll("\\", "\\\\");
-  const result = await runCommand(notifySend, ["--app-name=forage", "--urgency=critical", "--", notificationTitle(request), body], {
+  // Looked up as the user, after the uid is dropped, in their PATH (their NixOS profile: the
+  // daemon's service PATH has no libnotify); not installed (ENOENT) is no failure.
+  const result = await runCommand("notify-send", ["--app-name=forage", "--urgency=critical", "--", notificationTitle(request), body], {
     uid: target.user.uid,
     gid: target.user.gid,
     cwd: "/",
@@ -77,7 +75,7 @@ async function desktopNotification(request: ApprovalView, target: NotifyTarget):
     timeoutMs: target.timeoutMs ?? notifyTimeoutMs,
     reject: false,
   });
-  if (result.failed) target.log(`approval ${request.id}: notify-send ${failure(result)}`);
+  if (result.failed && (result.spawnError as NodeJS.ErrnoException | undefined)?.code !== "ENOENT") target.log(`approval ${request.id}: notify-send ${failure(result)}`);
 }
 
 function failure(result: RunResult): string {

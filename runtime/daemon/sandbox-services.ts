@@ -101,9 +101,7 @@ export class SandboxServices {
     };
     // The config's approvals.deadline: the gates' messages say how long they waited.
     const deadlineMs = context.settings.host.approvals.deadline * 1000;
-    // Keys named by fingerprint go to the user's own agent: the socket up, start or reset recorded.
-    const upstreamSocket = metadata.sshAgent?.upstreamSocket;
-    await attempt("ssh agent", () => startSandboxSshAgent(context, metadata, { ask: this.ask, deadlineMs, ...(upstreamSocket === undefined ? {} : { upstreamSocket }) }));
+    await attempt("ssh agent", () => startSandboxSshAgent(context, metadata, { ask: this.ask, deadlineMs }));
     await attempt("push gate", () => startPushGateFor(context, metadata, this.ask, deadlineMs));
     return services;
   }

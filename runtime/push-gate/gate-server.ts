@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chmod, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { serveControlChannel } from "./control-channel.js";
 import type { OutboxLayout } from "./outbox.js";
@@ -7,6 +7,7 @@ import type { GateTarget } from "./push-decision.js";
 import { PushSession } from "./push-session.js";
 import { userGitEnvironment } from "./user-git.js";
 import { systemProgram } from "../core/user-command-path.js";
+import { listenPrivately } from "../core/private-socket.js";
 
 /** The header a relay sends first is at most this long ("git-receive-pack REMOTE\n"). */
 const maxHeader = 256;
@@ -24,9 +25,9 @@ export type FindTarget = (remote: string) => Promise<GateTarget | undefined>;
  * for each connection, reads "git-receive-pack REMOTE", and runs git-receive-pack on the outbox
  * as the user, its protocol on the connection. Its hooks report over fd 3 (control-channel.ts)
  * and a PushSession answers them for that remote's target. The sandbox chooses nothing but the
- * remote's name, which `findTarget` must know.
+ * remote's name, which `findTarget` must know. The socket is `agentUid`'s, 0600.
  */
-export async function listenForPushes(layout: OutboxLayout, findTarget: FindTarget): Promise<RunningGate> {
+export async function listenForPushes(layout: OutboxLayout, findTarget: FindTarget, agentUid: number): Promise<RunningGate> {
   await rm(layout.socket, { force: true });
   const connections = new Set<Socket>();
   // Half-open: the relay ends its side once git has sent the pack, and still reads the report.
@@ -36,9 +37,9 @@ export async function listenForPushes(layout: OutboxLayout, findTarget: FindTarg
     socket.on("error", () => socket.destroy());
     readHeader(socket, (header, rest) => void serve(socket, header, rest, layout, findTarget));
   });
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(layout.socket, resolve));
-  // The sandbox's agent connects; what it may do there is only to push into the outbox.
-  await chmod(layout.socket, 0o666);
+  // The sandbox's agent (its uid) connects, and nobody else but root: what it may do there is only
+  // push into the outbox and ask in the sandbox's name.
+  await listenPrivately(server, layout.socket, agentUid);
   return {
     close: async () => {
       for (const socket of connections) socket.destroy();

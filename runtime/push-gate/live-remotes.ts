@@ -9,7 +9,7 @@ import type { GateUser } from "./user-git.js";
  * The remotes the gate stands in for, kept current while the sandbox runs: the user may add a
  * remote or change a push URL at any time. `refresh` stats the repository's config file and only
  * when it changed (inode, size, times) reads the remotes again, as the user, and rewrites the
- * file the sandbox's git config includes (root's, 0644, in the gate's root-owned socket
+ * file the sandbox's git config includes (root's, 0640 with the agent's group, in the gate's root-owned socket
  * directory, replaced whole by a rename, so the sandbox's git never reads half of it).
  */
 export class LiveRemotes {
@@ -25,6 +25,8 @@ export class LiveRemotes {
     private readonly gitDir: string | null,
     /** Where the include file goes (OutboxLayout.remotesConfig). */
     private readonly file: string,
+    /** The sandbox agent's group: the file is root's, 0640, theirs to read (a push URL may carry a token). */
+    private readonly readerGid: number,
     /** Where the sandbox finds the relay and the socket. */
     private readonly where?: SandboxGatePaths,
   ) {}
@@ -56,7 +58,7 @@ export class LiveRemotes {
     if (now === this.seen) return;
     // Stat first, then read: a change in between is seen by the next refresh.
     this.remotes = this.gitDir === null ? [] : await gatedRemotes(this.user, this.gitDir);
-    await writeFileAtomic(this.file, sandboxGitConfig(this.remotes, this.where), 0o644);
+    await writeFileAtomic(this.file, sandboxGitConfig(this.remotes, this.where), 0o640, this.readerGid);
     this.seen = now;
   }
 

@@ -5,6 +5,7 @@ import { prepareSocketDirectory } from "../core/private-socket.js";
 import type { RuntimePaths } from "../core/paths.js";
 import { SandboxError } from "../core/errors.js";
 import { runCommand } from "../core/run-command.js";
+import { systemProgramDirs } from "../core/user-command-path.js";
 import { remotesConfigName } from "./sandbox-git-config.js";
 import { lastWords, runUserGit, type GateUser } from "./user-git.js";
 
@@ -66,7 +67,7 @@ export async function createOutbox(layout: OutboxLayout, user: GateUser, relay: 
   if (objectStores.length > 0) {
     // Written as the user (tee, no shell): the outbox and everything in it is theirs.
     const alternates = join(layout.gitDir, "objects/info/alternates");
-    const written = await runCommand("tee", ["--", alternates], { input: `${objectStores.join("\n")}\n`, stdout: "ignore", uid: user.uid, gid: user.gid, reject: false });
+    const written = await runCommand("tee", ["--", alternates], { input: `${objectStores.join("\n")}\n`, stdout: "ignore", ...asOwner(user), reject: false });
     if (written.exitCode !== 0) throw new SandboxError(`push gate: could not point the outbox at ${objectStores.join(", ")}: ${written.stderr}`, "vcs");
   }
 }
@@ -95,8 +96,13 @@ export async function removeOutbox(layout: OutboxLayout, owner: { uid: number; g
  * then removes only the emptied directory itself (in root's directory, where the user cannot).
  */
 async function removeUsersOutbox(layout: OutboxLayout, owner: { uid: number; gid: number }): Promise<void> {
-  await runCommand("rm", ["-rf", "--", layout.gitDir], { uid: owner.uid, gid: owner.gid, reject: false });
+  await runCommand("rm", ["-rf", "--", layout.gitDir], { ...asOwner(owner), reject: false });
   await rmdir(layout.gitDir).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "ENOENT") throw new SandboxError(`push gate: the outbox ${layout.gitDir} could not be emptied as its owner (${error.code ?? error.message})`, "vcs");
   });
+}
+
+/** A small command as the outbox's owner: the system's programs, none of the daemon's environment, from "/". */
+function asOwner(owner: { uid: number; gid: number }): { uid: number; gid: number; env: Record<string, string>; cwd: string } {
+  return { uid: owner.uid, gid: owner.gid, env: { PATH: systemProgramDirs.join(":") }, cwd: "/" };
 }

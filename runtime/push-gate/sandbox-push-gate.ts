@@ -24,11 +24,11 @@ export const pushGateConfigFile = ".config/git/config";
  * daemon starts the gate itself once the sandbox runs (SandboxServices); the remotes config the
  * sandbox's git includes is written now, so no push made before the gate is up goes around it.
  */
-export async function pushGateBinds(paths: RuntimePaths, metadata: Pick<SandboxMetadata, "name" | "pushGate" | "uid" | "workspace">): Promise<Bind[]> {
+export async function pushGateBinds(paths: RuntimePaths, metadata: Pick<SandboxMetadata, "name" | "pushGate" | "uid" | "gid" | "workspace">): Promise<Bind[]> {
   if (metadata.pushGate === null) return [];
   const layout = outboxLayout(paths, metadata.name);
   await prepareGateSocketDir(layout);
-  await new LiveRemotes(await gateUser(metadata.uid), await repositoryGitDir(metadata.workspace), layout.remotesConfig).refresh();
+  await new LiveRemotes(await gateUser(metadata.uid), await repositoryGitDir(metadata.workspace), layout.remotesConfig, metadata.gid).refresh();
   return gateBinds(layout);
 }
 
@@ -55,6 +55,7 @@ export async function startPushGateFor(context: Pick<RuntimeContext, "paths">, m
     sandbox: metadata.name,
     workspace: metadata.workspace,
     user: await gateUser(metadata.uid),
+    agent: { uid: metadata.uid, gid: metadata.gid },
     protectedBranches: metadata.pushGate.protectedBranches,
     ask,
     ...(deadlineMs === undefined ? {} : { deadlineMs }),

@@ -24,6 +24,8 @@ export interface PushGateRequest {
   sandbox: string;
   workspace: WorkspaceMount;
   user: GateUser;
+  /** Whom the sandbox's agent runs as: the only one (besides root) that may connect to the gate and read its remotes config. */
+  agent: { uid: number; gid: number };
   /** Template pushGate.protectedBranches (null: the upstream's default branch). */
   protectedBranches: readonly string[] | null;
   ask: AskApproval;
@@ -60,16 +62,20 @@ export async function startSandboxPushGate(request: PushGateRequest): Promise<Sa
   await prepareGateSocketDir(layout);
   for (const dir of [request.paths.stateDir, request.paths.pushGateDir]) await chmod(dir, ((await stat(dir)).mode & 0o7777) | 0o011);
   await createOutbox(layout, request.user, relayPath(), gitDir === null ? [] : [join(gitDir, "objects")]);
-  const remotes = new LiveRemotes(request.user, gitDir, layout.remotesConfig, request.sandboxPaths);
+  const remotes = new LiveRemotes(request.user, gitDir, layout.remotesConfig, request.agent.gid, request.sandboxPaths);
   await remotes.refresh();
   const targetOf = (remote: GatedRemote): GateTarget => {
     const target: GateTarget = { sandbox: request.sandbox, user: request.user, remote: remote.name, url: remote.url, protectedBranches: request.protectedBranches, ask: request.ask };
     return request.deadlineMs === undefined ? target : { ...target, deadlineMs: request.deadlineMs };
   };
-  const running = await listenForPushes(layout, async (name) => {
-    const remote = await remotes.find(name);
-    return remote === undefined ? undefined : targetOf(remote);
-  });
+  const running = await listenForPushes(
+    layout,
+    async (name) => {
+      const remote = await remotes.find(name);
+      return remote === undefined ? undefined : targetOf(remote);
+    },
+    request.agent.uid,
+  );
   return {
     remotes: () => remotes.current(),
     refresh: () => remotes.refresh(),

@@ -41,11 +41,12 @@ export function resetSandbox(context: RuntimeContext, name: string, sshAuthSock?
 /**
  * The sandbox's SSH agent relaying to the user's own agent as this caller has it (SSH_AUTH_SOCK,
  * else the one recorded), checked before the sandbox starts and recorded for the daemon, which
- * serves the agent; the metadata as it was when no key is relayed.
+ * serves the agent; the metadata as it was when no key is relayed or the socket is the same.
  */
 async function withCallersAgent(context: RuntimeContext, metadata: SandboxMetadata, sshAuthSock: string | undefined): Promise<SandboxMetadata> {
   const sshAgent = await withUpstreamAgent(metadata.sshAgent, sshAuthSock, metadata);
-  if (sshAgent === metadata.sshAgent) return metadata;
+  // Written only when the socket changed (the check itself always runs).
+  if (sshAgent?.upstreamSocket === metadata.sshAgent?.upstreamSocket) return metadata;
   const updated = { ...metadata, sshAgent };
   await writeMetadata(context.paths, updated);
   return updated;

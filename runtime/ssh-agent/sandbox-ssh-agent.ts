@@ -4,7 +4,6 @@ import { recordEvent } from "../core/audit-log.js";
 import type { Bind } from "../core/bind.js";
 import type { RuntimeContext } from "../core/context.js";
 import { SandboxError } from "../core/errors.js";
-import { expandHome, lookupHostUserById } from "../core/host-user.js";
 import { pathUnder } from "../core/names.js";
 import { prepareSocketDirectory } from "../core/private-socket.js";
 import type { SandboxMetadata } from "../state/metadata.js";
@@ -12,6 +11,7 @@ import { readKeyFile } from "./key-file.js";
 import { SshAgentServer, type SignRecord } from "./ssh-agent-server.js";
 import type { AgentKey } from "./ssh-key.js";
 import { upstreamKeys } from "./upstream-agent.js";
+import { relayedFingerprints } from "./upstream-socket.js";
 
 /** Where the agent's socket directory appears in the sandbox, and the socket SSH_AUTH_SOCK names. */
 export const sshAgentMountDir = "/run/forage/ssh-agent";
@@ -38,8 +38,6 @@ export async function sshAgentBinds(context: Pick<RuntimeContext, "paths">, meta
 export interface SandboxSshAgentOptions {
   /** The approvals queue (the daemon's), asked for every signature when confirm is on. */
   ask: AskApproval;
-  /** The user's own agent socket (their SSH_AUTH_SOCK), needed for keys named by fingerprint. */
-  upstreamSocket?: string;
   /** How long a signature waits for an answer; the queue's default when undefined. */
   deadlineMs?: number;
 }
@@ -55,7 +53,7 @@ export interface SandboxSshAgentOptions {
  */
 export async function startSandboxSshAgent(context: RuntimeContext, metadata: SandboxMetadata, options: SandboxSshAgentOptions): Promise<{ socket: string; close(): Promise<void> } | null> {
   if (metadata.sshAgent === null) return null;
-  const keys = await resolveKeys(metadata, options.upstreamSocket);
+  const keys = await resolveKeys(metadata);
   const socket = join(sshAgentHostDir(context, metadata.name), socketName);
   await prepareSocketDirectory(socket);
   const server = new SshAgentServer({
@@ -70,14 +68,20 @@ export async function startSandboxSshAgent(context: RuntimeContext, metadata: Sa
   return { socket, close: () => server.close() };
 }
 
-async function resolveKeys(metadata: SandboxMetadata, upstreamSocket: string | undefined): Promise<AgentKey[]> {
-  const entries = metadata.sshAgent?.keys ?? [];
-  const fingerprints = entries.filter((entry) => entry.startsWith("SHA256:"));
-  const user = await lookupHostUserById(metadata.uid);
-  const files = await Promise.all(entries.filter((entry) => !entry.startsWith("SHA256:")).map((path) => readKeyFile(expandHome(path, user?.home ?? "/nonexistent"), metadata.uid)));
+/**
+ * The agent's keys: files (host paths, expanded at up) read as the user's own, and fingerprints
+ * relayed to the user's agent at the socket up, start or reset recorded (and checked).
+ */
+async function resolveKeys(metadata: SandboxMetadata): Promise<AgentKey[]> {
+  const fingerprints = relayedFingerprints(metadata.sshAgent);
+  const files = await Promise.all((metadata.sshAgent?.keys ?? []).filter((entry) => !fingerprints.includes(entry)).map((path) => readKeyFile(path, metadata.uid)));
   if (fingerprints.length === 0) return files;
+  const upstreamSocket = metadata.sshAgent?.upstreamSocket;
   if (upstreamSocket === undefined)
-    throw new SandboxError(`sshAgent names keys by fingerprint (${fingerprints.join(", ")}), which are relayed to your own agent, and no SSH_AUTH_SOCK was given`, "usage");
+    throw new SandboxError(
+      `sshAgent names keys by fingerprint (${fingerprints.join(", ")}), which are relayed to your own agent, and no SSH_AUTH_SOCK was recorded: start the sandbox where your agent is`,
+      "usage",
+    );
   const relayed = await upstreamKeys({ socket: upstreamSocket, uid: metadata.uid, gid: metadata.gid }, fingerprints).catch((error: unknown) => {
     throw new SandboxError(`sshAgent: ${error instanceof Error ? error.message : String(error)}`, "usage");
   });

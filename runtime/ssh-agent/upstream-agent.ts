@@ -26,7 +26,7 @@ const upstreamTimeoutMs = 120_000;
  */
 export async function askUpstream(agent: UpstreamAgent, body: Buffer): Promise<Buffer> {
   const asUser = process.getuid?.() === agent.uid ? {} : { uid: agent.uid, gid: agent.gid };
-  const child = spawn(process.execPath, ["-e", pipeScript, agent.socket], { ...asUser, env: {}, stdio: ["pipe", "pipe", "ignore"] });
+  const child = spawn(process.execPath, ["-e", pipeScript, agent.socket], { ...asUser, env: {}, cwd: "/", stdio: ["pipe", "pipe", "ignore"] });
   const decoder = new FrameDecoder();
   return await new Promise<Buffer>((resolve, reject) => {
     const timer = setTimeout(() => finish(new Error(`the user's agent at ${agent.socket} did not answer in ${upstreamTimeoutMs / 1000} s`)), upstreamTimeoutMs);

@@ -42,7 +42,7 @@ async function removeStandIn(root: string, guard: Guard, owner: { uid: number; g
     const last = i === parts.length - 1;
     if (await isStandIn(join(root, rel), last ? guard.placeholder : { kind: "directory" })) {
       // rm and rmdir from the system's directories (on NixOS its profile: /usr/bin and /bin hold neither).
-      const run = { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/", env: { PATH: systemProgramDirs.join(":") }, extendEnv: false } as const;
+      const run = { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/", env: { PATH: systemProgramDirs.join(":") } } as const;
       await runCommand(last && guard.placeholder.kind === "file" ? "rm" : "rmdir", ["--", join(root, rel)], run);
       return;
     }

@@ -109,6 +109,7 @@ export class GateFixture {
       sandbox: "pushy",
       workspace: { mode: "git-worktree", hostPath: this.work, managed: true, sourceRepo: this.userRepo, stores: [{ kind: "git", path: join(this.userRepo, ".git") }] },
       user: { name: this.account, uid: this.uid, gid: this.uid, home: this.home },
+      agent: { uid: this.agentUid, gid: this.agentUid },
       protectedBranches: null,
       ask: this.desk.ask,
       deadlineMs: 5_000,

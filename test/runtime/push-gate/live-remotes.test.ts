@@ -22,15 +22,16 @@ describe.skipIf(!tools.run || !isRoot())("the push gate's remotes, kept current 
   let second = "";
   const agentRemote = async (...args: string[]): Promise<void> => expect((await f.asAgent(["remote", ...args])).status).toBe(0);
 
-  it("writes the remotes config the sandbox's git includes: root's, 0644, naming the user's remote", () => {
+  it("writes the remotes config the sandbox's git includes: root's, 0640 for the agent's group, naming the user's remote", () => {
     const info = statSync(f.layout.remotesConfig);
-    expect([info.uid, info.mode & 0o777]).toEqual([0, 0o644]);
+    // Not the world's to read: a push URL may carry a token.
+    expect([info.uid, info.gid, info.mode & 0o777]).toEqual([0, f.agentUid, 0o640]);
     expect(included()).toContain(`pushInsteadOf = "${f.upstream}"`);
   });
 
   it("is written when the sandbox's binds are made, before its gate runs: no early push goes around the gate", async () => {
     const paths = { ...f.paths, pushGateDir: join(f.root, "provisioned") };
-    const binds = await pushGateBinds(paths, { name: "pushy", pushGate: { protectedBranches: null }, uid: f.uid, workspace: { mode: "direct", hostPath: f.userRepo, managed: false } });
+    const binds = await pushGateBinds(paths, { name: "pushy", pushGate: { protectedBranches: null }, uid: f.uid, gid: f.uid, workspace: { mode: "direct", hostPath: f.userRepo, managed: false } });
     expect(binds.map((bind) => bind.target)).toEqual(["/run/forage-push", "/run/forage-git-relay"]);
     const early = readFileSync(join(paths.pushGateDir, "pushy", "socket", "remotes.gitconfig"), "utf8");
     expect(early).toContain(`pushInsteadOf = "${f.upstream}"`);

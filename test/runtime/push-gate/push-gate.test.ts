@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCommand } from "../../../runtime/core/run-command.js";
-import { removePushGate } from "../../../runtime/push-gate/start-push-gate.js";
+import { relayPath, removePushGate } from "../../../runtime/push-gate/start-push-gate.js";
 import { hasTool, isRoot, toolsAvailable } from "../../support/tools.js";
 import { GateFixture } from "./gate-fixture.js";
 
@@ -23,6 +23,18 @@ describe.skipIf(!tools.run || !isRoot())("the push gate, with real git", () => {
 
   it("stands in for the user's remote, with its push URL", async () => {
     expect(f.gate?.remotes()).toEqual([{ name: "origin", url: f.upstream, fromPushUrl: false }]);
+  });
+
+  it("listens on a socket only the sandbox's agent (and root) may connect to", async () => {
+    const info = statSync(f.layout.socket);
+    expect([info.isSocket(), info.uid, info.mode & 0o777]).toEqual([true, f.agentUid, 0o600]);
+    // Any other account (here the host user's own) is refused by the socket's mode, before the gate hears a word.
+    const other = await runCommand("setpriv", [`--reuid=${f.uid}`, `--regid=${f.uid}`, "--clear-groups", "--", relayPath(), "git-receive-pack", "origin", f.layout.socket], {
+      reject: false,
+      input: "",
+    });
+    expect([other.exitCode, other.stderr]).toEqual([2, expect.stringContaining("does not answer: Permission denied")]);
+    expect(desk.asks).toEqual([]);
   });
 
   it("asks for a new branch with its commits and diffstat, and once approved pushes it upstream as the user", async () => {
