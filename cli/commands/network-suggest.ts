@@ -43,14 +43,16 @@ export async function suggestCommand(view: NetworkView, options: { write: boolea
   const own = loaded.config.templates[view.template];
   if (own === undefined) throw new UserError(`--write: ${file.shown} has no template "${view.template}" (the sandbox's): pass --config with the config it came from`, "template-not-found");
   const flat = flattenTemplate(loaded.config, view.template);
-  const templateAllow = typeof flat.network === "object" ? (flat.network.allow ?? []) : [];
+  const templateAllow = allowOf(flat);
   const suggestion = suggestAllowlist(seenNames(view), templateAllow);
   const entries = suggestion.add.map((each) => each.entry);
   if (entries.length === 0) {
     if (options.json) return printJson({ sandbox: view.name, template: view.template, file: file.path, ...suggestion, written: false, notes: [] });
     return void process.stdout.write(`${describeSuggestion(view.template, suggestion, templateAllow)}${file.shown}: nothing to write\n`);
   }
-  const inheritsAllow = own.network === undefined && own.allowedHosts === undefined && templateAllow.length > 0;
+  // Its own written list, if any: a network object of its own without one still inherits the parent's.
+  const ownAllow = own.allowedHosts ?? (typeof own.network === "object" ? own.network.allow : undefined);
+  const inheritsAllow = ownAllow === undefined && templateAllow.length > 0;
   let edited: AllowEditResult;
   try {
     edited = await editConfigText(file.path, text, { template: view.template, entries, inheritsAllow });
@@ -61,9 +63,20 @@ export async function suggestCommand(view: NetworkView, options: { write: boolea
   }
   await writeFile(file.path, edited.text);
   try {
-    await loadConfig(file.path);
+    // The edit must validate and leave the template allowing all it did and the new entries: a
+    // list inherited in a way the editor cannot see (a spread) would otherwise be lost silently.
+    const after = await loadConfig(file.path);
+    const allowAfter = allowOf(flattenTemplate(after.config, view.template));
+    const lost = [...templateAllow, ...entries].filter((entry) => !allowAfter.includes(entry));
+    if (lost.length > 0) {
+      process.stdout.write(describeSuggestion(view.template, suggestion, templateAllow));
+      throw new UserError(
+        `--write: ${file.shown}: the edit would leave template "${view.template}" without ${lost.join(", ")} (an allow list it inherits); the file is as it was. Make the change above by hand`,
+        "config",
+      );
+    }
   } catch (error) {
-    await writeFile(file.path, text); // the user's file exactly as it was when the edit does not validate
+    await writeFile(file.path, text); // the user's file exactly as it was when the edit does not hold
     throw error;
   }
   if (options.json) return printJson({ sandbox: view.name, template: view.template, file: file.path, ...suggestion, written: true, notes: edited.notes });
@@ -99,4 +112,10 @@ export function describeSuggestion(template: string, suggestion: AllowSuggestion
     lines.push("", "the template's network would then be:", `  network: { mode: "restricted", allow: [${allow}] }`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** A flattened template's allow list (none unless its network is an object with one). */
+function allowOf(template: { network?: unknown }): string[] {
+  const network = template.network;
+  return typeof network === "object" && network !== null && "allow" in network && Array.isArray(network.allow) ? (network.allow as string[]) : [];
 }

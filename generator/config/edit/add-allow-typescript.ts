@@ -19,12 +19,13 @@ export function addAllowToTypescript(text: string, edit: AllowEdit): AllowEditRe
   const items = edit.entries.map((entry) => `${quote}${entry}${quote}`);
   const notes: string[] = [];
   const splices = ((): Splice[] => {
+    // A list written here (network.allow, allowedHosts) replaces an inherited one, whatever else the template writes.
+    if (edit.inheritsAllow) throw inheritedRefusal(edit);
     const legacy = ownProperty(template, "allowedHosts");
     if (legacy !== undefined) return appendElements(text, arrayOf(legacy, `template "${edit.template}": allowedHosts`), items);
     const network = ownProperty(template, "network");
     const created = `{ mode: ${quote}${restrictedMode}${quote}, allow: [${items.join(", ")}] }`;
     if (network === undefined) {
-      if (edit.inheritsAllow) throw inheritedRefusal(edit);
       if (template.getProperties().some((property) => Node.isSpreadAssignment(property))) {
         throw new AllowEditRefused(`template "${edit.template}" spreads in another object and has no network of its own: a network written here could replace one from the spread`);
       }
@@ -61,6 +62,9 @@ function networkSplices(text: string, network: ObjectLiteralExpression, edit: Al
     splices.push({ start: mode.getStart(), end: mode.getEnd(), text: `${quote}${restrictedMode}${quote}` });
   }
   const allow = ownProperty(network, "allow");
+  if (allow === undefined && network.getProperties().some((property) => Node.isSpreadAssignment(property))) {
+    throw new AllowEditRefused(`template "${edit.template}": network spreads in another object and writes no allow of its own: an allow written here would replace the spread's`);
+  }
   if (allow !== undefined) splices.push(...appendElements(text, arrayOf(allow, `template "${edit.template}": network.allow`), items));
   else splices.push(...addProperty(text, network, mode.getParentOrThrow(), `allow: [${items.join(", ")}]`));
   return splices;

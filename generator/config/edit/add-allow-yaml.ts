@@ -28,6 +28,8 @@ export function addAllowToYaml(text: string, edit: AllowEdit, json = false): All
   const style = new Style(text, json);
   const notes: string[] = [];
   const splices = ((): Splice[] => {
+    // A list written here (network.allow, allowedHosts) replaces an inherited one, whatever else the template writes.
+    if (edit.inheritsAllow) throw inheritedRefusal(edit);
     const legacy = template.get("allowedHosts", true);
     if (legacy !== undefined) {
       if (!isSeq(legacy)) throw new AllowEditRefused(`template "${edit.template}": allowedHosts is not written as a list`);
@@ -41,7 +43,6 @@ export function addAllowToYaml(text: string, edit: AllowEdit, json = false): All
     }
     const network = template.get("network", true);
     if (network === undefined) {
-      if (edit.inheritsAllow) throw inheritedRefusal(edit);
       notes.push(`created network: { mode: "${restrictedMode}", allow: [...] }`);
       return [addPair(style, template, "network", style.networkObject(edit.entries))];
     }

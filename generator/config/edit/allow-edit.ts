@@ -4,9 +4,10 @@ export interface AllowEdit {
   /** Allow entries (`host`, `*.suffix`), already checked against the schema's allowEntry. */
   entries: string[];
   /**
-   * The template has no `network` of its own but inherits an allow list through `extends`: a
-   * `network` written into it would replace that list (lists are replaced, not merged), so the
-   * edit is refused instead.
+   * The template writes no allow list of its own (no network.allow, no allowedHosts) but inherits
+   * one through `extends` (also beside a network object of its own, which is merged key by key):
+   * a list written into it would replace that one (lists are replaced, not merged), so the edit
+   * is refused instead.
    */
   inheritsAllow: boolean;
 }
