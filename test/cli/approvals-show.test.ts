@@ -167,7 +167,9 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
     expect([shown.exitCode, shown.stdout]).toEqual([64, ""]);
     expect(shown.stderr).toBe('forage-ctl: "k7q2x\\x1b" is not a request id: an id is 6 letters and digits, as forage-ctl approvals lists them\n');
     expect(shown.stderr).not.toMatch(stackFrame);
-    expect(logged).toEqual([]);
+    // Where no daemon answers, the same refusal: the id is checked before any daemon is asked.
+    const alone = await runCli(["--config", config, "approvals", "show", "k7q2x\x1b"], { env: { ...env, FORAGE_RUN_DIR: join(dir, "no-daemon") } });
+    expect([alone.exitCode, alone.stderr]).toEqual([64, shown.stderr]);
   });
 });
 
