@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds Forage's native helpers into dist/native/, statically linked: forage-enter (native/
-# forage-enter.c, filter.c, join.c: the way into a sandbox, which also runs inside any sandbox
+# forage-enter.c, filter.c, join.c, terminal.c: the way into a sandbox, which also runs inside any sandbox
 # root, the host's /usr or a NixOS system), forage-set-elements (native/forage-set-elements.c:
 # the network guard's writer of set elements), forage-git-relay (native/forage-git-relay.c: the
 # push gate's two ends that git runs, the ext:: relay and the outbox's hooks) and forage-mounts (native/forage-mounts.c: a
@@ -15,7 +15,7 @@ build() {
   "${CC:-gcc}" -static -O2 -Wall -Wextra -Werror -o "dist/native/$helper.tmp" "$@"
   mv "dist/native/$helper.tmp" "dist/native/$helper"
 }
-build forage-enter native/forage-enter.c native/filter.c native/join.c
+build forage-enter native/forage-enter.c native/filter.c native/join.c native/terminal.c
 build forage-set-elements native/forage-set-elements.c
 build forage-mounts native/forage-mounts.c
 build forage-git-relay native/forage-git-relay.c
