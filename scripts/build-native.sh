@@ -17,5 +17,5 @@ build() {
 }
 build forage-enter native/forage-enter.c native/filter.c native/join.c
 build forage-set-elements native/forage-set-elements.c
-build forage-mounts native/forage-mounts.c
+build forage-mounts native/forage-mounts.c native/pin-tree.c
 build forage-git-relay native/forage-git-relay.c

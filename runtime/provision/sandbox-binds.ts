@@ -7,6 +7,7 @@ import { sandboxNetworkPath } from "../core/paths.js";
 import { seccompBinds } from "../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { workspaceBinds } from "../workspaces/workspace-binds.js";
+import { hostFoldersDir, recordStandIns } from "../workspaces/folder-users.js";
 import { agentConfigBinds } from "./agent-config-binds.js";
 import type { RuntimeContext } from "../core/context.js";
 import { ownerHome } from "../core/owner-home.js";
@@ -25,7 +26,12 @@ import { procMasks } from "./proc-masks.js";
 export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel, runtime: { pinnedBinds: boolean }): Promise<Bind[]> {
   const { host } = context.settings;
   return [
-    ...(await workspaceBinds(metadata, host.workspacePath, { readOnly: template.readOnlyWorkspace, unprotected: template.unprotectedPaths, standIns: runtime.pinnedBinds })),
+    ...(await workspaceBinds(metadata, host.workspacePath, {
+      readOnly: template.readOnlyWorkspace,
+      unprotected: template.unprotectedPaths,
+      pinned: runtime.pinnedBinds,
+      madeStandIns: (folder, made) => recordStandIns(hostFoldersDir, folder, made),
+    })),
     ...(metadata.muxConfig === null ? [] : [{ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true }]),
     ...(await agentConfigBinds(template, { home: await ownerHome(context), agentUser: host.containerUsername }, context.warn)),
     // What the network refused, so an agent can explain a failure (read-only: the guard writes it).
