@@ -1,5 +1,5 @@
 /*
- * forage-mounts pin ROOT {ro PATH "" | rw PATH "" | from PATH SOURCE}...
+ * forage-mounts pin ROOT {ro PATH "" | rw PATH "" | link PATH "" | from PATH SOURCE}...
  *
  * Assembles a workspace's tree in the staging directory before systemd-nspawn binds it (as one
  * recursive bind) into the container (runtime/nspawn/staged-binds.ts): ROOT is the staged bind of
@@ -8,6 +8,7 @@
  *   ro    what is at PATH (a file, a directory or a symbolic link) bound onto itself, read-only;
  *   rw    the same, writable (a directory that must not be renamed, or what is written under a
  *         read-only one);
+ *   link  a symbolic link bound onto itself (it cannot be removed or renamed; it still reads);
  *   from  SOURCE (a stand-in root made in the staging directory) bound read-only onto PATH.
  *
  * Why the new mount API: a symbolic link can be a mount point only through it (open_tree on the
@@ -18,7 +19,10 @@
  * two share it), so every PATH is resolved with openat2 beneath ROOT with no symbolic link
  * followed on the way (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS; a link as the last component is
  * opened itself, O_PATH | O_NOFOLLOW). The mount goes onto that very descriptor, never onto a
- * path looked up again, so nothing renamed in between can move a mount out of the workspace.
+ * path looked up again, so nothing renamed in between can move a mount out of the workspace. A
+ * link is pinned only where a link was asked for, and nothing else where one now is: a name
+ * swapped for a link after forage-ctl looked (by another sandbox's agent sharing the folder)
+ * fails the start instead of leaving what the link leads to unheld.
  *
  * Stops at the first failure (exit status 1): the caller then detaches the whole staged tree.
  */
@@ -30,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -65,11 +70,16 @@ static int pin_one(int root, const char *kind, const char *path, const char *sou
   if (path[0] == '\0' || path[0] == '/') return pin_fail(kind, path, EINVAL);
   int target = open_beneath(root, path);
   if (target < 0) return pin_fail(kind, path, errno);
+  struct stat found = {0};
+  if (fstat(target, &found) != 0 || (S_ISLNK(found.st_mode) != 0) != (strcmp(kind, "link") == 0)) {
+    close(target);
+    return pin_fail(kind, path, S_ISLNK(found.st_mode) ? ELOOP : EINVAL);
+  }
   int source = from ? open(source_path, O_PATH | O_NOFOLLOW | O_CLOEXEC) : target;
   int status = 0;
   if (source < 0)
     status = pin_fail("source", source_path, errno);
-  else if (bind_onto(source, target, strcmp(kind, "rw") != 0) != 0)
+  else if (bind_onto(source, target, strcmp(kind, "rw") != 0 && strcmp(kind, "link") != 0) != 0)
     status = pin_fail(kind, path, errno);
   if (from && source >= 0) close(source);
   close(target);
@@ -80,7 +90,8 @@ int pin_tree(const char *root_path, int count, char **triples) {
   if (count % 3 != 0) return pin_fail("arguments", root_path, EINVAL);
   /* Every kind known before anything is mounted. */
   for (int i = 0; i < count; i += 3)
-    if (strcmp(triples[i], "ro") != 0 && strcmp(triples[i], "rw") != 0 && strcmp(triples[i], "from") != 0) return pin_fail("kind", triples[i], EINVAL);
+    if (strcmp(triples[i], "ro") != 0 && strcmp(triples[i], "rw") != 0 && strcmp(triples[i], "link") != 0 && strcmp(triples[i], "from") != 0)
+      return pin_fail("kind", triples[i], EINVAL);
   int root = open(root_path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (root < 0) return pin_fail("root", root_path, errno);
   for (int i = 0; i < count; i += 3)

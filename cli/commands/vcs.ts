@@ -11,6 +11,11 @@ const targetHelp = "a sandbox (its workspace) or a directory (a path with a /, e
  * brings config of its own, and the user's plain `git status` at the top runs it.
  */
 export function registerVcs(program: Command): void {
+  registerVcsCheck(program);
+  registerGit(program);
+}
+
+function registerVcsCheck(program: Command): void {
   program
     .command("vcs-check")
     .description("List every git and jj setting in a workspace that can run a program (top, nested repositories, submodules, worktrees, jj)")
@@ -40,7 +45,9 @@ Example:
       printTable(["REPOSITORY", "VCS", "SETTING", "VALUE", "FILE", "RUNS"], scan.findings.map(row));
       process.stdout.write(`\n${scan.findings.length} settings can run a program when you use git or jj there: forage-ctl git ${target} -- status looks without them\n`);
     });
+}
 
+function registerGit(program: Command): void {
   program
     .command("git")
     .description("Run the host's git in a workspace with everything its config could run taken away: hooks, fsmonitor, filters, drivers, pagers, helpers")

@@ -56,7 +56,7 @@ export async function makePointsAs(owner: { uid: number; gid: number }, points: 
  * resolved beneath it without following links; a stand-in's root-owned source is given with it.
  * Resolves with the helper's complaint on failure (the caller detaches the whole tree then).
  */
-export async function pinInside(root: string, pins: readonly { kind: "ro" | "rw" | "from"; path: string; source: string }[]): Promise<{ ok: true } | { ok: false; reason: string }> {
+export async function pinInside(root: string, pins: readonly { kind: "ro" | "rw" | "link" | "from"; path: string; source: string }[]): Promise<{ ok: true } | { ok: false; reason: string }> {
   const result = await runCommand(mountsHelperPath(), ["pin", root, ...pins.flatMap((pin) => [pin.kind, pin.path, pin.source])], { reject: false });
   return result.exitCode === 0 ? { ok: true } : { ok: false, reason: result.stderr.trim() || `forage-mounts exited (${result.exitCode ?? "signal"})` };
 }

@@ -75,9 +75,9 @@ async function stageOne(bind: Bind, point: string, made: string[], pinned: { sou
  * detaches it whole).
  */
 async function assemble(point: string, pins: readonly Pin[], made: string[]): Promise<void> {
-  const steps: { kind: "ro" | "rw" | "from"; path: string; source: string }[] = [];
+  const steps: { kind: "ro" | "rw" | "link" | "from"; path: string; source: string }[] = [];
   for (const [n, pin] of pins.entries()) {
-    if (pin.kind === "self") steps.push({ kind: pin.readOnly ? "ro" : "rw", path: pin.path, source: "" });
+    if (pin.kind === "self") steps.push({ kind: pin.link === true ? "link" : pin.readOnly ? "ro" : "rw", path: pin.path, source: "" });
     else steps.push({ kind: "from", path: pin.path, source: await makeStandIn(`${point}.${n}`, pin.placeholder, made) });
   }
   const done = await pinInside(point, steps);

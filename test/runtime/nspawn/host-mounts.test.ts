@@ -54,7 +54,7 @@ describe.skipIf(!isRoot())("forage-mounts, the static helper for a start's host-
     try {
       const done = await pinInside(tree, [
         { kind: "rw", path: "real", source: "" },
-        { kind: "ro", path: ".git", source: "" },
+        { kind: "link", path: ".git", source: "" },
         { kind: "ro", path: "real/config", source: "" },
         { kind: "from", path: "point", source: join(dir, "stand-in") },
       ]);
@@ -72,7 +72,7 @@ describe.skipIf(!isRoot())("forage-mounts, the static helper for a start's host-
     expect([".git", "real", "point"].map((path) => mountLine(mountinfo(), join(tree, path)))).toEqual([undefined, undefined, undefined]);
   });
 
-  it("pins nothing reached through a link, or out of the tree, and says which path it refused", async () => {
+  it("pins nothing reached through a link, or out of the tree, nor a link where none was asked for, and says which path it refused", async () => {
     const dir = scratch();
     const tree = join(dir, "tree");
     mkdirSync(join(dir, "outside"));
@@ -82,6 +82,10 @@ describe.skipIf(!isRoot())("forage-mounts, the static helper for a start's host-
       const refused = await pinInside(tree, [{ kind: "ro", path, source: "" }]);
       expect(refused).toEqual({ ok: false, reason: expect.stringContaining(`forage-mounts: pin ro ${path}:`) as unknown });
     }
+    // A link where none was asked for (a name swapped for one after forage-ctl looked), and none where one was.
+    mkdirSync(join(tree, "dir"));
+    expect(await pinInside(tree, [{ kind: "ro", path: "link", source: "" }])).toEqual({ ok: false, reason: "forage-mounts: pin ro link: Too many levels of symbolic links" });
+    expect(await pinInside(tree, [{ kind: "link", path: "dir", source: "" }])).toEqual({ ok: false, reason: "forage-mounts: pin link dir: Invalid argument" });
     expect(readFileSync("/proc/self/mountinfo", "utf8")).not.toContain(join(dir, "outside"));
   });
 
