@@ -50,15 +50,5 @@ const short = (commit: string): string => commit.slice(0, 12);
 /** The kinds, in the order listings group them. */
 export const approvalKinds: readonly ApprovalKind[] = ["host", "push", "ssh-sign"];
 
-/**
- * Text from a sandbox made safe for a terminal: control characters (C0, DEL, C1, the line/paragraph
- * separators and bidirectional overrides) shown as `\xNN`/`\uNNNN`, so a subject cannot move the cursor,
- * recolour the screen or fake a line of the listing.
- */
-export function escapeControl(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\\]/g, (c) => {
-    if (c === "\\") return "\\\\";
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  });
-}
+/** The one escaper of approval text under its earlier name (sandbox-text.ts), for code written against it. */
+export { escapeSandboxText as escapeControl } from "./sandbox-text.js";
