@@ -41,6 +41,18 @@ describe.skipIf(!tools.run || !isRoot())("the push gate's default protection, wi
     expect(f.desk.asks).toEqual([]);
   });
 
+  it("asks for another branch there, showing all it brings: a diffstat from the empty tree, not the last commit's", async () => {
+    await f.commit("more.txt", "More for it");
+    f.desk.policy = () => ({ decision: "once" });
+    const pushed = await f.asAgent(["push", f.gateUrl("fresh"), "HEAD:refs/heads/feature"]);
+    expect(pushed.output).toContain("approved and pushed to fresh");
+    const [ask] = f.desk.asks;
+    const subject = ask?.kind === "push" ? ask.subject : undefined;
+    // The upstream's first commit and the agent's two: the fresh remote has none of them.
+    expect([subject?.from, subject?.commitCount, subject?.commits.map((line) => line.replace(/^\S+ /, ""))]).toEqual([null, 3, ["first", "For the fresh remote", "More for it"]]);
+    expect(subject?.diffstat).toBe(" fresh.txt | 1 +\n more.txt  | 1 +\n 2 files changed, 2 insertions(+)");
+  });
+
   it("refuses a push to the default branch of a remote whose HEAD names another branch, and to main there too", async () => {
     const other = f.bareRepository("trunk.git");
     f.asUser(["--git-dir", other, "branch", "-m", "main", "trunk"]);
