@@ -1,8 +1,9 @@
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, existsSync, openSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliPath, repoRoot } from "../cli/run-cli.js";
+import { nixBuild, nixString, standInDir } from "../support/nix.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { agentUid, TestHost } from "./harness.js";
 import { TmuxTerminal } from "./tmux-terminal.js";
@@ -12,7 +13,8 @@ import { TmuxTerminal } from "./tmux-terminal.js";
  * Root's terminal is a door: a process inside a sandbox that holds it (as a descriptor or as its
  * controlling terminal) can push input into it with TIOCSTI, and root's shell runs that input once
  * forage-ctl returns. Each attack is made from root's real shell, on a real terminal (a tmux pane
- * on the host), against a real sandbox, in process and through the daemon; its control makes the
+ * on the host), against a real sandbox of each runtime that runs here (host root, and a NixOS
+ * system: the stand-in of test/nix/stand-in), in process and through the daemon; its control makes the
  * same attack with the same program as the agent's uid on that terminal, without the sandbox in
  * between, and the host's shell runs what it pushed.
  */
@@ -25,13 +27,18 @@ function readFileOr(path: string): string {
   }
 }
 
-const tools = toolsAvailable("systemd-nspawn", "tmux", "gcc", "setpriv", "bash");
+const tools = toolsAvailable("systemd-nspawn", "tmux", "gcc", "setpriv", "bash", "nix-build", "busybox");
+
+/** One sandbox per runtime that runs here; the NixOS one's template has a prebuilt (stand-in) system. */
+const sandboxes = [
+  { name: "hostroot", template: "basic", runtime: "nspawn" },
+  { name: "nixroot", template: "nixbasic", runtime: "nspawn-nix" },
+] as const;
 
 describe.skipIf(!tools.run || !isRoot())("nothing of the caller's reaches a sandbox (terminal, descriptors, environment), each attack with its control", () => {
-  const host = new TestHost("10.210");
+  const host = new TestHost("10.210", "nobody", "\n  nixbasic:\n    extends: basic\n");
   const terminal = new TmuxTerminal(host.dir);
   const inject = join(host.dir, "tty-inject");
-  let workspace = "";
   let legacyTiocsti: string | undefined;
   let attempt = 0;
 
@@ -58,19 +65,26 @@ describe.skipIf(!tools.run || !isRoot())("nothing of the caller's reaches a sand
     // The host's own switch for unprivileged TIOCSTI: the attack needs it on (Debian 12's default).
     legacyTiocsti = readFileSync("/proc/sys/dev/tty/legacy_tiocsti", "utf8").trim();
     if (legacyTiocsti !== "1") writeFileSync("/proc/sys/dev/tty/legacy_tiocsti", "1");
-    execFileSync("gcc", ["-O2", "-o", inject, join(repoRoot, "test/integration/tty-inject.c")]);
-    workspace = host.workspace("esc");
-    copyFileSync(inject, join(workspace, "tty-inject"));
-    // The agent's watcher: when a client attaches to its tmux session, it tells that client to run the injector.
-    writeFileSync(join(workspace, "watch.sh"), '#!/bin/sh\nwhile [ -z "$(tmux list-clients)" ]; do sleep 0.1; done\nexec tmux detach-client -E "/workspace/tty-inject \'touch $1\'"\n');
-    for (const file of ["tty-inject", "watch.sh"]) {
-      chmodSync(join(workspace, file), 0o755);
-      chownSync(join(workspace, file), agentUid, agentUid);
+    // Static: it runs in a NixOS root too, which has none of the host's libraries.
+    execFileSync("gcc", ["-static", "-O2", "-o", inject, join(repoRoot, "test/integration/tty-inject.c")]);
+    const systems = join(host.dir, "systems");
+    mkdirSync(systems);
+    symlinkSync(nixBuild(`import ${nixString(join(standInDir, "nixos-system.nix"))} { uid = ${agentUid}; gid = ${agentUid}; }`), join(systems, "nixbasic"));
+    host.extraEnv.FORAGE_SYSTEMS_DIR = systems;
+    for (const sandbox of sandboxes) {
+      const workspace = host.workspace(sandbox.name);
+      copyFileSync(inject, join(workspace, "tty-inject"));
+      // The agent's watcher: when a client attaches to its tmux session, it tells that client to run the injector.
+      writeFileSync(join(workspace, "watch.sh"), '#!/bin/sh\nwhile [ -z "$(tmux list-clients)" ]; do sleep 0.1; done\nexec tmux detach-client -E "/workspace/tty-inject \'touch $1\'"\n');
+      for (const file of ["tty-inject", "watch.sh"]) {
+        chmodSync(join(workspace, file), 0o755);
+        chownSync(join(workspace, file), agentUid, agentUid);
+      }
+      const up = await host.run(["up", sandbox.name, "-t", sandbox.template, "--runtime", sandbox.runtime, "-w", workspace]);
+      expect(up.exitCode, up.stderr).toBe(0);
     }
-    const up = await host.run(["up", "esc", "-t", "basic", "-w", workspace]);
-    expect(up.exitCode, up.stderr).toBe(0);
     await terminal.start(["bash", "--norc", "--noprofile"], { ...host.env, HOME: "/root", TERM: "xterm-256color", PS1: "# " }, host.dir);
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     await terminal.stop();
@@ -93,46 +107,56 @@ describe.skipIf(!tools.run || !isRoot())("nothing of the caller's reaches a sand
         if (via === "in-process") expect((await host.run(["daemon", "--stop"])).exitCode).toBe(0);
       });
 
-      it("exec on root's terminal: the command's terminal is the sandbox's own, and TIOCSTI on it is refused", async () => {
-        const screen = await inRootShell(cli(`exec esc -- /workspace/tty-inject 'touch ${marker(`exec-${via}`)}'`));
-        expect(screen).toContain("refused: stdin: Operation not permitted");
-        expect(existsSync(marker(`exec-${via}`))).toBe(false);
-      });
+      for (const { name } of sandboxes) {
+        const tag = (attack: string): string => `${attack}-${via}-${name}`;
+        const plantWatcher = async (attack: string): Promise<void> => {
+          const planted = await host.run(["exec", name, "--", "tmux", "new-window", "-d", "-t", "forage", "/workspace/watch.sh", marker(tag(attack))]);
+          expect(planted.exitCode, planted.stderr).toBe(0);
+        };
 
-      it("exec without a terminal: the command has no controlling terminal (/dev/tty opens nothing)", async () => {
-        const screen = await inRootShell(`${cli(`exec esc -- /workspace/tty-inject 'touch ${marker(`pipe-${via}`)}'`)} </dev/null`);
-        expect(screen).toContain("refused: /dev/tty: No such device or address");
-        expect(existsSync(marker(`pipe-${via}`))).toBe(false);
-      });
-
-      it("attach: a tmux client told by the agent to run a command runs it on the sandbox's terminal, not root's", async () => {
-        const planted = await host.run(["exec", "esc", "--", "tmux", "new-window", "-d", "-t", "forage", "/workspace/watch.sh", marker(`attach-${via}`)]);
-        expect(planted.exitCode, planted.stderr).toBe(0);
-        const screen = await inRootShell(cli("attach esc"));
-        // The watcher fired: the injector ran in place of the tmux client, and was refused there.
-        expect(screen).toContain("refused: stdin: Operation not permitted");
-        expect(existsSync(marker(`attach-${via}`))).toBe(false);
-      });
-
-      it("pick: Enter attaches the same way, on the sandbox's terminal", async () => {
-        const planted = await host.run(["exec", "esc", "--", "tmux", "new-window", "-d", "-t", "forage", "/workspace/watch.sh", marker(`pick-${via}`)]);
-        expect(planted.exitCode, planted.stderr).toBe(0);
-        // A cleared screen first: an earlier picker's list must not be taken for this one's.
-        const screen = await inRootShell(`clear; ${cli("pick")}`, async () => {
-          await terminal.waitFor((shown) => !shown.includes("› esc"));
-          await terminal.waitFor(/› esc/, 30_000);
-          await terminal.keys("Enter");
+        it(`${name}: exec on root's terminal: the command's terminal is the sandbox's own, and TIOCSTI on it is refused`, async () => {
+          const screen = await inRootShell(cli(`exec ${name} -- /workspace/tty-inject 'touch ${marker(tag("exec"))}'`));
+          expect(screen).toContain("refused: stdin: Operation not permitted");
+          expect(existsSync(marker(tag("exec")))).toBe(false);
         });
-        expect(screen).toContain("refused: stdin: Operation not permitted");
-        expect(existsSync(marker(`pick-${via}`))).toBe(false);
-      });
+
+        it(`${name}: exec without a terminal: the command has no controlling terminal (/dev/tty opens nothing)`, async () => {
+          const screen = await inRootShell(`${cli(`exec ${name} -- /workspace/tty-inject 'touch ${marker(tag("pipe"))}'`)} </dev/null`);
+          expect(screen).toContain("refused: /dev/tty: No such device or address");
+          expect(existsSync(marker(tag("pipe")))).toBe(false);
+        });
+
+        it(`${name}: attach: a tmux client told by the agent to run a command runs it on the sandbox's terminal, not root's`, async () => {
+          await plantWatcher("attach");
+          const screen = await inRootShell(cli(`attach ${name}`));
+          // The watcher fired: the injector ran in place of the tmux client, and was refused there.
+          expect(screen).toContain("refused: stdin: Operation not permitted");
+          expect(existsSync(marker(tag("attach")))).toBe(false);
+        });
+
+        it(`${name}: pick: Enter attaches the same way, on the sandbox's terminal`, async () => {
+          await plantWatcher("pick");
+          // A cleared screen first: an earlier picker's list must not be taken for this one's.
+          const screen = await inRootShell(`clear; ${cli("pick")}`, async () => {
+            await terminal.waitFor((shown) => !shown.includes("Forage sandboxes"));
+            await terminal.waitFor("Forage sandboxes", 30_000);
+            await terminal.keys("/");
+            await terminal.type(name);
+            await terminal.keys("Enter");
+            await terminal.waitFor(new RegExp(`› ${name} `));
+            await terminal.keys("Enter");
+          });
+          expect(screen).toContain("refused: stdin: Operation not permitted");
+          expect(existsSync(marker(tag("pick")))).toBe(false);
+        });
+      }
     });
   }
 
   it("TIOCLINUX is refused by the filter (control: on the host the same call reaches the terminal, which answers it is no console)", async () => {
     const control = await inRootShell(`setpriv --reuid=${agentUid} --regid=${agentUid} --clear-groups -- ${inject} x linux`);
     expect(control).toContain("refused: stdin: Inappropriate ioctl for device");
-    expect(await inRootShell(cli("exec esc -- /workspace/tty-inject x linux"))).toContain("refused: stdin: Operation not permitted");
+    for (const { name } of sandboxes) expect(await inRootShell(cli(`exec ${name} -- /workspace/tty-inject x linux`))).toContain("refused: stdin: Operation not permitted");
   });
 
   it("gives the sandbox's PID 1 none of the environment of the forage-ctl that started it (control: a host process that forage-ctl started has it)", async () => {
@@ -141,7 +165,7 @@ describe.skipIf(!tools.run || !isRoot())("nothing of the caller's reaches a sand
     const guardHost = readdirSync("/proc").find((pid) => /^\d+$/.test(pid) && readFileOr(`/proc/${pid}/cmdline`).split("\0").includes(guardSocket));
     expect(guardHost).toBeDefined();
     expect(readFileOr(`/proc/${guardHost ?? 0}/environ`).split("\0")).toContain(`FORAGE_STATE_DIR=${host.stateDir}`);
-    const inside = await host.run(["shell", "esc"], "tr '\\0' '\\n' < /proc/1/environ; echo end-of-environ\n");
+    const inside = await host.run(["shell", "hostroot"], "tr '\\0' '\\n' < /proc/1/environ; echo end-of-environ\n");
     expect(inside.stdout).toContain("end-of-environ");
     expect(inside.stdout).not.toContain("FORAGE_");
     expect(inside.stdout).not.toContain(host.dir);
@@ -163,7 +187,7 @@ describe.skipIf(!tools.run || !isRoot())("nothing of the caller's reaches a sand
     it("passes none but stdin, stdout and stderr in from forage-ctl (control: a host child of the same caller inherits fd 3)", async () => {
       const fd = held();
       expect(await run(listFds, fd)).toContain(`3 ${join(host.dir, "held-open")}`);
-      expect(numbers(await run([process.execPath, cliPath, "--config", host.config, "exec", "esc", "--", ...listFds], fd))).toEqual(["0", "1", "2"]);
+      expect(numbers(await run([process.execPath, cliPath, "--config", host.config, "exec", "hostroot", "--", ...listFds], fd))).toEqual(["0", "1", "2"]);
     });
 
     it("passes none in from a daemon that inherited one (control: the daemon holds it)", async () => {
@@ -177,10 +201,10 @@ describe.skipIf(!tools.run || !isRoot())("nothing of the caller's reaches a sand
       daemon.unref();
       await expect.poll(() => readFileSync(logFile, "utf8"), { timeout: 30_000 }).toContain("listening on");
       expect(readlinkSync(`/proc/${daemon.pid}/fd/3`)).toBe(join(host.dir, "held-open"));
-      const inside = await host.run(["exec", "esc", "--", ...listFds]);
+      const inside = await host.run(["exec", "hostroot", "--", ...listFds]);
       expect(inside.exitCode, inside.stderr).toBe(0);
       // Root's exec went to that daemon (it serves the same settings), which ran it.
-      expect(readFileSync(logFile, "utf8")).toContain("exec esc");
+      expect(readFileSync(logFile, "utf8")).toContain("exec hostroot");
       expect(numbers(inside.stdout.split("\n").filter((line) => line !== "" && !/ \/proc\/\d+\/fd$/.test(line)))).toEqual(["0", "1", "2"]);
     });
   });
