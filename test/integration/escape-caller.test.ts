@@ -173,21 +173,27 @@ describe.skipIf(!tools.run || !isRoot())("nothing of the caller's reaches a sand
 
   describe("descriptors", () => {
     const held = (): number => openSync(join(host.dir, "held-open"), "w");
-    // Each descriptor of ls with what it refers to ("3 /…/held-open"); its own listing of the directory is left out.
-    const listFds = ["sh", "-c", "ls -l /proc/self/fd | sed -n 's/.* \\([0-9]*\\) -> /\\1 /p'"];
+    // ls's own listing of its descriptors (the NixOS stand-in has ls, not sed), read by `descriptors`.
+    const listFds = ["ls", "-l", "/proc/self/fd"];
+    /** Each descriptor of ls with what it refers to ("3 /…/held-open"), leaving out its own open directory. */
+    const descriptors = (listing: string): string[] =>
+      listing
+        .split("\n")
+        .flatMap((line) => /(\d+) -> (.*)$/.exec(line)?.slice(1, 3).join(" ") ?? [])
+        .filter((line) => !/ \/proc\/\d+\/fd$/.test(line));
     const run = (argv: string[], fd: number): Promise<string[]> =>
       new Promise((resolve) => {
         const child = spawn(argv[0] ?? "sh", argv.slice(1), { env: host.env, stdio: ["ignore", "pipe", "inherit", fd] });
         let out = "";
         child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()));
-        child.once("close", () => resolve(out.split("\n").filter((line) => line !== "" && !/ \/proc\/\d+\/fd$/.test(line))));
+        child.once("close", () => resolve(descriptors(out)));
       });
     const numbers = (lines: string[]): string[] => lines.map((line) => line.split(" ")[0] ?? "");
 
     it("passes none but stdin, stdout and stderr in from forage-ctl (control: a host child of the same caller inherits fd 3)", async () => {
       const fd = held();
       expect(await run(listFds, fd)).toContain(`3 ${join(host.dir, "held-open")}`);
-      expect(numbers(await run([process.execPath, cliPath, "--config", host.config, "exec", "hostroot", "--", ...listFds], fd))).toEqual(["0", "1", "2"]);
+      for (const { name } of sandboxes) expect(numbers(await run([process.execPath, cliPath, "--config", host.config, "exec", name, "--", ...listFds], fd))).toEqual(["0", "1", "2"]);
     });
 
     it("passes none in from a daemon that inherited one (control: the daemon holds it)", async () => {
@@ -201,11 +207,13 @@ describe.skipIf(!tools.run || !isRoot())("nothing of the caller's reaches a sand
       daemon.unref();
       await expect.poll(() => readFileSync(logFile, "utf8"), { timeout: 30_000 }).toContain("listening on");
       expect(readlinkSync(`/proc/${daemon.pid}/fd/3`)).toBe(join(host.dir, "held-open"));
-      const inside = await host.run(["exec", "hostroot", "--", ...listFds]);
-      expect(inside.exitCode, inside.stderr).toBe(0);
-      // Root's exec went to that daemon (it serves the same settings), which ran it.
-      expect(readFileSync(logFile, "utf8")).toContain("exec hostroot");
-      expect(numbers(inside.stdout.split("\n").filter((line) => line !== "" && !/ \/proc\/\d+\/fd$/.test(line)))).toEqual(["0", "1", "2"]);
+      for (const { name } of sandboxes) {
+        const inside = await host.run(["exec", name, "--", ...listFds]);
+        expect(inside.exitCode, inside.stderr).toBe(0);
+        // Root's exec went to that daemon (it serves the same settings), which ran it.
+        expect(readFileSync(logFile, "utf8")).toContain(`exec ${name}`);
+        expect(numbers(descriptors(inside.stdout))).toEqual(["0", "1", "2"]);
+      }
     });
   });
 });

@@ -1,8 +1,11 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repoRoot } from "../cli/run-cli.js";
+import { nixBuild, nixString, standInDir } from "../support/nix.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { agentUid, TestHost } from "./harness.js";
 
@@ -10,13 +13,17 @@ import { agentUid, TestHost } from "./harness.js";
  * Filling the host's disk through the workspace (issue 13, "Workspace disk"): workspace.maxSize
  * makes each workspace forage-ctl creates a btrfs subvolume with a qgroup limit. The filesystems
  * are small loop-mounted images in this test's own temp dir (256 MiB, sparse), never a real disk.
+ * The subvolume attack runs on both runtimes that run here: host root, and a NixOS system (the
+ * stand-in of test/nix/stand-in, template quota-nix), whose filter must judge the ioctl too.
  */
-const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "git", "btrfs", "mkfs.btrfs", "findmnt", "dd");
+const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "git", "btrfs", "mkfs.btrfs", "findmnt", "dd", "gcc", "nix-build");
 
 const templates = `
   quota:
     extends: basic
     workspace: { maxSize: 32M }
+  quota-nix:
+    extends: quota
   quota-mounts:
     extends: quota
     workspace: { maxSize: 32M, mounts: { docs: { containerPath: /workspace/docs, repo: other } } }
@@ -32,6 +39,7 @@ describe.skipIf(!tools.run || !isRoot())("escape: filling the disk through the w
   const bare = new TestHost("10.249", "nobody", templates);
   const plain = new TestHost("10.249", "nobody", templates);
   const repo = join(disks, "repo");
+  const probe = join(disks, "seccomp-probe");
 
   const asOwner = (program: string, args: string[]) =>
     execa("setpriv", ["--reuid", String(agentUid), "--regid", String(agentUid), "--clear-groups", program, ...args], {
@@ -76,13 +84,24 @@ describe.skipIf(!tools.run || !isRoot())("escape: filling the disk through the w
       ["commit", "-q", "-m", "initial"],
     ])
       await asOwner("git", ["-C", repo, ...args]);
-    for (const [name, template] of [
-      ["full", "quota"],
-      ["free", "basic"],
+    const systems = join(disks, "systems");
+    mkdirSync(systems);
+    symlinkSync(nixBuild(`import ${nixString(join(standInDir, "nixos-system.nix"))} { uid = ${agentUid}; gid = ${agentUid}; }`), join(systems, "quota-nix"));
+    host.extraEnv.FORAGE_SYSTEMS_DIR = systems;
+    for (const [name, template, runtime] of [
+      ["full", "quota", "nspawn"],
+      ["free", "basic", "nspawn"],
+      ["fulln", "quota-nix", "nspawn-nix"],
     ]) {
-      const up = await host.run(["up", name ?? "", "-t", template ?? "", "-r", repo]);
+      const up = await host.run(["up", name ?? "", "-t", template ?? "", "--runtime", runtime ?? "", "-r", repo]);
       expect(up.exitCode, up.stderr).toBe(0);
     }
+    // Static: it runs in the NixOS root too, which has none of the host's libraries.
+    execFileSync("gcc", ["-static", "-O2", "-o", probe, join(repoRoot, "test/integration/seccomp-probe.c")]);
+    const inWorkspace = join(workspaceQuota("fulln").hostPath, "probe");
+    copyFileSync(probe, inWorkspace);
+    chmodSync(inWorkspace, 0o755);
+    chownSync(inWorkspace, agentUid, agentUid);
   });
 
   afterAll(async () => {
@@ -112,6 +131,16 @@ describe.skipIf(!tools.run || !isRoot())("escape: filling the disk through the w
     const escaped = await asOwner("dd", ["if=/dev/zero", `of=${nested}/fill`, "bs=1M", "count=48"]);
     expect(escaped.exitCode, escaped.stderr).toBe(0);
     expect((await asOwner("rm", ["-rf", nested])).exitCode).toBe(0);
+  });
+
+  it("refuses the subvolume ioctl on the NixOS runtime as well (control: the owner's same call on the host makes one)", async () => {
+    const inside = await host.run(["exec", "fulln", "--", "/workspace/probe", "btrfs-subvol", "/workspace", "nested"]);
+    expect(inside).toMatchObject({ exitCode: 1, stdout: "errno 1\n" });
+    const workspace = workspaceQuota("fulln").hostPath;
+    expect(existsSync(join(workspace, "nested"))).toBe(false);
+    expect(await asOwner(probe, ["btrfs-subvol", workspace, "nested-on-host"])).toMatchObject({ exitCode: 0, stdout: "ok" });
+    expect(await subvolumes()).toContain("workspaces/fulln/_workspace/nested-on-host");
+    expect((await asOwner("rm", ["-rf", join(workspace, "nested-on-host")])).exitCode).toBe(0);
   });
 
   it("shows the limit and the use in status, and in status --json", async () => {

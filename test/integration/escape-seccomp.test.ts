@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliPath, repoRoot } from "../cli/run-cli.js";
+import { nixBuild, nixString, standInDir } from "../support/nix.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { agentUid, TestHost } from "./harness.js";
 
@@ -15,8 +16,10 @@ import { agentUid, TestHost } from "./harness.js";
  *   sc:  the default filter (and sshd, so SSH sessions are covered too)
  *   ns:  namespaces allowed back (mount is still refused inside a new user namespace)
  *   all: namespaces, mount, keyring, io-uring and userfaultfd allowed back
+ *   scn, alln: sc's and all's filters on the NixOS runtime (nspawn-nix, the stand-in system of
+ *        test/nix/stand-in), whose agents must get the same filter, not systemd's weaker one
  */
-const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "gcc", "keyctl", "unshare", "ssh", "sshd");
+const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "gcc", "keyctl", "unshare", "ssh", "sshd", "nix-build");
 
 const templates = `  sc:
     extends: sshable
@@ -26,6 +29,10 @@ const templates = `  sc:
   all:
     extends: basic
     seccomp: { allow: [namespaces, mount, keyring, io-uring, userfaultfd] }
+  nixsc:
+    extends: basic
+  nixall:
+    extends: all
 `;
 
 describe.skipIf(!tools.run || !isRoot())("the seccomp filter and the keyring, attacked from a real sandbox", () => {
@@ -38,11 +45,22 @@ describe.skipIf(!tools.run || !isRoot())("the seccomp filter and the keyring, at
 
   beforeAll(async () => {
     execFileSync("gcc", ["-static", "-O2", "-o", probe, join(repoRoot, "test/integration/seccomp-probe.c")]);
-    for (const name of ["sc", "ns", "all"]) {
+    const systems = join(host.dir, "systems");
+    mkdirSync(systems);
+    const system = nixBuild(`import ${nixString(join(standInDir, "nixos-system.nix"))} { uid = ${agentUid}; gid = ${agentUid}; }`);
+    for (const template of ["nixsc", "nixall"]) symlinkSync(system, join(systems, template));
+    host.extraEnv.FORAGE_SYSTEMS_DIR = systems;
+    for (const [name, template, runtime] of [
+      ["sc", "sc", "nspawn"],
+      ["ns", "ns", "nspawn"],
+      ["all", "all", "nspawn"],
+      ["scn", "nixsc", "nspawn-nix"],
+      ["alln", "nixall", "nspawn-nix"],
+    ] as const) {
       const workspace = host.workspace(name);
       copyFileSync(probe, join(workspace, "probe"));
       chmodSync(join(workspace, "probe"), 0o755);
-      const up = await host.run(["up", name, "-t", name, "-w", workspace]);
+      const up = await host.run(["up", name, "-t", template, "--runtime", runtime, "-w", workspace]);
       expect(up.stderr).toBe("");
       expect(up.exitCode).toBe(0);
     }
@@ -85,6 +103,30 @@ describe.skipIf(!tools.run || !isRoot())("the seccomp filter and the keyring, at
       expect(await run("sc", "/workspace/probe", call)).toMatchObject(refused);
       expect(await run("all", "/workspace/probe", call)).toMatchObject(allowed);
       expect(await asAgentOnHost(probe, call)).toMatchObject(allowed);
+    }
+  });
+
+  it("refuses the same calls to the agent on a NixOS system (control: allowed back there)", async () => {
+    for (const call of ["clone-userns", "io_uring", "userfaultfd"]) {
+      expect(await run("scn", "/workspace/probe", call)).toMatchObject(refused);
+      expect(await run("alln", "/workspace/probe", call)).toMatchObject(allowed);
+    }
+    expect(await run("scn", "/workspace/probe", "int80")).toMatchObject(refused);
+  });
+
+  it("refuses them in the agent's session that the NixOS system started itself, not only in exec (control: allowed back there)", async () => {
+    // A window of the agent's tmux session: started by the session's server, which the system's own service ran.
+    const inSession = async (sandbox: string, call: string): Promise<string> => {
+      const window = await run(sandbox, "tmux", "new-window", "-d", "-t", "forage", `/workspace/probe ${call} > /workspace/session-${call}`);
+      expect(window.exitCode, window.stderr).toBe(0);
+      const result = join(host.workspace(sandbox), `session-${call}`);
+      // The probe prints one whole line at its end.
+      await expect.poll(() => (existsSync(result) ? readFileSync(result, "utf8") : ""), { timeout: 20_000 }).toMatch(/\n$/);
+      return readFileSync(result, "utf8");
+    };
+    for (const call of ["clone-userns", "io_uring", "userfaultfd"]) {
+      expect(await inSession("scn", call)).toBe(refused.stdout);
+      expect(await inSession("alln", call)).toBe(allowed.stdout);
     }
   });
 
