@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nixBuild, nixString, standInDir } from "../support/nix.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { agentUid, TestHost } from "./harness.js";
 import { asOwner } from "./host-user.js";
@@ -19,13 +20,19 @@ import { asOwner } from "./host-user.js";
  * `git add`ed it; the user's plain `git status` at the top ran it (the control). forage-ctl
  * vcs-check lists it, and forage-ctl git shows the change without running it.
  */
-const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "git");
+const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "git", "nix-build");
 
 describe.skipIf(!tools.run || !isRoot())("two sandboxes on one workspace folder", () => {
-  const host = new TestHost("10.211", "nobody", "\n  lenient:\n    extends: basic\n    workspace: { unprotected: [.envrc] }\n");
+  const host = new TestHost("10.211", "nobody", "\n  lenient:\n    extends: basic\n    workspace: { unprotected: [.envrc] }\n  nixbasic:\n    extends: basic\n");
   const touchEnvrc = "touch /workspace/.envrc/x 2>/dev/null || touch /workspace/.envrc 2>/dev/null && echo allowed || echo refused";
 
-  beforeAll(() => chmodSync(host.dir, 0o711));
+  beforeAll(() => {
+    chmodSync(host.dir, 0o711);
+    const systems = join(host.dir, "systems");
+    mkdirSync(systems);
+    symlinkSync(nixBuild(`import ${nixString(join(standInDir, "nixos-system.nix"))} { uid = ${agentUid}; gid = ${agentUid}; }`), join(systems, "nixbasic"));
+    host.extraEnv.FORAGE_SYSTEMS_DIR = systems;
+  });
   afterAll(() => host.cleanup());
 
   it("control: a sandbox whose template lifts .envrc creates it in the folder", async () => {
@@ -36,21 +43,27 @@ describe.skipIf(!tools.run || !isRoot())("two sandboxes on one workspace folder"
     expect((await host.run(["down", "lifted"])).exitCode).toBe(0);
   });
 
-  it("keeps the stand-ins while the other sandbox runs, says the folder is in use, and the last one out removes them", async () => {
-    const ws = host.workspace("shared");
-    const first = await host.run(["up", "first", "-t", "basic", "-w", ws]);
-    expect([first.exitCode, first.stderr]).toEqual([0, ""]);
-    const second = await host.run(["up", "second", "-t", "basic", "-w", ws]);
-    expect(second.exitCode).toBe(0);
-    expect(second.stderr).toContain(`${ws} is in use by sandbox "first" too`);
-    expect(await host.sh("second", touchEnvrc)).toBe("refused\n");
-    expect((await host.run(["stop", "first"])).exitCode).toBe(0);
+  // Either runtime in either role: the NixOS one (the stand-in system of test/nix/stand-in) binds its stand-ins too.
+  it.each([
+    ["nspawn", "nspawn-nix"],
+    ["nspawn-nix", "nspawn"],
+  ])("keeps the stand-ins while the other sandbox runs, says the folder is in use, and the last one out removes them (%s, then %s)", async (firstRuntime, secondRuntime) => {
+    const tag = firstRuntime === "nspawn" ? "h" : "n";
+    const [first, second] = [`first${tag}`, `second${tag}`];
+    const ws = host.workspace(`shared${tag}`);
+    const upFirst = await host.run(["up", first, "-t", "nixbasic", "--runtime", firstRuntime, "-w", ws]);
+    expect([upFirst.exitCode, upFirst.stderr]).toEqual([0, ""]);
+    const upSecond = await host.run(["up", second, "-t", "nixbasic", "--runtime", secondRuntime, "-w", ws]);
+    expect(upSecond.exitCode).toBe(0);
+    expect(upSecond.stderr).toContain(`${ws} is in use by sandbox "${first}" too`);
+    expect(await host.sh(second, touchEnvrc)).toBe("refused\n");
+    expect((await host.run(["stop", first])).exitCode).toBe(0);
     // The stand-in is still there for the sandbox that runs, on the host and inside.
     expect(lstatSync(join(ws, ".envrc")).isDirectory()).toBe(true);
-    expect(await host.sh("second", touchEnvrc)).toBe("refused\n");
-    expect((await host.run(["down", "second"])).exitCode).toBe(0);
+    expect(await host.sh(second, touchEnvrc)).toBe("refused\n");
+    expect((await host.run(["down", second])).exitCode).toBe(0);
     expect(readdirSync(ws)).toEqual([]);
-    expect((await host.run(["down", "first"])).exitCode).toBe(0);
+    expect((await host.run(["down", first])).exitCode).toBe(0);
   });
 
   it("removes only what up made: an empty directory of the user's own at a protected name stays", async () => {
