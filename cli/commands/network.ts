@@ -10,6 +10,7 @@ import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import { operationsOf } from "../operations.js";
 import { printJson, printTable } from "../output.js";
 import { UserError } from "../../runtime/core/errors.js";
+import { escapeLine } from "../../runtime/approvals/sandbox-text.js";
 
 /** network NAME [MODE] [--allow …] [--deny …]; denials NAME [-f]. */
 export function registerNetwork(program: Command): void {
@@ -189,5 +190,6 @@ function namesLines(view: NetworkView): string[] {
 
 function denialRow(record: DenialRecord): string[] {
   const where = record.address === undefined ? (record.name ?? "") : `${record.address}${record.port === undefined ? "" : `:${record.port}`}${record.name === undefined ? "" : ` (${record.name})`}`;
-  return [record.time, record.kind, where, record.rule, String(record.count)];
+  // The name is what the sandbox asked for (DNS, SNI, Host): shown escaped.
+  return [record.time, record.kind, escapeLine(where), escapeLine(record.rule), String(record.count)];
 }

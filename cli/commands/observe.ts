@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { printJson, printTable } from "../output.js";
 import { UserError } from "../../runtime/core/errors.js";
 import { forwardHost } from "../../runtime/state/port-spec.js";
+import { escapeLine } from "../../runtime/approvals/sandbox-text.js";
 
 /** ps, status, audit-log: looking at sandboxes. */
 export function registerObserve(program: Command): void {
@@ -83,7 +84,8 @@ export function registerObserve(program: Command): void {
       if (options.json === true) return void process.stdout.write(events.map((e) => JSON.stringify(e)).join("\n") + (events.length > 0 ? "\n" : ""));
       printTable(
         ["TIME", "EVENT", "DETAIL"],
-        events.map((e) => [e.time, e.event, [e.detail, e.exitCode === undefined ? "" : `exit ${e.exitCode}`].filter(Boolean).join(" ")]),
+        // A detail may carry the sandbox's text (a warning, a failed up's reason): shown escaped.
+        events.map((e) => [e.time, e.event, escapeLine([e.detail, e.exitCode === undefined ? "" : `exit ${e.exitCode}`].filter(Boolean).join(" "))]),
       );
     });
 }

@@ -50,6 +50,19 @@ export function escapeSandboxText(text: string): string {
 }
 
 /**
+ * A line that mixes forage's words with parts already escaped by escapeSandboxText (an audit event,
+ * a denial record) as it may be shown: every hidden character escaped as escapeSandboxText does,
+ * but backslashes left as they are, so the escapes already in it read the same. It guards the
+ * terminal against a part that reached the line unescaped; such a part's own backslashes stay
+ * ambiguous, which is why sandbox text is escaped where it is recorded.
+ *
+ * @example escapeLine("denied pay\\u200bpal \u001b[2J") // → "denied pay\\u200bpal \\x1b[2J"
+ */
+export function escapeLine(text: string): string {
+  return Array.from(text, (char) => (char === "\\" ? char : escapeChar(char))).join("");
+}
+
+/**
  * The sandbox's text as quoted data, for where it stands inside forage's own words (an SSH login's
  * user name): escaped, with `"` escaped too, so it cannot close its quotes and go on as forage.
  *

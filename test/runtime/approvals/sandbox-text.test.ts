@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cutShown, escapeSandboxText, quoteSandboxText } from "../../../runtime/approvals/sandbox-text.js";
+import { cutShown, escapeLine, escapeSandboxText, quoteSandboxText } from "../../../runtime/approvals/sandbox-text.js";
 
 /** Reads shown text back into the text it shows: the escapes are unambiguous, so this always works. */
 function unescape(shown: string): string {
@@ -112,5 +112,13 @@ describe("cutting shown text", () => {
       expect(cut.length).toBeLessThanOrEqual(max);
       expect(cut.slice(1)).toMatch(/^(?:\\u200b|[a-z.])*$/);
     }
+  });
+});
+
+describe("escapeLine", () => {
+  it("escapes hidden characters as escapeSandboxText does, but leaves backslashes, so escapes already made read the same", () => {
+    const escaped = escapeSandboxText("pay\u200bpal");
+    expect(escapeLine(`host ${escaped} \u001b[2J\u202e`)).toBe(`host ${escaped} \\x1b[2J\\u202e`);
+    expect(escapeLine(escapeLine("a\u0007b"))).toBe("a\\x07b");
   });
 });
