@@ -49,9 +49,9 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     await as("git", ["-C", repo, "commit", "-q", "-m", "initial"]);
     return repo;
   };
-  /** The user's plain `git status` in the repository; true when the planted command ran. */
+  /** The user's plain `git status` in the repository (it must succeed: a failing git proves nothing); true when the planted command ran. */
   const statusRunsPlanted = async (repo: string, marker: string): Promise<boolean> => {
-    await as("git", ["status", "--short"], repo).catch(() => "");
+    await as("git", ["status", "--short"], repo);
     return existsSync(join(repo, marker));
   };
   /** Runs `script` as the agent in the sandbox; returns how many lines said "Read-only file system". */
