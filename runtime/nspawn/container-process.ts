@@ -58,6 +58,9 @@ export function nspawnArgs(spec: NspawnSpec): string[] {
     `--directory=${spec.root}`,
     `--hostname=${spec.hostname}`,
     `--network-namespace-path=${spec.networkNamespacePath}`,
+    // With it nspawn mounts a sysfs of that namespace at /sys; without, the host's, which names
+    // the host's interfaces and every other sandbox's link.
+    "--private-network",
     // nspawn would otherwise copy the host's resolv.conf in: the sandbox's resolver is its DNS filter.
     "--resolv-conf=off",
     "--no-new-privileges=yes",

@@ -9,10 +9,14 @@ import { installStandInSystem } from "./host-user.js";
  * user's uid, and the kernel lists every key its reader may view); /proc/key-users gave their
  * counts. Both are masked on every runtime. The control reads them as the same uid on the host,
  * where nothing masks them.
+ *
+ * /sys inside was the host's sysfs (nspawn mounts one of the sandbox's own network namespace only
+ * when told the network is private): it named the host's interfaces, their MAC addresses, and
+ * every other sandbox's link. The control is the host's own /sys, which lists those links.
  */
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "keyctl", "nix-build", "busybox");
 
-describe.skipIf(!tools.run || !isRoot())("escapes through /proc/keys", () => {
+describe.skipIf(!tools.run || !isRoot())("escapes through /proc/keys and /sys", () => {
   const host = new TestHost("10.212");
   const keyName = `forage-h26-${Math.random().toString(36).slice(2, 10)}`;
   /** Runs a program on the host as the agent's uid (the host user the sandboxes run as). */
@@ -42,4 +46,19 @@ describe.skipIf(!tools.run || !isRoot())("escapes through /proc/keys", () => {
     expect(await host.sh(name, "id -u; cat /proc/keys; echo keys-read; cat /proc/key-users; echo users-read")).toBe(`${agentUid}\nkeys-read\nusers-read\n`);
     expect((await host.run(["down", name])).exitCode).toBe(0);
   });
+
+  it.each(["nspawn", "nspawn-nix"])(
+    "shows the agent only its sandbox's own network interfaces in /sys on the %s runtime (control: the host's /sys lists the other sandbox's link)",
+    async (runtime) => {
+      const [name, other] = runtime === "nspawn" ? ["sysh", "sysho"] : ["sysn", "sysno"];
+      for (const each of [name, other]) {
+        const up = await host.run(["up", each, "-t", "basic", "--runtime", runtime, "-w", host.workspace(each)]);
+        expect(up.exitCode, up.stderr).toBe(0);
+      }
+      const otherLink = `ve-f${await host.slotOf(other)}`;
+      expect((await execa("ls", ["/sys/class/net"])).stdout.split(/\s+/)).toContain(otherLink);
+      expect((await host.sh(name, "ls /sys/class/net")).split(/\s+/).filter(Boolean).sort()).toEqual(["eth0", "lo"]);
+      for (const each of [name, other]) expect((await host.run(["down", each])).exitCode).toBe(0);
+    },
+  );
 });
