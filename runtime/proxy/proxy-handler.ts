@@ -2,7 +2,7 @@ import { request as httpsRequest } from "node:https";
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { headerPairs, keyHeaders, requestHeaders, responseHeaders, upstreamFraming } from "./forwarded-headers.js";
 import type { KeyStore } from "./key-store.js";
-import { KeyRedactor } from "./key-redactor.js";
+import { redactorFor } from "./key-redactor.js";
 import { keyPlacement, swapCredential, swapQueryKey } from "./placeholder-swap.js";
 import type { ProxyAuditLog, ProxyAuditRecord } from "./proxy-audit-log.js";
 import { refuse, type RefusalKind } from "./proxy-refusal.js";
@@ -224,7 +224,7 @@ function streamBody(req: IncomingMessage, outgoing: ClientRequest, services: Pro
 function relayResponse(incoming: IncomingMessage, res: ServerResponse, services: ProxyServices, exchange: Exchange): void {
   if (exchange.settled || res.headersSent || res.destroyed) return void incoming.destroy();
   // An upstream that echoes the key (a Location, a cookie, an error page) must not hand it over.
-  const redactor = new KeyRedactor(exchange.sentKeys);
+  const redactor = redactorFor(exchange.sentKeys);
   const found = (count: number): void => void (exchange.record.redacted = (exchange.record.redacted ?? 0) + count);
   // Node reads header bytes as latin1, one character per byte, as the redactor expects.
   const headers = responseHeaders(headerPairs(incoming.rawHeaders)).map(([name, value]): [string, string] => {
