@@ -47,12 +47,13 @@ const namedEntities: ReadonlyMap<string, string> = new Map([
 
 /**
  * The escapes of the given characters (and of their upper case), in text already lower-cased:
- * percent-encoded once or twice; JSON's `\u00XX` and short escapes; HTML's decimal and hex
+ * percent-encoded once or twice; JSON's `\u00XX` and short escapes, their backslash escaped
+ * again as when a JSON text is quoted inside another (`\\u00XX`); HTML's decimal and hex
  * references (any leading zeros, `;` optional as HTML parsers allow, the number not going on) and
  * named ones. Escapes of other characters (`\"`, `%20`, `&amp;` in most texts) are left alone:
  * they cannot be part of a key, and the search stays one native pass over most bodies.
  *
- * @example escapePattern(["/"]).source // "%(?:25)?(2f)|\\\\u00(2f)|\\\\(\\/)|&#x0*(2f)(?![0-9a-f]);?|&#0*(47)(?![0-9]);?|&(sol);"
+ * @example escapePattern(["/"]).source // "%(?:25)?(2f)|\\\\+u00(2f)|\\\\+(\\/)|&#x0*(2f)(?![0-9a-f]);?|&#0*(47)(?![0-9]);?|&(sol);"
  */
 export function escapePattern(chars: Iterable<string>): RegExp {
   const codes = [...new Set([...chars].flatMap((char) => [char, char.toUpperCase()]))].filter((char) => char.length === 1 && char.charCodeAt(0) <= 0xff).map((char) => char.charCodeAt(0));
@@ -60,7 +61,7 @@ export function escapePattern(chars: Iterable<string>): RegExp {
   const short = oneOf(["/", "\\", '"'].filter((char) => codes.includes(char.charCodeAt(0))).map((char) => `\\${char}`));
   const names = oneOf([...namedEntities].filter(([, char]) => codes.includes(char.charCodeAt(0))).map(([name]) => name));
   // The groups, in this order, are decodeEscapes' arguments.
-  const alternatives = [`%(?:25)?(${hex})`, `\\\\u00(${hex})`, `\\\\(${short})`, `&#x0*(${hex})(?![0-9a-f]);?`, `&#0*(${oneOf(codes.map(String))})(?![0-9]);?`, `&(${names});`];
+  const alternatives = [`%(?:25)?(${hex})`, `\\\\+u00(${hex})`, `\\\\+(${short})`, `&#x0*(${hex})(?![0-9a-f]);?`, `&#0*(${oneOf(codes.map(String))})(?![0-9]);?`, `&(${names});`];
   return new RegExp(alternatives.join("|"), "g");
 }
 
@@ -74,7 +75,7 @@ function oneOf(sources: string[]): string {
  * number without its `;` may go on, `%25` may be half of `%252F`. At worst it holds a few bytes
  * that were not an escape.
  */
-const unfinished = /(?:%(?:[0-9a-f]|25[0-9a-f]?)?|\\(?:u[0-9a-f]{0,3})?|&(?:#x?[0-9a-f]*|[a-z][a-z0-9]*)?)$/;
+const unfinished = /(?:%(?:[0-9a-f]|25[0-9a-f]?)?|\\+(?:u[0-9a-f]{0,3})?|&(?:#x?[0-9a-f]*|[a-z][a-z0-9]*)?)$/;
 
 /** A text with its escapes decoded and letters lower-cased, and where each character came from. */
 export interface Decoded {

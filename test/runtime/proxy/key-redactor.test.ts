@@ -32,6 +32,8 @@ const forms: [string, string][] = [
   ["JSON-escaped with \\/", JSON.stringify(key).replaceAll("/", "\\/")],
   ["JSON \\u-escaped, every character", everyChar((code) => `\\u${code.toString(16).padStart(4, "0")}`)],
   ["JSON \\u-escaped, upper-case hex", everyChar((code) => `\\u${code.toString(16).padStart(4, "0").toUpperCase()}`)],
+  ["JSON \\u-escaped, quoted inside another JSON text", JSON.stringify(everyChar((code) => `\\u${code.toString(16).padStart(4, "0")}`)).slice(1, -1)],
+  ["JSON-escaped, quoted inside another JSON text", JSON.stringify(JSON.stringify(key).replaceAll("/", "\\/")).slice(3, -3)],
   ["JSON \\u-escaped, some characters", key.replace(/[kT0/=]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)],
   ["URL-encoded (encodeURIComponent)", encodeURIComponent(key)],
   ["URL-encoded, every character", everyChar((code) => `%${pad(code).toUpperCase()}`)],
