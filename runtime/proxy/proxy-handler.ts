@@ -1,50 +1,17 @@
 import { request as httpsRequest } from "node:https";
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import { headerPairs, keyHeaders, requestHeaders, responseHeaders, upstreamFraming } from "./forwarded-headers.js";
-import type { KeyStore } from "./key-store.js";
-import { redactorFor } from "./key-redactor.js";
+import { headerPairs, keyHeaders, requestHeaders, upstreamFraming } from "./forwarded-headers.js";
 import { keyPlacement, swapCredential, swapQueryKey } from "./placeholder-swap.js";
-import type { ProxyAuditLog, ProxyAuditRecord } from "./proxy-audit-log.js";
-import { refuse, type RefusalKind } from "./proxy-refusal.js";
-import type { RateLimiter, RateRefusal } from "./rate-limiter.js";
+import { openExchange, upstreamFailed, type Exchange, type ProxyServices } from "./proxy-exchange.js";
+import type { RateRefusal } from "./rate-limiter.js";
 import { checkRequest, tooLarge, type Admitted } from "./request-checks.js";
-import type { SandboxGate } from "./sandbox-gate.js";
-import type { ProxyCounters, SandboxProxy } from "./sandbox-proxy.js";
-import { TokenMeter } from "./token-meter.js";
-import type { LoginCredential, LoginKeeper, LoginRefusal } from "../logins/login-keeper.js";
+import type { SandboxProxy } from "./sandbox-proxy.js";
+import type { LoginCredential, LoginRefusal } from "../logins/login-keeper.js";
 import { applyLoginHeaders } from "./login-headers.js";
-import type { UpstreamAgents } from "./upstream-agents.js";
-
-/** What every request handler shares. */
-export interface ProxyServices {
-  keys: Pick<KeyStore, "get">;
-  /** Agents' subscription logins (refreshed on the host when they expire). */
-  logins: Pick<LoginKeeper, "credential">;
-  limiter: RateLimiter;
-  /** Per-sandbox requests in flight and waiting (see proxyGate). */
-  gate: SandboxGate;
-  upstreams: UpstreamAgents;
-  audit: ProxyAuditLog;
-  counters: ProxyCounters;
-}
+import { relayResponse } from "./response-relay.js";
 
 /** An upstream that sends nothing for this long is given up on (model answers can take minutes). */
 const upstreamIdleMs = 10 * 60_000;
-
-/** One request's state: its audit record, its token count, and whether it has been answered. */
-interface Exchange {
-  route: SandboxProxy;
-  record: ProxyAuditRecord;
-  meter: TokenMeter;
-  /** Every key this request carried upstream: the forms the answer is searched for. */
-  sentKeys: Set<string>;
-  /** Set once the proxy answered itself or gave up: later errors of the same exchange are echoes. */
-  settled: boolean;
-  answer: (kind: RefusalKind, message: string, details?: Record<string, unknown>) => void;
-}
-
-/** What a sandbox is told when its upstream fails: the cause (an address, a TLS error) goes to the audit log. */
-const upstreamFailed = "the agent's API could not be reached or its answer could not be relayed; the proxy's audit log has the cause";
 
 /**
  * Serves one request from a sandbox: counts it against the sandbox's limits, routes it to the
@@ -86,49 +53,6 @@ async function credentialOf(admitted: Admitted, services: ProxyServices): Promis
 
 function overLimit(sandbox: string, limited: RateRefusal): string {
   return `sandbox ${sandbox} is over its limit of ${limited.allowed} ${limited.limit} per ${limited.windowMs / 1000} s; retry in ${limited.retryAfterSeconds} s (proxy.rateLimit)`;
-}
-
-function openExchange(route: SandboxProxy, req: IncomingMessage, res: ServerResponse, services: ProxyServices): Exchange {
-  const started = performance.now();
-  const { counters } = services;
-  counters.requests += 1;
-  counters.active += 1;
-  const exchange: Exchange = {
-    route,
-    record: {
-      time: new Date().toISOString(),
-      sandbox: route.sandbox,
-      agent: "",
-      provider: "",
-      method: req.method ?? "",
-      path: "",
-      status: 0,
-      requestBytes: 0,
-      responseBytes: 0,
-      durationMs: 0,
-      tokens: 0,
-      refused: null,
-    },
-    meter: new TokenMeter(),
-    sentKeys: new Set(),
-    settled: false,
-    answer: (kind, message, details) => {
-      if (exchange.settled) return;
-      exchange.settled = true;
-      counters.refused[kind] = (counters.refused[kind] ?? 0) + 1;
-      exchange.record.refused = kind;
-      refuse(res, kind, message, details);
-    },
-  };
-  res.once("close", () => {
-    counters.active -= 1;
-    // 499: the sandbox went away before any answer (nginx's convention).
-    exchange.record.status = res.headersSent ? res.statusCode : 499;
-    exchange.record.durationMs = Math.round((performance.now() - started) * 100) / 100;
-    exchange.record.tokens = exchange.meter.total();
-    services.audit.write(exchange.record);
-  });
-  return exchange;
 }
 
 function forward(admitted: Admitted, credential: LoginCredential, req: IncomingMessage, res: ServerResponse, services: ProxyServices, exchange: Exchange): void {
@@ -219,43 +143,4 @@ function streamBody(req: IncomingMessage, outgoing: ClientRequest, services: Pro
   };
   req.on("data", onData);
   req.pipe(outgoing);
-}
-
-function relayResponse(incoming: IncomingMessage, res: ServerResponse, services: ProxyServices, exchange: Exchange): void {
-  if (exchange.settled || res.headersSent || res.destroyed) return void incoming.destroy();
-  // An upstream that echoes the key (a Location, a cookie, an error page) must not hand it over.
-  const redactor = redactorFor(exchange.sentKeys);
-  const found = (count: number): void => void (exchange.record.redacted = (exchange.record.redacted ?? 0) + count);
-  // Node reads header bytes as latin1, one character per byte, as the redactor expects.
-  const headers = responseHeaders(headerPairs(incoming.rawHeaders)).map(([name, value]): [string, string] => {
-    const { text, count } = redactor.redact(value);
-    if (count > 0) found(count);
-    return [name, text];
-  });
-  try {
-    res.writeHead(incoming.statusCode ?? 502, headers.flat());
-  } catch (error) {
-    incoming.destroy();
-    exchange.record.detail = `the upstream's answer cannot be relayed: ${(error as Error).message}`;
-    return exchange.answer("upstream", upstreamFailed);
-  }
-  exchange.settled = true;
-  services.counters.forwarded += 1;
-  // An event stream's headers go out at once (the first event may be a while); others ride with the body.
-  if (String(incoming.headers["content-type"] ?? "").startsWith("text/event-stream")) res.flushHeaders();
-  let charged = 0;
-  incoming.on("data", (chunk: Buffer) => {
-    exchange.record.responseBytes += chunk.length;
-    services.counters.responseBytes += chunk.length;
-    exchange.meter.observe(chunk);
-    // Charged as they stream, so long answers count before they end (or are cut off).
-    const total = exchange.meter.total();
-    services.limiter.spend(exchange.route.sandbox, total - charged, Date.now());
-    charged = total;
-  });
-  incoming.on("error", () => res.destroy());
-  if (!redactor.active) return void incoming.pipe(res);
-  const redacting = redactor.stream(found);
-  redacting.on("error", () => res.destroy());
-  incoming.pipe(redacting).pipe(res);
 }

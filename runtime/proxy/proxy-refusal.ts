@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 
 /** Why the proxy answered a request itself; each kind has its status and is counted apart. */
-export type RefusalKind = "unknown-agent" | "bad-path" | "method" | "path" | "too-large" | "rate-limit" | "queue-full" | "no-key" | "upstream";
+export type RefusalKind = "unknown-agent" | "bad-path" | "method" | "path" | "too-large" | "rate-limit" | "queue-full" | "no-key" | "upstream" | "encoding";
 
 const statuses: Record<RefusalKind, number> = {
   "unknown-agent": 404,
@@ -13,6 +13,8 @@ const statuses: Record<RefusalKind, number> = {
   "queue-full": 429,
   "no-key": 503,
   upstream: 502,
+  // The upstream's answer, not the request, is at fault: a bad gateway, as for "upstream".
+  encoding: 502,
 };
 
 /**
