@@ -1,7 +1,7 @@
 import { request as httpsRequest } from "node:https";
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { headerPairs, keyHeaders, requestHeaders, upstreamFraming } from "./forwarded-headers.js";
-import { keyPlacement, swapCredential, swapQueryKey } from "./placeholder-swap.js";
+import { keyPlacement, swapCredential, swapQueryKey, type ForeignPlaceholder, type PlaceholderScope } from "./placeholder-swap.js";
 import { openExchange, upstreamFailed, type Exchange, type ProxyServices } from "./proxy-exchange.js";
 import type { RateRefusal } from "./rate-limiter.js";
 import { checkRequest, tooLarge, type Admitted } from "./request-checks.js";
@@ -57,19 +57,14 @@ function overLimit(sandbox: string, limited: RateRefusal): string {
 
 function forward(admitted: Admitted, credential: LoginCredential, req: IncomingMessage, res: ServerResponse, services: ProxyServices, exchange: Exchange): void {
   const { agent } = admitted;
-  const key = credential.token;
   const upstream = agent.upstreamUrl;
-  const keyOf = (secret: string): string | undefined => services.keys.get(secret);
-  // With auth proxy the sandbox's own `key` parameter goes; with placeholder one is swapped only
-  // where the provider reads keys from the URL (Google).
-  const swapped =
-    agent.auth === "proxy" ? { target: withoutKeyParameter(admitted.target), key } : swapQueryKey(admitted.target, upstream.host, keyPlacement(agent.api), exchange.route.placeholders, keyOf);
-  const { target } = swapped;
-  if (swapped.key !== undefined) exchange.sentKeys.add(swapped.key);
+  const prepared = prepare(admitted, credential, req.rawHeaders, services, exchange);
+  if ("foreign" in prepared) return exchange.answer("foreign-placeholder", foreignPlaceholder(agent.name, agent.secret, prepared.foreign));
+  const { target } = prepared;
   let outgoing: ClientRequest;
   try {
     const pool = services.upstreams.agentFor(exchange.route.sandbox, upstream.origin);
-    const headers = { ...upstreamHeaders(admitted, credential, req.rawHeaders, keyOf, exchange), ...upstreamFraming(req.headers) };
+    const headers = { ...prepared.headers, ...upstreamFraming(req.headers) };
     outgoing = httpsRequest({
       protocol: "https:",
       host: upstream.hostname,
@@ -97,16 +92,47 @@ function forward(admitted: Admitted, credential: LoginCredential, req: IncomingM
   streamBody(req, outgoing, services, exchange);
 }
 
+/**
+ * The request's target and headers with the key set (auth "proxy") or its agent's stand-ins
+ * swapped (auth "placeholder"), every key sent noted for the answer's search; or the stand-in of
+ * another agent's secret the request tried to have swapped.
+ */
+function prepare(
+  admitted: Admitted,
+  credential: LoginCredential,
+  raw: readonly string[],
+  services: ProxyServices,
+  exchange: Exchange,
+): { target: string; headers: OutgoingHttpHeaders } | ForeignPlaceholder {
+  const { agent } = admitted;
+  const scope: PlaceholderScope = { bindings: exchange.route.placeholders, secret: agent.secret, keyOf: (secret) => services.keys.get(secret) };
+  // With auth proxy the sandbox's own `key` parameter goes; with placeholder one is swapped only
+  // where the provider reads keys from the URL (Google).
+  const swapped =
+    agent.auth === "proxy" ? { target: withoutKeyParameter(admitted.target), key: credential.token } : swapQueryKey(admitted.target, agent.upstreamUrl.host, keyPlacement(agent.api), scope);
+  if ("foreign" in swapped) return swapped;
+  const sent = upstreamHeaders(admitted, credential, raw, scope, exchange);
+  if ("foreign" in sent) return sent;
+  if (swapped.key !== undefined) exchange.sentKeys.add(swapped.key);
+  return { target: swapped.target, headers: sent.headers };
+}
+
+/** What a sandbox is told when it sent another agent's stand-in where a key goes. */
+function foreignPlaceholder(agent: string, secret: string | null, foreign: string): string {
+  return `the stand-in key sent to /${agent}/ is secret "${foreign}"'s, not this agent's (${secret === null ? "it has none" : `secret "${secret}"`}): a stand-in becomes its key only on the routes of the agents it belongs to; send it to one of those, or use this agent's own variable`;
+}
+
 /** The sandbox's headers, cleaned; with auth "proxy" the key header is set, with "placeholder" stand-ins are swapped. */
-function upstreamHeaders(admitted: Admitted, credential: LoginCredential, raw: readonly string[], keyOf: (secret: string) => string | undefined, exchange: Exchange): OutgoingHttpHeaders {
+function upstreamHeaders(admitted: Admitted, credential: LoginCredential, raw: readonly string[], scope: PlaceholderScope, exchange: Exchange): { headers: OutgoingHttpHeaders } | ForeignPlaceholder {
   const { api, auth, upstreamUrl } = admitted.agent;
   // A null prototype: a header named __proto__ or constructor is just a header.
   const headers: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
   const placement = keyPlacement(api);
   const carriers = new Set([...keyHeaders, api.header]);
   for (const [name, value] of requestHeaders(headerPairs(raw), auth === "proxy")) {
-    const sent = auth === "placeholder" ? swapCredential(name, value, upstreamUrl.host, placement, carriers, exchange.route.placeholders, keyOf) : { value };
+    const sent = auth === "placeholder" ? swapCredential(name, value, upstreamUrl.host, placement, carriers, scope) : { value };
     if (sent === null) continue;
+    if ("foreign" in sent) return sent;
     if (sent.key !== undefined) exchange.sentKeys.add(sent.key);
     const existing = headers[name];
     headers[name] = existing === undefined ? sent.value : [...(Array.isArray(existing) ? existing : [existing]), sent.value];
@@ -115,7 +141,7 @@ function upstreamHeaders(admitted: Admitted, credential: LoginCredential, raw: r
   if (admitted.agent.login !== null) applyLoginHeaders(headers, admitted.agent.login.flavor, credential.accountId);
   // Usage (token limits) and reflected keys are read from the answer, which compression would hide.
   headers["accept-encoding"] = "identity";
-  return headers;
+  return { headers };
 }
 
 /** "/v1/x?key=a&b=c" → "/v1/x?b=c". */

@@ -1,13 +1,15 @@
 import type { ServerResponse } from "node:http";
 
 /** Why the proxy answered a request itself; each kind has its status and is counted apart. */
-export type RefusalKind = "unknown-agent" | "bad-path" | "method" | "path" | "too-large" | "rate-limit" | "queue-full" | "no-key" | "upstream" | "encoding";
+export type RefusalKind = "unknown-agent" | "bad-path" | "method" | "path" | "too-large" | "rate-limit" | "queue-full" | "no-key" | "upstream" | "encoding" | "foreign-placeholder";
 
 const statuses: Record<RefusalKind, number> = {
   "unknown-agent": 404,
   "bad-path": 400,
   method: 403,
   path: 403,
+  // A policy refusal, as for a method or path: the request is well-formed, its stand-in is not this route's.
+  "foreign-placeholder": 403,
   "too-large": 413,
   "rate-limit": 429,
   "queue-full": 429,
