@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { pipeline, type Readable, type Transform } from "node:stream";
+import type { Readable, Transform } from "node:stream";
 import { bodyDecoding, describesEncodedBody } from "./content-decoding.js";
 import { headerPairs, responseHeaders } from "./forwarded-headers.js";
 import { redactorFor, type KeyRedactor } from "./key-redactor.js";
@@ -62,8 +62,8 @@ function relayBody(
     exchange.record.responseBytes += chunk.length;
     services.counters.responseBytes += chunk.length;
   });
-  const stages = decoders.map((make) => make());
-  const plain = (stages.at(-1) ?? incoming) as Readable;
+  const decoding = decoders.map((make) => make());
+  const plain = decoding.at(-1) ?? incoming;
   let charged = 0;
   plain.on("data", (chunk: Buffer) => {
     exchange.meter.observe(chunk);
@@ -72,11 +72,21 @@ function relayBody(
     services.limiter.spend(exchange.route.sandbox, total - charged, Date.now());
     charged = total;
   });
-  const redacting = redactor.active ? [redactor.stream(found)] : [];
-  // On any error (a body that does not decode, the sandbox gone) every stage is destroyed: never a part relayed unread.
-  pipeline([incoming, ...stages, ...redacting, res], (error) => {
-    // A sandbox that hung up is no failure of the upstream's.
-    if (error === null || error === undefined || (error as NodeJS.ErrnoException).code === "ERR_STREAM_PREMATURE_CLOSE") return;
-    exchange.record.detail ??= `the upstream's answer was cut off: ${error.message}`;
+  const stages = [incoming, ...decoding, ...(redactor.active ? [redactor.stream(found)] : [])];
+  // Any failure (a body that does not decode) cuts the answer off: never a part relayed unread.
+  // (Not stream.pipeline: in Node 20 it makes an AbortSignal and a DOMException per answer, ~7 % of the proxy's time.)
+  for (const stage of stages) stage.on("error", (error: Error) => cutOff(error, res, exchange));
+  stages
+    .slice(1)
+    .reduce<Readable>((from, to) => from.pipe(to as Transform), incoming)
+    .pipe(res);
+  // A sandbox gone before the end: the decoders are freed now (the upstream request is destroyed in forward).
+  res.once("close", () => {
+    if (!res.writableFinished) for (const stage of stages) stage.destroy();
   });
+}
+
+function cutOff(error: Error, res: ServerResponse, exchange: Exchange): void {
+  exchange.record.detail ??= `the upstream's answer was cut off: ${error.message}`;
+  res.destroy();
 }
