@@ -20,20 +20,18 @@ interface Scanned extends Redacted {
  * escapes decoded (`decodeEscapes`), and a form's whole escaped spelling is masked.
  */
 export class KeyRedactor {
-  /** Lower-cased, as `decodeEscapes` leaves text; longest first. */
+  /** Lower-cased, as `decodeEscapes` leaves text. */
   private readonly forms: string[];
-  private readonly pattern: RegExp | null;
   /** The escapes of the characters the forms hold: only those need decoding. */
   private readonly escapes: RegExp;
 
   constructor(keys: Iterable<string>) {
-    this.forms = [...new Set([...keys].flatMap(keyForms))].sort((a, b) => b.length - a.length);
-    this.pattern = this.forms.length === 0 ? null : new RegExp(this.forms.map(escapeRegExp).join("|"), "g");
+    this.forms = [...new Set([...keys].flatMap(keyForms))];
     this.escapes = escapePattern(new Set(this.forms.join("")));
   }
 
   get active(): boolean {
-    return this.pattern !== null;
+    return this.forms.length > 0;
   }
 
   redact(text: string): Redacted {
@@ -70,7 +68,7 @@ export class KeyRedactor {
   }
 
   private scan(text: string, streaming: boolean): Scanned {
-    if (this.pattern === null) return { text, count: 0, held: 0 };
+    if (this.forms.length === 0) return { text, count: 0, held: 0 };
     const decoded = decodeEscapes(text, this.escapes, streaming);
     const spans = this.spans(decoded.text);
     let out = text;
@@ -90,9 +88,25 @@ export class KeyRedactor {
     return { text: out, count: spans.length, held };
   }
 
-  /** Where the forms are in decoded text: [from, to) spans, in order. */
+  /**
+   * Where the forms are in decoded text: [from, to) spans, in order, overlapping ones joined (a
+   * key beside a form of it). One native search per form: an expression of them all scans a
+   * megabyte several times slower.
+   */
   private spans(decoded: string): [number, number][] {
-    return [...decoded.matchAll(this.pattern as RegExp)].map((found) => [found.index, found.index + found[0].length]);
+    const found: [number, number][] = [];
+    for (const form of this.forms) {
+      for (let at = decoded.indexOf(form); at !== -1; at = decoded.indexOf(form, at + form.length)) found.push([at, at + form.length]);
+    }
+    if (found.length < 2) return found;
+    found.sort((a, b) => a[0] - b[0]);
+    const joined: [number, number][] = [];
+    for (const span of found) {
+      const last = joined.at(-1);
+      if (last !== undefined && span[0] < last[1]) last[1] = Math.max(last[1], span[1]);
+      else joined.push(span);
+    }
+    return joined;
   }
 
   /** Where the end of the original that could still become a form starts (its length if nowhere). */
@@ -135,8 +149,4 @@ export function redactorFor(keys: ReadonlySet<string>): KeyRedactor {
 /** "[forage-redacted]" cut or padded with "*" to `length`. */
 function marker(length: number): string {
   return "[forage-redacted]".padEnd(length, "*").slice(0, length);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
