@@ -13,16 +13,36 @@ const text = (max: number) => z.string().max(max);
 const commit = z.string().regex(/^[0-9a-f]{4,64}$/, { error: "must be a commit hash (hex)" });
 
 const hostSubject = z.strictObject({ name: text(253).min(1).describe("the name, lower-case, without the trailing dot"), port: z.number().int().min(1).max(65535).exactOptional() });
-const pushSubject = z.strictObject({
-  remote: text(256),
-  url: text(4096),
-  ref: text(1024).startsWith("refs/"),
-  from: commit.nullable(),
-  to: commit,
-  commits: z.array(text(1024)).max(10_000),
-  diffstat: text(256 * 1024),
-});
-const sshSignSubject = z.strictObject({ fingerprint: text(128).min(1), comment: text(1024), destination: text(1024).exactOptional() });
+const pushSubject = z
+  .strictObject({
+    remote: text(256),
+    url: text(4096),
+    ref: text(1024).startsWith("refs/"),
+    from: commit.nullable(),
+    to: commit,
+    commitCount: z.number().int().min(0),
+    commits: z.array(text(1024)).max(10_000),
+    omitted: z.strictObject({ after: z.number().int().min(0), count: z.number().int().min(1) }).exactOptional(),
+    diffstat: text(256 * 1024),
+  })
+  // The count the human reads is the list's: every commit listed or counted as left out, once.
+  .refine((push) => push.commitCount === push.commits.length + (push.omitted?.count ?? 0) && (push.omitted?.after ?? 0) <= push.commits.length, {
+    error: "commitCount must be the commits listed plus those omitted, and omitted.after within the list",
+    path: ["commitCount"],
+  });
+const signDestination = z.discriminatedUnion("kind", [
+  z.strictObject({
+    kind: z.literal("ssh-login"),
+    user: text(256),
+    // forage's fingerprint of the host key the data names: never free text.
+    hostKey: z
+      .string()
+      .regex(/^SHA256:[A-Za-z0-9+/]{43}$/, { error: "must be a SHA256 fingerprint" })
+      .exactOptional(),
+  }),
+  z.strictObject({ kind: z.literal("sshsig"), namespace: text(128), hash: text(32) }),
+]);
+const sshSignSubject = z.strictObject({ fingerprint: text(128).min(1), comment: text(1024), destination: signDestination.exactOptional() });
 
 const sandbox = z
   .string()

@@ -119,7 +119,7 @@ export const sandboxMetadataSchema = z.strictObject({
     .default(null),
   /**
    * The push gate (the template's pushGate): the sandbox's pushes go to a gate on the host that
-   * refuses or asks (runtime/push-gate/). protectedBranches null: the upstream's default branch.
+   * refuses or asks (runtime/push-gate/). protectedBranches null: the upstream's default branch, main and master.
    * Null (and absent, in metadata written before it existed): none.
    */
   pushGate: z
