@@ -1,4 +1,4 @@
-import type { Transform } from "node:stream";
+import { Transform, type TransformCallback } from "node:stream";
 import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
 /**
@@ -47,6 +47,31 @@ function codingsOf(pairs: readonly [string, string][], header: string): string[]
     .flatMap(([, value]) => value.split(","))
     .map((coding) => coding.trim().toLowerCase())
     .filter((coding) => coding !== "" && coding !== "identity");
+}
+
+/**
+ * A decoded answer longer than this is cut off. Decoding itself keeps to the sandbox's pace (zlib
+ * waits while the relay is full), so memory stays bounded; but a few kilobytes can decode to
+ * gigabytes, each byte searched for keys on the proxy's one thread, which every sandbox shares.
+ * An upstream that honours `accept-encoding: identity` never meets it.
+ */
+export const maxDecodedBytes = 64 * 1024 * 1024;
+
+/**
+ * Passes a decoded body on up to `limit` bytes, and fails the body (which cuts the answer off)
+ * before the chunk that would pass it goes on.
+ *
+ * @example decodedLimit(10).end(Buffer.alloc(11)) // emits "error": the decoded answer passed 10 bytes…
+ */
+export function decodedLimit(limit = maxDecodedBytes): Transform {
+  let decoded = 0;
+  return new Transform({
+    transform: (chunk: Buffer, _encoding, done: TransformCallback) => {
+      decoded += chunk.length;
+      if (decoded > limit) return done(new Error(`the decoded answer passed ${limit} bytes, the most the proxy decodes of a compressed answer`));
+      done(null, chunk);
+    },
+  });
 }
 
 /** Whether a response header describes the body as the upstream encoded it, and is dropped once the proxy decodes it. */

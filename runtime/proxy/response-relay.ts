@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable, Transform } from "node:stream";
-import { bodyDecoding, describesEncodedBody } from "./content-decoding.js";
+import { bodyDecoding, decodedLimit, describesEncodedBody } from "./content-decoding.js";
 import { headerPairs, responseHeaders } from "./forwarded-headers.js";
 import { redactorFor, type KeyRedactor } from "./key-redactor.js";
 import { upstreamFailed, type Exchange, type ProxyServices } from "./proxy-exchange.js";
@@ -12,7 +12,8 @@ import { upstreamFailed, type Exchange, type ProxyServices } from "./proxy-excha
  * body is decoded and relayed decoded, without its Content-Encoding and Content-Length: the key and
  * the usage are searched in what the agent will read, the link to the sandbox is local (nothing to
  * save by compressing again), and re-encoding would cost the proxy a compressor per answer. A body
- * in a coding the proxy cannot decode is refused (502) instead of relayed unread.
+ * in a coding the proxy cannot decode is refused (502) instead of relayed unread; one that fails to
+ * decode, or decodes past `maxDecodedBytes`, is cut off where it failed.
  */
 export function relayResponse(incoming: IncomingMessage, res: ServerResponse, services: ProxyServices, exchange: Exchange): void {
   if (exchange.settled || res.headersSent || res.destroyed) return void incoming.destroy();
@@ -62,7 +63,8 @@ function relayBody(
     exchange.record.responseBytes += chunk.length;
     services.counters.responseBytes += chunk.length;
   });
-  const decoding = decoders.map((make) => make());
+  // A compressed body is cut off past a size: a small one can decode to gigabytes.
+  const decoding = decoders.length === 0 ? [] : [...decoders.map((make) => make()), decodedLimit()];
   const plain = decoding.at(-1) ?? incoming;
   let charged = 0;
   plain.on("data", (chunk: Buffer) => {

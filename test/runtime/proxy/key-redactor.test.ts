@@ -50,12 +50,19 @@ const forms: [string, string][] = [
 ];
 
 async function throughStream(redactor: KeyRedactor, text: string, size: number): Promise<{ out: string; found: number }> {
+  const chunks: string[] = [];
+  for (let index = 0; index < text.length; index += size) chunks.push(text.slice(index, index + size));
+  return throughChunks(redactor, chunks);
+}
+
+/** The text the redactor's stream makes of `chunks`, written one by one, and the count it heard. */
+async function throughChunks(redactor: KeyRedactor, parts: readonly string[]): Promise<{ out: string; found: number }> {
   let found = 0;
   const stream = redactor.stream((count) => (found += count));
   const chunks: Buffer[] = [];
   stream.on("data", (chunk: Buffer) => chunks.push(chunk));
   const ended = new Promise((resolve) => stream.on("end", resolve));
-  for (let index = 0; index < text.length; index += size) stream.write(Buffer.from(text.slice(index, index + size), "latin1"));
+  for (const part of parts) stream.write(Buffer.from(part, "latin1"));
   stream.end();
   await ended;
   return { out: Buffer.concat(chunks).toString("latin1"), found };
@@ -83,6 +90,15 @@ describe("the forms of a reflected key that are masked", () => {
     expect(found).toBe(forms.length);
     expect(whole.count).toBe(forms.length);
     expect(out).toBe(whole.text);
+  });
+
+  it.each(forms)("masks the key %s split in two chunks at every offset, as it would whole", async (_name, echoed) => {
+    const text = `data: {"echo":"${echoed}"}\n\n`;
+    const whole = redactor.redact(text);
+    for (let cut = 1; cut < text.length; cut += 1) {
+      const { out, found } = await throughChunks(redactor, [text.slice(0, cut), text.slice(cut)]);
+      expect({ cut, out, found }).toEqual({ cut, out: whole.text, found: 1 });
+    }
   });
 
   it("masks an entity without its ; that ends a stream (held back as maybe cut short)", async () => {
