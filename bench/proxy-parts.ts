@@ -10,11 +10,13 @@ import type { AddressInfo } from "node:net";
 import { ProxyFixture } from "../test/support/proxy-fixture.js";
 import { TestUpstream } from "../test/support/test-upstream.js";
 import { SandboxGate } from "../runtime/proxy/sandbox-gate.js";
+import { serveModelAnswers } from "./model-answers.js";
 
 const [mode, port, caFile] = process.argv.slice(2);
 if (mode === "upstream") {
   const upstream = new TestUpstream();
   upstream.record = false;
+  serveModelAnswers(upstream);
   await upstream.start();
   process.stdout.write(`${JSON.stringify({ port: upstream.port, caFile: upstream.caFile })}\n`);
   process.once("SIGTERM", () => void upstream.stop().then(() => process.exit(0)));

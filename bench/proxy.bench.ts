@@ -7,12 +7,10 @@
 // Targets (issue 5): added p50 < 1 ms, added p99 < 5 ms, throughput ≥ 80 % of direct. First, one
 // sandbox's latency while another floods the proxy, with and without the per-sandbox gate
 // (`--fairness-only` stops there).
-import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { median, startPart } from "./bench-process.js";
 
 const roundMs = 2500;
 
@@ -22,12 +20,6 @@ interface Round {
   p50: number;
   p99: number;
   perSecond: number;
-}
-
-async function startPart(...args: string[]): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL("./proxy-parts.js", import.meta.url)), ...args], { stdio: ["ignore", "pipe", "inherit"] });
-  const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve));
-  return { child, info: JSON.parse(line) as Record<string, unknown> };
 }
 
 type Send = () => Promise<void>;
@@ -65,8 +57,6 @@ async function measure(send: Send, concurrency: number): Promise<Round> {
   return { p50: at(0.5), p99: at(0.99), perSecond: latencies.length / elapsed };
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-
 /**
  * One sandbox's latency (1 connection) while another floods the same proxy (200 connections from
  * its own process), with the per-sandbox gate and without it (as the proxy was before it).
@@ -74,12 +64,12 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 async function fairness(port: number, caFile: string, ca: string): Promise<void> {
   process.stdout.write(`Fairness: a quiet sandbox (1 connection) while another floods with 200, ${rounds} alternating rounds of ${roundMs / 1000} s (medians)\n`);
   const results: Record<string, Round[]> = { alone: [], unfair: [], fair: [] };
-  const proxies = { fair: await startPart("fair", String(port), caFile), unfair: await startPart("unfair", String(port), caFile) };
+  const proxies = { fair: await startPart(["fair", String(port), caFile]), unfair: await startPart(["unfair", String(port), caFile]) };
   try {
     for (let round = 0; round < rounds; round += 1) {
       results.alone?.push(await measure(sender("proxy", proxies.fair.info.port as number, ca, 1), 1));
       for (const kind of ["unfair", "fair"] as const) {
-        const flooder = await startPart("flood", String(proxies[kind].info.loud), "200");
+        const flooder = await startPart(["flood", String(proxies[kind].info.loud), "200"]);
         await measure(sender("proxy", proxies[kind].info.port as number, ca, 1), 1).then((r) => results[kind]?.push(r));
         flooder.child.kill("SIGTERM");
       }
@@ -93,11 +83,11 @@ async function fairness(port: number, caFile: string, ca: string): Promise<void>
   }
 }
 
-const upstream = await startPart("upstream");
+const upstream = await startPart(["upstream"]);
 const port = upstream.info.port as number;
 const ca = readFileSync(upstream.info.caFile as string, "utf8");
-const proxy = await startPart("proxy", String(port), upstream.info.caFile as string);
-const bare = await startPart("bare", String(port), upstream.info.caFile as string);
+const proxy = await startPart(["proxy", String(port), upstream.info.caFile as string]);
+const bare = await startPart(["bare", String(port), upstream.info.caFile as string]);
 const paths = { direct: port, bare: bare.info.port as number, proxy: proxy.info.port as number };
 type Path = keyof typeof paths;
 try {

@@ -1,28 +1,6 @@
 import { Transform, type TransformCallback } from "node:stream";
-
-/** Base64 runs shorter than this are not redacted: they would mask ordinary text by chance. */
-const minBase64Run = 12;
-
-/**
- * The forms a key takes when an upstream reflects it: as sent; URL-encoded (a redirect's Location,
- * a page quoting the request URL); JSON-escaped (`/` as `\/`, `"` and `\` escaped, in error
- * bodies); and base64 at each of the three byte alignments, the characters that depend on the key
- * alone (`Basic base64(user:key)`, tokens and cookies built from it). Hex or other encodings are
- * left out: no API is known to echo them, and every extra form costs each response chunk a scan.
- *
- * @example keyForms("sk/1") // ["sk/1", "sk%2F1", "sk\\/1", …]
- */
-export function keyForms(key: string): string[] {
-  const forms = new Set([key, encodeURIComponent(key), JSON.stringify(key).slice(1, -1), JSON.stringify(key).slice(1, -1).replaceAll("/", "\\/")]);
-  const bytes = Buffer.from(key, "latin1");
-  for (let offset = 0; offset < 3; offset += 1) {
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
-    // Character i holds bits 6i…6i+5: keep those wholly inside the key's bytes.
-    const core = encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
-    if (core.length >= minBase64Run) forms.add(core);
-  }
-  return [...forms].filter((form) => form.length > 0);
-}
+import { decodeEscapes, escapePattern, originOf, type Decoded } from "./escape-decoder.js";
+import { keyForms } from "./key-forms.js";
 
 /** What a redaction pass changed. */
 export interface Redacted {
@@ -30,44 +8,44 @@ export interface Redacted {
   count: number;
 }
 
+/** One pass over a stream's text: also how much of its end waits for the next chunk. */
+interface Scanned extends Redacted {
+  held: number;
+}
+
 /**
- * Replaces every form of the given keys in text (latin1: one character per byte) with a marker
- * of the same length, so a body's Content-Length stays true and nothing needs buffering.
+ * Replaces every form of the given keys (`keyForms`: as sent, upper-cased, escaped in part or in
+ * whole, hex, base64) in text (latin1: one character per byte) with a marker of the same length,
+ * so a body's Content-Length stays true and nothing needs buffering. The text is searched with its
+ * escapes decoded (`decodeEscapes`), and a form's whole escaped spelling is masked.
  */
 export class KeyRedactor {
-  private readonly pattern: RegExp | null;
+  /** Lower-cased, as `decodeEscapes` leaves text. */
   private readonly forms: string[];
+  /** The escapes of the characters the forms hold: only those need decoding. */
+  private readonly escapes: RegExp;
 
   constructor(keys: Iterable<string>) {
-    this.forms = [...new Set([...keys].flatMap(keyForms))].sort((a, b) => b.length - a.length);
-    this.pattern = this.forms.length === 0 ? null : new RegExp(this.forms.map(escapeRegExp).join("|"), "g");
+    this.forms = [...new Set([...keys].flatMap(keyForms))];
+    this.escapes = escapePattern(new Set(this.forms.join("")));
   }
 
   get active(): boolean {
-    return this.pattern !== null;
+    return this.forms.length > 0;
   }
 
   redact(text: string): Redacted {
-    if (this.pattern === null) return { text, count: 0 };
-    let count = 0;
-    const out = text.replace(this.pattern, (found) => {
-      count += 1;
-      return marker(found.length);
-    });
+    const { text: out, count } = this.scan(text, false);
     return { text: out, count };
   }
 
   /**
-   * The longest end of `text` that could begin a key form: held back until the next chunk, so a
-   * key split across chunks is still found, and nothing else (an SSE event) is ever delayed.
+   * The longest end of `text` that could begin a key form (or an escape cut short): held back
+   * until the next chunk, so a key split across chunks is still found in any of its forms, and
+   * nothing else (an SSE event) is ever delayed.
    */
   heldBack(text: string): number {
-    const longest = Math.min(text.length, (this.forms[0]?.length ?? 1) - 1);
-    for (let length = longest; length > 0; length -= 1) {
-      const tail = text.slice(text.length - length);
-      if (this.forms.some((form) => form.startsWith(tail))) return length;
-    }
-    return 0;
+    return this.scan(text, true).held;
   }
 
   /** A stream that redacts what passes through it, across chunk boundaries; `found` hears each count. */
@@ -75,22 +53,100 @@ export class KeyRedactor {
     let carry = "";
     return new Transform({
       transform: (chunk: Buffer, _encoding, done: TransformCallback) => {
-        const { text, count } = this.redact(carry + chunk.toString("latin1"));
+        const { text, count, held } = this.scan(carry + chunk.toString("latin1"), true);
         if (count > 0) found(count);
-        const held = this.heldBack(text);
         carry = text.slice(text.length - held);
         done(null, Buffer.from(text.slice(0, text.length - held), "latin1"));
       },
-      flush: (done: TransformCallback) => done(null, Buffer.from(carry, "latin1")),
+      // The end: an escape held back as maybe cut short (`&#121` without its `;`) is whole now.
+      flush: (done: TransformCallback) => {
+        const { text, count } = this.scan(carry, false);
+        if (count > 0) found(count);
+        done(null, Buffer.from(text, "latin1"));
+      },
     });
   }
+
+  private scan(text: string, streaming: boolean): Scanned {
+    if (this.forms.length === 0) return { text, count: 0, held: 0 };
+    const decoded = decodeEscapes(text, this.escapes, streaming);
+    const spans = this.spans(decoded.text);
+    let out = text;
+    if (spans.length > 0) {
+      const parts: string[] = [];
+      let at = 0;
+      for (const [from, to] of spans) {
+        const start = originOf(decoded, from);
+        const end = originOf(decoded, to);
+        parts.push(text.slice(at, start), marker(end - start));
+        at = end;
+      }
+      parts.push(text.slice(at));
+      out = parts.join("");
+    }
+    const held = streaming ? text.length - this.heldFrom(decoded, spans.at(-1)?.[1] ?? 0, text.length) : 0;
+    return { text: out, count: spans.length, held };
+  }
+
+  /**
+   * Where the forms are in decoded text: [from, to) spans, in order, overlapping ones joined (a
+   * key beside a form of it). One native search per form: an expression of them all scans a
+   * megabyte several times slower.
+   */
+  private spans(decoded: string): [number, number][] {
+    const found: [number, number][] = [];
+    for (const form of this.forms) {
+      for (let at = decoded.indexOf(form); at !== -1; at = decoded.indexOf(form, at + form.length)) found.push([at, at + form.length]);
+    }
+    if (found.length < 2) return found;
+    found.sort((a, b) => a[0] - b[0]);
+    const joined: [number, number][] = [];
+    for (const span of found) {
+      const last = joined.at(-1);
+      if (last !== undefined && span[0] < last[1]) last[1] = Math.max(last[1], span[1]);
+      else joined.push(span);
+    }
+    return joined;
+  }
+
+  /** Where the end of the original that could still become a form starts (its length if nowhere). */
+  private heldFrom(decoded: Decoded, after: number, length: number): number {
+    const { text } = decoded;
+    let from = decoded.unfinished ?? length;
+    for (const form of this.forms) {
+      const first = form.charCodeAt(0);
+      // A proper beginning: whole forms were masked already (after an escape cut short, one more character is to come).
+      for (let index = Math.max(after, text.length - form.length + 1); index < text.length; index += 1) {
+        if (text.charCodeAt(index) !== first || !form.startsWith(text.slice(index))) continue;
+        from = Math.min(from, originOf(decoded, index));
+        break;
+      }
+    }
+    return from;
+  }
+}
+
+/** Redactors by the keys they search for: requests with the same keys share one (and its compiled pattern). */
+const cache = new Map<string, KeyRedactor>();
+const cacheSize = 64;
+
+/**
+ * The redactor for a request's keys, shared with every other request that sent the same keys.
+ *
+ * @example redactorFor(new Set(["sk-…"])).redact("echo SK-…") // { text: "echo [forage-red…", count: 1 }
+ */
+export function redactorFor(keys: ReadonlySet<string>): KeyRedactor {
+  const id = [...keys].sort().join("\n");
+  const known = cache.get(id);
+  if (known !== undefined) return known;
+  const made = new KeyRedactor(keys);
+  // Oldest out first: a rotated key's redactor is not kept for ever.
+  if (cache.size >= cacheSize) cache.delete(cache.keys().next().value as string);
+  cache.set(id, made);
+  return made;
 }
 
 /** "[forage-redacted]" cut or padded with "*" to `length`. */
 function marker(length: number): string {
   return "[forage-redacted]".padEnd(length, "*").slice(0, length);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }

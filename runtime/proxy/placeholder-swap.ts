@@ -33,32 +33,44 @@ export function keyPlacement(api: Pick<AgentApiModel, "provider" | "header" | "v
   return { header: api.header, form: api.value, queryKey: api.provider === "google" };
 }
 
-/** A header after placeholder handling: its value to send (with the key swapped in, if it was), or dropped. */
-export type SwappedHeader = { value: string; key?: string } | null;
+/**
+ * The stand-ins a request may hold and the one it may have swapped: the sandbox's placeholders,
+ * the secret of the agent whose route the request came by, and the keys' reader.
+ */
+export interface PlaceholderScope {
+  bindings: readonly PlaceholderBinding[];
+  /** The route's agent's secret: only its placeholder becomes a key on this route. */
+  secret: string | null;
+  keyOf: (secret: string) => string | undefined;
+}
+
+/** Where a stand-in of another agent's secret was sent for a swap: the request is refused. */
+export interface ForeignPlaceholder {
+  foreign: string;
+}
+
+/** A header after placeholder handling: its value to send (with the key swapped in, if it was), dropped, or refused. */
+export type SwappedHeader = { value: string; key?: string } | ForeignPlaceholder | null;
 
 /**
- * Swaps a bound placeholder for its key in the provider's own key header when the value is
- * exactly the provider's form (e.g. "Bearer <placeholder>"). Any other header that carries keys
- * (`keyHeaders`) and holds a placeholder is dropped: the sandbox does not choose where a key
- * travels. Elsewhere (a path, a beta flag, part of a value) a placeholder stays as it is, so no
- * API can echo the key back. A request to a host the secret is not bound to carries the stand-in.
+ * Swaps the route's agent's placeholder for its key in the provider's own key header when the
+ * value is exactly the provider's form (e.g. "Bearer <placeholder>"). Another agent's placeholder
+ * there is refused (`foreign`): two agents' upstreams may share a host, and a stand-in is its own
+ * agent's, never a way to put one agent's key on another's requests. Any other header that
+ * carries keys (`keyHeaders`) and holds a placeholder is dropped: the sandbox does not choose where
+ * a key travels. Elsewhere (a path, a beta flag, part of a value) a placeholder stays as it is, so
+ * no API can echo the key back. A request to a host the secret is not bound to carries the stand-in.
  *
- * @example swapCredential("authorization", "Bearer forage-placeholder-ab…", "api.openai.com", placement, keyHeaders, bindings, keyOf) // { value: "Bearer sk-…", key: "sk-…" }
+ * @example swapCredential("authorization", "Bearer forage-placeholder-ab…", "api.openai.com", placement, keyHeaders, scope) // { value: "Bearer sk-…", key: "sk-…" }
  */
-export function swapCredential(
-  name: string,
-  value: string,
-  upstreamHost: string,
-  placement: KeyPlacement,
-  keyHeaders: ReadonlySet<string>,
-  bindings: readonly PlaceholderBinding[],
-  keyOf: (secret: string) => string | undefined,
-): SwappedHeader {
+export function swapCredential(name: string, value: string, upstreamHost: string, placement: KeyPlacement, keyHeaders: ReadonlySet<string>, scope: PlaceholderScope): SwappedHeader {
+  const { bindings, keyOf } = scope;
   if (name !== placement.header) {
     return keyHeaders.has(name) && bindings.some((binding) => value.includes(binding.placeholder)) ? null : { value };
   }
   for (const binding of bindings) {
     if (placement.form.split("{key}").join(binding.placeholder) !== value) continue;
+    if (binding.secret !== scope.secret) return { foreign: binding.secret };
     if (!binding.hosts.some((host) => hostMatches(host, upstreamHost))) continue;
     const key = keyOf(binding.secret);
     return key === undefined ? { value } : { value: placement.form.split("{key}").join(key), key };
@@ -67,29 +79,24 @@ export function swapCredential(
 }
 
 /**
- * The request target with a bound placeholder in its `key` query parameter swapped for the key,
- * where the provider reads keys there (Google); for every other provider a `key` parameter that
- * holds a placeholder is removed, so the key never lands in a URL an upstream may echo (a
- * redirect's Location, a 404 page).
+ * The request target with the route's agent's placeholder in its `key` query parameter swapped
+ * for the key, where the provider reads keys there (Google); another agent's placeholder there is
+ * refused (`foreign`). For every other provider a `key` parameter that holds a placeholder is
+ * removed, so the key never lands in a URL an upstream may echo (a redirect's Location, a 404 page).
  *
- * @example swapQueryKey("/v1/x?key=forage-placeholder-ab…&a=1", "api.openai.com", openai, bindings, keyOf) // { target: "/v1/x?a=1" }
+ * @example swapQueryKey("/v1/x?key=forage-placeholder-ab…&a=1", "api.openai.com", openai, scope) // { target: "/v1/x?a=1" }
  */
-export function swapQueryKey(
-  target: string,
-  upstreamHost: string,
-  placement: KeyPlacement,
-  bindings: readonly PlaceholderBinding[],
-  keyOf: (secret: string) => string | undefined,
-): { target: string; key?: string } {
+export function swapQueryKey(target: string, upstreamHost: string, placement: KeyPlacement, scope: PlaceholderScope): { target: string; key?: string } | ForeignPlaceholder {
   const query = target.indexOf("?");
   if (query === -1) return { target };
   let swapped: string | undefined;
   const parts: string[] = [];
   for (const part of target.slice(query + 1).split("&")) {
-    const binding = part.startsWith("key=") ? bindings.find((candidate) => candidate.placeholder === part.slice(4)) : undefined;
+    const binding = part.startsWith("key=") ? scope.bindings.find((candidate) => candidate.placeholder === part.slice(4)) : undefined;
     if (binding === undefined) parts.push(part);
+    else if (placement.queryKey && binding.secret !== scope.secret) return { foreign: binding.secret };
     else if (placement.queryKey && binding.hosts.some((host) => hostMatches(host, upstreamHost))) {
-      const key = keyOf(binding.secret);
+      const key = scope.keyOf(binding.secret);
       if (key !== undefined) swapped = key;
       parts.push(key === undefined ? part : `key=${encodeURIComponent(key)}`);
     } else if (placement.queryKey) parts.push(part);

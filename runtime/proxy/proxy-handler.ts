@@ -1,50 +1,17 @@
 import { request as httpsRequest } from "node:https";
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import { headerPairs, keyHeaders, requestHeaders, responseHeaders, upstreamFraming } from "./forwarded-headers.js";
-import type { KeyStore } from "./key-store.js";
-import { KeyRedactor } from "./key-redactor.js";
-import { keyPlacement, swapCredential, swapQueryKey } from "./placeholder-swap.js";
-import type { ProxyAuditLog, ProxyAuditRecord } from "./proxy-audit-log.js";
-import { refuse, type RefusalKind } from "./proxy-refusal.js";
-import type { RateLimiter, RateRefusal } from "./rate-limiter.js";
+import { headerPairs, keyHeaders, requestHeaders, upstreamFraming } from "./forwarded-headers.js";
+import { keyPlacement, swapCredential, swapQueryKey, type ForeignPlaceholder, type PlaceholderScope } from "./placeholder-swap.js";
+import { openExchange, upstreamFailed, type Exchange, type ProxyServices } from "./proxy-exchange.js";
+import type { RateRefusal } from "./rate-limiter.js";
 import { checkRequest, tooLarge, type Admitted } from "./request-checks.js";
-import type { SandboxGate } from "./sandbox-gate.js";
-import type { ProxyCounters, SandboxProxy } from "./sandbox-proxy.js";
-import { TokenMeter } from "./token-meter.js";
-import type { LoginCredential, LoginKeeper, LoginRefusal } from "../logins/login-keeper.js";
+import type { SandboxProxy } from "./sandbox-proxy.js";
+import type { LoginCredential, LoginRefusal } from "../logins/login-keeper.js";
 import { applyLoginHeaders } from "./login-headers.js";
-import type { UpstreamAgents } from "./upstream-agents.js";
-
-/** What every request handler shares. */
-export interface ProxyServices {
-  keys: Pick<KeyStore, "get">;
-  /** Agents' subscription logins (refreshed on the host when they expire). */
-  logins: Pick<LoginKeeper, "credential">;
-  limiter: RateLimiter;
-  /** Per-sandbox requests in flight and waiting (see proxyGate). */
-  gate: SandboxGate;
-  upstreams: UpstreamAgents;
-  audit: ProxyAuditLog;
-  counters: ProxyCounters;
-}
+import { relayResponse } from "./response-relay.js";
 
 /** An upstream that sends nothing for this long is given up on (model answers can take minutes). */
 const upstreamIdleMs = 10 * 60_000;
-
-/** One request's state: its audit record, its token count, and whether it has been answered. */
-interface Exchange {
-  route: SandboxProxy;
-  record: ProxyAuditRecord;
-  meter: TokenMeter;
-  /** Every key this request carried upstream: the forms the answer is searched for. */
-  sentKeys: Set<string>;
-  /** Set once the proxy answered itself or gave up: later errors of the same exchange are echoes. */
-  settled: boolean;
-  answer: (kind: RefusalKind, message: string, details?: Record<string, unknown>) => void;
-}
-
-/** What a sandbox is told when its upstream fails: the cause (an address, a TLS error) goes to the audit log. */
-const upstreamFailed = "the agent's API could not be reached or its answer could not be relayed; the proxy's audit log has the cause";
 
 /**
  * Serves one request from a sandbox: counts it against the sandbox's limits, routes it to the
@@ -88,64 +55,16 @@ function overLimit(sandbox: string, limited: RateRefusal): string {
   return `sandbox ${sandbox} is over its limit of ${limited.allowed} ${limited.limit} per ${limited.windowMs / 1000} s; retry in ${limited.retryAfterSeconds} s (proxy.rateLimit)`;
 }
 
-function openExchange(route: SandboxProxy, req: IncomingMessage, res: ServerResponse, services: ProxyServices): Exchange {
-  const started = performance.now();
-  const { counters } = services;
-  counters.requests += 1;
-  counters.active += 1;
-  const exchange: Exchange = {
-    route,
-    record: {
-      time: new Date().toISOString(),
-      sandbox: route.sandbox,
-      agent: "",
-      provider: "",
-      method: req.method ?? "",
-      path: "",
-      status: 0,
-      requestBytes: 0,
-      responseBytes: 0,
-      durationMs: 0,
-      tokens: 0,
-      refused: null,
-    },
-    meter: new TokenMeter(),
-    sentKeys: new Set(),
-    settled: false,
-    answer: (kind, message, details) => {
-      if (exchange.settled) return;
-      exchange.settled = true;
-      counters.refused[kind] = (counters.refused[kind] ?? 0) + 1;
-      exchange.record.refused = kind;
-      refuse(res, kind, message, details);
-    },
-  };
-  res.once("close", () => {
-    counters.active -= 1;
-    // 499: the sandbox went away before any answer (nginx's convention).
-    exchange.record.status = res.headersSent ? res.statusCode : 499;
-    exchange.record.durationMs = Math.round((performance.now() - started) * 100) / 100;
-    exchange.record.tokens = exchange.meter.total();
-    services.audit.write(exchange.record);
-  });
-  return exchange;
-}
-
 function forward(admitted: Admitted, credential: LoginCredential, req: IncomingMessage, res: ServerResponse, services: ProxyServices, exchange: Exchange): void {
   const { agent } = admitted;
-  const key = credential.token;
   const upstream = agent.upstreamUrl;
-  const keyOf = (secret: string): string | undefined => services.keys.get(secret);
-  // With auth proxy the sandbox's own `key` parameter goes; with placeholder one is swapped only
-  // where the provider reads keys from the URL (Google).
-  const swapped =
-    agent.auth === "proxy" ? { target: withoutKeyParameter(admitted.target), key } : swapQueryKey(admitted.target, upstream.host, keyPlacement(agent.api), exchange.route.placeholders, keyOf);
-  const { target } = swapped;
-  if (swapped.key !== undefined) exchange.sentKeys.add(swapped.key);
+  const prepared = prepare(admitted, credential, req.rawHeaders, services, exchange);
+  if ("foreign" in prepared) return exchange.answer("foreign-placeholder", foreignPlaceholder(agent.name, agent.secret, prepared.foreign));
+  const { target } = prepared;
   let outgoing: ClientRequest;
   try {
     const pool = services.upstreams.agentFor(exchange.route.sandbox, upstream.origin);
-    const headers = { ...upstreamHeaders(admitted, credential, req.rawHeaders, keyOf, exchange), ...upstreamFraming(req.headers) };
+    const headers = { ...prepared.headers, ...upstreamFraming(req.headers) };
     outgoing = httpsRequest({
       protocol: "https:",
       host: upstream.hostname,
@@ -173,16 +92,47 @@ function forward(admitted: Admitted, credential: LoginCredential, req: IncomingM
   streamBody(req, outgoing, services, exchange);
 }
 
+/**
+ * The request's target and headers with the key set (auth "proxy") or its agent's stand-ins
+ * swapped (auth "placeholder"), every key sent noted for the answer's search; or the stand-in of
+ * another agent's secret the request tried to have swapped.
+ */
+function prepare(
+  admitted: Admitted,
+  credential: LoginCredential,
+  raw: readonly string[],
+  services: ProxyServices,
+  exchange: Exchange,
+): { target: string; headers: OutgoingHttpHeaders } | ForeignPlaceholder {
+  const { agent } = admitted;
+  const scope: PlaceholderScope = { bindings: exchange.route.placeholders, secret: agent.secret, keyOf: (secret) => services.keys.get(secret) };
+  // With auth proxy the sandbox's own `key` parameter goes; with placeholder one is swapped only
+  // where the provider reads keys from the URL (Google).
+  const swapped =
+    agent.auth === "proxy" ? { target: withoutKeyParameter(admitted.target), key: credential.token } : swapQueryKey(admitted.target, agent.upstreamUrl.host, keyPlacement(agent.api), scope);
+  if ("foreign" in swapped) return swapped;
+  const sent = upstreamHeaders(admitted, credential, raw, scope, exchange);
+  if ("foreign" in sent) return sent;
+  if (swapped.key !== undefined) exchange.sentKeys.add(swapped.key);
+  return { target: swapped.target, headers: sent.headers };
+}
+
+/** What a sandbox is told when it sent another agent's stand-in where a key goes. */
+function foreignPlaceholder(agent: string, secret: string | null, foreign: string): string {
+  return `the stand-in key sent to /${agent}/ is secret "${foreign}"'s, not this agent's (${secret === null ? "it has none" : `secret "${secret}"`}): a stand-in becomes its key only on the routes of the agents it belongs to; send it to one of those, or use this agent's own variable`;
+}
+
 /** The sandbox's headers, cleaned; with auth "proxy" the key header is set, with "placeholder" stand-ins are swapped. */
-function upstreamHeaders(admitted: Admitted, credential: LoginCredential, raw: readonly string[], keyOf: (secret: string) => string | undefined, exchange: Exchange): OutgoingHttpHeaders {
+function upstreamHeaders(admitted: Admitted, credential: LoginCredential, raw: readonly string[], scope: PlaceholderScope, exchange: Exchange): { headers: OutgoingHttpHeaders } | ForeignPlaceholder {
   const { api, auth, upstreamUrl } = admitted.agent;
   // A null prototype: a header named __proto__ or constructor is just a header.
   const headers: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
   const placement = keyPlacement(api);
   const carriers = new Set([...keyHeaders, api.header]);
   for (const [name, value] of requestHeaders(headerPairs(raw), auth === "proxy")) {
-    const sent = auth === "placeholder" ? swapCredential(name, value, upstreamUrl.host, placement, carriers, exchange.route.placeholders, keyOf) : { value };
+    const sent = auth === "placeholder" ? swapCredential(name, value, upstreamUrl.host, placement, carriers, scope) : { value };
     if (sent === null) continue;
+    if ("foreign" in sent) return sent;
     if (sent.key !== undefined) exchange.sentKeys.add(sent.key);
     const existing = headers[name];
     headers[name] = existing === undefined ? sent.value : [...(Array.isArray(existing) ? existing : [existing]), sent.value];
@@ -191,7 +141,7 @@ function upstreamHeaders(admitted: Admitted, credential: LoginCredential, raw: r
   if (admitted.agent.login !== null) applyLoginHeaders(headers, admitted.agent.login.flavor, credential.accountId);
   // Usage (token limits) and reflected keys are read from the answer, which compression would hide.
   headers["accept-encoding"] = "identity";
-  return headers;
+  return { headers };
 }
 
 /** "/v1/x?key=a&b=c" → "/v1/x?b=c". */
@@ -219,43 +169,4 @@ function streamBody(req: IncomingMessage, outgoing: ClientRequest, services: Pro
   };
   req.on("data", onData);
   req.pipe(outgoing);
-}
-
-function relayResponse(incoming: IncomingMessage, res: ServerResponse, services: ProxyServices, exchange: Exchange): void {
-  if (exchange.settled || res.headersSent || res.destroyed) return void incoming.destroy();
-  // An upstream that echoes the key (a Location, a cookie, an error page) must not hand it over.
-  const redactor = new KeyRedactor(exchange.sentKeys);
-  const found = (count: number): void => void (exchange.record.redacted = (exchange.record.redacted ?? 0) + count);
-  // Node reads header bytes as latin1, one character per byte, as the redactor expects.
-  const headers = responseHeaders(headerPairs(incoming.rawHeaders)).map(([name, value]): [string, string] => {
-    const { text, count } = redactor.redact(value);
-    if (count > 0) found(count);
-    return [name, text];
-  });
-  try {
-    res.writeHead(incoming.statusCode ?? 502, headers.flat());
-  } catch (error) {
-    incoming.destroy();
-    exchange.record.detail = `the upstream's answer cannot be relayed: ${(error as Error).message}`;
-    return exchange.answer("upstream", upstreamFailed);
-  }
-  exchange.settled = true;
-  services.counters.forwarded += 1;
-  // An event stream's headers go out at once (the first event may be a while); others ride with the body.
-  if (String(incoming.headers["content-type"] ?? "").startsWith("text/event-stream")) res.flushHeaders();
-  let charged = 0;
-  incoming.on("data", (chunk: Buffer) => {
-    exchange.record.responseBytes += chunk.length;
-    services.counters.responseBytes += chunk.length;
-    exchange.meter.observe(chunk);
-    // Charged as they stream, so long answers count before they end (or are cut off).
-    const total = exchange.meter.total();
-    services.limiter.spend(exchange.route.sandbox, total - charged, Date.now());
-    charged = total;
-  });
-  incoming.on("error", () => res.destroy());
-  if (!redactor.active) return void incoming.pipe(res);
-  const redacting = redactor.stream(found);
-  redacting.on("error", () => res.destroy());
-  incoming.pipe(redacting).pipe(res);
 }

@@ -1,18 +1,22 @@
 import type { ServerResponse } from "node:http";
 
 /** Why the proxy answered a request itself; each kind has its status and is counted apart. */
-export type RefusalKind = "unknown-agent" | "bad-path" | "method" | "path" | "too-large" | "rate-limit" | "queue-full" | "no-key" | "upstream";
+export type RefusalKind = "unknown-agent" | "bad-path" | "method" | "path" | "too-large" | "rate-limit" | "queue-full" | "no-key" | "upstream" | "encoding" | "foreign-placeholder";
 
 const statuses: Record<RefusalKind, number> = {
   "unknown-agent": 404,
   "bad-path": 400,
   method: 403,
   path: 403,
+  // A policy refusal, as for a method or path: the request is well-formed, its stand-in is not this route's.
+  "foreign-placeholder": 403,
   "too-large": 413,
   "rate-limit": 429,
   "queue-full": 429,
   "no-key": 503,
   upstream: 502,
+  // The upstream's answer, not the request, is at fault: a bad gateway, as for "upstream".
+  encoding: 502,
 };
 
 /**

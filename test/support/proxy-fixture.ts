@@ -9,7 +9,8 @@ import { LoginKeeper } from "../../runtime/logins/login-keeper.js";
 import { httpsTokenPost } from "../../runtime/proxy/token-post.js";
 import { KeyStore } from "../../runtime/proxy/key-store.js";
 import { ProxyAuditLog } from "../../runtime/proxy/proxy-audit-log.js";
-import { handleProxyRequest, type ProxyServices } from "../../runtime/proxy/proxy-handler.js";
+import { handleProxyRequest } from "../../runtime/proxy/proxy-handler.js";
+import type { ProxyServices } from "../../runtime/proxy/proxy-exchange.js";
 import { proxyServer, type ListenerTimeouts } from "../../runtime/proxy/proxy-server.js";
 import { RateLimiter } from "../../runtime/proxy/rate-limiter.js";
 import { proxyGate } from "../../runtime/proxy/sandbox-gate.js";
@@ -21,6 +22,8 @@ export interface Reply {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** The body's bytes as they arrived (a compressed body is not text). */
+  bytes: Buffer;
 }
 
 /**
@@ -112,7 +115,7 @@ export class ProxyFixture {
       const req = request({ host: "127.0.0.1", port: this.port, method, path, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString(), bytes: Buffer.concat(chunks) }));
         res.on("error", reject);
       });
       req.on("error", reject);

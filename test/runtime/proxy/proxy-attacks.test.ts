@@ -68,6 +68,36 @@ describe("the key travels only where the provider reads it", () => {
   });
 });
 
+describe("a placeholder sent on another agent's route, both agents' upstreams on one host", () => {
+  const refusedForeign = async (reply: Reply): Promise<void> => {
+    expect(reply.status).toBe(403);
+    const error = (JSON.parse(reply.body) as { error: { type: string; message: string } }).error;
+    expect(error.type).toBe("forage_foreign-placeholder");
+    expect(error.message).toContain("only on the routes of the agents it belongs to");
+    expect(upstream.received).toEqual([]);
+    expect(seenBySandbox(reply)).not.toContain(keys.google);
+    expect(seenBySandbox(reply)).not.toContain(keys.openai);
+    await proxy.services.audit.flushed();
+    expect(proxy.auditRecords().at(-1)).toMatchObject({ refused: "foreign-placeholder", status: 403 });
+  };
+
+  it("refuses the Google agent's placeholder in the OpenAI agent's Authorization: Bearer, sending nothing upstream", async () => {
+    await refusedForeign(await proxy.send("GET", "/codex/v1/models", { authorization: `Bearer ${placeholderOf("google")}` }));
+  });
+
+  it("refuses the OpenAI agent's placeholder in the Google agent's ?key=, sending nothing upstream", async () => {
+    await refusedForeign(await proxy.send("GET", `/gemini/v1beta/models?key=${placeholder}`));
+  });
+
+  it("control: each placeholder becomes its key on its own agent's route, to the same host", async () => {
+    await proxy.send("GET", "/gemini/v1beta/models", { "x-goog-api-key": placeholderOf("google") });
+    expect(last()?.headers["x-goog-api-key"]).toBe(keys.google);
+    await proxy.send("GET", "/codex/v1/models", { authorization: `Bearer ${placeholder}` });
+    expect(last()?.headers.authorization).toBe(`Bearer ${keys.openai}`);
+    expect(new URL(`https://${String(last()?.headers.host)}`).port).toBe(String(upstream.port));
+  });
+});
+
 describe("an upstream that reflects the key hands it to no one", () => {
   it("redacts the key from Location, Set-Cookie, custom headers, base64 and the body, and logs it", async () => {
     const reply = await proxy.send("GET", `/gemini/v1beta/reflect?key=${placeholderOf("google")}`, { "x-goog-api-key": placeholderOf("google") });

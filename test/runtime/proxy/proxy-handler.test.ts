@@ -23,7 +23,7 @@ beforeAll(async () => {
   proxy.addAgent("tool", "proxy", "custom", { provider: "custom", header: "x-tool-token", value: "Token {key} v1" });
   proxy.addAgent("holder", "placeholder", "bound", { provider: "openai", header: "authorization", value: "Bearer {key}" });
   proxy.addAgent("gholder", "placeholder", "bound", { provider: "google", header: "x-goog-api-key", value: "{key}" });
-  // Same server, another host name: the placeholder's secret is not bound to it.
+  // Same server, another host name: its secret's placeholder is bound to localhost only.
   proxy.addAgent("elsewhere", "placeholder", "openai", {
     provider: "openai",
     header: "authorization",
@@ -35,7 +35,7 @@ beforeAll(async () => {
     ...proxy.route,
     placeholders: [
       { placeholder, secret: "bound", hosts: [`localhost:${upstream.port}`] },
-      { placeholder: otherPlaceholder, secret: "openai", hosts: [`127.0.0.1:${upstream.port}`] },
+      { placeholder: otherPlaceholder, secret: "openai", hosts: [`localhost:${upstream.port}`] },
     ],
   };
   await proxy.start();
@@ -139,10 +139,10 @@ describe("with auth placeholder the key replaces the stand-in only for its hosts
     expect(last()?.headers["anthropic-beta"]).toBe(placeholder);
   });
 
-  it("passes a placeholder on unchanged to a host its secret is not bound to", async () => {
-    await proxy.send("GET", "/elsewhere/v1/models", { authorization: `Bearer ${placeholder}` });
-    expect(last()?.headers.authorization).toBe(`Bearer ${placeholder}`);
-    expect(JSON.stringify(last())).not.toContain("sk-bound-real");
+  it("passes its agent's placeholder on unchanged to a host its secret is not bound to", async () => {
+    await proxy.send("GET", "/elsewhere/v1/models", { authorization: `Bearer ${otherPlaceholder}` });
+    expect(last()?.headers.authorization).toBe(`Bearer ${otherPlaceholder}`);
+    expect(JSON.stringify(last())).not.toContain("sk-openai-real");
   });
 
   it("sets no key at all when the request carries no placeholder", async () => {
