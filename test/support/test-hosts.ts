@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { packageRoot } from "../../runtime/core/package-root.js";
@@ -54,6 +54,7 @@ export class TestHosts {
     this.setZone(zone);
     writeFileSync(this.queryLog, "");
     const ns = this.namespace;
+    this.removeStale();
     ip("netns", "add", ns);
     ip("link", "add", this.hostInterface, "type", "veth", "peer", "name", "eth0", "netns", ns);
     ip("addr", "add", `${this.prefix}.1/24`, "dev", this.hostInterface);
@@ -87,6 +88,23 @@ export class TestHosts {
       server.stdout?.once("data", () => resolve());
       server.once("exit", (code) => reject(new Error(`test host server exited with ${String(code)}`)));
     });
+  }
+
+  /**
+   * A run killed midway (a CI timeout) leaves its namespace behind, and `ip netns add` would then
+   * fail every later run: an empty one is removed. One with processes in it belongs to a run going
+   * on now, and two runs of one test file collide: said so instead.
+   */
+  private removeStale(): void {
+    if (!existsSync(join("/run/netns", this.namespace))) return;
+    const pids = execFileSync("ip", ["netns", "pids", this.namespace], { encoding: "utf8" }).trim();
+    if (pids !== "") throw new Error(`test hosts: namespace ${this.namespace} is in use (pids ${pids.split("\n").join(", ")}): is this test file running twice at once?`);
+    ip("netns", "delete", this.namespace);
+    try {
+      ip("link", "delete", this.hostInterface);
+    } catch {
+      // went with the namespace
+    }
   }
 
   setZone(zone: Record<string, ZoneEntry>): void {
