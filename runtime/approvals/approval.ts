@@ -49,9 +49,9 @@ export type ApprovalAsk =
   | { sandbox: string; kind: "ssh-sign"; subject: SshSignSubject; deadlineMs?: number };
 
 /**
- * The human's answer. `once`: this request (a host: for the sandbox's life); `always`: persisted
- * into the sandbox's policy (a host) or for as long as `untilMs` says (`--for`, a key); `deny`: by
- * the human; `expired`: nobody answered by the deadline, which counts as a denial.
+ * The human's answer: `once`, `for` (until `untilMs`) or `always`, each meaning what
+ * approval-answers.ts says for the request's kind (a kind may refuse one); `deny`: by the human;
+ * `expired`: nobody answered by the deadline, which counts as a denial.
  */
 export type ApprovalDecision = { decision: "once" } | { decision: "always" } | { decision: "for"; untilMs: number } | { decision: "deny" } | { decision: "expired" };
 

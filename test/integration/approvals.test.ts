@@ -101,6 +101,19 @@ describe.skipIf(!tools.run || !isRoot())("the approvals queue through the daemon
     expect(decided.decision === "for" && decided.untilMs - before).toBeGreaterThanOrEqual(600_000 - 1000);
   });
 
+  it("refuses --always for an SSH signature with the reason in one line (exit 64), and the request stays pending for another answer", async () => {
+    const asked = ask({ sandbox: "fix-42", kind: "ssh-sign", subject: { fingerprint: "SHA256:abc", comment: "me@laptop" }, deadlineMs: 30_000 });
+    const [request] = await pending(1);
+    const refused = await runAsUser(["approve", request?.id ?? "", "--always"]);
+    expect(refused.exitCode).toBe(64);
+    expect(refused.stderr.trim().split("\n")).toEqual([
+      expect.stringContaining(`${request?.id}: ssh-sign requests take --once or --for, not --always: an SSH key that always signs is a key given away`),
+    ]);
+    expect((await pending(1)).map((each) => each.id)).toEqual([request?.id]);
+    expect((await runAsUser(["approve", request?.id ?? ""])).exitCode).toBe(0);
+    await expect(asked).resolves.toEqual({ decision: "once" });
+  });
+
   it("refuses an id that is not pending, naming forage-ctl approvals", async () => {
     const result = await runAsUser(["approve", "zzzzzz"]);
     expect(result.exitCode).toBe(1);

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { modeRefusal } from "../../../runtime/approvals/approval-answers.js";
 import { ApprovalQueue, type ApprovalAuditKind } from "../../../runtime/approvals/approval-queue.js";
 import type { ApprovalAsk } from "../../../runtime/approvals/approval.js";
 import type { ApprovalView } from "../../../runtime/approvals/approval-view.js";
@@ -87,6 +88,31 @@ describe("the approvals queue", () => {
     const id = queue.pending()[0]?.id ?? "";
     queue.answer(id, { decision: "deny" }, "root");
     expect(() => queue.answer(id, { decision: "once" }, "root")).toThrow(/no pending approval .*forage-ctl approvals/);
+  });
+
+  it("refuses a way of approving that the request's kind refuses, with the reason, and leaves the request pending", async () => {
+    const { queue, events } = queueWithLog();
+    const answer = queue.ask({ sandbox: "demo", kind: "ssh-sign", subject: { fingerprint: "SHA256:abc", comment: "me@laptop" } });
+    const id = queue.pending()[0]?.id ?? "";
+    let thrown: unknown;
+    try {
+      queue.answer(id, { decision: "always" }, "root");
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({
+      kind: "usage",
+      message: expect.stringMatching(/^[a-z2-7]{6}: ssh-sign requests take --once or --for, not --always: an SSH key that always signs is a key given away/),
+    });
+    expect(queue.pending().map((request) => request.id)).toEqual([id]);
+    queue.answer(id, { decision: "once" }, "root");
+    await expect(answer).resolves.toEqual({ decision: "once" });
+    await queue.flush();
+    expect(events.map((event) => event.event)).toEqual(["approval-asked", "approval-answered"]);
+  });
+
+  it.each(["host", "push"] as const)("takes --once, --for and --always for a %s request", (kind) => {
+    for (const mode of ["once", "for", "always"] as const) expect(modeRefusal(kind, mode)).toBeNull();
   });
 
   it("refuses an unknown id naming forage-ctl approvals", () => {
