@@ -82,9 +82,13 @@ function subjectFields(request: ApprovalView): Field[] {
 function answers(request: ApprovalView): string[] {
   const approve = `forage-ctl approve ${request.id}`;
   const ways: Record<ApprovalView["kind"], string[]> = {
-    host: [`${approve}              # once: for this sandbox's life`, `${approve} --always     # kept in this sandbox's policy`],
-    push: [`${approve}              # this push`],
-    "ssh-sign": [`${approve}              # this signature`, `${approve} --for 10m    # this key, without asking again for 10 minutes`],
+    host: [
+      `${approve}              # once: this name, port and addresses while the sandbox runs`,
+      `${approve} --for 10m    # the same, for 10 minutes`,
+      `${approve} --always     # name:port kept in this sandbox's allowlist`,
+    ],
+    push: [`${approve}              # this push`, `${approve} --for 10m    # and this ref at this URL, unasked for 10 minutes`, `${approve} --always     # and this ref at this URL, unasked for good`],
+    "ssh-sign": [`${approve}              # this signature`, `${approve} --for 10m    # this key to this destination, without asking again for 10 minutes`],
   };
   return [...ways[request.kind], `forage-ctl deny ${request.id}`];
 }

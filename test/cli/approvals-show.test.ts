@@ -100,6 +100,8 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
           "",
           "Answer with one of:",
           `  forage-ctl approve ${id}              # this push`,
+          `  forage-ctl approve ${id} --for 10m    # and this ref at this URL, unasked for 10 minutes`,
+          `  forage-ctl approve ${id} --always     # and this ref at this URL, unasked for good`,
           `  forage-ctl deny ${id}`,
           "",
         ].join("\n"),
@@ -129,12 +131,12 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
         "COMMENT      me@laptop",
         "DESTINATION  not known (the session data did not show it)",
       ]);
-      expect(lines).toContain(`  forage-ctl approve ${id} --for 10m    # this key, without asking again for 10 minutes`);
+      expect(lines).toContain(`  forage-ctl approve ${id} --for 10m    # this key to this destination, without asking again for 10 minutes`);
     });
     await whilePending({ sandbox: "fix-42", kind: "host", subject: { name: "pypi.example", port: 443 }, deadlineMs: 60_000 }, async (id) => {
       const lines = (await run("approvals", "show", id)).stdout.split("\n");
       expect(lines.filter((line) => /^(NAME|PORT) /.test(line))).toEqual(["NAME         pypi.example", "PORT         443"]);
-      expect(lines).toContain(`  forage-ctl approve ${id} --always     # kept in this sandbox's policy`);
+      expect(lines).toContain(`  forage-ctl approve ${id} --always     # name:port kept in this sandbox's allowlist`);
     });
   });
 
