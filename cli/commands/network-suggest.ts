@@ -13,11 +13,16 @@ import { printJson } from "../output.js";
  * allowlist entries beyond its template's (`always` answers, and `--allow`), where they are names.
  */
 export function seenNames(view: NetworkView): SeenName[] {
-  const ownNames = view.policy.allow.filter((entry) => !view.templatePolicy.allow.includes(entry) && /^[a-z0-9.-]+$/.test(entry));
+  const ownNames = view.policy.allow.filter((entry) => !view.templatePolicy.allow.includes(entry) && /^[a-z0-9.-]+(:\d{1,5})?$/.test(entry));
+  // The names approved for this run, each on the port it was approved on (a guard from before ports were shown: its names alone).
+  const admitted = view.guard?.admissions?.map(({ name, port }): SeenName => ({ name, source: "once", port })) ?? (view.guard?.admitted ?? []).map((name): SeenName => ({ name, source: "once" }));
   return [
     ...view.learned.map((learned): SeenName => ({ name: learned.name, source: "learned" })),
-    ...(view.guard?.admitted ?? []).map((name): SeenName => ({ name, source: "once" })),
-    ...ownNames.map((name): SeenName => ({ name, source: "always" })),
+    ...admitted,
+    ...ownNames.map((entry): SeenName => {
+      const [name = "", port] = entry.split(":");
+      return port === undefined ? { name, source: "always" } : { name, source: "always", port: Number(port) };
+    }),
   ];
 }
 

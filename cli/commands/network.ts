@@ -160,12 +160,25 @@ function printNetwork(view: NetworkView): void {
     const g = view.guard;
     lines.push(`guard     pid ${g.pid}, DNS filter on port ${g.dnsPort}, upstream ${g.upstream}, since ${g.startedAt}`);
     lines.push(`counters  ${g.queries} queries, ${g.refusedNames} names refused, ${g.refusedPackets} packets refused, ${g.upstreamFailures} upstream failures`);
-    if ((g.admitted ?? []).length > 0) lines.push(`admitted  ${(g.admitted ?? []).join(", ")} (approved when asked, for this run: --suggest makes them permanent)`);
+    if ((g.admitted ?? []).length > 0) lines.push(`admitted  ${admittedText(g)} (approved when asked, for this run: --suggest makes them permanent)`);
   } else if (view.running) {
     lines.push("guard     NOT RUNNING: no name resolves (restart the sandbox: forage-ctl stop / start)");
   }
   lines.push(...namesLines(view));
   process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** `pypi.example:443 at 192.0.2.7, 192.0.2.8 until 2026-…`: each admitted name with what its approval covers. */
+function admittedText(guard: NonNullable<NetworkView["guard"]>): string {
+  // A guard from before admissions were shown names only its names.
+  if (guard.admissions === undefined) return (guard.admitted ?? []).join(", ");
+  return guard.admissions
+    .map(({ name, port, addresses }) => {
+      const ends = [...new Set(addresses.map((each) => each.until))];
+      const until = ends.length === 1 && ends[0] === null ? "" : ` until ${ends.map((end) => end ?? "the sandbox stops").join(" / ")}`;
+      return `${name}:${port} at ${addresses.length === 0 ? "(its answer, being admitted)" : addresses.map((each) => each.address).join(", ")}${until}`;
+    })
+    .join("; ");
 }
 
 /** Shown in full up to this many names each; --json has them all. */

@@ -9,12 +9,24 @@
 /** What is asked: a network name, a push, or an SSH signature. */
 export type ApprovalKind = "host" | "push" | "ssh-sign";
 
-/** A name the sandbox's DNS filter holds (restricted mode with ask). */
+/**
+ * A name the sandbox's DNS filter holds (restricted mode with ask): an approval admits the name on
+ * `port` at the addresses of the answer it is for, and nothing else (DESIGN rule 18).
+ */
 export interface HostSubject {
   /** Lower-case, without the trailing dot. */
   name: string;
-  /** The port, where the asker knows it (the name gate sees it; the DNS filter does not). */
+  /** The port it would be admitted on (the DNS filter's asks name 443: a lookup names no port). */
   port?: number;
+  /**
+   * The addresses of the answer the request is for. Absent on the first question about a name:
+   * nothing is sent upstream before the human answers (its labels would carry data out), so the
+   * approval admits the addresses of the answer to the lookups it held, and only those; a later
+   * answer with any other address asks again, with its addresses here.
+   */
+  addresses?: string[];
+  /** With `addresses`: those approved for the name before (what it was admitted at until now). */
+  approved?: string[];
 }
 
 /** A push the gate holds: where it would go and what it carries. */

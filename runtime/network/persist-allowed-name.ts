@@ -12,10 +12,10 @@ const lockWaitSeconds = 10;
 const maxAllowEntries = 512;
 
 /**
- * Adds an approved name to a running sandbox's own allowlist (its metadata, under its lifecycle
- * lock, as `forage-ctl network --allow` does): restarts keep it. The host table does not change
- * (it depends on the mode and sni only); the guard admits the name itself. False when the sandbox
- * is gone, has left restricted mode, or its lock could not be had.
+ * Adds an entry approved `always` (`name:port`) to a running sandbox's own allowlist (its
+ * metadata, under its lifecycle lock, as `forage-ctl network --allow` does): restarts keep it. The
+ * host table does not change (it depends on the mode and sni only); the guard admits the name
+ * itself. False when the sandbox is gone, has left restricted mode, or its lock could not be had.
  */
 export async function persistAllowedName(paths: RuntimePaths, sandbox: string, name: string): Promise<boolean> {
   try {

@@ -11,11 +11,13 @@ export type SeenNameSource = "learned" | "once" | "always";
 export interface SeenName {
   name: string;
   source: SeenNameSource;
+  /** The one port it was approved on (ask mode); absent: a resolved name, which says nothing of ports. */
+  port?: number;
 }
 
 /** One entry to add to the template's allow list, and the names it covers. */
 export interface SuggestedEntry {
-  /** `host` or `*.suffix` (no port: a resolved name says nothing of ports). */
+  /** `host`, `host:port` (a name approved on that port alone) or `*.suffix` (names without a port only). */
   entry: string;
   names: string[];
   sources: SeenNameSource[];
@@ -73,23 +75,29 @@ export function suggestAllowlist(seen: readonly SeenName[], templateAllow: reado
   const sources = new Map<string, Set<SeenNameSource>>();
   const covered: AllowSuggestion["covered"] = [];
   const skipped: AllowSuggestion["skipped"] = [];
-  for (const { name: raw, source } of seen) {
+  const ported = new Map<string, { name: string; sources: Set<SeenNameSource> }>();
+  for (const { name: raw, source, port } of seen) {
     const name = raw.toLowerCase().replace(/\.$/, "");
     const reason = unusable(name);
     if (reason !== null) {
       if (!skipped.some((each) => each.name === name)) skipped.push({ name, reason });
       continue;
     }
-    const by = rules.find((rule) => (rule.wildcard ? name.endsWith(`.${rule.host}`) : name === rule.host));
+    // A name approved on one port is covered only by an entry that allows that port.
+    const by = rules.find((rule) => (rule.wildcard ? name.endsWith(`.${rule.host}`) : name === rule.host) && (port === undefined || rule.port === null || rule.port === port));
     if (by !== undefined) {
       if (!covered.some((each) => each.name === name)) covered.push({ name, by: by.entry });
       continue;
     }
-    sources.set(name, (sources.get(name) ?? new Set()).add(source));
+    if (port === undefined) sources.set(name, (sources.get(name) ?? new Set()).add(source));
+    else ported.set(`${name}:${port}`, { name, sources: (ported.get(`${name}:${port}`)?.sources ?? new Set()).add(source) });
   }
-  const groups = groupNames([...sources.keys()]);
+  // A name also seen without a port needs no entry of its own for a port: the port-less one covers it.
+  for (const [entry, { name }] of ported) if (sources.has(name)) ported.delete(entry);
+  const groups = [...groupNames([...sources.keys()]), ...[...ported].map(([entry, { name }]) => ({ entry, names: [name] }))];
+  const sourcesOf = (entry: string, name: string): SeenNameSource[] => [...(ported.get(entry)?.sources ?? sources.get(name) ?? [])];
   const add = groups
-    .map(({ entry, names }) => ({ entry, names: names.sort(), sources: [...new Set(names.flatMap((name) => [...(sources.get(name) ?? [])]))].sort() }))
+    .map(({ entry, names }) => ({ entry, names: names.sort(), sources: [...new Set(names.flatMap((name) => sourcesOf(entry, name)))].sort() }))
     .sort((a, b) => a.entry.replace(/^\*\./, "").localeCompare(b.entry.replace(/^\*\./, "")) || a.entry.localeCompare(b.entry));
   return { add, covered: covered.sort((a, b) => a.name.localeCompare(b.name)), skipped };
 }

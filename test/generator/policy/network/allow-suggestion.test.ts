@@ -53,6 +53,21 @@ describe("the allowlist suggested from the names a sandbox used", () => {
     expect(suggestion.skipped.map((each) => each.name)).toEqual(["192.0.2.1", "1.2.0.192.in-addr.arpa", "printer", "under_score.example.org"]);
   });
 
+  it("keeps a name approved on one port as name:port, never in a wildcard, covered only by an entry that allows that port", () => {
+    const approved = (name: string, source: "once" | "always" = "once"): SeenName => ({ name, source, port: 443 });
+    const suggestion = suggestAllowlist(
+      [approved("a.cdn.example.org"), approved("b.cdn.example.org"), approved("c.cdn.example.org", "always"), approved("api.example.net"), approved("ssh.example.net")],
+      ["api.example.net:443", "ssh.example.net:22"],
+    );
+    expect(suggestion.add.map((each) => [each.entry, each.sources])).toEqual([
+      ["a.cdn.example.org:443", ["once"]],
+      ["b.cdn.example.org:443", ["once"]],
+      ["c.cdn.example.org:443", ["always"]],
+      ["ssh.example.net:443", ["once"]],
+    ]);
+    expect(suggestion.covered).toEqual([{ name: "api.example.net", by: "api.example.net:443" }]);
+  });
+
   it("merges a name seen from several sources (learned, and approved in ask mode), lower-cased, trailing dot dropped", () => {
     const suggestion = suggestAllowlist(
       [
