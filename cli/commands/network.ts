@@ -27,7 +27,8 @@ export function registerNetwork(program: Command): void {
     .option("--no-ask", "refuse names not on the allowlist again")
     .option("--reset", "start again from the template's policy, then apply the rest")
     .option("--suggest", "print the template's allow list change that would cover the names learned (learn mode)")
-    .option("--write", "with --suggest: make that change in the config file itself (TypeScript, YAML, JSON; never a generated forage.json)")
+    .option("--write", "with --suggest: make that change in the config file itself (TypeScript, YAML, JSON; never a generated forage.json), once you say yes on the terminal")
+    .option("--yes", "with --suggest --write: write without asking (for scripts; without a terminal, --write needs it)")
     .option("--json", "print as JSON")
     .addHelpText(
       "after",
@@ -52,7 +53,9 @@ it shows the policy in force and the network guard's counters.
   learn       full, and every name the sandbox resolves is recorded with its addresses (kept
               until down, at most 1024 names); leave it with another mode. Then --suggest
               prints the smallest allow list covering them (a *.suffix only where three or more
-              names below it were seen) and --suggest --write adds it to the template in the config
+              names below it were seen, never at or over a suffix of the Public Suffix List,
+              never over a denied name) and --suggest --write shows it, asks, and adds it to
+              the template in the config (--yes: without asking)
 
 What was refused: forage-ctl denials SANDBOX (inside: /run/forage/network/denials.jsonl).
 
@@ -62,14 +65,15 @@ Example:
   forage-ctl network fix-42 --reset
   forage-ctl network fix-42 learn; …; forage-ctl network fix-42 --suggest --write; forage-ctl network fix-42 restricted`,
     )
-    .action(async (sandbox: string, mode: string | undefined, options: NetworkOptions & { json?: boolean; suggest?: boolean; write?: boolean }) => {
+    .action(async (sandbox: string, mode: string | undefined, options: NetworkOptions & { json?: boolean; suggest?: boolean; write?: boolean; yes?: boolean }) => {
       const change = networkChange(mode, options);
       if (options.write === true && options.suggest !== true) throw new UserError("network: --write goes with --suggest (it writes the suggested change)", "usage");
+      if (options.yes === true && options.write !== true) throw new UserError("network: --yes goes with --suggest --write (it answers the question before writing)", "usage");
       if (options.suggest === true && change !== null) throw new UserError("network: --suggest only reads: give it without a mode or --allow/--deny/--sni/--reset", "usage");
       const view = await (await operations()).network({ name: sandbox, change });
       if (options.suggest === true) {
         const { suggestCommand } = await import("./network-suggest.js");
-        return suggestCommand(view, { write: options.write === true, json: options.json === true, config: program.opts<{ config?: string }>().config });
+        return suggestCommand(view, { write: options.write === true, yes: options.yes === true, json: options.json === true, config: program.opts<{ config?: string }>().config });
       }
       if (options.json === true) return printJson(view);
       printNetwork(view);
