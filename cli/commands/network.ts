@@ -46,9 +46,11 @@ it shows the policy in force and the network guard's counters.
               the name itself; connections without a name, and QUIC, are refused. Refused
               beside none or full; a sandbox switched to none or full drops it
   --ask       (restricted) a name not on the allowlist is held by the DNS filter (nothing is
-              sent upstream) and becomes an approval (forage-ctl approvals): approve --once
-              admits it while the sandbox runs, --always adds it to this sandbox's allowlist,
-              deny (or no answer by the deadline) refuses it (NXDOMAIN, recorded as a denial)
+              sent upstream) and becomes an approval (forage-ctl approvals) for port 443:
+              approve --once admits it on 443 at the addresses of that answer while the
+              sandbox runs (another answer asks again), --for DURATION until then, --always
+              adds name:443 to this sandbox's allowlist; deny (or no answer by the deadline)
+              refuses it (NXDOMAIN, recorded as a denial)
   full        routed and NATed through the host (through externalInterface when it is set)
   learn       full, and every name the sandbox resolves is recorded with its addresses (kept
               until down, at most 1024 names); leave it with another mode. Then --suggest
