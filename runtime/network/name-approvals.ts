@@ -10,6 +10,8 @@ const expiredQuietMs = 5 * 60_000;
 const maxAdmitted = 512;
 /** Questions one sandbox may have open at once: a sandbox asking about random names must not flood the human. */
 const maxPending = 8;
+/** The most addresses a question shows (approval-schema.ts holds a request to it). */
+const maxShownAddresses = 64;
 /**
  * The port an asked name is admitted on. The DNS filter that asks sees no port (a lookup names
  * none), so the question names the one agents reach for, HTTPS; a name needed on another port
@@ -178,6 +180,8 @@ export class NameApprovals {
       if (unapproved.every((address) => admission.untilOf(address) !== undefined)) return null;
     }
     if (this.pending.size + this.repointing.size >= maxPending) return `ask: ${maxPending} questions already open`;
+    // A question shows the whole answer (the request's limit): a bigger one is not asked about.
+    if (addresses.length > maxShownAddresses) return `ask: an answer of ${addresses.length} addresses is more than a question shows (${maxShownAddresses}): put ${admission.name} on the allowlist`;
     const approved = admission.addresses().map(({ address }) => address);
     const question = this.question({ name: admission.name, port: admission.port, addresses: [...addresses], approved });
     this.repointing.set(admission.name, question);

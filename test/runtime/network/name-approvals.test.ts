@@ -73,6 +73,14 @@ describe("a sandbox's answers about names (network ask mode)", () => {
     expect(names.admittedAt("moving.example.org", 8443)).toBeNull();
   });
 
+  it("does not ask about an answer with more addresses than a question shows: the name belongs on the allowlist", async () => {
+    const { names, asked } = approvals(async () => ({ decision: "once" }));
+    expect(await answered(names, "wide.example.org", ["192.0.2.7"])).toBe("port 443: 192.0.2.7");
+    const many = Array.from({ length: 65 }, (_, i) => `198.51.100.${i}`);
+    expect(await answered(names, "wide.example.org", many)).toBe("ask: an answer of 65 addresses is more than a question shows (64): put wide.example.org on the allowlist");
+    expect(asked).toHaveLength(1);
+  });
+
   it("pins what every lookup held for the question answered (the A and the AAAA), and nothing a later lookup brings", async () => {
     let approve: (decision: ApprovalDecision) => void = () => undefined;
     const { names, asked } = approvals(() => new Promise((resolve) => (approve = resolve)));
