@@ -1,4 +1,7 @@
-import { escapeControl, type ApprovalView } from "../runtime/approvals/approval-view.js";
+import type { PushSubject } from "../runtime/approvals/approval.js";
+import { subjectSummary, type ApprovalView } from "../runtime/approvals/approval-view.js";
+import { escapeSandboxText, quoteSandboxText } from "../runtime/approvals/sandbox-text.js";
+import { signDestinationText } from "../runtime/approvals/sign-destination-text.js";
 import { shortDuration } from "./short-duration.js";
 
 /** The values' column: the longest label (DESTINATION) and two spaces, the same for every kind. */
@@ -10,18 +13,23 @@ type Field = [label: string, value: string | readonly string[]];
 /**
  * One pending request with every field, as `forage-ctl approvals show ID` prints it: what the
  * table's WHAT column sums up in a line (a push's commits and diffstat, a key's comment and
- * destination), then how to answer. Every field from the sandbox is escaped (escapeControl) line
- * by line, so a commit subject or diffstat cannot move the cursor or fake a line of its own.
+ * destination), then how to answer. Every field is escaped line by line (sandbox-text.ts), so a
+ * commit subject or diffstat cannot move the cursor, turn text around or fake a line of its own;
+ * the sandbox's own text is quoted, or under a label that says so, so it never takes the shape of
+ * what forage says (DESIGN rule 18).
  *
  * @example
  * ID           k7q2xm
  * SANDBOX      fix-42
  * KIND         host
  * WHAT         pypi.example:443
- * NAME         pypi.example
+ * NAME         "pypi.example"
  * PORT         443
  * ASKED        2026-11-21T10:00:00.000Z (12s ago)
  * DEADLINE     2026-11-21T10:00:30.000Z (in 18s; denied if nobody answers by then)
+ *
+ * Quoted ("…"): the sandbox's own text, every invisible or direction-changing character escaped
+ * (\u200b, \x1b; \\ is a backslash, \" a quote).
  *
  * Answer with one of:
  *   forage-ctl approve k7q2xm              # once: for this sandbox's life
@@ -31,9 +39,9 @@ type Field = [label: string, value: string | readonly string[]];
 export function approvalDetail(request: ApprovalView, now: number): string {
   const fields: Field[] = [
     ["ID", request.id],
-    ["SANDBOX", escapeControl(request.sandbox)],
+    ["SANDBOX", escapeSandboxText(request.sandbox)],
     ["KIND", request.kind],
-    ["WHAT", escapeControl(request.summary)],
+    ["WHAT", subjectSummary(request)],
     ...subjectFields(request),
     ["ASKED", `${request.createdAt} (${shortDuration(now - Date.parse(request.createdAt))} ago)`],
     ["DEADLINE", `${request.deadlineAt} (in ${shortDuration(Date.parse(request.deadlineAt) - now)}; denied if nobody answers by then)`],
@@ -41,41 +49,64 @@ export function approvalDetail(request: ApprovalView, now: number): string {
   const lines = fields.flatMap(([label, value]) =>
     (typeof value === "string" ? [value] : value.length === 0 ? [""] : value).map((line, index) => `${index === 0 ? label.padEnd(labelWidth) : " ".repeat(labelWidth)}${line}`.trimEnd()),
   );
-  return `${[...lines, "", "Answer with one of:", ...answers(request).map((line) => `  ${line}`)].join("\n")}\n`;
+  return `${[...lines, "", ...legend, "", "Answer with one of:", ...answers(request).map((line) => `  ${line}`)].join("\n")}\n`;
 }
 
-/** The subject's fields by kind, each escaped; what a field does not know says so. */
+/** Says which text is the sandbox's, and how its escapes read. */
+const legend = ['Quoted ("…"): the sandbox\'s own text, every invisible or direction-changing character escaped', '(\\u200b, \\x1b; \\\\ is a backslash, \\" a quote).'];
+
+/** The subject's fields by kind, each escaped, the sandbox's quoted; what a field does not know says so. */
 function subjectFields(request: ApprovalView): Field[] {
   switch (request.kind) {
     case "host": {
       const { name, port } = request.subject;
       return [
-        ["NAME", escapeControl(name)],
+        ["NAME", quoteSandboxText(name)],
         ["PORT", port === undefined ? "not known (the DNS filter sees a name, not the port it is for)" : String(port)],
       ];
     }
-    case "push": {
-      const { remote, url, ref, from, to, commits, diffstat } = request.subject;
-      const diffLines = diffstat.split("\n").filter((line, index, all) => line !== "" || index < all.length - 1);
-      return [
-        ["REMOTE", escapeControl(remote)],
-        ["URL", escapeControl(url)],
-        ["REF", escapeControl(ref)],
-        ["FROM", from === null ? "none: a new branch" : escapeControl(from)],
-        ["TO", escapeControl(to)],
-        ["COMMITS", [`${commits.length}, oldest first`, ...commits.map(escapeControl)]],
-        ["DIFFSTAT", diffLines.length === 0 ? "none" : diffLines.map(escapeControl)],
-      ];
-    }
+    case "push":
+      return pushFields(request.subject);
     case "ssh-sign": {
       const { fingerprint, comment, destination } = request.subject;
       return [
-        ["KEY", escapeControl(fingerprint)],
-        ["COMMENT", escapeControl(comment)],
-        ["DESTINATION", destination === undefined ? "not known (the session data did not show it)" : escapeControl(destination)],
+        ["KEY", escapeSandboxText(fingerprint)],
+        ["COMMENT", escapeSandboxText(comment)],
+        [
+          "DESTINATION",
+          destination === undefined
+            ? "not known (the session data did not show it)"
+            : destination.kind === "sshsig"
+              ? signDestinationText(destination)
+              : [signDestinationText(destination), "(the server's host name is not in the request, so it cannot be shown)"],
+        ],
       ];
     }
   }
+}
+
+/** A push's fields: the commits with their subjects quoted and what a long list leaves out, the diffstat under its label. */
+function pushFields(subject: PushSubject): Field[] {
+  const { remote, url, ref, from, to, commitCount, commits, omitted, diffstat } = subject;
+  const listed = commits.map(commitLine);
+  if (omitted !== undefined) listed.splice(omitted.after, 0, `… ${omitted.count} commit${omitted.count === 1 ? "" : "s"} not shown here …`);
+  const shownCount = omitted === undefined ? "" : `; the oldest ${omitted.after} and the newest ${commits.length - omitted.after} shown`;
+  const diffLines = diffstat.split("\n").filter((line, index, all) => line !== "" || index < all.length - 1);
+  return [
+    ["REMOTE", escapeSandboxText(remote)],
+    ["URL", escapeSandboxText(url)],
+    ["REF", quoteSandboxText(ref)],
+    ["FROM", from === null ? "none: a new branch" : escapeSandboxText(from)],
+    ["TO", escapeSandboxText(to)],
+    ["COMMITS", [`${commitCount}, oldest first${shownCount}`, ...listed]],
+    ["DIFFSTAT", diffLines.length === 0 ? "none" : ["git's, of the sandbox's files (their names are the sandbox's):", ...diffLines.map(escapeSandboxText)]],
+  ];
+}
+
+/** "<short hash> <subject>": git's hash as it is, the sandbox's subject quoted. */
+function commitLine(line: string): string {
+  const space = line.indexOf(" ");
+  return space < 0 ? quoteSandboxText(line) : `${escapeSandboxText(line.slice(0, space))} ${quoteSandboxText(line.slice(space + 1))}`;
 }
 
 /** The commands that answer it: the approvals that fit its kind, then deny. */

@@ -29,6 +29,7 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["approvals", "approve", "deny"], load: async () => (await import("./commands/approvals.js")).registerApprovals },
   { words: ["pick"], load: async () => (await import("./commands/pick.js")).registerPick },
   { words: ["gateway"], load: async () => (await import("./commands/gateway.js")).registerGateway },
+  { words: ["vcs-check", "git"], load: async () => (await import("./commands/vcs.js")).registerVcs },
 ];
 
 /** Global options that take a value, so the word after them is not mistaken for a command. */

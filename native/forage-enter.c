@@ -10,11 +10,16 @@
  *     then COMMAND (an absolute path: no PATH search).
  *
  *   forage-enter --join=PID [--cgroup=FILE]... [--user=UID:GID | --keep-caps=CAP,...]
- *                [--cwd=DIR] [--env=K=V]... [--audit-id=N] FILTER COMMAND [ARG...]
+ *                [--cwd=DIR] [--env=K=V]... [--audit-id=N] [--terminal=ROWS:COLS] FILTER COMMAND [ARG...]
  *     From the host, as root (exec, attach, init commands, sshd): joins the cgroups and the
- *     namespaces of the sandbox's PID 1, drops to the agent (or keeps root with only the named
- *     capabilities), then the same keyring, audit id, filter and exec; COMMAND is searched on
- *     the PATH of the new environment. See join.c.
+ *     namespaces of the sandbox's PID 1, starts a new session, drops to the agent (or keeps root
+ *     with only the named capabilities), then the same keyring, audit id, filter and exec;
+ *     COMMAND is searched on the PATH of the new environment. With --terminal the command runs on
+ *     a pseudo-terminal made inside the sandbox, relayed over stdin and stdout (terminal.c). See
+ *     join.c.
+ *
+ * Either way, every descriptor but 0, 1 and 2 is closed first, and what runs inside never has
+ * the caller's controlling terminal.
  *
  * Any failure stops with exit status 126 and nothing is run: entering without the filter is never
  * an option. Built statically so it runs in any root (the host's /usr or a NixOS system).
@@ -24,16 +29,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "enter.h"
 #include "join.h"
+#include "terminal.h"
 
 static int usage(const char *problem) {
   fprintf(stderr,
           "forage-enter: %s\n"
           "usage: forage-enter [--audit-id=N] FILTER /ABSOLUTE/COMMAND [ARG...]\n"
-          "       forage-enter --join=PID [--cgroup=FILE]... [--user=UID:GID | --keep-caps=CAP,...] [--cwd=DIR] [--env=K=V]... [--audit-id=N] FILTER COMMAND [ARG...]\n",
+          "       forage-enter --join=PID [--cgroup=FILE]... [--user=UID:GID | --keep-caps=CAP,...] [--cwd=DIR] [--env=K=V]... [--audit-id=N] [--terminal=ROWS:COLS] FILTER COMMAND [ARG...]\n",
           problem);
   return FORAGE_FAILED;
 }
@@ -45,9 +53,23 @@ static long number(const char *text, long max) {
   return value >= 1 && value <= max ? value : -1;
 }
 
-/* Inside already: keyring, audit id, filter, exec. */
+/*
+ * Nothing but stdin, stdout and stderr goes in: a descriptor the caller happened to hold (a pipe
+ * the daemon inherited, a log, a socket) would reach every process of every sandbox entered.
+ */
+static int close_inherited(void) {
+  if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return 0;
+  if (errno != ENOSYS) return enter_fail("closing inherited descriptors", errno);
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return enter_fail("closing inherited descriptors", errno);
+  for (rlim_t fd = 3; fd < limit.rlim_cur && fd < 1048576; fd++) close((int)fd);
+  return 0;
+}
+
+/* Inside already: a session of its own (unless it leads one), keyring, audit id, filter, exec. */
 static int enter_inside(const char *audit_id, char **argv) {
   if (argv[0] == NULL || argv[1] == NULL || argv[1][0] != '/') return usage("needs FILTER and an absolute COMMAND");
+  if (getsid(0) != getpid() && setsid() < 0) return enter_fail("starting a new session", errno);
   int error = 0;
   const struct enter_filter *filter = enter_read_filter(argv[0], &error);
   if (filter == NULL) return enter_fail(argv[0], error);
@@ -89,10 +111,21 @@ static int join_option(char *arg, struct join_request *request, struct join_user
   if (strncmp(arg, "--cwd=", 6) == 0 && value[0] == '/') return (request->cwd = value), 0;
   if (strncmp(arg, "--env=", 6) == 0 && strchr(value, '=') > value && request->env_count < JOIN_MAX_LIST) return (request->env[request->env_count++] = value), 0;
   if (strncmp(arg, "--audit-id=", 11) == 0 && number(value, 0xfffffffe) > 0) return (request->audit_id = value), 0;
+  static struct terminal_size size;
+  if (strncmp(arg, "--terminal=", 11) == 0 && terminal_parse_size(value, &size) == 0) return (request->terminal = &size), 0;
   return usage(arg);
 }
 
+/* The end of the argv and environment strings, which the kernel lays out one after the other. */
+static char *strings_end(int argc, char **argv) {
+  char *end = argv[argc - 1] + strlen(argv[argc - 1]) + 1;
+  for (char **variable = environ; variable != NULL && *variable != NULL; variable++)
+    if (*variable == end) end += strlen(*variable) + 1;
+  return end;
+}
+
 int main(int argc, char **argv) {
+  if (close_inherited() != 0) return FORAGE_FAILED;
   if (argc > 1 && strncmp(argv[1], "--join=", 7) == 0) {
     static struct join_request request = {.cwd = "/"};
     static struct join_user user;
@@ -104,6 +137,8 @@ int main(int argc, char **argv) {
     if (i + 1 >= argc) return usage("needs FILTER and COMMAND");
     request.filter = argv[i];
     request.command = &argv[i + 1];
+    request.strings_start = argv[0];
+    request.strings_end = strings_end(argc, argv);
     return join_sandbox(&request);
   }
   const char *audit_id = NULL;

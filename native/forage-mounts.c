@@ -3,6 +3,7 @@
  * forage-mounts unmount POINT...
  * forage-mounts resize-tmpfs PID PATH BYTES
  * forage-mounts make-points UID GID {d PATH "" | f PATH TEXT}...
+ * forage-mounts pin ROOT {ro|rw|link PATH "" | from PATH SOURCE}...   (pin-tree.c)
  *
  * The host-side mounts of a sandbox's start, made by root in one process instead of a mount(8)
  * or umount(8) process each (~5-10 ms apiece; a sandbox stages several):
@@ -12,8 +13,9 @@
  *   checked them). The source is /proc/self/fd/N, which the kernel follows to the descriptor's
  *   own file: no path is resolved again. All or nothing: on a failure the points bound so far
  *   are unmounted again and the exit status is 1.
- * unmount: unmounts each point (never following a link at the last component); carries on past a
- *   failure, reports each, exit status 1 if any failed.
+ * unmount: detaches each point with whatever is mounted below it (a staged workspace holds its
+ *   pins), never following a link at the last component; carries on past a failure, reports
+ *   each, exit status 1 if any failed.
  * resize-tmpfs: sets the size of the tmpfs at PATH as process PID sees it (its mount namespace and
  *   root: a container's /run), keeping the mount's flags (nosuid, nodev, ...), which a remount
  *   would otherwise clear. Anything but a tmpfs at PATH is refused ("not a tmpfs"): a remount
@@ -21,12 +23,14 @@
  *   something else) to other filesystems.
  * make-points: as UID:GID (no supplementary groups), makes each mount point a workspace's
  *   stand-in needs (runtime/workspaces/placeholders.ts): `d` a directory, `f` a file holding TEXT,
- *   never over anything that exists (not even a dangling link). One that cannot be made is
- *   skipped silently (systemd-nspawn then makes it itself, or fails the start).
+ *   never over anything that exists (not even a dangling link). Prints one line a point, in
+ *   order: "made", "exists", "denied" (the user may not create it there: EACCES, EPERM, EROFS)
+ *   or "failed REASON"; the exit status is 0 all the same (the caller decides).
  *
  * Errors go to stderr as "forage-mounts: WHAT: REASON".
  */
 #define _GNU_SOURCE
+#include "pin-tree.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -80,7 +84,7 @@ static int bind_descriptors(int count, char **points) {
 static int unmount_points(int count, char **points) {
   int status = 0;
   for (int i = 0; i < count; i++)
-    if (umount2(points[i], UMOUNT_NOFOLLOW) != 0) status = fail("unmount", points[i], errno);
+    if (umount2(points[i], UMOUNT_NOFOLLOW | MNT_DETACH) != 0) status = fail("unmount", points[i], errno);
   return status;
 }
 
@@ -133,6 +137,22 @@ static int resize_tmpfs(const char *pid_text, const char *path, const char *byte
   return 0;
 }
 
+static int make_directory(const char *path) { return mkdir(path, 0777); }
+
+/* A file holding `text`, never over anything (O_EXCL: not even through a dangling link). */
+static int make_file(const char *path, const char *text) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) return -1;
+  size_t length = strlen(text), written = 0;
+  while (written < length) {
+    ssize_t n = write(fd, text + written, length - written);
+    if (n <= 0) break;
+    written += (size_t)n;
+  }
+  close(fd);
+  return 0;
+}
+
 static int make_points(const char *uid_text, const char *gid_text, int count, char **triples) {
   unsigned long long uid, gid;
   if (decimal(uid_text, INT_MAX, &uid) != 0) return fail("make-points", "uid", EINVAL);
@@ -146,20 +166,18 @@ static int make_points(const char *uid_text, const char *gid_text, int count, ch
   if (chdir("/") != 0) return fail("make-points", "chdir", errno);
   for (int i = 0; i < count; i += 3) {
     const char *kind = triples[i], *path = triples[i + 1], *text = triples[i + 2];
-    if (strcmp(kind, "d") == 0) {
-      mkdir(path, 0777);
-    } else {
-      int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-      if (fd < 0) continue;
-      size_t length = strlen(text), written = 0;
-      while (written < length) {
-        ssize_t n = write(fd, text + written, length - written);
-        if (n <= 0) break;
-        written += (size_t)n;
-      }
-      close(fd);
-    }
+    int made = strcmp(kind, "d") == 0 ? make_directory(path) : make_file(path, text);
+    int error = errno;
+    if (made == 0)
+      puts("made");
+    else if (error == EEXIST)
+      puts("exists");
+    else if (error == EACCES || error == EPERM || error == EROFS)
+      puts("denied");
+    else
+      printf("failed %s\n", strerror(error));
   }
+  fflush(stdout);
   return 0;
 }
 
@@ -169,6 +187,7 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "unmount") == 0) return unmount_points(argc - 2, argv + 2);
   if (strcmp(mode, "resize-tmpfs") == 0 && argc == 5) return resize_tmpfs(argv[2], argv[3], argv[4]);
   if (strcmp(mode, "make-points") == 0 && argc >= 4) return make_points(argv[2], argv[3], argc - 4, argv + 4);
-  fprintf(stderr, "usage: forage-mounts bind POINT... | unmount POINT... | resize-tmpfs PID PATH BYTES | make-points UID GID {d PATH \"\" | f PATH TEXT}...\n");
+  if (strcmp(mode, "pin") == 0 && argc >= 3) return pin_tree(argv[2], argc - 3, argv + 3);
+  fprintf(stderr, "usage: forage-mounts bind POINT... | unmount POINT... | resize-tmpfs PID PATH BYTES | make-points UID GID {d PATH \"\" | f PATH TEXT}... | pin ROOT {ro|rw|link PATH \"\" | from PATH SOURCE}...\n");
   return 64;
 }

@@ -4,8 +4,12 @@
  *   1. joins the sandbox's cgroups (each --cgroup=FILE: a cgroup.procs file, host path);
  *   2. joins the namespaces of the sandbox's PID 1 (cgroup, ipc, uts, net, pid, mount) and its
  *      root, opened before any of them is joined;
- *   3. forks (a pid namespace takes effect for children); the parent waits and exits as the child;
- *   4. in the child: a fresh session keyring and the audit id (see filter.c), then without
+ *   3. forks (a pid namespace takes effect for children); the parent waits, passes the signals it
+ *      gets on to the child, and exits as the child did;
+ *   4. in the child: a new session (never the host caller's terminal as controlling terminal), a
+ *      fresh session keyring and the audit id (see filter.c); with --terminal=ROWS:COLS a new
+ *      pseudo-terminal of the sandbox's own, the command forked onto it and this process left
+ *      as its relay (terminal.c); then, for the command, without
  *      --user: root keeps the --keep-caps bounding set (or all capabilities without it); with
  *      --user=UID:GID: no capabilities, no supplementary groups, that uid and gid;
  *   5. changes to --cwd, sets no_new_privs and loads FILTER (a host path, read in step 0),
@@ -31,6 +35,7 @@
 
 #include "enter.h"
 #include "join.h"
+#include "terminal.h"
 
 /* Capability names as setpriv(1) spells them (without CAP_), for --keep-caps. */
 static const struct {
@@ -130,9 +135,30 @@ static int join_namespaces(int pid) {
   return 0;
 }
 
+/* The command's process group (its session's, see join_sandbox), which the waiter's signals go on to. */
+static volatile pid_t joined_child;
+
+/*
+ * The child leads a session of its own, so a signal the host's terminal sends forage-enter's
+ * group (C-c, C-\, a hang-up) or a caller's SIGTERM no longer reaches it by itself: it is passed
+ * on. A terminal stop becomes SIGSTOP (an orphaned group ignores SIGTSTP); the wait below then
+ * stops this process too, and continues the child when this process is continued.
+ */
+static void pass_on(int signal_number) {
+  if (joined_child > 0) kill(-joined_child, signal_number == SIGTSTP ? SIGSTOP : signal_number);
+}
+
+static void pass_signals_on(pid_t child) {
+  joined_child = child;
+  struct sigaction action = {.sa_handler = pass_on};
+  int passed[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGUSR1, SIGUSR2};
+  for (size_t i = 0; i < sizeof passed / sizeof passed[0]; i++) sigaction(passed[i], &action, NULL);
+}
+
 /* The parent's part after the fork: wait, stop when the child stops, then exit as it did. */
 static int wait_as_child(pid_t child) {
   int status = 0;
+  pass_signals_on(child);
   for (;;) {
     pid_t done = waitpid(child, &status, WUNTRACED);
     if (done < 0 && errno == EINTR) continue;
@@ -140,7 +166,7 @@ static int wait_as_child(pid_t child) {
     if (done < 0) return FORAGE_FAILED;
     if (done == child && WIFSTOPPED(status)) {
       kill(getpid(), SIGSTOP);
-      kill(child, SIGCONT);
+      kill(-child, SIGCONT);
       continue;
     }
     break;
@@ -185,10 +211,9 @@ static int drop_privileges(const struct join_request *request) {
   return 0;
 }
 
-/* The child's part: privileges, directory, filter, environment, the command. */
+/* The command's part: privileges, directory, filter, environment, the command. */
 static int become_command(const struct join_request *request, const struct enter_filter *filter) {
-  int failed = enter_fresh_session(request->audit_id);
-  if (failed == 0) failed = drop_privileges(request);
+  int failed = drop_privileges(request);
   if (failed != 0) return failed;
   if (chdir(request->cwd) != 0) {
     enter_fail(request->cwd, errno);
@@ -205,6 +230,74 @@ static int become_command(const struct join_request *request, const struct enter
   return error == ENOENT ? 127 : FORAGE_FAILED;
 }
 
+/*
+ * The relay's own confinement (it stays to copy bytes between the terminal and forage-ctl): the
+ * agent's uid, or root without a single capability, no_new_privs and the sandbox's filter, and
+ * not dumpable, so nothing of the agent's can read its descriptors through /proc or trace it.
+ */
+static int confine_relay(const struct join_request *request, const struct enter_filter *filter) {
+  static const struct join_request no_capabilities = {.keep_caps = ""};
+  int failed = drop_privileges(request->user != NULL ? request : &no_capabilities);
+  if (failed != 0) return failed;
+  if (request->user == NULL) {
+    struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct none[2] = {{0}};
+    if (syscall(SYS_capset, &header, none) != 0) return enter_fail("dropping the relay's capabilities", errno);
+  }
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return enter_fail("making the relay undumpable", errno);
+  return enter_confine(filter);
+}
+
+/*
+ * The relay stays visible inside (ps, /proc/PID/cmdline are anyone's to read there), and its
+ * argv names host paths (the state directory, the package, the cgroups), its environment is the
+ * caller's: both are blanked, the name alone is left.
+ */
+static void blank_strings(const struct join_request *request) {
+  static const char name[] = "forage-terminal";
+  if (request->strings_start == NULL || request->strings_end <= request->strings_start) return;
+  size_t length = (size_t)(request->strings_end - request->strings_start);
+  memset(request->strings_start, 0, length);
+  memcpy(request->strings_start, name, length > sizeof name ? sizeof name : length - 1);
+  prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+/* --terminal: the command on a new pseudo-terminal of the sandbox's, this process its relay. */
+static int run_on_terminal(const struct join_request *request, const struct enter_filter *filter) {
+  int peer = -1;
+  uid_t uid = request->user == NULL ? (uid_t)-1 : request->user->uid;
+  gid_t gid = request->user == NULL ? (gid_t)-1 : request->user->gid;
+  int master = terminal_open(request->terminal, uid, gid, &peer);
+  if (master < 0) return enter_fail("opening a terminal in the sandbox", errno);
+  pid_t command = fork();
+  if (command < 0) return enter_fail("fork", errno);
+  if (command == 0) {
+    close(master);
+    if (terminal_take(peer) != 0) _exit(enter_fail("taking the sandbox's terminal", errno));
+    _exit(become_command(request, filter));
+  }
+  close(peer);
+  int failed = confine_relay(request, filter);
+  if (failed != 0) {
+    kill(command, SIGKILL);
+    return failed;
+  }
+  blank_strings(request);
+  return terminal_relay(master, command);
+}
+
+/*
+ * The child's part: a session of its own first (whatever terminal the host's caller has, it is
+ * not the controlling terminal of anything inside: /dev/tty opens nothing, TIOCSTI reaches
+ * nothing), a fresh session keyring and the audit id, then the command, on a terminal or not.
+ */
+static int enter_joined(const struct join_request *request, const struct enter_filter *filter) {
+  if (setsid() < 0) return enter_fail("starting a new session", errno);
+  int failed = enter_fresh_session(request->audit_id);
+  if (failed != 0) return failed;
+  return request->terminal != NULL ? run_on_terminal(request, filter) : become_command(request, filter);
+}
+
 int join_sandbox(const struct join_request *request) {
   int error = 0;
   const struct enter_filter *filter = enter_read_filter(request->filter, &error);
@@ -215,5 +308,5 @@ int join_sandbox(const struct join_request *request) {
   pid_t child = fork();
   if (child < 0) return enter_fail("fork", errno);
   if (child > 0) return wait_as_child(child);
-  _exit(become_command(request, filter));
+  _exit(enter_joined(request, filter));
 }

@@ -7,6 +7,8 @@
 
 #define JOIN_MAX_LIST 64
 
+struct terminal_size;
+
 struct join_user {
   uid_t uid;
   gid_t gid;
@@ -25,6 +27,10 @@ struct join_request {
   char *env[JOIN_MAX_LIST];
   int env_count;
   const char *audit_id;
+  /* Where this process's argv and environment strings lie (the relay blanks them: see join.c). */
+  char *strings_start, *strings_end;
+  /* Non-NULL: the command runs on a new pseudo-terminal of this size (see terminal.c). */
+  const struct terminal_size *terminal;
   /* The sandbox's seccomp program, a host path. */
   const char *filter;
   char **command;

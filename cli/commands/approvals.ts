@@ -4,7 +4,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Request } from "../../runtime/api/calls.js";
 import { approvalAnswers, approvalModes } from "../../runtime/approvals/approval-answers.js";
 import { approvalIdPattern } from "../../runtime/approvals/approval-id.js";
-import { escapeControl, type ApprovalView } from "../../runtime/approvals/approval-view.js";
+import { approvalJson } from "../../runtime/approvals/approval-json.js";
+import { subjectSummary, type ApprovalView } from "../../runtime/approvals/approval-view.js";
+import { escapeSandboxText } from "../../runtime/approvals/sandbox-text.js";
 import { SandboxError } from "../../runtime/core/errors.js";
 import { callDaemon } from "../../runtime/daemon/client.js";
 import { approvalsSocket } from "../approvals-socket.js";
@@ -15,6 +17,8 @@ import { shortDuration } from "../short-duration.js";
 
 /** How often --watch asks the daemon: cheap (one small call), and a human notices within half a second. */
 const watchIntervalMs = 500;
+/** The WHAT column's width: a row fits a wide terminal; subjectSummary says what each kind keeps. */
+const whatWidth = 100;
 
 /** approvals [--watch] [--json]; approvals show ID [--json]; approve ID [--once|--always|--for DURATION]; deny ID. */
 export function registerApprovals(program: Command): void {
@@ -31,8 +35,10 @@ A sandbox's gates (its DNS filter in ask mode, the push gate, the SSH agent) hol
 past its policy and ask here. Answer with forage-ctl approve ID or forage-ctl deny ID; a request
 nobody answers by its DEADLINE is denied. Only root and the configured user may list and answer.
 Every question and answer is in the sandbox's audit log (forage-ctl audit-log NAME).
-WHAT is the sandbox's own text, shown with control characters escaped; forage-ctl approvals
-show ID shows all of a request (a push's commits and diffstat, a key's comment and destination).
+WHAT is mostly the sandbox's own text, shown with every invisible or direction-changing character
+escaped (\\u200b, \\x1b; a backslash as \\\\), also with --json; a long host name is cut at its start,
+keeping its domain. forage-ctl approvals show ID shows all of a request (a push's commits and
+diffstat, a key's comment and destination), the sandbox's text marked.
 
 Examples:
   forage-ctl approvals --watch
@@ -42,7 +48,7 @@ Examples:
       const path = await socket();
       if (options.watch === true) return watch(path, options.json === true);
       const pending = await callDaemon("approvals", {}, path);
-      if (options.json === true) return printJson(pending);
+      if (options.json === true) return printJson(pending.map(approvalJson));
       printPending(pending, Date.now());
     });
   registerShow(approvals, socket);
@@ -67,7 +73,7 @@ Examples:
     .action(async (id: string, options: { once?: boolean; always?: boolean; for?: string; json?: boolean }) => {
       const request: Request<"approve"> = options.for !== undefined ? { id, mode: "for", forMs: parseApprovalDuration(options.for) } : { id, mode: options.always === true ? "always" : "once" };
       const answered = await callDaemon("approve", request, await socket());
-      if (options.json === true) return printJson(answered);
+      if (options.json === true) return printJson(approvalJson(answered));
       process.stdout.write(`approved ${answered.id} (${describe(answered)}): ${options.for === undefined ? request.mode : `for ${options.for}`}\n`);
     });
 
@@ -79,7 +85,7 @@ Examples:
     .addHelpText("after", "\nExample:\n  forage-ctl deny k7q2xm")
     .action(async (id: string, options: { json?: boolean }) => {
       const answered = await callDaemon("deny", { id }, await socket());
-      if (options.json === true) return printJson(answered);
+      if (options.json === true) return printJson(approvalJson(answered));
       process.stdout.write(`denied ${answered.id} (${describe(answered)})\n`);
     });
 }
@@ -94,8 +100,9 @@ function registerShow(approvals: Command, socket: () => Promise<string>): void {
     .addHelpText(
       "after",
       `
-Every field but the id, kind and times is the sandbox's own text, shown with control characters
-escaped, line by line. Answer with forage-ctl approve ID or forage-ctl deny ID.
+The sandbox's own text is shown quoted ("…") or under a label that says it is the sandbox's, with
+every invisible or direction-changing character escaped, line by line (also with --json).
+Answer with forage-ctl approve ID or forage-ctl deny ID.
 
 Examples:
   forage-ctl approvals show k7q2xm
@@ -105,10 +112,10 @@ Examples:
       // The parent's options are recognised after "show" too: --json is the same either way.
       const options = command.optsWithGlobals<{ json?: boolean; watch?: boolean }>();
       if (options.watch === true) throw new SandboxError("--watch goes with forage-ctl approvals (the list), not with show", "usage");
-      if (!approvalIdPattern.test(id)) throw new SandboxError(`"${escapeControl(id)}" is not a request id: an id is 6 letters and digits, as forage-ctl approvals lists them`, "usage");
+      if (!approvalIdPattern.test(id)) throw new SandboxError(`"${escapeSandboxText(id)}" is not a request id: an id is 6 letters and digits, as forage-ctl approvals lists them`, "usage");
       const request = (await callDaemon("approvals", {}, await socket())).find((pending) => pending.id === id.toLowerCase());
       if (request === undefined) throw new SandboxError(`no pending approval "${id}" (answered, expired, or never asked): forage-ctl approvals lists the pending ones with their ids`, "general");
-      if (options.json === true) return printJson(request);
+      if (options.json === true) return printJson(approvalJson(request));
       process.stdout.write(approvalDetail(request, Date.now()));
     });
 }
@@ -128,7 +135,7 @@ function answersHelp(): string {
 
 /** `host pypi.example:443 for fix-42`, escaped. */
 function describe(request: ApprovalView): string {
-  return `${request.kind} ${escapeControl(request.summary)} for ${escapeControl(request.sandbox)}`;
+  return `${request.kind} ${subjectSummary(request)} for ${escapeSandboxText(request.sandbox)}`;
 }
 
 function printPending(pending: readonly ApprovalView[], now: number): void {
@@ -137,9 +144,9 @@ function printPending(pending: readonly ApprovalView[], now: number): void {
     ["ID", "SANDBOX", "KIND", "WHAT", "AGE", "DEADLINE"],
     pending.map((request) => [
       request.id,
-      escapeControl(request.sandbox),
+      escapeSandboxText(request.sandbox),
       request.kind,
-      clip(escapeControl(request.summary), 100),
+      subjectSummary(request, whatWidth),
       shortDuration(now - Date.parse(request.createdAt)),
       `in ${shortDuration(Date.parse(request.deadlineAt) - now)}`,
     ]),
@@ -155,7 +162,7 @@ async function watch(path: string, json: boolean): Promise<never> {
     const pending = await callDaemon("approvals", {}, path);
     const fresh = pending.some((request) => !seen.has(request.id));
     for (const request of pending) seen.add(request.id);
-    const listed = JSON.stringify(pending);
+    const listed = JSON.stringify(pending.map(approvalJson));
     if (json) {
       if (listed !== last) process.stdout.write(`${listed}\n`);
     } else if (terminal) {
@@ -183,8 +190,4 @@ function wrap(text: string, indent: string, width: number): string {
     line += line.trim() === "" ? word : ` ${word}`;
   }
   return [...lines, line].join("\n");
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

@@ -5,16 +5,17 @@ import { UserError } from "../../runtime/core/errors.js";
 import { registerSsh } from "./ssh.js";
 
 /**
- * Runs a command with this process's terminal; the exit status becomes forage-ctl's. In this
- * process (root without a daemon serving its settings) the terminal is handed over as is; through
- * the daemon, an interactive terminal is relayed to a pseudo-terminal the daemon opens, and plain
- * streams are relayed as streams.
+ * Runs a command with this process's terminal; the exit status becomes forage-ctl's. The terminal
+ * is relayed, never handed over, whether this process does the work (root without a daemon
+ * serving its settings) or the daemon does: an interactive terminal goes to a pseudo-terminal made
+ * inside the sandbox (keys, output, window size), plain streams go as pipes. A sandbox that held
+ * this terminal could type into the shell forage-ctl returns to.
  */
 async function runInside(program: Command, name: string, command: string[], asRoot: boolean): Promise<number> {
   // Root's commands (a root shell too) may go to a daemon that serves the same settings, on root's socket.
   const ops = await operationsOf(program, { preferDaemon: true });
-  const relayed = ops.via === "daemon" ? relayThisTerminal() : undefined;
-  const streams = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, inheritTerminal: ops.via === "in-process" };
+  const relayed = relayThisTerminal();
+  const streams = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
   return ops.exec({ name, command, asRoot }, relayed === undefined ? streams : { ...streams, terminal: relayed.terminal }).finally(() => {
     relayed?.restore();
     process.stdin.destroy();

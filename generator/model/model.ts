@@ -143,7 +143,7 @@ export interface TemplateModel {
   useProxy: boolean;
   /** The host-side SSH agent served into the sandbox (keys as written: paths may start with "~/"), or null. */
   sshAgent: { keys: string[]; confirm: boolean } | null;
-  /** The push gate (template pushGate, enabled), or null; protectedBranches null: the upstream's default branch. */
+  /** The push gate (template pushGate, enabled), or null; protectedBranches null: the upstream's default branch, main and master. */
   pushGate: { protectedBranches: string[] | null } | null;
   proxyFilter: ProxyFilterModel;
   ssh: boolean;

@@ -107,7 +107,7 @@ export const settingsTemplateSchema = z
       .describe("The host-side SSH agent served into the sandbox, or null."),
     pushGate: z
       .strictObject({
-        protectedBranches: z.array(z.string().min(1).max(255)).min(1).max(64).nullable().describe("Branches refused outright; null: the upstream's default branch."),
+        protectedBranches: z.array(z.string().min(1).max(255)).min(1).max(64).nullable().describe("Branches refused outright, exactly these; null: the upstream's default branch, main and master."),
       })
       .nullable()
       // Absent from forage.json files written before it existed: no gate.

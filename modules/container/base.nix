@@ -26,7 +26,11 @@ in
     uid = cfg.uid;
     inherit (accounts) group;
     home = "/home/${cfg.user}";
-    shell = pkgs.bashInteractive;
+    # bash under the sandbox's seccomp filter: what sshd and tmux start as the agent's shell.
+    shell = forageLib.sandboxEntry.loginShell {
+      inherit pkgs;
+      bash = "${pkgs.bashInteractive}/bin/bash";
+    };
     openssh.authorizedKeys.keys = cfg.authorizedKeys;
   };
   assertions = accounts.assertions;
@@ -35,7 +39,8 @@ in
   security.sudo.enable = false;
   security.doas.enable = false;
 
-  # sshd and its sessions start from the container's systemd, not through forage-enter.
+  # sshd starts from the container's systemd under systemd's filter; the sessions it opens run
+  # the agent's login shell, which puts them under the sandbox's own (see sandbox-entry.nix).
   systemd.services.sshd.serviceConfig = lib.mkIf (cfg.template.ssh == true) (forageLib.seccompServiceConfig cfg.template);
 
   services.openssh = {

@@ -13,6 +13,18 @@ let
     inherit pkgs windows;
     inherit (cfg) workspacePath;
   };
+  # The home seed forage-ctl writes under the secrets mount (the agent's git and jj identity,
+  # stand-in login files, links to its context), copied before the agents start so they find
+  # them (runtime/provision/home-seed.ts); `/.` copies the directory's contents, links as links.
+  # (NixOS puts coreutils on every service's PATH.)
+  homeSeed = pkgs.writeShellApplication {
+    name = "forage-home-seed-copy";
+    runtimeInputs = [ ];
+    text = ''
+      seed=${lib.escapeShellArg "${cfg.secretsPath}/_home"}
+      if [ -d "$seed" ]; then cp -r -- "$seed/." "$HOME/"; fi
+    '';
+  };
 in
 {
   systemd.services.forage-session = {
@@ -23,23 +35,23 @@ in
       Type = "forking";
       User = cfg.user;
       WorkingDirectory = cfg.workspacePath;
-      # The home seed forage-ctl writes under the secrets mount (the agent's git and jj identity,
-      # stand-in login files, links to its context), copied before the agents start so they find
-      # them (runtime/provision/home-seed.ts); `/.` copies the directory's contents, links as links.
-      # (NixOS puts coreutils on every service's PATH.)
+      # Both under the sandbox's own seccomp filter (forage-enter, bound in by forage-ctl), as every
+      # process forage-ctl starts inside is; systemd's filter below stays as an outer layer.
       ExecStartPre = lib.getExe (
-        pkgs.writeShellApplication {
+        forageLib.sandboxEntry.underFilter {
+          inherit pkgs;
           name = "forage-home-seed";
-          runtimeInputs = [ ];
-          text = ''
-            seed=${lib.escapeShellArg "${cfg.secretsPath}/_home"}
-            if [ -d "$seed" ]; then cp -r -- "$seed/." "$HOME/"; fi
-          '';
+          command = lib.getExe homeSeed;
         }
       );
-      ExecStart = lib.getExe session;
+      ExecStart = lib.getExe (
+        forageLib.sandboxEntry.underFilter {
+          inherit pkgs;
+          name = "forage-session";
+          command = lib.getExe session;
+        }
+      );
       Restart = "no";
-      # The agents run here, started by the container's systemd rather than through forage-enter.
     } // forageLib.seccompServiceConfig cfg.template;
   };
 }

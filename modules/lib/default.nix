@@ -11,5 +11,6 @@ in
   hostTmpfiles = import ./host-tmpfiles.nix { inherit lib; };
   tmuxSessionScript = import ./tmux-session.nix { inherit lib; };
   seccompServiceConfig = import ./seccomp-service-config.nix { inherit lib; };
+  sandboxEntry = import ./sandbox-entry.nix { inherit lib; };
   claudeManagedSettings = import ./claude-managed-settings.nix { inherit lib; };
 }

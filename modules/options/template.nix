@@ -372,7 +372,7 @@
           protectedBranches = lib.mkOption {
             type = lib.types.nullOr (lib.types.listOf lib.types.str);
             default = null;
-            description = "Branches a push from the sandbox is refused for outright, without asking. Default: the upstream's default branch.";
+            description = "Branches a push from the sandbox is refused for outright, without asking. Written, exactly these (the defaults are not added). Default: the upstream's default branch (its HEAD), main and master.";
           };
         };
       });

@@ -1,20 +1,21 @@
 import type { TerminalSize } from "../sandbox/terminal.js";
 
-/** Streams of a command run in a sandbox: the caller's terminal, or a daemon connection. */
+/**
+ * Streams of a command run in a sandbox: forage-ctl's own, or a daemon connection's. They are
+ * relayed, never handed in: the command gets pipes, or a pseudo-terminal made inside the sandbox.
+ */
 export interface ExecStreams {
   stdin: NodeJS.ReadableStream | null;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
-  /** The streams are this process's own terminal: hand it to the command as is (TTY kept). */
-  inheritTerminal?: boolean;
   /**
-   * The caller relays a terminal from elsewhere (a daemon client): the command runs on a new
+   * The caller relays a terminal (its own, or a daemon client's): the command runs on a new
    * pseudo-terminal of this size and type, resized on request; stdout carries all its output.
    */
   terminal?: RelayedTerminal;
 }
 
-/** A terminal a daemon client relays: its size and TERM now, and its resizes and hang-up later. */
+/** A terminal the caller relays: its size and TERM now, and its resizes and hang-up later. */
 export interface RelayedTerminal {
   size: TerminalSize;
   /** The client's TERM (validated before use). */

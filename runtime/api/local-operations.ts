@@ -20,7 +20,7 @@ import { repoOwnerOf } from "../workspaces/repo-owner.js";
 import { denialsOperation, networkOperation } from "../sandbox/network-operations.js";
 import { portOperation } from "../sandbox/port-operations.js";
 import { createSnapshot, listSnapshots, restoreSnapshot } from "../workspaces/snapshots.js";
-import { startOnTerminal, type EnterSandbox } from "../sandbox/terminal.js";
+import { startOnTerminal, type EnterOnTerminal } from "../sandbox/terminal.js";
 import { seccompStatus } from "../seccomp/status.js";
 import { quotaUsage } from "../workspaces/disk-quota.js";
 import { PhaseClock } from "../core/phase-clock.js";
@@ -85,11 +85,11 @@ export function localOperations(context: RuntimeContext): Operations {
     port: ({ name, change }) => portOperation(context, name, change),
     async exec({ name, command, asRoot }, streams) {
       const metadata = await requireSandbox(context, name);
-      const terminal = streams.inheritTerminal === true ? undefined : streams.terminal;
+      const { terminal } = streams;
       const exitCode =
         terminal === undefined
           ? await relay(await execCommand(context, metadata, command, { asRoot }), streams)
-          : await relayTerminal((inside) => execCommand(context, metadata, inside, { asRoot, term: terminal.term }), command, terminal, streams);
+          : await relayTerminal((inside, size) => execCommand(context, metadata, inside, { asRoot, term: terminal.term, terminal: size }), command, terminal, streams);
       await recordEvent(context.paths, name, "exec", { detail: `${command[0] ?? ""} (${command.length - 1} args)`, exitCode });
       return exitCode;
     },
@@ -138,30 +138,33 @@ async function workspaceDisk(workspace: SandboxMetadata["workspace"]): Promise<S
   return { limitBytes: workspace.quota.bytes, usedBytes: await quotaUsage(workspace.quota) };
 }
 
-/** Runs argv with its stdio wired to the given streams; resolves with its exit status. */
+/**
+ * Runs argv with its stdio wired to the given streams through pipes; resolves with its exit
+ * status. Never the caller's own descriptors: a sandbox gets no terminal, file or socket of the
+ * host's, only pipes this process reads and writes.
+ */
 function relay(argv: string[], streams: ExecStreams): Promise<number> {
   return new Promise((resolve, reject) => {
     const [program, ...args] = argv;
-    // The caller's own terminal is handed over as is, so interactive programs keep their TTY.
-    const stdio = streams.inheritTerminal === true ? "inherit" : ([streams.stdin === null ? "ignore" : "pipe", "pipe", "pipe"] as const);
-    const child = spawn(program ?? "nsenter", args, { stdio: stdio as "inherit" });
-    if (streams.inheritTerminal !== true) {
-      if (streams.stdin !== null && child.stdin !== null) streams.stdin.pipe(child.stdin);
-      child.stdout?.pipe(streams.stdout, { end: false });
-      child.stderr?.pipe(streams.stderr, { end: false });
+    const child = spawn(program ?? "forage-enter", args, { stdio: [streams.stdin === null ? "ignore" : "pipe", "pipe", "pipe"] });
+    if (streams.stdin !== null && child.stdin !== null) {
+      child.stdin.on("error", () => undefined);
+      streams.stdin.pipe(child.stdin);
     }
+    child.stdout?.pipe(streams.stdout, { end: false });
+    child.stderr?.pipe(streams.stderr, { end: false });
     child.once("error", reject);
     child.once("close", (code, signal) => resolve(code ?? (signal === "SIGKILL" ? 137 : 128 + 15)));
   });
 }
 
 /** Runs argv on a new pseudo-terminal whose keystrokes, output and size the caller relays. */
-async function relayTerminal(enter: EnterSandbox, command: string[], terminal: RelayedTerminal, streams: ExecStreams): Promise<number> {
+async function relayTerminal(enter: EnterOnTerminal, command: string[], terminal: RelayedTerminal, streams: ExecStreams): Promise<number> {
   const running = await startOnTerminal(enter, command, terminal.size);
-  terminal.onResize((size) => void running.resize(size));
+  terminal.onResize((size) => running.resize(size));
   terminal.onHangUp?.(() => running.hangUp());
   // The client's input ending means it went away: hang up, as a closed terminal would.
-  streams.stdin?.on("data", (chunk: Buffer) => running.input.write(chunk));
+  streams.stdin?.on("data", (chunk: Buffer) => running.type(chunk));
   streams.stdin?.once("end", () => running.hangUp());
   streams.stdin?.once("close", () => running.hangUp());
   running.output.pipe(streams.stdout, { end: false });

@@ -1,4 +1,11 @@
-import { escapeControl, type ApprovalView } from "./approval-view.js";
+import { subjectSummary, type ApprovalView } from "./approval-view.js";
+import { escapeSandboxText } from "./sandbox-text.js";
+
+/**
+ * How much of the summary a notification shows: desktops fold a long body after two or three
+ * lines, so a long host name is cut by subjectSummary, keeping its end (the domain).
+ */
+const bodyWidth = 120;
 
 /**
  * The title of a request's desktop notification: who asks for what kind. The title is plain
@@ -7,19 +14,19 @@ import { escapeControl, type ApprovalView } from "./approval-view.js";
  * @example notificationTitle(request) // → "forage: fix-42 asks (push)"
  */
 export function notificationTitle(request: ApprovalView): string {
-  return `forage: ${escapeControl(request.sandbox)} asks (${request.kind})`;
+  return `forage: ${escapeSandboxText(request.sandbox)} asks (${request.kind})`;
 }
 
 /**
  * The body: what is asked, then how to answer. A server that renders body markup (GNOME Shell,
  * KDE, dunst: the specification's "body-markup") would read `<a href=…>` or `<img src=…>` in a
- * sandbox's text as its own, so that text is escaped twice: control characters (escapeControl),
- * then `& < >` as entities.
+ * sandbox's text as its own, so that text is escaped twice: every invisible or direction-changing
+ * character (subjectSummary, through sandbox-text.ts), then `& < >` as entities.
  *
  * @example notificationBody(request) // → "origin refs/heads/fix 1a2b3c4d5e6f..5d6e7f8a9b0c (3 commits)\nforage-ctl approve k7q2xm   ·   forage-ctl deny k7q2xm"
  */
 export function notificationBody(request: ApprovalView): string {
-  return `${escapeMarkup(escapeControl(request.summary))}\nforage-ctl approve ${request.id}   ·   forage-ctl deny ${request.id}`;
+  return `${escapeMarkup(subjectSummary(request, bodyWidth))}\nforage-ctl approve ${request.id}   ·   forage-ctl deny ${request.id}`;
 }
 
 const entities: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };

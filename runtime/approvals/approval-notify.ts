@@ -3,7 +3,9 @@ import type { HostUser } from "../core/host-user.js";
 import { userCommandPath } from "../core/user-command-path.js";
 import { runCommand, type RunResult } from "../core/run-command.js";
 import { notificationBody, notificationTitle } from "./approval-notification-text.js";
-import { escapeControl, type ApprovalView } from "./approval-view.js";
+import { approvalJson } from "./approval-json.js";
+import type { ApprovalView } from "./approval-view.js";
+import { escapeSandboxText } from "./sandbox-text.js";
 
 /** Where the notifications go: the configured user, the config's hook, and the daemon's log. */
 export interface NotifyTarget {
@@ -42,7 +44,8 @@ function userEnvironment(user: HostUser, extra: Record<string, string> = {}): Re
 async function runHook(request: ApprovalView, hook: readonly string[], target: NotifyTarget): Promise<void> {
   const [program = "", ...args] = hook;
   const result = await runCommand(program, args, {
-    input: `${JSON.stringify(request)}\n`,
+    // As `forage-ctl approvals --json` shows it: the sandbox's text escaped (approval-json.ts).
+    input: `${JSON.stringify(approvalJson(request))}\n`,
     uid: target.user.uid,
     gid: target.user.gid,
     cwd: "/",
@@ -82,5 +85,5 @@ function failure(result: RunResult): string {
   if (result.spawnError !== undefined) return `could not start: ${result.spawnError.message}`;
   if (result.timedOut) return "was killed at its timeout";
   const said = result.stderr.trim().split("\n").slice(-3).join(" | ");
-  return `${result.exitCode === undefined ? `died of ${result.signal ?? "a signal"}` : `exited ${result.exitCode}`}${said === "" ? "" : `: ${escapeControl(said.slice(0, 500))}`}`;
+  return `${result.exitCode === undefined ? `died of ${result.signal ?? "a signal"}` : `exited ${result.exitCode}`}${said === "" ? "" : `: ${escapeSandboxText(said.slice(0, 500))}`}`;
 }

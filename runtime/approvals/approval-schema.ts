@@ -19,16 +19,36 @@ const hostSubject = z.strictObject({
   addresses: z.array(address).max(64).exactOptional().describe("the addresses of the answer the request is for (absent: not looked up yet, nothing sent upstream)"),
   approved: z.array(address).max(1024).exactOptional().describe("with addresses: those approved for the name before"),
 });
-const pushSubject = z.strictObject({
-  remote: text(256),
-  url: text(4096),
-  ref: text(1024).startsWith("refs/"),
-  from: commit.nullable(),
-  to: commit,
-  commits: z.array(text(1024)).max(10_000),
-  diffstat: text(256 * 1024),
-});
-const sshSignSubject = z.strictObject({ fingerprint: text(128).min(1), comment: text(1024), destination: text(1024).exactOptional() });
+const pushSubject = z
+  .strictObject({
+    remote: text(256),
+    url: text(4096),
+    ref: text(1024).startsWith("refs/"),
+    from: commit.nullable(),
+    to: commit,
+    commitCount: z.number().int().min(0),
+    commits: z.array(text(1024)).max(10_000),
+    omitted: z.strictObject({ after: z.number().int().min(0), count: z.number().int().min(1) }).exactOptional(),
+    diffstat: text(256 * 1024),
+  })
+  // The count the human reads is the list's: every commit listed or counted as left out, once.
+  .refine((push) => push.commitCount === push.commits.length + (push.omitted?.count ?? 0) && (push.omitted?.after ?? 0) <= push.commits.length, {
+    error: "commitCount must be the commits listed plus those omitted, and omitted.after within the list",
+    path: ["commitCount"],
+  });
+const signDestination = z.discriminatedUnion("kind", [
+  z.strictObject({
+    kind: z.literal("ssh-login"),
+    user: text(256),
+    // forage's fingerprint of the host key the data names: never free text.
+    hostKey: z
+      .string()
+      .regex(/^SHA256:[A-Za-z0-9+/]{43}$/, { error: "must be a SHA256 fingerprint" })
+      .exactOptional(),
+  }),
+  z.strictObject({ kind: z.literal("sshsig"), namespace: text(128), hash: text(32) }),
+]);
+const sshSignSubject = z.strictObject({ fingerprint: text(128).min(1), comment: text(1024), destination: signDestination.exactOptional() });
 
 const sandbox = z
   .string()

@@ -1,14 +1,17 @@
 import type { ApprovalAsk, ApprovalDecision, ApprovalKind } from "./approval.js";
+import { cutShown, escapeSandboxText } from "./sandbox-text.js";
+import { signDestinationText } from "./sign-destination-text.js";
 
 /**
  * A pending request as `forage-ctl approvals --json` shows it: plain JSON (times as ISO strings).
- * Every field but the id and the times comes from a sandbox: print it escaped (escapeControl).
+ * Much of it comes from a sandbox (approval.ts says which): print it through sandbox-text.ts; the
+ * summary is already shown text (escaped), never to be escaped again.
  *
  * @example {"id":"k7q2xm","sandbox":"fix-42","kind":"host","subject":{"name":"pypi.example"},"summary":"pypi.example","createdAt":"2026-11-21T10:00:00.000Z","deadlineAt":"2026-11-21T10:00:30.000Z"}
  */
 export type ApprovalView = Asked & {
   id: string;
-  /** One line saying what is asked (subjectSummary), for tables and notifications. */
+  /** One line saying what is asked (subjectSummary): shown text, the sandbox's parts escaped. */
   summary: string;
   createdAt: string;
   deadlineAt: string;
@@ -21,21 +24,27 @@ export type Asked = ApprovalAsk extends infer A ? (A extends ApprovalAsk ? Pick<
 export type HumanDecision = Exclude<ApprovalDecision, { decision: "expired" }>;
 
 /**
- * One line saying what is asked, e.g. `pypi.example:443`, `origin refs/heads/fix 1a2b3c4..5d6e7f8
- * (3 commits)`, `SHA256:abc… (me@laptop) → git@forge.example`. Never a secret: subjects carry none.
+ * One line saying what is asked, as shown text: the sandbox's parts escaped (sandbox-text.ts), its
+ * free text quoted, e.g. `pypi.example:443`, `origin refs/heads/fix 1a2b3c4..5d6e7f8 (3 commits)`,
+ * `SHA256:abc… (me@laptop) → ssh login as "git"`. Cut to `width` characters where a table or a
+ * notification has no more room, each kind keeping what matters: a host name its end (its domain),
+ * a push its remote, range and count (the ref gives way), a signature its key. Never a secret:
+ * subjects carry none.
  */
-export function subjectSummary(ask: Asked): string {
+export function subjectSummary(ask: Asked, width = Infinity): string {
   switch (ask.kind) {
     case "host":
-      return ask.subject.port === undefined ? ask.subject.name : `${ask.subject.name}:${ask.subject.port}`;
+      return cutShown(`${escapeSandboxText(ask.subject.name)}${ask.subject.port === undefined ? "" : `:${ask.subject.port}`}`, width, "end");
     case "push": {
-      const { remote, ref, from, to, commits } = ask.subject;
-      const range = from === null ? `new ${short(to)}` : `${short(from)}..${short(to)}`;
-      return `${remote} ${ref} ${range} (${commits.length} commit${commits.length === 1 ? "" : "s"})`;
+      const { remote, ref, from, to, commitCount } = ask.subject;
+      const range = escapeSandboxText(from === null ? `new ${short(to)}` : `${short(from)}..${short(to)}`);
+      const head = `${escapeSandboxText(remote)} `;
+      const tail = ` ${range} (${commitCount} commit${commitCount === 1 ? "" : "s"})`;
+      return `${head}${cutShown(escapeSandboxText(ref), Math.max(width - head.length - tail.length, 24), "ends")}${tail}`;
     }
     case "ssh-sign": {
       const { fingerprint, comment, destination } = ask.subject;
-      return `${fingerprint} (${comment})${destination === undefined ? "" : ` → ${destination}`}`;
+      return cutShown(`${fingerprint} (${escapeSandboxText(comment)})${destination === undefined ? "" : ` → ${signDestinationText(destination)}`}`, width, "start");
     }
   }
 }
@@ -50,15 +59,5 @@ const short = (commit: string): string => commit.slice(0, 12);
 /** The kinds, in the order listings group them. */
 export const approvalKinds: readonly ApprovalKind[] = ["host", "push", "ssh-sign"];
 
-/**
- * Text from a sandbox made safe for a terminal: control characters (C0, DEL, C1, the line/paragraph
- * separators and bidirectional overrides) shown as `\xNN`/`\uNNNN`, so a subject cannot move the cursor,
- * recolour the screen or fake a line of the listing.
- */
-export function escapeControl(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\\]/g, (c) => {
-    if (c === "\\") return "\\\\";
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  });
-}
+/** The one escaper of approval text under its earlier name (sandbox-text.ts), for code written against it. */
+export { escapeSandboxText as escapeControl } from "./sandbox-text.js";

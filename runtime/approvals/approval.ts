@@ -2,8 +2,9 @@
  * The approvals queue's contract (issue 16): what a host-side gate asks the human, and what it is
  * told. The DNS filter (an unknown name in ask mode), the push gate and the SSH agent each ask
  * through an `AskApproval` and act on its answer; the queue in the daemon (approval-queue.ts)
- * implements it, and so can a test with a queue of its own. Every field is data shown to the human:
- * it comes from a sandbox, so answerers print it escaped, never as shell or terminal text.
+ * implements it, and so can a test with a queue of its own. Every field is data shown to the human,
+ * much of it the sandbox's (each subject says which): every answerer prints all of it through
+ * sandbox-text.ts, never as shell or terminal text.
  */
 
 /** What is asked: a network name, a push, or an SSH signature. */
@@ -11,10 +12,11 @@ export type ApprovalKind = "host" | "push" | "ssh-sign";
 
 /**
  * A name the sandbox's DNS filter holds (restricted mode with ask): an approval admits the name on
- * `port` at the addresses of the answer it is for, and nothing else (DESIGN rule 18).
+ * `port` at the addresses of the answer it is for, and nothing else (DESIGN rule 18). The name is
+ * the sandbox's; the addresses are the upstream resolver's, checked to be addresses.
  */
 export interface HostSubject {
-  /** Lower-case, without the trailing dot. */
+  /** Lower-case, without the trailing dot: what the sandbox looked up. */
   name: string;
   /** The port it would be admitted on (the DNS filter's asks name 443: a lookup names no port). */
   port?: number;
@@ -29,7 +31,11 @@ export interface HostSubject {
   approved?: string[];
 }
 
-/** A push the gate holds: where it would go and what it carries. */
+/**
+ * A push the gate holds: where it would go and what it carries. The remote, its URL and `from`
+ * are the host's (the user's config, the upstream); the ref, the commit subjects and the file
+ * names in the diffstat are the sandbox's; `to` is the sandbox's commit, checked to be one.
+ */
 export interface PushSubject {
   /** The user's remote (its name in the workspace's repository) and its URL as git shows it. */
   remote: string;
@@ -39,21 +45,38 @@ export interface PushSubject {
   /** Commit the remote has now (null: a new branch) and the commit that would replace it. */
   from: string | null;
   to: string;
-  /** One line per commit in from..to, oldest first: "<short hash> <subject>". */
+  /** How many commits from..to carries, counted exactly (`commits` may list fewer). */
+  commitCount: number;
+  /**
+   * Commits of from..to, oldest first, "<short hash> <subject>" (the hash git's, the subject the
+   * sandbox's): every one, or for a long push the oldest and the newest with `omitted` between.
+   */
   commits: string[];
-  /** `git diff --stat` of from..to (or of the root commit's tree for a new branch). */
+  /** The commits a long list leaves out: `count` of them, after its first `after` lines. Absent: none left out. */
+  omitted?: { after: number; count: number };
+  /**
+   * `git diff --stat` of from..to (or of the root commit's tree for a new branch): a long one keeps
+   * its first files, then a line saying how many it leaves out, then git's "N files changed" line.
+   */
   diffstat: string;
 }
 
-/** A signature the SSH agent holds. */
+/** A signature the SSH agent holds. The key and its comment are the host's; `destination` is the sandbox's. */
 export interface SshSignSubject {
   /** SHA256 fingerprint of the key asked to sign, as ssh-keygen -l shows it. */
   fingerprint: string;
   /** The key's comment (usually the file name or user@host). */
   comment: string;
-  /** Where the signature goes, when the session data shows it (user@host of the server). */
-  destination?: string;
+  /** What the data to sign says the signature is for, when it says (sign-data.ts). */
+  destination?: SignDestination;
 }
+
+/**
+ * What a signature is for, as the data to sign (the sandbox's) says. Each string but `hostKey` is
+ * the sandbox's own text, shown quoted: a login's user name, an SSHSIG signature's namespace and
+ * hash. `hostKey` is the fingerprint forage computed of the server host key the data names.
+ */
+export type SignDestination = { kind: "ssh-login"; user: string; hostKey?: string } | { kind: "sshsig"; namespace: string; hash: string };
 
 export type ApprovalAsk =
   | { sandbox: string; kind: "host"; subject: HostSubject; deadlineMs?: number }

@@ -15,7 +15,6 @@ import { resizeTmpfs } from "../nspawn/host-mounts.js";
 import { sandboxBinds } from "../provision/sandbox-binds.js";
 import { removeSandboxFilter, writeSandboxFilter } from "../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../state/metadata.js";
-import { removePlaceholders } from "../workspaces/placeholders.js";
 
 /** How a sandbox's root is laid out and what its container runs: the part the nspawn runtimes differ in. */
 export interface RootLayout {
@@ -161,7 +160,6 @@ export async function stopNspawn(context: RuntimeContext, metadata: SandboxMetad
   if (pid !== null && pid !== undefined) await stopContainer(pid, graceSeconds, payload);
   await unmountRoot(root);
   await removeSandboxFilter(context.paths, metadata.name);
-  await removePlaceholders(metadata);
   // The link before its policy: a link without its table would let whatever still runs in the
   // namespace (an exec'd process outlives the container) reach the network unfiltered.
   await removeLink(linkOf(context, metadata));

@@ -1,3 +1,14 @@
+/** What stands in for a protected path that does not exist: an empty directory, or a file holding `text`. */
+export type Placeholder = { kind: "directory" } | { kind: "file"; text: string };
+
+/**
+ * A mount made inside a workspace's staged tree before the container gets it (see
+ * native/pin-tree.c): what is at `path` (a file, a directory or a symbolic link) bound onto itself,
+ * read-only or writable (`link`: it is a symbolic link), or a stand-in bound read-only at `path`
+ * (its mount point made already).
+ */
+export type Pin = { kind: "self"; path: string; readOnly: boolean; link?: true } | { kind: "stand-in"; path: string; placeholder: Placeholder };
+
 /** A host path bound into a sandbox at `target`. */
 export interface Bind {
   source: string;
@@ -9,6 +20,9 @@ export interface Bind {
    * (see stageBinds), never the path looked up again.
    */
   owners?: readonly number[];
-  /** Bind a new root-owned empty directory, or file with `text`, read-only instead of `source`. */
-  placeholder?: { kind: "directory" } | { kind: "file"; text: string };
+  /**
+   * Mounts made inside the staged `source` (a directory with `owners`), in order, paths relative
+   * to it: the container then gets the whole tree as one recursive bind.
+   */
+  pins?: readonly Pin[];
 }

@@ -6,6 +6,7 @@ import { runCommand } from "../core/run-command.js";
 import { isAlive } from "../core/process-alive.js";
 import type { Bind } from "../core/bind.js";
 import { timed, type PhaseClock } from "../core/phase-clock.js";
+import { systemProgramDirs } from "../core/user-command-path.js";
 
 /** How to start one container with systemd-nspawn. */
 export interface NspawnSpec {
@@ -88,7 +89,10 @@ export async function spawnContainer(
     const log = await open(spec.logFile, "a", 0o640);
     try {
       const [program, ...args] = wrap(["systemd-nspawn", ...nspawnArgs(spec)]);
-      const child = spawn(program ?? "systemd-nspawn", args, { detached: true, stdio: ["ignore", log.fd, log.fd] });
+      // Nothing of the caller's environment: nspawn's own processes stay in the container (its
+      // stub init is PID 1 there), and /proc/1/environ would show forage-ctl's or the daemon's.
+      const env = { PATH: systemProgramDirs.join(":") };
+      const child = spawn(program ?? "systemd-nspawn", args, { detached: true, stdio: ["ignore", log.fd, log.fd], env });
       const started = child.pid;
       if (started === undefined) throw new ContainerError("systemd-nspawn did not start (is the systemd-container package installed?)");
       child.unref();

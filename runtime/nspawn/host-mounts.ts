@@ -29,7 +29,7 @@ export async function bindDescriptors(toMount: readonly { fd: number; point: str
   return code === 0 ? { ok: true } : { ok: false, reason: stderr.trim() || `forage-mounts exited (${code ?? "signal"})` };
 }
 
-/** Unmounts every point, carrying on past one that fails (those stay: their directories then cannot be removed). */
+/** Detaches every point with what lies below it, carrying on past one that fails (those stay: their directories then cannot be removed). */
 export async function unmountPoints(points: readonly string[]): Promise<void> {
   if (points.length > 0) await runCommand(mountsHelperPath(), ["unmount", ...points], { reject: false });
 }
@@ -41,10 +41,22 @@ export async function resizeTmpfs(pid: number, path: string, bytes: number): Pro
 
 /**
  * Makes mount points as `owner` (never as root in a directory the user controls): `d` a
- * directory, `f` a file holding `text`, never over anything that exists. One that cannot be made
- * is skipped (systemd-nspawn makes it itself, or fails the start).
+ * directory, `f` a file holding `text`, never over anything that exists. Resolves with one answer
+ * a point, in order: "made", "exists", "denied" (the user may not create it there) or
+ * "failed REASON".
  */
-export async function makePointsAs(owner: { uid: number; gid: number }, points: readonly { kind: "d" | "f"; path: string; text: string }[]): Promise<void> {
+export async function makePointsAs(owner: { uid: number; gid: number }, points: readonly { kind: "d" | "f"; path: string; text: string }[]): Promise<string[]> {
   const args = points.flatMap((p) => [p.kind, p.path, p.text]);
-  await runCommand(mountsHelperPath(), ["make-points", String(owner.uid), String(owner.gid), ...args]);
+  const result = await runCommand(mountsHelperPath(), ["make-points", String(owner.uid), String(owner.gid), ...args]);
+  return result.stdout.split("\n").filter((line) => line !== "");
+}
+
+/**
+ * Assembles a staged workspace's tree (native/pin-tree.c): each pin done in order inside `root`,
+ * resolved beneath it without following links; a stand-in's root-owned source is given with it.
+ * Resolves with the helper's complaint on failure (the caller detaches the whole tree then).
+ */
+export async function pinInside(root: string, pins: readonly { kind: "ro" | "rw" | "link" | "from"; path: string; source: string }[]): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const result = await runCommand(mountsHelperPath(), ["pin", root, ...pins.flatMap((pin) => [pin.kind, pin.path, pin.source])], { reject: false });
+  return result.exitCode === 0 ? { ok: true } : { ok: false, reason: result.stderr.trim() || `forage-mounts exited (${result.exitCode ?? "signal"})` };
 }

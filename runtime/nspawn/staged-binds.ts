@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPinned, type PinnedPath } from "../core/pinned-path.js";
 import { SandboxError } from "../core/errors.js";
-import type { Bind } from "../core/bind.js";
-import { bindDescriptors, unmountPoints } from "./host-mounts.js";
+import type { Bind, Pin, Placeholder } from "../core/bind.js";
+import { bindDescriptors, pinInside, unmountPoints } from "./host-mounts.js";
 
 /** Binds ready for systemd-nspawn, and how to take the staging mounts down again. */
 export interface StagedBinds {
@@ -23,10 +23,12 @@ export interface StagedBinds {
  * Why not `--bind=/proc/self/fd/N`: nspawn makes its binds in its own new mount namespace, and the
  * kernel refuses (EINVAL) a bind from a mount of another namespace, which the inherited descriptor
  * is; nspawn would also pass the descriptors on to the container's payload.
- * Placeholders (a Bind with `placeholder`) get a root-owned empty file or directory here.
+ * A workspace with pins is assembled here, inside its staged mount (pinInside: links held, guarded
+ * paths read-only, stand-ins), and nspawn gets the tree: its `--bind` is recursive and keeps each
+ * mount's own read-only flag (systemd 252, seen here), `--bind-ro` makes all of it read-only.
  */
 export async function stageBinds(binds: readonly Bind[]): Promise<StagedBinds> {
-  if (!binds.some((b) => b.owners !== undefined || b.placeholder !== undefined)) return { binds: [...binds], release: async () => undefined };
+  if (!binds.some((b) => b.owners !== undefined)) return { binds: [...binds], release: async () => undefined };
   const dir = await mkdtemp(join(tmpdir(), "forage-binds-"));
   const mounted: string[] = [];
   const made: string[] = [];
@@ -50,6 +52,7 @@ export async function stageBinds(binds: readonly Bind[]): Promise<StagedBinds> {
       pinned.map(({ source, point }) => ({ fd: source.handle.fd, point })),
       mounted,
     );
+    for (const [index, bind] of binds.entries()) if (bind.pins !== undefined) await assemble(join(dir, String(index)), bind.pins, made);
     return { binds: staged, release };
   } catch (error) {
     await release();
@@ -59,17 +62,33 @@ export async function stageBinds(binds: readonly Bind[]): Promise<StagedBinds> {
   }
 }
 
-/** One bind as nspawn gets it: a placeholder made, a user's source pinned (bound later), anything else as it is. */
+/** One bind as nspawn gets it: a user's source pinned (bound later), anything else as it is. */
 async function stageOne(bind: Bind, point: string, made: string[], pinned: { source: PinnedPath; point: string }[]): Promise<Bind> {
-  if (bind.placeholder !== undefined) {
-    if (bind.placeholder.kind === "directory") await mkdir(point, { mode: 0o755 });
-    else await writeFile(point, bind.placeholder.text, { mode: 0o444 });
-    made.push(point);
-    return { source: point, target: bind.target, readOnly: true };
-  }
   if (bind.owners === undefined) return bind;
   pinned.push({ source: await pinnedSource(bind.source, bind.owners, point, made), point });
   return { source: point, target: bind.target, readOnly: bind.readOnly };
+}
+
+/**
+ * Makes a workspace's pins inside its staged mount `point`, in order; a stand-in's root-owned
+ * source is made beside the point first. A failure leaves the tree to the caller's release (which
+ * detaches it whole).
+ */
+async function assemble(point: string, pins: readonly Pin[], made: string[]): Promise<void> {
+  const steps: { kind: "ro" | "rw" | "link" | "from"; path: string; source: string }[] = [];
+  for (const [n, pin] of pins.entries()) {
+    if (pin.kind === "self") steps.push({ kind: pin.link === true ? "link" : pin.readOnly ? "ro" : "rw", path: pin.path, source: "" });
+    else steps.push({ kind: "from", path: pin.path, source: await makeStandIn(`${point}.${n}`, pin.placeholder, made) });
+  }
+  const done = await pinInside(point, steps);
+  if (!done.ok) throw new SandboxError(`could not hold the protected paths of the workspace staged in ${point}: ${done.reason}`, "container");
+}
+
+async function makeStandIn(path: string, placeholder: Placeholder, made: string[]): Promise<string> {
+  if (placeholder.kind === "directory") await mkdir(path, { mode: 0o755 });
+  else await writeFile(path, placeholder.text, { mode: 0o444 });
+  made.push(path);
+  return path;
 }
 
 /** Opens `source` pinned, checks its owner, and makes its mount point `point` (of the same kind). */

@@ -7,23 +7,31 @@ import { sandboxNetworkPath } from "../core/paths.js";
 import { seccompBinds } from "../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { workspaceBinds } from "../workspaces/workspace-binds.js";
+import { hostFoldersDir, recordStandIns } from "../workspaces/folder-users.js";
 import { agentConfigBinds } from "./agent-config-binds.js";
 import type { RuntimeContext } from "../core/context.js";
 import { ownerHome } from "../core/owner-home.js";
 import { contextBinds } from "../context/context-files.js";
 import { sshAgentBinds } from "../ssh-agent/sandbox-ssh-agent.js";
 import { pushGateBinds } from "../push-gate/sandbox-push-gate.js";
+import { procMasks } from "./proc-masks.js";
 
 /**
  * The binds every runtime gives a sandbox, whatever its root: the workspaces (primary first,
  * then mounts, stores and protected paths), the user's tmux config, the agents' config
- * directories, the network's denial records and resolver, the seccomp helper and program, the SSH agent's and push gate's sockets.
+ * directories, the network's denial records and resolver, the seccomp helper and program, the SSH agent's and push gate's sockets,
+ * and the masks over /proc files that would tell the agent about the host user's keys.
  * Secrets and the root's own files are the runtime's to add.
  */
 export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel, runtime: { pinnedBinds: boolean }): Promise<Bind[]> {
   const { host } = context.settings;
   return [
-    ...(await workspaceBinds(metadata, host.workspacePath, { readOnly: template.readOnlyWorkspace, unprotected: template.unprotectedPaths, standIns: runtime.pinnedBinds })),
+    ...(await workspaceBinds(metadata, host.workspacePath, {
+      readOnly: template.readOnlyWorkspace,
+      unprotected: template.unprotectedPaths,
+      pinned: runtime.pinnedBinds,
+      madeStandIns: (folder, made) => recordStandIns(hostFoldersDir, folder, made),
+    })),
     ...(metadata.muxConfig === null ? [] : [{ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true }]),
     ...(await agentConfigBinds(template, { home: await ownerHome(context), agentUser: host.containerUsername }, context.warn)),
     // What the network refused, so an agent can explain a failure (read-only: the guard writes it).
@@ -38,5 +46,6 @@ export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMet
     ...(await sshAgentBinds(context, metadata)),
     // The push gate's socket directory (root's) and its relay, which the sandbox's git runs.
     ...(await pushGateBinds(context.paths, metadata)),
+    ...procMasks,
   ];
 }

@@ -13,7 +13,7 @@ export interface GateTarget {
   user: GateUser;
   remote: string;
   url: string;
-  /** Template pushGate.protectedBranches; null: the upstream's default branch. */
+  /** Template pushGate.protectedBranches; null: the upstream's default branch, main and master (protectedRefsOf). */
   protectedBranches: readonly string[] | null;
   ask: AskApproval;
   deadlineMs?: number;

@@ -32,8 +32,20 @@ export function refusal(facts: UpdateFacts): string | null {
   return null;
 }
 
-/** The protected branches as full ref names: the template's, or else the upstream's default branch. */
+/** Branches protected whatever the upstream's HEAD says, unless the template names its own list. */
+export const alwaysProtectedByDefault: readonly string[] = ["refs/heads/main", "refs/heads/master"];
+
+/**
+ * The protected branches as full ref names. A template's list is authoritative: exactly those
+ * (a repository whose main is meant to take the agent's pushes names what it protects instead).
+ * Without one: the upstream's default branch (its HEAD, as it says now) and `main` and `master`
+ * both, since a HEAD tells nothing reliable: a fresh bare repository's HEAD names `master` (git's
+ * default) while its users push `main`, and an empty one may name none at all.
+ *
+ * @example protectedRefsOf(null, "refs/heads/trunk") // → ["refs/heads/main", "refs/heads/master", "refs/heads/trunk"]
+ * @example protectedRefsOf(["release"], "refs/heads/main") // → ["refs/heads/release"]
+ */
 export function protectedRefsOf(configured: readonly string[] | null, defaultBranch: string | null): string[] {
   if (configured !== null) return configured.map((name) => (name.startsWith("refs/") ? name : `refs/heads/${name}`));
-  return defaultBranch === null ? [] : [defaultBranch];
+  return [...new Set([...alwaysProtectedByDefault, ...(defaultBranch === null ? [] : [defaultBranch])])];
 }

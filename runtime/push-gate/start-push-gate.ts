@@ -27,7 +27,7 @@ export interface PushGateRequest {
   user: GateUser;
   /** Whom the sandbox's agent runs as: the only one (besides root) that may connect to the gate and read its remotes config. */
   agent: { uid: number; gid: number };
-  /** Template pushGate.protectedBranches (null: the upstream's default branch). */
+  /** Template pushGate.protectedBranches (null: the upstream's default branch, main and master). */
   protectedBranches: readonly string[] | null;
   ask: AskApproval;
   /** How long a push waits for an answer (default: the approvals' default deadline). */

@@ -18,6 +18,8 @@ export interface ExecOptions {
   rootCapabilities?: string[];
   /** The terminal type the command sees (default: this process's TERM); validated in sandboxEnv. */
   term?: string;
+  /** Run the command on a pseudo-terminal of this size made inside the sandbox (see terminal.ts). */
+  terminal?: { rows: number; cols: number };
 }
 
 export interface ExecResult {
@@ -47,7 +49,7 @@ export async function execCommand(context: RuntimeContext, metadata: SandboxMeta
     cwd: options.cwd ?? (user === null ? "/root" : host.workspacePath),
     command,
     env: sandboxEnv(metadata, user === null ? null : host.containerUsername, options.term ?? process.env.TERM),
-    ...dropUndefined({ rootCapabilities: options.rootCapabilities }),
+    ...dropUndefined({ rootCapabilities: options.rootCapabilities, terminal: options.terminal }),
   });
 }
 

@@ -10,6 +10,8 @@ import { stoppedMetadata, type SandboxMetadata } from "../state/metadata.js";
 import { syncInSandboxTable } from "../network/sandbox-network.js";
 import { runInit, startSession } from "./session.js";
 import { startSshd } from "./sshd.js";
+import { slotOwner } from "../state/slots.js";
+import { hostFoldersDir, joinFolders, leaveFolders } from "../workspaces/folder-users.js";
 
 /**
  * Starts a sandbox's container on its runtime (network fenced first, then a fresh ephemeral
@@ -18,7 +20,11 @@ import { startSshd } from "./sshd.js";
  */
 async function startSandbox(context: RuntimeContext, given: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
   const backend = backendOf(given.runtime);
-  const started = await backend.start(context, given, template);
+  await useFolders(context, given);
+  const started = await backend.start(context, given, template).catch(async (error: unknown) => {
+    await leaveFolders(hostFoldersDir, slotOwner(context, given.name), foldersOf(given), given).catch(() => undefined);
+    throw error;
+  });
   try {
     await timed(context.clock, "start: metadata, sshd, event", async () => {
       await writeMetadata(context.paths, started);
@@ -55,9 +61,30 @@ export async function startReady(context: RuntimeContext, metadata: SandboxMetad
   return running;
 }
 
+/**
+ * Joins the sandbox to its workspace folders' users (see folder-users.ts) and says when another
+ * sandbox uses one of them already: both then write the same files, and what one's agent leaves
+ * there (a nested repository, a build script) is the other's input.
+ */
+async function useFolders(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
+  const others = await joinFolders(hostFoldersDir, slotOwner(context, metadata.name), foldersOf(metadata));
+  const own = slotOwner(context, metadata.name).stateDir;
+  for (const [folder, users] of others) {
+    const names = users.map((user) => (user.stateDir === own ? `"${user.sandbox}"` : `"${user.sandbox}" (state directory ${user.stateDir})`)).join(", ");
+    context.warn(`${folder} is in use by sandbox ${names} too: both agents write the same files; give each sandbox its own folder (-r makes it a worktree of its own) unless you mean to share it`);
+  }
+}
+
+/** The host folders a sandbox binds from (its workspace and the template's mounts). */
+function foldersOf(metadata: SandboxMetadata): string[] {
+  return [metadata.workspace, ...metadata.mounts].map((mount) => mount.hostPath);
+}
+
 /** Stops the container (graceful, then forceful) and removes its root and network. Idempotent. */
 export async function stopSandbox(context: RuntimeContext, metadata: SandboxMetadata, graceSeconds = 10): Promise<SandboxMetadata> {
   await backendOf(metadata.runtime).stop(context, metadata, graceSeconds);
+  // After the container is gone: the last sandbox out removes the stand-ins it no longer needs.
+  await leaveFolders(hostFoldersDir, slotOwner(context, metadata.name), foldersOf(metadata), metadata);
   const stopped = stoppedMetadata(metadata);
   await writeMetadata(context.paths, stopped);
   await recordEvent(context.paths, metadata.name, "stop");

@@ -11,74 +11,75 @@ export interface TerminalSize {
 export interface TerminalProcess {
   /** What the command writes to its terminal (one stream: a terminal has no separate stderr). */
   output: Readable;
-  /** Keystrokes for the command's terminal. */
-  input: Writable;
+  /** Types keystrokes into the command's terminal. */
+  type(keys: Buffer): void;
   /** Sets the terminal's size; the command gets SIGWINCH. */
-  resize(size: TerminalSize): Promise<void>;
-  /** Ends the session (the client went away): the command is terminated, the terminal closed. */
+  resize(size: TerminalSize): void;
+  /** Ends the session (the client went away): the terminal is hung up, the command terminated. */
   hangUp(): void;
   /** The command's exit status. */
   exit: Promise<number>;
 }
 
-/**
- * Runs inside the sandbox, in `script`'s pseudo-terminal: reads the size and the command's argv
- * NUL-separated from fd 3, sets the size, reports the terminal's path on fd 4 (for later
- * resizes), and becomes the command. A constant: the argv travels as data, never as shell text.
- */
-const onTerminal = 'readarray -d "" -t argv <&3 && exec 3<&- && stty rows "${argv[0]}" cols "${argv[1]}" && tty >&4 && exec 4>&- && exec "${argv[@]:2}"';
+/** Turns a command into the host argv that runs it in the sandbox on a pseudo-terminal of `size` made there. */
+export type EnterOnTerminal = (command: string[], size: TerminalSize) => Promise<string[]>;
 
-/** Turns a command into the host argv that runs it in the sandbox (as the right user). */
-export type EnterSandbox = (command: string[]) => Promise<string[]>;
+/** native/terminal.c's frames: a type byte, a big-endian 16-bit length, the payload. */
+const dataFrameType = 0x64; // 'd'
+const sizeFrameType = 0x77; // 'w'
+const largestPayload = 0xffff;
+
+function frame(type: number, payload: Buffer): Buffer {
+  const header = Buffer.from([type, payload.length >> 8, payload.length & 0xff]);
+  return Buffer.concat([header, payload]);
+}
+
+/** Keystrokes as data frames (a long paste is cut into several). */
+export function keysFrames(keys: Buffer): Buffer {
+  const frames: Buffer[] = [];
+  for (let at = 0; at < keys.length; at += largestPayload) frames.push(frame(dataFrameType, keys.subarray(at, at + largestPayload)));
+  return Buffer.concat(frames);
+}
+
+/** A window size as a size frame (each dimension clamped to 1..1000, as forage-enter takes them). */
+export function sizeFrame(size: TerminalSize): Buffer {
+  const clamp = (cells: number): number => Math.max(1, Math.min(1000, Math.trunc(cells)));
+  const payload = Buffer.alloc(4);
+  payload.writeUInt16BE(clamp(size.rows), 0);
+  payload.writeUInt16BE(clamp(size.cols), 2);
+  return frame(sizeFrameType, payload);
+}
 
 /**
- * Starts `command` in a sandbox on a new pseudo-terminal that util-linux `script` opens inside it
- * (so `tty` and programs that look up their terminal's name work). This is how the daemon gives
- * a client without root a real terminal: the client relays keystrokes and window size.
+ * Starts `command` in a sandbox on a new pseudo-terminal that forage-enter opens on the sandbox's
+ * own devpts (`--terminal`, native/terminal.c): the command leads a session of its own with that
+ * terminal as its controlling terminal, and forage-enter relays it over pipes. Neither a daemon
+ * client's terminal nor the terminal forage-ctl itself runs on is ever handed in: a process
+ * holding a host terminal could type into it (TIOCSTI) or run what a tmux client is told to.
  */
-export async function startOnTerminal(enter: EnterSandbox, command: string[], size: TerminalSize): Promise<TerminalProcess> {
-  const [program, ...args] = await enter(["script", "--quiet", "--return", "--flush", "--command", onTerminal, "/dev/null"]);
-  // Its own process group: the end of a session reaches nsenter's forked child and script too.
-  const child = spawn(program ?? "nsenter", args, { stdio: ["pipe", "pipe", "ignore", "pipe", "pipe"], detached: true });
-  const [, , , argvPipe, ttyPipe] = child.stdio as unknown as [Writable, Readable, null, Writable, Readable];
-  argvPipe.on("error", () => undefined);
-  argvPipe.end([String(size.rows), String(size.cols), ...command].map((arg) => `${arg}\0`).join(""));
-  const ttyPath = firstLine(ttyPipe).then((line) => (/^\/dev\/pts\/\d+$/.test(line ?? "") ? line : undefined));
+export async function startOnTerminal(enter: EnterOnTerminal, command: string[], size: TerminalSize): Promise<TerminalProcess> {
+  const [program, ...args] = await enter(command, size);
+  // Its own process group: a hang-up's SIGTERM reaches forage-enter, which passes it on inside.
+  const child = spawn(program ?? "forage-enter", args, { stdio: ["pipe", "pipe", "ignore"], detached: true });
   const exit = new Promise<number>((resolve, reject) => {
     child.once("error", reject);
     child.once("close", (code, signal) => resolve(code ?? (signal === "SIGKILL" ? 137 : 129)));
   });
-  child.stdin?.on("error", () => undefined);
-  // One resize at a time, and only the latest size: a client cannot make the host fork at will.
-  let pending: TerminalSize | undefined;
-  let resizing = false;
-  const applyResizes = async (): Promise<void> => {
-    const path = await ttyPath;
-    while (pending !== undefined && path !== undefined && child.exitCode === null) {
-      const next = pending;
-      pending = undefined;
-      const [resizer, ...resizeArgs] = await enter(["stty", "-F", path, "rows", String(next.rows), "cols", String(next.cols)]);
-      await new Promise<void>((resolve) => {
-        spawn(resizer ?? "nsenter", resizeArgs, { stdio: "ignore" })
-          .once("close", () => resolve())
-          .once("error", () => resolve());
-      });
-    }
+  const input = child.stdin as Writable;
+  input.on("error", () => undefined);
+  const send = (bytes: Buffer): void => {
+    if (!input.writableEnded && !input.destroyed) input.write(bytes);
   };
   return {
     output: child.stdout as Readable,
-    input: child.stdin as Writable,
-    async resize(next) {
-      pending = next;
-      if (resizing) return;
-      resizing = true;
-      await applyResizes().finally(() => (resizing = false));
-    },
+    type: (keys) => send(keysFrames(keys)),
+    resize: (next) => send(sizeFrame(next)),
     hangUp() {
-      child.stdin?.end();
+      // The end of the relay's input closes the terminal (SIGHUP to the command's session); a
+      // command that ignores hang-ups still gets SIGTERM.
+      input.end();
       if (child.exitCode !== null || child.pid === undefined) return;
       try {
-        // script(1) blocks SIGHUP but passes SIGTERM on to the command it runs.
         process.kill(-child.pid, "SIGTERM");
       } catch {
         // already gone
@@ -86,18 +87,4 @@ export async function startOnTerminal(enter: EnterSandbox, command: string[], si
     },
     exit,
   };
-}
-
-/** The first line a stream carries (the writer may keep it open afterwards), or undefined. */
-function firstLine(stream: Readable): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    let text = "";
-    stream.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      const newline = text.indexOf("\n");
-      if (newline !== -1) resolve(text.slice(0, newline));
-    });
-    stream.on("error", () => resolve(undefined));
-    stream.on("close", () => resolve(undefined));
-  });
 }

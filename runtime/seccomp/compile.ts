@@ -25,6 +25,15 @@ const ARG1_LOW = 24;
 const BTRFS_SUBVOLUME_IOCTLS = [0x5000940e, 0x50009418, 0x50009401, 0x50009417];
 
 /**
+ * TIOCSTI (push a byte into a terminal's input, as if typed) and TIOCLINUX (the Linux console's
+ * selection paste, among others), from include/uapi/asm-generic/ioctls.h. A sandbox never holds a
+ * host terminal (forage-enter starts a session of its own and gives a command a pseudo-terminal
+ * made inside), so these are refused as defence in depth: a terminal that reached a sandbox by
+ * some other path could otherwise be typed into, and hosts with dev.tty.legacy_tiocsti=1 allow it.
+ */
+const TERMINAL_INJECTION_IOCTLS = [0x5412, 0x541c];
+
+/**
  * CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET (include/uapi/linux/sched.h).
  * CLONE_NEWTIME (0x80) only for unshare: in clone's flags that bit is part of the exit signal.
  */
@@ -36,7 +45,8 @@ const CLONE_NEWTIME = 0x80;
  * int 0x80, arm32 compat) and x32 numbers are refused outright, since the tables below would not
  * match them; `clone` and `unshare` are refused only with namespace flags; `clone3` gets ENOSYS
  * (its flags are in memory, out of the filter's reach) so libc falls back to `clone`; every other
- * denied syscall gets EPERM, and so do btrfs subvolume and snapshot creation; the rest is allowed.
+ * denied syscall gets EPERM, and so do btrfs subvolume and snapshot creation and typing into a
+ * terminal (TIOCSTI, TIOCLINUX); the rest is allowed.
  * @example compileFilter(x86_64, ["ptrace"]) // a Buffer of struct sock_filter, 8 bytes each
  */
 export function compileFilter(arch: SyscallArch, allow: readonly string[] = []): Buffer {
@@ -70,7 +80,7 @@ export function compileFilter(arch: SyscallArch, allow: readonly string[] = []):
     ...flagChecks,
     { op: "label", name: "ioctl-request" },
     { op: "load", offset: ARG1_LOW },
-    ...BTRFS_SUBVOLUME_IOCTLS.map((request) => ({ op: "jeq", k: request, then: "eperm", otherwise: next }) as const),
+    ...[...BTRFS_SUBVOLUME_IOCTLS, ...TERMINAL_INJECTION_IOCTLS].map((request) => ({ op: "jeq", k: request, then: "eperm", otherwise: next }) as const),
     { op: "return", value: RET_ALLOW },
     { op: "label", name: "eperm" },
     { op: "return", value: RET_ERRNO | EPERM },

@@ -17,11 +17,14 @@ export interface ExecSpec {
   command: readonly string[];
   /** The command's whole environment: nothing of the caller's leaks in. */
   env: Record<string, string>;
+  /** Run the command on a new pseudo-terminal of this size, made inside and relayed (native/terminal.c). */
+  terminal?: { rows: number; cols: number };
 }
 
 /**
  * Argv that runs a command inside a running sandbox in one process (native/join.c): the
- * seccomp helper joins the sandbox's cgroups and its PID 1's namespaces and root, drops to the
+ * seccomp helper joins the sandbox's cgroups and its PID 1's namespaces and root, starts a new
+ * session (so no terminal of the caller's is ever the command's), drops to the
  * agent's uid/gid with no capabilities (or keeps root with only `rootCapabilities`), gives it a
  * fresh session keyring, no_new_privs and the sandbox's filter, a clean environment, and execs
  * the command, e.g. `forage-enter --join=4242 --cgroup=/sys/fs/cgroup/…/cgroup.procs
@@ -37,6 +40,7 @@ export function execArgs(paths: RuntimePaths, spec: ExecSpec): string[] {
     `--cwd=${spec.cwd}`,
     ...Object.entries(spec.env).map(([key, value]) => `--env=${key}=${value}`),
     ...(spec.auditId === undefined ? [] : [`--audit-id=${spec.auditId}`]),
+    ...(spec.terminal === undefined ? [] : [`--terminal=${spec.terminal.rows}:${spec.terminal.cols}`]),
     sandboxFilterPath(paths, spec.sandbox),
     ...spec.command,
   ];

@@ -1,5 +1,7 @@
 import { join } from "node:path";
 import type { AskApproval } from "../approvals/approval.js";
+import { escapeSandboxText } from "../approvals/sandbox-text.js";
+import { signDestinationText } from "../approvals/sign-destination-text.js";
 import { recordEvent } from "../core/audit-log.js";
 import type { Bind } from "../core/bind.js";
 import type { RuntimeContext } from "../core/context.js";
@@ -90,6 +92,6 @@ async function resolveKeys(metadata: SandboxMetadata): Promise<AgentKey[]> {
 
 /** One line of the audit log: the key, where the signature went, and why it was made or refused. */
 export function signDetail(record: SignRecord): string {
-  const key = record.fingerprint === "" ? "a key this agent does not hold" : `${record.fingerprint} (${record.comment})`;
-  return `${record.signed ? "signed" : "refused"} with ${key}${record.destination === undefined ? "" : ` for ${record.destination}`}: ${record.reason}`;
+  const key = record.fingerprint === "" ? "a key this agent does not hold" : `${record.fingerprint} (${escapeSandboxText(record.comment)})`;
+  return `${record.signed ? "signed" : "refused"} with ${key}${record.destination === undefined ? "" : ` for ${signDestinationText(record.destination)}`}: ${record.reason}`;
 }

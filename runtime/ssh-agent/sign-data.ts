@@ -1,3 +1,4 @@
+import type { SignDestination } from "../approvals/approval.js";
 import { fingerprintOf } from "./ssh-key.js";
 import { WireReader } from "./wire.js";
 
@@ -14,13 +15,14 @@ const userauthRequest = 50;
  * - An SSHSIG signature (ssh-keygen -Y sign, git's commit signing): its namespace ("git", "file").
  *
  * Undefined when the data is neither: the human then sees the key alone. The data comes from the
- * sandbox, so this only describes it; nothing is decided on it.
+ * sandbox, so this only describes it, as data (the user name, namespace and hash are its text,
+ * shown quoted: signDestinationText); nothing is decided on it.
  */
-export function describeSignData(data: Buffer): string | undefined {
+export function describeSignData(data: Buffer): SignDestination | undefined {
   return sshsigNamespace(data) ?? loginDestination(data);
 }
 
-function loginDestination(data: Buffer): string | undefined {
+function loginDestination(data: Buffer): SignDestination | undefined {
   try {
     const reader = new WireReader(data);
     const sessionId = reader.string();
@@ -31,17 +33,16 @@ function loginDestination(data: Buffer): string | undefined {
     if (service !== "ssh-connection" || !method.startsWith("publickey") || !reader.boolean()) return undefined;
     reader.text(128); // the signature algorithm
     reader.string(); // the public key, the one being asked about
-    const where = "the server's host name is not in the request";
-    if (method !== "publickey-hostbound-v00@openssh.com") return reader.done() ? `ssh login as ${user} (${where})` : undefined;
+    if (method !== "publickey-hostbound-v00@openssh.com") return reader.done() ? { kind: "ssh-login", user } : undefined;
     const hostKey = reader.string();
-    return reader.done() ? `ssh login as ${user} to a server with host key ${fingerprintOf(hostKey)} (${where})` : undefined;
+    return reader.done() ? { kind: "ssh-login", user, hostKey: fingerprintOf(hostKey) } : undefined;
   } catch {
     return undefined;
   }
 }
 
 /** PROTOCOL.sshsig: "SSHSIG", namespace, reserved, hash algorithm, H(message). */
-function sshsigNamespace(data: Buffer): string | undefined {
+function sshsigNamespace(data: Buffer): SignDestination | undefined {
   const magic = Buffer.from("SSHSIG", "latin1");
   if (!data.subarray(0, magic.length).equals(magic)) return undefined;
   try {
@@ -50,7 +51,7 @@ function sshsigNamespace(data: Buffer): string | undefined {
     reader.string();
     const hash = reader.text(32);
     reader.string();
-    return reader.done() ? `an SSHSIG signature, namespace "${namespace}" (${hash})` : undefined;
+    return reader.done() ? { kind: "sshsig", namespace, hash } : undefined;
   } catch {
     return undefined;
   }

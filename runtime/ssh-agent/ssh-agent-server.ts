@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from "node:net";
-import type { AskApproval, ApprovalDecision } from "../approvals/approval.js";
+import type { AskApproval, ApprovalDecision, SignDestination } from "../approvals/approval.js";
 import { isApproved } from "../approvals/approval.js";
 import { listenPrivately } from "../core/private-socket.js";
 import { failureMessage, FrameDecoder, identitiesMessage, parseRequest, signResponseMessage, type AgentRequest } from "./agent-messages.js";
@@ -11,7 +11,7 @@ import { MalformedMessage } from "./wire.js";
 export interface SignRecord {
   fingerprint: string;
   comment: string;
-  destination?: string;
+  destination?: SignDestination;
   signed: boolean;
   /** Why: confirm off, the human's answer (once, always, for, deny, expired), an earlier `for`, or a failure. */
   reason: "confirm-off" | ApprovalDecision["decision"] | "approved-earlier" | "unknown-key" | "sign-failed";
@@ -133,7 +133,7 @@ export class SshAgentServer {
   }
 
   /** Whether to sign: without asking (confirm off, or approved for a while still running), or the human's answer. */
-  private async decide(about: { fingerprint: string; comment: string; destination?: string }): Promise<SignRecord["reason"]> {
+  private async decide(about: { fingerprint: string; comment: string; destination?: SignDestination }): Promise<SignRecord["reason"]> {
     const now = this.options.now ?? Date.now;
     if (!this.options.confirm) return "confirm-off";
     // The key and where it goes, as the human was shown them: an approval for a while covers no other.

@@ -1,9 +1,9 @@
-import { lstat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
+import type { Placeholder } from "../core/bind.js";
 import { protectedPaths, repoProtectedPaths, vcsPointerFiles } from "./protected-paths.js";
 
-/** What stands in for a guarded path that does not exist when the sandbox starts. */
-export type Placeholder = { kind: "directory" } | { kind: "file"; text: string };
+export type { Placeholder } from "../core/bind.js";
 
 /** A workspace-relative path the agent must not create or change, and its stand-in when absent. */
 export interface Guard {
@@ -67,50 +67,20 @@ export function listedGuards(paths: readonly string[]): Guard[] {
   return paths.map((path) => ({ path, placeholder: emptyDir }));
 }
 
-/** How a guarded path lies in a workspace right now. */
-export type GuardState =
-  /** It exists (reached without links): bound read-only onto itself. */
-  | { state: "present"; path: string }
-  /** `path` (the guarded path or its first missing ancestor) is missing: a stand-in goes there. */
-  | { state: "absent"; path: string; placeholder: Placeholder }
-  /** A link or a file where a directory is needed is on the way, or no stand-in is safe: nothing to do. */
-  | { state: "skip" };
-
-/**
- * Where `guard` stands under `root` (a real path): present, absent from some component on (then
- * the stand-in goes at that component, a directory when the guard lies below it), or not
- * applicable. A link on the way is "skip": the agent's view follows it inside the container.
- */
-export async function guardState(root: string, guard: Guard): Promise<GuardState> {
-  const parts = guard.path.split("/");
-  for (const [i, part] of parts.entries()) {
-    const rel = [...parts.slice(0, i), part].join("/");
-    const info = await lstat(join(root, rel)).catch(() => undefined);
-    const last = i === parts.length - 1;
-    if (info === undefined) {
-      if (guard.placeholder === null) return { state: "skip" };
-      return { state: "absent", path: rel, placeholder: last ? guard.placeholder : emptyDir };
-    }
-    if (info.isSymbolicLink()) return { state: "skip" };
-    if (last) return info.isFile() || info.isDirectory() ? { state: "present", path: rel } : { state: "skip" };
-    if (!info.isDirectory()) return { state: "skip" };
-  }
-  return { state: "skip" };
-}
-
 /**
  * Everything guarded in one workspace: the template's protected paths (less those it lifts), the
  * repository's own `.forage/protected` list, a `.git` directory's and a jj repository's internals,
  * and the pointer files by which a git worktree (`.git`) or jj workspace (`.jj/repo`) finds its
- * store, when they are files.
+ * store, when they are files. Each is looked at through links as the host's git and jj see it
+ * (`.git -> realgit` is a `.git` directory: its internals are guarded where the link leads).
  */
 export async function workspaceGuards(root: string, unprotected: readonly string[]): Promise<Guard[]> {
   const listed = [...new Set([...protectedPaths.filter((path) => !unprotected.includes(path)), ...(await repoProtectedPaths(root))])];
   const guards = listedGuards(listed);
-  if ((await lstat(join(root, ".git")).catch(() => undefined))?.isDirectory() === true) guards.push(...gitDirGuards);
-  if ((await lstat(join(root, ".jj/repo")).catch(() => undefined))?.isDirectory() === true) guards.push(...jjStoreGuards);
+  if ((await stat(join(root, ".git")).catch(() => undefined))?.isDirectory() === true) guards.push(...gitDirGuards);
+  if ((await stat(join(root, ".jj/repo")).catch(() => undefined))?.isDirectory() === true) guards.push(...jjStoreGuards);
   for (const pointer of vcsPointerFiles) {
-    if ((await lstat(join(root, pointer)).catch(() => undefined))?.isFile() === true) guards.push({ path: pointer, placeholder: null });
+    if ((await stat(join(root, pointer)).catch(() => undefined))?.isFile() === true) guards.push({ path: pointer, placeholder: null });
   }
   return guards;
 }

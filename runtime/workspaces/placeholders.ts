@@ -1,52 +1,58 @@
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { Placeholder } from "../core/bind.js";
+import { SandboxError } from "../core/errors.js";
 import { runCommand } from "../core/run-command.js";
 import { systemProgramDirs } from "../core/user-command-path.js";
 import { makePointsAs } from "../nspawn/host-mounts.js";
-import type { SandboxMetadata } from "../state/metadata.js";
-import { guardState, workspaceGuards, type Guard, type Placeholder } from "./guarded-paths.js";
+
+/** A stand-in's mount point that `up` made in a workspace (a path relative to it). */
+export interface StandIn {
+  path: string;
+  placeholder: Placeholder;
+}
 
 /**
  * The trade-off of a stand-in: a bind needs a mount point, and a mount point in a workspace is an
  * entry of the user's directory on the host too (empty directories `.envrc/`, `.vscode/`, a
- * `.git/commondir` holding "."), visible while the sandbox runs. They are made as the user (never as root in a
- * directory the user controls), hold what the stand-in holds (so the host's git reads the same
- * "nothing" as the sandbox's), and are removed again when the sandbox stops, if they still are
- * exactly a stand-in. Where the user cannot write, systemd-nspawn makes the mount point itself.
+ * `.git/commondir` holding "."), visible while the sandbox runs. They are made as the user (never
+ * as root in a directory the user controls), hold what the stand-in holds (so the host's git reads
+ * the same "nothing" as the sandbox's), and are recorded as made, so the last sandbox using the
+ * folder removes exactly those (see folder-users.ts). Returns what was made, and what the user may
+ * not create (`denied`: the agent, with the user's uid and gid and no other groups, cannot either,
+ * so it needs no stand-in); anything else that fails stops the start.
  */
-export async function makeMountPoints(root: string, points: ReadonlyMap<string, Placeholder>, owner: { uid: number; gid: number }): Promise<void> {
-  if (points.size === 0) return;
+export async function makeMountPoints(root: string, points: ReadonlyMap<string, Placeholder>, owner: { uid: number; gid: number }): Promise<{ made: StandIn[]; denied: string[] }> {
+  if (points.size === 0) return { made: [], denied: [] };
+  const asked = [...points].map(([path, placeholder]) => ({ path, placeholder }));
   // One static helper as the user for all of them, in order (a shell ran a mkdir each: ~4 ms apiece, ~12 per up).
-  await makePointsAs(
+  const results = await makePointsAs(
     owner,
-    [...points].map(([path, placeholder]) => (placeholder.kind === "directory" ? { kind: "d", path: join(root, path), text: "" } : { kind: "f", path: join(root, path), text: placeholder.text })),
+    asked.map(({ path, placeholder }) => (placeholder.kind === "directory" ? { kind: "d", path: join(root, path), text: "" } : { kind: "f", path: join(root, path), text: placeholder.text })),
   );
-}
-
-/** Removes, as the user, the stand-ins' mount points a stopped sandbox left in its workspaces. */
-export async function removePlaceholders(metadata: SandboxMetadata): Promise<void> {
-  for (const mount of [metadata.workspace, ...metadata.mounts]) {
-    if ("readOnly" in mount && mount.readOnly) continue;
-    const info = await lstat(mount.hostPath).catch(() => undefined);
-    if (info?.isDirectory() !== true || info.uid !== metadata.uid) continue;
-    // `unprotected` is not known here: every listed path is looked at, only stand-ins go.
-    for (const guard of await workspaceGuards(mount.hostPath, [])) await removeStandIn(mount.hostPath, guard, metadata);
+  const made: StandIn[] = [];
+  const denied: string[] = [];
+  for (const [i, point] of asked.entries()) {
+    const result = results[i] ?? "failed (no answer)";
+    if (result === "made") made.push(point);
+    else if (result === "denied") denied.push(point.path);
+    else if (result !== "exists") throw new SandboxError(`could not make the mount point of the stand-in for ${join(root, point.path)}: ${result.replace(/^failed /, "")}`, "container");
   }
+  return { made, denied };
 }
 
-async function removeStandIn(root: string, guard: Guard, owner: { uid: number; gid: number }): Promise<void> {
-  if (guard.placeholder === null) return;
-  const parts = guard.path.split("/");
-  for (const [i] of parts.entries()) {
-    const rel = parts.slice(0, i + 1).join("/");
-    const last = i === parts.length - 1;
-    if (await isStandIn(join(root, rel), last ? guard.placeholder : { kind: "directory" })) {
-      // rm and rmdir from the system's directories (on NixOS its profile: /usr/bin and /bin hold neither).
-      const run = { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/", env: { PATH: systemProgramDirs.join(":") } } as const;
-      await runCommand(last && guard.placeholder.kind === "file" ? "rm" : "rmdir", ["--", join(root, rel)], run);
-      return;
-    }
-    if ((await guardState(root, { path: rel, placeholder: null })).state !== "present") return;
+/**
+ * Removes, as the user, the stand-ins' mount points `up` made in `root`, deepest first, each only
+ * while it still is exactly a stand-in (the user may have put something of their own there since).
+ */
+export async function removeStandIns(root: string, standIns: readonly StandIn[], owner: { uid: number; gid: number }): Promise<void> {
+  const info = await lstat(root).catch(() => undefined);
+  if (info?.isDirectory() !== true || info.uid !== owner.uid) return;
+  for (const { path, placeholder } of [...standIns].sort((a, b) => b.path.length - a.path.length)) {
+    if (!(await isStandIn(join(root, path), placeholder))) continue;
+    // rm and rmdir from the system's directories (on NixOS its profile: /usr/bin and /bin hold neither).
+    const run = { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/", env: { PATH: systemProgramDirs.join(":") } } as const;
+    await runCommand(placeholder.kind === "file" ? "rm" : "rmdir", ["--", join(root, path)], run);
   }
 }
 

@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApprovalAsk, ApprovalDecision, PushSubject } from "../../runtime/approvals/approval.js";
+import { describe, expect, it } from "vitest";
+import type { ApprovalAsk, PushSubject } from "../../runtime/approvals/approval.js";
 import type { ApprovalView } from "../../runtime/approvals/approval-view.js";
-import { askThroughDaemon } from "../../runtime/daemon/approval-client.js";
 import { isRoot } from "../support/tools.js";
-import { cliPath, repoRoot, runCli, stackFrame, type CliResult } from "./run-cli.js";
+import { ApprovalsDaemon } from "./approvals-daemon.js";
+import { runCli, stackFrame } from "./run-cli.js";
 
 const pushSubject: PushSubject = {
   remote: "origin",
@@ -15,6 +12,7 @@ const pushSubject: PushSubject = {
   ref: "refs/heads/fix-parser",
   from: "1a2b3c4d5e6f7a8b9c0d",
   to: "9f8e7d6c5b4a39281706",
+  commitCount: 3,
   commits: ["4d5e6f7 Parse the header", "8a9b0c1 Test the header", "9f8e7d6 Say so in the README"],
   diffstat: " README.md       |  2 ++\n src/parser.ts   | 14 +++++++++-----\n 2 files changed, 11 insertions(+), 5 deletions(-)\n",
 };
@@ -24,53 +22,15 @@ const push: ApprovalAsk = { sandbox: "fix-42", kind: "push", subject: pushSubjec
 const stable = (text: string): string => text.replace(/^(ASKED|DEADLINE)( +)\S+ \([^)]*\)/gm, "$1$2<time>");
 
 /*
- * forage-ctl approvals show ID, as root, against a real daemon (forage-ctl daemon, in a run and
- * state directory of this file's own): a root process asks through daemon-root.sock as the
- * gates do (askThroughDaemon), the CLI lists and shows. No sandbox and no network: the queue
- * needs neither. test/integration/approvals.test.ts drives the rest of the queue (the user's
- * socket, answers, the hook, deadlines).
+ * forage-ctl approvals show ID, as root, against a real daemon (approvals-daemon.ts).
+ * test/integration/approvals.test.ts drives the rest of the queue (the user's socket, answers,
+ * the hook, deadlines); approvals-text.test.ts what every listing shows of hostile text.
  */
 describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", () => {
-  const dir = mkdtempSync(join(tmpdir(), "forage-approvals-show-"));
-  const config = join(dir, "forage.yaml");
-  const env = { FORAGE_STATE_DIR: join(dir, "state"), FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets") };
-  const logged: string[] = [];
-  const ask = askThroughDaemon({ log: (line) => void logged.push(line), socket: join(env.FORAGE_RUN_DIR, "daemon-root.sock") });
-  let daemon: Promise<unknown> | undefined;
-  const run = (...args: string[]): Promise<CliResult> => runCli(["--config", config, ...args], { env });
-
-  /** Asks `what` through the daemon and hands `check` its id as forage-ctl approvals lists it; then denies it. */
-  const whilePending = async (what: ApprovalAsk, check: (id: string) => Promise<void>): Promise<void> => {
-    const answer: Promise<ApprovalDecision> = ask(what);
-    let listed: ApprovalView[] = [];
-    for (let i = 0; i < 100 && listed.length === 0; i++) {
-      listed = JSON.parse((await run("approvals", "--json")).stdout) as ApprovalView[];
-      if (listed.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(listed).toHaveLength(1);
-    const id = listed[0]?.id ?? "";
-    try {
-      await check(id);
-    } finally {
-      await run("deny", id);
-    }
-    await expect(answer).resolves.toEqual({ decision: "deny" });
-  };
-
-  beforeAll(async () => {
-    writeFileSync(config, "user: nobody\ntemplates:\n  basic:\n    agents: { sh: { package: bash, executable: bash } }\n");
-    const child = execa(process.execPath, [cliPath, "--config", config, "daemon"], { cwd: repoRoot, env: { ...env, PATH: process.env.PATH ?? "/usr/bin:/bin" }, extendEnv: false, reject: false });
-    let log = "";
-    daemon = child;
-    child.stderr?.on("data", (chunk: Buffer) => void (log += chunk.toString()));
-    for (let i = 0; i < 200 && !log.includes("listening on"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(log).toContain("listening on");
-  });
-  afterAll(async () => {
-    await run("daemon", "--stop");
-    await daemon;
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const daemon = new ApprovalsDaemon();
+  const { config, dir, env } = daemon;
+  const run = (...args: string[]) => daemon.run(...args);
+  const whilePending = (what: ApprovalAsk, check: (id: string) => Promise<void>) => daemon.whilePending(what, check);
 
   it("shows a push with every field: remote, URL, ref, both commits in full, each commit, the diffstat, and how to answer", async () => {
     await whilePending(push, async (id) => {
@@ -84,19 +44,24 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
           "WHAT         origin refs/heads/fix-parser 1a2b3c4d5e6f..9f8e7d6c5b4a (3 commits)",
           "REMOTE       origin",
           "URL          git@forge.example:me/repo.git",
-          "REF          refs/heads/fix-parser",
+          // The sandbox's text quoted; forage's and the host's as they are.
+          'REF          "refs/heads/fix-parser"',
           "FROM         1a2b3c4d5e6f7a8b9c0d",
           "TO           9f8e7d6c5b4a39281706",
           "COMMITS      3, oldest first",
-          "             4d5e6f7 Parse the header",
-          "             8a9b0c1 Test the header",
-          "             9f8e7d6 Say so in the README",
-          // git's own indentation kept: the diffstat as the push gate saw it.
-          "DIFFSTAT      README.md       |  2 ++",
+          '             4d5e6f7 "Parse the header"',
+          '             8a9b0c1 "Test the header"',
+          '             9f8e7d6 "Say so in the README"',
+          // git's own indentation kept: the diffstat as the push gate saw it, under a line saying whose names it holds.
+          "DIFFSTAT     git's, of the sandbox's files (their names are the sandbox's):",
+          "              README.md       |  2 ++",
           "              src/parser.ts   | 14 +++++++++-----",
           "              2 files changed, 11 insertions(+), 5 deletions(-)",
           "ASKED        <time>",
           "DEADLINE     <time>",
+          "",
+          'Quoted ("…"): the sandbox\'s own text, every invisible or direction-changing character escaped',
+          '(\\u200b, \\x1b; \\\\ is a backslash, \\" a quote).',
           "",
           "Answer with one of:",
           `  forage-ctl approve ${id}              # this push`,
@@ -112,12 +77,12 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
   });
 
   it("escapes the sandbox's text line by line: a commit subject or diffstat line cannot fake a line, move the cursor or reverse the text", async () => {
-    const hostile: ApprovalAsk = { ...push, subject: { ...pushSubject, commits: ["4d5e6f7 ok\x1b[2J\nDEADLINE     never"], diffstat: " \u202eevil.ts | 1 +\x07\n" } };
+    const hostile: ApprovalAsk = { ...push, subject: { ...pushSubject, commitCount: 1, commits: ["4d5e6f7 ok\x1b[2J\nDEADLINE     never"], diffstat: " \u202eevil.ts | 1 +\x07\n" } };
     await whilePending(hostile, async (id) => {
       const shown = await run("approvals", "show", id.toUpperCase());
       expect(shown.exitCode, shown.stderr).toBe(0);
-      expect(shown.stdout).toContain("\n             4d5e6f7 ok\\x1b[2J\\x0aDEADLINE     never\n");
-      expect(shown.stdout).toContain("\nDIFFSTAT      \\u202eevil.ts | 1 +\\x07\n");
+      expect(shown.stdout).toContain('\n             4d5e6f7 "ok\\x1b[2J\\x0aDEADLINE     never"\n');
+      expect(shown.stdout).toContain("\n              \\u202eevil.ts | 1 +\\x07\n");
       expect(shown.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f\u202e]/);
       expect(shown.stdout.match(/^DEADLINE/gm)).toHaveLength(1);
     });
@@ -135,7 +100,7 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
     });
     await whilePending({ sandbox: "fix-42", kind: "host", subject: { name: "pypi.example", port: 443 }, deadlineMs: 60_000 }, async (id) => {
       const lines = (await run("approvals", "show", id)).stdout.split("\n");
-      expect(lines.filter((line) => /^(NAME|PORT) /.test(line))).toEqual(["NAME         pypi.example", "PORT         443"]);
+      expect(lines.filter((line) => /^(NAME|PORT) /.test(line))).toEqual(['NAME         "pypi.example"', "PORT         443"]);
       expect(lines).toContain(`  forage-ctl approve ${id} --always     # name:port kept in this sandbox's allowlist`);
     });
   });

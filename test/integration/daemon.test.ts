@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { chmodSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { EventEmitter } from "node:events";
@@ -146,7 +147,7 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
 
   it("hangs up the sandbox side when an attached client goes away, leaving no process behind", async () => {
     const { client } = await attachAsUser();
-    const inside = "tmux list-clients | wc -l; ps -eo comm | grep -c '^script$' || true";
+    const inside = "tmux list-clients | wc -l; ps -eo comm | grep -c '^forage-terminal$' || true";
     expect((await runAs(agentUid, ["exec", "dmn", "--", "sh", "-c", inside])).stdout).toBe("1\n1\n");
     client.kill("SIGKILL");
     await client;
@@ -177,6 +178,29 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
     resizes.emit("resize", { rows: 50, cols: 132 });
     expect(await exec).toBe(5);
     expect(text()).toMatch(/^\/dev\/pts\/\d+\r\n30 90\r\n50 132\r\n$/);
+  });
+
+  it("relays a paste larger than one frame byte for byte onto the sandbox's terminal", async () => {
+    const output: Buffer[] = [];
+    const stdin = new PassThrough();
+    // Raw mode inside (no line-length limit, no echo), then a checksum of exactly what arrived.
+    const script = "stty raw -echo && echo ready && head -c 204800 | sha256sum";
+    const exec = remoteOperations(() => undefined, socket).exec(
+      { name: "dmn", command: ["sh", "-c", script], asRoot: false },
+      {
+        stdin,
+        stdout: new Writable({ write: (chunk: Buffer, _encoding, done) => void (output.push(chunk), done()) }),
+        stderr: process.stderr,
+        terminal: { size: { rows: 24, cols: 80 }, term: "xterm", onResize: () => undefined },
+      },
+    );
+    const text = (): string => Buffer.concat(output).toString();
+    for (let i = 0; i < 200 && !text().includes("ready"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Printable bytes only: a raw terminal still turns nothing of them into a signal.
+    const paste = Buffer.alloc(204800, 0).map((_, i) => 0x21 + (i % 90));
+    stdin.write(paste);
+    expect(await exec).toBe(0);
+    expect(text()).toContain(createHash("sha256").update(paste).digest("hex"));
   });
 
   it("keeps sandboxes running across a daemon restart and serves them again", async () => {

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -9,9 +9,11 @@ import { agentUid, TestHost } from "./harness.js";
 
 /*
  * The classic escapes, tried as the agent in a real host-root sandbox. Each attempt has a control:
- * the same thing done where the protection is not in the way (on the host as the same uid, as
- * root, in the sandbox's own allowed places, or with the protection lifted by the template), so
- * an attempt cannot pass only because it was broken.
+ * the same attack, in a sandbox, with the one protection that stops it switched off (root inside
+ * the sandbox where the protection is a capability the agent lacks, a template that mounts what
+ * the agent reaches for, a template that lifts a protection), so an attempt cannot pass only
+ * because it was broken. Where the protection has no switch, and one would weaken every sandbox,
+ * the test says so and uses the closest honest control.
  */
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "nft", "ping", "git", "tmux");
 
@@ -31,23 +33,37 @@ const moreTemplates = `
     workspace: { unprotected: [".git/hooks"] }
 `;
 
+/** A sandbox whose mounts include what the agent reaches for, at the same paths: the mount-namespace controls. */
+const peekTemplate = (paths: string[]): string => `
+  peek:
+    extends: basic
+    workspace:
+      mounts:
+${paths.map((path, i) => `        m${i}: { containerPath: ${path}, hostPath: ${path}, readOnly: true }\n`).join("")}`;
+
 describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each with its control", () => {
   const otherSecret = `other-secret-${process.pid}`;
   const host = new TestHost("10.248", "nobody", moreTemplates, "", { secrets: { "other-key": otherSecret } });
-  const canary = join("/var/tmp", `forage-canary-${process.pid}`);
+  const canaryDir = join("/var/tmp", `forage-canary-${process.pid}`);
+  const canary = join(canaryDir, "canary");
+  const otherSecrets = join(host.dir, "secrets", "other");
   const abstractName = `forage-escape-${process.pid}`;
   let abstractServer: Server | undefined;
   let workspace = "";
 
   beforeAll(async () => {
+    mkdirSync(canaryDir, { mode: 0o755 });
     writeFileSync(canary, "host-canary\n", { mode: 0o644 });
+    appendFileSync(host.config, peekTemplate([canaryDir, otherSecrets]));
     workspace = host.workspace("esc");
     execFileSync("git", ["init", "-q", workspace]);
     execFileSync("chown", ["-R", `${agentUid}:${agentUid}`, workspace]);
+    // peek last: it mounts the secrets directory `up other` makes.
     for (const [name, template] of [
       ["esc", "keyed"],
       ["other", "other-keyed"],
       ["hooks", "open-hooks"],
+      ["peek", "peek"],
     ] as const) {
       const dir = name === "esc" ? workspace : host.workspace(name);
       if (name === "hooks") {
@@ -60,31 +76,60 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
   });
   afterAll(async () => {
     abstractServer?.close();
-    rmSync(canary, { force: true });
+    rmSync(canaryDir, { recursive: true, force: true });
     await host.cleanup();
   });
 
-  it("cannot read a world-readable host file outside its mounts (control: the same uid on the host can)", async () => {
+  it("cannot read a world-readable host file outside its mounts (control: a sandbox that mounts its directory reads it)", async () => {
+    const attack = `cat ${canary} 2>&1 || echo refused`;
     expect(asAgentUidOnHost(["cat", canary])).toMatchObject({ status: 0, stdout: "host-canary\n" });
-    expect(await host.sh("esc", `cat ${canary} 2>&1 || echo refused`)).toMatch(/No such file or directory\nrefused\n$/);
-    // PID 1 inside is the sandbox's own init: its root is the sandbox's, and the agent may not follow it.
-    expect(await host.sh("esc", `cat /proc/1/root${canary} 2>&1 || echo refused`)).toMatch(/refused\n$/);
+    expect(await host.sh("peek", attack)).toBe("host-canary\n");
+    expect(await host.sh("esc", attack)).toBe(`cat: ${canary}: No such file or directory\nrefused\n`);
   });
 
-  it("cannot reach another sandbox's secret (control: that sandbox reads it)", async () => {
+  it("cannot follow its init's root through /proc/1/root (control: root inside, with CAP_SYS_PTRACE, can, and finds the sandbox's own root)", async () => {
+    // PID 1 is the sandbox's stub init, not dumpable: following its root takes CAP_SYS_PTRACE. And
+    // its root is the sandbox's, so even root inside finds no host file there.
+    const attack = (path: string): string => `cat /proc/1/root${path} 2>&1 || echo refused`;
+    expect(await host.rootSh("esc", `${attack("/etc/hostname")}; ${attack(canary)}`)).toBe(`esc\ncat: /proc/1/root${canary}: No such file or directory\nrefused\n`);
+    expect(await host.sh("esc", attack("/etc/hostname"))).toBe("cat: /proc/1/root/etc/hostname: Permission denied\nrefused\n");
+    expect(await host.sh("esc", attack(canary))).toBe(`cat: /proc/1/root${canary}: Permission denied\nrefused\n`);
+  });
+
+  it("cannot read another sandbox's secret at its host path (control: a sandbox that mounts that directory reads it)", async () => {
+    const path = join(otherSecrets, "other-key");
+    const attack = `cat ${path} 2>&1 || echo refused`;
     expect(await host.sh("other", "cat /run/secrets/other-key")).toBe(`${otherSecret}\n`);
+    expect(await host.sh("peek", attack)).toBe(`${otherSecret}\n`);
     expect(await host.sh("esc", "ls /run/secrets")).toBe("demo-key\n");
-    expect(await host.sh("esc", `cat ${join(host.dir, "secrets", "other", "other-key")} 2>&1 || echo refused`)).toMatch(/refused\n$/);
-    // Every process it can see (and so every /proc/<pid>/root) is its own: the other's are in another PID namespace.
-    expect(await host.sh("esc", `cat /proc/[0-9]*/root/run/secrets/* 2>/dev/null | grep -c ${otherSecret} || true`)).toBe("0\n");
+    expect(await host.sh("esc", attack)).toBe(`cat: ${path}: No such file or directory\nrefused\n`);
   });
 
-  it("cannot write the host's programs (control: it writes its workspace)", async () => {
+  it("cannot reach another sandbox's secret through /proc/*/root (control: the same read in that sandbox, and on the host as the same uid, finds it)", async () => {
+    // Both agents have the same uid: only the PID namespace keeps the other's processes, and so
+    // their roots, out of sight. The host's PID namespace shows every process: there it finds it.
+    const attack = "cat /proc/[0-9]*/root/run/secrets/*";
+    expect(asAgentUidOnHost(["sh", "-c", `${attack} 2>/dev/null`]).stdout).toContain(`${otherSecret}\n`);
+    expect(await host.sh("other", attack)).toMatch(new RegExp(`^(${otherSecret}\n)+$`));
+    // It reads through the roots of the processes it can see: its own secret, and only that.
+    expect(await host.sh("esc", attack)).toMatch(new RegExp(`^(${host.secretValue}\n)+$`));
+  });
+
+  it("cannot write the host's programs (control: the same write through a writable bind, its workspace, succeeds)", async () => {
+    // The host's /usr is bound read-only by the backend, with no switch (a writable one would
+    // weaken every sandbox). Root inside, whom file permissions do not stop, writes the
+    // sandbox's own /etc and meets the same refusal at /usr: the refusal is the mount's.
     expect(await host.sh("esc", "touch /workspace/written && echo ok")).toBe("ok\n");
-    expect(await host.sh("esc", "touch /usr/bin/forage-planted 2>&1 || echo refused")).toMatch(/Read-only file system\nrefused\n$/);
+    const attack = "touch /usr/bin/forage-planted 2>&1 || echo refused";
+    const refused = "touch: cannot touch '/usr/bin/forage-planted': Read-only file system\nrefused\n";
+    expect(await host.rootSh("esc", `touch /etc/forage-planted && rm /etc/forage-planted && echo ok; ${attack}`)).toBe(`ok\n${refused}`);
+    expect(await host.sh("esc", attack)).toBe(refused);
   });
 
-  it("gains nothing from a setuid-root program (control: on the host it makes the same uid root)", async () => {
+  it("gains nothing from a setuid-root program (control: on the host the same uid becomes root by it)", async () => {
+    // no_new_privs (nspawn's and the entry helper's, on every process inside) voids the bit and has
+    // no switch: no sandbox runs without it, so the control is the host's same uid. Inside, the copy
+    // is still setuid root, on a mount without nosuid: no_new_privs alone stands in the way.
     const control = join("/var/tmp", `forage-id-suid-${process.pid}`);
     for (const copy of [control, join(workspace, "id-suid")]) {
       copyFileSync("/usr/bin/id", copy);
@@ -95,35 +140,44 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
     } finally {
       rmSync(control, { force: true });
     }
+    const seen = "stat -c '%a %U' /workspace/id-suid; awk '$5 == \"/workspace\" { print $6 }' /proc/self/mountinfo; grep NoNewPrivs /proc/self/status";
+    expect(await host.sh("esc", seen)).toMatch(/^4755 root\n(?![^\n]*nosuid)[^\n]+\nNoNewPrivs:\t1\n$/);
     expect(await host.sh("esc", "/workspace/id-suid -u")).toBe(`${agentUid}\n`);
   });
 
-  it("opens no raw socket (control: root on the host pings loopback)", async () => {
-    expect(spawnSync("ping", ["-c", "1", "-W", "1", "127.0.0.1"]).status).toBe(0);
-    expect(await host.sh("esc", "ping -c 1 -W 1 127.0.0.1 2>&1 || echo refused")).toMatch(/(Operation not permitted|permission denied)[\s\S]*refused\n$/i);
+  it("opens no raw socket (control: root inside, with CAP_NET_RAW, pings its loopback with the same program)", async () => {
+    // A copy without ping's file capability: the original cannot even start with the agent's empty
+    // bounding set, so only a copy reaches socket(), the attempt under test.
+    expect(await host.sh("esc", "cp /usr/bin/ping /tmp/ping && echo copied")).toBe("copied\n");
+    const attack = "/tmp/ping -c 1 -W 1 127.0.0.1 2>&1 || echo refused";
+    expect(await host.rootSh("esc", attack)).toMatch(/^1 packets transmitted, 1 received, 0% packet loss/m);
+    expect(await host.sh("esc", attack)).toMatch(/^\/tmp\/ping: socket: Operation not permitted\n[\s\S]*refused\n$/m);
   });
 
-  it("cannot change its firewall or links (control: root in a throwaway namespace can)", async () => {
-    const scratch = `forage-esc-${process.pid}`;
-    execFileSync("ip", ["netns", "add", scratch]);
-    try {
-      expect(spawnSync("ip", ["netns", "exec", scratch, "nft", "flush", "ruleset"]).status).toBe(0);
-      expect(spawnSync("ip", ["netns", "exec", scratch, "ip", "link", "set", "lo", "up"]).status).toBe(0);
-    } finally {
-      execFileSync("ip", ["netns", "delete", scratch]);
-    }
-    expect(await host.sh("esc", "nft flush ruleset 2>&1 || echo refused")).toMatch(/refused\n$/);
-    expect(await host.sh("esc", "ip link set lo down 2>&1 || echo refused")).toMatch(/Operation not permitted\nrefused\n$/);
-    expect(await host.sh("esc", "cat /sys/class/net/lo/operstate")).toMatch(/^(unknown|up)\n$/);
+  it("cannot change its firewall or links (control: root inside, with CAP_NET_ADMIN, flushes and downs them, then puts them back)", async () => {
+    // nft is in /usr/sbin, off the agent's PATH: called by name, it was "not found", not refused.
+    // The link is read with ip: /sys inside is the host's sysfs, whose lo says nothing of the sandbox's.
+    const flush = "/usr/sbin/nft flush ruleset 2>&1 || echo refused";
+    const down = "ip link set lo down 2>&1 || echo refused";
+    const link = "ip -o link show lo | grep -o '<[^>]*>'";
+    const intact = `/usr/sbin/nft list ruleset | grep -c '^table inet forage {'; ${link}`;
+    const control = `/usr/sbin/nft list ruleset > /root/ruleset\n${flush}\n/usr/sbin/nft list ruleset | wc -l\n/usr/sbin/nft -f /root/ruleset\n${down}\n${link}\nip link set lo up\n${intact}\n`;
+    expect(await host.rootSh("esc", control)).toBe("0\n<LOOPBACK>\n1\n<LOOPBACK,UP,LOWER_UP>\n");
+    expect(await host.sh("esc", flush)).toMatch(/^Error: Could not process rule: Operation not permitted\n[\s\S]*refused\n$/);
+    expect(await host.sh("esc", down)).toBe("RTNETLINK answers: Operation not permitted\nrefused\n");
+    expect(await host.rootSh("esc", intact)).toBe("1\n<LOOPBACK,UP,LOWER_UP>\n");
   });
 
-  it("cannot reach the host's abstract unix sockets (control: the host's own process can)", async () => {
+  it("cannot reach the host's abstract unix sockets (control: the host's own process can; in the sandbox, the same name reaches the sandbox's own listener)", async () => {
     abstractServer = createServer((socket) => socket.end("host-socket\n"));
     await new Promise<void>((resolve) => abstractServer?.listen(`\0${abstractName}`, resolve));
     const probe = `const s = require("net").connect("\\0${abstractName}"); s.on("data", (d) => { process.stdout.write(d); process.exit(0); }); s.on("error", (e) => { console.log(e.code); process.exit(0); });`;
     // Asynchronously: the server answering lives in this very process.
     expect((await execa(process.execPath, ["-e", probe])).stdout).toBe("host-socket");
     expect(await host.sh("esc", `node -e '${probe}'`)).toBe("ECONNREFUSED\n");
+    // Abstract names are per network namespace: inside, the same name reaches a listener there.
+    const inside = `require("net").createServer((c) => c.end("sandbox-socket\\n")).listen("\\0${abstractName}", () => { ${probe} });`;
+    expect(await host.sh("esc", `node -e '${inside}'`)).toBe("sandbox-socket\n");
   });
 
   it("cannot see the host's forage state, run or daemon socket (control: they exist on the host)", async () => {
@@ -138,10 +192,9 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
     expect(await host.sh("esc", "(echo '#!/bin/sh' > /workspace/.git/hooks/pre-commit) 2>&1 || echo refused")).toMatch(/Read-only file system\nrefused\n$/);
   });
 
-  it("makes no device nodes (control: root on the host can)", async () => {
-    const scratch = join(host.dir, "dev-control");
-    mkdirSync(scratch);
-    execFileSync("mknod", [join(scratch, "null"), "c", "1", "3"]);
-    expect(await host.sh("esc", "mknod /workspace/null c 1 3 2>&1 || echo refused")).toMatch(/Operation not permitted\nrefused\n$/);
+  it("makes no device nodes (control: root inside, with CAP_MKNOD, makes the same node)", async () => {
+    const attack = "mknod /workspace/null c 1 3 2>&1 || echo refused";
+    expect(await host.rootSh("esc", `${attack}\nstat -c '%F %t:%T' /workspace/null\nrm /workspace/null`)).toBe("character special file 1:3\n");
+    expect(await host.sh("esc", attack)).toBe("mknod: /workspace/null: Operation not permitted\nrefused\n");
   });
 });

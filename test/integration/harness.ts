@@ -85,6 +85,18 @@ export class TestHost {
   }
 
   /**
+   * Runs a shell script in a sandbox as root (`forage-ctl shell`, the script on its stdin) and
+   * returns its stdout (asserting success). Root inside keeps the capabilities the agent lacks and
+   * runs under the same filter and no_new_privs: an escape test's control where the protection
+   * is "the agent has no capability X".
+   */
+  async rootSh(sandbox: string, script: string): Promise<string> {
+    const result = await this.run(["shell", sandbox], script);
+    if (result.exitCode !== 0) throw new Error(`root shell in ${sandbox} failed (${result.exitCode}): ${result.stderr}`);
+    return result.stdout;
+  }
+
+  /**
    * The slot of a running sandbox (its namespace f<slot>, link ve-f<slot>, table forage_f<slot>):
    * slots are host-wide, so another test's sandbox may hold slot 1.
    */

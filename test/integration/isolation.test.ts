@@ -30,10 +30,8 @@ describe.skipIf(!tools.run || !isRoot())("a running sandbox is isolated", () => 
     expect(status).toMatch(/CapPrm:\s+0000000000000000/);
     expect(status).toMatch(/CapBnd:\s+0000000000000000/);
     expect(status).toMatch(/NoNewPrivs:\s+1/);
-    // A setuid binary cannot raise privileges under no_new_privs.
-    const su = await host.run(["exec", "iso", "--", "su", "-c", "id -u", "root"], "");
-    expect(su.exitCode).not.toBe(0);
-    expect(su.stdout).not.toContain("0\n");
+    // That a setuid program gains nothing is escape-classic's test, with its control. su was tried
+    // here: it aborts in a sandbox ("Critical error") with or without no_new_privs, so it showed nothing.
   });
 
   it("mounts /usr read-only and keeps / unwritable for the agent", async () => {

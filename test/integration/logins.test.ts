@@ -153,6 +153,8 @@ describe.skipIf(!tools.run || !isRoot())("subscription logins kept on the host",
     const everything = await host.sh("lo", "cat ~/.claude/.credentials.json ~/.codex/auth.json /run/secrets/_proxy/* /proc/[0-9]*/environ 2>/dev/null; true");
     const variables = JSON.parse(await inSandbox("lo", "/opt/forage/bin/codex", "-e", "console.log(JSON.stringify(Object.keys(process.env)))")) as string[];
     expect(variables).toContain("OPENAI_BASE_URL");
+    // Control: the read reached the stand-ins, so finding no real token there means something.
+    expect(everything).toMatch(/"accessToken": ?"forage-login-stand-in-/);
     for (const real of [claudeLogin.accessToken, claudeLogin.refreshToken, "rt-claude", "rt-codex", setupToken]) expect(everything).not.toContain(real);
   });
 

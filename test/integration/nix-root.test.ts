@@ -56,6 +56,15 @@ describe.skipIf(!tools.run || !isRoot())("the nspawn-nix runtime (a prebuilt sys
     expect((await host.run(["down", "nixid"])).exitCode).toBe(0);
   });
 
+  it("opens the agent's session under the sandbox's seccomp filter, as forage-session.service does (control: its init has only nspawn's)", async () => {
+    const filters = async (pid: string): Promise<number> => Number((await host.sh("nixbox", `grep '^Seccomp_filters:' /proc/${pid}/status`)).replace(/\D/g, ""));
+    // The session's tmux server, found by its name; it did not come through forage-ctl's exec.
+    const server = (await host.sh("nixbox", "ps -eo pid=,comm= | grep 'tmux: server'")).trim().split(/\s+/)[0] ?? "";
+    expect(server).toMatch(/^\d+$/);
+    // systemd-nspawn gives its payload, the init, filters of its own; the session has the sandbox's on top.
+    expect(await filters(server)).toBe((await filters("1")) + 1);
+  });
+
   it("runs commands as the agent with the system's own tools, no capabilities, in the workspace", async () => {
     const report = await host.sh("nixbox", "id -u; pwd; command -v setpriv; grep -E '^Cap(Eff|Bnd)' /proc/self/status");
     expect(report).toBe(`${agentUid}\n/workspace\n/run/current-system/sw/bin/setpriv\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n`);

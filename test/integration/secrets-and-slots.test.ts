@@ -5,7 +5,26 @@ import { afterAll, describe, expect, it } from "vitest";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { agentUid, TestHost } from "./harness.js";
 
-const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "tmux");
+const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "tmux", "pgrep");
+
+/** Root's script that prints every process inside: `@@ PID`, `cmdline ARGS`, one `env NAME=VALUE` per variable. */
+const everyProcess = `for p in /proc/[0-9]*; do
+  echo "@@ \${p#/proc/}"
+  echo "cmdline $(tr '\\0' ' ' < "$p/cmdline")"
+  tr '\\0' '\\n' < "$p/environ" | sed 's/^/env /'
+done
+`;
+
+function readProcesses(printed: string): { pid: string; cmdline: string; env: string[] }[] {
+  return printed
+    .split(/^@@ /m)
+    .slice(1)
+    .map((block) => {
+      const [pid = "", ...lines] = block.split("\n");
+      const cmdline = lines.find((line) => line.startsWith("cmdline "))?.slice("cmdline ".length) ?? "";
+      return { pid, cmdline: cmdline.trim(), env: lines.filter((line) => line.startsWith("env ")).map((line) => line.slice("env ".length)) };
+    });
+}
 
 describe.skipIf(!tools.run || !isRoot())("secrets in a real sandbox", () => {
   const host = new TestHost("10.233");
@@ -23,19 +42,51 @@ describe.skipIf(!tools.run || !isRoot())("secrets in a real sandbox", () => {
 
   it("exports the key for the agent process only: the agent sees it, a shell in the same sandbox does not", async () => {
     expect(await host.sh("sec", "keyed | grep '^DEMO_API_KEY='")).toBe(`DEMO_API_KEY=${host.secretValue}\n`);
-    expect(await host.sh("sec", "env")).not.toContain(host.secretValue);
-    expect(await host.sh("sec", "bash -lc env")).not.toContain(host.secretValue);
+    for (const shell of ["env", "bash -lc env"]) {
+      const printed = await host.sh("sec", shell);
+      // Control: the environment was printed, so its lack of the key means something.
+      expect(printed, shell).toMatch(/^FORAGE_SANDBOX=sec$/m);
+      expect(printed, shell).not.toContain(host.secretValue);
+    }
   });
 
-  it("keeps the key out of the agent's command line and the sandbox's metadata", async () => {
-    expect(await host.sh("sec", 'keyed sh -c \'cat /proc/$$/cmdline | tr "\\0" " "\'')).not.toContain(host.secretValue);
-    expect((await host.run(["status", "sec", "--json"])).stdout).not.toContain(host.secretValue);
-    expect((await host.run(["audit-log", "sec", "--json"])).stdout).not.toContain(host.secretValue);
+  it("keeps the key out of every process's command line, and out of every environment but the running agent's", async () => {
+    // GIVEN the agent running in a tmux window, as agents run; WHEN root inside reads them all.
+    const start = "tmux new-window -d -n probe keyed sleep 300; for i in $(seq 100); do pgrep -fx 'sleep 300' >/dev/null && echo started && exit; sleep 0.1; done";
+    expect(await host.sh("sec", start)).toBe("started\n");
+    const processes = readProcesses(await host.rootSh("sec", everyProcess));
+    expect(await host.sh("sec", "tmux kill-window -t probe && echo stopped")).toBe("stopped\n");
+    // Control: the sandbox's own processes and the agent are among those read, each one's environment read.
+    expect(processes.map((each) => each.cmdline)).toEqual(expect.arrayContaining(["/usr/bin/sleep infinity", "sleep 300", "bash -l", expect.stringMatching(/^tmux new-session -d -s forage /)]));
+    for (const each of processes) {
+      expect(each.env.length, `${each.pid} ${each.cmdline}: environment read`).toBeGreaterThan(0);
+      expect(each.cmdline, each.pid).not.toContain(host.secretValue);
+    }
+    const holders = processes.filter((each) => each.env.some((entry) => entry.includes(host.secretValue)));
+    expect(holders.map((each) => [each.cmdline, each.env.filter((entry) => entry.includes(host.secretValue))])).toEqual([["sleep 300", [`DEMO_API_KEY=${host.secretValue}`]]]);
+  });
+
+  it("keeps the key out of the sandbox's metadata and audit log", async () => {
+    const status = await host.run(["status", "sec", "--json"]);
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ name: "sec", template: "keyed", status: "running" });
+    expect(status.stdout).not.toContain(host.secretValue);
+    const stored = readFileSync(join(host.stateDir, "sandboxes", "sec.json"), "utf8");
+    expect(JSON.parse(stored)).toMatchObject({ name: "sec" });
+    expect(stored).not.toContain(host.secretValue);
+    const audit = await host.run(["audit-log", "sec", "--json"]);
+    expect(audit.exitCode, audit.stderr).toBe(0);
+    const events = audit.stdout.trim().split("\n");
+    expect(events.map((line) => JSON.parse(line) as unknown)).toContainEqual(expect.objectContaining({ sandbox: "sec", event: "create" }));
+    expect(audit.stdout).not.toContain(host.secretValue);
   });
 
   it("does not show one sandbox's secrets to another", async () => {
     expect((await host.run(["up", "nosec", "-t", "basic", "-w", host.workspace("nosec")])).exitCode).toBe(0);
-    expect(await host.sh("nosec", "ls /run/secrets 2>&1; grep -rs demo /run 2>/dev/null | wc -l")).toContain("No such file");
+    const scan = `grep -rlsF ${host.secretValue} /run /tmp /home /etc /workspace; echo scanned`;
+    // Control: the same scan finds the key where it is.
+    expect(await host.sh("sec", scan)).toBe("/run/secrets/demo-key\nscanned\n");
+    expect(await host.sh("nosec", `ls /run/secrets 2>&1; ${scan}`)).toBe("ls: cannot access '/run/secrets': No such file or directory\nscanned\n");
     expect((await host.run(["down", "nosec"])).exitCode).toBe(0);
   });
 
@@ -50,7 +101,13 @@ describe.skipIf(!tools.run || !isRoot())("secrets in a real sandbox", () => {
     expect(await host.sh("idk", check)).toBe(expected);
     expect((await host.run(["reset", "idk"])).exitCode).toBe(0);
     expect(await host.sh("idk", check)).toBe(expected);
-    expect((await host.run(["status", "idk", "--json"])).stdout).not.toContain(readFileSync(key, "utf8").split("\n")[1]);
+    const status = await host.run(["status", "idk", "--json"]);
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ name: "idk", status: "running" });
+    // Every line of the private key's body (the lines between its BEGIN and END lines).
+    const body = readFileSync(key, "utf8").trim().split("\n").slice(1, -1);
+    expect(body.length).toBeGreaterThan(0);
+    for (const line of body) expect(status.stdout).not.toContain(line);
     expect((await host.run(["down", "idk"])).exitCode).toBe(0);
   });
 

@@ -3,6 +3,7 @@ import { appendFileSync, chmodSync, chownSync, copyFileSync, mkdirSync, readFile
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SshSignSubject } from "../../runtime/approvals/approval.js";
 import { TestHosts } from "../support/test-hosts.js";
 import { startTestSshd, type TestSshd } from "../support/test-sshd.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
@@ -87,9 +88,9 @@ describe.skipIf(!tools.run || !isRoot())("an SSH agent whose key is the user's o
   });
 
   /** The sandbox's signature request, once the daemon's queue holds it. */
-  const pendingSignature = async (): Promise<{ id: string; subject: { fingerprint: string; comment: string; destination: string } }> => {
+  const pendingSignature = async (): Promise<{ id: string; subject: SshSignSubject }> => {
     for (let i = 0; i < 200; i++) {
-      const listed = JSON.parse((await host.run(["approvals", "--json"])).stdout) as { id: string; kind: string; subject: { fingerprint: string; comment: string; destination: string } }[];
+      const listed = JSON.parse((await host.run(["approvals", "--json"])).stdout) as { id: string; kind: string; subject: SshSignSubject }[];
       const found = listed.find((each) => each.kind === "ssh-sign");
       if (found !== undefined) return found;
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -129,7 +130,7 @@ describe.skipIf(!tools.run || !isRoot())("an SSH agent whose key is the user's o
     const login = host.run(["exec", "relay", "--", "sh", "-c", `ssh ${options} root@ssh.test.example 2>&1`]);
     const request = await pendingSignature();
     expect(request.subject).toMatchObject({ fingerprint, comment: "relayed@test" });
-    expect(request.subject.destination).toContain(sshd?.hostKeyFingerprint ?? "none");
+    expect(request.subject.destination).toEqual({ kind: "ssh-login", user: "root", hostKey: sshd?.hostKeyFingerprint ?? "none" });
     expect((await host.run(["approve", request.id])).exitCode).toBe(0);
     const result = await login;
     expect([result.exitCode, result.stdout.trim()]).toEqual([0, "logged-in"]);

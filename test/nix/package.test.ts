@@ -28,7 +28,7 @@ describe.skipIf(!tools.run)("nix build .#forage-ctl", () => {
       expect(() => readFileSync(join(out, "lib/node_modules/forage", file)), file).not.toThrow();
     }
     // The native helpers are built by the package's own build (static: they run in sandbox roots).
-    for (const helper of ["forage-enter", "forage-set-elements", "forage-mounts", "forage-git-relay"]) {
+    for (const helper of ["forage-enter", "forage-set-elements", "forage-mounts", "forage-git-relay", "forage-exec-only"]) {
       const path = join(out, "lib/node_modules/forage/dist/native", helper);
       expect(statSync(path).mode & 0o111, helper).not.toBe(0);
       expect(hasInterpreter(readFileSync(path)), `${helper} names a dynamic loader`).toBe(false);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { hostGitIdentity } from "../../runtime/provision/host-vcs-identity.js";
-import { toolsAvailable } from "../support/tools.js";
+import { isRoot, toolsAvailable } from "../support/tools.js";
 
 const tools = toolsAvailable("git");
 
@@ -17,7 +17,7 @@ describe.skipIf(!tools.run)("the host user's git identity (lowest precedence)", 
   afterEach(() => homes.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
   const me = (dir: string): { home: string; uid: number; gid: number } => ({ home: dir, uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 });
 
-  it.skipIf(process.getuid?.() !== 0)("reads the files as the user: a file only root can read gives nothing", async () => {
+  it.skipIf(!isRoot())("reads the files as the user: a file only root can read gives nothing", async () => {
     const dir = home();
     chmodSync(dir, 0o755);
     writeFileSync(join(dir, ".gitconfig"), "[user]\n\tname = Root Only\n", { mode: 0o600 });

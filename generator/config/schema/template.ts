@@ -103,10 +103,12 @@ const pushGateSchema = z
     enable: z.boolean().optional().describe("Send the sandbox's git pushes through the push gate. Default: true (writing pushGate turns it on)."),
     protectedBranches: z
       .array(protectedBranch)
-      .min(1, { error: "must name at least one branch (leave it out for the upstream's default branch)" })
+      .min(1, { error: "must name at least one branch (leave it out for the defaults: the upstream's default branch, main and master)" })
       .max(64)
       .optional()
-      .describe("Branches a push from the sandbox is refused for outright, without asking. Default: the upstream's default branch."),
+      .describe(
+        "Branches a push from the sandbox is refused for outright, without asking. Written, exactly these (the defaults are not added). Default: the upstream's default branch (its HEAD), main and master.",
+      ),
   })
   // Only an enabled gate reads its branches: a list beside enable off would be read by nothing.
   .superRefine((gate, context) => {

@@ -18,7 +18,7 @@ describe("checked in-process operations", () => {
     const operations = checkedOperations(fakeOperations(context, seen));
     for (const op of plainOperations) await operations[op](cases[op].request as never);
     await operations.up(cases.up.request);
-    const streams = { stdin: new PassThrough().end(), stdout: new PassThrough(), stderr: new PassThrough(), inheritTerminal: false };
+    const streams = { stdin: new PassThrough().end(), stdout: new PassThrough(), stderr: new PassThrough() };
     await operations.exec(cases.exec.request, streams);
     expect(seen).toEqual([...plainOperations.map((op) => [op, cases[op].request]), ["up", cases.up.request], ["exec", cases.exec.request]]);
     expect(operations.via).toBe("in-process");

@@ -1,7 +1,8 @@
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PushSubject } from "../../../runtime/approvals/approval.js";
 import type { Asked } from "../../../runtime/approvals/approval-view.js";
 import { subjectSummary, type ApprovalView } from "../../../runtime/approvals/approval-view.js";
 import { approvalNotifier } from "../../../runtime/approvals/approval-notify.js";
@@ -25,6 +26,7 @@ const push = request("k7q2xm", {
     ref: "refs/heads/fix",
     from: "1a2b3c4d5e6f7a8b",
     to: "5d6e7f8a9b0c1d2e",
+    commitCount: 3,
     commits: ["5d6e7f8 Fix it", "4c3b2a1 Test it", "0a1b2c3 Say it"],
     diffstat: " a.ts | 2 +-\n",
   },
@@ -72,15 +74,54 @@ describe.skipIf(!tools.run || !isRoot())("the desktop notification of a new requ
   it("keeps the sandbox's text escaped in the body: control characters, bidirectional overrides and markup", async () => {
     logged.length = 0;
     const comment = 'me\u202egnp.exe\x1b[31m <a href="https://evil.example">approve</a> & <img src="file:///etc/passwd">\r\nforage-ctl approve zzzzzz';
-    await notifierAt(runUserDir)(request("m4p7qa", { sandbox: "fix-42", kind: "ssh-sign", subject: { fingerprint: "SHA256:abc", comment, destination: "git@forge.example" } }));
+    await notifierAt(runUserDir)(request("m4p7qa", { sandbox: "fix-42", kind: "ssh-sign", subject: { fingerprint: "SHA256:abc", comment, destination: { kind: "ssh-login", user: "git" } } }));
     const shown = await bus.next();
     expect(shown.summary).toBe("forage: fix-42 asks (ssh-sign)");
+    // Cut at 120 characters of shown text (the markup's entities come after), never inside an escape.
     expect(shown.body).toBe(
-      'SHA256:abc (me\\u202egnp.exe\\x1b[31m &lt;a href="https://evil.example"&gt;approve&lt;/a&gt; &amp; &lt;img src="file:///etc/passwd"&gt;\\x0d\\x0aforage-ctl approve zzzzzz) → git@forge.example\n' +
+      'SHA256:abc (me\\u202egnp.exe\\x1b[31m &lt;a href="https://evil.example"&gt;approve&lt;/a&gt; &amp; &lt;img src="file:///etc/passwd"&gt;\\x0d\\x0a…\n' +
         "forage-ctl approve m4p7qa   ·   forage-ctl deny m4p7qa",
     );
     expect(shown.body.split("\n")).toHaveLength(2);
     expect(logged).toEqual([]);
+  });
+
+  it("escapes every invisible or direction-changing character, and quotes an SSH login's user name, which is the sandbox's text", async () => {
+    logged.length = 0;
+    const user = "git\u061c\u00a0\ufeff\u2063\u200b\u0301 (key: SHA256:real)\nhost: github.com";
+    const sign = { fingerprint: "SHA256:abc", comment: "me\u2060", destination: { kind: "ssh-login" as const, user } };
+    await notifierAt(runUserDir)(request("q8r2st", { sandbox: "fix-42", kind: "ssh-sign", subject: sign }));
+    const shown = await bus.next();
+    expect(shown.body.split("\n")[0]).toBe('SHA256:abc (me\\u2060) → ssh login as "git\\u061c\\xa0\\ufeff\\u2063\\u200b\\u0301 (key: SHA256:real)\\x0ahost: github.com"');
+    expect(shown.body).not.toMatch(/[\u061c\u00a0\ufeff\u2063\u200b\u0301\u2060]/);
+    // A host name the same way (the DNS filter asks only for [a-z0-9.-], but the notifier relies on no asker).
+    await notifierAt(runUserDir)(request("h1dden", { sandbox: "fix-42", kind: "host", subject: { name: "pay\u200bpal\u00a0.example\u061c" } }));
+    expect((await bus.next()).body.split("\n")[0]).toBe("pay\\u200bpal\\xa0.example\\u061c");
+  });
+
+  it("cuts a long host name at its start, keeping its domain and port", async () => {
+    logged.length = 0;
+    const name = `${"login.bank.example.".repeat(12)}evil.example`;
+    await notifierAt(runUserDir)(request("h0stlg", { sandbox: "fix-42", kind: "host", subject: { name, port: 443 } }));
+    const first = (await bus.next()).body.split("\n")[0] ?? "";
+    expect(first).toHaveLength(120);
+    expect(first).toMatch(/^…[a-z.]*\.bank\.example\.evil\.example:443$/);
+  });
+
+  it("gives the approvals.notify hook the request as JSON with every string escaped, so a script printing a field prints no invisible character", async () => {
+    logged.length = 0;
+    const out = mkdtempSync(join(tmpdir(), "forage-notify-hook-"));
+    try {
+      chmodSync(out, 0o777);
+      const hook = approvalNotifier({ user, hook: ["/bin/sh", "-c", `cat > ${out}/heard.json`], log: (line) => void logged.push(line), runUserDir: join(out, "no-bus") });
+      const subject = { ...(push.subject as PushSubject), commits: ["5d6e7f8 Fix\u202e\u200bit"], commitCount: 1 };
+      await hook(request("j5on7x", { sandbox: "fix-42", kind: "push", subject }));
+      const heard = JSON.parse(readFileSync(join(out, "heard.json"), "utf8")) as ApprovalView;
+      expect(heard.kind === "push" && heard.subject.commits).toEqual(["5d6e7f8 Fix\\u202e\\u200bit"]);
+      expect(logged).toEqual([]);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 
   it("runs nothing when the user has no session bus: no socket at <runUserDir>/<uid>/bus, or a link to one", async () => {

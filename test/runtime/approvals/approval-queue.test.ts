@@ -125,7 +125,7 @@ describe("the approvals queue", () => {
     void queue.ask({
       sandbox: "demo",
       kind: "push",
-      subject: { remote: "origin", url: "/srv/up.git", ref: "refs/heads/fix", from: "1111111111111111", to: "2222222222222222", commits: ["2222222 fix"], diffstat: "1 file" },
+      subject: { remote: "origin", url: "/srv/up.git", ref: "refs/heads/fix", from: "1111111111111111", to: "2222222222222222", commitCount: 1, commits: ["2222222 fix"], diffstat: "1 file" },
     });
     const id = queue.pending()[0]?.id ?? "";
     queue.answer(id, { decision: "for", untilMs: Date.parse("2026-11-21T11:00:00Z") }, "user alice");
@@ -136,14 +136,14 @@ describe("the approvals queue", () => {
     ]);
   });
 
-  it("records an expiry as answered at its deadline", async () => {
+  it("records an expiry as answered at its deadline, the sandbox's text escaped and quoted in the log's line", async () => {
     const { queue, events } = queueWithLog({ deadlineMs: 1000 });
-    void queue.ask({ sandbox: "demo", kind: "ssh-sign", subject: { fingerprint: "SHA256:abc", comment: "me@laptop", destination: "git@forge.example" } });
+    void queue.ask({ sandbox: "demo", kind: "ssh-sign", subject: { fingerprint: "SHA256:abc", comment: "me@laptop", destination: { kind: "ssh-login", user: "git\nhost: github.com" } } });
     vi.advanceTimersByTime(1000);
     await queue.flush();
     expect(events.map((event) => event.detail.replace(/^[a-z2-7]{6} /, ""))).toEqual([
-      "ssh-sign SHA256:abc (me@laptop) → git@forge.example (deadline 1 s)",
-      "ssh-sign SHA256:abc (me@laptop) → git@forge.example: expired at its deadline",
+      'ssh-sign SHA256:abc (me@laptop) → ssh login as "git\\x0ahost: github.com" (deadline 1 s)',
+      'ssh-sign SHA256:abc (me@laptop) → ssh login as "git\\x0ahost: github.com": expired at its deadline',
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -118,6 +118,9 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
     expect(definition).toContain('hostAddress = "10.100.250.1";');
     expect(definition).toContain('"/etc/ssh/ssh_host_ed25519_key" = {');
     expect(definition).not.toContain('secretsDir = "');
+    // /proc/keys and /proc/key-users masked (the host user's key names), as on the nspawn runtimes.
+    expect(definition).toContain('"/proc/keys" = {\n      hostPath = "/dev/null";\n      isReadOnly = true;');
+    expect(definition).toContain('"/proc/key-users" = {\n      hostPath = "/dev/null";');
     expect(await backend.isRunning(context, started)).toBe(true);
   });
 
@@ -174,6 +177,18 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
       "extra-container destroy f250",
       "extra-container list",
     ]);
+  });
+
+  it("refuses a protected name that is a symbolic link: NixOS binds by path and could not hold it in place", async () => {
+    const ws = join(dir, "linked");
+    mkdirSync(join(ws, "real"), { recursive: true });
+    symlinkSync("real", join(ws, ".vscode"));
+    const linked = { ...sandbox, workspace: { ...sandbox.workspace, hostPath: ws } };
+    await expect(backend.start(context, linked, context.settings.templates[0]!)).rejects.toMatchObject({
+      kind: "usage",
+      message: expect.stringContaining(`${ws}/.vscode is a symbolic link, and the extra-container runtime cannot hold a link in place`) as unknown,
+    });
+    expect(calls()).not.toContain(`extra-container create --start ${definitionPath(context.paths, "demo")}`);
   });
 
   it("reports a failed create as a container error with what extra-container said", async () => {

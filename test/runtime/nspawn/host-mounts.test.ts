@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readFileSync, readlinkSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
-import { bindDescriptors, makePointsAs, mountsHelperPath, resizeTmpfs, unmountPoints } from "../../../runtime/nspawn/host-mounts.js";
+import { bindDescriptors, makePointsAs, mountsHelperPath, pinInside, resizeTmpfs, unmountPoints } from "../../../runtime/nspawn/host-mounts.js";
 import { runCommand } from "../../../runtime/core/run-command.js";
 import { scratchDirs } from "../../support/scratch-dirs.js";
 import { isRoot } from "../../support/tools.js";
@@ -22,7 +22,7 @@ describe.skipIf(!isRoot())("forage-mounts, the static helper for a start's host-
     chownSync(mine, nobody.uid, nobody.gid);
     writeFileSync(join(mine, "kept"), "the user's\n");
     symlinkSync(join(dir, "outside"), join(mine, "dangling"));
-    await makePointsAs(nobody, [
+    const answers = await makePointsAs(nobody, [
       { kind: "d", path: join(mine, "new-dir"), text: "" },
       { kind: "f", path: join(mine, "new-file"), text: ".\n" },
       { kind: "f", path: join(mine, "kept"), text: "replaced\n" },
@@ -30,6 +30,8 @@ describe.skipIf(!isRoot())("forage-mounts, the static helper for a start's host-
       // The user cannot write in a root-owned directory: nothing is made there (the helper is not root by then).
       { kind: "d", path: join(dir, "roots"), text: "" },
     ]);
+    // One answer a point: the caller records what was made, and drops what the user may not create.
+    expect(answers).toEqual(["made", "made", "exists", "exists", "denied"]);
     expect([lstatSync(join(mine, "new-dir")).isDirectory(), lstatSync(join(mine, "new-dir")).uid]).toEqual([true, nobody.uid]);
     expect([readFileSync(join(mine, "new-file"), "utf8"), lstatSync(join(mine, "new-file")).uid]).toEqual([".\n", nobody.uid]);
     expect(readFileSync(join(mine, "kept"), "utf8")).toBe("the user's\n");
@@ -38,6 +40,53 @@ describe.skipIf(!isRoot())("forage-mounts, the static helper for a start's host-
     // A request with a kind it does not know makes nothing at all, not the points before it.
     const refused = await runCommand(mountsHelperPath(), ["make-points", "65534", "65534", "d", join(mine, "first"), "", "x", join(mine, "second"), ""], { reject: false });
     expect([refused.exitCode, refused.stderr, existsSync(join(mine, "first"))]).toEqual([1, "forage-mounts: make-points x: Invalid argument", false]);
+  });
+
+  it("pins inside a staged tree: a link onto itself (it cannot be removed), read-only and writable binds, a stand-in", async () => {
+    const dir = scratch();
+    const tree = join(dir, "tree");
+    mkdirSync(join(tree, "real/sub"), { recursive: true });
+    mkdirSync(join(tree, "point"));
+    mkdirSync(join(dir, "stand-in"));
+    writeFileSync(join(tree, "real/config"), "[core]\n");
+    symlinkSync("real", join(tree, ".git"));
+    const mountinfo = (): string => readFileSync("/proc/self/mountinfo", "utf8");
+    try {
+      const done = await pinInside(tree, [
+        { kind: "rw", path: "real", source: "" },
+        { kind: "link", path: ".git", source: "" },
+        { kind: "ro", path: "real/config", source: "" },
+        { kind: "from", path: "point", source: join(dir, "stand-in") },
+      ]);
+      expect(done).toEqual({ ok: true });
+      expect(() => unlinkSync(join(tree, ".git"))).toThrow("EBUSY");
+      expect(() => renameSync(join(tree, "real"), join(tree, "aside"))).toThrow("EBUSY");
+      expect(readlinkSync(join(tree, ".git"))).toBe("real");
+      expect(() => writeFileSync(join(tree, "real/config"), "x")).toThrow("EROFS");
+      writeFileSync(join(tree, "real/sub/written"), "the rest stays writable\n");
+      expect(() => writeFileSync(join(tree, "point/x"), "x")).toThrow("EROFS");
+      expect(mountLine(mountinfo(), join(tree, ".git"))).toBeDefined();
+    } finally {
+      await unmountPoints([join(tree, "point"), join(tree, "real/config"), join(tree, ".git"), join(tree, "real")]);
+    }
+    expect([".git", "real", "point"].map((path) => mountLine(mountinfo(), join(tree, path)))).toEqual([undefined, undefined, undefined]);
+  });
+
+  it("pins nothing reached through a link, or out of the tree, nor a link where none was asked for, and says which path it refused", async () => {
+    const dir = scratch();
+    const tree = join(dir, "tree");
+    mkdirSync(join(dir, "outside"));
+    mkdirSync(tree);
+    symlinkSync(join(dir, "outside"), join(tree, "link"));
+    for (const path of ["link/x", "../outside", "/etc"]) {
+      const refused = await pinInside(tree, [{ kind: "ro", path, source: "" }]);
+      expect(refused).toEqual({ ok: false, reason: expect.stringContaining(`forage-mounts: pin ro ${path}:`) as unknown });
+    }
+    // A link where none was asked for (a name swapped for one after forage-ctl looked), and none where one was.
+    mkdirSync(join(tree, "dir"));
+    expect(await pinInside(tree, [{ kind: "ro", path: "link", source: "" }])).toEqual({ ok: false, reason: "forage-mounts: pin ro link: Too many levels of symbolic links" });
+    expect(await pinInside(tree, [{ kind: "link", path: "dir", source: "" }])).toEqual({ ok: false, reason: "forage-mounts: pin link dir: Invalid argument" });
+    expect(readFileSync("/proc/self/mountinfo", "utf8")).not.toContain(join(dir, "outside"));
   });
 
   it("binds descriptors all or nothing, and unmounts what it bound", async () => {

@@ -40,10 +40,11 @@ export class GateFixture {
   standing: StandingPushes | undefined;
   readonly records: string[] = [];
 
+  /** `protectedBranches`: the template's pushGate.protectedBranches (default null: the gate's defaults). */
   constructor(
     tag: string,
     uidOffset: number,
-    private readonly options: { standing?: boolean } = {},
+    private readonly options: { standing?: boolean; protectedBranches?: string[] | null } = {},
   ) {
     this.account = `fp${tag}${process.pid % 100000}`;
     this.agentUid = 61_000 + uidOffset * 1000 + (process.pid % 1000);
@@ -126,7 +127,7 @@ export class GateFixture {
       workspace: { mode: "git-worktree", hostPath: this.work, managed: true, sourceRepo: this.userRepo, stores: [{ kind: "git", path: join(this.userRepo, ".git") }] },
       user: { name: this.account, uid: this.uid, gid: this.uid, home: this.home },
       agent: { uid: this.agentUid, gid: this.agentUid },
-      protectedBranches: null,
+      protectedBranches: this.options.protectedBranches ?? null,
       ask: this.desk.ask,
       deadlineMs: 5_000,
       // On the host the relay and socket are at their own paths, not the sandbox's mount points.

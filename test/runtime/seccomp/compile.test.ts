@@ -54,6 +54,15 @@ describe.each([x86_64, aarch64])("the seccomp filter for $name", (arch) => {
     expect(verdict(arch, compileFilter(arch, ["namespaces", "mount"]), "ioctl", [3n, 0x5000940en])).toBe(eperm);
   });
 
+  it("refuses typing into a terminal (TIOCSTI, TIOCLINUX), whatever the template allows back", () => {
+    // include/uapi/asm-generic/ioctls.h: TIOCSTI 0x5412, TIOCLINUX 0x541C; TIOCSWINSZ 0x5414 stays allowed.
+    for (const allowed of [program, compileFilter(arch, ["namespaces", "mount", "ptrace", "keyring"])]) {
+      expect(verdict(arch, allowed, "ioctl", [0n, 0x5412n])).toBe(eperm);
+      expect(verdict(arch, allowed, "ioctl", [0n, 0x541cn])).toBe(eperm);
+    }
+    expect(verdict(arch, program, "ioctl", [0n, 0x5414n])).toBe(RET_ALLOW);
+  });
+
   it("refuses every call from another architecture's entry point", () => {
     for (const other of [0x40000003, 0x40000028, x86_64.auditArch, aarch64.auditArch].filter((a) => a !== arch.auditArch)) {
       expect(runFilter(program, { nr: 39, arch: other })).toBe(eperm);

@@ -2,6 +2,8 @@ import { generateKeyPairSync, verify } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { FrameDecoder, identitiesMessage, maxMessageBytes, parseIdentitiesAnswer, parseRequest, parseSignResponse, signResponseMessage } from "../../../runtime/ssh-agent/agent-messages.js";
 import { parsePrivateKey } from "../../../runtime/ssh-agent/key-file.js";
+import { signDestinationText } from "../../../runtime/approvals/sign-destination-text.js";
+import { signDetail } from "../../../runtime/ssh-agent/sandbox-ssh-agent.js";
 import { describeSignData } from "../../../runtime/ssh-agent/sign-data.js";
 import { fingerprintOf } from "../../../runtime/ssh-agent/ssh-key.js";
 import { MalformedMessage, WireReader, WireWriter } from "../../../runtime/ssh-agent/wire.js";
@@ -71,20 +73,33 @@ describe("what the sign request's data shows the human", () => {
     return writer.bytes();
   };
 
-  it("shows the user of a login, and says the host name is not in it", () => {
-    expect(describeSignData(login("publickey"))).toBe("ssh login as alice (the server's host name is not in the request)");
+  it("reads the user of a login", () => {
+    expect(describeSignData(login("publickey"))).toEqual({ kind: "ssh-login", user: "alice" });
   });
 
-  it("shows the server's host key fingerprint of an OpenSSH host-bound login", () => {
+  it("reads the server's host key of an OpenSSH host-bound login, as its fingerprint", () => {
     const hostKey = Buffer.from("hostkey-blob");
-    expect(describeSignData(login("publickey-hostbound-v00@openssh.com", [hostKey]))).toBe(
-      `ssh login as alice to a server with host key ${fingerprintOf(hostKey)} (the server's host name is not in the request)`,
-    );
+    expect(describeSignData(login("publickey-hostbound-v00@openssh.com", [hostKey]))).toEqual({ kind: "ssh-login", user: "alice", hostKey: fingerprintOf(hostKey) });
   });
 
-  it("shows an SSHSIG signature's namespace (git commit signing)", () => {
+  it("reads an SSHSIG signature's namespace (git commit signing) and hash", () => {
     const data = Buffer.concat([Buffer.from("SSHSIG"), new WireWriter().string("git").string("").string("sha512").string(Buffer.alloc(64)).bytes()]);
-    expect(describeSignData(data)).toBe('an SSHSIG signature, namespace "git" (sha512)');
+    expect(describeSignData(data)).toEqual({ kind: "sshsig", namespace: "git", hash: "sha512" });
+  });
+
+  it("keeps a user name in the shape of forage's words as data: shown quoted, it cannot pass for the host key", () => {
+    const user = `git to a server with host key ${fingerprintOf(Buffer.from("the real one"))} (`;
+    const data = new WireWriter().string(Buffer.alloc(32, 7)).byte(50).string(user).string("ssh-connection").string("publickey").byte(1).string("ssh-ed25519").string(Buffer.from("key")).bytes();
+    const destination = describeSignData(data);
+    expect(destination).toEqual({ kind: "ssh-login", user });
+    expect(destination === undefined ? "" : signDestinationText(destination)).toBe(`ssh login as "${user}"`);
+  });
+
+  it("writes a signature's audit line with the sandbox's text quoted and escaped", () => {
+    const destination = { kind: "ssh-login" as const, user: 'git\u202e" for ssh login as "root' };
+    expect(signDetail({ fingerprint: "SHA256:k", comment: "me\u200b", destination, signed: true, reason: "once" })).toBe(
+      'signed with SHA256:k (me\\u200b) for ssh login as "git\\u202e\\" for ssh login as \\"root": once',
+    );
   });
 
   it("shows nothing for data it cannot read, or a user name with control characters", () => {

@@ -2,30 +2,10 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scratchDirs } from "../../support/scratch-dirs.js";
 import { describe, expect, it } from "vitest";
-import { guardState, workspaceGuards } from "../../../runtime/workspaces/guarded-paths.js";
+import { workspaceGuards } from "../../../runtime/workspaces/guarded-paths.js";
 
 describe("guarded paths of a workspace", () => {
   const workspace = scratchDirs("forage-guards-");
-
-  it("finds a present path, and for an absent one the first missing component (a directory when the guard lies below it)", async () => {
-    const root = workspace();
-    writeFileSync(join(root, ".envrc"), "use nix\n");
-    const file = { kind: "file", text: "" } as const;
-    expect(await guardState(root, { path: ".envrc", placeholder: file })).toEqual({ state: "present", path: ".envrc" });
-    expect(await guardState(root, { path: ".git/commondir", placeholder: file })).toEqual({ state: "absent", path: ".git", placeholder: { kind: "directory" } });
-    expect(await guardState(root, { path: ".git/hooks", placeholder: { kind: "directory" } })).toEqual({ state: "absent", path: ".git", placeholder: { kind: "directory" } });
-  });
-
-  it("skips a path reached through a link, a file in place of a directory, and an absent path that has no safe stand-in", async () => {
-    const root = workspace();
-    mkdirSync(join(root, "real"));
-    symlinkSync("real", join(root, ".vscode"));
-    writeFileSync(join(root, ".git"), "gitdir: /elsewhere\n");
-    const dir = { kind: "directory" } as const;
-    expect(await guardState(root, { path: ".vscode", placeholder: dir })).toEqual({ state: "skip" });
-    expect(await guardState(root, { path: ".git/hooks", placeholder: dir })).toEqual({ state: "skip" });
-    expect(await guardState(root, { path: ".jj/repo/store/git_target", placeholder: null })).toEqual({ state: "skip" });
-  });
 
   it("guards a .git directory's internals, a .git pointer file, the repository's own list, and not what a template lifts", async () => {
     const root = workspace();
@@ -41,6 +21,13 @@ describe("guarded paths of a workspace", () => {
     const pointers = await workspaceGuards(worktree, []);
     expect(pointers).toContainEqual({ path: ".git", placeholder: null });
     expect(pointers.map((guard) => guard.path)).not.toContain(".git/commondir");
+  });
+
+  it("guards a .git's internals where a link named .git leads, as the host's git sees it", async () => {
+    const root = workspace();
+    mkdirSync(join(root, "realgit"));
+    symlinkSync("realgit", join(root, ".git"));
+    expect((await workspaceGuards(root, [])).map((guard) => guard.path)).toEqual(expect.arrayContaining([".git/commondir", ".git/info", ".git/config", ".git/hooks"]));
   });
 
   it("gives the stand-in for .git/commondir a '.' (git dies on an empty commondir; '.' is the directory itself)", async () => {
