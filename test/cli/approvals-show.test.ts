@@ -101,7 +101,18 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
     await whilePending({ sandbox: "fix-42", kind: "host", subject: { name: "pypi.example", port: 443 }, deadlineMs: 60_000 }, async (id) => {
       const lines = (await run("approvals", "show", id)).stdout.split("\n");
       expect(lines.filter((line) => /^(NAME|PORT) /.test(line))).toEqual(['NAME         "pypi.example"', "PORT         443"]);
+      expect(lines).toContain("ADDRESSES    not looked up yet: nothing is sent upstream before you answer;");
       expect(lines).toContain(`  forage-ctl approve ${id} --always     # name:port kept in this sandbox's allowlist`);
+    });
+  });
+
+  it("shows the addresses a re-pointed host's answer has, those approved before and the new ones, which are what an approval admits", async () => {
+    const subject = { name: "pypi.example", port: 443, addresses: ["203.0.113.9", "198.51.100.7"], approved: ["198.51.100.7"] };
+    await whilePending({ sandbox: "fix-42", kind: "host", subject, deadlineMs: 60_000 }, async (id) => {
+      const shown = (await run("approvals", "show", id)).stdout;
+      expect(shown).toContain("WHAT         pypi.example:443 at 2 addresses, 1 new\n");
+      expect(shown).toContain(["ADDRESSES    the resolver's answer, 2:", "             203.0.113.9  (new)", "             198.51.100.7  (approved before)"].join("\n"));
+      expect((await run("approvals")).stdout).toContain("pypi.example:443 at 2 addresses, 1 new");
     });
   });
 
