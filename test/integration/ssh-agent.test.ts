@@ -173,7 +173,7 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
     const agent = await startAgent("for-where", await fileKeys("ed"), true, queue);
     const first = login(agent.socket, "ed");
     const asked = await queue.next();
-    expect((asked.ask.subject as { destination?: string }).destination).toMatch(/^ssh login as root to a server with host key /);
+    expect(asked.ask.subject).toMatchObject({ destination: { kind: "ssh-login", user: "root", hostKey: hostKeyFingerprint } });
     asked.answer({ decision: "for", untilMs: Date.now() + 10 * 60_000 });
     expect((await first).stdout).toBe("logged-in");
     expect((await login(agent.socket, "ed")).stdout).toBe("logged-in");
@@ -182,7 +182,7 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
     writeFileSync(message, "a file the sandbox wants signed\n");
     const sign = execa("ssh-keygen", ["-Y", "sign", "-U", "-f", join(pubsDir, "ed.pub"), "-n", "file", message], { env: { SSH_AUTH_SOCK: agent.socket }, reject: false, stdin: "ignore" });
     const again = await queue.next();
-    expect(again.ask.subject).toMatchObject({ fingerprint: fingerprints.ed, destination: expect.stringContaining("file") });
+    expect(again.ask.subject).toMatchObject({ fingerprint: fingerprints.ed, destination: { kind: "sshsig", namespace: "file" } });
     again.answer({ decision: "deny" });
     expect((await sign).exitCode).not.toBe(0);
     expect(agent.records.map((r) => r.reason)).toEqual(["for", "approved-earlier", "deny"]);
