@@ -85,6 +85,17 @@ export class AllowedAddresses {
         writes.set(set, write);
         expiries.set(key, now + timeout * 1000);
       }
+      // An address the policy admits for another name on these ports stays that name's: the end of an approval that shares it must not take it away.
+      const previous = this.admitted.get(resolved.address);
+      if (
+        resolved.untilMs !== undefined &&
+        previous !== undefined &&
+        previous.untilMs === undefined &&
+        previous.expiresAt > now &&
+        previous.name !== resolved.name &&
+        coversPorts(previous.ports, resolved.ports)
+      )
+        continue;
       const admitted: AdmittedAddress = { name: resolved.name, chain: resolved.chain, ports: resolved.ports, expiresAt: now + timeout * 1000 };
       this.admitted.set(resolved.address, resolved.untilMs === undefined ? admitted : { ...admitted, untilMs: resolved.untilMs });
     }
@@ -180,4 +191,9 @@ function add(set: NftSet, elements: NftElement[]): SetElementOp {
  */
 function renewal(set: NftSet, elements: NftElement[]): SetElementOp[] {
   return [add(set, elements), { op: "delete", set, elements }, add(set, elements)];
+}
+
+/** Whether an address admitted on `ports` (null: any port) is reachable on every port of `wanted`. */
+function coversPorts(ports: readonly number[] | null, wanted: readonly number[] | null): boolean {
+  return ports === null || (wanted !== null && wanted.every((port) => ports.includes(port)));
 }
