@@ -94,7 +94,7 @@ Examples:
 function registerShow(approvals: Command, socket: () => Promise<string>): void {
   approvals
     .command("show")
-    .description("Show one pending request with every field: a push's commits and diffstat, a key's comment and destination, a host's name and port")
+    .description("Show one pending request with every field: a push's commits and diffstat, a key's comment and destination, a host's name, port and addresses")
     .argument("<id>", "the request's id, as forage-ctl approvals shows it")
     .option("--json", "print the request as JSON (as forage-ctl approvals --json lists it)")
     .addHelpText(
