@@ -1,8 +1,6 @@
 import type { ApprovalDecision } from "../approvals/approval.js";
-import { pathUnder } from "../core/names.js";
 import type { RuntimePaths } from "../core/paths.js";
-import { withLock } from "../state/lock.js";
-import { readMetadata, writeMetadata } from "../state/metadata-store.js";
+import { changeMetadata } from "../state/change-metadata.js";
 
 /** A branch at a URL: what a push approved beyond its request covers (the remote's name may be re-pointed; the URL may not). */
 export interface PushedRef {
@@ -55,24 +53,14 @@ export class StandingPushes {
  * `forage-ctl network --allow` writes its allowlist); false when the sandbox or its gate is gone,
  * the list is full, or the lock could not be had.
  */
-export async function keepAlwaysPushed(paths: RuntimePaths, sandbox: string, pushed: PushedRef): Promise<boolean> {
-  try {
-    return await withLock(
-      pathUnder(paths.locksDir, sandbox),
-      async () => {
-        const metadata = await readMetadata(paths, sandbox);
-        if (metadata?.pushGate === null || metadata?.pushGate === undefined) return false;
-        const kept = metadata.pushGate.alwaysPushed ?? [];
-        if (kept.some((each) => keyOf(each) === keyOf(pushed))) return true;
-        if (kept.length >= maxKept) return false;
-        await writeMetadata(paths, { ...metadata, pushGate: { ...metadata.pushGate, alwaysPushed: [...kept, { url: pushed.url, ref: pushed.ref }] } });
-        return true;
-      },
-      lockWaitSeconds,
-    );
-  } catch {
-    return false;
-  }
+export function keepAlwaysPushed(paths: RuntimePaths, sandbox: string, pushed: PushedRef): Promise<boolean> {
+  return changeMetadata(paths, sandbox, lockWaitSeconds, (metadata) => {
+    const gate = metadata.pushGate;
+    if (gate === null) return false;
+    const kept = gate.alwaysPushed ?? [];
+    if (kept.some((each) => keyOf(each) === keyOf(pushed))) return true;
+    return kept.length < maxKept && { ...metadata, pushGate: { ...gate, alwaysPushed: [...kept, { url: pushed.url, ref: pushed.ref }] } };
+  });
 }
 
 function keyOf(pushed: PushedRef): string {
