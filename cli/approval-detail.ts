@@ -1,4 +1,5 @@
 import type { HostSubject, PushSubject } from "../runtime/approvals/approval.js";
+import { heldDestination } from "../runtime/approvals/approval-answers.js";
 import { subjectSummary, type ApprovalView } from "../runtime/approvals/approval-view.js";
 import { escapeSandboxText, quoteSandboxText } from "../runtime/approvals/sandbox-text.js";
 import { signDestinationText } from "../runtime/approvals/sign-destination-text.js";
@@ -140,7 +141,11 @@ function answers(request: ApprovalView): string[] {
       `${approve} --always     # name:port kept in this sandbox's allowlist`,
     ],
     push: [`${approve}              # this push`, `${approve} --for 10m    # and this ref at this URL, unasked for 10 minutes`, `${approve} --always     # and this ref at this URL, unasked for good`],
-    "ssh-sign": [`${approve}              # this signature`, `${approve} --for 10m    # this key to this destination, without asking again for 10 minutes`],
+    "ssh-sign": [
+      `${approve}              # this signature`,
+      // --for only where it can be held to the destination shown (approval-answers.ts).
+      ...(request.kind === "ssh-sign" && !heldDestination(request.subject.destination) ? [] : [`${approve} --for 10m    # this key to this destination, without asking again for 10 minutes`]),
+    ],
   };
   return [...ways[request.kind], `forage-ctl deny ${request.id}`];
 }

@@ -1,4 +1,5 @@
-import type { ApprovalKind } from "./approval.js";
+import type { ApprovalKind, SignDestination } from "./approval.js";
+import type { Asked } from "./approval-view.js";
 
 /** How a human may approve: this request, for a while, or for good. */
 export type ApprovalMode = "once" | "for" | "always";
@@ -29,7 +30,9 @@ export const approvalAnswers: Readonly<Record<ApprovalKind, Record<ApprovalMode 
   },
   "ssh-sign": {
     once: { does: "makes this one signature" },
-    for: { does: "lets the same key sign for the same destination without asking until the time is up (at most 24h)" },
+    for: {
+      does: "lets the same key sign for the same destination (an SSH login's user and server host key, an SSHSIG's namespace) without asking until the time is up (at most 24h); refused for a request that does not show its destination in full",
+    },
     always: { refused: "an SSH key that always signs is a key given away: approve it --for a while (at most 24h), or set the template's sshAgent confirm: false if signing unasked is what you want" },
     deny: { does: "fails this signature (a later one asks again)" },
   },
@@ -45,4 +48,23 @@ export function modeRefusal(kind: ApprovalKind, mode: ApprovalMode): string | nu
   if (!("refused" in meaning)) return null;
   const taken = approvalModes.filter((each) => !("refused" in approvalAnswers[kind][each]));
   return `${kind} requests take ${taken.map((each) => `--${each}`).join(" or ")}, not --${mode}: ${meaning.refused}`;
+}
+
+/**
+ * Why `mode` is refused for this request: its kind's refusal (modeRefusal), or for an SSH
+ * signature --for one whose destination is not shown in full. The sandbox writes the data to
+ * sign: a login without the server's host key (method "publickey", not OpenSSH's hostbound one)
+ * or data that reads as neither a login nor an SSHSIG would let one approval for a while cover
+ * signatures for any server.
+ */
+export function requestRefusal(ask: Asked, mode: ApprovalMode): string | null {
+  const refusal = modeRefusal(ask.kind, mode);
+  if (refusal !== null || ask.kind !== "ssh-sign" || mode !== "for" || heldDestination(ask.subject.destination)) return refusal;
+  const missing = ask.subject.destination === undefined ? "its destination is not known" : "the server's host key is not shown";
+  return `this ssh-sign request takes --once only: ${missing}, so --for could not hold the key to one destination (it would sign for any server unasked)`;
+}
+
+/** Whether a signature's destination is shown in full, so that an approval `for` a while can be held to it. */
+export function heldDestination(destination: SignDestination | undefined): destination is SignDestination {
+  return destination !== undefined && (destination.kind === "sshsig" || destination.hostKey !== undefined);
 }

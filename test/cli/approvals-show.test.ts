@@ -96,6 +96,12 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
         "COMMENT      me@laptop",
         "DESTINATION  not known (the session data did not show it)",
       ]);
+      // Its destination not known, --for could not be held to one: not offered (the queue refuses it).
+      expect(lines.filter((line) => line.includes("--for"))).toEqual([]);
+    });
+    const destination = { kind: "ssh-login" as const, user: "git", hostKey: `SHA256:${"A".repeat(43)}` };
+    await whilePending({ sandbox: "fix-42", kind: "ssh-sign", subject: { fingerprint: "SHA256:q1w2e3", comment: "me@laptop", destination }, deadlineMs: 60_000 }, async (id) => {
+      const lines = (await run("approvals", "show", id)).stdout.split("\n");
       expect(lines).toContain(`  forage-ctl approve ${id} --for 10m    # this key to this destination, without asking again for 10 minutes`);
     });
     await whilePending({ sandbox: "fix-42", kind: "host", subject: { name: "pypi.example", port: 443 }, deadlineMs: 60_000 }, async (id) => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { modeRefusal } from "../../../runtime/approvals/approval-answers.js";
 import { ApprovalQueue, type ApprovalAuditKind } from "../../../runtime/approvals/approval-queue.js";
-import type { ApprovalAsk } from "../../../runtime/approvals/approval.js";
+import type { ApprovalAsk, SshSignSubject } from "../../../runtime/approvals/approval.js";
 import type { ApprovalView } from "../../../runtime/approvals/approval-view.js";
 import { readEvents, recordEvent } from "../../../runtime/core/audit-log.js";
 import { runtimePaths } from "../../../runtime/core/paths.js";
@@ -109,6 +109,27 @@ describe("the approvals queue", () => {
     await expect(answer).resolves.toEqual({ decision: "once" });
     await queue.flush();
     expect(events.map((event) => event.event)).toEqual(["approval-asked", "approval-answered"]);
+  });
+
+  it("refuses --for on an SSH signature whose destination is not shown in full, and takes it where it is", async () => {
+    const { queue } = queueWithLog();
+    const hostKey = `SHA256:${"A".repeat(43)}`;
+    const sign = (destination?: SshSignSubject["destination"]) =>
+      queue.ask({ sandbox: "demo", kind: "ssh-sign", subject: destination === undefined ? { fingerprint: "SHA256:abc", comment: "me" } : { fingerprint: "SHA256:abc", comment: "me", destination } });
+    const forTen = { decision: "for", untilMs: Date.now() + 600_000 } as const;
+    // The attack: a login without the server's host key (method "publickey"), or data that is no login: --for would sign for any server.
+    for (const destination of [undefined, { kind: "ssh-login", user: "git" } as const]) {
+      void sign(destination);
+      const id = queue.pending()[0]?.id ?? "";
+      expect(() => queue.answer(id, forTen, "root")).toThrow(/takes --once only: (its destination is not known|the server's host key is not shown)/);
+      queue.answer(id, { decision: "once" }, "root");
+    }
+    // The control: a destination shown in full (a login with its host key, an SSHSIG namespace) takes --for.
+    for (const destination of [{ kind: "ssh-login", user: "git", hostKey } as const, { kind: "sshsig", namespace: "git", hash: "sha512" } as const]) {
+      const answer = sign(destination);
+      queue.answer(queue.pending()[0]?.id ?? "", forTen, "root");
+      await expect(answer).resolves.toEqual(forTen);
+    }
   });
 
   it.each(["host", "push"] as const)("takes --once, --for and --always for a %s request", (kind) => {
