@@ -1,4 +1,5 @@
-import type { PushSubject } from "../runtime/approvals/approval.js";
+import type { HostSubject, PushSubject } from "../runtime/approvals/approval.js";
+import { heldDestination } from "../runtime/approvals/approval-answers.js";
 import { subjectSummary, type ApprovalView } from "../runtime/approvals/approval-view.js";
 import { escapeSandboxText, quoteSandboxText } from "../runtime/approvals/sandbox-text.js";
 import { signDestinationText } from "../runtime/approvals/sign-destination-text.js";
@@ -22,9 +23,12 @@ type Field = [label: string, value: string | readonly string[]];
  * ID           k7q2xm
  * SANDBOX      fix-42
  * KIND         host
- * WHAT         pypi.example:443
+ * WHAT         pypi.example:443 at 2 addresses, 1 new
  * NAME         "pypi.example"
  * PORT         443
+ * ADDRESSES    the resolver's answer, 2:
+ *              151.101.0.223  (approved before)
+ *              151.101.64.223  (new)
  * ASKED        2026-11-21T10:00:00.000Z (12s ago)
  * DEADLINE     2026-11-21T10:00:30.000Z (in 18s; denied if nobody answers by then)
  *
@@ -32,8 +36,9 @@ type Field = [label: string, value: string | readonly string[]];
  * (\u200b, \x1b; \\ is a backslash, \" a quote).
  *
  * Answer with one of:
- *   forage-ctl approve k7q2xm              # once: for this sandbox's life
- *   forage-ctl approve k7q2xm --always     # kept in this sandbox's policy
+ *   forage-ctl approve k7q2xm              # once: this name, port and addresses while the sandbox runs
+ *   forage-ctl approve k7q2xm --for 10m    # the same, for 10 minutes
+ *   forage-ctl approve k7q2xm --always     # name:port kept in this sandbox's allowlist
  *   forage-ctl deny k7q2xm
  */
 export function approvalDetail(request: ApprovalView, now: number): string {
@@ -63,6 +68,7 @@ function subjectFields(request: ApprovalView): Field[] {
       return [
         ["NAME", quoteSandboxText(name)],
         ["PORT", port === undefined ? "not known (the DNS filter sees a name, not the port it is for)" : String(port)],
+        ["ADDRESSES", hostAddresses(request.subject)],
       ];
     }
     case "push":
@@ -83,6 +89,22 @@ function subjectFields(request: ApprovalView): Field[] {
       ];
     }
   }
+}
+
+/**
+ * What a host approval admits the name at: the answer's addresses, those approved before marked;
+ * before the first answer, why there are none to show yet (looking the name up would send its
+ * labels upstream before the human said yes) and which it will admit.
+ */
+function hostAddresses({ addresses, approved = [] }: HostSubject): string[] {
+  if (addresses === undefined)
+    return [
+      "not looked up yet: nothing is sent upstream before you answer;",
+      "approving admits the addresses of the answer to the lookup it releases, and only those",
+      "(another answer later asks again, showing its addresses)",
+    ];
+  const before = new Set(approved);
+  return [`the resolver's answer, ${addresses.length}:`, ...addresses.map((address) => `${escapeSandboxText(address)}${before.has(address) ? "  (approved before)" : "  (new)"}`)];
 }
 
 /** A push's fields: the commits with their subjects quoted and what a long list leaves out, the diffstat under its label. */
@@ -113,9 +135,17 @@ function commitLine(line: string): string {
 function answers(request: ApprovalView): string[] {
   const approve = `forage-ctl approve ${request.id}`;
   const ways: Record<ApprovalView["kind"], string[]> = {
-    host: [`${approve}              # once: for this sandbox's life`, `${approve} --always     # kept in this sandbox's policy`],
-    push: [`${approve}              # this push`],
-    "ssh-sign": [`${approve}              # this signature`, `${approve} --for 10m    # this key, without asking again for 10 minutes`],
+    host: [
+      `${approve}              # once: this name, port and addresses while the sandbox runs`,
+      `${approve} --for 10m    # the same, for 10 minutes`,
+      `${approve} --always     # name:port kept in this sandbox's allowlist`,
+    ],
+    push: [`${approve}              # this push`, `${approve} --for 10m    # and this ref at this URL, unasked for 10 minutes`, `${approve} --always     # and this ref at this URL, unasked for good`],
+    "ssh-sign": [
+      `${approve}              # this signature`,
+      // --for only where it can be held to the destination shown (approval-answers.ts).
+      ...(request.kind === "ssh-sign" && !heldDestination(request.subject.destination) ? [] : [`${approve} --for 10m    # this key to this destination, without asking again for 10 minutes`]),
+    ],
   };
   return [...ways[request.kind], `forage-ctl deny ${request.id}`];
 }

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { Option } from "commander";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Request } from "../../runtime/api/calls.js";
+import { approvalAnswers, approvalModes } from "../../runtime/approvals/approval-answers.js";
 import { approvalIdPattern } from "../../runtime/approvals/approval-id.js";
 import { approvalJson } from "../../runtime/approvals/approval-json.js";
 import { subjectSummary, type ApprovalView } from "../../runtime/approvals/approval-view.js";
@@ -56,17 +57,18 @@ Examples:
     .command("approve")
     .description("Answer a pending request yes: once (default), always, or for a while")
     .argument("<id>", "the request's id, as forage-ctl approvals shows it")
-    .addOption(new Option("--once", "this request only (a host: for this sandbox's life)").conflicts(["always", "for"]))
-    .addOption(new Option("--always", "a host: add it to this sandbox's policy for good").conflicts(["for"]))
-    .option("--for <duration>", "an SSH key: sign without asking for this long, e.g. 10m, 1h (at most 24h)")
+    .addOption(new Option("--once", "this request only (the default)").conflicts(["always", "for"]))
+    .addOption(new Option("--always", "this request, and the same again for good (not for ssh-sign)").conflicts(["for"]))
+    .option("--for <duration>", "this request, and the same again without asking for this long, e.g. 10m, 1h (at most 24h)")
     .option("--json", "print the answered request as JSON")
     .addHelpText(
       "after",
-      `
+      `\nWhat each answer does, by the request's KIND:\n${answersHelp()}\nA kind that refuses a way of approving says why (exit 64); the request stays pending.
+
 Examples:
   forage-ctl approve k7q2xm              # once
-  forage-ctl approve k7q2xm --always     # a host, kept in the sandbox's policy
-  forage-ctl approve k7q2xm --for 10m    # an SSH key, for ten minutes`,
+  forage-ctl approve k7q2xm --always     # a host: into the sandbox's allowlist; a push: that ref, for good
+  forage-ctl approve k7q2xm --for 10m    # for ten minutes`,
     )
     .action(async (id: string, options: { once?: boolean; always?: boolean; for?: string; json?: boolean }) => {
       const request: Request<"approve"> = options.for !== undefined ? { id, mode: "for", forMs: parseApprovalDuration(options.for) } : { id, mode: options.always === true ? "always" : "once" };
@@ -77,7 +79,7 @@ Examples:
 
   program
     .command("deny")
-    .description("Answer a pending request no")
+    .description("Answer a pending request no (what that means per kind: forage-ctl approve --help)")
     .argument("<id>", "the request's id, as forage-ctl approvals shows it")
     .option("--json", "print the answered request as JSON")
     .addHelpText("after", "\nExample:\n  forage-ctl deny k7q2xm")
@@ -92,7 +94,7 @@ Examples:
 function registerShow(approvals: Command, socket: () => Promise<string>): void {
   approvals
     .command("show")
-    .description("Show one pending request with every field: a push's commits and diffstat, a key's comment and destination, a host's name and port")
+    .description("Show one pending request with every field: a push's commits and diffstat, a key's comment and destination, a host's name, port and addresses")
     .argument("<id>", "the request's id, as forage-ctl approvals shows it")
     .option("--json", "print the request as JSON (as forage-ctl approvals --json lists it)")
     .addHelpText(
@@ -116,6 +118,19 @@ Examples:
       if (options.json === true) return printJson(approvalJson(request));
       process.stdout.write(approvalDetail(request, Date.now()));
     });
+}
+
+/** The table of approval-answers.ts as help text: per kind, each flag and what it does or why it is refused. */
+function answersHelp(): string {
+  return Object.entries(approvalAnswers)
+    .map(([kind, answers]) => {
+      const lines = [...approvalModes, "deny" as const].map((mode) => {
+        const meaning = answers[mode];
+        return wrap(`${mode === "deny" ? "deny" : `--${mode}`}: ${"does" in meaning ? meaning.does : `refused: ${meaning.refused}`}`, "    ", 100);
+      });
+      return `  ${kind}\n${lines.join("\n")}`;
+    })
+    .join("\n");
 }
 
 /** `host pypi.example:443 for fix-42`, escaped. */
@@ -161,4 +176,18 @@ async function watch(path: string, json: boolean): Promise<never> {
     last = listed;
     await sleep(watchIntervalMs);
   }
+}
+
+/** Words filled into lines of at most `width` columns, each starting with `indent` (the next ones two more). */
+function wrap(text: string, indent: string, width: number): string {
+  const lines: string[] = [];
+  let line = indent;
+  for (const word of text.split(" ")) {
+    if (line.trim() !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = `${indent}  `;
+    }
+    line += line.trim() === "" ? word : ` ${word}`;
+  }
+  return [...lines, line].join("\n");
 }

@@ -6,6 +6,7 @@ import type { NetworkView } from "../../runtime/sandbox/network-operations.js";
 import { settingsFile } from "../../runtime/settings/settings-file.js";
 import { UserError } from "../../runtime/core/errors.js";
 import { printJson } from "../output.js";
+import { terminalQuestions } from "../terminal-question.js";
 
 /**
  * The names to make permanent, each with where it came from: those learned, those the human
@@ -13,22 +14,49 @@ import { printJson } from "../output.js";
  * allowlist entries beyond its template's (`always` answers, and `--allow`), where they are names.
  */
 export function seenNames(view: NetworkView): SeenName[] {
-  const ownNames = view.policy.allow.filter((entry) => !view.templatePolicy.allow.includes(entry) && /^[a-z0-9.-]+$/.test(entry));
+  const ownNames = view.policy.allow.filter((entry) => !view.templatePolicy.allow.includes(entry) && /^[a-z0-9.-]+(:\d{1,5})?$/.test(entry));
+  // The names approved for this run, each on the port it was approved on (a guard from before ports were shown: its names alone).
+  const admitted = view.guard?.admissions?.map(({ name, port }): SeenName => ({ name, source: "once", port })) ?? (view.guard?.admitted ?? []).map((name): SeenName => ({ name, source: "once" }));
   return [
     ...view.learned.map((learned): SeenName => ({ name: learned.name, source: "learned" })),
-    ...(view.guard?.admitted ?? []).map((name): SeenName => ({ name, source: "once" })),
-    ...ownNames.map((name): SeenName => ({ name, source: "always" })),
+    ...admitted,
+    ...ownNames.map((entry): SeenName => {
+      const [name = "", port] = entry.split(":");
+      return port === undefined ? { name, source: "always" } : { name, source: "always", port: Number(port) };
+    }),
   ];
 }
 
-/** `network NAME --suggest [--write]`: prints the allow list change, and with --write makes it in the config file. */
-export async function suggestCommand(view: NetworkView, options: { write: boolean; json: boolean; config: string | undefined }): Promise<void> {
+/**
+ * What no suggestion may cover: the sandbox's and its template's deny lists, and the names the
+ * human denied when asked (the denial records of ask mode).
+ */
+export function deniedEntries(view: NetworkView): string[] {
+  const asked = view.deniedNames.filter((denied) => denied.rule.startsWith("denied when asked")).map((denied) => denied.name);
+  return [...new Set([...view.policy.deny, ...view.templatePolicy.deny, ...asked])];
+}
+
+export interface SuggestOptions {
+  write: boolean;
+  /** With write: write without asking (scripts); without it, a terminal is asked, and no terminal refuses. */
+  yes: boolean;
+  json: boolean;
+  config: string | undefined;
+}
+
+/** `network NAME --suggest [--write [--yes]]`: prints the allow list change, and with --write makes it in the config file once confirmed. */
+export async function suggestCommand(view: NetworkView, options: SuggestOptions): Promise<void> {
   if (!options.write) {
-    const suggestion = suggestAllowlist(seenNames(view), view.templatePolicy.allow);
+    const suggestion = suggestAllowlist(seenNames(view), view.templatePolicy.allow, deniedEntries(view));
     if (options.json) return printJson({ sandbox: view.name, template: view.template, ...suggestion, written: null });
     return void process.stdout.write(describeSuggestion(view.template, suggestion, view.templatePolicy.allow));
   }
-  const file = await settingsFile(options.config);
+  return writeSuggestion(view, options);
+}
+
+/** The config file --write edits, as read now, and the template's allow list in it (flattened: inherited entries count). */
+async function editTarget(view: NetworkView, config: string | undefined) {
+  const file = await settingsFile(config);
   const text = await readFile(file.path, "utf8").catch((error: NodeJS.ErrnoException) => {
     throw new UserError(`--write: cannot read ${file.shown} (${error.code ?? error.message}): pass --config with the config file to edit`, "config");
   });
@@ -39,37 +67,42 @@ export async function suggestCommand(view: NetworkView, options: { write: boolea
     );
   }
   const [{ loadConfig }, { flattenTemplate }] = await Promise.all([import("../../generator/config/load-config.js"), import("../../generator/config/merge-templates.js")]);
-  const loaded = await loadConfig(file.path);
-  const own = loaded.config.templates[view.template];
+  const own = (await loadConfig(file.path)).config.templates[view.template];
   if (own === undefined) throw new UserError(`--write: ${file.shown} has no template "${view.template}" (the sandbox's): pass --config with the config it came from`, "template-not-found");
-  const flat = flattenTemplate(loaded.config, view.template);
-  const templateAllow = allowOf(flat);
-  const suggestion = suggestAllowlist(seenNames(view), templateAllow);
-  const entries = suggestion.add.map((each) => each.entry);
-  if (entries.length === 0) {
-    if (options.json) return printJson({ sandbox: view.name, template: view.template, file: file.path, ...suggestion, written: false, notes: [] });
-    return void process.stdout.write(`${describeSuggestion(view.template, suggestion, templateAllow)}${file.shown}: nothing to write\n`);
-  }
+  const allowAfterLoad = async (): Promise<string[]> => allowOf(flattenTemplate((await loadConfig(file.path)).config, view.template));
+  const templateAllow = await allowAfterLoad();
   // Its own written list, if any: a network object of its own without one still inherits the parent's.
   const ownAllow = own.allowedHosts ?? (typeof own.network === "object" ? own.network.allow : undefined);
-  const inheritsAllow = ownAllow === undefined && templateAllow.length > 0;
+  return { file, text, templateAllow, inheritsAllow: ownAllow === undefined && templateAllow.length > 0, allowAfterLoad };
+}
+
+/** --write: the suggestion shown and confirmed (confirmed()), then made in the config file, which must still hold all it allowed. */
+async function writeSuggestion(view: NetworkView, options: SuggestOptions): Promise<void> {
+  const { file, text, templateAllow, inheritsAllow, allowAfterLoad } = await editTarget(view, options.config);
+  const suggestion = suggestAllowlist(seenNames(view), templateAllow, deniedEntries(view));
+  const entries = suggestion.add.map((each) => each.entry);
+  const described = describeSuggestion(view.template, suggestion, templateAllow);
+  const unwritten = (note: string): void =>
+    options.json ? printJson({ sandbox: view.name, template: view.template, file: file.path, ...suggestion, written: false, notes: [] }) : void process.stdout.write(note);
+  if (entries.length === 0) return unwritten(`${described}${file.shown}: nothing to write\n`);
+  const count = `${entries.length} ${entries.length === 1 ? "entry" : "entries"}`;
+  if (!(await confirmed(options, `Add ${count} to template "${view.template}"'s network.allow in ${file.shown}?`, described))) return unwritten(`${file.shown}: nothing written\n`);
   let edited: AllowEditResult;
   try {
     edited = await editConfigText(file.path, text, { template: view.template, entries, inheritsAllow });
   } catch (error) {
     if ((error as Error).name !== "AllowEditRefused") throw error;
-    process.stdout.write(describeSuggestion(view.template, suggestion, templateAllow));
+    process.stdout.write(described);
     throw new UserError(`--write: ${file.shown}: cannot edit it safely: ${(error as Error).message}. Make the change above by hand`, "config");
   }
   await writeFile(file.path, edited.text);
   try {
     // The edit must validate and leave the template allowing all it did and the new entries: a
     // list inherited in a way the editor cannot see (a spread) would otherwise be lost silently.
-    const after = await loadConfig(file.path);
-    const allowAfter = allowOf(flattenTemplate(after.config, view.template));
+    const allowAfter = await allowAfterLoad();
     const lost = [...templateAllow, ...entries].filter((entry) => !allowAfter.includes(entry));
     if (lost.length > 0) {
-      process.stdout.write(describeSuggestion(view.template, suggestion, templateAllow));
+      process.stdout.write(described);
       throw new UserError(
         `--write: ${file.shown}: the edit would leave template "${view.template}" without ${lost.join(", ")} (an allow list it inherits); the file is as it was. Make the change above by hand`,
         "config",
@@ -80,10 +113,32 @@ export async function suggestCommand(view: NetworkView, options: { write: boolea
     throw error;
   }
   if (options.json) return printJson({ sandbox: view.name, template: view.template, file: file.path, ...suggestion, written: true, notes: edited.notes });
-  process.stdout.write(describeSuggestion(view.template, suggestion, templateAllow));
-  process.stdout.write(
-    `${file.shown}: added ${entries.length} ${entries.length === 1 ? "entry" : "entries"} to template "${view.template}"'s network.allow${edited.notes.map((note) => `\n  ${note}`).join("")}\n`,
-  );
+  process.stdout.write(`${file.shown}: added ${count} to template "${view.template}"'s network.allow${edited.notes.map((note) => `\n  ${note}`).join("")}\n`);
+}
+
+/**
+ * Whether to write: yes with --yes; else the change is shown and the terminal asked (y or yes);
+ * with no terminal to ask on, a usage error, so a script never writes what nobody saw nor hangs.
+ */
+async function confirmed(options: SuggestOptions, question: string, change: string): Promise<boolean> {
+  if (options.yes) {
+    if (!options.json) process.stdout.write(change);
+    return true;
+  }
+  const terminal = terminalQuestions();
+  if (terminal === undefined)
+    throw new UserError(
+      `--write: ${question.replace(/\?$/, "")}: asks first, and there is no terminal to ask on (stdin is not one): run it on a terminal, or add --yes to write without asking`,
+      "usage",
+    );
+  try {
+    // The change on stderr beside the question: stdout stays the command's result.
+    process.stderr.write(change);
+    const answer = await terminal.ask(`${question} [y/N] `);
+    return /^(y|yes)$/i.test((answer ?? "").trim());
+  } finally {
+    terminal.close();
+  }
 }
 
 async function editConfigText(file: string, text: string, edit: { template: string; entries: string[]; inheritsAllow: boolean }): Promise<AllowEditResult> {

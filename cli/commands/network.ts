@@ -28,7 +28,8 @@ export function registerNetwork(program: Command): void {
     .option("--no-ask", "refuse names not on the allowlist again")
     .option("--reset", "start again from the template's policy, then apply the rest")
     .option("--suggest", "print the template's allow list change that would cover the names learned (learn mode)")
-    .option("--write", "with --suggest: make that change in the config file itself (TypeScript, YAML, JSON; never a generated forage.json)")
+    .option("--write", "with --suggest: make that change in the config file itself (TypeScript, YAML, JSON; never a generated forage.json), once you say yes on the terminal")
+    .option("--yes", "with --suggest --write: write without asking (for scripts; without a terminal, --write needs it)")
     .option("--json", "print as JSON")
     .addHelpText(
       "after",
@@ -46,14 +47,18 @@ it shows the policy in force and the network guard's counters.
               the name itself; connections without a name, and QUIC, are refused. Refused
               beside none or full; a sandbox switched to none or full drops it
   --ask       (restricted) a name not on the allowlist is held by the DNS filter (nothing is
-              sent upstream) and becomes an approval (forage-ctl approvals): approve --once
-              admits it while the sandbox runs, --always adds it to this sandbox's allowlist,
-              deny (or no answer by the deadline) refuses it (NXDOMAIN, recorded as a denial)
+              sent upstream) and becomes an approval (forage-ctl approvals) for port 443:
+              approve --once admits it on 443 at the addresses of that answer while the
+              sandbox runs (another answer asks again), --for DURATION until then, --always
+              adds name:443 to this sandbox's allowlist; deny (or no answer by the deadline)
+              refuses it (NXDOMAIN, recorded as a denial)
   full        routed and NATed through the host (through externalInterface when it is set)
   learn       full, and every name the sandbox resolves is recorded with its addresses (kept
               until down, at most 1024 names); leave it with another mode. Then --suggest
               prints the smallest allow list covering them (a *.suffix only where three or more
-              names below it were seen) and --suggest --write adds it to the template in the config
+              names below it were seen, never at or over a suffix of the Public Suffix List,
+              never over a denied name) and --suggest --write shows it, asks, and adds it to
+              the template in the config (--yes: without asking)
 
 What was refused: forage-ctl denials SANDBOX (inside: /run/forage/network/denials.jsonl).
 
@@ -63,14 +68,15 @@ Example:
   forage-ctl network fix-42 --reset
   forage-ctl network fix-42 learn; …; forage-ctl network fix-42 --suggest --write; forage-ctl network fix-42 restricted`,
     )
-    .action(async (sandbox: string, mode: string | undefined, options: NetworkOptions & { json?: boolean; suggest?: boolean; write?: boolean }) => {
+    .action(async (sandbox: string, mode: string | undefined, options: NetworkOptions & { json?: boolean; suggest?: boolean; write?: boolean; yes?: boolean }) => {
       const change = networkChange(mode, options);
       if (options.write === true && options.suggest !== true) throw new UserError("network: --write goes with --suggest (it writes the suggested change)", "usage");
+      if (options.yes === true && options.write !== true) throw new UserError("network: --yes goes with --suggest --write (it answers the question before writing)", "usage");
       if (options.suggest === true && change !== null) throw new UserError("network: --suggest only reads: give it without a mode or --allow/--deny/--sni/--reset", "usage");
       const view = await (await operations()).network({ name: sandbox, change });
       if (options.suggest === true) {
         const { suggestCommand } = await import("./network-suggest.js");
-        return suggestCommand(view, { write: options.write === true, json: options.json === true, config: program.opts<{ config?: string }>().config });
+        return suggestCommand(view, { write: options.write === true, yes: options.yes === true, json: options.json === true, config: program.opts<{ config?: string }>().config });
       }
       if (options.json === true) return printJson(view);
       printNetwork(view);
@@ -161,12 +167,25 @@ function printNetwork(view: NetworkView): void {
     const g = view.guard;
     lines.push(`guard     pid ${g.pid}, DNS filter on port ${g.dnsPort}, upstream ${g.upstream}, since ${g.startedAt}`);
     lines.push(`counters  ${g.queries} queries, ${g.refusedNames} names refused, ${g.refusedPackets} packets refused, ${g.upstreamFailures} upstream failures`);
-    if ((g.admitted ?? []).length > 0) lines.push(`admitted  ${(g.admitted ?? []).join(", ")} (approved when asked, for this run: --suggest makes them permanent)`);
+    if ((g.admitted ?? []).length > 0) lines.push(`admitted  ${admittedText(g)} (approved when asked, for this run: --suggest makes them permanent)`);
   } else if (view.running) {
     lines.push("guard     NOT RUNNING: no name resolves (restart the sandbox: forage-ctl stop / start)");
   }
   lines.push(...namesLines(view));
   process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** `pypi.example:443 at 192.0.2.7, 192.0.2.8 until 2026-…`: each admitted name with what its approval covers. */
+function admittedText(guard: NonNullable<NetworkView["guard"]>): string {
+  // A guard from before admissions were shown names only its names.
+  if (guard.admissions === undefined) return (guard.admitted ?? []).join(", ");
+  return guard.admissions
+    .map(({ name, port, addresses }) => {
+      const ends = [...new Set(addresses.map((each) => each.until))];
+      const until = ends.length === 1 && ends[0] === null ? "" : ` until ${ends.map((end) => end ?? "the sandbox stops").join(" / ")}`;
+      return `${name}:${port} at ${addresses.length === 0 ? "(its answer, being admitted)" : addresses.map((each) => each.address).join(", ")}${until}`;
+    })
+    .join("; ");
 }
 
 /** Shown in full up to this many names each; --json has them all. */

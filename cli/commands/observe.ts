@@ -6,6 +6,7 @@ import { printJson, printTable } from "../output.js";
 import { UserError } from "../../runtime/core/errors.js";
 import { forwardHost } from "../../runtime/state/port-spec.js";
 import { escapeLine } from "../../runtime/approvals/sandbox-text.js";
+import { escapeControl } from "../../runtime/approvals/approval-view.js";
 
 /** ps, status, audit-log: looking at sandboxes. */
 export function registerObserve(program: Command): void {
@@ -46,6 +47,7 @@ export function registerObserve(program: Command): void {
       ];
       if (v.workspaceDisk !== null) rows.push(["disk", diskText(v.workspaceDisk)]);
       if ((v.ports ?? []).length > 0) rows.push(["ports", portsText(v.ports)]);
+      if (v.pushGate !== null && v.pushGate !== undefined) rows.push(...pushGateRows(v.pushGate));
       if (v.seccomp.warning !== null) rows.push(["warning", v.seccomp.warning]);
       if (v.seccomp.refused !== null) rows.push(["refused", refusedLine(v.seccomp.refused)]);
       process.stdout.write(rows.map(([k, val]) => `${k.padEnd(10)} ${val}`).join("\n") + "\n");
@@ -108,6 +110,14 @@ function portsText(ports: SandboxView["ports"] | undefined): string {
   // A daemon of an older version answers views without them.
   if (ports === undefined || ports.length === 0) return "-";
   return ports.map((forward) => `${forwardHost}:${forward.hostPort}→${forward.port}`).join(",");
+}
+
+/**
+ * Each ref a human approved `--always` at the push gate (later fast-forwards of it at that URL go
+ * unasked), one row each; the ref came from the sandbox: escaped.
+ */
+function pushGateRows(gate: NonNullable<SandboxView["pushGate"]>): [string, string][] {
+  return gate.alwaysPushed.map((pushed) => ["pushes", `${escapeControl(pushed.ref)} to ${escapeControl(pushed.url)} go unasked (approved --always)`]);
 }
 
 /** "12.0 MiB of 32.0 MiB (workspace.maxSize)"; the use is left out when btrfs did not say. */

@@ -128,6 +128,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     workspaceDisk: workspaceDiskView,
     seccomp,
     ports: metadata.ports ?? [],
+    pushGate: metadata.pushGate === null ? null : { protectedBranches: metadata.pushGate.protectedBranches, alwaysPushed: metadata.pushGate.alwaysPushed ?? [] },
   };
 }
 

@@ -33,6 +33,8 @@ export interface SandboxView {
   seccomp: SeccompStatus;
   /** `forage-ctl port`'s forwards: host 127.0.0.1:hostPort → the sandbox's port (open while it runs). */
   ports: PortForward[];
+  /** The push gate (null: none): the template's protected branches (null: the upstream's default), and the refs approved `--always` at their URL. */
+  pushGate: { protectedBranches: string[] | null; alwaysPushed: { url: string; ref: string }[] } | null;
 }
 
 /** What `up` answers: the new sandbox, and with `timings`, where the time went. */

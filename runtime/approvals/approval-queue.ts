@@ -1,5 +1,6 @@
 import { SandboxError } from "../core/errors.js";
 import { defaultApprovalDeadlineMs, type ApprovalAsk, type ApprovalDecision, type AskApproval } from "./approval.js";
+import { requestRefusal } from "./approval-answers.js";
 import { newApprovalId } from "./approval-id.js";
 import { decisionText, subjectSummary, type ApprovalView, type HumanDecision } from "./approval-view.js";
 
@@ -78,11 +79,14 @@ export class ApprovalQueue {
 
   /**
    * Answers request `id` (any case) for everyone waiting on it; `by` names who answered (for the
-   * audit log). Throws a user error naming `forage-ctl approvals` when no such request is pending.
+   * audit log). Throws a user error naming `forage-ctl approvals` when no such request is pending,
+   * and a usage error, leaving the request pending, when it refuses the way it is approved (approval-answers.ts).
    */
   answer(id: string, decision: HumanDecision, by: string): ApprovalView {
     const entry = this.byId.get(id.toLowerCase());
     if (entry === undefined) throw new SandboxError(`no pending approval "${id}" (answered, expired, or never asked): see forage-ctl approvals`, "general");
+    const refusal = decision.decision === "deny" ? null : requestRefusal(entry.ask, decision.decision);
+    if (refusal !== null) throw new SandboxError(`${entry.id}: ${refusal}`, "usage");
     this.settle(entry, decision, `by ${by}`);
     return view(entry);
   }

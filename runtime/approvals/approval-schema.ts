@@ -12,7 +12,13 @@ import { maxApprovalDeadlineMs, maxApprovalForMs } from "./approval-queue.js";
 const text = (max: number) => z.string().max(max);
 const commit = z.string().regex(/^[0-9a-f]{4,64}$/, { error: "must be a commit hash (hex)" });
 
-const hostSubject = z.strictObject({ name: text(253).min(1).describe("the name, lower-case, without the trailing dot"), port: z.number().int().min(1).max(65535).exactOptional() });
+const address = z.union([z.ipv4(), z.ipv6()]);
+const hostSubject = z.strictObject({
+  name: text(253).min(1).describe("the name, lower-case, without the trailing dot"),
+  port: z.number().int().min(1).max(65535).exactOptional().describe("the port it would be admitted on"),
+  addresses: z.array(address).max(64).exactOptional().describe("the addresses of the answer the request is for (absent: not looked up yet, nothing sent upstream)"),
+  approved: z.array(address).max(1024).exactOptional().describe("with addresses: those approved for the name before"),
+});
 const pushSubject = z
   .strictObject({
     remote: text(256),

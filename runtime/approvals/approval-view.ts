@@ -25,7 +25,8 @@ export type HumanDecision = Exclude<ApprovalDecision, { decision: "expired" }>;
 
 /**
  * One line saying what is asked, as shown text: the sandbox's parts escaped (sandbox-text.ts), its
- * free text quoted, e.g. `pypi.example:443`, `origin refs/heads/fix 1a2b3c4..5d6e7f8 (3 commits)`,
+ * free text quoted, e.g. `pypi.example:443`, `pypi.example:443 at 2 addresses, 1 new` (a name approved
+ * before answering with others), `origin refs/heads/fix 1a2b3c4..5d6e7f8 (3 commits)`,
  * `SHA256:abc… (me@laptop) → ssh login as "git"`. Cut to `width` characters where a table or a
  * notification has no more room, each kind keeping what matters: a host name its end (its domain),
  * a push its remote, range and count (the ref gives way), a signature its key. Never a secret:
@@ -33,8 +34,13 @@ export type HumanDecision = Exclude<ApprovalDecision, { decision: "expired" }>;
  */
 export function subjectSummary(ask: Asked, width = Infinity): string {
   switch (ask.kind) {
-    case "host":
-      return cutShown(`${escapeSandboxText(ask.subject.name)}${ask.subject.port === undefined ? "" : `:${ask.subject.port}`}`, width, "end");
+    case "host": {
+      const { name, port, addresses, approved = [] } = ask.subject;
+      const fresh = addresses?.filter((address) => !approved.includes(address)).length ?? 0;
+      // A re-pointed name says so: the same name approved before now answers with other addresses.
+      const tail = addresses === undefined ? "" : ` at ${addresses.length} address${addresses.length === 1 ? "" : "es"}, ${fresh} new`;
+      return `${cutShown(`${escapeSandboxText(name)}${port === undefined ? "" : `:${port}`}`, Math.max(width - tail.length, 24), "end")}${tail}`;
+    }
     case "push": {
       const { remote, ref, from, to, commitCount } = ask.subject;
       const range = escapeSandboxText(from === null ? `new ${short(to)}` : `${short(from)}..${short(to)}`);

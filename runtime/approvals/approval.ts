@@ -10,12 +10,25 @@
 /** What is asked: a network name, a push, or an SSH signature. */
 export type ApprovalKind = "host" | "push" | "ssh-sign";
 
-/** A name the sandbox's DNS filter holds (restricted mode with ask). Both fields are the sandbox's. */
+/**
+ * A name the sandbox's DNS filter holds (restricted mode with ask): an approval admits the name on
+ * `port` at the addresses of the answer it is for, and nothing else (DESIGN rule 18). The name is
+ * the sandbox's; the addresses are the upstream resolver's, checked to be addresses.
+ */
 export interface HostSubject {
   /** Lower-case, without the trailing dot: what the sandbox looked up. */
   name: string;
-  /** The port, where the asker knows it (the name gate sees it; the DNS filter does not). */
+  /** The port it would be admitted on (the DNS filter's asks name 443: a lookup names no port). */
   port?: number;
+  /**
+   * The addresses of the answer the request is for. Absent on the first question about a name:
+   * nothing is sent upstream before the human answers (its labels would carry data out), so the
+   * approval admits the addresses of the answer to the lookups it held, and only those; a later
+   * answer with any other address asks again, with its addresses here.
+   */
+  addresses?: string[];
+  /** With `addresses`: those approved for the name before (what it was admitted at until now). */
+  approved?: string[];
 }
 
 /**
@@ -71,9 +84,9 @@ export type ApprovalAsk =
   | { sandbox: string; kind: "ssh-sign"; subject: SshSignSubject; deadlineMs?: number };
 
 /**
- * The human's answer. `once`: this request (a host: for the sandbox's life); `always`: persisted
- * into the sandbox's policy (a host) or for as long as `untilMs` says (`--for`, a key); `deny`: by
- * the human; `expired`: nobody answered by the deadline, which counts as a denial.
+ * The human's answer: `once`, `for` (until `untilMs`) or `always`, each meaning what
+ * approval-answers.ts says for the request's kind (a kind may refuse one); `deny`: by the human;
+ * `expired`: nobody answered by the deadline, which counts as a denial.
  */
 export type ApprovalDecision = { decision: "once" } | { decision: "always" } | { decision: "for"; untilMs: number } | { decision: "deny" } | { decision: "expired" };
 

@@ -2,7 +2,7 @@ import { appendFile, mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { eventsPath, type RuntimePaths } from "./paths.js";
 
-export type AuditEventKind = "create" | "start" | "stop" | "reset" | "destroy" | "exec" | "snapshot" | "network" | "ssh-sign" | "error" | "warning" | "approval-asked" | "approval-answered";
+export type AuditEventKind = "create" | "start" | "stop" | "reset" | "destroy" | "exec" | "snapshot" | "network" | "ssh-sign" | "error" | "warning" | "approval-asked" | "approval-answered" | "push";
 
 export interface AuditEvent {
   time: string;

@@ -27,6 +27,8 @@ export interface AdmittedAddress {
   chain: string[];
   ports: number[] | null;
   expiresAt: number;
+  /** The end of its approval (a name admitted when asked, `--for`), which no renewal passes. */
+  untilMs?: number;
 }
 
 /**
@@ -68,19 +70,34 @@ export class AllowedAddresses {
     for (const resolved of addresses) {
       // Twice the TTL: an element renewed only once a client's cache of the answer could outlive
       // it still lasts a whole TTL more, so renewals are rare (once per TTL at most).
-      const timeout = Math.min(Math.max(2 * resolved.ttl, admitFloorSeconds), 2 * maxTtl);
+      // An approval's end caps it (rounded up: the guard deletes the element at the end itself).
+      const approved = resolved.untilMs === undefined ? Infinity : Math.ceil((resolved.untilMs - now) / 1000);
+      const timeout = Math.min(Math.max(2 * resolved.ttl, admitFloorSeconds), 2 * maxTtl, approved);
+      if (timeout < 1) continue;
       for (const { set, value } of elementsOf(resolved)) {
         const key = `${set.name} ${String(value)}`;
         const expiresAt = this.expiry.get(key) ?? 0;
-        // Rewritten only when the element would go before a client's cache of this answer does.
-        if (expiries.has(key) || expiresAt - now >= Math.min(resolved.ttl, maxTtl) * 1000 + renewMarginMs) continue;
+        // Rewritten only when the element would go before a client's cache of this answer does (and the write would make it last longer).
+        if (expiries.has(key) || expiresAt - now >= Math.min(resolved.ttl, maxTtl) * 1000 + renewMarginMs || expiresAt >= now + timeout * 1000) continue;
         const write = writes.get(set) ?? { fresh: [], renewed: [] };
         // Only an element still there needs the (slower) delete + add; a new one is just added.
         (expiresAt > now ? write.renewed : write.fresh).push({ value, timeout });
         writes.set(set, write);
         expiries.set(key, now + timeout * 1000);
       }
-      this.admitted.set(resolved.address, { name: resolved.name, chain: resolved.chain, ports: resolved.ports, expiresAt: now + timeout * 1000 });
+      // An address the policy admits for another name on these ports stays that name's: the end of an approval that shares it must not take it away.
+      const previous = this.admitted.get(resolved.address);
+      if (
+        resolved.untilMs !== undefined &&
+        previous !== undefined &&
+        previous.untilMs === undefined &&
+        previous.expiresAt > now &&
+        previous.name !== resolved.name &&
+        coversPorts(previous.ports, resolved.ports)
+      )
+        continue;
+      const admitted: AdmittedAddress = { name: resolved.name, chain: resolved.chain, ports: resolved.ports, expiresAt: now + timeout * 1000 };
+      this.admitted.set(resolved.address, resolved.untilMs === undefined ? admitted : { ...admitted, untilMs: resolved.untilMs });
     }
     const ops = [...before, ...[...writes].flatMap(([set, { fresh, renewed }]) => [...(fresh.length > 0 ? [add(set, fresh)] : []), ...(renewed.length > 0 ? renewal(set, renewed) : [])])];
     if (ops.length === 0) return;
@@ -103,23 +120,52 @@ export class AllowedAddresses {
    * their life. Clients' cached answers keep working; anything admitted under the old policy
    * after the table was replaced goes.
    */
-  async readmit(hasSets: boolean, stillAllowed: (name: string, chain: readonly string[]) => number[] | null | false): Promise<void> {
+  async readmit(hasSets: boolean, stillAllowed: (name: string, chain: readonly string[], address: string) => number[] | null | false): Promise<void> {
     this.expiry.clear();
     const now = this.now();
     const again: ResolvedAddress[] = [];
     for (const [address, admitted] of [...this.admitted]) {
-      const ports = admitted.expiresAt > now ? stillAllowed(admitted.name, admitted.chain) : false;
+      const ports = admitted.expiresAt > now ? stillAllowed(admitted.name, admitted.chain, address) : false;
       if (ports === false) {
         this.admitted.delete(address);
         continue;
       }
-      again.push({ address, family: address.includes(":") ? 6 : 4, ports, ttl: Math.ceil((admitted.expiresAt - now) / 1000), name: admitted.name, chain: admitted.chain });
+      const resolved: ResolvedAddress = { address, family: address.includes(":") ? 6 : 4, ports, ttl: Math.ceil((admitted.expiresAt - now) / 1000), name: admitted.name, chain: admitted.chain };
+      again.push(admitted.untilMs === undefined ? resolved : { ...resolved, untilMs: admitted.untilMs });
     }
     if (!hasSets) return;
     await this.admit(
       again,
       Object.values(allowedSets).map((set): SetElementOp => ({ op: "flush", set })),
     );
+  }
+
+  /**
+   * Takes back what an approval admitted for `name` at `addresses` on `port`, whose time is up: the
+   * elements go now (their timeouts, rounded up to whole seconds, could outlive it by a second),
+   * in both tables. An address the sets hold for another name now (a shared address) stays.
+   */
+  async revoke(name: string, port: number, addresses: readonly string[]): Promise<void> {
+    const byFamily = new Map<NftSet, NftElement[]>();
+    for (const address of addresses) {
+      if (this.admitted.get(address)?.name !== name) continue;
+      this.admitted.delete(address);
+      const set = allowedSetOf(address.includes(":") ? 6 : 4, true);
+      this.expiry.delete(`${set.name} ${String([address, port])}`);
+      byFamily.set(set, [...(byFamily.get(set) ?? []), { value: [address, port] }]);
+    }
+    if (byFamily.size === 0) return;
+    // add (a no-op when present) + delete: deleting an element that already timed out would fail the transaction.
+    const ops = [...byFamily].flatMap(([set, elements]): SetElementOp[] => [
+      add(
+        set,
+        elements.map((element) => ({ ...element, timeout: 1 })),
+      ),
+      { op: "delete", set, elements },
+    ]);
+    const mirror = this.mirror;
+    const mirrored = mirror === null ? Promise.resolve() : mirror.writer.run(mirror.table, ops).catch(() => void this.mirrorFailures++);
+    await Promise.all([this.host.writer.run(this.host.table, ops), mirrored]);
   }
 
   /** Drops what expired from memory (the kernel drops its elements itself). */
@@ -145,4 +191,9 @@ function add(set: NftSet, elements: NftElement[]): SetElementOp {
  */
 function renewal(set: NftSet, elements: NftElement[]): SetElementOp[] {
   return [add(set, elements), { op: "delete", set, elements }, add(set, elements)];
+}
+
+/** Whether an address admitted on `ports` (null: any port) is reachable on every port of `wanted`. */
+function coversPorts(ports: readonly number[] | null, wanted: readonly number[] | null): boolean {
+  return ports === null || (wanted !== null && wanted.every((port) => ports.includes(port)));
 }

@@ -19,6 +19,8 @@ export interface GuardStatus {
   refusedPackets: number;
   /** Policy reloads done; `forage-ctl network` checks that a change took. */
   reloads: number;
-  /** Names admitted for this run only when asked (ask mode: `once`); absent from guards before it existed. */
+  /** Names admitted for this run only when asked (ask mode: `once`, `for`); absent from guards before it existed. */
   admitted?: string[];
+  /** What each of them is admitted at: the port, and each address with the end of its approval (null: while the sandbox runs). */
+  admissions?: { name: string; port: number; addresses: { address: string; until: string | null }[] }[];
 }

@@ -1,7 +1,5 @@
-import { pathUnder } from "../core/names.js";
 import type { RuntimePaths } from "../core/paths.js";
-import { readMetadata, writeMetadata } from "../state/metadata-store.js";
-import { withLock } from "../state/lock.js";
+import { changeMetadata } from "../state/change-metadata.js";
 
 /**
  * Lock wait for an `always` answer: the sandbox's lifecycle lock may be held by a stop or down
@@ -12,25 +10,15 @@ const lockWaitSeconds = 10;
 const maxAllowEntries = 512;
 
 /**
- * Adds an approved name to a running sandbox's own allowlist (its metadata, under its lifecycle
- * lock, as `forage-ctl network --allow` does): restarts keep it. The host table does not change
- * (it depends on the mode and sni only); the guard admits the name itself. False when the sandbox
- * is gone, has left restricted mode, or its lock could not be had.
+ * Adds an entry approved `always` (`name:port`) to a running sandbox's own allowlist (its
+ * metadata, under its lifecycle lock, as `forage-ctl network --allow` does): restarts keep it. The
+ * host table does not change (it depends on the mode and sni only); the guard admits the name
+ * itself. False when the sandbox is gone, has left restricted mode, or its lock could not be had.
  */
-export async function persistAllowedName(paths: RuntimePaths, sandbox: string, name: string): Promise<boolean> {
-  try {
-    return await withLock(
-      pathUnder(paths.locksDir, sandbox),
-      async () => {
-        const metadata = await readMetadata(paths, sandbox);
-        if (metadata?.network === null || metadata?.network === undefined || metadata.network.mode !== "restricted") return false;
-        if (metadata.network.allow.length >= maxAllowEntries) return false;
-        if (!metadata.network.allow.includes(name)) await writeMetadata(paths, { ...metadata, network: { ...metadata.network, allow: [...metadata.network.allow, name] } });
-        return true;
-      },
-      lockWaitSeconds,
-    );
-  } catch {
-    return false;
-  }
+export function persistAllowedName(paths: RuntimePaths, sandbox: string, name: string): Promise<boolean> {
+  return changeMetadata(paths, sandbox, lockWaitSeconds, (metadata) => {
+    const network = metadata.network;
+    if (network === null || network.mode !== "restricted" || network.allow.length >= maxAllowEntries) return false;
+    return network.allow.includes(name) || { ...metadata, network: { ...network, allow: [...network.allow, name] } };
+  });
 }

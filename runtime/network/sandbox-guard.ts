@@ -26,6 +26,7 @@ import { pathExists } from "../core/path-exists.js";
 import type { AskApproval } from "../approvals/approval.js";
 import { NameApprovals } from "./name-approvals.js";
 import { persistAllowedName } from "./persist-allowed-name.js";
+import { takeBackEnded } from "./approval-ends.js";
 import { LearnedNames, learnedNamesPath } from "./learned-names.js";
 
 /** DNS queries the filter works on at once, per sandbox; more are dropped (clients retry). */
@@ -101,7 +102,7 @@ class Guard implements SandboxGuard {
     this.names = new NameApprovals({
       sandbox: spec.sandbox,
       ask,
-      persist: (name) => persistAllowedName(spec.paths, spec.sandbox, name),
+      persist: (entry) => persistAllowedName(spec.paths, spec.sandbox, entry),
       changed: () => this.combinePolicy(),
       log: (line) => void logForSandbox(spec, line),
     });
@@ -111,7 +112,13 @@ class Guard implements SandboxGuard {
     const mirror = this.mirrorWriter === null ? null : { table: inSandboxTableRef, writer: this.mirrorWriter };
     this.allowed = new AllowedAddresses({ table: hostPolicyTableRef(this.link), writer: hostWriter }, mirror);
     this.special = new SpecialAddresses(sandboxRanges(spec.base), spec.admitPrivate);
-    this.gate = createNameGate({ policy: () => this.policy, upstream, refused: (refusal) => this.refusedName({ kind: "sni", ...refusal }), special: this.special });
+    this.gate = createNameGate({
+      policy: () => this.policy,
+      upstream,
+      refused: (refusal) => this.refusedName({ kind: "sni", ...refusal }),
+      special: this.special,
+      admittedAt: (name, port) => this.names.admittedAt(name, port),
+    });
     this.dnsDeps = {
       policy: () => this.policy,
       upstream,
@@ -163,9 +170,13 @@ class Guard implements SandboxGuard {
     this.combinePolicy();
     const next = this.policy;
     this.gate.recheck();
-    await this.allowed.readmit(next.mode === "restricted", (name, chain) => {
+    await this.allowed.readmit(next.mode === "restricted", (name, chain, address) => {
+      if (next.mode !== "restricted") return false;
       const verdict = chainVerdict(next, [name, ...chain]);
-      return verdict.allowed && next.mode === "restricted" ? verdict.ports : false;
+      if (verdict.allowed) return verdict.ports;
+      // A name approved when asked keeps what the approval covers: its port, at its addresses.
+      const admission = this.names.view().find((each) => each.name === name);
+      return admission !== undefined && admission.addresses.some((each) => each.address === address) ? [admission.port] : false;
     });
     this.counts.reloads++; // only a reload that took
     await this.writeStatus();
@@ -174,6 +185,11 @@ class Guard implements SandboxGuard {
   async tick(): Promise<boolean> {
     // The link's host end goes with the container (nspawn: with the namespace; NixOS: with its unit).
     if (!(await pathExists(`/sys/class/net/${this.link.hostInterface}`))) return false;
+    const ended = this.names.expire();
+    if (ended.length > 0) {
+      await takeBackEnded(this.allowed, this.link, ended).catch((error: Error) => logForSandbox(this.spec, `approvals ended, but their addresses could not all be taken back: ${error.message}`));
+      this.gate.recheck();
+    }
     this.allowed.prune();
     await this.learned.flush();
     if (this.activity !== this.recordedAt || ++this.quietTicks >= quietPollTicks) await this.record();
@@ -239,6 +255,7 @@ class Guard implements SandboxGuard {
       upstream: `${this.upstream.address}:${this.upstream.port}`,
       ...this.counts,
       admitted: this.names.forThisRun(),
+      admissions: this.names.view(),
     };
     // Whole or not at all: `forage-ctl network` reads it at any moment (a file being rewritten in
     // place read as empty, and the guard as gone). A temporary name of its own per write: two may overlap.

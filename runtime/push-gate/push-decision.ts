@@ -2,6 +2,7 @@ import { defaultApprovalDeadlineMs, isApproved, type AskApproval, type PushSubje
 import { protectedRefsOf, refusal } from "./push-policy.js";
 import { isAncestor, isCommit, pushedCommits, pushUpstream, type PushObjects } from "./pushed-commits.js";
 import { refNameProblem } from "./ref-name.js";
+import type { StandingPushes } from "./standing-pushes.js";
 import type { RefUpdate } from "./ref-update.js";
 import { upstreamState, type UpstreamState } from "./upstream-state.js";
 import { lastWords, type GateUser } from "./user-git.js";
@@ -16,6 +17,10 @@ export interface GateTarget {
   protectedBranches: readonly string[] | null;
   ask: AskApproval;
   deadlineMs?: number;
+  /** Pushes approved beyond their request (`--for`, `--always`): covered ones go unasked. None: every push asks. */
+  standing?: StandingPushes;
+  /** Writes a line to the sandbox's audit log (a push that went unasked, an `always` that could not be kept). */
+  record?: (detail: string) => void;
 }
 
 /** The gate's answer to one hook: whether git may go on (pre-receive) or the ref went upstream (update), and the lines for the pusher. */
@@ -81,11 +86,18 @@ async function askAndPush(target: GateTarget, objects: PushObjects, update: RefU
   const carried = await pushedCommits(target.user, objects, from, update.new, [...upstream.heads.values()]);
   const subject: PushSubject = { remote: target.remote, url: target.url, ref: update.ref, from, to: update.new, ...carried };
   const deadlineMs = target.deadlineMs ?? defaultApprovalDeadlineMs;
-  const answer = await target.ask({ sandbox: target.sandbox, kind: "push", subject, deadlineMs });
+  const range = `${from === null ? "(new branch)" : from.slice(0, 12)}..${update.new.slice(0, 12)}`;
+  const pushedRef = { url: target.url, ref: update.ref };
+  const earlier = target.standing?.covers(pushedRef) ?? null;
+  const answer = earlier ?? (await target.ask({ sandbox: target.sandbox, kind: "push", subject, deadlineMs }));
   if (answer.decision === "expired") return { pushed: false, line: `error: ${prefix}: ${update.ref}: nobody answered within ${Math.round(deadlineMs / 1000)} s: not pushed (push again to ask again)` };
   if (!isApproved(answer)) return { pushed: false, line: `error: ${prefix}: ${update.ref}: denied by the user: not pushed` };
+  const unkept = earlier === null ? await target.standing?.answered(pushedRef, answer) : null;
+  if (typeof unkept === "string") target.record?.(`${target.remote} ${update.ref} (${target.url}): ${unkept}`);
   const pushed = await pushUpstream(target.user, objects, target.url, update.new, update.ref);
   if (pushed.exitCode !== 0) return { pushed: false, line: `error: ${prefix}: ${update.ref}: approved, but the upstream refused it: ${lastWords(pushed)}` };
-  const range = `${from === null ? "(new branch)" : from.slice(0, 12)}..${update.new.slice(0, 12)}`;
-  return { pushed: true, line: `${prefix}: ${update.ref}: approved and pushed to ${target.remote} as ${target.user.name} (${range})` };
+  if (earlier === null) return { pushed: true, line: `${prefix}: ${update.ref}: approved and pushed to ${target.remote} as ${target.user.name} (${range})` };
+  const standing = earlier.decision === "always" ? "approved --always for this ref" : `approved --for this ref until ${new Date(earlier.untilMs).toISOString()}`;
+  target.record?.(`${target.remote} ${update.ref} ${range} (${target.url}): pushed without asking (${standing})`);
+  return { pushed: true, line: `${prefix}: ${update.ref}: pushed to ${target.remote} as ${target.user.name} without asking: ${standing} (${range})` };
 }

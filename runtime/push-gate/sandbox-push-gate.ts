@@ -1,4 +1,5 @@
 import type { AskApproval } from "../approvals/approval.js";
+import { recordEvent } from "../core/audit-log.js";
 import type { Bind } from "../core/bind.js";
 import type { RuntimeContext } from "../core/context.js";
 import { SandboxError } from "../core/errors.js";
@@ -9,6 +10,7 @@ import { repositoryGitDir } from "./gated-remotes.js";
 import { LiveRemotes } from "./live-remotes.js";
 import { outboxLayout, prepareGateSocketDir } from "./outbox.js";
 import { pushGateHomeConfig } from "./sandbox-git-config.js";
+import { keepAlwaysPushed, StandingPushes } from "./standing-pushes.js";
 import { gateBinds, startSandboxPushGate, type SandboxPushGate } from "./start-push-gate.js";
 import type { GateUser } from "./user-git.js";
 
@@ -59,6 +61,8 @@ export async function startPushGateFor(context: Pick<RuntimeContext, "paths">, m
     protectedBranches: metadata.pushGate.protectedBranches,
     ask,
     ...(deadlineMs === undefined ? {} : { deadlineMs }),
+    standing: new StandingPushes(metadata.pushGate.alwaysPushed ?? [], (pushed) => keepAlwaysPushed(context.paths, metadata.name, pushed)),
+    record: (detail) => void recordEvent(context.paths, metadata.name, "push", { detail }).catch(() => undefined),
   });
 }
 

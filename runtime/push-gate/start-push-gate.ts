@@ -10,6 +10,7 @@ import { repositoryGitDir } from "./gated-remotes.js";
 import { createOutbox, outboxLayout, prepareGateSocketDir, removeOutbox, type OutboxLayout } from "./outbox.js";
 import type { GateTarget } from "./push-decision.js";
 import { LiveRemotes } from "./live-remotes.js";
+import type { StandingPushes } from "./standing-pushes.js";
 import { gateSocketMountDir, relayMountPath, type GatedRemote, type SandboxGatePaths } from "./sandbox-git-config.js";
 import type { GateUser } from "./user-git.js";
 
@@ -33,6 +34,9 @@ export interface PushGateRequest {
   deadlineMs?: number;
   /** Where the sandbox's git finds the relay and socket (default: their mount points; a test on the host names host paths). */
   sandboxPaths?: SandboxGatePaths;
+  /** Pushes approved `--for` or `--always` (none: every push asks), and the audit log's pen. */
+  standing?: StandingPushes;
+  record?: (detail: string) => void;
 }
 
 /** A started gate: the remotes it stands in for, what the sandbox needs to reach it, and its stop. */
@@ -65,8 +69,9 @@ export async function startSandboxPushGate(request: PushGateRequest): Promise<Sa
   const remotes = new LiveRemotes(request.user, gitDir, layout.remotesConfig, request.agent.gid, request.sandboxPaths);
   await remotes.refresh();
   const targetOf = (remote: GatedRemote): GateTarget => {
-    const target: GateTarget = { sandbox: request.sandbox, user: request.user, remote: remote.name, url: remote.url, protectedBranches: request.protectedBranches, ask: request.ask };
-    return request.deadlineMs === undefined ? target : { ...target, deadlineMs: request.deadlineMs };
+    const { sandbox, user, protectedBranches, ask, deadlineMs, standing, record } = request;
+    const target: GateTarget = { sandbox, user, remote: remote.name, url: remote.url, protectedBranches, ask };
+    return { ...target, ...(deadlineMs === undefined ? {} : { deadlineMs }), ...(standing === undefined ? {} : { standing }), ...(record === undefined ? {} : { record }) };
   };
   const running = await listenForPushes(
     layout,

@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import type { AskApproval, ApprovalDecision, SignDestination } from "../approvals/approval.js";
 import { isApproved } from "../approvals/approval.js";
+import { heldDestination } from "../approvals/approval-answers.js";
 import { listenPrivately } from "../core/private-socket.js";
 import { failureMessage, FrameDecoder, identitiesMessage, parseRequest, signResponseMessage, type AgentRequest } from "./agent-messages.js";
 import { describeSignData } from "./sign-data.js";
@@ -40,8 +41,11 @@ const maxConnections = 32;
 /**
  * A sandbox's SSH agent (draft-miller-ssh-agent) on a unix socket: it lists its keys and signs
  * with them, each signature approved by the human (`ask`) unless `confirm` is off or the key was
- * approved `for` a while (until `untilMs`) or `always` (for this agent's life: the sandbox's
- * run). Everything else is refused with SSH_AGENT_FAILURE. A malformed message (bad length,
+ * approved `for` a while (until `untilMs`) for the same destination (what the human saw: a login
+ * as another user, to another server, or a signature in another namespace asks again). `always`
+ * is refused by the queue for this kind (approval-answers.ts), and so is `for` where the destination
+ * is not shown in full (no host key, or data that is no login nor SSHSIG): both count as once here.
+ * Everything else is refused with SSH_AGENT_FAILURE. A malformed message (bad length,
  * field running past its end, over 256 KiB) is answered with SSH_AGENT_FAILURE and the
  * connection closed. Requests on one connection are answered in order, one at a time.
  */
@@ -134,11 +138,13 @@ export class SshAgentServer {
   private async decide(about: { fingerprint: string; comment: string; destination?: SignDestination }): Promise<SignRecord["reason"]> {
     const now = this.options.now ?? Date.now;
     if (!this.options.confirm) return "confirm-off";
-    if ((this.approvedUntil.get(about.fingerprint) ?? 0) > now()) return "approved-earlier";
+    // The key and where it goes, as the human was shown them: an approval for a while covers no other.
+    const approval = JSON.stringify([about.fingerprint, about.destination ?? null]);
+    if ((this.approvedUntil.get(approval) ?? 0) > now()) return "approved-earlier";
     const { deadlineMs } = this.options;
     const answer = await this.options.ask({ sandbox: this.options.sandbox, kind: "ssh-sign", subject: about, ...(deadlineMs === undefined ? {} : { deadlineMs }) });
-    if (answer.decision === "for") this.approvedUntil.set(about.fingerprint, answer.untilMs);
-    if (answer.decision === "always") this.approvedUntil.set(about.fingerprint, Infinity);
+    // The queue takes --for only where the destination is shown in full (approval-answers.ts); here too, should another asker pass one.
+    if (answer.decision === "for" && heldDestination(about.destination)) this.approvedUntil.set(approval, answer.untilMs);
     return isApproved(answer) ? answer.decision : answer.decision === "expired" ? "expired" : "deny";
   }
 }

@@ -119,11 +119,18 @@ export const sandboxMetadataSchema = z.strictObject({
     .default(null),
   /**
    * The push gate (the template's pushGate): the sandbox's pushes go to a gate on the host that
-   * refuses or asks (runtime/push-gate/). protectedBranches null: the upstream's default branch, main and master.
-   * Null (and absent, in metadata written before it existed): none.
+   * refuses or asks (runtime/push-gate/). protectedBranches null: the upstream's default branch, main
+   * and master. alwaysPushed: the refs approved `--always` at their URL, later fast-forwards of which
+   * go unasked (absent: none). Null (and absent, in metadata written before it existed): no gate.
    */
   pushGate: z
-    .strictObject({ protectedBranches: z.array(z.string().min(1).max(255)).min(1).max(64).nullable() })
+    .strictObject({
+      protectedBranches: z.array(z.string().min(1).max(255)).min(1).max(64).nullable(),
+      alwaysPushed: z
+        .array(z.strictObject({ url: z.string().min(1).max(4096), ref: z.string().startsWith("refs/heads/").max(1024) }))
+        .max(256)
+        .exactOptional(),
+    })
     .nullable()
     .default(null),
 });

@@ -65,6 +65,8 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
           "",
           "Answer with one of:",
           `  forage-ctl approve ${id}              # this push`,
+          `  forage-ctl approve ${id} --for 10m    # and this ref at this URL, unasked for 10 minutes`,
+          `  forage-ctl approve ${id} --always     # and this ref at this URL, unasked for good`,
           `  forage-ctl deny ${id}`,
           "",
         ].join("\n"),
@@ -94,12 +96,29 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
         "COMMENT      me@laptop",
         "DESTINATION  not known (the session data did not show it)",
       ]);
-      expect(lines).toContain(`  forage-ctl approve ${id} --for 10m    # this key, without asking again for 10 minutes`);
+      // Its destination not known, --for could not be held to one: not offered (the queue refuses it).
+      expect(lines.filter((line) => line.includes("--for"))).toEqual([]);
+    });
+    const destination = { kind: "ssh-login" as const, user: "git", hostKey: `SHA256:${"A".repeat(43)}` };
+    await whilePending({ sandbox: "fix-42", kind: "ssh-sign", subject: { fingerprint: "SHA256:q1w2e3", comment: "me@laptop", destination }, deadlineMs: 60_000 }, async (id) => {
+      const lines = (await run("approvals", "show", id)).stdout.split("\n");
+      expect(lines).toContain(`  forage-ctl approve ${id} --for 10m    # this key to this destination, without asking again for 10 minutes`);
     });
     await whilePending({ sandbox: "fix-42", kind: "host", subject: { name: "pypi.example", port: 443 }, deadlineMs: 60_000 }, async (id) => {
       const lines = (await run("approvals", "show", id)).stdout.split("\n");
       expect(lines.filter((line) => /^(NAME|PORT) /.test(line))).toEqual(['NAME         "pypi.example"', "PORT         443"]);
-      expect(lines).toContain(`  forage-ctl approve ${id} --always     # kept in this sandbox's policy`);
+      expect(lines).toContain("ADDRESSES    not looked up yet: nothing is sent upstream before you answer;");
+      expect(lines).toContain(`  forage-ctl approve ${id} --always     # name:port kept in this sandbox's allowlist`);
+    });
+  });
+
+  it("shows the addresses a re-pointed host's answer has, those approved before and the new ones, which are what an approval admits", async () => {
+    const subject = { name: "pypi.example", port: 443, addresses: ["203.0.113.9", "198.51.100.7"], approved: ["198.51.100.7"] };
+    await whilePending({ sandbox: "fix-42", kind: "host", subject, deadlineMs: 60_000 }, async (id) => {
+      const shown = (await run("approvals", "show", id)).stdout;
+      expect(shown).toContain("WHAT         pypi.example:443 at 2 addresses, 1 new\n");
+      expect(shown).toContain(["ADDRESSES    the resolver's answer, 2:", "             203.0.113.9  (new)", "             198.51.100.7  (approved before)"].join("\n"));
+      expect((await run("approvals")).stdout).toContain("pypi.example:443 at 2 addresses, 1 new");
     });
   });
 

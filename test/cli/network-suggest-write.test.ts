@@ -18,10 +18,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** What the network command shows of a sandbox of `template` that resolved `learned` (the fields --suggest reads). */
 function viewOf(template: string, templateAllow: string[], learned: string[]): NetworkView {
   const policy = { mode: "restricted" as const, allow: templateAllow, deny: [], sni: false };
-  return { name: "demo", template, policy, templatePolicy: policy, learned: learned.map((name) => ({ name, addresses: [] })), guard: null } as unknown as NetworkView;
+  return { name: "demo", template, policy, templatePolicy: policy, learned: learned.map((name) => ({ name, addresses: [] })), guard: null, deniedNames: [] } as unknown as NetworkView;
 }
 
-const write = (file: string, view: NetworkView): Promise<void> => suggestCommand(view, { write: true, json: true, config: file });
+const write = (file: string, view: NetworkView): Promise<void> => suggestCommand(view, { write: true, yes: true, json: true, config: file });
 
 describe("network --suggest --write and inherited allow lists", () => {
   it("refuses a YAML template whose own network has no allow list (it inherits its parent's), leaving the file as it was", async () => {

@@ -93,12 +93,30 @@ describe.skipIf(!tools.run || !isRoot())("the approvals queue through the daemon
     const [first] = await pending(1);
     expect((await host.run(["deny", first?.id ?? ""])).stdout).toBe(`denied ${first?.id} (ssh-sign SHA256:abc (me@laptop) for fix-42)\n`);
     await expect(denied).resolves.toEqual({ decision: "deny" });
-    const timed = ask({ sandbox: "fix-42", kind: "ssh-sign", subject: { fingerprint: "SHA256:abc", comment: "me@laptop" }, deadlineMs: 30_000 });
+    const destination = { kind: "ssh-login", user: "git", hostKey: `SHA256:${"A".repeat(43)}` } as const;
+    const timed = ask({ sandbox: "fix-42", kind: "ssh-sign", subject: { fingerprint: "SHA256:abc", comment: "me@laptop", destination }, deadlineMs: 30_000 });
     const [second] = await pending(1);
     const before = Date.now();
     expect((await host.run(["approve", second?.id ?? "", "--for", "10m"])).exitCode).toBe(0);
     const decided: ApprovalDecision = await timed;
     expect(decided.decision === "for" && decided.untilMs - before).toBeGreaterThanOrEqual(600_000 - 1000);
+  });
+
+  it("refuses --always for an SSH signature, and --for where its destination is not known, with the reason in one line (exit 64); the request stays pending for another answer", async () => {
+    const asked = ask({ sandbox: "fix-42", kind: "ssh-sign", subject: { fingerprint: "SHA256:abc", comment: "me@laptop" }, deadlineMs: 30_000 });
+    const [request] = await pending(1);
+    const refused = await runAsUser(["approve", request?.id ?? "", "--always"]);
+    expect(refused.exitCode).toBe(64);
+    expect(refused.stderr.trim().split("\n")).toEqual([
+      expect.stringContaining(`${request?.id}: ssh-sign requests take --once or --for, not --always: an SSH key that always signs is a key given away`),
+    ]);
+    expect((await pending(1)).map((each) => each.id)).toEqual([request?.id]);
+    // Nor --for: this request does not show where the signature goes, so --for could not be held to it.
+    const forRefused = await runAsUser(["approve", request?.id ?? "", "--for", "10m"]);
+    expect([forRefused.exitCode, forRefused.stderr]).toEqual([64, expect.stringContaining("takes --once only: its destination is not known")]);
+    expect((await pending(1)).map((each) => each.id)).toEqual([request?.id]);
+    expect((await runAsUser(["approve", request?.id ?? ""])).exitCode).toBe(0);
+    await expect(asked).resolves.toEqual({ decision: "once" });
   });
 
   it("refuses an id that is not pending, naming forage-ctl approvals", async () => {

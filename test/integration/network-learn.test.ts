@@ -9,7 +9,7 @@ import { TestHost } from "./harness.js";
 /*
  * Learn mode in a real sandbox: the names it resolves (through its DNS filter, whose upstream is
  * the authoritative server of a network namespace made here) are recorded, survive the guard's
- * restart, and --suggest --write turns them into the template's allow list in the scratch config.
+ * restart, and --suggest --write --yes turns them into the template's allow list in the scratch config.
  * Every packet goes to loopback, the sandbox's host end, or the test hosts.
  */
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "nft");
@@ -99,7 +99,11 @@ describe.skipIf(!tools.run || !isRoot())("learn mode and the allow list it sugge
 
   it("writes it into the config's allow list, changing nothing else, and the config still validates", async () => {
     const original = readFileSync(host.config, "utf8");
-    const written = await host.run(["network", "ln", "--suggest", "--write"]);
+    // With no terminal to ask on, --write refuses unless told yes.
+    const unasked = await host.run(["network", "ln", "--suggest", "--write"]);
+    expect([unasked.exitCode, unasked.stderr]).toEqual([64, expect.stringContaining("add --yes")]);
+    expect(readFileSync(host.config, "utf8")).toBe(original);
+    const written = await host.run(["network", "ln", "--suggest", "--write", "--yes"]);
     expect(written.exitCode, written.stderr).toBe(0);
     expect(written.stdout).toContain("added 3 entries");
     expect(readFileSync(host.config, "utf8")).toBe(

@@ -111,14 +111,14 @@ describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates
     const upstreamRef = (ref: string): string => git("--git-dir", upstream, "rev-parse", "--verify", "--quiet", ref).trim();
     const commitInside = 'git -c user.name=Agent -c user.email=agent@example.test commit -q --allow-empty -m "$1"';
 
-    /** The first waiting approval (polled for up to ~10 s), approved with forage-ctl approve; what it asked. */
-    const approveNext = async (): Promise<PushRequest | undefined> => {
+    /** The first waiting approval (polled for up to ~10 s), approved with forage-ctl approve (and `flags`); what it asked. */
+    const approveNext = async (...flags: string[]): Promise<PushRequest | undefined> => {
       let request: PushRequest | undefined;
       for (let i = 0; i < 100 && request === undefined; i++) {
         request = (JSON.parse((await host.run(["approvals", "--json"])).stdout) as (PushRequest | undefined)[])[0];
         if (request === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      expect((await host.run(["approve", request?.id ?? ""])).exitCode).toBe(0);
+      expect((await host.run(["approve", request?.id ?? "", ...flags])).exitCode).toBe(0);
       return request;
     };
 
@@ -161,6 +161,24 @@ describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates
       expect(pushed.exitCode).toBe(0);
       expect(git("--git-dir", second, "rev-parse", "--verify", "--quiet", "refs/heads/elsewhere").trim()).toMatch(/^[0-9a-f]{40}$/);
     }, 60_000);
+
+    it("keeps a push approved --always: status shows it, and later pushes of that ref go unasked, also after a restart", async () => {
+      const first = inside("gated", `cd /workspace && set -- "Kept 1" && ${commitInside} && git push origin HEAD:refs/heads/kept`);
+      expect(await approveNext("--always")).toMatchObject({ kind: "push", subject: { ref: "refs/heads/kept", url: upstream } });
+      expect((await first).exitCode).toBe(0);
+      const status = JSON.parse((await host.run(["status", "gated", "--json"])).stdout) as { pushGate: { alwaysPushed: unknown[] } };
+      expect(status.pushGate.alwaysPushed).toEqual([{ url: upstream, ref: "refs/heads/kept" }]);
+      expect((await host.run(["status", "gated"])).stdout).toContain(`pushes     refs/heads/kept to ${upstream} go unasked (approved --always)`);
+      expect((await host.run(["stop", "gated"])).exitCode).toBe(0);
+      expect((await host.run(["start", "gated"])).exitCode).toBe(0);
+      expect((await eventually("gated", "test -S /run/forage-push/gate.sock")).exitCode, daemonLog()).toBe(0);
+      // The gate of the new run reads the kept approval from the metadata: nothing is asked (nobody would answer).
+      const second = await inside("gated", `cd /workspace && set -- "Kept 2" && ${commitInside} && git push origin HEAD:refs/heads/kept`);
+      expect(second.output).toMatch(/refs\/heads\/kept: pushed to origin as \S+ without asking: approved --always for this ref/);
+      expect(second.exitCode).toBe(0);
+      expect(upstreamRef("refs/heads/kept")).toBe(git("-C", workspace, "rev-parse", "HEAD").trim());
+      expect(JSON.parse((await host.run(["approvals", "--json"])).stdout)).toEqual([]);
+    }, 120_000);
 
     it("refuses a push to the upstream's default branch, protected by default", async () => {
       const pushed = await inside("gated", `cd /workspace && git push origin HEAD:refs/heads/main`);

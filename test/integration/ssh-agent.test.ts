@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -166,6 +166,27 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
     expect((await third).exitCode).toBe(255);
     expect(records.map((r) => r.reason)).toEqual(["for", "approved-earlier", "deny"]);
     await server.close();
+  });
+
+  it("lets an approval `for` a while cover the key's signatures for the destination the human saw, and asks for any other", async () => {
+    const queue = new TestApprovalQueue();
+    const agent = await startAgent("for-where", await fileKeys("ed"), true, queue);
+    const first = login(agent.socket, "ed");
+    const asked = await queue.next();
+    expect(asked.ask.subject).toMatchObject({ destination: { kind: "ssh-login", user: "root", hostKey: hostKeyFingerprint } });
+    asked.answer({ decision: "for", untilMs: Date.now() + 10 * 60_000 });
+    expect((await first).stdout).toBe("logged-in");
+    expect((await login(agent.socket, "ed")).stdout).toBe("logged-in");
+    // The same key asked to sign a file (an SSHSIG in namespace "file"): not what was approved.
+    const message = join(dir, "message.txt");
+    writeFileSync(message, "a file the sandbox wants signed\n");
+    const sign = execa("ssh-keygen", ["-Y", "sign", "-U", "-f", join(pubsDir, "ed.pub"), "-n", "file", message], { env: { SSH_AUTH_SOCK: agent.socket }, reject: false, stdin: "ignore" });
+    const again = await queue.next();
+    expect(again.ask.subject).toMatchObject({ fingerprint: fingerprints.ed, destination: { kind: "sshsig", namespace: "file" } });
+    again.answer({ decision: "deny" });
+    expect((await sign).exitCode).not.toBe(0);
+    expect(agent.records.map((r) => r.reason)).toEqual(["for", "approved-earlier", "deny"]);
+    await agent.server.close();
   });
 
   it("signs without asking and records it when confirm is off", async () => {

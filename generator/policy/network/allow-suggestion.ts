@@ -1,5 +1,7 @@
 import { parseAllowEntry } from "../../model/allow-rule.js";
+import type { AllowRule } from "../../model/model.js";
 import { allowEntry } from "../../config/schema/allow-entry.js";
+import { isPublicSuffix, registrableDomain, wildcardRefusal } from "./public-suffixes.js";
 
 /**
  * Where a name to make permanent came from: resolved in learn mode, or approved by the human in
@@ -11,11 +13,13 @@ export type SeenNameSource = "learned" | "once" | "always";
 export interface SeenName {
   name: string;
   source: SeenNameSource;
+  /** The one port it was approved on (ask mode); absent: a resolved name, which says nothing of ports. */
+  port?: number;
 }
 
 /** One entry to add to the template's allow list, and the names it covers. */
 export interface SuggestedEntry {
-  /** `host` or `*.suffix` (no port: a resolved name says nothing of ports). */
+  /** `host`, `host:port` (a name approved on that port alone) or `*.suffix` (names without a port only). */
   entry: string;
   names: string[];
   sources: SeenNameSource[];
@@ -26,7 +30,7 @@ export interface AllowSuggestion {
   add: SuggestedEntry[];
   /** Names the template's allow list covers already: name and the entry that covers it. */
   covered: { name: string; by: string }[];
-  /** Names no allow entry can hold (addresses, reverse lookups, single labels): name and why. */
+  /** Names no allow entry should hold (addresses, reverse lookups, single labels, denied names): name and why. */
   skipped: { name: string; reason: string }[];
 }
 
@@ -34,33 +38,15 @@ export interface AllowSuggestion {
 export const minNamesPerGroup = 3;
 
 /**
- * A few common public suffixes of two labels (country second levels and shared hosting domains),
- * under which anyone registers names: never grouped into, as a bare TLD never is. Deliberately
- * small, not the Public Suffix List: a suffix missing here only means a name two labels below it
- * counts as registrable, and a group still needs minNamesPerGroup names seen below it.
- */
-export const publicSuffixes: ReadonlySet<string> = new Set([
-  ..."co ac gov org net com edu ne or".split(" ").flatMap((second) => "uk jp nz au br in kr tw cn za il mx".split(" ").map((top) => `${second}.${top}`)),
-  "github.io",
-  "gitlab.io",
-  "pages.dev",
-  "workers.dev",
-  "netlify.app",
-  "vercel.app",
-  "herokuapp.com",
-  "appspot.com",
-  "blogspot.com",
-  "cloudfront.net",
-  "azurewebsites.net",
-]);
-
-/**
  * The smallest allow list change that covers what a sandbox used. Names the template's entries
- * already cover are left out; the rest become exact entries, except that names sharing a suffix
- * become one `*.suffix` when (the grouping rule):
+ * already cover are left out, and so are denied names (`denied`: the deny list's entries and the
+ * names the human denied, exact or `*.suffix`); the rest become exact entries, except that names
+ * sharing a suffix become one `*.suffix` when (the grouping rule):
  * - at least minNamesPerGroup distinct names were seen strictly below that suffix,
- * - the suffix lies within one registrable domain (the last two labels, or three below a public
- *   suffix above): never a TLD or a public suffix, nor anything above the registrable domain,
+ * - the suffix lies at or below the names' registrable domain on the Public Suffix List, ICANN
+ *   and private sections (public-suffixes.ts): never at or over a public suffix (`*.github.io`,
+ *   `*.s3.amazonaws.com`, `*.amazonaws.com`, `*.ngrok-free.app` cover anyone's names),
+ * - it covers no denied name and overlaps no denied wildcard,
  * - the deepest such suffix wins, so `*.cdn.example.org` is chosen before `*.example.org`, and
  *   names grouped once are not counted again for a shallower suffix.
  * The suffix itself stays an exact entry when it was seen (`*.x` does not match `x`).
@@ -68,43 +54,44 @@ export const publicSuffixes: ReadonlySet<string> = new Set([
  * @example suggestAllowlist([{ name: "a.cdn.example.org", source: "learned" }, …b, c…, { name: "api.example.org", source: "learned" }], [])
  * // add: [{ entry: "*.cdn.example.org", names: [a, b, c] }, { entry: "api.example.org", names: ["api.example.org"] }]
  */
-export function suggestAllowlist(seen: readonly SeenName[], templateAllow: readonly string[]): AllowSuggestion {
+export function suggestAllowlist(seen: readonly SeenName[], templateAllow: readonly string[], denied: readonly string[] = []): AllowSuggestion {
   const rules = templateAllow.map(parseAllowEntry);
-  const sources = new Map<string, Set<SeenNameSource>>();
+  const deniedRules = denied.map(parseAllowEntry);
+  const plain = new Map<string, Set<SeenNameSource>>();
+  const ported = new Map<string, { name: string; sources: Set<SeenNameSource> }>();
   const covered: AllowSuggestion["covered"] = [];
   const skipped: AllowSuggestion["skipped"] = [];
-  for (const { name: raw, source } of seen) {
+  for (const { name: raw, source, port } of seen) {
     const name = raw.toLowerCase().replace(/\.$/, "");
-    const reason = unusable(name);
+    const deniedBy = deniedRules.find((rule) => matches(rule, name));
+    const reason = deniedBy === undefined ? unusable(name) : `denied (${deniedBy.entry})`;
     if (reason !== null) {
       if (!skipped.some((each) => each.name === name)) skipped.push({ name, reason });
       continue;
     }
-    const by = rules.find((rule) => (rule.wildcard ? name.endsWith(`.${rule.host}`) : name === rule.host));
+    // A name approved on one port is covered only by an entry that allows that port.
+    const by = rules.find((rule) => matches(rule, name) && (port === undefined || rule.port === null || rule.port === port));
     if (by !== undefined) {
       if (!covered.some((each) => each.name === name)) covered.push({ name, by: by.entry });
       continue;
     }
-    sources.set(name, (sources.get(name) ?? new Set()).add(source));
+    if (port === undefined) plain.set(name, (plain.get(name) ?? new Set()).add(source));
+    else ported.set(`${name}:${port}`, { name, sources: (ported.get(`${name}:${port}`)?.sources ?? new Set()).add(source) });
   }
-  const groups = groupNames([...sources.keys()]);
+  // A name also seen without a port needs no entry of its own for a port: the port-less one covers it.
+  for (const [entry, { name }] of ported) if (plain.has(name)) ported.delete(entry);
+  const groups = [...groupNames([...plain.keys()], deniedRules), ...[...ported].map(([entry, { name }]) => ({ entry, names: [name] }))];
+  const sourcesOf = (entry: string, name: string): SeenNameSource[] => [...(ported.get(entry)?.sources ?? plain.get(name) ?? [])];
   const add = groups
-    .map(({ entry, names }) => ({ entry, names: names.sort(), sources: [...new Set(names.flatMap((name) => [...(sources.get(name) ?? [])]))].sort() }))
+    .map(({ entry, names }) => ({ entry, names: names.sort(), sources: [...new Set(names.flatMap((name) => sourcesOf(entry, name)))].sort() }))
     .sort((a, b) => a.entry.replace(/^\*\./, "").localeCompare(b.entry.replace(/^\*\./, "")) || a.entry.localeCompare(b.entry));
   return { add, covered: covered.sort((a, b) => a.name.localeCompare(b.name)), skipped };
 }
 
-/** The registrable domain of a name: its last two labels, or three when the last two are a public suffix. */
-export function registrableDomain(name: string): string {
-  const labels = name.split(".");
-  const two = labels.slice(-2).join(".");
-  return publicSuffixes.has(two) ? labels.slice(-3).join(".") : two;
-}
-
-function groupNames(names: string[]): { entry: string; names: string[] }[] {
+function groupNames(names: string[], denied: readonly AllowRule[]): { entry: string; names: string[] }[] {
   const remaining = new Set(names);
   const entries: { entry: string; names: string[] }[] = [];
-  // Every proper suffix of a seen name that lies within its registrable domain, deepest first.
+  // Every proper suffix of a seen name at or below its registrable domain, deepest first.
   const candidates = new Set<string>();
   for (const name of names) {
     const floor = registrableDomain(name).split(".").length;
@@ -114,12 +101,23 @@ function groupNames(names: string[]): { entry: string; names: string[] }[] {
   const byDepth = [...candidates].sort((a, b) => b.split(".").length - a.split(".").length || a.localeCompare(b));
   for (const suffix of byDepth) {
     const below = [...remaining].filter((name) => name.endsWith(`.${suffix}`));
-    if (below.length < minNamesPerGroup) continue;
+    if (below.length < minNamesPerGroup || wildcardRefusal(suffix) !== null || denied.some((rule) => overlaps(rule, suffix))) continue;
     entries.push({ entry: `*.${suffix}`, names: below });
     below.forEach((name) => remaining.delete(name));
   }
   for (const name of remaining) entries.push({ entry: name, names: [name] });
   return entries;
+}
+
+/** `*.example.com` matches names below example.com, never example.com itself. */
+function matches(rule: AllowRule, name: string): boolean {
+  return rule.wildcard ? name.endsWith(`.${rule.host}`) : name === rule.host;
+}
+
+/** Whether `*.suffix` would reach a name `rule` denies: a denied name below it, or a denied wildcard over, at or below it. */
+function overlaps(rule: AllowRule, suffix: string): boolean {
+  if (rule.host.endsWith(`.${suffix}`)) return true;
+  return rule.wildcard && (rule.host === suffix || suffix.endsWith(`.${rule.host}`));
 }
 
 /** Why a name cannot be an allow entry, or null. */
@@ -129,6 +127,6 @@ function unusable(name: string): string | null {
   if (!name.includes(".")) return "a single label (a local name)";
   if (name === "localhost" || name.endsWith(".localhost")) return "loopback";
   if (!allowEntry.safeParse(name).success || name.startsWith("*.") || name.includes(":")) return "not a host name an allow entry can hold";
-  if (publicSuffixes.has(name)) return "a public suffix";
+  if (isPublicSuffix(name)) return "a public suffix";
   return null;
 }

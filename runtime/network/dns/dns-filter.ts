@@ -1,9 +1,10 @@
 import type { Answer, Packet, RecordType } from "dns-packet";
 import { chainVerdict } from "../../../generator/policy/network/chain-verdict.js";
-import { deniedBy, nameVerdict } from "../../../generator/policy/network/name-verdict.js";
+import { deniedBy, nameVerdict, type NameVerdict } from "../../../generator/policy/network/name-verdict.js";
 import type { PolicyRules } from "../../../generator/policy/network/policy-rules.js";
 import { answerMessage, readQuery, refusalMessage, rcode } from "./dns-message.js";
 import { askUpstream, type UpstreamResolver } from "./upstream.js";
+import type { AdmittedLookup, NameOutcome } from "../name-approvals.js";
 
 /** An address the filter resolved for an allowed name, to be admitted before the answer goes out. */
 export interface ResolvedAddress {
@@ -17,6 +18,8 @@ export interface ResolvedAddress {
   name: string;
   /** The CNAME chain's names after `name`: they narrow `ports` again when the policy changes. */
   chain: string[];
+  /** When its approval ends (a name admitted when asked, `--for`): no element outlives it. Absent: the policy's, no end. */
+  untilMs?: number;
 }
 
 /** A name the filter refused, for the denial records. */
@@ -38,11 +41,12 @@ export interface DnsFilterDeps {
   /** The upstream resolver failed to answer (the sandbox got SERVFAIL). */
   upstreamFailed?: (error: Error) => void;
   /**
-   * Ask mode: asks the human about a name the allowlist does not name, holding the question
-   * meanwhile. Resolves with null once it is admitted (the policy then allows it), or with the
-   * rule that refused it.
+   * Ask mode: decides a lookup of a name the allowlist does not name, asking the human (the
+   * question held meanwhile) when nothing decided it before (name-approvals.ts): refused, allowed
+   * by the policy now (`always`), or an admitted lookup whose answer is admitted only as far as
+   * the approval goes (its port, its addresses).
    */
-  ask?: (name: string) => Promise<string | null>;
+  ask?: (name: string) => Promise<NameOutcome>;
   /** Learn mode: a name the sandbox resolved (A, AAAA or CNAME, answered NOERROR) and the addresses it got. */
   learned?: (name: string, addresses: string[]) => void;
 }
@@ -71,7 +75,9 @@ export const maxTtl = 86_400;
  * - full mode forwards every type, filtering only the deny list; in learn mode, the names asked
  *   (A, AAAA, CNAME) that resolved are handed to `learned` with their addresses;
  * - ask mode (restricted): a name the allowlist does not name (and the deny list does not) is held
- *   and asked about; nothing goes upstream until it is admitted, and a refusal is NXDOMAIN.
+ *   and asked about; nothing goes upstream until it is admitted, and a refusal is NXDOMAIN. An
+ *   admitted name's answer is admitted on the approved port and only at approved addresses: an
+ *   answer with another address waits for a new question, and is NXDOMAIN if it is refused.
  * Returns null for bytes that are not DNS at all (dropped).
  */
 export async function filterDnsMessage(deps: DnsFilterDeps, message: Buffer, transport: "udp" | "tcp"): Promise<Buffer | null> {
@@ -79,44 +85,88 @@ export async function filterDnsMessage(deps: DnsFilterDeps, message: Buffer, tra
   if (read === null) return null;
   if ("refuse" in read) return refusalMessage(read.refuse.id);
   const { query } = read;
-  let policy = deps.policy();
-  let verdict = nameVerdict(policy, query.name);
-  if (!verdict.allowed && policy.mode === "restricted" && policy.ask && deps.ask !== undefined && deniedBy(policy, query.name) === undefined) {
-    const refusal = await deps.ask(query.name);
-    policy = deps.policy();
-    verdict = refusal === null ? nameVerdict(policy, query.name) : { allowed: false, rule: refusal };
-  }
-  if (!verdict.allowed) {
-    deps.refused({ name: query.name, type: query.question.type, rule: verdict.rule });
-    return answerMessage(query, policy.mode === "none" ? rcode.refused : rcode.nxDomain, [], transport);
-  }
-  if (policy.mode !== "full" && !restrictedTypes.includes(query.question.type)) return answerMessage(query, rcode.noError, [], transport);
+  const { policy, verdict, lookup } = await judgeName(deps, query.name);
   try {
+    if (!verdict.allowed) {
+      deps.refused({ name: query.name, type: query.question.type, rule: verdict.rule });
+      return answerMessage(query, policy.mode === "none" ? rcode.refused : rcode.nxDomain, [], transport);
+    }
+    if (policy.mode !== "full" && !restrictedTypes.includes(query.question.type)) return answerMessage(query, rcode.noError, [], transport);
     const chain = await followChain(deps.upstream, query.name, query.question.type);
     if (policy.mode === "full") {
       if (policy.learn && chain.code === rcode.noError && restrictedTypes.includes(query.question.type)) deps.learned?.(query.name, addressesIn(chain.records));
-      return answerMessage(query, chain.code, chain.records.map(capTtl), transport);
+      return answerMessage(
+        query,
+        chain.code,
+        chain.records.map((record) => capTtl(record)),
+        transport,
+      );
     }
-    // The policy may have changed while upstream answered: admit only under the one in force now.
-    // The ports are those every allowlisted name on the chain is allowed on (chain-verdict.ts).
-    const targets = aliasTargets(chain.records);
-    const now = chainVerdict(deps.policy(), [query.name, ...targets]);
-    if (!now.allowed || deps.policy().mode === "none") {
-      deps.refused({ name: query.name, type: query.question.type, rule: now.allowed ? "mode none" : now.rule });
-      return answerMessage(query, rcode.refused, [], transport);
-    }
-    const records = chain.records.filter((record) => {
-      if (record.type !== "A" && record.type !== "AAAA") return true;
-      const refusal = deps.refuseAddress(String(record.data));
-      if (refusal !== null) deps.refused({ name: query.name, type: record.type, rule: refusal });
-      return refusal === null;
-    });
-    await deps.admit(addressesOf(records, query.name, targets, now.ports));
-    return answerMessage(query, chain.code, records.map(capTtl), transport);
+    return await answerRestricted(deps, query, chain, transport, lookup);
   } catch (error) {
     deps.upstreamFailed?.(error as Error);
     return answerMessage(query, rcode.servFail, [], transport);
+  } finally {
+    lookup?.close();
   }
+}
+
+type Query = Extract<ReturnType<typeof readQuery>, { query: unknown }>["query"];
+
+/** The policy, the name's verdict under it, and in ask mode the admitted lookup (after asking, if it had to). */
+async function judgeName(deps: DnsFilterDeps, name: string): Promise<{ policy: PolicyRules; verdict: NameVerdict; lookup?: AdmittedLookup }> {
+  const policy = deps.policy();
+  const verdict = nameVerdict(policy, name);
+  if (verdict.allowed || policy.mode !== "restricted" || !policy.ask || deps.ask === undefined || deniedBy(policy, name) !== undefined) return { policy, verdict };
+  const outcome = await deps.ask(name);
+  const now = deps.policy();
+  if ("refused" in outcome) return { policy: now, verdict: { allowed: false, rule: outcome.refused } };
+  if ("policy" in outcome) return { policy: now, verdict: nameVerdict(now, name) };
+  return { policy: now, verdict: { allowed: true, ports: [outcome.lookup.port] }, lookup: outcome.lookup };
+}
+
+/**
+ * A restricted answer: the chain judged under the policy in force now (it may have changed while
+ * upstream answered), or for an admitted lookup its approval's port (a denied name on the chain
+ * still refuses); addresses that may never be admitted left out; then the admission, before the
+ * answer goes out. The ports are those every allowlisted name on the chain is allowed on (chain-verdict.ts).
+ */
+async function answerRestricted(deps: DnsFilterDeps, query: Query, chain: Chain, transport: "udp" | "tcp", lookup: AdmittedLookup | undefined): Promise<Buffer> {
+  const targets = aliasTargets(chain.records);
+  const now = lookup === undefined ? chainVerdict(deps.policy(), [query.name, ...targets]) : admittedVerdict(deps.policy(), targets, lookup.port);
+  if (!now.allowed || deps.policy().mode === "none") {
+    deps.refused({ name: query.name, type: query.question.type, rule: now.allowed ? "mode none" : now.rule });
+    return answerMessage(query, rcode.refused, [], transport);
+  }
+  const records = chain.records.filter((record) => {
+    if (record.type !== "A" && record.type !== "AAAA") return true;
+    const refusal = deps.refuseAddress(String(record.data));
+    if (refusal !== null) deps.refused({ name: query.name, type: record.type, rule: refusal });
+    return refusal === null;
+  });
+  let untilOf = (_address: string): number | undefined => undefined;
+  if (lookup !== undefined) {
+    const admitted = await lookup.admit(addressesIn(records));
+    if ("refused" in admitted) {
+      deps.refused({ name: query.name, type: query.question.type, rule: admitted.refused });
+      return answerMessage(query, rcode.nxDomain, [], transport);
+    }
+    untilOf = (address) => admitted.untilMs.get(address);
+  }
+  await deps.admit(addressesOf(records, query.name, targets, now.ports, untilOf));
+  return answerMessage(
+    query,
+    chain.code,
+    records.map((record) => capTtl(record, record.type === "A" || record.type === "AAAA" ? untilOf(String(record.data)) : undefined)),
+    transport,
+  );
+}
+
+/** An admitted lookup's verdict: the approval's port, unless a name on the chain is denied. */
+function admittedVerdict(policy: PolicyRules, targets: readonly string[], port: number): NameVerdict {
+  const denied = targets.find((target) => deniedBy(policy, target) !== undefined);
+  if (denied !== undefined) return { allowed: false, rule: `CNAME to ${denied}: deny ${deniedBy(policy, denied)?.entry ?? ""}` };
+  return policy.mode === "restricted" ? { allowed: true, ports: [port] } : { allowed: false, rule: `mode ${policy.mode}` };
 }
 
 /** Answer records with owner, TTL and data (every kind but EDNS's OPT pseudo-record). */
@@ -173,10 +223,12 @@ function upstreamCode(packet: Packet): number {
   return code === rcode.noError || code === rcode.nxDomain ? code : rcode.servFail;
 }
 
-function addressesOf(records: RecordAnswer[], name: string, chain: string[], ports: number[] | null): ResolvedAddress[] {
+function addressesOf(records: RecordAnswer[], name: string, chain: string[], ports: number[] | null, untilOf: (address: string) => number | undefined): ResolvedAddress[] {
   return records.flatMap((record): ResolvedAddress[] => {
     if (record.type !== "A" && record.type !== "AAAA") return [];
-    return [{ address: String(record.data), family: record.type === "A" ? 4 : 6, ports, ttl: record.ttl ?? 0, name, chain }];
+    const untilMs = untilOf(String(record.data));
+    const resolved: ResolvedAddress = { address: String(record.data), family: record.type === "A" ? 4 : 6, ports, ttl: record.ttl ?? 0, name, chain };
+    return [untilMs === undefined || untilMs === Infinity ? resolved : { ...resolved, untilMs }];
   });
 }
 
@@ -189,6 +241,8 @@ function aliasTargets(records: RecordAnswer[]): string[] {
   return records.flatMap((record) => (record.type === "CNAME" ? [String(record.data).toLowerCase().replace(/\.$/, "")] : []));
 }
 
-function capTtl(record: RecordAnswer): RecordAnswer {
-  return { ...record, ttl: Math.min(record.ttl ?? 0, maxTtl) };
+/** The record with its TTL capped (maxTtl, and the end of its address's approval: no client caches past it). */
+function capTtl(record: RecordAnswer, untilMs?: number): RecordAnswer {
+  const approved = untilMs === undefined || untilMs === Infinity ? maxTtl : Math.max(Math.floor((untilMs - Date.now()) / 1000), 0);
+  return { ...record, ttl: Math.min(record.ttl ?? 0, maxTtl, approved) };
 }

@@ -21,6 +21,7 @@ export interface NameGate {
 interface Spliced {
   name: string;
   port: number;
+  address: string;
   client: Socket;
   server: Socket;
 }
@@ -31,6 +32,8 @@ export interface NameGateDeps {
   refused: (refusal: { name?: string; port: number; rule: string }) => void;
   /** Where the gate never connects: the host, link-local, sandboxes, private ranges not admitted. */
   special: SpecialAddresses;
+  /** A name the policy does not allow but a human approved when asked: the addresses it is admitted at on `port`, or null. */
+  admittedAt?: (name: string, port: number) => ReadonlySet<string> | null;
 }
 
 /** Connecting upstream, and an idle spliced connection, give up after these. */
@@ -51,7 +54,8 @@ export function createNameGate(deps: NameGateDeps): NameGate {
   const recheck = (): void => {
     for (const connection of spliced) {
       const verdict = nameVerdict(deps.policy(), connection.name);
-      const allowed = deps.policy().mode === "restricted" && verdict.allowed && (verdict.ports === null || verdict.ports.includes(connection.port));
+      const approved = deps.admittedAt?.(connection.name, connection.port)?.has(connection.address) === true;
+      const allowed = deps.policy().mode === "restricted" && ((verdict.allowed && (verdict.ports === null || verdict.ports.includes(connection.port))) || approved);
       if (!allowed) {
         connection.client.resetAndDestroy();
         connection.server.destroy();
@@ -79,9 +83,11 @@ function gate(client: Socket, port: number, read: (data: Buffer) => FirstBytes, 
     if (first.kind === "refuse") return refuse(first.reason);
     if (!isHostName(first.name)) return refuse("not a host name");
     const verdict = nameVerdict(deps.policy(), first.name);
-    if (!verdict.allowed) return refuse(verdict.rule, first.name);
-    if (verdict.ports !== null && !verdict.ports.includes(port)) return refuse(`port ${port} not in allow for ${first.name}`, first.name);
-    void splice(client, first.name, port, buffered, deps, spliced).catch((error: Error) => refuse(error.message, first.name));
+    // A name approved when asked goes only on its port, and only to the addresses approved for it.
+    const approved = verdict.allowed ? null : (deps.admittedAt?.(first.name, port) ?? null);
+    if (!verdict.allowed && approved === null) return refuse(verdict.rule, first.name);
+    if (verdict.allowed && verdict.ports !== null && !verdict.ports.includes(port)) return refuse(`port ${port} not in allow for ${first.name}`, first.name);
+    void splice(client, { name: first.name, port, approved }, buffered, deps, spliced).catch((error: Error) => refuse(error.message, first.name));
   };
   client.on("data", onData);
 }
@@ -107,10 +113,11 @@ function forward(client: Socket, server: Socket, gated: { name: string; port: nu
   return pipeline(client, requests, server);
 }
 
-async function splice(client: Socket, name: string, port: number, head: Buffer, deps: NameGateDeps, spliced: Set<Spliced>): Promise<void> {
+async function splice(client: Socket, to: { name: string; port: number; approved: ReadonlySet<string> | null }, head: Buffer, deps: NameGateDeps, spliced: Set<Spliced>): Promise<void> {
+  const { name, port, approved } = to;
   // The gate connects from the host, outside the sandbox's table, so it checks this itself.
-  const address = (await resolveAddresses(deps.upstream, name)).find((candidate) => deps.special.refusal(candidate) === null);
-  if (address === undefined) throw new Error(`${name} resolves to no address the sandbox may reach`);
+  const address = (await resolveAddresses(deps.upstream, name)).find((candidate) => deps.special.refusal(candidate) === null && (approved === null || approved.has(candidate)));
+  if (address === undefined) throw new Error(approved === null ? `${name} resolves to no address the sandbox may reach` : `${name} resolves to no address approved for it (a new lookup asks again)`);
   if (client.destroyed) return;
   const server = connect({ host: address, port, timeout: connectTimeoutMs });
   await new Promise<void>((resolve, reject) => {
@@ -124,7 +131,7 @@ async function splice(client: Socket, name: string, port: number, head: Buffer, 
   if (client.destroyed) return void server.destroy();
   server.setTimeout(idleTimeoutMs, () => server.destroy());
   client.setTimeout(idleTimeoutMs, () => client.destroy());
-  const connection = { name, port, client, server };
+  const connection = { name, port, address, client, server };
   spliced.add(connection);
   const refused = (rule: string): void => {
     deps.refused({ name, port, rule });

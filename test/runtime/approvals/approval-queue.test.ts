@@ -2,8 +2,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { modeRefusal } from "../../../runtime/approvals/approval-answers.js";
 import { ApprovalQueue, type ApprovalAuditKind } from "../../../runtime/approvals/approval-queue.js";
-import type { ApprovalAsk } from "../../../runtime/approvals/approval.js";
+import type { ApprovalAsk, SshSignSubject } from "../../../runtime/approvals/approval.js";
 import type { ApprovalView } from "../../../runtime/approvals/approval-view.js";
 import { readEvents, recordEvent } from "../../../runtime/core/audit-log.js";
 import { runtimePaths } from "../../../runtime/core/paths.js";
@@ -87,6 +88,52 @@ describe("the approvals queue", () => {
     const id = queue.pending()[0]?.id ?? "";
     queue.answer(id, { decision: "deny" }, "root");
     expect(() => queue.answer(id, { decision: "once" }, "root")).toThrow(/no pending approval .*forage-ctl approvals/);
+  });
+
+  it("refuses a way of approving that the request's kind refuses, with the reason, and leaves the request pending", async () => {
+    const { queue, events } = queueWithLog();
+    const answer = queue.ask({ sandbox: "demo", kind: "ssh-sign", subject: { fingerprint: "SHA256:abc", comment: "me@laptop" } });
+    const id = queue.pending()[0]?.id ?? "";
+    let thrown: unknown;
+    try {
+      queue.answer(id, { decision: "always" }, "root");
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({
+      kind: "usage",
+      message: expect.stringMatching(/^[a-z2-7]{6}: ssh-sign requests take --once or --for, not --always: an SSH key that always signs is a key given away/),
+    });
+    expect(queue.pending().map((request) => request.id)).toEqual([id]);
+    queue.answer(id, { decision: "once" }, "root");
+    await expect(answer).resolves.toEqual({ decision: "once" });
+    await queue.flush();
+    expect(events.map((event) => event.event)).toEqual(["approval-asked", "approval-answered"]);
+  });
+
+  it("refuses --for on an SSH signature whose destination is not shown in full, and takes it where it is", async () => {
+    const { queue } = queueWithLog();
+    const hostKey = `SHA256:${"A".repeat(43)}`;
+    const sign = (destination?: SshSignSubject["destination"]) =>
+      queue.ask({ sandbox: "demo", kind: "ssh-sign", subject: destination === undefined ? { fingerprint: "SHA256:abc", comment: "me" } : { fingerprint: "SHA256:abc", comment: "me", destination } });
+    const forTen = { decision: "for", untilMs: Date.now() + 600_000 } as const;
+    // The attack: a login without the server's host key (method "publickey"), or data that is no login: --for would sign for any server.
+    for (const destination of [undefined, { kind: "ssh-login", user: "git" } as const]) {
+      void sign(destination);
+      const id = queue.pending()[0]?.id ?? "";
+      expect(() => queue.answer(id, forTen, "root")).toThrow(/takes --once only: (its destination is not known|the server's host key is not shown)/);
+      queue.answer(id, { decision: "once" }, "root");
+    }
+    // The control: a destination shown in full (a login with its host key, an SSHSIG namespace) takes --for.
+    for (const destination of [{ kind: "ssh-login", user: "git", hostKey } as const, { kind: "sshsig", namespace: "git", hash: "sha512" } as const]) {
+      const answer = sign(destination);
+      queue.answer(queue.pending()[0]?.id ?? "", forTen, "root");
+      await expect(answer).resolves.toEqual(forTen);
+    }
+  });
+
+  it.each(["host", "push"] as const)("takes --once, --for and --always for a %s request", (kind) => {
+    for (const mode of ["once", "for", "always"] as const) expect(modeRefusal(kind, mode)).toBeNull();
   });
 
   it("refuses an unknown id naming forage-ctl approvals", () => {

@@ -44,6 +44,7 @@ const view: SandboxView = {
   workspaceDisk: null,
   seccomp: { allowed: [], warning: null, refused: null },
   ports: [{ hostPort: 8080, port: 3000 }],
+  pushGate: null,
 };
 
 const login: LoginStatus = {

@@ -55,6 +55,35 @@ describe.skipIf(!tools.run || !isRoot())("the addresses admitted to a sandbox's 
     expect(timeoutOf()).toBe("2h");
   });
 
+  it("never outlive an approval's end, and go from both tables when it is taken back", async () => {
+    const ported = (namespace: string, table: string): string => nft(namespace, "list", "set", "inet", table, "allowed4_port");
+    await allowed.admit([{ ...resolved("192.0.2.40", [443], 3600), untilMs: now + 90_000 }]);
+    expect(ported(hostNs, "forage_f7")).toMatch(/192\.0\.2\.40 \. 443 timeout 1m30s/);
+    // A later answer while the approval runs does not stretch it.
+    now += 30_000;
+    await allowed.admit([{ ...resolved("192.0.2.40", [443], 3600), untilMs: now + 60_000 }]);
+    expect(ported(hostNs, "forage_f7")).toMatch(/192\.0\.2\.40 \. 443 timeout 1m30s expires/);
+    await allowed.revoke("api.example", 443, ["192.0.2.40"]);
+    for (const [namespace, table] of [
+      [hostNs, "forage_f7"],
+      [sandboxNs, "forage"],
+    ] as const)
+      expect(ported(namespace, table)).not.toContain("192.0.2.40");
+    expect(allowed.lookup("192.0.2.40")).toBeUndefined();
+    // Taken back again (or after the kernel dropped it), it is no error.
+    await allowed.revoke("api.example", 443, ["192.0.2.40"]);
+  });
+
+  it("keep an address an allowlisted name shares with an approved one when the approval ends", async () => {
+    const ported = (): string => nft(hostNs, "list", "set", "inet", "forage_f7", "allowed4_port");
+    // The control: the address the approved name had alone goes at its end (above); here the allowlisted name holds it first.
+    await allowed.admit([{ ...resolved("192.0.2.41", [443], 3600), name: "cdn.allowed.example" }]);
+    await allowed.admit([{ ...resolved("192.0.2.41", [443], 3600), untilMs: now + 60_000 }]);
+    await allowed.revoke("api.example", 443, ["192.0.2.41"]);
+    expect(ported()).toMatch(/192\.0\.2\.41 \. 443 timeout 2h/);
+    expect(allowed.lookup("192.0.2.41")?.name).toBe("cdn.allowed.example");
+  });
+
   it("still answer when the sandbox's root removed its own table (the host's holds)", async () => {
     nft(sandboxNs, "flush", "ruleset");
     const failures = allowed.mirrorFailures;

@@ -1,6 +1,6 @@
 import dnsPacket, { type Answer } from "dns-packet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { filterDnsMessage, type DnsFilterDeps } from "../../../runtime/network/dns/dns-filter.js";
+import { filterDnsMessage, type DnsFilterDeps, type ResolvedAddress } from "../../../runtime/network/dns/dns-filter.js";
 import { policyRules } from "../../../generator/policy/network/policy-rules.js";
 import type { NetworkPolicy } from "../../../generator/policy/network/policy-schema.js";
 import { SpecialAddresses } from "../../../runtime/network/special-addresses.js";
@@ -10,19 +10,21 @@ import { decodeAnswer, startZoneUpstream, type Decoded } from "../../support/zon
 
 /*
  * Ask mode against a real upstream (test/support/zone-upstream.ts, which logs every name it is
- * asked): a name the allowlist does not name is held and asked about through the real
- * NameApprovals, whose questions the test answers when it chooses; nothing goes upstream first.
+ * asked, and answers from a zone the test changes): a name the allowlist does not name is held
+ * and asked about through the real NameApprovals, whose questions the test answers when it
+ * chooses; nothing goes upstream first, and what is admitted is what the approval covers.
  */
 const zone: Record<string, Answer[]> = {
   "api.example.test": [{ type: "A", name: "api.example.test", ttl: 30, data: "44.0.113.1" }],
   "new.example.test": [{ type: "A", name: "new.example.test", ttl: 60, data: "44.0.113.90" }],
   "kept.example.test": [{ type: "A", name: "kept.example.test", ttl: 60, data: "44.0.113.91" }],
+  "timed.example.test": [{ type: "A", name: "timed.example.test", ttl: 60, data: "44.0.113.93" }],
 };
 
 describe("the DNS filter in ask mode (restricted)", () => {
   let upstream: Awaited<ReturnType<typeof startZoneUpstream>>;
   let asked: string[] = [];
-  const admitted: { address: string; name: string; ports: number[] | null }[] = [];
+  const admitted: ResolvedAddress[] = [];
   const refused: string[] = [];
   const special = new SpecialAddresses({ v4: "10.100.0.0", v6: "fd66:a64::" }, []);
   let policy: NetworkPolicy = { mode: "restricted", allow: ["api.example.test"], deny: ["*.exfil.test"], sni: false, ask: true };
@@ -64,26 +66,65 @@ describe("the DNS filter in ask mode (restricted)", () => {
     });
   });
 
-  it("holds a name not on the allowlist, asking once for both of its queries, and sends nothing upstream until it is admitted", async () => {
+  it("holds a name not on the allowlist, asking once for both of its queries with the port it would admit, and sends nothing upstream until it is admitted", async () => {
     const [first, retry] = [held("new.example.test"), held("NEW.example.test")];
     await settle();
-    expect(questions.map((q) => q.ask)).toEqual([{ sandbox: "web", kind: "host", subject: { name: "new.example.test" } }]);
+    expect(questions.map((q) => q.ask)).toEqual([{ sandbox: "web", kind: "host", subject: { name: "new.example.test", port: 443 } }]);
     expect(asked).not.toContain("new.example.test");
     questions.shift()?.answer({ decision: "once" });
     for (const answer of await Promise.all([first, retry])) expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["44.0.113.90"]);
-    expect(admitted).toContainEqual(expect.objectContaining({ address: "44.0.113.90", name: "new.example.test", ports: null }));
+    // The port the question named, and no other: an approval is not every port of the name.
+    expect(admitted.filter((each) => each.name === "new.example.test").map((each) => [each.address, each.ports])).toEqual([
+      ["44.0.113.90", [443]],
+      ["44.0.113.90", [443]],
+    ]);
     // Admitted for the run: asked again, it resolves without a question.
     expect((await held("new.example.test")).rcode).toBe("NOERROR");
     expect(questions).toEqual([]);
     expect(persisted).toEqual([]);
   });
 
-  it("writes an `always` name to the sandbox's allowlist", async () => {
+  it("holds an answer of an admitted name that points elsewhere now, asks with its addresses, and answers NXDOMAIN, admitting nothing, when that is denied", async () => {
+    zone["new.example.test"] = [{ type: "A", name: "new.example.test", ttl: 60, data: "44.0.113.92" }];
+    admitted.length = 0;
+    const repointed = held("new.example.test");
+    await settle();
+    expect(questions.map((q) => q.ask.subject)).toEqual([{ name: "new.example.test", port: 443, addresses: ["44.0.113.92"], approved: ["44.0.113.90"] }]);
+    expect(admitted).toEqual([]);
+    questions.shift()?.answer({ decision: "deny" });
+    expect((await repointed).rcode).toBe("NXDOMAIN");
+    expect(refused).toContain("new.example.test denied when asked (new.example.test at 44.0.113.92)");
+    expect((await held("new.example.test")).rcode).toBe("NXDOMAIN");
+    expect(admitted).toEqual([]);
+    expect(questions).toEqual([]);
+  });
+
+  it("admits a name approved --for a while only until then (its elements and the answer's TTL end with it), and asks again once it is up", async () => {
+    const answer = held("timed.example.test");
+    await settle();
+    const untilMs = Date.now() + 1500;
+    questions.shift()?.answer({ decision: "for", untilMs });
+    const decoded = await answer;
+    // No client caches the answer past the approval's end (the zone says 60 s).
+    const [record] = decoded.answers ?? [];
+    expect(record !== undefined && "ttl" in record ? record.ttl : null).toBeLessThanOrEqual(1);
+    expect(admitted.find((each) => each.name === "timed.example.test")).toMatchObject({ address: "44.0.113.93", ports: [443], untilMs });
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    expect(approvals.expire()).toEqual([{ name: "timed.example.test", port: 443, addresses: ["44.0.113.93"] }]);
+    const again = held("timed.example.test");
+    await settle();
+    expect(questions.map((q) => q.ask.subject)).toEqual([{ name: "timed.example.test", port: 443 }]);
+    questions.shift()?.answer({ decision: "deny" });
+    expect((await again).rcode).toBe("NXDOMAIN");
+  });
+
+  it("writes an `always` name to the sandbox's allowlist as name:443", async () => {
     const answer = held("kept.example.test");
     await settle();
     questions.shift()?.answer({ decision: "always" });
     expect((await answer).rcode).toBe("NOERROR");
-    expect(persisted).toEqual(["kept.example.test"]);
+    expect(persisted).toEqual(["kept.example.test:443"]);
+    expect(admitted.find((each) => each.name === "kept.example.test")).toMatchObject({ ports: [443] });
   });
 
   it("answers a denied or unanswered name NXDOMAIN, never forwarded, and does not ask again", async () => {

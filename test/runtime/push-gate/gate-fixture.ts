@@ -8,6 +8,9 @@ import { runtimePaths, type RuntimePaths } from "../../../runtime/core/paths.js"
 import { outboxLayout, type OutboxLayout } from "../../../runtime/push-gate/outbox.js";
 import { pushGateHomeConfig } from "../../../runtime/push-gate/sandbox-git-config.js";
 import { relayPath, startSandboxPushGate, type SandboxPushGate } from "../../../runtime/push-gate/start-push-gate.js";
+import { writeMetadata } from "../../../runtime/state/metadata-store.js";
+import { keepAlwaysPushed, StandingPushes } from "../../../runtime/push-gate/standing-pushes.js";
+import { sandboxMetadata } from "../../support/sandbox-metadata.js";
 import { ApprovalDesk } from "./approval-desk.js";
 
 /** The agent's git identity, first in its home git config. */
@@ -33,12 +36,15 @@ export class GateFixture {
   readonly layout: OutboxLayout = outboxLayout(this.paths, "pushy");
   uid = 0;
   gate: SandboxPushGate | undefined;
+  /** With `standing`: the pushes approved beyond their request, kept in this sandbox's metadata; and the audit lines. */
+  standing: StandingPushes | undefined;
+  readonly records: string[] = [];
 
   /** `protectedBranches`: the template's pushGate.protectedBranches (default null: the gate's defaults). */
   constructor(
     tag: string,
     uidOffset: number,
-    private readonly options: { protectedBranches?: string[] | null } = {},
+    private readonly options: { standing?: boolean; protectedBranches?: string[] | null } = {},
   ) {
     this.account = `fp${tag}${process.pid % 100000}`;
     this.agentUid = 61_000 + uidOffset * 1000 + (process.pid % 1000);
@@ -109,7 +115,13 @@ export class GateFixture {
     this.asUser(["clone", "-q", this.upstream, join(this.home, "agent-work")]);
     execFileSync("mv", [join(this.home, "agent-work"), this.work]);
     execFileSync("chown", ["-R", `${this.agentUid}:${this.agentUid}`, this.agentHome]);
+    if (this.options.standing === true) {
+      // The sandbox's metadata, where an --always is kept, as up writes it for a template with pushGate.
+      await writeMetadata(this.paths, sandboxMetadata({ name: "pushy", template: "t", slot: 1, hostPath: this.work, pushGate: { protectedBranches: null } }));
+      this.standing = new StandingPushes([], (pushed) => keepAlwaysPushed(this.paths, "pushy", pushed));
+    }
     this.gate = await startSandboxPushGate({
+      ...(this.standing === undefined ? {} : { standing: this.standing, record: (line: string) => void this.records.push(line) }),
       paths: this.paths,
       sandbox: "pushy",
       workspace: { mode: "git-worktree", hostPath: this.work, managed: true, sourceRepo: this.userRepo, stores: [{ kind: "git", path: join(this.userRepo, ".git") }] },
