@@ -1,11 +1,11 @@
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, openSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliPath, repoRoot } from "../cli/run-cli.js";
-import { nixBuild, nixString, standInDir } from "../support/nix.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { agentUid, TestHost } from "./harness.js";
+import { installStandInSystem } from "./host-user.js";
 import { TmuxTerminal } from "./tmux-terminal.js";
 
 /*
@@ -67,10 +67,7 @@ describe.skipIf(!tools.run || !isRoot())("nothing of the caller's reaches a sand
     if (legacyTiocsti !== "1") writeFileSync("/proc/sys/dev/tty/legacy_tiocsti", "1");
     // Static: it runs in a NixOS root too, which has none of the host's libraries.
     execFileSync("gcc", ["-static", "-O2", "-o", inject, join(repoRoot, "test/integration/tty-inject.c")]);
-    const systems = join(host.dir, "systems");
-    mkdirSync(systems);
-    symlinkSync(nixBuild(`import ${nixString(join(standInDir, "nixos-system.nix"))} { uid = ${agentUid}; gid = ${agentUid}; }`), join(systems, "nixbasic"));
-    host.extraEnv.FORAGE_SYSTEMS_DIR = systems;
+    installStandInSystem(host.dir, host.extraEnv, ["nixbasic"]);
     for (const sandbox of sandboxes) {
       const workspace = host.workspace(sandbox.name);
       copyFileSync(inject, join(workspace, "tty-inject"));

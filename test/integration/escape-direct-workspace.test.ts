@@ -1,11 +1,10 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nixBuild, nixString, standInDir } from "../support/nix.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { agentUid, TestHost } from "./harness.js";
-import { asOwner } from "./host-user.js";
+import { asOwner, installStandInSystem } from "./host-user.js";
 
 /*
  * Gaps of issue 26 in a directory mounted as is (-w).
@@ -28,10 +27,7 @@ describe.skipIf(!tools.run || !isRoot())("two sandboxes on one workspace folder"
 
   beforeAll(() => {
     chmodSync(host.dir, 0o711);
-    const systems = join(host.dir, "systems");
-    mkdirSync(systems);
-    symlinkSync(nixBuild(`import ${nixString(join(standInDir, "nixos-system.nix"))} { uid = ${agentUid}; gid = ${agentUid}; }`), join(systems, "nixbasic"));
-    host.extraEnv.FORAGE_SYSTEMS_DIR = systems;
+    installStandInSystem(host.dir, host.extraEnv, ["nixbasic"]);
   });
   afterAll(() => host.cleanup());
 

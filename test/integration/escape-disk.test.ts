@@ -1,13 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../cli/run-cli.js";
-import { nixBuild, nixString, standInDir } from "../support/nix.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { agentUid, TestHost } from "./harness.js";
+import { installStandInSystem } from "./host-user.js";
 
 /*
  * Filling the host's disk through the workspace (issue 13, "Workspace disk"): workspace.maxSize
@@ -84,10 +84,7 @@ describe.skipIf(!tools.run || !isRoot())("escape: filling the disk through the w
       ["commit", "-q", "-m", "initial"],
     ])
       await asOwner("git", ["-C", repo, ...args]);
-    const systems = join(disks, "systems");
-    mkdirSync(systems);
-    symlinkSync(nixBuild(`import ${nixString(join(standInDir, "nixos-system.nix"))} { uid = ${agentUid}; gid = ${agentUid}; }`), join(systems, "quota-nix"));
-    host.extraEnv.FORAGE_SYSTEMS_DIR = systems;
+    installStandInSystem(disks, host.extraEnv, ["quota-nix"]);
     for (const [name, template, runtime] of [
       ["full", "quota", "nspawn"],
       ["free", "basic", "nspawn"],

@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliPath, repoRoot } from "../cli/run-cli.js";
-import { nixBuild, nixString, standInDir } from "../support/nix.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { agentUid, TestHost } from "./harness.js";
+import { installStandInSystem } from "./host-user.js";
 
 /*
  * Escapes through the kernel's interfaces, attempted as the agent in real host-root sandboxes:
@@ -45,11 +45,7 @@ describe.skipIf(!tools.run || !isRoot())("the seccomp filter and the keyring, at
 
   beforeAll(async () => {
     execFileSync("gcc", ["-static", "-O2", "-o", probe, join(repoRoot, "test/integration/seccomp-probe.c")]);
-    const systems = join(host.dir, "systems");
-    mkdirSync(systems);
-    const system = nixBuild(`import ${nixString(join(standInDir, "nixos-system.nix"))} { uid = ${agentUid}; gid = ${agentUid}; }`);
-    for (const template of ["nixsc", "nixall"]) symlinkSync(system, join(systems, template));
-    host.extraEnv.FORAGE_SYSTEMS_DIR = systems;
+    installStandInSystem(host.dir, host.extraEnv, ["nixsc", "nixall"]);
     for (const [name, template, runtime] of [
       ["sc", "sc", "nspawn"],
       ["ns", "ns", "nspawn"],
