@@ -72,7 +72,10 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
         ].join("\n"),
       );
       expect(shown.stdout).toMatch(/^ASKED {8}\d{4}-\d\d-\d\dT[\d:.]+Z \(\d+s ago\)$/m);
-      expect(shown.stdout).toMatch(/^DEADLINE {5}\d{4}-\d\d-\d\dT[\d:.]+Z \(in (59|60)s; denied if nobody answers by then\)$/m);
+      // The 60 s deadline counts down from the ask: a loaded machine may take seconds to get here.
+      const left = /^DEADLINE {5}\d{4}-\d\d-\d\dT[\d:.]+Z \(in (\d+)s; denied if nobody answers by then\)$/m.exec(shown.stdout)?.[1];
+      expect(Number(left)).toBeGreaterThanOrEqual(30);
+      expect(Number(left)).toBeLessThanOrEqual(60);
     });
   });
 
