@@ -15,13 +15,8 @@ const configLanguages = new Set(["yaml", "yml", "json", "ts", "typescript"]);
 
 export type SnippetKind = { kind: "whole" } | { kind: "fragment"; at: string[] } | { kind: "none" };
 
-export interface Snippet {
-  /** 1-based line of the opening fence. */
-  line: number;
-  language: string;
-  text: string;
-  check: SnippetKind;
-}
+/** A config block and how it is checked. */
+export type Snippet = Omit<FencedBlock, "marker"> & { check: SnippetKind };
 
 const markerPattern = /^<!--\s*config:\s*(.*?)\s*-->$/;
 
@@ -34,35 +29,49 @@ function parseMarker(body: string): SnippetKind | string {
   return `unknown marker "config: ${body}": use "config: fragment", "config: fragment in a.b" or "config: none"`;
 }
 
-/** The config blocks of `markdown`, and a `line: message` for each marker that is misplaced or unknown. */
-export function readmeSnippets(markdown: string): { snippets: Snippet[]; problems: string[] } {
+/** A fenced block of a Markdown file, with the marker comment right before its fence, if any. */
+export interface FencedBlock {
+  /** 1-based line of the opening fence. */
+  line: number;
+  language: string;
+  text: string;
+  marker?: { line: number; body: string };
+}
+
+/** Every fenced block of `markdown`, and a `line: message` for each marker not right before a fence. */
+export function fencedBlocks(markdown: string): { blocks: FencedBlock[]; problems: string[] } {
   const lines = markdown.split("\n");
-  const snippets: Snippet[] = [];
+  const blocks: FencedBlock[] = [];
   const problems: string[] = [];
-  let pending: { line: number; body: string } | undefined;
+  let marker: { line: number; body: string } | undefined;
   for (let index = 0; index < lines.length; index++) {
     const line = (lines[index] ?? "").trim();
-    const marker = markerPattern.exec(line);
-    if (marker !== null) {
-      pending = { line: index + 1, body: marker[1] ?? "" };
-      continue;
-    }
+    const found = markerPattern.exec(line);
     const fence = /^(`{3,})\s*([\w-]*)/.exec(line);
-    if (fence === null) {
-      if (line !== "" && pending !== undefined) problems.push(`${pending.line}: a config marker must come right before a fence`);
-      if (line !== "") pending = undefined;
-      continue;
+    if (found !== null) marker = { line: index + 1, body: found[1] ?? "" };
+    else if (fence === null && line !== "") {
+      if (marker !== undefined) problems.push(`${marker.line}: a config marker must come right before a fence`);
+      marker = undefined;
+    } else if (fence !== null) {
+      const close = lines.findIndex((candidate, at) => at > index && candidate.trim() === fence[1]);
+      const end = close === -1 ? lines.length : close;
+      blocks.push({ line: index + 1, language: (fence[2] ?? "").toLowerCase(), text: lines.slice(index + 1, end).join("\n"), ...(marker === undefined ? {} : { marker }) });
+      marker = undefined;
+      index = end;
     }
-    const close = lines.findIndex((candidate, at) => at > index && candidate.trim() === fence[1]);
-    const end = close === -1 ? lines.length : close;
-    const language = (fence[2] ?? "").toLowerCase();
-    const check = pending === undefined ? { kind: "whole" as const } : parseMarker(pending.body);
-    if (typeof check === "string") problems.push(`${pending?.line}: ${check}`);
-    else if (!configLanguages.has(language)) {
-      if (pending !== undefined) problems.push(`${pending.line}: a config marker before a \`${language || "plain"}\` block, which is never taken for a config`);
-    } else snippets.push({ line: index + 1, language, text: lines.slice(index + 1, end).join("\n"), check });
-    pending = undefined;
-    index = end;
   }
-  return { snippets, problems };
+  return { blocks, problems };
+}
+
+/** The config blocks of `markdown`, and a `line: message` for each marker that is misplaced or unknown. */
+export function readmeSnippets(markdown: string): { snippets: Snippet[]; problems: string[] } {
+  const { blocks, problems } = fencedBlocks(markdown);
+  const snippets: Snippet[] = [];
+  for (const { line, language, text, marker } of blocks) {
+    const check = marker === undefined ? { kind: "whole" as const } : parseMarker(marker.body);
+    if (typeof check === "string") problems.push(`${marker?.line}: ${check}`);
+    else if (configLanguages.has(language)) snippets.push({ line, language, text, check });
+    else if (marker !== undefined) problems.push(`${marker.line}: a config marker before a \`${language || "plain"}\` block, which is never taken for a config`);
+  }
+  return { snippets, problems: problems.sort((a, b) => Number.parseInt(a) - Number.parseInt(b)) };
 }
