@@ -8,7 +8,7 @@
 // `instanceof`). The libraries (package.json's dependencies but commander) stay in node_modules,
 // imported as before by the chunks that need them. The guard host runs in its own process from dist/runtime (no bundle needed there).
 // Run by `npm run build` after tsc; nothing here is hand-edited.
-import { readFile, rm } from "node:fs/promises";
+import { chmod, readFile, rm } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,3 +32,5 @@ await build({
   // `main.js` by name: the daemon is started as `node <dir of this chunk>/main.js daemon` (ensure-daemon.ts).
   output: { dir: out, format: "esm", entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
 });
+// Executable: scripts/install.sh links it onto PATH as forage-ctl (its #! line names node).
+await chmod(join(out, "main.js"), 0o755);

@@ -29,6 +29,9 @@ declare -A packages=(
   [notify-send]=libnotify-bin
   # Tests that need an account of their own (the push gate, the desktop notification).
   [useradd]=passwd
+  # The README's commands run root's forage-ctl with sudo; Debian leaves it out when root has a
+  # password at installation.
+  [sudo]=sudo
 )
 
 missing=()
@@ -62,3 +65,14 @@ fi
 
 echo "install.sh: npm ci"
 npm ci --no-audit --no-fund --loglevel=error
+
+# forage-ctl on PATH, as the README's commands type it: a link to this checkout's build (moving
+# the checkout breaks it; run install.sh again from the new place).
+echo "install.sh: npm run build"
+npm run --silent build
+if [ "$(id -u)" -eq 0 ]; then
+  ln -sfn "$PWD/dist/bin/main.js" /usr/local/bin/forage-ctl
+  echo "install.sh: forage-ctl is /usr/local/bin/forage-ctl (-> $PWD/dist/bin/main.js)"
+else
+  echo "install.sh: to have forage-ctl on PATH, run: sudo ln -sfn '$PWD/dist/bin/main.js' /usr/local/bin/forage-ctl"
+fi

@@ -4,7 +4,11 @@
 # need the network.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-forage() { node dist/bin/main.js "$@"; }
+# install.sh put forage-ctl on PATH and sudo on the machine, as the README's commands use them.
+for tool in forage-ctl sudo; do
+  command -v "$tool" > /dev/null || { echo "smoke: install.sh left no $tool on PATH" >&2; exit 1; }
+done
+forage() { forage-ctl "$@"; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

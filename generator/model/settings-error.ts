@@ -10,3 +10,8 @@ export class SettingsError extends UserError {
     super(message, "config");
   }
 }
+
+/** No settings file at all where forage-ctl looked (none named, none found): a SettingsError. */
+export class NoSettingsError extends SettingsError {
+  override name = "NoSettingsError";
+}

@@ -10,6 +10,7 @@ import type { NetworkView } from "../sandbox/network-operations.js";
 import type { PortView } from "../sandbox/port-operations.js";
 import type { WindowLog } from "../sandbox/session-logs.js";
 import type { Snapshot } from "../workspaces/snapshots.js";
+import type { RuntimeInfo } from "../backends/registry.js";
 import type { SandboxView, UpResult } from "./sandbox-view.js";
 
 /**
@@ -101,6 +102,8 @@ const operationShapes = {
   authRemove: { result: done, streams: "none" },
   /** The sandbox's port forwards (host loopback → sandbox); with a change, made first. */
   port: { result: list<PortView>(), streams: "none" },
+  /** The runtimes and whether this host can use them, as the side that creates sandboxes sees them. */
+  runtimes: { result: list<RuntimeInfo>(), streams: "none" },
 } as const satisfies Record<string, CallShape>;
 
 /** What only the daemon answers, about itself. */

@@ -1,3 +1,4 @@
+import { detectRuntimes } from "../backends/registry.js";
 import { spawn } from "node:child_process";
 import { sandboxLink } from "../network/sandbox-link.js";
 import { readEvents, recordEvent } from "../core/audit-log.js";
@@ -83,6 +84,7 @@ export function localOperations(context: RuntimeContext): Operations {
     authStatus: () => loginStatuses(context),
     authRemove: ({ agent }) => forgetLogin(context, agent),
     port: ({ name, change }) => portOperation(context, name, change),
+    runtimes: () => detectRuntimes(context.paths),
     async exec({ name, command, asRoot }, streams) {
       const metadata = await requireSandbox(context, name);
       const { terminal } = streams;

@@ -40,6 +40,7 @@ export const requestSchemas = {
   authStatus: noRequest,
   authRemove: authRemoveRequest,
   port: portRequest,
+  runtimes: noRequest,
   proxyStatus: noRequest,
   approvals: noRequest,
   approve: approveRequest,

@@ -4,10 +4,10 @@ import type { Diagnostic } from "../../generator/config/diagnostic.js";
 import { configFileNames } from "../../generator/config/find-config.js";
 import type { Model } from "../../generator/model/model.js";
 import { decodeSettings } from "../../generator/model/settings-codec.js";
-import { SettingsError } from "../../generator/model/settings-error.js";
+import { NoSettingsError, SettingsError } from "../../generator/model/settings-error.js";
 import type { SettingsFile } from "./settings-file.js";
 
-export { SettingsError } from "../../generator/model/settings-error.js";
+export { NoSettingsError, SettingsError } from "../../generator/model/settings-error.js";
 
 /** Settings, and the notes of the config file they came from (none for a generated forage.json). */
 export interface LoadedSettings {
@@ -39,7 +39,7 @@ async function readSettingsText(file: SettingsFile): Promise<string | undefined>
     return await readFile(file.path, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" && file.origin === "default") throw new SettingsError(nothingFound(file));
+    if (code === "ENOENT" && file.origin === "default") throw new NoSettingsError(nothingFound(file));
     if (code === "ENOENT") return undefined;
     if (code !== undefined) throw new SettingsError(`cannot read ${file.shown} (${code}): check its permissions, or pass --config with another settings file`);
     throw error;

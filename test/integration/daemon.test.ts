@@ -93,6 +93,15 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
     expect(list).toEqual([expect.objectContaining({ name: "dmn", status: "running" })]);
   });
 
+  it("answers the configured user's `runtime` as the side that creates sandboxes (it said none was available, needing root)", async () => {
+    const shown = await runAs(agentUid, ["runtime", "--json"]);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    const { detected, runtimes } = JSON.parse(shown.stdout) as { detected: string | null; runtimes: { name: string; available: boolean; reason: string }[] };
+    expect(detected).toBe("nspawn");
+    expect(runtimes.find((runtime) => runtime.name === "nspawn")).toMatchObject({ available: true, reason: "" });
+    expect(shown.stdout).not.toContain("needs root");
+  });
+
   it("never gives its clients a root shell in a sandbox", async () => {
     const shell = await runAs(agentUid, ["shell", "dmn"], "id -u\n");
     expect(shell.exitCode).toBe(64);

@@ -146,6 +146,24 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     expect(await as("jj", ["-R", join(repos, "parallel-jj"), "workspace", "list", "-T", 'name ++ "\\n"'])).toBe("default");
   });
 
+  it("gives a sandbox a jj workspace of a repository jj made as it does by default (colocated with git), without a git worktree", async () => {
+    // jj 0.46 makes a git worktree for a new workspace of a colocated repository, with an option
+    // git before 2.42 refuses (Debian 12 has 2.39): up failed for every such repository.
+    const repo = join(repos, "colocated-jj");
+    mkdirSync(repo);
+    await execa("chown", [`${agentUid}:${agentUid}`, repo]);
+    await as("jj", ["git", "init", repo]);
+    expect(existsSync(join(repo, ".git"))).toBe(true);
+    writeFileSync(join(repo, "base.txt"), "base\n");
+    await as("jj", ["-R", repo, "commit", "-m", "base"]);
+    const up = await host.run(["up", "jjco", "-t", "basic", "-r", repo, ...identity]);
+    expect([up.exitCode, up.stderr]).toEqual([0, ""]);
+    expect(await host.sh("jjco", "cat base.txt; test -f .git && echo git-worktree || echo no-git-worktree; jj status | head -1")).toBe("base\nno-git-worktree\nThe working copy has no changes.\n");
+    expect(await as("git", ["-C", repo, "worktree", "list", "--porcelain"])).not.toContain("jjco");
+    expect((await host.run(["down", "jjco"])).exitCode).toBe(0);
+    expect(await as("jj", ["-R", repo, "workspace", "list", "-T", 'name ++ "\\n"'])).toBe("default");
+  });
+
   it("keeps git hooks and config, .envrc, .forage and a Forage config read-only to the agent in a writable workspace", async () => {
     const repo = await gitRepo("protected");
     mkdirSync(join(repo, ".forage"));

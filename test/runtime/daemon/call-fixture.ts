@@ -97,6 +97,18 @@ export const cases: { [K in OperationName]: { request: Request<K>; result: Resul
     request: { name: "demo", change: { kind: "add", forward: { hostPort: 8080, port: 3000 } } },
     result: [{ hostPort: 8080, port: 3000, hostAddress: "127.0.0.1", sandboxAddress: "10.100.3.2", state: "open", error: null }],
   },
+  runtimes: {
+    request: {},
+    result: [
+      {
+        name: "nspawn",
+        description: "systemd-nspawn on a tmpfs root",
+        available: true,
+        reason: "",
+        capabilities: { nixosConfig: false, networkIsolation: true, ephemeralRoot: true, ssh: true, generatedFiles: false, resourceLimits: true, gracefulShutdown: true },
+      },
+    ],
+  },
 };
 
 /** What the fake operations were handed, in order: the operation and its request. */
