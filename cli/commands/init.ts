@@ -32,7 +32,7 @@ export function registerInit(program: Command): void {
     .option("-f, --force", "overwrite an existing file")
     .addHelpText(
       "after",
-      "\nThe config has two templates: the first runs on any Linux host as it is (the host's bash, no\nnetwork, no secrets); the second runs the agent and needs its program on the host (or NixOS) and\nits key. Without --user and with none of the defaults (run as root with no sudo and no login\nsession), init asks on a terminal, or exits 64 when there is none.\n\nExample:\n  sudo forage-ctl init && sudo forage-ctl up demo -t default -w ~/src/demo",
+      "\nThe config has two templates: the first runs on any Linux host as it is (the host's bash, no\nnetwork, no secrets); the second runs the agent and needs its program on the host (or NixOS) and\nits key (or a subscription login: the comment above its key says how). Run with sudo, the file is\nyours ($SUDO_USER) and the steps it prints say sudo where you need it. Without --user and with\nnone of the defaults (run as root with no sudo and no login session), init asks on a terminal, or\nexits 64 when there is none.\n\nExample:\n  sudo forage-ctl init && sudo forage-ctl up demo -t default -w ~/src/demo",
     )
     .action(async (options: InitOptions) => {
       const agent = presetOf(options);
