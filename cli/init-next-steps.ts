@@ -7,26 +7,28 @@ export interface NextStepsInput {
   /** The first template: the one that runs on any host. */
   template: string;
   agent: AgentPreset;
-  isRoot: boolean;
+  /** The person types these in a shell of their own, not root's: after `sudo forage-ctl init` too. */
+  withSudo: boolean;
 }
 
 /**
  * What `init` tells the user to run next: the quickstart on the template that runs anywhere,
- * exactly as typed (test/integration/newcomer.test.ts runs these lines). Sandbox commands are
- * root's: run without sudo they go to the daemon, which never loads a user's config.
+ * exactly as the person who ran init types them (test/integration/newcomer.test.ts runs these
+ * lines). Sandbox commands are root's: run without sudo they go to the daemon, which never loads
+ * a user's config (and before the first root `up` there is none).
  *
  * @example
- * Next, in this directory (forage-ctl finds ./forage.config.ts here):
+ * Next, in this directory (forage-ctl finds ./forage.config.ts here); sandbox commands with sudo, since the daemon never loads a user's config:
  *   forage-ctl validate
- *   forage-ctl up demo -t default -w DIR   # DIR: an existing directory owned by "alice", mounted at /workspace
- *   forage-ctl exec demo -- id
- *   forage-ctl down demo
+ *   sudo forage-ctl up demo -t default -w DIR   # DIR: an existing directory owned by "alice", mounted at /workspace
+ *   sudo forage-ctl exec demo -- id
+ *   sudo forage-ctl down demo
  */
 export function nextSteps(input: NextStepsInput): string {
   const ctl = input.config === undefined ? "forage-ctl" : `forage-ctl --config ${input.config}`;
-  const asRoot = input.isRoot ? ctl : `sudo ${ctl}`;
+  const asRoot = input.withSudo ? `sudo ${ctl}` : ctl;
   const where = input.config === undefined ? " (forage-ctl finds ./forage.config.ts here)" : "";
-  const why = input.isRoot ? "" : "; sandbox commands with sudo, since the daemon never loads a user's config";
+  const why = input.withSudo ? "; sandbox commands with sudo, since the daemon never loads a user's config" : "";
   const { agent } = input;
   return [
     `Next, in this directory${where}${why}:`,

@@ -26,22 +26,26 @@ async function buildProgram(argv: string[]): Promise<Command> {
   const program = new Command("forage-ctl")
     .description("Disposable, network-restricted sandboxes for AI coding agents")
     .version(version, "-V, --version")
-    .option(
-      "-c, --config <file>",
-      "config or generated forage.json (default: $FORAGE_CONFIG, else ./forage.config.ts, ./forage.yaml, ./forage.json here, else (sandbox commands only) /etc/forage/forage.json)",
-    )
+    .option("-c, --config <file>", "config (.ts, .yaml, .json) or generated forage.json; default: see Config below")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   program.addHelpText(
     "after",
     `
+Config: --config, else $FORAGE_CONFIG, else the first of ./forage.config.ts, ./forage.yaml and
+./forage.json in this directory, else /etc/forage/forage.json (what the NixOS module installs).
+generate and template add read a config of yours only, never a generated forage.json.
+
 Exit codes: 0 ok, 1 general, 2 sandbox not found, 3 template not found, 4 no free slot,
 5 container operation failed, 6 config error, 7 VCS error, 8 ssh/attach error, 64 usage, 70 bug.`,
   );
   await registerCommands(program, argv.slice(2));
   for (const command of program.commands) command.exitOverride();
   const unknown = unknownCommand(program, argv.slice(2));
-  if (unknown !== undefined) throw new UserError(`unknown command '${unknown}' (run forage-ctl --help for the commands)`, "usage");
+  if (unknown !== undefined) {
+    const guess = unknown.nearest.length === 0 ? "" : `: did you mean ${unknown.nearest.join(" or ")}?`;
+    throw new UserError(`unknown command '${unknown.word}'${guess} (run forage-ctl --help for the commands)`, "usage");
+  }
   return program;
 }
 

@@ -1,4 +1,5 @@
 import { createInterface } from "node:readline";
+import { UserError } from "../runtime/core/errors.js";
 
 /** Questions on the terminal; close() when done so the process can exit. */
 export interface TerminalQuestions {
@@ -40,4 +41,23 @@ export function terminalQuestions(): TerminalQuestions | undefined {
     },
     close: () => reader.close(),
   };
+}
+
+/**
+ * Asks before something that cannot be undone: `shown` (what it will do) on stderr, then
+ * `question` [y/N]; true only for y or yes. With no terminal to ask on, a usage error saying
+ * `noTerminal`: a script never does what nobody saw, nor hangs on a question nobody sees.
+ * @example await confirmOnTerminal("Remove these 2 sandboxes?", "  a\n  b\n", "down --all: … pass --yes")
+ */
+export async function confirmOnTerminal(question: string, shown: string, noTerminal: string): Promise<boolean> {
+  const terminal = terminalQuestions();
+  if (terminal === undefined) throw new UserError(noTerminal, "usage");
+  try {
+    // What it will do on stderr beside the question: stdout stays the command's result.
+    process.stderr.write(shown);
+    const answer = await terminal.ask(`${question} [y/N] `);
+    return /^(y|yes)$/i.test((answer ?? "").trim());
+  } finally {
+    terminal.close();
+  }
 }

@@ -1,23 +1,37 @@
 import type { Command } from "commander";
+import { nearestNames } from "./nearest-names.js";
 
 /**
  * The first word of `args` that names no command where a command is expected, or undefined.
  * Walks the command tree the way commander dispatches (`snapshot create …`): at each level the
  * first operand must be one of that command's subcommands (or `help` at the top). Commander
  * itself shows help for `forage-ctl nosuch --help` and exits 0; an unknown command is a usage
- * error wherever it appears, help or not.
- * @example unknownCommand(program, ["nosuch", "--help"]) // "nosuch"
+ * error wherever it appears, help or not. `nearest` are the commands of that level it may have
+ * meant (see nearestNames), for the message to offer.
+ * @example unknownCommand(program, ["attch", "demo"]) // { word: "attch", nearest: ["attach"] }; (["snapshot", "creat"]) // { word: "creat", nearest: ["snapshot create"] }
  */
-export function unknownCommand(program: Command, args: readonly string[]): string | undefined {
+export function unknownCommand(program: Command, args: readonly string[]): { word: string; nearest: string[] } | undefined {
   let command = program;
   let rest = args;
+  // The command words walked so far: a suggestion is typed whole (`snapshot create`).
+  let prefix = "";
   for (;;) {
     if (command.commands.length === 0) return undefined;
     const found = firstOperand(command, rest);
     if (found === undefined) return undefined;
     const next = command.commands.find((c) => c.name() === found.word || c.aliases().includes(found.word));
-    if (next === undefined) return command === program && found.word === "help" ? undefined : found.word;
+    if (next === undefined)
+      return command === program && found.word === "help"
+        ? undefined
+        : {
+            word: found.word,
+            nearest: nearestNames(
+              found.word,
+              command.commands.map((c) => c.name()),
+            ).map((name) => prefix + name),
+          };
     command = next;
+    prefix += `${next.name()} `;
     rest = rest.slice(found.index + 1);
   }
 }

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { open, readFile } from "node:fs/promises";
 import { userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
@@ -7,6 +7,7 @@ import { templateName } from "../../generator/config/schema/names.js";
 import { agentPresets, type AgentPreset } from "../agent-presets.js";
 import { chooseInitUser, type ChosenUser } from "../init-user.js";
 import { nextSteps } from "../init-next-steps.js";
+import { giveTo, ranWithSudo, sudoInvoker } from "../init-owner.js";
 import { packageRoot } from "../../runtime/core/package-root.js";
 import { terminalQuestions } from "../terminal-question.js";
 import { UserError } from "../../runtime/core/errors.js";
@@ -31,7 +32,7 @@ export function registerInit(program: Command): void {
     .option("-f, --force", "overwrite an existing file")
     .addHelpText(
       "after",
-      "\nThe config has two templates: the first runs on any Linux host as it is (the host's bash, no\nnetwork, no secrets); the second runs the agent and needs its program on the host (or NixOS) and\nits key. Without --user and with none of the defaults (run as root with no sudo and no login\nsession), init asks on a terminal, or exits 64 when there is none.\n\nExample:\n  sudo forage-ctl init && sudo forage-ctl up demo -t default -w ~/src/demo",
+      "\nThe config has two templates: the first runs on any Linux host as it is (the host's bash, no\nnetwork, no secrets); the second runs the agent and needs its program on the host (or NixOS) and\nits key (or a subscription login: the comment above its key says how). Run with sudo, the file is\nyours ($SUDO_USER) and the steps it prints say sudo where you need it. Without --user and with\nnone of the defaults (run as root with no sudo and no login session), init asks on a terminal, or\nexits 64 when there is none.\n\nExample:\n  sudo forage-ctl init && sudo forage-ctl up demo -t default -w ~/src/demo",
     )
     .action(async (options: InitOptions) => {
       const agent = presetOf(options);
@@ -42,8 +43,16 @@ export function registerInit(program: Command): void {
       const self = userInfo();
       const user = await chooseInitUser({ option: options.user, env: process.env, self: { uid: self.uid, username: self.username }, ask: terminal?.ask }).finally(() => terminal?.close());
       const source = await readFile(join(packageRoot(), "templates/init/forage.config.ts.hbs"), "utf8");
-      await writeFile(options.out, await renderProse(source, { user: user.name, templateName: options.template, agent }), { mode: 0o644 });
-      process.stdout.write(`wrote ${options.out} (user "${user.name}", from ${user.from})\n${steps(options, user, agent)}`);
+      const text = await renderProse(source, { user: user.name, templateName: options.template, agent });
+      const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+      // Under sudo the config is the invoking user's to edit, not root's.
+      const owner = await sudoInvoker(process.env, isRoot);
+      const handle = await open(options.out, options.force === true ? "w" : "wx", 0o644);
+      await handle
+        .writeFile(text)
+        .then(() => giveTo(handle, owner))
+        .finally(() => handle.close());
+      process.stdout.write(`wrote ${options.out} (user "${user.name}", from ${user.from})\n${steps(options, user, agent, ranWithSudo(process.env, isRoot) || !isRoot)}`);
     });
 }
 
@@ -62,9 +71,9 @@ function presetOf(options: InitOptions): AgentPreset {
   return agent;
 }
 
-function steps(options: InitOptions, user: ChosenUser, agent: AgentPreset): string {
+/** `withSudo`: the person types in a shell of their own (they ran init as themselves, or with sudo), not root's. */
+function steps(options: InitOptions, user: ChosenUser, agent: AgentPreset, withSudo: boolean): string {
   // Sandbox commands find ./forage.config.ts by themselves; any other file must be named.
   const found = resolve(options.out) === resolve("forage.config.ts");
-  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  return nextSteps({ config: found ? undefined : options.out, user: user.name, template: options.template, agent, isRoot });
+  return nextSteps({ config: found ? undefined : options.out, user: user.name, template: options.template, agent, withSudo });
 }

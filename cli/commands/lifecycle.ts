@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { operationsOf } from "../operations.js";
 import { upSandbox, upSummary } from "../up-sandbox.js";
+import { confirmDownAll, refuseUnaskedDownAll } from "../down-all.js";
 import { UserError } from "../../runtime/core/errors.js";
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import type { Request } from "../../runtime/api/calls.js";
@@ -88,12 +89,19 @@ export function registerLifecycle(program: Command): void {
     .command("down")
     .description("Stop and remove a sandbox (its direct workspace is kept)")
     .argument("[name]", "sandbox to remove")
-    .option("--all", "remove every sandbox")
+    .option("--all", "remove every sandbox: lists them and asks first on a terminal")
+    .option("-y, --yes", "with --all: remove without asking (scripts; without a terminal --all needs it)")
     .option("-t, --timeout <seconds>", "grace period before processes are killed", "10")
-    .action(async (name: string | undefined, options: { all?: boolean; timeout: string }) => {
+    .addHelpText("after", "\nExamples:\n  forage-ctl down demo\n  forage-ctl down --all          # lists every sandbox, then asks\n  forage-ctl down --all --yes    # in scripts: no question")
+    .action(async (name: string | undefined, options: { all?: boolean; yes?: boolean; timeout: string }) => {
       if ((name === undefined) === (options.all !== true)) throw new UserError("give a sandbox name or --all", "usage");
+      if (options.yes === true && options.all !== true) throw new UserError("--yes goes with --all (down NAME does not ask)", "usage");
+      if (options.all === true) refuseUnaskedDownAll(options.yes === true);
       const ops = await operations();
-      const names = options.all === true ? (await ops.list({})).map((s) => s.name) : [name ?? ""];
+      const all = options.all === true ? await ops.list({}) : [];
+      if (options.all === true && all.length === 0) return void process.stdout.write("no sandboxes to remove\n");
+      if (options.all === true && !(await confirmDownAll(all, options.yes === true))) return void process.stdout.write("nothing removed\n");
+      const names = options.all === true ? all.map((s) => s.name) : [name ?? ""];
       for (const each of names) {
         await ops.down({ name: each, grace: seconds(options.timeout) });
         process.stdout.write(`removed ${each}\n`);

@@ -1,14 +1,15 @@
 import type { Command } from "commander";
-import { loadModelFromCli } from "../load-model.js";
+import { loadSettingsFromCli } from "../load-model.js";
 import { printJson, printTable } from "../output.js";
 
 export function registerTemplates(program: Command): void {
   program
     .command("templates")
-    .description("List the templates of the config")
+    .description("List the templates up can use: of the config, or of a generated forage.json")
     .option("--json", "print the templates as JSON")
+    .addHelpText("after", "\nThe file is the one up would use (--config, $FORAGE_CONFIG, ./forage.config.ts, …: see forage-ctl --help).")
     .action(async (options: { json?: boolean }) => {
-      const model = await loadModelFromCli(program.opts<{ config?: string }>().config);
+      const model = (await loadSettingsFromCli(program.opts<{ config?: string }>().config)).settings;
       if (options.json === true) {
         printJson(
           model.templates.map((t) => ({

@@ -5,7 +5,7 @@ import { checkWorkspaceUse } from "./check-workspace-use.js";
 import { flattenAll } from "./proxied-agents.js";
 import type { Config } from "./schema/config.js";
 import { beadsDefaults } from "./schema/workspace.js";
-import { parentsOf } from "./template-parents.js";
+import { checkExtends } from "./check-extends.js";
 import type { SchemaProblem } from "./zod-issues.js";
 
 /**
@@ -60,34 +60,4 @@ function checkSecrets(config: Config): SchemaProblem[] {
     }
   }
   return problems;
-}
-
-function checkExtends(config: Config): SchemaProblem[] {
-  const problems: SchemaProblem[] = [];
-  for (const [name, template] of Object.entries(config.templates)) {
-    parentsOf(template.extends).forEach((parent, index) => {
-      const path = ["templates", name, "extends", ...(Array.isArray(template.extends) ? [index] : [])];
-      if (!(parent in config.templates)) {
-        problems.push({ path, message: `template "${parent}" does not exist (known: ${Object.keys(config.templates).join(", ")})` });
-      }
-    });
-    const cycle = findCycle(config, name);
-    if (cycle !== undefined) {
-      problems.push({ path: ["templates", name, "extends"], message: `inheritance cycle: ${cycle.join(" → ")}` });
-    }
-  }
-  return problems;
-}
-
-function findCycle(config: Config, start: string): string[] | undefined {
-  const walk = (name: string, trail: string[]): string[] | undefined => {
-    for (const parent of parentsOf(config.templates[name]?.extends)) {
-      if (parent === start) return [...trail, parent];
-      if (trail.includes(parent) || !(parent in config.templates)) continue;
-      const found = walk(parent, [...trail, parent]);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  };
-  return walk(start, [start]);
 }

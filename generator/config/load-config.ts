@@ -3,7 +3,8 @@ import { extname, relative, resolve } from "node:path";
 import { checkReferences } from "./check-references.js";
 import { effectNotes } from "./effect-notes.js";
 import { flattenAll } from "./proxied-agents.js";
-import { ConfigError, sortDiagnostics, type Diagnostic } from "./diagnostic.js";
+import { checkExtends, extendsViewOf } from "./check-extends.js";
+import { ConfigError, formatPath, sortDiagnostics, type Diagnostic } from "./diagnostic.js";
 import { parseJsonDocument } from "./parse-json.js";
 import { parseYamlDocument } from "./parse-yaml.js";
 import { adoptReferenceSpellings } from "./reference-spellings.js";
@@ -29,7 +30,7 @@ export async function loadConfig(path: string, cwd = process.cwd()): Promise<Loa
   const file = displayPath(absolute, cwd);
   const document = await parseDocument(file, absolute);
   const parsed = configSchema.safeParse(document.data);
-  if (!parsed.success) throw new ConfigError(locate(document, problemsFromIssues(parsed.error.issues)));
+  if (!parsed.success) throw new ConfigError(locate(document, withExtendsProblems(document.data, problemsFromIssues(parsed.error.issues))));
   const adopted = adoptReferenceSpellings(parsed.data);
   const notes = locate(document, adopted.notes).map((note) => ({ ...note, severity: "note" as const }));
   const referenceProblems = checkReferences(adopted.config);
@@ -37,6 +38,16 @@ export async function loadConfig(path: string, cwd = process.cwd()): Promise<Loa
   // Options that change nothing where they are written (and are not refused: see effectNotes).
   const effects = locate(document, effectNotes(adopted.config, flattenAll(adopted.config))).map((note) => ({ ...note, severity: "note" as const }));
   return { file, config: adopted.config, notes: sortDiagnostics([...notes, ...effects]) };
+}
+
+/**
+ * The schema's problems and those of `extends` (unknown parents, cycles) in one list: a user
+ * fixing a typo in a field should not meet the misspelled parent only on the next run. A path
+ * the schema already reports on is not reported twice.
+ */
+function withExtendsProblems(data: unknown, schema: SchemaProblem[]): SchemaProblem[] {
+  const reported = new Set(schema.map((problem) => formatPath(problem.path)));
+  return [...schema, ...checkExtends(extendsViewOf(data)).filter((problem) => !reported.has(formatPath(problem.path)))];
 }
 
 async function parseDocument(file: string, absolute: string): Promise<SourceDocument> {
@@ -70,7 +81,8 @@ function locate(document: SourceDocument, problems: SchemaProblem[]): Diagnostic
   );
 }
 
-function displayPath(absolute: string, cwd: string): string {
+/** The path as messages show it: relative to `cwd` when inside it, else absolute. */
+export function displayPath(absolute: string, cwd: string): string {
   const rel = relative(cwd, absolute);
   // From "/" (the daemon's directory), a relative path is the absolute one without its slash.
   return rel.startsWith("..") || cwd === "/" ? absolute : rel;

@@ -3,6 +3,7 @@ import { createJiti } from "jiti";
 import { readFile } from "node:fs/promises";
 import { ConfigError } from "./diagnostic.js";
 import { typescriptLocator } from "./locate-typescript.js";
+import { runProblem, syntaxProblems } from "./typescript-problems.js";
 import type { SourceDocument } from "./source-document.js";
 
 /**
@@ -23,17 +24,22 @@ export async function parseTypescriptDocument(file: string, absolutePath: string
     fsCache: false,
     interopDefault: false,
   });
+  const text = await readFile(absolutePath, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigError([{ file, path: [], message: `cannot read config: ${error.code === "ENOENT" ? "file not found" : String(error)}` }]);
+  });
+  // All syntax errors at once and positioned, before anything runs.
+  const syntax = syntaxProblems(file, text);
+  if (syntax.length > 0) throw new ConfigError(syntax);
   let loaded: unknown;
   try {
     loaded = await jiti.import(absolutePath);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new ConfigError([{ file, path: [], message: `cannot load TypeScript config: ${(message.split("\n")[0] ?? "").trim()}` }]);
+    throw new ConfigError([runProblem(file, absolutePath, error)]);
   }
   const data = loaded !== null && typeof loaded === "object" && "default" in loaded ? loaded.default : undefined;
   if (data === undefined) {
     throw new ConfigError([{ file, path: [], message: "has no default export: end the file with `export default defineConfig({ … })`" }]);
   }
-  const locate = typescriptLocator(await readFile(absolutePath, "utf8"));
+  const locate = typescriptLocator(text);
   return { file, data, locate };
 }

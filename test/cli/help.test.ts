@@ -14,6 +14,15 @@ describe("forage-ctl --help", () => {
     for (const command of commands) expect(result.stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
   });
 
+  it("says in one readable line what --config takes, and where the default comes from in its own paragraph", async () => {
+    const result = await runCli(["--help"]);
+    const option = /^ {2}-c, --config <file> +(.*(?:\n {20,}.*)*)/m.exec(result.stdout)?.[1]?.replace(/\s+/g, " ");
+    expect(option).toBe("config (.ts, .yaml, .json) or generated forage.json; default: see Config below");
+    expect(result.stdout.replace(/\n/g, " ")).toContain(
+      "Config: --config, else $FORAGE_CONFIG, else the first of ./forage.config.ts, ./forage.yaml and ./forage.json in this directory, else /etc/forage/forage.json",
+    );
+  });
+
   it("documents the exit codes", async () => {
     const result = await runCli(["--help"]);
     expect(result.stdout).toContain("6 config error");
@@ -52,6 +61,20 @@ describe("usage errors", () => {
     expect(result.stderr).toMatch(/unknown command 'frobnicate'/);
     expect(result.stderr).toMatch(/--help/);
     expect(result.stderr).not.toMatch(stackFrame);
+  });
+
+  it.each([
+    [["attch", "demo"], "attach"],
+    [["sattus", "demo"], "status"],
+    [["snapshot", "creat", "demo"], "snapshot create"],
+  ])("an unknown command suggests the nearest one and exits 64: %s", async (args, meant) => {
+    const result = await runCli(args);
+    expect(result).toEqual({ exitCode: 64, stdout: "", stderr: `forage-ctl: unknown command '${args.at(-2) ?? ""}': did you mean ${meant}? (run forage-ctl --help for the commands)\n` });
+  });
+
+  it("an unknown command near no command suggests none", async () => {
+    const result = await runCli(["frobnicate"]);
+    expect(result.stderr).toBe("forage-ctl: unknown command 'frobnicate' (run forage-ctl --help for the commands)\n");
   });
 
   it.each([

@@ -1,4 +1,4 @@
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -178,5 +178,58 @@ describe("forage-ctl init", () => {
     expect(result.exitCode).toBe(64);
     expect(result.stderr).toMatch(/--agent: unknown agent "clippy"; choose one of claude, codex, gemini, aider, opencode/);
     expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe.skipIf(process.getuid?.() !== 0)("sudo forage-ctl init (root, $SUDO_USER the person who typed it)", () => {
+  it("writes a config the invoking user owns, since they edit it", async () => {
+    const result = await runCli(["init"], { cwd: dir, env: { SUDO_USER: "nobody" } });
+    expect(result).toMatchObject({ exitCode: 0, stderr: "" });
+    const file = await stat(join(dir, "forage.config.ts"));
+    expect([file.uid, file.gid, file.mode & 0o777]).toEqual([65534, 65534, 0o644]);
+  });
+
+  it("prints the next steps as that user types them: validate as is, sandbox commands with sudo", async () => {
+    const result = await runCli(["init"], { cwd: dir, env: { SUDO_USER: "nobody" } });
+    expect(result.stdout.split("\n").slice(1, 6)).toEqual([
+      "Next, in this directory (forage-ctl finds ./forage.config.ts here); sandbox commands with sudo, since the daemon never loads a user's config:",
+      "  forage-ctl validate",
+      '  sudo forage-ctl up demo -t default -w DIR   # DIR: an existing directory owned by "nobody", mounted at /workspace',
+      "  sudo forage-ctl exec demo -- id",
+      "  sudo forage-ctl down demo",
+    ]);
+  });
+
+  it("leaves the file root's when $SUDO_USER is no user of this host, and still says sudo", async () => {
+    const result = await runCli(["init"], { cwd: dir, env: { SUDO_USER: "bob" } });
+    expect(result.exitCode).toBe(0);
+    expect((await stat(join(dir, "forage.config.ts"))).uid).toBe(0);
+    expect(result.stdout).toMatch(/^ {2}sudo forage-ctl up demo /m);
+  });
+});
+
+describe("init's comment on subscription logins agrees with the README", () => {
+  it.each([
+    ["claude", "token", "`claude setup-token` on the host, then `forage-ctl auth set claude`"],
+    ["codex", "oauth", "`codex login` on the host, then `forage-ctl auth set codex < ~/.codex/auth.json`"],
+    ["gemini", "oauth", "log in with `gemini` on the host, then `forage-ctl auth set gemini < ~/.gemini/oauth_creds.json`"],
+  ])("--agent %s offers `login: %s` (not hostConfigDir), and the config validates cleanly with it", async (agent, kind, store) => {
+    await runCli(["init", "--user", "alice", "--agent", agent], { cwd: dir });
+    const text = await readFile(join(dir, "forage.config.ts"), "utf8");
+    expect(text).not.toContain("hostConfigDir");
+    expect(text).toContain(`// ${store}.\n          // login: "${kind}",\n`);
+    // Done as the comment says: secretName, authEnvVar and the secret replaced by the login line.
+    const withLogin = text
+      .split("\n")
+      .filter((line) => !/^\s+(secretName|authEnvVar|"[a-z-]+-api-key"): /.test(line))
+      .join("\n")
+      .replace(`// login: "${kind}",`, `login: "${kind}",`);
+    await writeFile(join(dir, "forage.config.ts"), withLogin);
+    expect(await runCli(["validate"], { cwd: dir })).toEqual({ exitCode: 0, stdout: `forage.config.ts: valid (2 templates: ${[agent, "default"].sort().join(", ")})\n`, stderr: "" });
+  });
+
+  it("--agent aider, whose login Forage does not keep, offers none", async () => {
+    await runCli(["init", "--user", "alice", "--agent", "aider"], { cwd: dir });
+    expect(await readFile(join(dir, "forage.config.ts"), "utf8")).not.toMatch(/login|hostConfigDir/);
   });
 });

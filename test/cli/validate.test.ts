@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { copyFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -104,22 +105,42 @@ describe("forage-ctl validate on a config with several errors", () => {
     expect(result.stdout).toBe("");
   });
 
-  it("reports a TypeScript syntax error as a config error naming the file, without a stack", async () => {
-    await writeFile(join(dir, "forage.config.ts"), 'export default { user: "alice", templates: { t: {} } ;\n');
+  it("reports every TypeScript syntax error at its file:line:col, saying what is wrong, without a stack", async () => {
+    const text = ['import { defineConfig } from "forage";', "export default defineConfig({", '  user: "alice"', "  templates: { t: {} },", "});", "const x = ;", ""].join("\n");
+    await writeFile(join(dir, "forage.config.ts"), text);
     const result = await runCli(["validate"], { cwd: dir });
     expect(result.exitCode).toBe(6);
-    expect(result.stderr).toMatch(/^forage\.config\.ts: \(root\): cannot load TypeScript config: /);
+    expect(result.stderr).toBe("forage.config.ts:4:3: (root): syntax error: ',' expected.\nforage.config.ts:6:11: (root): syntax error: Expression expected.\nforage-ctl: 2 problems in the config\n");
+  });
+
+  it("reports an error the TypeScript config throws when it runs at its line, with the error's message", async () => {
+    await writeFile(join(dir, "forage.config.ts"), ['import { defineConfig } from "forage";', "", "export default defineConfig({", "  user: userName,", "  templates: {},", "});", ""].join("\n"));
+    const result = await runCli(["validate"], { cwd: dir });
+    expect(result.exitCode).toBe(6);
+    expect(result.stderr).toMatch(/^forage\.config\.ts:4:\d+: \(root\): running the config failed: ReferenceError: userName is not defined\n/);
     expect(result.stderr).not.toMatch(stackFrame);
+  });
+
+  it("reports an unknown parent in `extends` in the same pass as the schema's errors, each positioned", async () => {
+    await writeFile(join(dir, "forage.yaml"), "user: alice\ntemplates:\n  a:\n    network: sometimes\n  b:\n    extends: bse\n");
+    const result = await runCli(["validate"], { cwd: dir });
+    expect(result.exitCode).toBe(6);
+    expect(result.stderr).toBe(
+      'forage.yaml:4:14: templates.a.network: must be "none", "restricted", "full" or an object\n' +
+        'forage.yaml:6:14: templates.b.extends: template "bse" does not exist (known: a, b)\n' +
+        "forage-ctl: 2 problems in the config\n",
+    );
   });
 });
 
 describe("finding the config", () => {
-  it("exits 6 naming the files it looked for when the directory has no config", async () => {
+  it.skipIf(existsSync("/etc/forage/forage.json"))("exits 6 naming the files it looked for when the directory has no config (and nothing is installed)", async () => {
     const result = await runCli(["validate"], { cwd: dir });
     expect(result.exitCode).toBe(6);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toMatch(/^forage-ctl: no config found: looked for forage\.config\.ts, forage\.yaml, forage\.json in /);
+    expect(result.stderr).toMatch(/^forage-ctl: no settings: no --config or FORAGE_CONFIG, none of forage\.config\.ts, forage\.yaml, forage\.json in /);
     expect(result.stderr).toContain(dir);
+    expect(result.stderr).toContain("forage-ctl init");
     expect(result.stderr).not.toMatch(stackFrame);
   });
 
@@ -156,5 +177,39 @@ describe("finding the config", () => {
     const result = await runCli(["validate"], { cwd: dir, env: { FORAGE_CONFIG: "other.json" } });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe("other.json: valid (1 template: fullstack)\n");
+  });
+});
+
+describe("a generated forage.json (what generate writes and the NixOS module installs), read as up reads it", () => {
+  const generated = async (): Promise<string> => {
+    const result = await runCli(["generate", examples.yaml, "-o", join(dir, "out")], { cwd: dir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    return join("out", "forage.json");
+  };
+
+  it("validate accepts it, named or found in the directory, and names its templates", async () => {
+    const file = await generated();
+    expect(await runCli(["validate", file], { cwd: dir })).toEqual({ exitCode: 0, stdout: "out/forage.json: valid (2 templates: base, trio)\n", stderr: "" });
+    expect(await runCli(["validate", "--json"], { cwd: join(dir, "out") })).toMatchObject({
+      exitCode: 0,
+      stdout: `${JSON.stringify({ valid: true, config: "forage.json", templates: ["base", "trio"] }, null, 2)}\n`,
+    });
+  });
+
+  it("templates lists its templates as up would offer them", async () => {
+    const file = await generated();
+    const result = await runCli(["--config", file, "templates", "--json"], { cwd: dir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { name: string; network: string }[]).map((t) => [t.name, t.network])).toEqual([
+      ["base", "none"],
+      ["trio", "restricted"],
+    ]);
+  });
+
+  it("generate refuses it as input, naming what to use instead (it holds no config to compile)", async () => {
+    const file = await generated();
+    const result = await runCli(["generate", file, "-o", "again"], { cwd: dir });
+    expect(result.exitCode).toBe(6);
+    expect(result.stderr).toBe(`forage-ctl: ${file} is a forage.json forage-ctl generated, not a config: use the config it was generated from (its "$comment" names it)\n`);
   });
 });

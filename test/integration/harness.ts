@@ -108,7 +108,7 @@ export class TestHost {
   }
 
   async cleanup(): Promise<void> {
-    await this.run(["down", "--all", "-t", "1"]);
+    await this.run(["down", "--all", "--yes", "-t", "1"]);
     // `up` as root starts a daemon for this host's run directory; stop it with the host.
     await this.run(["daemon", "--stop"]);
     rmSync(this.dir, { recursive: true, force: true });

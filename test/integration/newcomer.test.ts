@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
@@ -54,7 +54,7 @@ class Host {
     return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
   }
   async cleanup(cwd: string): Promise<void> {
-    await this.cli(cwd, ["down", "--all", "-t", "1"]);
+    await this.cli(cwd, ["down", "--all", "--yes", "-t", "1"]);
     await this.cli(cwd, ["daemon", "--stop"]);
   }
 }
@@ -80,9 +80,15 @@ function literal(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** init's "next" lines, as argv: `  forage-ctl up demo -t default -w DIR   # …` → ["up", "demo", …]. */
+/** init's "next" lines, as argv: `  sudo forage-ctl up demo -t default -w DIR   # …` → ["sudo", "up", "demo", …]. */
 function printedSteps(stdout: string): string[][] {
-  return [...stdout.matchAll(/^ {2}forage-ctl (.+?)(?: +#.*)?$/gm)].map((match) => (match[1] ?? "").split(" "));
+  return [...stdout.matchAll(/^ {2}(sudo )?forage-ctl (.+?)(?: +#.*)?$/gm)].map((match) => [...(match[1] === undefined ? [] : ["sudo"]), ...(match[2] ?? "").split(" ")]);
+}
+
+/** A printed step as its user types it: with sudo as root, else as the user (who owns the config). */
+function typed(host: Host, cwd: string, step: string[] | undefined): Promise<CliRun> {
+  const [first, ...rest] = step ?? [];
+  return first === "sudo" ? host.cli(cwd, rest) : host.asUser(cwd, step ?? []);
 }
 
 /** The path overrides a daemon started by this host's forage-ctl runs with, written out. */
@@ -116,19 +122,22 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^wrote forage\.config\.ts \(user "nobody", from \$SUDO_USER\)$/m);
     expect(readFileSync(config, "utf8")).toMatch(/^ {2}user: "nobody",$/m);
+    // The invoking user's file: they edit it.
+    expect(statSync(config).uid).toBe(agentUid);
     steps = printedSteps(result.stdout);
-    expect(steps).toEqual([["validate"], ["up", "demo", "-t", "default", "-w", "DIR"], ["exec", "demo", "--", "id"], ["down", "demo"]]);
+    expect(steps).toEqual([["validate"], ["sudo", "up", "demo", "-t", "default", "-w", "DIR"], ["sudo", "exec", "demo", "--", "id"], ["sudo", "down", "demo"]]);
     isolateNetwork(config);
   });
 
   it("validate, as printed, finds ./forage.config.ts", async () => {
-    const result = await host.cli(project, steps[0] ?? []);
+    const result = await typed(host, project, steps[0]);
     expect(result).toMatchObject({ exitCode: 0, stderr: "", stdout: "forage.config.ts: valid (2 templates: claude, default)\n" });
   });
 
   it("up, as printed with -w ./ws, runs the first template from ./forage.config.ts and starts a daemon serving that file", async () => {
     workspaceIn(project);
-    const result = await host.cli(
+    const result = await typed(
+      host,
       project,
       (steps[1] ?? []).map((arg) => (arg === "DIR" ? "./ws" : arg)),
     );
@@ -148,7 +157,7 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
   });
 
   it("exec, as printed, runs in the sandbox as the agent; what it writes to /workspace is in ./ws", async () => {
-    const id = await host.cli(project, steps[2] ?? []);
+    const id = await typed(host, project, steps[2]);
     expect(id).toMatchObject({ exitCode: 0, stderr: "" });
     expect(id.stdout).toMatch(/^uid=65534\(agent\) gid=65534\(agent\)/);
     const write = await host.cli(project, ["exec", "demo", "--", "sh", "-c", "echo written inside > /workspace/hello.txt"]);
@@ -182,7 +191,7 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
   });
 
   it("down, as printed, removes the sandbox and keeps ./ws", async () => {
-    const result = await host.cli(project, steps[3] ?? []);
+    const result = await typed(host, project, steps[3]);
     expect(result).toMatchObject({ exitCode: 0, stderr: "", stdout: "removed demo\n" });
     expect(readFileSync(join(project, "ws/hello.txt"), "utf8")).toBe("written inside\n");
   });

@@ -141,7 +141,7 @@ describe.skipIf(!tools.run || !isRoot())("concurrent creation", () => {
     expect(list.map((s) => s.name).sort()).toEqual(names);
     expect(new Set(list.map((s) => s.slot)).size).toBe(10);
     expect(list.every((s) => s.status === "running")).toBe(true);
-    const down = await host.run(["down", "--all", "-t", "1"]);
+    const down = await host.run(["down", "--all", "--yes", "-t", "1"]);
     expect(down.exitCode).toBe(0);
     expect(JSON.parse((await host.run(["ps", "--json"])).stdout)).toEqual([]);
   }, 180_000);

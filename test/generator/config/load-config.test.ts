@@ -238,12 +238,13 @@ describe("a TypeScript config", () => {
     expect(error.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/export default defineConfig\(/)]);
   });
 
-  it("with a syntax error is a ConfigError naming the file", async () => {
+  it("with a syntax error is a ConfigError at the error's line and column, saying what is wrong", async () => {
     await temp.write("forage.config.ts", ['import { defineConfig } from "forage";', 'export default defineConfig({ user: "alice", templates: { t: {} } ;', ""].join("\n"));
     const error = await configErrorOf("forage.config.ts", temp.dir);
-    expect(error.diagnostics).toHaveLength(1);
-    expect(error.diagnostics[0]?.file).toBe("forage.config.ts");
-    expect(error.message).toMatch(/^forage\.config\.ts: \(root\): cannot load TypeScript config: /);
+    expect(error.diagnostics).toEqual([
+      { file: "forage.config.ts", line: 2, column: 67, path: [], message: "syntax error: ',' expected." },
+      { file: "forage.config.ts", line: 3, column: 1, path: [], message: "syntax error: '}' expected." },
+    ]);
   });
 
   it("with schema errors lists each with file, line:col of the literal and path", async () => {
@@ -300,5 +301,20 @@ describe("a TypeScript config", () => {
     await temp.write("forage.config.ts", 'export default { user: "alice", templates: { t: { network: "full" } } };\n');
     const loaded = await loadConfig("forage.config.ts", temp.dir);
     expect(loaded.config.templates.t?.network).toBe("full");
+  });
+});
+
+describe("`extends` problems in a config the schema refuses", () => {
+  it("are reported in the same pass as the schema's: an unknown parent and a cycle, each positioned", async () => {
+    await temp.write("forage.yaml", ["user: Bad User", "templates:", "  a: { extends: b }", "  b: { extends: a }", "  c: { extends: [a, missing] }", "  d: { extends: 7 }", ""].join("\n"));
+    const error = await configErrorOf("forage.yaml", temp.dir);
+    expect(error.diagnostics.map((d) => [d.line, d.path.join("."), d.message])).toEqual([
+      [1, "user", expect.stringMatching(/^must be a Unix user name/)],
+      [3, "templates.a.extends", "inheritance cycle: a → b → a"],
+      [4, "templates.b.extends", "inheritance cycle: b → a → b"],
+      [5, "templates.c.extends.1", 'template "missing" does not exist (known: a, b, c, d)'],
+      // Not a name: the schema's to say, once.
+      [6, "templates.d.extends", expect.not.stringMatching(/does not exist/)],
+    ]);
   });
 });
