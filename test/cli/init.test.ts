@@ -217,13 +217,13 @@ describe("init's comment on subscription logins agrees with the README", () => {
     await runCli(["init", "--user", "alice", "--agent", agent], { cwd: dir });
     const text = await readFile(join(dir, "forage.config.ts"), "utf8");
     expect(text).not.toContain("hostConfigDir");
-    expect(text).toContain(`// ${store}.\n          // login: "${kind}",\n`);
+    expect(text).toContain(`// ${store}.\n          // login: "${kind}", // instead of secretName and authEnvVar\n`);
     // Done as the comment says: secretName, authEnvVar and the secret replaced by the login line.
     const withLogin = text
       .split("\n")
       .filter((line) => !/^\s+(secretName|authEnvVar|"[a-z-]+-api-key"): /.test(line))
       .join("\n")
-      .replace(`// login: "${kind}",`, `login: "${kind}",`);
+      .replace(`// login: "${kind}", // instead of secretName and authEnvVar`, `login: "${kind}",`);
     await writeFile(join(dir, "forage.config.ts"), withLogin);
     expect(await runCli(["validate"], { cwd: dir })).toEqual({ exitCode: 0, stdout: `forage.config.ts: valid (2 templates: ${[agent, "default"].sort().join(", ")})\n`, stderr: "" });
   });
