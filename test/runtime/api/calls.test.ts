@@ -36,6 +36,7 @@ describe("the call table", () => {
       "authStatus",
       "authRemove",
       "port",
+      "runtimes",
       "proxyStatus",
       "approvals",
       "approve",
@@ -48,7 +49,25 @@ describe("the call table", () => {
       ["up", "progress"],
       ["exec", "exec"],
     ]);
-    expect(plainOperations).toEqual(["down", "list", "status", "start", "stop", "reset", "auditLog", "logs", "gc", "snapshot", "network", "denials", "authSet", "authStatus", "authRemove", "port"]);
+    expect(plainOperations).toEqual([
+      "down",
+      "list",
+      "status",
+      "start",
+      "stop",
+      "reset",
+      "auditLog",
+      "logs",
+      "gc",
+      "snapshot",
+      "network",
+      "denials",
+      "authSet",
+      "authStatus",
+      "authRemove",
+      "port",
+      "runtimes",
+    ]);
   });
 
   it.each(allOps)("%s: takes its valid request as it is", (op) => {
