@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,9 +63,14 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a protected name that 
     await asOwner(home, "git", ["commit", "-q", "-m", "initial"], join(dir, "ws"));
     return dir;
   };
-  /** The user's plain `git status` there; true when the agent's fsmonitor ran. */
+  /** The owner's own link (git refuses a repository whose .git link another user owns). */
+  const ownersLink = (target: string, path: string): void => {
+    symlinkSync(target, path);
+    lchownSync(path, agentUid, agentUid);
+  };
+  /** The user's plain `git status` there (it must succeed: a failing git proves nothing); true when the agent's fsmonitor ran. */
   const statusRunsPlanted = async (ws: string): Promise<boolean> => {
-    await asOwner(home, "git", ["status", "--short"], ws).catch(() => "");
+    await asOwner(home, "git", ["status", "--short"], ws);
     return existsSync(join(ws, "fsmonitor-ran"));
   };
   const up = async (name: string, template: string, runtime: string, ws: string): Promise<void> => {
@@ -82,7 +87,7 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a protected name that 
       const dir = await folder();
       // Dangling (a gitdir that exists would guard .git's internals through the link, lifted or not).
       renameSync(join(dir, "ws/.git"), join(dir, "gitdirs/gone.git"));
-      symlinkSync("../gitdirs/x.git", join(dir, "ws/.git"));
+      ownersLink("../gitdirs/x.git", join(dir, "ws/.git"));
       await up(`${tag}lc1`, "lenient", runtime, join(dir, "ws"));
       expect(await attack(`${tag}lc1`, gitInitAttack)).toBe(0);
       expect(lstatSync(join(dir, "ws/.git")).isDirectory()).toBe(true);
@@ -93,7 +98,7 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a protected name that 
     it("keeps a .git that links out of the workspace in place: rm fails, and the user's git status runs nothing", async () => {
       const dir = await folder();
       renameSync(join(dir, "ws/.git"), join(dir, "gitdirs/x.git"));
-      symlinkSync("../gitdirs/x.git", join(dir, "ws/.git"));
+      ownersLink("../gitdirs/x.git", join(dir, "ws/.git"));
       await up(`${tag}lg1`, "basic", runtime, join(dir, "ws"));
       expect(await attack(`${tag}lg1`, gitInitAttack)).toBe(1);
       expect(readlinkSync(join(dir, "ws/.git"))).toBe("../gitdirs/x.git");

@@ -4,6 +4,7 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { agentUid, TestHost } from "./harness.js";
+import { asOwner } from "./host-user.js";
 
 /*
  * Escapes through a directly mounted workspace (-w): what the agent writes into `.git`, `.jj` or
@@ -18,26 +19,8 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
   const repos = join(host.dir, "repos");
   const home = join(host.dir, "home");
 
-  /** Runs a program on the host as the repositories' owner (the user the attacks aim at). */
-  const as = async (program: string, args: string[], cwd = "/"): Promise<string> => {
-    const result = await execa(program, args, {
-      uid: agentUid,
-      gid: agentUid,
-      cwd,
-      extendEnv: false,
-      env: {
-        HOME: home,
-        PATH: "/usr/local/bin:/usr/bin:/bin",
-        GIT_AUTHOR_NAME: "Owner",
-        GIT_AUTHOR_EMAIL: "o@example.com",
-        GIT_COMMITTER_NAME: "Owner",
-        GIT_COMMITTER_EMAIL: "o@example.com",
-        JJ_USER: "Owner",
-        JJ_EMAIL: "o@example.com",
-      },
-    });
-    return result.stdout;
-  };
+  /** Runs a program on the host as the repositories' owner (the user the attacks aim at), with a jj identity too. */
+  const as = (program: string, args: string[], cwd = "/"): Promise<string> => asOwner(home, program, args, cwd, { JJ_USER: "Owner", JJ_EMAIL: "o@example.com" });
   const gitRepo = async (name: string, extraConfig: string[] = []): Promise<string> => {
     const repo = join(repos, name);
     mkdirSync(repo, { recursive: true });
