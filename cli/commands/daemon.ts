@@ -23,7 +23,13 @@ ${rootSocketPath()}, root's alone, when the daemon serves the same settings file
 build: they run there as they would in forage-ctl itself, settings read afresh, without loading
 the toolchain first. Sandboxes are not its children: stopping or restarting it leaves them running, and it
 picks them up again from state.
-It also runs the API proxy when an agent uses auth "proxy" or "placeholder" (or an oauth login),
+It follows its settings file: an edit counts for the next command (a stat per command; only a
+changed file is read again, a TypeScript config as the configured user). An edit with errors
+keeps the last good settings, and every command warns with its errors until it is fixed. user,
+stateDir, network.base, monitor, approvals and proxy's own settings stay as at its start; a
+running sandbox keeps its limits, mounts and agents until its next start (README: "Edits to the
+settings file").
+It also runs the API proxy once an agent uses auth "proxy" or "placeholder" (or an oauth login),
 and only then; SIGHUP reloads the proxy's keys.
 Settings: --config, else FORAGE_CONFIG, else ./forage.config.ts, ./forage.yaml or ./forage.json in
 the current directory, else /etc/forage/forage.json (the NixOS service sets FORAGE_CONFIG to it).

@@ -5,7 +5,7 @@ import { UserError } from "../core/errors.js";
 /** What a request of the user's runs with: the settings in force, and the edit not taken (if any). */
 export interface SettingsInForce {
   settings: Model;
-  /** Why the file's latest edit is not in force (its positioned errors), or undefined. */
+  /** Why the file's latest edit is not in force (its positioned errors), or what of it waits for the daemon's restart; or undefined. */
   problem: string | undefined;
 }
 
@@ -23,6 +23,12 @@ export class FollowedSettings {
   private inForce: SettingsInForce;
   private loading: Promise<SettingsInForce> | undefined;
 
+  /**
+   * The settings of the daemon's start, whose user (its socket's owner), stateDir and
+   * network.base (running sandboxes' links and tables were made from it) stay until it restarts.
+   */
+  private readonly start: Model;
+
   constructor(
     private readonly path: string,
     settings: Model,
@@ -30,6 +36,7 @@ export class FollowedSettings {
     private readonly load: SettingsLoader,
   ) {
     this.key = key;
+    this.start = settings;
     this.inForce = { settings, problem: undefined };
   }
 
@@ -50,12 +57,24 @@ export class FollowedSettings {
   /** Root's request read the file itself (as root's command does): those settings are the file's. */
   adopt(key: string, settings: Model): void {
     this.key = key;
-    this.inForce = { settings, problem: undefined };
+    this.inForce = this.inForceOf(settings);
+  }
+
+  /** The edited settings but what the daemon keeps from its start, and a word when that differs. */
+  private inForceOf(edited: Model): SettingsInForce {
+    const { user, stateDir, network } = this.start.host;
+    const kept = { user, stateDir, "network.base": network.base };
+    const now = { user: edited.host.user, stateDir: edited.host.stateDir, "network.base": edited.host.network.base };
+    const changed = Object.keys(kept).filter((name) => kept[name as keyof typeof kept] !== now[name as keyof typeof now]);
+    const settings = { ...edited, host: { ...edited.host, user, stateDir, network: { ...edited.host.network, base: network.base } } };
+    const problem =
+      changed.length === 0 ? undefined : `${this.path} changes ${changed.join(", ")}: the daemon keeps what it started with until it restarts (sudo forage-ctl daemon --stop, then sudo forage-ctl up)`;
+    return { settings, problem };
   }
 
   private async reload(key: string): Promise<SettingsInForce> {
     try {
-      this.inForce = { settings: await this.load(), problem: undefined };
+      this.inForce = this.inForceOf(await this.load());
     } catch (error) {
       if (!(error instanceof UserError)) throw error;
       const report = error.report("forage-ctl").trimEnd();

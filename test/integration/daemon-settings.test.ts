@@ -1,11 +1,10 @@
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
-import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import type { SandboxView } from "../../runtime/api/sandbox-view.js";
-import { cliPath, repoRoot } from "../cli/run-cli.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
-import { agentUid, TestHost, type CliRun } from "./harness.js";
-import { startTestDaemon } from "./test-daemon.js";
+import { TestHost, type CliRun } from "./harness.js";
+import { daemonForTests, runAsUser } from "./test-daemon.js";
 
 /*
  * Issue 27, "a user's day": the user's commands ran with the settings the daemon read at its
@@ -26,36 +25,15 @@ const proxied = `  viaproxy:
 
 describe.skipIf(!tools.run || !isRoot())("the daemon follows its settings file", () => {
   const host = new TestHost("10.204", "nobody", "", "", { topLevel: `proxy: { port: ${proxyPort}, allowUpstreams: ["https://localhost:9"] }` });
-  let daemon: Promise<unknown> | undefined;
+  const daemon = daemonForTests(host);
   const original = readFileSync(host.config, "utf8");
   const edit = (text: string): void => writeFileSync(host.config, text);
-
-  /** forage-ctl as the configured user, without sudo: through the daemon's socket. */
-  const asUser = async (...args: string[]): Promise<CliRun> => {
-    const result = await execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, cliPath, ...args], {
-      cwd: repoRoot,
-      env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
-      extendEnv: false,
-      reject: false,
-      stdin: "ignore",
-    });
-    return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
-  };
+  const asUser = (...args: string[]): Promise<CliRun> => runAsUser(host, args);
   const statusOf = async (name: string): Promise<SandboxView> => {
     const status = await asUser("status", name, "--json");
     expect(status.exitCode, status.stderr).toBe(0);
     return JSON.parse(status.stdout) as SandboxView;
   };
-
-  beforeAll(async () => {
-    chmodSync(host.dir, 0o711);
-    daemon = (await startTestDaemon(host)).exited;
-  });
-  afterAll(async () => {
-    await host.run(["daemon", "--stop"]);
-    await daemon;
-    await host.cleanup();
-  });
 
   it("starts the user's sandbox with an edited tasksMax; status shows the cgroup's limit before and after", async () => {
     const up = await asUser("up", "lim", "-t", "limited", "-w", host.workspace("lim"));
@@ -109,11 +87,8 @@ describe.skipIf(!tools.run || !isRoot())("the daemon follows its settings file",
   it("gives a proxied template's sandbox its API proxy when root starts it too", async () => {
     // The daemon started with no agent behind a proxy, so it ran none (before issue 27, none ever).
     await host.run(["down", "prx", "-t", "1"]);
-    const restarted = await host.run(["daemon", "--stop"]);
-    expect(restarted.exitCode, restarted.stderr).toBe(0);
-    await daemon;
     edit(original);
-    daemon = (await startTestDaemon(host)).exited;
+    await daemon.restart();
     edit(`${original}${proxied}`);
     const up = await host.run(["up", "rprx", "-t", "viaproxy", "-w", host.workspace("rprx")]);
     expect(up.exitCode, up.stderr).toBe(0);
@@ -121,5 +96,35 @@ describe.skipIf(!tools.run || !isRoot())("the daemon follows its settings file",
     const listed = JSON.parse((await host.run(["proxy", "--status", "--json"])).stdout || "null") as { sandboxes: { name: string }[] } | null;
     expect(listed?.sandboxes.map((sandbox) => sandbox.name)).toEqual(["rprx"]);
     expect((await statusOf("rprx")).apiProxy).toMatchObject({ served: true });
+  });
+});
+
+/*
+ * A TypeScript config is a program, and the user may have written it: read again for the user's
+ * command, it runs as the configured user, never as root. Its tasksMax says who ran it.
+ */
+describe.skipIf(!tools.run || !isRoot())("the daemon reads an edited TypeScript config", () => {
+  const host = new TestHost("10.205");
+  const config = join(host.dir, "forage.config.ts");
+  writeFileSync(
+    config,
+    `const root = process.getuid?.() === 0;
+export default {
+  user: "nobody",
+  network: { base: "10.205" },
+  templates: { basic: { agents: { helper: { package: "bashInteractive", executable: "bash" } }, resourceLimits: { tasksMax: root ? 100 : 200 } } },
+};
+`,
+    { mode: 0o644 },
+  );
+  daemonForTests(host, () => config);
+
+  it("runs it as the configured user for the user's command, not as root", async () => {
+    appendFileSync(config, "// edited by the user\n");
+    const up = await runAsUser(host, ["up", "tsc", "-t", "basic", "-w", host.workspace("tsc")]);
+    expect(up.exitCode, up.stderr).toBe(0);
+    const status = JSON.parse((await runAsUser(host, ["status", "tsc", "--json"])).stdout) as SandboxView;
+    // 100 had root run it (the daemon's start did, as root's own command).
+    expect(status.resourceLimits?.tasksMax).toBe(200);
   });
 });

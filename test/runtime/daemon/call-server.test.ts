@@ -170,6 +170,14 @@ describe("the daemon's calls on the user's socket, after the settings file is ed
     expect(fixture.templatesSeen.at(-1)).toEqual(["coder"]);
     expect(warnings.filter((warning) => warning.includes("not taken"))).toEqual([]);
   });
+
+  it("keeps the state directory it started with, and says the edit waits for its restart", async () => {
+    writeFileSync(fixture.config, `user: nobody\nstateDir: /var/lib/elsewhere\ntemplates:\n${coder}  third:\n    extends: coder\n`);
+    warnings.length = 0;
+    await remote().list({});
+    expect(fixture.templatesSeen.at(-1)).toEqual(["coder", "third"]);
+    expect(warnings).toContainEqual(expect.stringMatching(/forage\.yaml changes stateDir: the daemon keeps what it started with until it restarts/));
+  });
 });
 
 /*
