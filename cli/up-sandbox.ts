@@ -5,6 +5,8 @@ import { formatTimings } from "./format-timings.js";
 import { operationsOf } from "./operations.js";
 import { callersAgentSocket } from "./callers-agent-socket.js";
 import { dropUndefined } from "../generator/lib/drop-undefined.js";
+import { warnIfNotProxied } from "./proxy-served.js";
+import { warn } from "./warn.js";
 
 /**
  * Creates and starts a sandbox the way `forage-ctl up` does, for `up` itself and for `pick`'s
@@ -15,8 +17,10 @@ import { dropUndefined } from "../generator/lib/drop-undefined.js";
 export async function upSandbox(program: Command, request: Request<"up">): Promise<UpResult> {
   const progress = process.stderr.isTTY ? (step: string) => void process.stderr.write(`  ${step}…\n`) : undefined;
   const withAgent = dropUndefined({ ...request, sshAuthSock: request.sshAuthSock ?? callersAgentSocket() });
-  const sandbox = await (await operationsOf(program, { startDaemon: { progress }, preferDaemon: true })).up(withAgent, progress);
+  const operations = await operationsOf(program, { startDaemon: { progress }, preferDaemon: true });
+  const sandbox = await operations.up(withAgent, progress);
   if (sandbox.timings !== undefined) process.stderr.write(formatTimings(sandbox.timings));
+  await warnIfNotProxied(operations, sandbox, warn);
   return sandbox;
 }
 

@@ -23,7 +23,13 @@ ${rootSocketPath()}, root's alone, when the daemon serves the same settings file
 build: they run there as they would in forage-ctl itself, settings read afresh, without loading
 the toolchain first. Sandboxes are not its children: stopping or restarting it leaves them running, and it
 picks them up again from state.
-It also runs the API proxy when an agent uses auth "proxy" or "placeholder" (or an oauth login),
+It follows its settings file: an edit counts for the next command (a stat per command; only a
+changed file is read again, a TypeScript config as the configured user). An edit with errors
+keeps the last good settings, and every command warns with its errors until it is fixed. user,
+stateDir, network.base, monitor, approvals and proxy's own settings stay as at its start; a
+running sandbox keeps its limits, mounts and agents until its next start (README: "Edits to the
+settings file").
+It also runs the API proxy once an agent uses auth "proxy" or "placeholder" (or an oauth login),
 and only then; SIGHUP reloads the proxy's keys.
 Settings: --config, else FORAGE_CONFIG, else ./forage.config.ts, ./forage.yaml or ./forage.json in
 the current directory, else /etc/forage/forage.json (the NixOS service sets FORAGE_CONFIG to it).
@@ -45,39 +51,26 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
       const { serveDaemon } = await import("../../runtime/daemon/server.js");
       const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage-daemon: ${line}\n`);
       const sockets = { user: socketPath(), root: rootSocketPath(), gateway: { path: gatewaySocketPath(), user: options.gatewayUser } };
-      const server = await serveDaemon(context, sockets, log, file);
-      // The API proxy lives in the daemon when the config needs it (an agent behind it).
-      const { proxyNeeded } = await import("../../runtime/proxy/sandbox-routes.js");
-      const { readProxyStatus } = await import("../../runtime/proxy/proxy-status.js");
-      const running = await readProxyStatus(context.paths);
-      // One proxy per host: a `forage-ctl proxy` in the foreground keeps serving.
-      if (running !== undefined) log(`API proxy not started: one already runs (pid ${running.pid})`);
-      const proxy =
-        proxyNeeded(context.settings) && running === undefined
-          ? await (await import("../../runtime/proxy/api-proxy.js")).startApiProxy(context.settings, context.paths, log).catch((error: unknown) => {
-              // Sandbox commands still work; proxied agents get refused connections until it is fixed.
-              log(`API proxy not started: ${error instanceof Error ? error.message : String(error)}`);
-              return undefined;
-            })
-          : undefined;
+      // The CLI's own entry: a TypeScript config is read again by running it as the user (settings-json).
+      const server = await serveDaemon(context, sockets, log, file, process.argv[1] ?? "");
       // SIGHUP reloads the proxy's keys; without this handler it would end the daemon.
       process.on(
         "SIGHUP",
         () =>
-          void proxy?.reload().then(
+          void server.reloadProxyKeys().then(
             () => log("proxy keys reloaded"),
             (error: unknown) => log(`proxy keys not reloaded: ${String(error)}`),
           ),
       );
       const { monitor } = context.settings.host;
-      // The health monitor of the config (monitor.enable), run by the daemon itself; a round still
+      // The health monitor of the config at the daemon's start (monitor.enable), run by the daemon itself; a round still
       // running (a restart takes a while) is not joined by the next.
       let checking = false;
       const timer = monitor.enable
         ? setInterval(() => {
             if (checking) return;
             checking = true;
-            void checkAll(context, monitor.autoRestart)
+            void checkAll(server.contextNow(), monitor.autoRestart)
               .then((reports) => reports.forEach((report) => log(`health: ${report}`)))
               .finally(() => (checking = false));
           }, monitor.interval * 1000)
@@ -86,7 +79,6 @@ On NixOS the module runs it as a service; elsewhere run it under your service ma
         for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void server.close().then(resolve));
       });
       clearInterval(timer);
-      await proxy?.close();
       release();
       log("stopped (sandboxes keep running)");
       // Commands clients were running in sandboxes belong to the sandboxes, not to the daemon.

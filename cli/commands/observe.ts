@@ -43,8 +43,9 @@ export function registerObserve(program: Command): void {
         ["workspace", `${v.workspace} (${v.workspaceMode}${v.workspaceVcs === null ? "" : ` ${v.workspaceVcs}`})`],
         ["uptime", uptime],
         ["created", v.createdAt],
-        ["limits", limitsText(v.resourceLimits)],
+        ["limits", `${limitsText(v.resourceLimits)}${v.resourceLimitsFrom === "cgroup" ? " (in force: its cgroup)" : " (the template's: applied at its next start)"}`],
       ];
+      if (v.apiProxy !== null) rows.push(["api proxy", apiProxyText(v)]);
       if (v.workspaceDisk !== null) rows.push(["disk", diskText(v.workspaceDisk)]);
       if ((v.ports ?? []).length > 0) rows.push(["ports", portsText(v.ports)]);
       if (v.pushGate !== null && v.pushGate !== undefined) rows.push(...pushGateRows(v.pushGate));
@@ -132,6 +133,13 @@ function limitsText(limits: SandboxView["resourceLimits"]): string {
   const memory = limits.memoryMax ?? "unlimited";
   const tasks = limits.tasksMax === null ? "unlimited" : String(limits.tasksMax);
   return `memory ${memory}, tasks ${tasks}${limits.cpuQuota === null ? "" : `, cpu ${limits.cpuQuota}`}`;
+}
+
+/** Where the sandbox's proxied agents reach the API proxy, or that nothing serves them now. */
+function apiProxyText(v: SandboxView): string {
+  if (v.apiProxy?.served === true) return `serving on ${v.apiProxy.address ?? "?"}`;
+  if (v.status === "stopped") return "- (stopped)";
+  return "not served: no API proxy runs for it, so its proxied agents' requests are refused (forage-ctl proxy --status)";
 }
 
 /** "3 syscalls by seccomp (unshare 2, keyctl 1)": what the filter refused, most first. */

@@ -30,6 +30,8 @@ import type { ExecStreams, RelayedTerminal } from "./exec-streams.js";
 import { forgetLogin, loginStatuses, setLogin } from "../logins/login-operations.js";
 import type { Operations } from "./operations.js";
 import type { SandboxView } from "./sandbox-view.js";
+import { cgroupLimits } from "../cgroups/cgroup-limits.js";
+import { servedByProxy } from "../proxy/proxy-status.js";
 
 /** The operations, run in this process (which must be root). */
 export function localOperations(context: RuntimeContext): Operations {
@@ -126,12 +128,26 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     pid: running ? metadata.pid : null,
     user: context.settings.host.containerUsername,
     sshHostKey,
-    resourceLimits: context.settings.templates.find((t) => t.name === metadata.template)?.resourceLimits ?? null,
+    ...(await limitsInForce(context, metadata, running)),
+    apiProxy: await apiProxyOf(context, metadata, running),
     workspaceDisk: workspaceDiskView,
     seccomp,
     ports: metadata.ports ?? [],
     pushGate: metadata.pushGate === null ? null : { protectedBranches: metadata.pushGate.protectedBranches, alwaysPushed: metadata.pushGate.alwaysPushed ?? [] },
   };
+}
+
+/** A running sandbox's limits as its cgroup holds them; a stopped one's from its template (its next start's). */
+async function limitsInForce(context: RuntimeContext, metadata: SandboxMetadata, running: boolean): Promise<Pick<SandboxView, "resourceLimits" | "resourceLimitsFrom">> {
+  if (running && metadata.cgroup !== null) return { resourceLimits: await cgroupLimits(metadata.cgroup), resourceLimitsFrom: "cgroup" };
+  return { resourceLimits: context.settings.templates.find((t) => t.name === metadata.template)?.resourceLimits ?? null, resourceLimitsFrom: "template" };
+}
+
+/** Whether the API proxy serves a running sandbox whose template has agents behind it (its status file says). */
+async function apiProxyOf(context: RuntimeContext, metadata: SandboxMetadata, running: boolean): Promise<SandboxView["apiProxy"]> {
+  const template = context.settings.templates.find((t) => t.name === metadata.template);
+  if (template === undefined || !template.agents.some((agent) => agent.auth !== "wrapper")) return null;
+  return running ? servedByProxy(context.paths, metadata.name) : { served: false, address: null };
 }
 
 /** The primary workspace's limit and what it holds (one `btrfs qgroup show`, only when it has a limit). */

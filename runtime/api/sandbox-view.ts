@@ -25,8 +25,15 @@ export interface SandboxView {
   user: string;
   /** The sandbox's pinned SSH host key ("ssh-ed25519 AAAA…"), or null without SSH. */
   sshHostKey: string | null;
-  /** The template's resource limits (null: lifted with "infinity"), or null when the template is gone. */
+  /**
+   * The limits in force (null: lifted with "infinity"): a running sandbox's read from its cgroup,
+   * a stopped one's the template's, which its next start applies; null when the template is gone.
+   */
   resourceLimits: { cpuQuota: string | null; memoryMax: string | null; tasksMax: number | null } | null;
+  /** Where resourceLimits came from: the running sandbox's cgroup, or the template (stopped). */
+  resourceLimitsFrom: "cgroup" | "template";
+  /** The API proxy, for a template with agents behind it: whether one serves the sandbox now, and where; null otherwise. */
+  apiProxy: { served: boolean; address: string | null } | null;
   /** The primary workspace's disk limit (workspace.maxSize) and its use now (null: not known), or null without one. */
   workspaceDisk: { limitBytes: number; usedBytes: number | null } | null;
   /** The seccomp filter: what it allows back, a warning when that is anything, what it refused. */

@@ -5,3 +5,12 @@ export function parseSize(size: string): number {
   const unit = size.at(-1) ?? "";
   return unit in units ? Number(size.slice(0, -1)) * (units[unit] ?? 1) : Number(size);
 }
+
+/** A byte count in the largest unit that divides it, as the schema writes sizes ("96M", "1536K"). */
+export function formatSize(bytes: number): string {
+  for (const unit of ["T", "G", "M", "K"]) {
+    const size = units[unit] ?? 1;
+    if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
+  }
+  return String(bytes);
+}

@@ -35,6 +35,19 @@ export async function startContextFiles(context: RuntimeContext, metadata: Sandb
   return { written };
 }
 
+/**
+ * Renders a running sandbox's context again where it is (the bind shows the new text inside at
+ * once): its network changed live, and the agent reads what it may reach from there. Nothing
+ * when the template turns the context off.
+ */
+export async function refreshContextFiles(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
+  if (!template.context.enable) return;
+  const dir = sandboxContextPath(context, metadata.name);
+  // The directory is bound (not each file), so what is written into it is seen inside as written.
+  await mkdir(dir, { recursive: true, mode: 0o755 });
+  await renderInto(dir, context, metadata, template);
+}
+
 async function renderInto(dir: string, context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
   // lstat, not stat: a workspace's flake.nix that is a link to elsewhere still says "a flake".
   const hasFlake = await lstat(join(metadata.workspace.hostPath, "flake.nix")).then(

@@ -11,6 +11,7 @@ import { SandboxError } from "../core/errors.js";
 import { requirePinnedDirectory } from "../core/pinned-path.js";
 import { readProxyStatus } from "../proxy/proxy-status.js";
 import type { LoadedSettings } from "../settings/load-settings.js";
+import type { FollowedSettings } from "./followed-settings.js";
 import type { TerminalSize } from "../sandbox/terminal.js";
 import type { ExecRelay, ServerMessage } from "./protocol.js";
 import { execRelay } from "./relay-schemas.js";
@@ -26,6 +27,8 @@ export interface Served {
   stop: () => void;
   /** Reads its settings file again (root's requests run with what it says now); absent: keep the daemon's. */
   reloadSettings?: () => Promise<LoadedSettings>;
+  /** The settings the user's requests run with, following the file; absent: the daemon's start's. */
+  followed?: FollowedSettings;
   /** The one approvals queue (issue 16): root's host processes ask, root and the user answer. */
   approvals: ApprovalQueue;
 }

@@ -13,7 +13,6 @@ import { listenPrivately, prepareSocketDirectory } from "../core/private-socket.
 import { encode, fieldsOf, lineReader, type ServerMessage } from "./protocol.js";
 import { terminalSize } from "./relay-schemas.js";
 import { formatDiagnostic } from "../../generator/config/diagnostic.js";
-import type { Model } from "../../generator/model/model.js";
 import { pathOverridesOf, runtimePaths } from "../core/paths.js";
 import { loadSettings } from "../settings/load-settings.js";
 import type { SettingsFile } from "../settings/settings-file.js";
@@ -21,6 +20,11 @@ import { daemonHandlers, type Caller, type Connection, type Served } from "./dae
 import { gatewayUid, requireGatewayCall } from "./gateway-socket.js";
 import { daemonApprovalQueue } from "./approval-handlers.js";
 import { SandboxServices } from "./sandbox-services.js";
+import type { UpResult } from "../api/sandbox-view.js";
+import { servedByProxy } from "../proxy/proxy-status.js";
+import { DaemonProxy } from "./daemon-proxy.js";
+import { FollowedSettings, fileKey } from "./followed-settings.js";
+import { settingsLoader } from "./settings-loader.js";
 
 /**
  * The privileged daemon: serves sandbox operations to the configured user (and root) over one
@@ -31,10 +35,15 @@ import { SandboxServices } from "./sandbox-services.js";
  * the user's limits (gateway-socket.ts). Containers are detached from it, so a daemon restart
  * loses nothing: state is re-read from the metadata on every request.
  */
-export async function serveDaemon(context: RuntimeContext, paths: DaemonSockets, log: (line: string) => void, file: SettingsFile): Promise<DaemonServer> {
+export async function serveDaemon(context: RuntimeContext, paths: DaemonSockets, log: (line: string) => void, file: SettingsFile, cli: string): Promise<ServingDaemon> {
   const user = await lookupHostUser(context.settings.host.user);
   if (user === undefined) throw new SandboxError(`user "${context.settings.host.user}" (from ${file.path}) does not exist on this host: set \`user\` to an existing account`, "config");
+  // Keyed before this start's load was used: an edit since then is read by the first request.
+  const followed = new FollowedSettings(file.path, context.settings, await fileKey(file.path), settingsLoader(file, user, cli));
+  const now = (): RuntimeContext => ({ ...context, settings: followed.latest });
+  const proxy = new DaemonProxy(() => followed.latest, context.paths, log);
   const served: Served = {
+    followed,
     ownerUid: user.uid,
     hello: { settings: file.path, pid: process.pid, version: buildId(), paths: pathOverridesOf() },
     // After the answer is sent: the daemon's SIGTERM handler closes the server and exits.
@@ -54,8 +63,10 @@ export async function serveDaemon(context: RuntimeContext, paths: DaemonSockets,
   ];
   // Each running sandbox's SSH agent and push gate, which ask the daemon's approvals queue.
   const services = new SandboxServices(served.approvals.ask, log);
-  const reconcile = setInterval(() => void services.reconcile(context), 2_000);
-  const afterCall = (op: Op): Promise<void> => (lifecycleOps.has(op) ? services.reconcile(context) : Promise.resolve());
+  // Each round also catches a sandbox root started in its own process, and a proxy needed since.
+  const round = (): Promise<void> => Promise.all([services.reconcile(now()), proxy.ensure()]).then(() => undefined);
+  const reconcile = setInterval(() => void round(), 2_000);
+  const afterCall = (op: Op): Promise<void> => (lifecycleOps.has(op) ? round() : Promise.resolve());
   const servers: DaemonServer[] = [];
   for (const { caller, path, uid } of listening) {
     await prepareSocketDirectory(path);
@@ -67,15 +78,17 @@ export async function serveDaemon(context: RuntimeContext, paths: DaemonSockets,
   log(`listening on ${paths.user} (user ${user.uid} and root only)${gatewayNote} and ${paths.root} (root only), settings from ${file.path}`);
   // While nothing is asked yet: the first sandbox's start then renders its context in a millisecond.
   setTimeout(() => void warmContextTemplates(), 50).unref();
-  void services.reconcile(context);
+  await round();
   return {
+    reloadProxyKeys: () => proxy.reload(),
+    contextNow: now,
     close: async () => {
       clearInterval(reconcile);
       // Nobody is left to answer: the askers hear `expired` (a denial) rather than a dropped connection.
       served.approvals.close();
       // Their answers are sent once the askers' calls resume (a turn of the event loop).
       await new Promise((resolve) => setImmediate(resolve));
-      await Promise.all([...servers.map((server) => server.close()), services.close()]);
+      await Promise.all([...servers.map((server) => server.close()), services.close(), proxy.close()]);
       // The expiries' lines in the sandboxes' audit logs, written before the daemon exits.
       await served.approvals.flush();
     },
@@ -96,6 +109,13 @@ export interface DaemonSockets {
 export interface DaemonServer {
   /** Stops listening and drops every client connection; sandboxes keep running. */
   close(): Promise<void>;
+}
+
+/** The daemon's own server: its API proxy's keys can be read again (SIGHUP). */
+export interface ServingDaemon extends DaemonServer {
+  reloadProxyKeys(): Promise<void>;
+  /** The daemon's context with the settings in force (its health rounds restart sandboxes with them). */
+  contextNow(): RuntimeContext;
 }
 
 /** What a call server needs besides its context: who it serves, and the operations it runs. */
@@ -186,13 +206,14 @@ async function dispatch({ context, parts, log }: Serving, op: string, args: unkn
   try {
     if (!isOp(op)) throw new SandboxError(`unknown operation "${op}"`, "usage");
     if (parts.caller === "gateway") requireGatewayCall(op);
-    const settings = parts.caller === "root" && !aboutTheDaemon.has(op) ? await freshSettings(parts.served, connection) : undefined;
     // Warnings of this request go to its client.
     const warn = (warning: string): void => connection.send({ warning });
-    const requestContext: RuntimeContext = settings === undefined ? { ...context, warn } : { settings, paths: runtimePaths(settings.host.stateDir), warn };
+    const requestContext = aboutTheDaemon.has(op) ? { ...context, warn } : await settingsOfRequest(context, parts, connection, warn);
     // JSON drops undefined: an operation with no result answers null.
     const result = await answer({ context: requestContext, parts, log }, op, args, connection);
     await parts.afterCall?.(op);
+    // The new sandbox's proxy started (or took it) after its view was made: the answer says so.
+    if (op === "up" && isUpResult(result) && result.apiProxy !== null) result.apiProxy = await servedByProxy(requestContext.paths, result.name);
     connection.send({ result: result ?? null });
   } catch (error) {
     const kind = error instanceof UserError ? error.kind : "general";
@@ -203,18 +224,35 @@ async function dispatch({ context, parts, log }: Serving, op: string, args: unkn
   }
 }
 
+function isUpResult(result: unknown): result is UpResult {
+  return typeof result === "object" && result !== null && "apiProxy" in result && "name" in result;
+}
+
 /** Calls about the daemon itself, answered without reading the settings. */
 const aboutTheDaemon = new Set<Op>(["hello", "proxyStatus", "shutdown", "approvals", "approve", "deny", "approvalAsk"]);
 
 /** Calls not logged: hello comes before other commands, approvals is polled by --watch. */
 const unlogged = new Set<Op>(["hello", "approvals"]);
 
-/** The settings as the file now says (what root's own command would load); its notes go to the client. */
-async function freshSettings(served: Served, connection: Connection): Promise<Model | undefined> {
-  if (served.reloadSettings === undefined) return undefined;
-  const { settings, notes } = await served.reloadSettings();
-  for (const note of notes) connection.send({ note: formatDiagnostic(note) });
-  return settings;
+/**
+ * The context a request runs in. Root's: the settings as the file now says, read as root's own
+ * command would (its notes go to the client; the user's requests run with them from then on).
+ * The user's and the gateway's: the settings in force (the file's, unless its last edit has
+ * errors: then the last good ones, and the client hears why), on the daemon's state paths.
+ */
+async function settingsOfRequest(context: RuntimeContext, parts: CallServerParts, connection: Connection, warn: (warning: string) => void): Promise<RuntimeContext> {
+  const { served } = parts;
+  if (parts.caller === "root" && served.reloadSettings !== undefined) {
+    const key = await fileKey(served.hello.settings);
+    const { settings, notes } = await served.reloadSettings();
+    for (const note of notes) connection.send({ note: formatDiagnostic(note) });
+    served.followed?.adopt(key, settings);
+    return { settings, paths: runtimePaths(settings.host.stateDir), warn };
+  }
+  if (served.followed === undefined) return { ...context, warn };
+  const { settings, problem } = await served.followed.current();
+  if (problem !== undefined) warn(problem);
+  return { ...context, settings, warn };
 }
 
 /** Call `op`, typed from here on: its request parsed with its schema, handled by its handler. */

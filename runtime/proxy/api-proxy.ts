@@ -45,25 +45,27 @@ interface Listener {
  * Starts the API proxy for a host's sandboxes. It identifies a sandbox by the listener the
  * connection reached (each sandbox's own host-end address) and by the connection's source, which
  * must be that sandbox's address (the host table drops spoofed sources); no header is trusted.
+ * Its port, limits and upstreams are `settings`'; the sandboxes it serves, and their keys, come
+ * from `routesFrom` each round (the daemon's: the settings file as it is now).
  */
-export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (line: string) => void): Promise<ApiProxy> {
+export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (line: string) => void, routesFrom: () => Model = () => settings): Promise<ApiProxy> {
   const { proxy } = settings.host;
   const { services, keys } = await proxyServices(settings, paths, log);
   const listeners = new Map<string, Listener>();
   const started = new Date().toISOString();
-  const status = (): ProxyStatus => statusOf(settings, started, listeners, services, keys);
+  const status = (): ProxyStatus => statusOf(proxy.port, routesFrom(), started, listeners, services, keys);
   let queue: Promise<void> = Promise.resolve();
   let closed = false;
   const complaints = new Set<string>();
   const statusGroup = await statusFileGroup(settings);
   const step = async (): Promise<void> => {
     if (closed) return;
-    await reconcile(settings, paths, listeners, services, (line) => {
+    await reconcile({ settings: routesFrom(), port: proxy.port }, paths, listeners, services, (line) => {
       // Said once until it changes: a taken port would otherwise be logged every two seconds.
       if (!complaints.has(line)) log(line);
       complaints.add(line);
     });
-    await keys.use(keyFilesOf(settings, listeners));
+    await keys.use(keyFilesOf(routesFrom(), listeners));
     await writeProxyStatus(paths, status(), statusGroup);
   };
   const sync = (): Promise<void> => (queue = queue.then(step).catch((error: unknown) => log(`proxy: ${error instanceof Error ? error.message : String(error)}`)));
@@ -93,8 +95,7 @@ export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (
   };
 }
 
-function statusOf(settings: Model, startedAt: string, listeners: Map<string, Listener>, services: ProxyServices, keys: KeyStore): ProxyStatus {
-  const { port } = settings.host.proxy;
+function statusOf(port: number, settings: Model, startedAt: string, listeners: Map<string, Listener>, services: ProxyServices, keys: KeyStore): ProxyStatus {
   return {
     pid: process.pid,
     port,
@@ -146,7 +147,14 @@ function watchSandboxes(paths: RuntimePaths, changed: () => void): FSWatcher | u
   }
 }
 
-async function reconcile(settings: Model, paths: RuntimePaths, listeners: Map<string, Listener>, services: ProxyServices, log: (line: string) => void): Promise<void> {
+/** Listeners for the running sandboxes the settings now route (on the port the proxy started with). */
+async function reconcile(
+  { settings, port }: { settings: Model; port: number },
+  paths: RuntimePaths,
+  listeners: Map<string, Listener>,
+  services: ProxyServices,
+  log: (line: string) => void,
+): Promise<void> {
   const wanted = new Map<string, SandboxProxy>();
   for (const metadata of await listMetadata(paths)) {
     if (metadata.pid === null) continue;
@@ -159,7 +167,7 @@ async function reconcile(settings: Model, paths: RuntimePaths, listeners: Map<st
     else listener.route = route;
   }
   for (const [name, route] of wanted) {
-    if (!listeners.has(name)) await openListener(listeners, route, settings.host.proxy.port, services, log);
+    if (!listeners.has(name)) await openListener(listeners, route, port, services, log);
   }
   services.limiter.forgetAllBut(new Set(wanted.keys()));
   services.upstreams.forgetAllBut(new Set(wanted.keys()));

@@ -13,6 +13,7 @@ import { isOurGuard, recordDenials } from "../network/guard-process.js";
 import { templatePolicy } from "../../generator/policy/network/policy-rules.js";
 import { networkPolicySchema, type NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
 import { changeNetwork, policyOf } from "../network/sandbox-network.js";
+import { refreshContextFiles } from "../context/context-files.js";
 import { maxLearnedNames, readLearnedNames, type LearnedName } from "../network/learned-names.js";
 
 /** A change asked with `forage-ctl network`: entries are added to the lists in force. */
@@ -82,7 +83,9 @@ export async function networkOperation(context: RuntimeContext, name: string, ch
       if (!checked.success) throw new SandboxError(`network ${name}: ${checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`, "usage");
       const running = await isRunning(context, metadata);
       const namespace = running ? await backendOf(metadata.runtime).networkNamespace(context, metadata) : undefined;
-      await changeNetwork(context, metadata, checked.data, running, namespace);
+      const changed = await changeNetwork(context, metadata, checked.data, running, namespace);
+      // What the agent was told it may reach changes with it (a stopped one's is rendered at its start).
+      if (running) await refreshContextFiles(context, changed, template);
     });
   }
   const metadata = await requireSandbox(context, name);

@@ -108,4 +108,15 @@ describe.skipIf(!tools.run || !isRoot())("agent context", () => {
     expect((await host.run(["start", "ctx"])).exitCode).toBe(0);
     expect(await host.sh("ctx", "cat /run/forage/context/system-prompt.md")).toContain("Nothing leaves this sandbox");
   });
+
+  // Issue 27: after `forage-ctl network NAME restricted` the prompt still said nothing leaves.
+  it("renders the context again when the network changes while the sandbox runs", async () => {
+    const prompt = (): Promise<string> => host.sh("ctx", "cat /run/forage/context/system-prompt.md");
+    expect((await host.run(["network", "ctx", "none"])).exitCode).toBe(0);
+    expect(await prompt()).toContain("Nothing leaves this sandbox");
+    expect((await host.run(["network", "ctx", "restricted"])).exitCode).toBe(0);
+    const restricted = await prompt();
+    expect(restricted).not.toContain("Nothing leaves this sandbox");
+    expect(restricted).toContain("- `packages.example.org`\n- `*.example.org:443`");
+  });
 });

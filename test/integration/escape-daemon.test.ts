@@ -1,11 +1,9 @@
 import { chmodSync } from "node:fs";
 import { join } from "node:path";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliPath, repoRoot } from "../cli/run-cli.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { agentUid, TestHost, type CliRun } from "./harness.js";
-import { startTestDaemon } from "./test-daemon.js";
+import { runAsUser, startTestDaemon } from "./test-daemon.js";
 
 /*
  * Escape attempts on the daemon's socket. The configured user is nobody (65534, primary group
@@ -24,16 +22,7 @@ describe.skipIf(!tools.run || !isRoot())("escape: the daemon's socket", () => {
   let daemon: Promise<unknown> | undefined;
 
   /** Runs the CLI as `uid` with primary group nogroup (the user's), no supplementary groups. */
-  const runAs = async (uid: number, args: string[]): Promise<CliRun> => {
-    const result = await execa("setpriv", [`--reuid=${uid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, cliPath, ...args], {
-      cwd: repoRoot,
-      env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
-      extendEnv: false,
-      reject: false,
-      stdin: "ignore",
-    });
-    return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
-  };
+  const runAs = (uid: number, args: string[]): Promise<CliRun> => runAsUser(host, args, uid);
   /** The daemon's pid as `hello` answers it to root: proof that it still serves. */
   const daemonPid = async (): Promise<number | undefined> => {
     const { daemonHello } = await import("../../runtime/daemon/client.js");

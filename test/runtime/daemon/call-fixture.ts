@@ -13,6 +13,7 @@ import { recordEvent } from "../../../runtime/core/audit-log.js";
 import { runtimePaths } from "../../../runtime/core/paths.js";
 import type { Caller } from "../../../runtime/daemon/daemon-handlers.js";
 import { callServer, type DaemonServer } from "../../../runtime/daemon/server.js";
+import { FollowedSettings, fileKey } from "../../../runtime/daemon/followed-settings.js";
 import type { LoginStatus } from "../../../runtime/logins/login-status.js";
 import type { LoadedSettings } from "../../../runtime/settings/load-settings.js";
 
@@ -41,6 +42,8 @@ const view: SandboxView = {
   user: "agent",
   sshHostKey: null,
   resourceLimits: { cpuQuota: null, memoryMax: "4G", tasksMax: 4096 },
+  resourceLimitsFrom: "cgroup",
+  apiProxy: null,
   workspaceDisk: null,
   seccomp: { allowed: [], warning: null, refused: null },
   ports: [{ hostPort: 8080, port: 3000 }],
@@ -159,7 +162,7 @@ async function fakeExec(streams: ExecStreams): Promise<number> {
 export interface CallFixture {
   socket: string;
   dir: string;
-  /** The settings file it serves (root's requests read it afresh). */
+  /** The settings file it serves (root's requests read it afresh; the user's when it changed). */
   config: string;
   seen: Seen;
   /** The templates of the settings each operation ran with, in order. */
@@ -187,8 +190,10 @@ export async function startCallServer(ownerUid: number, caller: Caller = "user")
   const context: RuntimeContext = { settings: (await load()).settings, paths: runtimePaths(join(dir, "state"), {}), warn: () => undefined };
   const fixture: Omit<CallFixture, "server" | "close"> = { socket: join(dir, "daemon.sock"), dir, config, seen: [], templatesSeen: [], reloads: 0, log: [], stops: 0 };
   const reloadSettings = (): Promise<LoadedSettings> => (fixture.reloads++, load());
+  // The user's requests follow the file as the daemon's do (one stat a call, a load per change).
+  const followed = new FollowedSettings(config, context.settings, await fileKey(config), async () => (await reloadSettings()).settings);
   const approvals = new ApprovalQueue({ audit: (sandbox, event, detail) => recordEvent(context.paths, sandbox, event, { detail }), defaultDeadlineMs: 2000 });
-  const served = { ownerUid, hello: { settings: config, pid: process.pid }, stop: () => void fixture.stops++, reloadSettings, approvals };
+  const served = { ownerUid, hello: { settings: config, pid: process.pid }, stop: () => void fixture.stops++, reloadSettings, followed, approvals };
   const operations = (requestContext: RuntimeContext): Operations => {
     fixture.templatesSeen.push(requestContext.settings.templates.map((template) => template.name));
     return fakeOperations(requestContext, fixture.seen);

@@ -122,9 +122,61 @@ describe("the daemon's call table, client to server", () => {
     expect(fixture.log.some((line) => line.startsWith("hello"))).toBe(false);
   });
 
-  it("never reads the settings file again for the user's socket: the daemon's own settings serve every call", () => {
+  it("reads the settings file only when it changed: an unchanged file costs every call a stat, no load", () => {
     expect(fixture.reloads).toBe(0);
     expect(new Set(fixture.templatesSeen.map((names) => names.join()))).toEqual(new Set(["coder"]));
+  });
+});
+
+/*
+ * Issue 27: the user's commands ran with the settings of the daemon's start. They follow the
+ * file now: an edit counts for the next command, one with errors keeps the last good settings
+ * and every command hears why, with positions, until it is fixed.
+ */
+describe("the daemon's calls on the user's socket, after the settings file is edited", () => {
+  let fixture: CallFixture;
+  const warnings: string[] = [];
+  const remote = () => remoteOperations((warning) => void warnings.push(warning), fixture.socket);
+  const coder = "  coder:\n    agents: { sh: { package: bash, executable: bash } }\n";
+
+  beforeAll(async () => {
+    fixture = await startCallServer(process.getuid?.() ?? 0);
+  });
+  afterAll(() => fixture.close());
+
+  it("runs the next call with the edited settings, loading the file once for the edit", async () => {
+    writeFileSync(fixture.config, `user: nobody\ntemplates:\n${coder}  writer:\n    extends: coder\n`);
+    await remote().list({});
+    await remote().list({});
+    expect(fixture.templatesSeen.at(-1)).toEqual(["coder", "writer"]);
+    expect(fixture.reloads).toBe(1);
+  });
+
+  it("keeps the last good settings through an edit with errors, and says so with positions on every call until it is fixed", async () => {
+    writeFileSync(fixture.config, `user: nobody\ntemplates:\n${coder}    network: sideways\n`);
+    warnings.length = 0;
+    await remote().list({});
+    await remote().status(cases.status.request);
+    expect(fixture.templatesSeen.slice(-2)).toEqual([
+      ["coder", "writer"],
+      ["coder", "writer"],
+    ]);
+    const said = warnings.filter((warning) => warning.includes("not taken"));
+    expect(said).toHaveLength(2);
+    expect(said[0]).toMatch(/forage\.yaml changed, but its settings are not taken \(the last good ones stay in force until it is fixed\):\n.*forage\.yaml:5:\d+: templates\.coder\.network/);
+    writeFileSync(fixture.config, `user: nobody\ntemplates:\n${coder}`);
+    warnings.length = 0;
+    await remote().list({});
+    expect(fixture.templatesSeen.at(-1)).toEqual(["coder"]);
+    expect(warnings.filter((warning) => warning.includes("not taken"))).toEqual([]);
+  });
+
+  it("keeps the state directory it started with, and says the edit waits for its restart", async () => {
+    writeFileSync(fixture.config, `user: nobody\nstateDir: /var/lib/elsewhere\ntemplates:\n${coder}  third:\n    extends: coder\n`);
+    warnings.length = 0;
+    await remote().list({});
+    expect(fixture.templatesSeen.at(-1)).toEqual(["coder", "third"]);
+    expect(warnings).toContainEqual(expect.stringMatching(/forage\.yaml changes stateDir: the daemon keeps what it started with until it restarts/));
   });
 });
 

@@ -1,0 +1,61 @@
+import type { Model } from "../../generator/model/model.js";
+import type { RuntimePaths } from "../core/paths.js";
+import type { ApiProxy } from "../proxy/api-proxy.js";
+import { readProxyStatus } from "../proxy/proxy-status.js";
+import { proxyNeeded } from "../proxy/sandbox-routes.js";
+
+/**
+ * The API proxy the daemon runs, started once the settings in force have an agent behind it:
+ * at the daemon's start, or later, when an edit adds one (a proxied template's sandbox gets its
+ * proxy whoever started it: the daemon's rounds and each lifecycle call check again). One proxy
+ * per host: while a `forage-ctl proxy` serves in the foreground, the daemon starts none.
+ */
+export class DaemonProxy {
+  private proxy: ApiProxy | undefined;
+  private starting: Promise<void> | undefined;
+  /** The last reason it did not start, said once. */
+  private said: string | undefined;
+
+  constructor(
+    private readonly settings: () => Model,
+    private readonly paths: RuntimePaths,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Starts the proxy when needed and none runs; a running one takes the sandboxes as they are now. */
+  async ensure(): Promise<void> {
+    if (this.proxy !== undefined) return this.proxy.sync();
+    if (!proxyNeeded(this.settings())) return;
+    this.starting ??= this.start().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  /** SIGHUP: every key read again. */
+  reload(): Promise<void> {
+    return this.proxy?.reload() ?? Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    await this.starting;
+    await this.proxy?.close();
+    this.proxy = undefined;
+  }
+
+  private async start(): Promise<void> {
+    const running = await readProxyStatus(this.paths);
+    if (running !== undefined) return this.sayOnce(`API proxy not started: one already runs (pid ${running.pid})`);
+    const { startApiProxy } = await import("../proxy/api-proxy.js");
+    try {
+      this.proxy = await startApiProxy(this.settings(), this.paths, this.log, this.settings);
+      this.said = undefined;
+    } catch (error) {
+      // Sandbox commands still work; proxied agents get refused connections until it is fixed.
+      this.sayOnce(`API proxy not started: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private sayOnce(line: string): void {
+    if (line !== this.said) this.log(line);
+    this.said = line;
+  }
+}
