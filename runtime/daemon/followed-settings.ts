@@ -15,7 +15,7 @@ export type SettingsLoader = () => Promise<Model>;
 /**
  * The settings the daemon serves its user, following the file root started it with: each
  * request costs one stat, and only a file that changed since the last load is read again (a
- * TypeScript config runs as the configured user then: see config-as-user.ts). An edit with
+ * TypeScript config runs as the configured user then: see settings-loader.ts). An edit with
  * errors keeps the last good settings, and every request hears why until the file is fixed.
  */
 export class FollowedSettings {
