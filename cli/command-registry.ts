@@ -26,6 +26,7 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["proxy"], load: async () => (await import("./commands/proxy.js")).registerProxy },
   { words: ["auth"], load: async () => (await import("./commands/auth.js")).registerAuth },
   { words: ["daemon"], load: async () => (await import("./commands/daemon.js")).registerDaemon },
+  { words: ["service"], load: async () => (await import("./commands/service.js")).registerService },
   { words: ["settings-json"], load: async () => (await import("./commands/settings-json.js")).registerSettingsJson },
   { words: ["approvals", "approve", "deny"], load: async () => (await import("./commands/approvals.js")).registerApprovals },
   { words: ["pick"], load: async () => (await import("./commands/pick.js")).registerPick },

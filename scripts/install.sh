@@ -38,6 +38,9 @@ missing=()
 for tool in "${!packages[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("${packages[$tool]}")
 done
+# nft names protocols (tcp, icmp) from /etc/protocols when it lists a table: without it, what
+# forage reads back from its tables (denials, status) says numbers. A minimal root lacks it.
+[ -e /etc/protocols ] || missing+=(netbase)
 # Debian's nix-bin alone cannot build: its default build-users-group is "nixbld", which only
 # nix-setup-systemd creates (with the build users and /etc/nix/nix.conf).
 getent group nixbld >/dev/null 2>&1 || missing+=(nix-setup-systemd)
@@ -73,6 +76,11 @@ npm run --silent build
 if [ "$(id -u)" -eq 0 ]; then
   ln -sfn "$PWD/dist/bin/main.js" /usr/local/bin/forage-ctl
   echo "install.sh: forage-ctl is /usr/local/bin/forage-ctl (-> $PWD/dist/bin/main.js)"
+  if ! blocked=$(bash scripts/reachable-by-others.sh "$PWD"); then
+    echo "install.sh: warning: $blocked keeps other accounts out of this checkout ($PWD): forage-ctl works for root" >&2
+    echo "  alone here (your user cannot run it without sudo), and npm test fails (its tests run programs from the" >&2
+    echo "  checkout as other accounts). Clone it where others can read, e.g. /opt/forage, and run install.sh there." >&2
+  fi
 else
   echo "install.sh: to have forage-ctl on PATH, run: sudo ln -sfn '$PWD/dist/bin/main.js' /usr/local/bin/forage-ctl"
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs a command in the root as a new machine's root user would, in /root/forage.
+# Runs a command in the root as a new machine's root user would, in the checkout (/opt/forage).
 #   enter.sh ROOT COMMAND [ARG…]
 # Meant to run as PID 1 of its own mount and PID namespaces (run.sh starts it with
 # `unshare --mount --propagation private --pid --fork`): the mounts made here exist only in that
@@ -21,5 +21,5 @@ mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
 # In the host's namespace this changes nothing.
 ip link set lo up
 
-exec chroot "$root" /usr/bin/env -i -C /root/forage HOME=/root USER=root LOGNAME=root SHELL=/bin/bash \
+exec chroot "$root" /usr/bin/env -i -C /opt/forage HOME=/root USER=root LOGNAME=root SHELL=/bin/bash \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 TERM=dumb CI="${CI:-}" "$@"

@@ -2,7 +2,8 @@
 # CI stage: the README's install on a fresh machine. The machines CI runs on keep what earlier
 # work installed, so `bash scripts/install.sh && npm test` there can pass while it fails for a
 # new user. Here it runs in a pristine Debian 12 root instead: install.sh exactly as a user runs
-# it, then a smoke test (smoke.sh) and the README's example (`npm run example`), both offline.
+# it, then a smoke test (smoke.sh), the README's example (`npm run example`) and its test command
+# (`npm test`, the whole suite, after the install.sh of the first step), all offline.
 #
 # The root is built once (image.sh, 2-3 minutes) and cached as a tarball in /var/cache/forage-ci,
 # keyed by everything it is built from; every run unpacks a new copy onto a tmpfs, so no run
@@ -85,15 +86,15 @@ build_image() {
   bash "$here/image.sh" build "$1"
 }
 
-# A new copy of the pristine root, with the repository's committed files in /root/forage (as a
-# user's clone would have them) and this machine's name service files (a new machine has its own).
+# A new copy of the pristine root, with a clone of the repository in /opt/forage (where the README
+# says to clone: other accounts must reach it) and this machine's name service files (a new
+# machine has its own).
 unpack() {
   root=$(mktemp -d /var/tmp/forage-fresh-root.XXXXXX)
   mount -t tmpfs -o mode=755 tmpfs "$root"
   tar -C "$root" --numeric-owner --xattrs --xattrs-include='*' -xf "$1"
   cp /etc/resolv.conf /etc/hosts "$root/etc/"
-  mkdir "$root/root/forage"
-  git -C "$repo" archive HEAD | tar -C "$root/root/forage" -xf -
+  git clone --quiet --no-hardlinks "$repo" "$root/opt/forage"
 }
 
 step tools tools
@@ -107,3 +108,6 @@ step "unpack root" unpack "$image"
 step "install.sh" in_root -- bash scripts/install.sh
 step "smoke test (offline)" in_root --net -- bash .ci/fresh-root/smoke.sh
 step "npm run example (offline)" in_root --net -- npm run example
+# The README's test command, the whole suite, where a new user runs it (install.sh ran above; the
+# tests send packets only to loopback and to namespaces they make, so loopback is all they need).
+step "npm test (offline)" in_root --net -- npm test
