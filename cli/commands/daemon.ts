@@ -37,7 +37,8 @@ the current directory, else /etc/forage/forage.json (the NixOS service sets FORA
 With --gateway-user NAME (or FORAGE_GATEWAY_USER) it also listens on ${gatewaySocketPath()},
 owned by that account, mode 0600: the SSH gateway (forage-ctl gateway as its ForceCommand) may
 list, create, remove and attach to sandboxes there, within the configured user's limits.
-On NixOS the module runs it as a service; elsewhere run it under your service manager.`,
+On NixOS the module runs it as a service; on another systemd distribution \`sudo forage-ctl service install\`
+installs one (forage-ctl service --help).`,
     )
     .action(async (options: { stop?: boolean; gatewayUser?: string }) => {
       if (options.stop === true) {

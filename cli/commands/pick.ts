@@ -13,7 +13,8 @@ export function registerPick(program: Command): void {
     .addHelpText(
       "after",
       "\nThe sandboxes are grouped by repository (the one a jj workspace or git worktree was made from, or the\n" +
-        "directory mounted as is), each with its template, status and workspace mode. Keys:\n" +
+        "directory mounted as is), each with its template, status, workspace mode and the approvals waiting\n" +
+        "for it, read again every 2 s. After a detach (C-b d) the list comes back. Keys:\n" +
         "  / filter (type; Esc clears)   ↑/↓ or k/j move   Enter attach (as forage-ctl attach)\n" +
         "  n new sandbox (wizard)        d remove (asks first; as forage-ctl down)   q quit\n" +
         "With no sandboxes the wizard opens at once: project directory (Tab completes), template, name,\n" +

@@ -1,7 +1,7 @@
-import { createElement as h, useState, type ReactElement } from "react";
+import { createElement as h, useEffect, useRef, useState, type ReactElement } from "react";
 import { useApp } from "ink";
-import type { PickerSandbox } from "./sandbox-groups.js";
-import { initialPickerState, type PickerEffect } from "./picker-state.js";
+import { groupByRepository, listedNames, type PickerSandbox } from "./sandbox-groups.js";
+import { initialPickerState, keepSelection, type PickerEffect } from "./picker-state.js";
 import { useLatestState } from "./latest-state.js";
 import { PickerView } from "./picker-view.js";
 import type { WizardAnswers } from "./wizard-answers.js";
@@ -9,6 +9,12 @@ import { retryWizardState, type WizardEffect, type WizardEnvironment } from "./w
 import { WizardView } from "./wizard-view.js";
 
 /** What the user chose when the picker closed: the program does it with the terminal back. */
+/** What the list shows, read at one time. */
+export interface PickerSnapshot {
+  sandboxes: readonly PickerSandbox[];
+  waiting: ReadonlyMap<string, number>;
+}
+
 export type PickChoice = { kind: "quit" } | { kind: "attach"; name: string } | { kind: "create"; answers: WizardAnswers };
 
 export interface PickAppProps {
@@ -20,6 +26,11 @@ export interface PickAppProps {
   remove: (name: string) => Promise<readonly PickerSandbox[]>;
   /** Approvals waiting for an answer, by sandbox (forage-ctl approvals). */
   waiting: ReadonlyMap<string, number>;
+  /** Reads the sandboxes and the approvals waiting again; the list follows them every refreshMs. */
+  refresh: () => Promise<PickerSnapshot>;
+  refreshMs: number;
+  /** A line to show first (what happened to the last attach). */
+  notice?: string;
   /** The wizard's answers whose up failed, and why: the wizard opens on them at once. */
   failedUp?: { answers: WizardAnswers; error: string };
 }
@@ -36,9 +47,22 @@ export function PickApp(props: PickAppProps): ReactElement {
   // Once that wizard is left, n opens a fresh one.
   const [failedUp, setFailedUp] = useState(props.failedUp);
   const [state, latest, setState] = useLatestState(() => initialPickerState);
-  const [message, setMessage] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(props.notice ?? null);
   const [busy, setBusy] = useState(false);
+  const [waiting, setWaiting] = useState(props.waiting);
   const close = (choice: PickChoice): void => exit(choice);
+  // The list as last shown, for the selection to follow its sandbox into the next one.
+  const shown = useRef(sandboxes);
+  const replaceList = (next: readonly PickerSandbox[]): void => {
+    const listed = (list: readonly PickerSandbox[]): string[] => listedNames(groupByRepository(list, latest().filter));
+    setState(keepSelection(latest(), listed(shown.current), listed(next)));
+    shown.current = next;
+    setSandboxes(next);
+  };
+  useRefresh(props, busy, (snapshot) => {
+    replaceList(snapshot.sandboxes);
+    setWaiting(snapshot.waiting);
+  });
 
   const onPicker = (effect: PickerEffect): void => {
     setMessage(null);
@@ -48,7 +72,7 @@ export function PickApp(props: PickAppProps): ReactElement {
     setMessage(`removing ${effect.name}…`);
     props.remove(effect.name).then(
       (listed) => {
-        setSandboxes(listed);
+        replaceList(listed);
         setMessage(`removed ${effect.name}`);
         setBusy(false);
       },
@@ -69,5 +93,38 @@ export function PickApp(props: PickAppProps): ReactElement {
     const initial = failedUp === undefined ? {} : { initial: retryWizardState(failedUp.answers, environment, `up failed: ${failedUp.error}`) };
     return h(WizardView, { environment, directory: props.directory, onEffect: onWizard, ...initial });
   }
-  return h(PickerView, { sandboxes, state, latest, setState, onEffect: onPicker, message, busy, waiting: props.waiting });
+  return h(PickerView, { sandboxes, state, latest, setState, onEffect: onPicker, message, busy, waiting });
+}
+
+/**
+ * Reads the list again every refreshMs while the picker is open (statuses change, sandboxes come
+ * and go, approvals arrive), one read at a time, none while a removal runs. A read that fails
+ * keeps the last list: the next one may succeed, and the picker is no place for a daemon's error.
+ */
+function useRefresh(props: PickAppProps, busy: boolean, apply: (snapshot: PickerSnapshot) => void): void {
+  const reading = useRef(false);
+  const busyNow = useRef(busy);
+  busyNow.current = busy;
+  const applyNow = useRef(apply);
+  applyNow.current = apply;
+  useEffect(() => {
+    let open = true;
+    const timer = setInterval(() => {
+      if (reading.current || busyNow.current) return;
+      reading.current = true;
+      props
+        .refresh()
+        .then(
+          (snapshot) => {
+            if (open && !busyNow.current) applyNow.current(snapshot);
+          },
+          () => undefined,
+        )
+        .finally(() => (reading.current = false));
+    }, props.refreshMs);
+    return () => {
+      open = false;
+      clearInterval(timer);
+    };
+  }, [props.refresh, props.refreshMs]);
 }

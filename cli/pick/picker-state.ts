@@ -55,3 +55,13 @@ function filterKey(state: PickerState, press: KeyPress): PickerState {
 export function clampSelection(state: PickerState, count: number): PickerState {
   return state.selected < count ? state : { ...state, selected: Math.max(0, count - 1) };
 }
+
+/**
+ * The selection after the list was read again (a sandbox made, removed or renamed by someone
+ * else): on the same sandbox as before, wherever it is listed now, so Enter attaches to the one
+ * the user sees selected; kept inside the list when that sandbox is gone.
+ */
+export function keepSelection(state: PickerState, before: readonly string[], after: readonly string[]): PickerState {
+  const index = after.indexOf(before[state.selected] ?? "");
+  return index >= 0 ? { ...state, selected: index } : clampSelection(state, after.length);
+}

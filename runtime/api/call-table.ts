@@ -11,6 +11,7 @@ import type { PortView } from "../sandbox/port-operations.js";
 import type { WindowLog } from "../sandbox/session-logs.js";
 import type { Snapshot } from "../workspaces/snapshots.js";
 import type { RuntimeInfo } from "../backends/registry.js";
+import type { TemplateSummary } from "./template-summary.js";
 import type { SandboxView, UpResult } from "./sandbox-view.js";
 
 /**
@@ -104,6 +105,8 @@ const operationShapes = {
   port: { result: list<PortView>(), streams: "none" },
   /** The runtimes and whether this host can use them, as the side that creates sandboxes sees them. */
   runtimes: { result: list<RuntimeInfo>(), streams: "none" },
+  /** The templates of the settings in force, by name and description (the picker's wizard offers them). */
+  templates: { result: list<TemplateSummary>(), streams: "none" },
 } as const satisfies Record<string, CallShape>;
 
 /** What only the daemon answers, about itself. */

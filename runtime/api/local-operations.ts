@@ -1,4 +1,5 @@
 import { detectRuntimes } from "../backends/registry.js";
+import { templateSummaries } from "./template-summary.js";
 import { spawn } from "node:child_process";
 import { sandboxLink } from "../network/sandbox-link.js";
 import { readEvents, recordEvent } from "../core/audit-log.js";
@@ -87,6 +88,7 @@ export function localOperations(context: RuntimeContext): Operations {
     authRemove: ({ agent }) => forgetLogin(context, agent),
     port: ({ name, change }) => portOperation(context, name, change),
     runtimes: () => detectRuntimes(context.paths),
+    templates: async () => templateSummaries(context.settings),
     async exec({ name, command, asRoot }, streams) {
       const metadata = await requireSandbox(context, name);
       const { terminal } = streams;

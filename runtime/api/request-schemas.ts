@@ -41,6 +41,7 @@ export const requestSchemas = {
   authRemove: authRemoveRequest,
   port: portRequest,
   runtimes: noRequest,
+  templates: noRequest,
   proxyStatus: noRequest,
   approvals: noRequest,
   approve: approveRequest,

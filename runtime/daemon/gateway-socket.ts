@@ -20,7 +20,7 @@ export function gatewaySocketPath(env: NodeJS.ProcessEnv = process.env): string 
  * is never root; unlike it, no SSH key and not the whole home (requireGatewayUp), and nothing else (no daemon shutdown, no logins, ports or network changes),
  * so a ForceCommand escape would gain no more than a gateway session has.
  */
-const gatewayCalls: ReadonlySet<Op> = new Set<Op>(["hello", "list", "status", "up", "down", "exec"]);
+const gatewayCalls: ReadonlySet<Op> = new Set<Op>(["hello", "list", "status", "up", "down", "exec", "templates"]);
 
 /** Refuses a call the gateway account may not make. */
 export function requireGatewayCall(op: Op): void {

@@ -142,6 +142,9 @@ describe.skipIf(!tools.run || !isRoot())("nothing of the caller's reaches a sand
             await terminal.keys("Enter");
             await terminal.waitFor(new RegExp(`› ${name} `));
             await terminal.keys("Enter");
+            // The injector ends the attach; the list comes back, and q ends pick.
+            await terminal.waitFor(new RegExp(`refused: stdin[\\s\\S]*Forage sandboxes[\\s\\S]*(back from ${name}|could not attach to ${name})`), 30_000);
+            await terminal.keys("q");
           });
           expect(screen).toContain("refused: stdin: Operation not permitted");
           expect(existsSync(marker(tag("pick")))).toBe(false);

@@ -100,7 +100,7 @@ KbdInteractiveAuthentication no
 AllowUsers ${account}
 Subsystem sftp /usr/lib/openssh/sftp-server
 Match User ${account}
-  ForceCommand env ${env} ${process.execPath} ${cliPath} --config ${host.config} gateway
+  ForceCommand env ${env} ${process.execPath} ${cliPath} gateway
   PermitTTY yes
   DisableForwarding yes
   AllowTcpForwarding no
@@ -131,10 +131,15 @@ Match all
     await terminal.waitFor("[exited 0]");
   });
 
-  it("opens the picker for `ssh -t account@host` with no name, listing the sandboxes", async () => {
+  it("opens the picker for `ssh -t account@host` with no name, listing the sandboxes, its wizard offering the daemon's templates", async () => {
+    // No settings named in ForceCommand, none in the account's home: they are the daemon's, which the account never loads itself.
     await sshOnTerminal([]);
     await terminal.waitFor(/Forage sandboxes[\s\S]*remote +basic +running/, 30_000);
-    await terminal.keys("q");
+    await terminal.keys("n");
+    await terminal.waitFor("step 1 of 5");
+    await terminal.keys("Enter");
+    await terminal.waitFor("› basic");
+    await terminal.keys("C-c");
     await terminal.waitFor("[exited 0]");
   });
 

@@ -31,11 +31,13 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl pick on a terminal", () => 
   const listed = async (): Promise<{ name: string; template: string; status: string; workspaceMode: string }[]> =>
     JSON.parse((await host.run(["ps", "--json"])).stdout) as { name: string; template: string; status: string; workspaceMode: string }[];
 
-  /** Detaches from the sandbox's session as a person would (C-b d); pick then ends with tmux's status. */
-  const detach = async (): Promise<void> => {
+  /** Detaches from `name`'s session as a person would (C-b d): the list comes back, and q ends pick. */
+  const detach = async (name: string): Promise<void> => {
     await terminal.waitFor(/\$ *\n/);
     await terminal.keys("C-b");
     await terminal.keys("d");
+    await terminal.waitFor(new RegExp(`Forage sandboxes[\\s\\S]*back from ${name}`));
+    await terminal.keys("q");
     await terminal.waitFor("[exited 0]");
   };
 
@@ -134,7 +136,7 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl pick on a terminal", () => 
     // The sandbox's own tmux session "forage" (its status line) is on the screen.
     await terminal.waitFor(/\[forage\] 0:helper/, 90_000);
     expect(await listed()).toEqual([expect.objectContaining({ name: "wizard-made", template: "basic", status: "running", workspaceMode: "direct" })]);
-    await detach();
+    await detach("wizard-made");
   });
 
   it("lists the sandboxes grouped by repository, with template, status and workspace mode", async () => {
@@ -194,28 +196,34 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl pick on a terminal", () => 
     await terminal.waitFor(/› wizard-made/);
     await terminal.keys("Enter");
     await terminal.waitFor(/\[forage\] 0:helper.*"wizard-made"/, 30_000);
-    await detach();
+    await detach("wizard-made");
   });
 
-  it("shows the approvals waiting for a sandbox beside it, and how many wait in all", async () => {
+  it("follows the list while it is open: a status that changes, a sandbox made elsewhere, an approval that arrives and is answered", async () => {
+    await pick();
+    await terminal.waitFor(/app-one +basic +running/);
+    // Selected: wizard-made, second; a sandbox made now is listed before it, and must not move the selection.
+    await terminal.keys("j");
+    await terminal.waitFor(/› wizard-made/);
+    expect((await host.run(["up", "app-new", "-t", "basic", "-r", repo])).exitCode).toBe(0);
+    expect((await host.run(["stop", "app-one", "-t", "1"])).exitCode).toBe(0);
+    const followed = await terminal.waitFor((screen) => /app-one +basic +stopped/.test(screen) && /app-new +basic +running/.test(screen), 15_000);
+    expect(followed).toMatch(/› wizard-made/);
+    expect((await host.run(["start", "app-one"])).exitCode).toBe(0);
+    await terminal.waitFor(/app-one +basic +running/, 15_000);
+
     // A request as the network guard would put it (askThroughDaemon on the daemon's root socket).
     const ask = askThroughDaemon({ log: () => undefined, socket: join(host.env.FORAGE_RUN_DIR ?? "", "daemon-root.sock") });
-    const pending = JSON.parse((await host.run(["approvals", "--json"])).stdout) as unknown[];
-    expect(pending).toEqual([]);
     const answer = ask({ sandbox: "app-one", kind: "host", subject: { name: "pkgs.example.org" }, deadlineMs: 60_000 });
-    let id = "";
-    for (let i = 0; i < 100 && id === ""; i++) {
-      id = (JSON.parse((await host.run(["approvals", "--json"])).stdout) as { id: string }[])[0]?.id ?? "";
-      if (id === "") await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    await pick();
-    const screen = await terminal.waitFor("Forage sandboxes");
+    const screen = await terminal.waitFor(/app-one +basic +running +git-worktree +⚑ 1 waiting/, 15_000);
     expect(screen).toContain("1 request waits for your answer: forage-ctl approvals");
-    expect(screen).toMatch(/app-one +basic +running +git-worktree +⚑ 1 waiting/);
-    await terminal.keys("q");
-    await terminal.waitFor("[exited 0]");
+    const id = (JSON.parse((await host.run(["approvals", "--json"])).stdout) as { id: string }[])[0]?.id ?? "";
     expect((await host.run(["deny", id])).exitCode).toBe(0);
     expect(await answer).toEqual({ decision: "deny" });
+    await terminal.waitFor((shown) => !shown.includes("⚑") && shown.includes("app-one"), 15_000);
+    await terminal.keys("q");
+    await terminal.waitFor("[exited 0]");
+    expect((await host.run(["down", "app-new"])).exitCode).toBe(0);
   });
 
   it("quits on q with exit status 0, leaving every sandbox as it was", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { initialPickerState, pickerKey, type PickerState } from "../../../cli/pick/picker-state.js";
+import { initialPickerState, keepSelection, pickerKey, type PickerState } from "../../../cli/pick/picker-state.js";
 import { keyPresses, typed, type KeyPress } from "../../../cli/pick/key-press.js";
 
 const listed = ["alpha", "beta", "gamma"];
@@ -57,5 +57,23 @@ describe("keys that arrive together", () => {
 
   it("leave a single key as the library reported it", () => {
     expect(keyPresses("", { escape: true })).toEqual([{ input: "", key: { escape: true } }]);
+  });
+});
+
+describe("the selection when the list is read again", () => {
+  const at = (selected: number): PickerState => ({ ...initialPickerState, selected });
+
+  it("stays on the same sandbox when one is listed before it: Enter attaches to the one shown selected", () => {
+    expect(keepSelection(at(1), ["alpha", "beta"], ["aardvark", "alpha", "beta"]).selected).toBe(2);
+  });
+
+  it("stays on the same sandbox when one before it is gone", () => {
+    expect(keepSelection(at(2), ["alpha", "beta", "gamma"], ["beta", "gamma"]).selected).toBe(1);
+  });
+
+  it("stays in place, inside the list, when the selected sandbox is gone", () => {
+    expect(keepSelection(at(1), ["alpha", "beta", "gamma"], ["alpha", "gamma"]).selected).toBe(1);
+    expect(keepSelection(at(2), ["alpha", "beta", "gamma"], ["alpha", "beta"]).selected).toBe(1);
+    expect(keepSelection(at(0), ["alpha"], []).selected).toBe(0);
   });
 });

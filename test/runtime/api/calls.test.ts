@@ -37,6 +37,7 @@ describe("the call table", () => {
       "authRemove",
       "port",
       "runtimes",
+      "templates",
       "proxyStatus",
       "approvals",
       "approve",
@@ -67,6 +68,7 @@ describe("the call table", () => {
       "authRemove",
       "port",
       "runtimes",
+      "templates",
     ]);
   });
 

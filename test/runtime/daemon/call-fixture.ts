@@ -100,6 +100,7 @@ export const cases: { [K in OperationName]: { request: Request<K>; result: Resul
     request: { name: "demo", change: { kind: "add", forward: { hostPort: 8080, port: 3000 } } },
     result: [{ hostPort: 8080, port: 3000, hostAddress: "127.0.0.1", sandboxAddress: "10.100.3.2", state: "open", error: null }],
   },
+  templates: { request: {}, result: [{ name: "claude", description: "Claude Code" }] },
   runtimes: {
     request: {},
     result: [
