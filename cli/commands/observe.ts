@@ -45,6 +45,7 @@ export function registerObserve(program: Command): void {
         ["created", v.createdAt],
         ["limits", `${limitsText(v.resourceLimits)}${v.resourceLimitsFrom === "cgroup" ? " (in force: its cgroup)" : " (the template's: applied at its next start)"}`],
       ];
+      rows.push(["network", networkText(v)]);
       if (v.apiProxy !== null) rows.push(["api proxy", apiProxyText(v)]);
       if (v.workspaceDisk !== null) rows.push(["disk", diskText(v.workspaceDisk)]);
       if ((v.ports ?? []).length > 0) rows.push(["ports", portsText(v.ports)]);
@@ -133,6 +134,13 @@ function limitsText(limits: SandboxView["resourceLimits"]): string {
   const memory = limits.memoryMax ?? "unlimited";
   const tasks = limits.tasksMax === null ? "unlimited" : String(limits.tasksMax);
   return `memory ${memory}, tasks ${tasks}${limits.cpuQuota === null ? "" : `, cpu ${limits.cpuQuota}`}`;
+}
+
+/** The mode in force (its table's) or the one its next start applies. */
+function networkText(v: SandboxView): string {
+  if (v.network.from === "metadata") return `${v.network.mode ?? "-"} (applied at its next start)`;
+  if (v.network.mode === null) return `NOT IN FORCE: its host-side nftables table is missing, and with it the policy the host enforces (forage-ctl stop ${v.name}, then start ${v.name}, loads it again)`;
+  return `${v.network.mode} (in force: its nftables table)`;
 }
 
 /** Where the sandbox's proxied agents reach the API proxy, or that nothing serves them now. */

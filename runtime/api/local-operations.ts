@@ -33,6 +33,7 @@ import type { Operations } from "./operations.js";
 import type { SandboxView } from "./sandbox-view.js";
 import { cgroupLimits } from "../cgroups/cgroup-limits.js";
 import { servedByProxy } from "../proxy/proxy-status.js";
+import { networkModeInForce } from "../network/policy-in-force.js";
 
 /** The operations, run in this process (which must be root). */
 export function localOperations(context: RuntimeContext): Operations {
@@ -131,6 +132,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     user: context.settings.host.containerUsername,
     sshHostKey,
     ...(await limitsInForce(context, metadata, running)),
+    network: await networkInForce(context, metadata, running),
     apiProxy: await apiProxyOf(context, metadata, running),
     workspaceDisk: workspaceDiskView,
     seccomp,
@@ -143,6 +145,13 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
 async function limitsInForce(context: RuntimeContext, metadata: SandboxMetadata, running: boolean): Promise<Pick<SandboxView, "resourceLimits" | "resourceLimitsFrom">> {
   if (running && metadata.cgroup !== null) return { resourceLimits: await cgroupLimits(metadata.cgroup), resourceLimitsFrom: "cgroup" };
   return { resourceLimits: context.settings.templates.find((t) => t.name === metadata.template)?.resourceLimits ?? null, resourceLimitsFrom: "template" };
+}
+
+/** A running sandbox's mode as its host-side table enforces it; a stopped one's as its next start applies it. */
+async function networkInForce(context: RuntimeContext, metadata: SandboxMetadata, running: boolean): Promise<SandboxView["network"]> {
+  if (running) return { mode: await networkModeInForce({ namespace: sandboxLink(metadata.slot, context.settings.host.network.base).namespace }), from: "table" };
+  const template = context.settings.templates.find((t) => t.name === metadata.template);
+  return { mode: metadata.network?.mode ?? template?.network.mode ?? null, from: "metadata" };
 }
 
 /** Whether the API proxy serves a running sandbox whose template has agents behind it (its status file says). */

@@ -32,6 +32,12 @@ export interface SandboxView {
   resourceLimits: { cpuQuota: string | null; memoryMax: string | null; tasksMax: number | null } | null;
   /** Where resourceLimits came from: the running sandbox's cgroup, or the template (stopped). */
   resourceLimitsFrom: "cgroup" | "template";
+  /**
+   * The network mode: for a running sandbox the one its host-side nftables table enforces (null:
+   * the table is missing, so nothing of its policy is in force), for a stopped one what its next
+   * start applies (its recorded policy, else its template's).
+   */
+  network: { mode: string | null; from: "table" | "metadata" };
   /** The API proxy, for a template with agents behind it: whether one serves the sandbox now, and where; null otherwise. */
   apiProxy: { served: boolean; address: string | null } | null;
   /** The primary workspace's disk limit (workspace.maxSize) and its use now (null: not known), or null without one. */

@@ -1,5 +1,6 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { SandboxView } from "../../runtime/api/sandbox-view.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
@@ -46,6 +47,21 @@ describe.skipIf(!tools.run || !isRoot())("the daemon follows its settings file",
     expect((await asUser("start", "lim")).exitCode).toBe(0);
     expect(await statusOf("lim")).toMatchObject({ resourceLimits: { tasksMax: 48, memoryMax: "96M", cpuQuota: "50%" }, resourceLimitsFrom: "cgroup" });
     expect((await asUser("status", "lim")).stdout).toMatch(/limits +memory 96M, tasks 48, cpu 50% \(in force: its cgroup\)/);
+  });
+
+  it("status shows the network mode the sandbox's host-side table enforces, and says when that table is gone", async () => {
+    const running = await statusOf("lim");
+    expect(running.network).toEqual({ mode: "none", from: "table" });
+    expect((await asUser("status", "lim")).stdout).toMatch(/network +none \(in force: its nftables table\)/);
+    // Flushed by hand (a firewall reload does this): the metadata still says none, the kernel enforces nothing of it.
+    const table = `forage_f${running.slot}`;
+    expect((await execa("nft", ["delete", "table", "inet", table], { reject: false })).exitCode).toBe(0);
+    expect((await statusOf("lim")).network).toEqual({ mode: null, from: "table" });
+    expect((await asUser("status", "lim")).stdout).toMatch(/network +NOT IN FORCE: its host-side nftables table is missing/);
+    expect((await asUser("stop", "lim")).exitCode).toBe(0);
+    expect((await statusOf("lim")).network).toEqual({ mode: "none", from: "metadata" });
+    expect((await asUser("start", "lim")).exitCode).toBe(0);
+    expect((await statusOf("lim")).network).toEqual({ mode: "none", from: "table" });
   });
 
   it("knows a template added to the file at the user's next command", async () => {

@@ -43,6 +43,7 @@ const view: SandboxView = {
   sshHostKey: null,
   resourceLimits: { cpuQuota: null, memoryMax: "4G", tasksMax: 4096 },
   resourceLimitsFrom: "cgroup",
+  network: { mode: "restricted", from: "table" },
   apiProxy: null,
   workspaceDisk: null,
   seccomp: { allowed: [], warning: null, refused: null },
