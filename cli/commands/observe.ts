@@ -139,7 +139,8 @@ function limitsText(limits: SandboxView["resourceLimits"]): string {
 /** The mode in force (its table's) or the one its next start applies. */
 function networkText(v: SandboxView): string {
   if (v.network.from === "metadata") return `${v.network.mode ?? "-"} (applied at its next start)`;
-  if (v.network.mode === null) return `NOT IN FORCE: its host-side nftables table is missing, and with it the policy the host enforces (forage-ctl stop ${v.name}, then start ${v.name}, loads it again)`;
+  if (v.network.mode === null)
+    return `NOT IN FORCE: its host-side nftables table is missing, and with it the policy the host enforces (forage-ctl stop ${v.name}, then start ${v.name}, loads it again)`;
   return `${v.network.mode} (in force: its nftables table)`;
 }
 
