@@ -40,6 +40,7 @@ const runtimeRanks: Record<string, number> = {
   "runtime/sandbox": 7, // the lifecycle, over the backends
   "runtime/api": 8,
   "runtime/daemon": 9,
+  "runtime/service": 10, // the daemon as a systemd service: installs its unit, asks a daemon started by hand to step aside
 };
 /** What the runtime may use of the generator: its model, the pure policy layer and the layers below, never targets' internals. */
 const generatorForRuntime = new Set(["generator/lib", "generator/emit", "generator/config", "generator/model", "generator/policy"]);

@@ -4,7 +4,6 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { capContainerTmpfs } from "../../../runtime/backends/extra-container/container-tmpfs.js";
 import { tmpfsCaps } from "../../../runtime/cgroups/tmpfs-caps.js";
-import { scratchDirs } from "../../support/scratch-dirs.js";
 import { isRoot } from "../../support/tools.js";
 
 /** The last line of a mountinfo at `point` (the mount on top), or undefined. */
@@ -15,12 +14,10 @@ const mountLine = (mountinfo: string, point: string): string | undefined =>
     .at(-1);
 
 describe.skipIf(!isRoot())("capping a NixOS container's tmpfs mounts", () => {
-  const scratch = scratchDirs("forage-container-tmpfs-");
-
   it("resizes the tmpfs mounts as the container's init sees them and leaves a path that is no tmpfs alone", async () => {
-    const disk = scratch();
-    // GIVEN an init whose /tmp is a tmpfs, whose /dev/shm is a directory of the host's disk bound
-    // there, and whose /run has no mount of its own (the test machine's).
+    // GIVEN an init whose /tmp is a tmpfs, whose /dev/shm is a mount of another kind (a ramfs: a
+    // directory bound there would be a tmpfs too where the machine's root is one, as in CI's
+    // fresh root), and whose /run has no mount of its own (the test machine's).
     const init = spawn(
       "unshare",
       [
@@ -29,9 +26,7 @@ describe.skipIf(!isRoot())("capping a NixOS container's tmpfs mounts", () => {
         "private",
         "sh",
         "-c",
-        `if mountpoint -q /run; then umount -l /run; fi && mount --bind "$1" /dev/shm && mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp && echo ready && exec sleep 30`,
-        "sh",
-        disk,
+        "if mountpoint -q /run; then umount -l /run; fi && mount -t ramfs -o mode=1777 ramfs /dev/shm && mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp && echo ready && exec sleep 30",
       ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
@@ -41,7 +36,7 @@ describe.skipIf(!isRoot())("capping a NixOS container's tmpfs mounts", () => {
       const before = readFileSync(`/proc/${pid}/mountinfo`, "utf8");
       // WHEN the caps of a 1G limit are applied
       await capContainerTmpfs(pid, tmpfsCaps("1G"));
-      // THEN /tmp is capped at a quarter of it, its flags kept; the bound directory and /run are as they were.
+      // THEN /tmp is capped at a quarter of it, its flags kept; the ramfs and /run are as they were.
       const after = readFileSync(`/proc/${pid}/mountinfo`, "utf8");
       const tmp = mountLine(after, "/tmp")?.split(" ") ?? [];
       expect([tmp[5], tmp.at(-1)]).toEqual(["rw,nosuid,nodev,relatime", "rw,size=262144k"]);
