@@ -21,5 +21,15 @@ mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
 # In the host's namespace this changes nothing.
 ip link set lo up
 
-exec chroot "$root" /usr/bin/env -i -C /opt/forage HOME=/root USER=root LOGNAME=root SHELL=/bin/bash \
+# The root becomes this mount namespace's own root (pivot_root), not a chroot: the kernel refuses
+# a chrooted process a user namespace (create_user_ns: EPERM when current_chrooted()), and the
+# sandboxes' network guard, the seccomp tests' controls and a new user's machine all make them.
+# The host's root, moved aside, is then detached: nothing of it is left to reach.
+cd "$root"
+mkdir -p .host-root
+pivot_root . .host-root
+umount -l /.host-root
+rmdir /.host-root
+
+exec /usr/bin/env -i -C /opt/forage HOME=/root USER=root LOGNAME=root SHELL=/bin/bash \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 TERM=dumb CI="${CI:-}" "$@"

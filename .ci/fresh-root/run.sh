@@ -9,10 +9,11 @@
 # keyed by everything it is built from; every run unpacks a new copy onto a tmpfs, so no run
 # sees what install.sh did in an earlier one.
 #
-# Why chroot and not systemd-nspawn: the README's example starts a systemd-nspawn container
-# and puts it in cgroups of its own, which needs the host's cgroup hierarchies writable. A chroot
-# sees them; inside systemd-nspawn, /sys and every /sys/fs/cgroup controller are read-only.
-# Each step runs chrooted in its own mount and PID namespaces (enter.sh), so no mount or
+# Why not systemd-nspawn: the README's example starts a systemd-nspawn container and puts it in
+# cgroups of its own, which needs the host's cgroup hierarchies writable. A root of our own
+# (enter.sh: pivot_root, not chroot, which forbids user namespaces) sees them; inside
+# systemd-nspawn, /sys and every /sys/fs/cgroup controller are read-only.
+# Each step runs in that root in its own mount and PID namespaces (enter.sh), so no mount or
 # process outlives it; the offline steps also get a network namespace with only loopback, so the
 # example's links and nftables tables never touch the host's.
 set -euo pipefail
