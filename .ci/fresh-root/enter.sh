@@ -13,7 +13,14 @@ shift
 # propagation of / fail on a chroot whose root is a plain directory (`ip -n`, which the README's
 # example runs for its sandbox's link: "mount --make-rslave /" failed: Invalid argument).
 mount -t proc proc "$root/proc" # this PID namespace's processes only
-mount --rbind /sys "$root/sys"  # with the cgroup hierarchies the example's sandbox is put in
+# A sysfs of this step's own: its /sys/class/net shows the interfaces of the network namespace
+# the step runs in (the host's /sys shows the host's, where a sandbox's link made here is not, and
+# the network guard took its link for gone). The host's cgroup hierarchies (the sandboxes' are put
+# in them) and its other filesystems under /sys are bound in.
+mount -t sysfs sysfs "$root/sys"
+for submount in /sys/fs/cgroup /sys/fs/bpf /sys/kernel/security; do
+  if mountpoint -q "$submount"; then mount --rbind "$submount" "$root$submount"; fi
+done
 mount --rbind /dev "$root/dev"  # with /dev/pts and /dev/shm
 mount -t tmpfs -o mode=755 tmpfs "$root/run"
 mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"

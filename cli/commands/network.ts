@@ -11,6 +11,7 @@ import { operationsOf } from "../operations.js";
 import { printJson, printTable } from "../output.js";
 import { UserError } from "../../runtime/core/errors.js";
 import { escapeLine } from "../../runtime/approvals/sandbox-text.js";
+import { issueList } from "../../generator/lib/issue-list.js";
 
 /** network NAME [MODE] [--allow …] [--deny …]; denials NAME [-f]. */
 export function registerNetwork(program: Command): void {
@@ -148,7 +149,7 @@ function networkChange(mode: string | undefined, options: NetworkOptions): Reque
 function checkEntries(option: string, entries: string[], schema: z.ZodType<string>): string[] {
   for (const entry of entries) {
     const parsed = schema.safeParse(entry);
-    if (!parsed.success) throw new UserError(`${option} "${entry}": ${parsed.error.issues[0]?.message ?? "invalid"}`, "usage");
+    if (!parsed.success) throw new UserError(`${option} "${entry}": ${issueList(parsed.error.issues)}`, "usage");
   }
   return entries;
 }

@@ -1,6 +1,7 @@
 import { SandboxError } from "../core/errors.js";
 import type { Op } from "./call-table.js";
 import { requestSchemas, type Request } from "./request-schemas.js";
+import { issueList } from "../../generator/lib/issue-list.js";
 
 /*
  * The call table, in three parts so a client loads only what it needs: call-table.ts (names,
@@ -13,11 +14,10 @@ export type { Request } from "./request-schemas.js";
 
 /**
  * Parses what a client sent as call `op`'s request, or refuses it as a usage error that names
- * the first field at fault: `invalid down request: grace Too big: expected number to be <=3600`.
+ * every field at fault: `invalid down request: grace: Too big: expected number to be <=3600`.
  */
 export function parseRequest<K extends Op>(op: K, raw: unknown): Request<K> {
   const parsed = requestSchemas[op].safeParse(raw ?? {});
   if (parsed.success) return parsed.data as Request<K>;
-  const issue = parsed.error.issues[0];
-  throw new SandboxError(`invalid ${op} request: ${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`, "usage");
+  throw new SandboxError(`invalid ${op} request: ${issueList(parsed.error.issues)}`, "usage");
 }

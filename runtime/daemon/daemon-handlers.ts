@@ -18,6 +18,7 @@ import { execRelay } from "./relay-schemas.js";
 import { requireGatewayUp } from "./gateway-socket.js";
 import { approvalHandlers } from "./approval-handlers.js";
 import type { ApprovalQueue } from "../approvals/approval-queue.js";
+import { issueList } from "../../generator/lib/issue-list.js";
 
 /** Who this daemon serves: the owner of the workspaces it mounts, and what `hello` answers. */
 export interface Served {
@@ -114,8 +115,7 @@ async function requireOwnedWorkspace(path: string, ownerUid: number): Promise<vo
 function parseRelay(raw: unknown): ExecRelay {
   const parsed = execRelay.safeParse(raw ?? {});
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new SandboxError(`invalid exec request: streams.${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`, "usage");
+  throw new SandboxError(`invalid exec request: ${issueList(parsed.error.issues.map((issue) => ({ ...issue, path: ["streams", ...issue.path] })))}`, "usage");
 }
 
 /** The exec's streams over the connection: stdin if the client sends it, output as events. */

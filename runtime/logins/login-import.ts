@@ -2,6 +2,7 @@ import type { LoginFlavor, LoginKind } from "../../generator/config/agent-logins
 import { SandboxError } from "../core/errors.js";
 import { jwtClaims, jwtExpiry } from "./jwt-claims.js";
 import { loginRecord, type LoginRecord } from "./login-record.js";
+import { issueList } from "../../generator/lib/issue-list.js";
 
 /** What a login read from stdin is for: whose program, and the kinds its templates use. */
 export interface LoginTarget {
@@ -37,8 +38,7 @@ export function parseLogin(target: LoginTarget, text: string, now: Date): LoginR
   const record = kind === "token" ? tokenRecord(target, trimmed, now) : oauthRecord(target, trimmed, now);
   const parsed = loginRecord.safeParse(record);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw refused(`the login on stdin is not usable: ${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`.trim());
+    throw refused(`the login on stdin is not usable: ${issueList(parsed.error.issues)}`);
   }
   return parsed.data;
 }

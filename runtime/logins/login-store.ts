@@ -1,6 +1,8 @@
 import { constants } from "node:fs";
 import { chmod, lstat, mkdir, open, readdir, rm } from "node:fs/promises";
 import { pathUnder } from "../core/names.js";
+import { SandboxError } from "../core/errors.js";
+import { issueList } from "../../generator/lib/issue-list.js";
 import type { RuntimePaths } from "../core/paths.js";
 import { writeFileAtomic } from "../core/write-file-atomic.js";
 import { loginRecord, type LoginRecord } from "./login-record.js";
@@ -43,11 +45,11 @@ export async function readLogin(paths: RuntimePaths, user: string, agent: string
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
-    if (code === "ELOOP") throw new Error(`${file} is a symbolic link; remove it and set the login again`);
+    if (code === "ELOOP") throw new SandboxError(`${file} is a symbolic link; remove it and set the login again`, "general");
     throw error;
   }
   const parsed = loginRecord.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new Error(`${file} is not a stored login (${parsed.error.issues[0]?.message ?? "invalid"}); set it again with forage-ctl auth set ${agent}`);
+  if (!parsed.success) throw new SandboxError(`${file} is not a stored login (${issueList(parsed.error.issues)}); set it again with forage-ctl auth set ${agent}`, "general");
   return parsed.data;
 }
 

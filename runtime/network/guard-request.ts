@@ -3,6 +3,7 @@ import { sandboxNamePattern } from "../core/names.js";
 import type { RuntimePaths } from "../core/paths.js";
 import type { GuardRequest } from "./guard-protocol.js";
 import type { GuardSpec } from "./guard-spec.js";
+import { issueList } from "../../generator/lib/issue-list.js";
 
 const absolute = z.string().startsWith("/").max(4096);
 const sandbox = z.string().regex(sandboxNamePattern);
@@ -51,6 +52,5 @@ const request: z.ZodType<GuardRequest> = z.discriminatedUnion("op", [
 export function guardRequest(raw: unknown): GuardRequest {
   const parsed = request.safeParse(raw);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new Error(`invalid guard request: ${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`);
+  throw new Error(`invalid guard request: ${issueList(parsed.error.issues)}`);
 }

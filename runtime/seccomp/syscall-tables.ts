@@ -7,6 +7,8 @@
  * /usr/include/asm-generic/unistd.h; open_tree_attr (Linux 6.15) from the kernel's tables.
  */
 
+import { SandboxError } from "../core/errors.js";
+
 /** What a filter needs to know about one architecture. */
 export interface SyscallArch {
   name: "x86_64" | "aarch64";
@@ -114,5 +116,5 @@ export const aarch64: SyscallArch = {
 export function runningArch(arch: string = process.arch): SyscallArch {
   if (arch === "x64") return x86_64;
   if (arch === "arm64") return aarch64;
-  throw new Error(`the seccomp filter supports x86_64 and aarch64 hosts only, this one is ${arch}: run Forage on one of those`);
+  throw new SandboxError(`the seccomp filter supports x86_64 and aarch64 hosts only, this one is ${arch}: run Forage on one of those`, "general");
 }

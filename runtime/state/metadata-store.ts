@@ -4,6 +4,7 @@ import { metadataPath, type RuntimePaths } from "../core/paths.js";
 import { SandboxError } from "../core/errors.js";
 import { sandboxMetadataSchema, type SandboxMetadata } from "./metadata.js";
 import { writeFileAtomic } from "../core/write-file-atomic.js";
+import { issueList } from "../../generator/lib/issue-list.js";
 
 /**
  * Metadata that exists but cannot be read back: reported with every problem and what to do,
@@ -33,7 +34,7 @@ export async function readMetadata(paths: RuntimePaths, name: string): Promise<S
   if (!parsed.success)
     throw new CorruptMetadataError(
       file,
-      parsed.error.issues.map((issue) => `${issue.path.join(".") || "(top)"}: ${issue.message}`),
+      parsed.error.issues.map((issue) => issueList([issue])),
     );
   return parsed.data;
 }

@@ -105,7 +105,7 @@ describe.skipIf(!tools.run || !isRoot())("sandbox lifecycle on real containers",
     expect((await host.run(["up", "x", "-t", "missing", "-w", host.workspace("x")])).exitCode).toBe(3);
     // A name no template can have is a usage error, in-process as through the daemon.
     const notAName = await host.run(["up", "x", "-t", "Claude", "-w", host.workspace("x")]);
-    expect([notAName.exitCode, notAName.stderr]).toEqual([64, expect.stringContaining("invalid up request: template must be 1-32 characters")]);
+    expect([notAName.exitCode, notAName.stderr]).toEqual([64, expect.stringContaining("invalid up request: template: must be 1-32 characters")]);
     const bad = await host.run(["up", "Bad_Name", "-t", "basic", "-w", host.workspace("x")]);
     expect(bad.exitCode).toBe(64);
     expect(bad.stderr).toContain("invalid sandbox name");

@@ -3,6 +3,7 @@ import { isIP, Socket } from "node:net";
 import { randomInt } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import dnsPacket, { type Packet, type RecordType } from "dns-packet";
+import { SandboxError } from "../../core/errors.js";
 import { tcpFrame } from "./tcp-frame.js";
 
 /** The resolver the DNS filter forwards allowed names to. */
@@ -24,7 +25,7 @@ export function parseUpstream(text: string): UpstreamResolver {
   const [address, port] = bracketed !== null ? [bracketed[1] ?? "", bracketed[2]] : isIP(text) !== 0 ? [text, undefined] : (text.split(":") as [string, string | undefined]);
   const number = port === undefined ? 53 : Number(port);
   if (isIP(address) === 0 || !Number.isInteger(number) || number < 1 || number > 65535) {
-    throw new Error(`upstream resolver "${text}" must be an IP address with an optional port, e.g. "192.0.2.53" or "192.0.2.53:5353"`);
+    throw new SandboxError(`upstream resolver "${text}" must be an IP address with an optional port, e.g. "192.0.2.53" or "192.0.2.53:5353"`, "config");
   }
   return { address, port: number };
 }
@@ -37,7 +38,7 @@ export async function systemResolver(path = "/etc/resolv.conf"): Promise<Upstrea
     // A link-local IPv6 resolver carries a zone (%eth0), which parseUpstream refuses: skip it.
     if (match?.[1] !== undefined && isIP(match[1]) !== 0) return { address: match[1], port: 53 };
   }
-  throw new Error(`${path} names no nameserver: set network.upstreamResolver in the Forage config`);
+  throw new SandboxError(`${path} names no nameserver: set network.upstreamResolver in the Forage config`, "config");
 }
 
 /**

@@ -254,16 +254,16 @@ describe("the daemon's refusals of requests that fail their schema", () => {
   afterAll(() => fixture.close());
 
   it.each([
-    ["a value beyond its limit", "down", { name: "demo", grace: 99_999 }, /^invalid down request: grace /],
-    ["a missing field", "status", {}, /^invalid status request: name /],
+    ["a value beyond its limit", "down", { name: "demo", grace: 99_999 }, /^invalid down request: grace: /],
+    ["a missing field", "status", {}, /^invalid status request: name: /],
     ["a field the call does not take", "hello", { settings: "/etc/shadow" }, /^invalid hello request: /],
     [
       "a bad sandbox name (saying the rule, as an in-process command does)",
       "start",
       { name: "../etc" },
-      /^invalid start request: name invalid sandbox name "\.\.\/etc": use 1-63 characters of a-z, 0-9 and '-'/,
+      /^invalid start request: name: invalid sandbox name "\.\.\/etc": use 1-63 characters of a-z, 0-9 and '-'/,
     ],
-    ["a relative workspace path", "up", { name: "demo", template: "coder", workspace: "src" }, /^invalid up request: workspace /],
+    ["a relative workspace path", "up", { name: "demo", template: "coder", workspace: "src" }, /^invalid up request: workspace: /],
     ["a snapshot action of no known kind", "snapshot", { name: "demo", action: { kind: "delete" } }, /^invalid snapshot request: action/],
   ])("refuses %s as a usage error naming the field, and runs nothing", async (_what, op, args, message) => {
     const refused = send(op, args);
@@ -274,7 +274,7 @@ describe("the daemon's refusals of requests that fail their schema", () => {
 
   it("refuses an exec whose streams description fails its schema, naming the field", async () => {
     const refused = send("exec", cases.exec.request, { stdin: "yes" });
-    await expect(refused).rejects.toThrow(/^invalid exec request: streams\.stdin /);
+    await expect(refused).rejects.toThrow(/^invalid exec request: streams\.stdin: /);
     expect(fixture.seen).toEqual([]);
   });
 

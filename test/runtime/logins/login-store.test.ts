@@ -17,7 +17,16 @@ describe("the login store", () => {
     const target = join(dir, "elsewhere.json");
     writeFileSync(target, JSON.stringify({ kind: "token", flavor: "claude", token: "t", setAt: new Date().toISOString(), expiresAt: null }));
     symlinkSync(target, file);
-    await expect(readLogin(paths, "dev", "claude")).rejects.toThrow("is a symbolic link");
+    await expect(readLogin(paths, "dev", "claude")).rejects.toThrow(expect.objectContaining({ name: "SandboxError", message: expect.stringContaining("is a symbolic link") }));
     await expect(readLogin(paths, "dev", "codex")).resolves.toBeUndefined();
+  });
+
+  it("refuses a stored login that is not one as a user error naming every problem, and how to set it again", async () => {
+    const paths = runtimePaths(dir, {});
+    mkdirSync(join(paths.loginsDir, "dev"), { recursive: true });
+    writeFileSync(loginPath(paths, "dev", "claude"), JSON.stringify({ kind: "token", flavor: "claude" }));
+    const refused = readLogin(paths, "dev", "claude");
+    await expect(refused).rejects.toThrow(expect.objectContaining({ name: "SandboxError", kind: "general" }));
+    await expect(refused).rejects.toThrow(/is not a stored login \(.*token: .*; .*setAt: .*\); set it again with forage-ctl auth set claude/);
   });
 });
