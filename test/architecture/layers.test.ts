@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../runtime/core/package-root.js";
+import { backendNamed } from "../../runtime/backends/registry.js";
+import { sandboxRuntimes } from "../../runtime/state/metadata.js";
 import { cycles, folderOf, importEdges, loadedBy, packagesImported, sourceFiles } from "./import-graph.js";
 
 /*
@@ -92,10 +94,14 @@ describe("the import graph", () => {
     }
   });
 
-  it("tests a runtime's name only in the backends (and where the names are declared)", () => {
+  it("tests a runtime's name only in the backends (and where the names are declared), for every runtime the registry has", () => {
+    // From the declared names, so a runtime added tomorrow is guarded the day it lands; each has its backend.
+    expect(sandboxRuntimes.filter((name) => backendNamed(name) === undefined)).toEqual([]);
+    const runtimeName = new RegExp(`"(${sandboxRuntimes.map((name) => name.replace(/[-]/g, "\\-")).join("|")})"`);
+    expect(runtimeName.test('if (runtime === "extra-container")')).toBe(true); // control: a planted test is seen
     const named = files
       .filter((f) => area(f) !== "generator" && !f.startsWith("runtime/backends/") && f !== "runtime/state/metadata.ts")
-      .filter((f) => /"(nspawn|nspawn-nix|extra-container)"/.test(readFileSync(join(root, f), "utf8")));
+      .filter((f) => runtimeName.test(readFileSync(join(root, f), "utf8")));
     expect(named).toEqual([]);
   });
 });
