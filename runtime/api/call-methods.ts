@@ -1,5 +1,5 @@
 import type { Op, Result } from "./call-table.js";
-import type { Request } from "./request-schemas.js";
+import type { Request } from "./call-requests.js";
 
 /** One function per call name, each taking that call's request: how plain calls are served and sent. */
 export type RequestMethods<K extends Op> = { [P in K]: (request: Request<P>) => Promise<Result<P>> };

@@ -2,7 +2,7 @@ import { connect, type Socket } from "node:net";
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import { methodsFor } from "../api/call-methods.js";
 import { callShapes, plainOperations, type DaemonHello, type Op, type PlainOperation, type Result } from "../api/call-table.js";
-import type { Request } from "../api/request-schemas.js";
+import type { Request } from "../api/call-requests.js";
 import type { ExecStreams } from "../api/exec-streams.js";
 import type { Operations } from "../api/operations.js";
 import { isUserErrorKind, SandboxError, type UserErrorKind } from "../core/errors.js";

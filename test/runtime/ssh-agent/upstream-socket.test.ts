@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requestSchemas } from "../../../runtime/api/request-schemas.js";
+import { requestSchemas } from "../../../runtime/api/call-requests.js";
 import { usableAgentSocket, withUpstreamAgent } from "../../../runtime/ssh-agent/upstream-socket.js";
 import { isRoot, toolsAvailable } from "../../support/tools.js";
 
