@@ -2,7 +2,8 @@ import { appendFile, mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { eventsPath, type RuntimePaths } from "./paths.js";
 
-export type AuditEventKind = "create" | "start" | "stop" | "reset" | "destroy" | "exec" | "snapshot" | "network" | "ssh-sign" | "error" | "warning" | "approval-asked" | "approval-answered" | "push";
+const auditEventKinds = ["create", "start", "stop", "reset", "destroy", "exec", "snapshot", "network", "ssh-sign", "error", "warning", "approval-asked", "approval-answered", "push"] as const;
+export type AuditEventKind = (typeof auditEventKinds)[number];
 
 export interface AuditEvent {
   time: string;
@@ -20,7 +21,11 @@ export async function recordEvent(paths: RuntimePaths, sandbox: string, event: A
   await appendFile(file, `${JSON.stringify(entry)}\n`, { mode: 0o640 });
 }
 
-/** The sandbox's events, oldest first; lines that are not events are skipped. */
+/**
+ * The sandbox's events, oldest first; lines that are not events are skipped: not JSON, or JSON of
+ * another shape (a torn line, a hand's edit), which would otherwise reach `audit-log` and its
+ * --json as an event with fields missing.
+ */
 export async function readEvents(paths: RuntimePaths, sandbox: string): Promise<AuditEvent[]> {
   const text = await readFile(eventsPath(paths, sandbox), "utf8").catch(() => "");
   return text
@@ -28,9 +33,23 @@ export async function readEvents(paths: RuntimePaths, sandbox: string): Promise<
     .filter((line) => line.trim() !== "")
     .flatMap((line) => {
       try {
-        return [JSON.parse(line) as AuditEvent];
+        const event: unknown = JSON.parse(line);
+        return isAuditEvent(event) ? [event] : [];
       } catch {
         return [];
       }
     });
+}
+
+/** An event as recordEvent writes it (checked by hand: forage-ctl's client side loads no schema library). */
+function isAuditEvent(value: unknown): value is AuditEvent {
+  if (typeof value !== "object" || value === null) return false;
+  const event = value as Record<string, unknown>;
+  return (
+    typeof event.time === "string" &&
+    typeof event.sandbox === "string" &&
+    (auditEventKinds as readonly unknown[]).includes(event.event) &&
+    (event.detail === undefined || typeof event.detail === "string") &&
+    (event.exitCode === undefined || Number.isInteger(event.exitCode))
+  );
 }

@@ -1,4 +1,4 @@
-import { appendFile, rename, writeFile } from "node:fs/promises";
+import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Socket } from "node:net";
 import { chainVerdict } from "../../generator/policy/network/chain-verdict.js";
@@ -15,7 +15,8 @@ import { DenialLog, RefusalTally } from "./denials.js";
 import { filterDnsMessage, type DnsFilterDeps } from "./dns/dns-filter.js";
 import { listenDns, type DnsListener } from "./dns/dns-listener.js";
 import { parseUpstream, systemResolver, type UpstreamResolver } from "./dns/upstream.js";
-import { guardLogName, guardStatusFile, type GuardStatus } from "./guard-status.js";
+import { guardLogName, guardStatusFile, guardStatusSchema, type GuardStatus } from "./guard-status.js";
+import { writeStatusFile } from "../core/status-file.js";
 import type { GuardSpec } from "./guard-spec.js";
 import { SetElementWriter } from "./set-element-writer.js";
 import { listenGate, type GateListener } from "./sni/gate-listener.js";
@@ -89,7 +90,6 @@ class Guard implements SandboxGuard {
   private activity = 0;
   private recordedAt = -1;
   private quietTicks = 0;
-  private statusWrites = 0;
   private inFlight = 0;
 
   constructor(
@@ -258,11 +258,8 @@ class Guard implements SandboxGuard {
       admissions: this.names.view(),
     };
     // Whole or not at all: `forage-ctl network` reads it at any moment (a file being rewritten in
-    // place read as empty, and the guard as gone). A temporary name of its own per write: two may overlap.
-    const file = join(this.directory(), guardStatusFile);
-    const temporary = `${file}.${++this.statusWrites}.tmp`;
-    await writeFile(temporary, `${JSON.stringify(status)}\n`, { mode: 0o640 });
-    await rename(temporary, file);
+    // place read as empty, and the guard as gone); writes that overlap each have a temporary of their own.
+    await writeStatusFile(join(this.directory(), guardStatusFile), guardStatusSchema, status, 0o640);
   }
 }
 

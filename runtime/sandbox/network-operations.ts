@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { sandboxNetworkPath } from "../core/paths.js";
 import { findTemplate, type RuntimeContext } from "../core/context.js";
@@ -8,7 +7,8 @@ import { isRunning } from "./start-stop.js";
 import { withSandboxLock } from "../state/sandbox-lock.js";
 import { backendOf } from "../backends/registry.js";
 import { readDenials, type DenialRecord } from "../network/denials.js";
-import { guardStatusFile, type GuardStatus } from "../network/guard-status.js";
+import { guardStatusFile, guardStatusSchema, type GuardStatus } from "../network/guard-status.js";
+import { readStatusFile } from "../core/status-file.js";
 import { isOurGuard, recordDenials } from "../network/guard-process.js";
 import { templatePolicy } from "../../generator/policy/network/policy-rules.js";
 import { networkPolicySchema, type NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
@@ -129,11 +129,7 @@ export async function denialsOperation(context: RuntimeContext, name: string): P
 }
 
 async function guardStatus(context: RuntimeContext, name: string): Promise<GuardStatus | null> {
-  try {
-    return JSON.parse(await readFile(join(sandboxNetworkPath(context.paths, name), guardStatusFile), "utf8")) as GuardStatus;
-  } catch {
-    return null;
-  }
+  return (await readStatusFile(join(sandboxNetworkPath(context.paths, name), guardStatusFile), guardStatusSchema)) ?? null;
 }
 
 /** What each restricted-only flag does with the allowlist, for the refusal. */

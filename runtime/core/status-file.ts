@@ -1,0 +1,28 @@
+import { readFile } from "node:fs/promises";
+import type { z } from "zod";
+import { writeFileAtomic } from "./write-file-atomic.js";
+
+/**
+ * A status file: what one process says of itself for others to read at any moment (the network
+ * guard's guard.json, the API proxy's proxy.json). Written whole or not at all (a reader never
+ * sees half of one), and read back through its schema: whoever wrote it (another build, another
+ * process, a hand) is not trusted to have written the shape the reader expects.
+ */
+export async function writeStatusFile<T>(file: string, schema: z.ZodType<T>, status: T, mode: number, group?: number): Promise<void> {
+  // Checked on the way out too: a writer that drifted from the schema fails here, not in every reader.
+  await writeFileAtomic(file, `${JSON.stringify(schema.parse(status))}\n`, mode, group);
+}
+
+/** The status in `file`, or undefined when there is none, or what is there is not one (not JSON, not its shape). */
+export async function readStatusFile<T>(file: string, schema: z.ZodType<T>): Promise<T | undefined> {
+  const text = await readFile(file, "utf8").catch(() => undefined);
+  if (text === undefined) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = schema.safeParse(json);
+  return parsed.success ? parsed.data : undefined;
+}
