@@ -22,8 +22,13 @@ import { medianMs } from "./run.js";
 
 const held = 300;
 const heldName = (i: number): string => `h${i}.ask.example.test`;
-const zone: Record<string, Answer[]> = { "allowed.example.test": [{ type: "A", name: "allowed.example.test", ttl: 60, data: "44.0.113.1" }] };
-for (let i = 0; i < held; i++) zone[heldName(i)] = [{ type: "A", name: heldName(i), ttl: 60, data: `44.0.${114 + Math.floor(i / 250)}.${(i % 250) + 1}` }];
+const zone: Record<string, Answer[]> = {
+  "allowed.example.test": [{ type: "A", name: "allowed.example.test", ttl: 60, data: "44.0.113.1" }],
+};
+for (let i = 0; i < held; i++)
+  zone[heldName(i)] = [
+    { type: "A", name: heldName(i), ttl: 60, data: `44.0.${114 + Math.floor(i / 250)}.${(i % 250) + 1}` },
+  ];
 
 const upstream = await startZoneUpstream(zone);
 const special = new SpecialAddresses({ v4: "10.100.0.0", v6: "fd66:a64::" }, []);
@@ -53,7 +58,12 @@ const deps: DnsFilterDeps = {
   refuseAddress: (address) => special.refusal(address),
   ask: (name) => approvals.decide(name),
 };
-const query = (name: string): Promise<unknown> => filterDnsMessage(deps, dnsPacket.encode({ id: 7, type: "query", questions: [{ type: "A", name, class: "IN" }] }), "udp").then(decodeAnswer);
+const query = (name: string): Promise<unknown> =>
+  filterDnsMessage(
+    deps,
+    dnsPacket.encode({ id: 7, type: "query", questions: [{ type: "A", name, class: "IN" }] }),
+    "udp",
+  ).then(decodeAnswer);
 
 /** From the decision to the held answer: each name asked once, answered `once` when its question comes. */
 async function heldAnswerMs(i: number): Promise<number> {
@@ -73,13 +83,21 @@ try {
   for (let i = 0; i < held; i++) samples.push(await heldAnswerMs(i));
   samples.sort((a, b) => a - b);
   const heldMedian = samples[Math.floor(samples.length / 2)] ?? Number.NaN;
-  const cli = await medianMs(() => execFileSync(process.execPath, [join(packageRoot(), "dist/bin/main.js"), "--version"]), 10, 2);
+  const cli = await medianMs(
+    () => execFileSync(process.execPath, [join(packageRoot(), "dist/bin/main.js"), "--version"]),
+    10,
+    2,
+  );
   process.stdout.write("Approval latency (network ask mode)\n");
-  process.stdout.write(`  ${"allowed name through the DNS filter".padEnd(52)} ${plain.toFixed(3).padStart(9)} ms  (baseline)\n`);
+  process.stdout.write(
+    `  ${"allowed name through the DNS filter".padEnd(52)} ${plain.toFixed(3).padStart(9)} ms  (baseline)\n`,
+  );
   process.stdout.write(
     `  ${"held name, from the decision to its answer".padEnd(52)} ${heldMedian.toFixed(3).padStart(9)} ms  ×${(heldMedian / plain).toFixed(1)} (p99 ${(samples[Math.floor(samples.length * 0.99)] ?? 0).toFixed(3)} ms)\n`,
   );
-  process.stdout.write(`  ${"forage-ctl --version (the CLI's own start)".padEnd(52)} ${cli.toFixed(3).padStart(9)} ms\n`);
+  process.stdout.write(
+    `  ${"forage-ctl --version (the CLI's own start)".padEnd(52)} ${cli.toFixed(3).padStart(9)} ms\n`,
+  );
 } finally {
   upstream.close();
 }

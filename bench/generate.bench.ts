@@ -15,9 +15,16 @@ const loaded = await loadConfig(input, root);
 const model = resolveModel(loaded.config, input);
 
 const files = generateFiles(model).length;
-await report(`generator: ${input} (${model.templates.length} templates, ${files} files)`, { name: "yaml.parse of the config (baseline)", run: () => parse(text) }, [
-  { name: "loadConfig (parse + positions + schema + refs)", run: () => loadConfig(input, root) },
-  { name: "resolveModel", run: () => resolveModel(loaded.config, input) },
-  { name: "generateFiles (all targets)", run: () => generateFiles(model) },
-  { name: "load + resolve + generate", run: async () => generateFiles(resolveModel((await loadConfig(input, root)).config, input)) },
-]);
+await report(
+  `generator: ${input} (${model.templates.length} templates, ${files} files)`,
+  { name: "yaml.parse of the config (baseline)", run: () => parse(text) },
+  [
+    { name: "loadConfig (parse + positions + schema + refs)", run: () => loadConfig(input, root) },
+    { name: "resolveModel", run: () => resolveModel(loaded.config, input) },
+    { name: "generateFiles (all targets)", run: () => generateFiles(model) },
+    {
+      name: "load + resolve + generate",
+      run: async () => generateFiles(resolveModel((await loadConfig(input, root)).config, input)),
+    },
+  ],
+);

@@ -23,10 +23,19 @@ import { nixBuild, nixString } from "../test/support/nix.js";
 
 const dir = mkdtempSync(join(tmpdir(), "forage-bench-"));
 chmodSync(dir, 0o711);
-const env = { ...process.env, FORAGE_STATE_DIR: join(dir, "state"), FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets"), FORAGE_SYSTEMS_DIR: join(dir, "systems") };
+const env = {
+  ...process.env,
+  FORAGE_STATE_DIR: join(dir, "state"),
+  FORAGE_RUN_DIR: join(dir, "run"),
+  FORAGE_SECRETS_DIR: join(dir, "secrets"),
+  FORAGE_SYSTEMS_DIR: join(dir, "systems"),
+};
 Object.assign(process.env, env);
 const config = join(dir, "forage.yaml");
-writeFileSync(config, 'user: nobody\nnetwork: { base: "10.239" }\ntemplates:\n  bench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n  nixbench:\n    extends: bench\n');
+writeFileSync(
+  config,
+  'user: nobody\nnetwork: { base: "10.239" }\ntemplates:\n  bench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n  nixbench:\n    extends: bench\n',
+);
 // nspawn-nix boots the test suite's stand-in NixOS system (nixpkgs cannot be fetched here).
 const standIn = join(packageRoot(), "test/nix/stand-in/nixos-system.nix");
 const system = nixBuild(`import ${nixString(standIn)} { uid = 65534; gid = 65534; }`);
@@ -40,7 +49,14 @@ const git = (...args: string[]): void =>
   void execFileSync("git", ["-C", repo, ...args], {
     uid: 65534,
     gid: 65534,
-    env: { PATH: "/usr/bin:/bin", HOME: dir, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" },
+    env: {
+      PATH: "/usr/bin:/bin",
+      HOME: dir,
+      GIT_AUTHOR_NAME: "b",
+      GIT_AUTHOR_EMAIL: "b@b",
+      GIT_COMMITTER_NAME: "b",
+      GIT_COMMITTER_EMAIL: "b@b",
+    },
     stdio: "ignore",
   });
 chownSync(repo, 65534, 65534);
@@ -54,7 +70,9 @@ chownSync(workspace, 65534, 65534);
 // Asynchronous on purpose: a synchronous child blocks this process's event loop, and with it the
 // release of any lock helper an in-process step left closing (the CLI would then wait for it).
 const cli = async (...args: string[]): Promise<void> => {
-  await promisify(execFile)(process.execPath, [join(packageRoot(), "dist/bin/main.js"), "--config", config, ...args], { env });
+  await promisify(execFile)(process.execPath, [join(packageRoot(), "dist/bin/main.js"), "--config", config, ...args], {
+    env,
+  });
 };
 
 const quoted = (arg: string): string => `'${arg.replace(/'/g, "'\\''")}'`;
@@ -67,7 +85,11 @@ const quoted = (arg: string): string => `'${arg.replace(/'/g, "'\\''")}'`;
  * the daemon's socket, with the daemon's settings). Output is dropped; a failure stops the bench.
  */
 async function timedInShell(as: "root" | "user", ...commands: string[][]): Promise<number> {
-  const forageCtl = [process.execPath, join(packageRoot(), "dist/bin/main.js"), ...(as === "root" ? ["--config", config] : [])];
+  const forageCtl = [
+    process.execPath,
+    join(packageRoot(), "dist/bin/main.js"),
+    ...(as === "root" ? ["--config", config] : []),
+  ];
   return timedArgvInShell(
     as,
     commands.map((args) => [...forageCtl, ...args]),
@@ -78,9 +100,13 @@ async function timedInShell(as: "root" | "user", ...commands: string[][]): Promi
 async function timedArgvInShell(as: "root" | "user", commands: string[][]): Promise<number> {
   const runs = commands.map((argv) => `${argv.map(quoted).join(" ")} >/dev/null`).join(" && ");
   const script = `start=$EPOCHREALTIME; ${runs} || exit 1; end=$EPOCHREALTIME; echo "$start $end"`;
-  const { stdout } = await promisify(execFile)("bash", ["-c", script], { env: { ...env, LC_ALL: "C" }, ...(as === "user" ? { uid: 65534, gid: 65534, cwd: "/" } : {}) });
+  const { stdout } = await promisify(execFile)("bash", ["-c", script], {
+    env: { ...env, LC_ALL: "C" },
+    ...(as === "user" ? { uid: 65534, gid: 65534, cwd: "/" } : {}),
+  });
   const [start, end] = stdout.trim().split(" ").map(Number);
-  if (start === undefined || end === undefined || !Number.isFinite(start) || !Number.isFinite(end)) throw new Error(`bench: bash did not say how long it took (${JSON.stringify(stdout)})`);
+  if (start === undefined || end === undefined || !Number.isFinite(start) || !Number.isFinite(end))
+    throw new Error(`bench: bash did not say how long it took (${JSON.stringify(stdout)})`);
   return (end - start) * 1000;
 }
 
@@ -91,7 +117,12 @@ async function medianOf(runs: number, timed: (i: number) => Promise<number>): Pr
   return middle(samples);
 }
 
-async function median(runs: number, body: (i: number) => Promise<void> | void, setup?: (i: number) => Promise<void> | void, teardown?: (i: number) => Promise<void> | void): Promise<number> {
+async function median(
+  runs: number,
+  body: (i: number) => Promise<void> | void,
+  setup?: (i: number) => Promise<void> | void,
+  teardown?: (i: number) => Promise<void> | void,
+): Promise<number> {
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {
     await setup?.(i);
@@ -107,7 +138,9 @@ async function median(runs: number, body: (i: number) => Promise<void> | void, s
 function middle(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const half = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[half] ?? Number.NaN) : ((sorted[half - 1] ?? Number.NaN) + (sorted[half] ?? Number.NaN)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[half] ?? Number.NaN)
+    : ((sorted[half - 1] ?? Number.NaN) + (sorted[half] ?? Number.NaN)) / 2;
 }
 
 function bareRoot(): string {
@@ -121,11 +154,28 @@ function bareRoot(): string {
 const root = bareRoot();
 const results: [string, number][] = [];
 const bare = await median(10, () => {
-  execFileSync("systemd-nspawn", ["--quiet", "--register=no", "--keep-unit", `--directory=${root}`, "--bind-ro=/usr", "--private-network", "--", "/bin/true"], { stdio: "ignore" });
+  execFileSync(
+    "systemd-nspawn",
+    [
+      "--quiet",
+      "--register=no",
+      "--keep-unit",
+      `--directory=${root}`,
+      "--bind-ro=/usr",
+      "--private-network",
+      "--",
+      "/bin/true",
+    ],
+    { stdio: "ignore" },
+  );
 });
 results.push(["bare systemd-nspawn … /bin/true (baseline)", bare]);
 
-const context: RuntimeContext = { settings: (await loadSettings(await settingsFile(config))).settings, paths: runtimePaths("/unused"), warn: () => undefined };
+const context: RuntimeContext = {
+  settings: (await loadSettings(await settingsFile(config))).settings,
+  paths: runtimePaths("/unused"),
+  warn: () => undefined,
+};
 const phaseSamples = new Map<string, number[]>();
 try {
   results.push([
@@ -140,7 +190,12 @@ try {
     await median(
       5,
       async (i) => {
-        await upSandbox(context, { name: `n${i}`, template: "nixbench", workspace: { directory: workspace }, identity: {} });
+        await upSandbox(context, {
+          name: `n${i}`,
+          template: "nixbench",
+          workspace: { directory: workspace },
+          identity: {},
+        });
         await execInRunning(context, await requireSandbox(context, `n${i}`), ["true"]);
       },
       undefined,
@@ -159,37 +214,65 @@ try {
       (i) => destroySandbox(context, `g${i}`, 1),
     ),
   ]);
-  results.push(["exec NAME -- true (in-process)", await median(30, async () => void (await execInRunning(context, await requireSandbox(context, "b0"), ["true"])))]);
+  results.push([
+    "exec NAME -- true (in-process)",
+    await median(30, async () => void (await execInRunning(context, await requireSandbox(context, "b0"), ["true"]))),
+  ]);
   results.push(["down (in-process)", await median(5, (i) => destroySandbox(context, `b${i}`, 1))]);
 
   // Where the time of `up` goes (what `up --timings` prints), medians per phase over 5 runs.
   for (let i = 0; i < 5; i++) {
     const clock = new PhaseClock();
-    await upSandbox({ ...context, clock }, { name: `p${i}`, template: "bench", workspace: { directory: workspace }, identity: {} });
-    await clock.time("exec true", async () => void (await execInRunning(context, await requireSandbox(context, `p${i}`), ["true"])));
+    await upSandbox(
+      { ...context, clock },
+      { name: `p${i}`, template: "bench", workspace: { directory: workspace }, identity: {} },
+    );
+    await clock.time(
+      "exec true",
+      async () => void (await execInRunning(context, await requireSandbox(context, `p${i}`), ["true"])),
+    );
     const { phases, totalMs } = clock.report();
-    for (const { phase, ms } of [...phases, { phase: "total", ms: totalMs }]) phaseSamples.set(phase, [...(phaseSamples.get(phase) ?? []), ms]);
+    for (const { phase, ms } of [...phases, { phase: "total", ms: totalMs }])
+      phaseSamples.set(phase, [...(phaseSamples.get(phase) ?? []), ms]);
     await destroySandbox(context, `p${i}`, 1);
   }
 
   // Root's CLI first: its first up starts the daemon that the user's commands then go to.
   for (const as of ["root", "user"] as const) {
     const name = (i: number): string => `${as === "root" ? "c" : "u"}${i}`;
-    results.push([`forage-ctl up, then exec true (CLI, ${as})`, await medianOf(5, (i) => timedInShell(as, ["up", name(i), "-t", "bench", "-w", workspace], ["exec", name(i), "--", "true"]))]);
-    results.push([`forage-ctl exec NAME -- true (CLI, ${as})`, await medianOf(15, () => timedInShell(as, ["exec", name(0), "--", "true"]))]);
+    results.push([
+      `forage-ctl up, then exec true (CLI, ${as})`,
+      await medianOf(5, (i) =>
+        timedInShell(as, ["up", name(i), "-t", "bench", "-w", workspace], ["exec", name(i), "--", "true"]),
+      ),
+    ]);
+    results.push([
+      `forage-ctl exec NAME -- true (CLI, ${as})`,
+      await medianOf(15, () => timedInShell(as, ["exec", name(0), "--", "true"])),
+    ]);
     results.push([`forage-ctl reset (CLI, ${as})`, await medianOf(5, (i) => timedInShell(as, ["reset", name(i)]))]);
-    results.push([`forage-ctl down (CLI, ${as})`, await medianOf(5, (i) => timedInShell(as, ["down", name(i), "-t", "1"]))]);
+    results.push([
+      `forage-ctl down (CLI, ${as})`,
+      await medianOf(5, (i) => timedInShell(as, ["down", name(i), "-t", "1"])),
+    ]);
   }
   results.push(["node startup: forage-ctl --version", await medianOf(10, () => timedInShell("user", ["--version"]))]);
-  results.push(["node startup: node -e 0", await medianOf(10, () => timedArgvInShell("user", [[process.execPath, "-e", "0"]]))]);
+  results.push([
+    "node startup: node -e 0",
+    await medianOf(10, () => timedArgvInShell("user", [[process.execPath, "-e", "0"]])),
+  ]);
 } finally {
   // Nothing stays when a step fails: every sandbox of this state directory, the daemon root's first CLI up started, the directory.
   for (const sandbox of await listMetadata(context.paths).catch(() => []))
-    await destroySandbox(context, sandbox.name, 1).catch((error: unknown) => process.stderr.write(`bench: could not remove ${sandbox.name}: ${String(error)}\n`));
+    await destroySandbox(context, sandbox.name, 1).catch((error: unknown) =>
+      process.stderr.write(`bench: could not remove ${sandbox.name}: ${String(error)}\n`),
+    );
   await cli("daemon", "--stop").catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
 }
 process.stdout.write("sandbox lifecycle (medians)\n");
-for (const [name, ms] of results) process.stdout.write(`  ${name.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ×${(ms / bare).toFixed(2)}\n`);
+for (const [name, ms] of results)
+  process.stdout.write(`  ${name.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ×${(ms / bare).toFixed(2)}\n`);
 process.stdout.write("phases of up, host root (medians of 5; concurrent phases overlap)\n");
-for (const [phase, samples] of phaseSamples) process.stdout.write(`  ${phase.padEnd(46)} ${middle(samples).toFixed(1).padStart(8)} ms\n`);
+for (const [phase, samples] of phaseSamples)
+  process.stdout.write(`  ${phase.padEnd(46)} ${middle(samples).toFixed(1).padStart(8)} ms\n`);

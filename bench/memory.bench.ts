@@ -5,7 +5,16 @@
 // process they brought (nspawn, its stub init, the payload, tmux, the shell, network guards), by kind.
 // Target (issue 14): ≤ 20 MiB per idle sandbox with 50 of them.
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtimePaths } from "../runtime/core/paths.js";
@@ -19,20 +28,32 @@ import { settingsFile } from "../runtime/settings/settings-file.js";
 const count = Number(process.argv[2] ?? 50);
 const dir = mkdtempSync(join(tmpdir(), "forage-membench-"));
 chmodSync(dir, 0o711);
-Object.assign(process.env, { FORAGE_STATE_DIR: join(dir, "state"), FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets") });
+Object.assign(process.env, {
+  FORAGE_STATE_DIR: join(dir, "state"),
+  FORAGE_RUN_DIR: join(dir, "run"),
+  FORAGE_SECRETS_DIR: join(dir, "secrets"),
+});
 const config = join(dir, "forage.yaml");
-writeFileSync(config, 'user: nobody\nnetwork: { base: "10.241" }\ntemplates:\n  idle:\n    network: none\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n');
+writeFileSync(
+  config,
+  'user: nobody\nnetwork: { base: "10.241" }\ntemplates:\n  idle:\n    network: none\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n',
+);
 const workspace = join(dir, "ws");
 mkdirSync(workspace);
 chownSync(workspace, 65534, 65534);
-const context: RuntimeContext = { settings: (await loadSettings(await settingsFile(config))).settings, paths: runtimePaths("/unused"), warn: () => undefined };
+const context: RuntimeContext = {
+  settings: (await loadSettings(await settingsFile(config))).settings,
+  paths: runtimePaths("/unused"),
+  warn: () => undefined,
+};
 
 /** Bytes in use on the host: MemTotal − MemAvailable, after the page cache is dropped. */
 function usedBytes(): number {
   execFileSync("sync");
   writeFileSync("/proc/sys/vm/drop_caches", "3");
   const info = readFileSync("/proc/meminfo", "utf8");
-  const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(info)?.[1] ?? Number.NaN) * 1024;
+  const field = (name: string): number =>
+    Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(info)?.[1] ?? Number.NaN) * 1024;
   return field("MemTotal") - field("MemAvailable");
 }
 
@@ -46,10 +67,15 @@ function sandboxProcesses(): { name: string; pss: number }[] {
   for (const entry of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
     try {
       const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      const ours = readFileSync(`/proc/${entry}/cgroup`, "utf8").includes("/forage/m") || args.some((arg) => arg.includes(dir));
+      const ours =
+        readFileSync(`/proc/${entry}/cgroup`, "utf8").includes("/forage/m") || args.some((arg) => arg.includes(dir));
       if (!ours) continue;
-      const pss = Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${entry}/smaps_rollup`, "utf8"))?.[1] ?? 0) * 1024;
-      found.push({ name: args[1]?.includes("guard") === true ? "network guard" : (args[0]?.split("/").pop() ?? "?"), pss });
+      const pss =
+        Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${entry}/smaps_rollup`, "utf8"))?.[1] ?? 0) * 1024;
+      found.push({
+        name: args[1]?.includes("guard") === true ? "network guard" : (args[0]?.split("/").pop() ?? "?"),
+        pss,
+      });
     } catch {
       // gone meanwhile
     }
@@ -61,14 +87,17 @@ const before = usedBytes();
 let after = before;
 let added: ReturnType<typeof sandboxProcesses> = [];
 try {
-  for (let i = 0; i < count; i++) await upSandbox(context, { name: `m${i}`, template: "idle", workspace: { directory: workspace }, identity: {} });
+  for (let i = 0; i < count; i++)
+    await upSandbox(context, { name: `m${i}`, template: "idle", workspace: { directory: workspace }, identity: {} });
   await new Promise((resolve) => setTimeout(resolve, 3000)); // let everything settle into idleness
   after = usedBytes();
   added = sandboxProcesses();
 } finally {
   // Every sandbox made goes, also when an up failed midway (that up removed its own already).
   for (const sandbox of await listMetadata(context.paths))
-    await destroySandbox(context, sandbox.name, 1).catch((error: unknown) => process.stderr.write(`bench: could not remove ${sandbox.name}: ${String(error)}\n`));
+    await destroySandbox(context, sandbox.name, 1).catch((error: unknown) =>
+      process.stderr.write(`bench: could not remove ${sandbox.name}: ${String(error)}\n`),
+    );
   rmSync(dir, { recursive: true, force: true });
 }
 const byKind = new Map<string, { processes: number; pss: number }>();
@@ -80,7 +109,11 @@ for (const p of added) {
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 process.stdout.write(`host memory of ${count} idle sandboxes (network none, host root)\n`);
 process.stdout.write(`  ${"MemAvailable drop per sandbox".padEnd(46)} ${mib((after - before) / count).padStart(10)}\n`);
-process.stdout.write(`  ${"PSS of the processes they added, per sandbox".padEnd(46)} ${mib(added.reduce((sum, p) => sum + p.pss, 0) / count).padStart(10)}\n`);
+process.stdout.write(
+  `  ${"PSS of the processes they added, per sandbox".padEnd(46)} ${mib(added.reduce((sum, p) => sum + p.pss, 0) / count).padStart(10)}\n`,
+);
 for (const [name, kind] of [...byKind].sort((a, b) => b[1].pss - a[1].pss)) {
-  process.stdout.write(`    ${`${name} (${kind.processes} processes)`.padEnd(44)} ${mib(kind.pss / count).padStart(10)}\n`);
+  process.stdout.write(
+    `    ${`${name} (${kind.processes} processes)`.padEnd(44)} ${mib(kind.pss / count).padStart(10)}\n`,
+  );
 }

@@ -4,7 +4,9 @@ import type { ServerResponse } from "node:http";
 import type { TestUpstream } from "../test/support/test-upstream.js";
 
 /** A stretch of an answer's text, JSON-escaped as it travels: code, quotes, newlines, an entity, a percent. */
-const text = JSON.stringify('Here is the fix:\n\n```ts\nconst url = "https://example.com/a?b=1&c=2";\nif (ratio > 50) log(`${ratio}% done`);\n```\n').slice(1, -1);
+const text = JSON.stringify(
+  'Here is the fix:\n\n```ts\nconst url = "https://example.com/a?b=1&c=2";\nif (ratio > 50) log(`${ratio}% done`);\n```\n',
+).slice(1, -1);
 
 /** One server-sent event of a streamed answer, as Anthropic sends its text deltas. */
 export const modelEvent = `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${text}"}}\n\n`;
@@ -30,6 +32,8 @@ export function serveModelAnswers(upstream: TestUpstream): void {
       return void res.end(`event: message_delta\ndata: {"type":"message_delta",${usage}}\n\n`);
     }
     const body = modelAnswer(Number(url.searchParams.get("bytes")));
-    res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }).end(body);
+    res
+      .writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) })
+      .end(body);
   });
 }

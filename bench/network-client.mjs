@@ -69,7 +69,16 @@ if (command === "throughput") {
       done({ error: `no answer in 5 s to query ${samples.length}` });
       process.exit(1);
     }, 5000);
-    socket.send(dnsPacket.encode({ id, type: "query", flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: "A", name: b.replace("%d", String(samples.length)) }] }), 53, a);
+    socket.send(
+      dnsPacket.encode({
+        id,
+        type: "query",
+        flags: dnsPacket.RECURSION_DESIRED,
+        questions: [{ type: "A", name: b.replace("%d", String(samples.length)) }],
+      }),
+      53,
+      a,
+    );
   };
   socket.on("message", (message) => {
     if (dnsPacket.decode(message).id !== id) return;

@@ -30,12 +30,18 @@ const target = hosts.v4[0] ?? "";
 // (admitPrivate), and no host has them: only the answers are timed, nothing is sent to them.
 // (An address the filter refuses, such as 198.18.0.0/15, would be left out and nothing written.)
 const freshAddress = (i: number): string => `10.217.${2 + Math.floor(i / 250)}.${(i % 250) + 1}`;
-const fresh = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`n${i}.new.test.example`, { A: [freshAddress(i)], ttl: 3600 }]));
+const fresh = Object.fromEntries(
+  Array.from({ length: 200 }, (_, i) => [`n${i}.new.test.example`, { A: [freshAddress(i)], ttl: 3600 }]),
+);
 await hosts.start({ "bench.test.example": { A: [target], ttl: 3600 }, ...fresh });
 
 const dir = mkdtempSync(join(tmpdir(), "forage-netbench-"));
 chmodSync(dir, 0o711);
-Object.assign(process.env, { FORAGE_STATE_DIR: join(dir, "state"), FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets") });
+Object.assign(process.env, {
+  FORAGE_STATE_DIR: join(dir, "state"),
+  FORAGE_RUN_DIR: join(dir, "run"),
+  FORAGE_SECRETS_DIR: join(dir, "secrets"),
+});
 const config = join(dir, "forage.yaml");
 writeFileSync(
   config,
@@ -44,9 +50,18 @@ writeFileSync(
 const workspace = join(dir, "ws");
 mkdirSync(workspace);
 chownSync(workspace, 65534, 65534);
-const context: RuntimeContext = { settings: (await loadSettings(await settingsFile(config))).settings, paths: runtimePaths("/unused"), warn: () => undefined };
+const context: RuntimeContext = {
+  settings: (await loadSettings(await settingsFile(config))).settings,
+  paths: runtimePaths("/unused"),
+  warn: () => undefined,
+};
 // Slots are host-wide: the sandbox's own slot names its namespace (others' tests may hold slot 1).
-const { slot } = await upSandbox(context, { name: "net", template: "netbench", workspace: { directory: workspace }, identity: {} }).catch((error: unknown) => {
+const { slot } = await upSandbox(context, {
+  name: "net",
+  template: "netbench",
+  workspace: { directory: workspace },
+  identity: {},
+}).catch((error: unknown) => {
   hosts.stop();
   throw error;
 });
@@ -56,12 +71,19 @@ const parts = new Set(process.argv.slice(2).length > 0 ? process.argv.slice(2) :
 const clientScript = join(packageRoot(), "bench/network-client.mjs");
 /** One client run in the sandbox's namespace; one that failed (its `error`) stops the bench rather than becoming a NaN in a median. */
 const client = (...args: string[]): Record<string, number> => {
-  const result = JSON.parse(execFileSync("ip", ["netns", "exec", link.namespace, process.execPath, clientScript, ...args], { encoding: "utf8" })) as Record<string, number | string>;
+  const result = JSON.parse(
+    execFileSync("ip", ["netns", "exec", link.namespace, process.execPath, clientScript, ...args], {
+      encoding: "utf8",
+    }),
+  ) as Record<string, number | string>;
   if (result.error !== undefined) throw new Error(`bench client ${args[0] ?? ""} failed: ${String(result.error)}`);
   return result as Record<string, number>;
 };
 // 10 000 other addresses in the allowed set, as a long-running sandbox with many names would have.
-const filler = Array.from({ length: 10_000 }, (_, i) => ({ value: `100.${64 + Math.floor(i / 65536)}.${Math.floor(i / 256) % 256}.${i % 256}`, timeout: 3600 }));
+const filler = Array.from({ length: 10_000 }, (_, i) => ({
+  value: `100.${64 + Math.floor(i / 65536)}.${Math.floor(i / 256) % 256}.${i % 256}`,
+  timeout: 3600,
+}));
 const restrict = async (): Promise<void> => {
   await networkOperation(context, "net", { mode: "restricted" });
   await execa("nft", ["-f", "-"], { input: printNftElements(hostPolicyTableRef(link), allowedSets.v4, filler) });
@@ -81,9 +103,13 @@ try {
 /** TCP throughput and connection rate, restricted (10 000 allowed addresses) against full. */
 async function measureTraffic(): Promise<void> {
   // The two modes alternate round by round, so drift on this shared machine hits both alike.
-  const samples = { restricted: { throughput: [] as number[], rate: [] as number[] }, full: { throughput: [] as number[], rate: [] as number[] } };
+  const samples = {
+    restricted: { throughput: [] as number[], rate: [] as number[] },
+    full: { throughput: [] as number[], rate: [] as number[] },
+  };
   const sample = (into: { throughput: number[]; rate: number[] }): void => {
-    if (parts.has("throughput")) into.throughput.push(client("throughput", target, String(hosts.sinkPort), "1000").mbPerSecond ?? Number.NaN);
+    if (parts.has("throughput"))
+      into.throughput.push(client("throughput", target, String(hosts.sinkPort), "1000").mbPerSecond ?? Number.NaN);
     if (parts.has("rate")) into.rate.push(client("connect", target, "80", "300").connectionsPerSecond ?? Number.NaN);
   };
   // FORAGE_BENCH_ROUNDS: more rounds for a steadier figure on a busy machine.
@@ -94,12 +120,14 @@ async function measureTraffic(): Promise<void> {
     await networkOperation(context, "net", { mode: "full" });
     sample(samples.full);
   }
-  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+  const median = (values: number[]): number =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
   const restricted = { throughput: median(samples.restricted.throughput), rate: median(samples.restricted.rate) };
   const full = { throughput: median(samples.full.throughput), rate: median(samples.full.rate) };
   // Each round's two samples are taken back to back: the median of their ratios cancels drift
   // that the ratio of the medians keeps.
-  const paired = (of: "throughput" | "rate"): string => `(per round: ${(median(samples.restricted[of].map((value, i) => value / (samples.full[of][i] ?? Number.NaN))) * 100).toFixed(1)} %)`;
+  const paired = (of: "throughput" | "rate"): string =>
+    `(per round: ${(median(samples.restricted[of].map((value, i) => value / (samples.full[of][i] ?? Number.NaN))) * 100).toFixed(1)} %)`;
   if (parts.has("throughput")) {
     line("TCP throughput, full mode (baseline)", `${full.throughput.toFixed(0)} MB/s`);
     line(
@@ -109,7 +137,10 @@ async function measureTraffic(): Promise<void> {
   }
   if (parts.has("rate")) {
     line("connections per second, full mode (baseline)", `${full.rate.toFixed(0)} /s`);
-    line("connections per second, restricted with 10 000 addresses", `${restricted.rate.toFixed(0)} /s  ${((restricted.rate / full.rate) * 100).toFixed(1)} % of full ${paired("rate")}`);
+    line(
+      "connections per second, restricted with 10 000 addresses",
+      `${restricted.rate.toFixed(0)} /s  ${((restricted.rate / full.rate) * 100).toFixed(1)} % of full ${paired("rate")}`,
+    );
   }
 }
 
@@ -122,11 +153,18 @@ async function measureDns(): Promise<void> {
   const dnsFilter = client("dns", link.hostAddress, "bench.test.example", "1000");
   const dnsAdmitting = client("dns", link.hostAddress, "n%d.new.test.example", "200");
   // The line below is only worth its name if every fresh address was written before its answer.
-  const listed = execFileSync("nft", ["-j", "list", "set", "inet", hostPolicyTableRef(link).name, allowedSets.v4.name], { encoding: "utf8" });
+  const listed = execFileSync(
+    "nft",
+    ["-j", "list", "set", "inet", hostPolicyTableRef(link).name, allowedSets.v4.name],
+    { encoding: "utf8" },
+  );
   const admitted = new Set(listed.match(/\d+\.\d+\.\d+\.\d+/g));
   const missing = Array.from({ length: 200 }, (_, i) => freshAddress(i)).filter((address) => !admitted.has(address));
   if (missing.length > 0) throw new Error(`${missing.length} fresh addresses were not admitted, e.g. ${missing[0]}`);
-  line("DNS answer, direct to the test upstream (baseline)", `${dnsDirect.medianMs?.toFixed(3)} ms (p99 ${dnsDirect.p99Ms?.toFixed(3)})`);
+  line(
+    "DNS answer, direct to the test upstream (baseline)",
+    `${dnsDirect.medianMs?.toFixed(3)} ms (p99 ${dnsDirect.p99Ms?.toFixed(3)})`,
+  );
   line(
     "DNS answer through the sandbox's filter",
     `${dnsFilter.medianMs?.toFixed(3)} ms (p99 ${dnsFilter.p99Ms?.toFixed(3)})  +${((dnsFilter.medianMs ?? 0) - (dnsDirect.medianMs ?? 0)).toFixed(3)} ms`,

@@ -21,7 +21,10 @@ if (mode === "upstream") {
   process.stdout.write(`${JSON.stringify({ port: upstream.port, caFile: upstream.caFile })}\n`);
   process.once("SIGTERM", () => void upstream.stop().then(() => process.exit(0)));
 } else if (mode === "proxy" && port !== undefined && caFile !== undefined) {
-  const proxy = new ProxyFixture({ port: Number(port), caFile }, { requests: 1_000_000_000, tokens: null, windowMs: 60_000 });
+  const proxy = new ProxyFixture(
+    { port: Number(port), caFile },
+    { requests: 1_000_000_000, tokens: null, windowMs: 60_000 },
+  );
   await proxy.setKeys({ anthropic: "sk-bench-key" });
   proxy.addAgent("claude", "proxy", "anthropic", { provider: "anthropic", header: "x-api-key", value: "{key}" });
   await proxy.start();
@@ -29,8 +32,12 @@ if (mode === "upstream") {
   process.once("SIGTERM", () => void proxy.stop().then(() => process.exit(0)));
 } else if ((mode === "fair" || mode === "unfair") && port !== undefined && caFile !== undefined) {
   // Two sandboxes behind one proxy; "unfair" lifts the per-sandbox gate (the proxy before it had one).
-  const proxy = new ProxyFixture({ port: Number(port), caFile }, { requests: 1_000_000_000, tokens: null, windowMs: 60_000 });
-  if (mode === "unfair") proxy.services.gate = new SandboxGate(() => Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+  const proxy = new ProxyFixture(
+    { port: Number(port), caFile },
+    { requests: 1_000_000_000, tokens: null, windowMs: 60_000 },
+  );
+  if (mode === "unfair")
+    proxy.services.gate = new SandboxGate(() => Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
   await proxy.setKeys({ anthropic: "sk-bench-key" });
   proxy.addAgent("claude", "proxy", "anthropic", { provider: "anthropic", header: "x-api-key", value: "{key}" });
   await proxy.start();
@@ -44,10 +51,14 @@ if (mode === "upstream") {
   process.once("SIGTERM", () => process.exit(0));
 } else if (mode === "bare" && port !== undefined && caFile !== undefined) {
   const server = bareForwarder(Number(port), readFileSync(caFile, "utf8"));
-  server.listen(0, "127.0.0.1", () => process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`));
+  server.listen(0, "127.0.0.1", () =>
+    process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`),
+  );
   process.once("SIGTERM", () => process.exit(0));
 } else {
-  process.stderr.write("usage: proxy-parts upstream | proxy|fair|unfair|bare <upstream port> <ca file> | flood <proxy port> <connections>\n");
+  process.stderr.write(
+    "usage: proxy-parts upstream | proxy|fair|unfair|bare <upstream port> <ca file> | flood <proxy port> <connections>\n",
+  );
   process.exit(64);
 }
 
@@ -60,10 +71,20 @@ function bareForwarder(upstreamPort: number, ca: string): Server {
   const agent = new Agent({ keepAlive: true, maxSockets: 256, ca });
   return createServer({ noDelay: true }, (req, res) => {
     const headers = { "content-type": "application/json", "content-length": req.headers["content-length"] ?? "0" };
-    const out = request({ host: "localhost", port: upstreamPort, method: req.method, path: (req.url ?? "/").replace(/^\/claude/, ""), headers, agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const out = request(
+      {
+        host: "localhost",
+        port: upstreamPort,
+        method: req.method,
+        path: (req.url ?? "/").replace(/^\/claude/, ""),
+        headers,
+        agent,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     req.pipe(out);
   });
 }
@@ -72,10 +93,13 @@ function bareForwarder(upstreamPort: number, ca: string): Server {
 function flood(proxyPort: number, connections: number): void {
   const agent = new HttpAgent({ keepAlive: true, maxSockets: connections });
   const loop = (): void => {
-    const req = httpRequest({ host: "127.0.0.1", port: proxyPort, path: "/claude/v1/usage", method: "POST", agent }, (res) => {
-      res.resume();
-      res.on("end", loop);
-    });
+    const req = httpRequest(
+      { host: "127.0.0.1", port: proxyPort, path: "/claude/v1/usage", method: "POST", agent },
+      (res) => {
+        res.resume();
+        res.on("end", loop);
+      },
+    );
     req.on("error", () => setTimeout(loop, 10));
     req.end("{}");
   };

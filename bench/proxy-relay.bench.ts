@@ -36,9 +36,17 @@ type Send = () => Promise<number>;
 
 /** One request to `path` (through a proxy: under /claude), resolving with the bytes of its answer. */
 function sender(direct: boolean, port: number, ca: string, path: string): Send {
-  const agent = direct ? new HttpsAgent({ keepAlive: true, maxSockets: 1, ca }) : new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  const agent = direct
+    ? new HttpsAgent({ keepAlive: true, maxSockets: 1, ca })
+    : new HttpAgent({ keepAlive: true, maxSockets: 1 });
   const send = direct ? httpsRequest : httpRequest;
-  const options = { host: direct ? "localhost" : "127.0.0.1", port, path: direct ? path : `/claude${path}`, method: "POST", agent };
+  const options = {
+    host: direct ? "localhost" : "127.0.0.1",
+    port,
+    path: direct ? path : `/claude${path}`,
+    method: "POST",
+    agent,
+  };
   return () =>
     new Promise<number>((resolve, reject) => {
       const req = send(options, (res: IncomingMessage) => {
@@ -86,26 +94,42 @@ async function through(make: MakeStream, chunks: readonly Buffer[]): Promise<voi
 async function redactorAlone(before: string | undefined): Promise<void> {
   const key = ["sk-bench-key"];
   // Baseline: what any stream that reads its chunks as text pays (latin1 out and back in), nothing searched.
-  const copy = (): Transform => new Transform({ transform: (chunk: Buffer, _encoding, done) => done(null, Buffer.from(chunk.toString("latin1"), "latin1")) });
-  const makers: Record<string, MakeStream> = { "text copy": copy, after: () => new KeyRedactor(key).stream(() => undefined) };
+  const copy = (): Transform =>
+    new Transform({
+      transform: (chunk: Buffer, _encoding, done) => done(null, Buffer.from(chunk.toString("latin1"), "latin1")),
+    });
+  const makers: Record<string, MakeStream> = {
+    "text copy": copy,
+    after: () => new KeyRedactor(key).stream(() => undefined),
+  };
   if (before !== undefined) {
-    const older = (await import(join(dirname(before), "../runtime/proxy/key-redactor.js"))) as { KeyRedactor: typeof KeyRedactor };
+    const older = (await import(join(dirname(before), "../runtime/proxy/key-redactor.js"))) as {
+      KeyRedactor: typeof KeyRedactor;
+    };
     makers.before = () => new older.KeyRedactor(key).stream(() => undefined);
   }
   const json = Buffer.from(modelAnswer(1024 * 1024));
   const inputs = {
-    "JSON, 1 MiB in 16 KiB chunks": Array.from({ length: json.length / 16384 + 1 }, (_, index) => json.subarray(index * 16384, (index + 1) * 16384)),
+    "JSON, 1 MiB in 16 KiB chunks": Array.from({ length: json.length / 16384 + 1 }, (_, index) =>
+      json.subarray(index * 16384, (index + 1) * 16384),
+    ),
     "SSE, 500 events, one a chunk": Array.from({ length: 500 }, () => Buffer.from(modelEvent)),
   };
-  process.stdout.write(`The redactor's stream alone, in-process, ${rounds} alternating rounds of 30 runs: median [lowest–highest round]\n`);
+  process.stdout.write(
+    `The redactor's stream alone, in-process, ${rounds} alternating rounds of 30 runs: median [lowest–highest round]\n`,
+  );
   for (const [name, chunks] of Object.entries(inputs)) {
     const results: Record<string, number[]> = Object.fromEntries(Object.keys(makers).map((maker) => [maker, []]));
-    for (let round = 0; round < rounds; round += 1) for (const [maker, make] of Object.entries(makers)) results[maker]?.push(await medianMs(() => through(make, chunks), 30, 5));
+    for (let round = 0; round < rounds; round += 1)
+      for (const [maker, make] of Object.entries(makers))
+        results[maker]?.push(await medianMs(() => through(make, chunks), 30, 5));
     const base = median(results["text copy"] ?? []);
     process.stdout.write(`  ${name}\n`);
     for (const [maker, list] of Object.entries(results)) {
       const figure = `${median(list).toFixed(3)} [${Math.min(...list).toFixed(3)}–${Math.max(...list).toFixed(3)}]`;
-      process.stdout.write(`    ${maker.padEnd(12)} ${figure.padStart(26)} ms  ×${(median(list) / base).toFixed(1)} the text copy\n`);
+      process.stdout.write(
+        `    ${maker.padEnd(12)} ${figure.padStart(26)} ms  ×${(median(list) / base).toFixed(1)} the text copy\n`,
+      );
     }
   }
 }
@@ -116,20 +140,33 @@ async function relayed(before: string | undefined): Promise<void> {
   const port = upstream.info.port as number;
   const caFile = upstream.info.caFile as string;
   const ca = readFileSync(caFile, "utf8");
-  const proxies = { after: await startPart(["proxy", String(port), caFile]), ...(before === undefined ? {} : { before: await startPart(["proxy", String(port), caFile], before) }) };
-  const paths: Record<string, number> = { direct: port, ...Object.fromEntries(Object.entries(proxies).map(([name, part]) => [name, part.info.port as number])) };
+  const proxies = {
+    after: await startPart(["proxy", String(port), caFile]),
+    ...(before === undefined ? {} : { before: await startPart(["proxy", String(port), caFile], before) }),
+  };
+  const paths: Record<string, number> = {
+    direct: port,
+    ...Object.fromEntries(Object.entries(proxies).map(([name, part]) => [name, part.info.port as number])),
+  };
   try {
-    process.stdout.write(`API proxy relay (answers searched for the key), 1 connection, ${rounds} alternating rounds of ${roundMs / 1000} s: median [lowest–highest round]\n`);
+    process.stdout.write(
+      `API proxy relay (answers searched for the key), 1 connection, ${rounds} alternating rounds of ${roundMs / 1000} s: median [lowest–highest round]\n`,
+    );
     for (const answer of answers) {
-      const senders = Object.fromEntries(Object.entries(paths).map(([name, to]) => [name, sender(name === "direct", to, ca, answer.path)]));
+      const senders = Object.fromEntries(
+        Object.entries(paths).map(([name, to]) => [name, sender(name === "direct", to, ca, answer.path)]),
+      );
       const results: Record<string, Round[]> = Object.fromEntries(Object.keys(paths).map((name) => [name, []]));
       for (const send of Object.values(senders)) await measure(send);
-      for (let round = 0; round < rounds; round += 1) for (const [name, send] of Object.entries(senders)) results[name]?.push(await measure(send));
+      for (let round = 0; round < rounds; round += 1)
+        for (const [name, send] of Object.entries(senders)) results[name]?.push(await measure(send));
       const direct = median((results.direct ?? []).map((round) => round.mbPerSecond));
       process.stdout.write(`  ${answer.name}\n`);
       for (const [name, list] of Object.entries(results)) {
         const share = ((median(list.map((round) => round.mbPerSecond)) / direct) * 100).toFixed(0);
-        process.stdout.write(`    ${name.padEnd(7)} ${spread(list, "ms", 2).padStart(22)} ms  ${spread(list, "mbPerSecond", 1).padStart(22)} MB/s  (${share} % of direct)\n`);
+        process.stdout.write(
+          `    ${name.padEnd(7)} ${spread(list, "ms", 2).padStart(22)} ms  ${spread(list, "mbPerSecond", 1).padStart(22)} MB/s  (${share} % of direct)\n`,
+        );
       }
     }
   } finally {

@@ -26,6 +26,8 @@ export async function report(title: string, baseline: BenchCase, cases: BenchCas
   process.stdout.write(`${title}\n  ${baseline.name.padEnd(44)} ${base.toFixed(3).padStart(9)} ms  (baseline)\n`);
   for (const c of cases) {
     const median = await medianMs(c.run);
-    process.stdout.write(`  ${c.name.padEnd(44)} ${median.toFixed(3).padStart(9)} ms  ×${(median / base).toFixed(1)}\n`);
+    process.stdout.write(
+      `  ${c.name.padEnd(44)} ${median.toFixed(3).padStart(9)} ms  ×${(median / base).toFixed(1)}\n`,
+    );
   }
 }

@@ -39,8 +39,25 @@ export const agentPresets: Record<string, AgentPreset> = {
     secretName: "gemini-api-key",
     envVar: "GEMINI_API_KEY",
     hosts: ["generativelanguage.googleapis.com"],
-    login: { kind: "oauth", store: "log in with `gemini` on the host, then `forage-ctl auth set gemini < ~/.gemini/oauth_creds.json`" },
+    login: {
+      kind: "oauth",
+      store: "log in with `gemini` on the host, then `forage-ctl auth set gemini < ~/.gemini/oauth_creds.json`",
+    },
   },
-  aider: { name: "aider", title: "Aider", package: "aider-chat", secretName: "anthropic-api-key", envVar: "ANTHROPIC_API_KEY", hosts: ["api.anthropic.com"] },
-  opencode: { name: "opencode", title: "OpenCode", package: "opencode", secretName: "anthropic-api-key", envVar: "ANTHROPIC_API_KEY", hosts: ["api.anthropic.com"] },
+  aider: {
+    name: "aider",
+    title: "Aider",
+    package: "aider-chat",
+    secretName: "anthropic-api-key",
+    envVar: "ANTHROPIC_API_KEY",
+    hosts: ["api.anthropic.com"],
+  },
+  opencode: {
+    name: "opencode",
+    title: "OpenCode",
+    package: "opencode",
+    secretName: "anthropic-api-key",
+    envVar: "ANTHROPIC_API_KEY",
+    hosts: ["api.anthropic.com"],
+  },
 };

@@ -49,16 +49,24 @@ export function approvalDetail(request: ApprovalView, now: number): string {
     ["WHAT", subjectSummary(request)],
     ...subjectFields(request),
     ["ASKED", `${request.createdAt} (${shortDuration(now - Date.parse(request.createdAt))} ago)`],
-    ["DEADLINE", `${request.deadlineAt} (in ${shortDuration(Date.parse(request.deadlineAt) - now)}; denied if nobody answers by then)`],
+    [
+      "DEADLINE",
+      `${request.deadlineAt} (in ${shortDuration(Date.parse(request.deadlineAt) - now)}; denied if nobody answers by then)`,
+    ],
   ];
   const lines = fields.flatMap(([label, value]) =>
-    (typeof value === "string" ? [value] : value.length === 0 ? [""] : value).map((line, index) => `${index === 0 ? label.padEnd(labelWidth) : " ".repeat(labelWidth)}${line}`.trimEnd()),
+    (typeof value === "string" ? [value] : value.length === 0 ? [""] : value).map((line, index) =>
+      `${index === 0 ? label.padEnd(labelWidth) : " ".repeat(labelWidth)}${line}`.trimEnd(),
+    ),
   );
   return `${[...lines, "", ...legend, "", "Answer with one of:", ...answers(request).map((line) => `  ${line}`)].join("\n")}\n`;
 }
 
 /** Says which text is the sandbox's, and how its escapes read. */
-const legend = ['Quoted ("…"): the sandbox\'s own text, every invisible or direction-changing character escaped', '(\\u200b, \\x1b; \\\\ is a backslash, \\" a quote).'];
+const legend = [
+  'Quoted ("…"): the sandbox\'s own text, every invisible or direction-changing character escaped',
+  '(\\u200b, \\x1b; \\\\ is a backslash, \\" a quote).',
+];
 
 /** The subject's fields by kind, each escaped, the sandbox's quoted; what a field does not know says so. */
 function subjectFields(request: ApprovalView): Field[] {
@@ -84,7 +92,10 @@ function subjectFields(request: ApprovalView): Field[] {
             ? "not known (the session data did not show it)"
             : destination.kind === "sshsig"
               ? signDestinationText(destination)
-              : [signDestinationText(destination), "(the server's host name is not in the request, so it cannot be shown)"],
+              : [
+                  signDestinationText(destination),
+                  "(the server's host name is not in the request, so it cannot be shown)",
+                ],
         ],
       ];
     }
@@ -104,15 +115,22 @@ function hostAddresses({ addresses, approved = [] }: HostSubject): string[] {
       "(another answer later asks again, showing its addresses)",
     ];
   const before = new Set(approved);
-  return [`the resolver's answer, ${addresses.length}:`, ...addresses.map((address) => `${escapeSandboxText(address)}${before.has(address) ? "  (approved before)" : "  (new)"}`)];
+  return [
+    `the resolver's answer, ${addresses.length}:`,
+    ...addresses.map(
+      (address) => `${escapeSandboxText(address)}${before.has(address) ? "  (approved before)" : "  (new)"}`,
+    ),
+  ];
 }
 
 /** A push's fields: the commits with their subjects quoted and what a long list leaves out, the diffstat under its label. */
 function pushFields(subject: PushSubject): Field[] {
   const { remote, url, ref, from, to, commitCount, commits, omitted, diffstat } = subject;
   const listed = commits.map(commitLine);
-  if (omitted !== undefined) listed.splice(omitted.after, 0, `… ${omitted.count} commit${omitted.count === 1 ? "" : "s"} not shown here …`);
-  const shownCount = omitted === undefined ? "" : `; the oldest ${omitted.after} and the newest ${commits.length - omitted.after} shown`;
+  if (omitted !== undefined)
+    listed.splice(omitted.after, 0, `… ${omitted.count} commit${omitted.count === 1 ? "" : "s"} not shown here …`);
+  const shownCount =
+    omitted === undefined ? "" : `; the oldest ${omitted.after} and the newest ${commits.length - omitted.after} shown`;
   const diffLines = diffstat.split("\n").filter((line, index, all) => line !== "" || index < all.length - 1);
   return [
     ["REMOTE", escapeSandboxText(remote)],
@@ -121,14 +139,21 @@ function pushFields(subject: PushSubject): Field[] {
     ["FROM", from === null ? "none: a new branch" : escapeSandboxText(from)],
     ["TO", escapeSandboxText(to)],
     ["COMMITS", [`${commitCount}, oldest first${shownCount}`, ...listed]],
-    ["DIFFSTAT", diffLines.length === 0 ? "none" : ["git's, of the sandbox's files (their names are the sandbox's):", ...diffLines.map(escapeSandboxText)]],
+    [
+      "DIFFSTAT",
+      diffLines.length === 0
+        ? "none"
+        : ["git's, of the sandbox's files (their names are the sandbox's):", ...diffLines.map(escapeSandboxText)],
+    ],
   ];
 }
 
 /** "<short hash> <subject>": git's hash as it is, the sandbox's subject quoted. */
 function commitLine(line: string): string {
   const space = line.indexOf(" ");
-  return space < 0 ? quoteSandboxText(line) : `${escapeSandboxText(line.slice(0, space))} ${quoteSandboxText(line.slice(space + 1))}`;
+  return space < 0
+    ? quoteSandboxText(line)
+    : `${escapeSandboxText(line.slice(0, space))} ${quoteSandboxText(line.slice(space + 1))}`;
 }
 
 /** The commands that answer it: the approvals that fit its kind, then deny. */
@@ -140,11 +165,17 @@ function answers(request: ApprovalView): string[] {
       `${approve} --for 10m    # the same, for 10 minutes`,
       `${approve} --always     # name:port kept in this sandbox's allowlist`,
     ],
-    push: [`${approve}              # this push`, `${approve} --for 10m    # and this ref at this URL, unasked for 10 minutes`, `${approve} --always     # and this ref at this URL, unasked for good`],
+    push: [
+      `${approve}              # this push`,
+      `${approve} --for 10m    # and this ref at this URL, unasked for 10 minutes`,
+      `${approve} --always     # and this ref at this URL, unasked for good`,
+    ],
     "ssh-sign": [
       `${approve}              # this signature`,
       // --for only where it can be held to the destination shown (approval-answers.ts).
-      ...(request.kind === "ssh-sign" && !heldDestination(request.subject.destination) ? [] : [`${approve} --for 10m    # this key to this destination, without asking again for 10 minutes`]),
+      ...(request.kind === "ssh-sign" && !heldDestination(request.subject.destination)
+        ? []
+        : [`${approve} --for 10m    # this key to this destination, without asking again for 10 minutes`]),
     ],
   };
   return [...ways[request.kind], `forage-ctl deny ${request.id}`];

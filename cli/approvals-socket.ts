@@ -18,7 +18,10 @@ export async function approvalsSocket(configOption: string | undefined): Promise
   const { ensureDaemon } = await import("./ensure-daemon.js");
   await ensureDaemon(await settingsFile(configOption), { warn });
   if (!(await isRootsSocket(root)))
-    throw new SandboxError(`the daemon's root socket ${root} is missing or not root's (in a directory only root writes): start the daemon with forage-ctl daemon`, "general");
+    throw new SandboxError(
+      `the daemon's root socket ${root} is missing or not root's (in a directory only root writes): start the daemon with forage-ctl daemon`,
+      "general",
+    );
   return root;
 }
 

@@ -14,9 +14,18 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["templates"], load: async () => (await import("./commands/templates.js")).registerTemplates },
   { words: ["template"], load: async () => (await import("./commands/template-add.js")).registerTemplateAdd },
   { words: ["schema"], load: async () => (await import("./commands/schema.js")).registerSchema },
-  { words: ["up", "down", "start", "stop", "reset"], load: async () => (await import("./commands/lifecycle.js")).registerLifecycle },
-  { words: ["exec", "shell", "attach", "ssh"], load: async () => (await import("./commands/inside.js")).registerInside },
-  { words: ["ps", "status", "logs", "audit-log"], load: async () => (await import("./commands/observe.js")).registerObserve },
+  {
+    words: ["up", "down", "start", "stop", "reset"],
+    load: async () => (await import("./commands/lifecycle.js")).registerLifecycle,
+  },
+  {
+    words: ["exec", "shell", "attach", "ssh"],
+    load: async () => (await import("./commands/inside.js")).registerInside,
+  },
+  {
+    words: ["ps", "status", "logs", "audit-log"],
+    load: async () => (await import("./commands/observe.js")).registerObserve,
+  },
   { words: ["runtime"], load: async () => (await import("./commands/runtime-info.js")).registerRuntimeInfo },
   { words: ["snapshot"], load: async () => (await import("./commands/snapshot.js")).registerSnapshot },
   { words: ["network", "denials"], load: async () => (await import("./commands/network.js")).registerNetwork },
@@ -28,7 +37,10 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["daemon"], load: async () => (await import("./commands/daemon.js")).registerDaemon },
   { words: ["service"], load: async () => (await import("./commands/service.js")).registerService },
   { words: ["settings-json"], load: async () => (await import("./commands/settings-json.js")).registerSettingsJson },
-  { words: ["approvals", "approve", "deny"], load: async () => (await import("./commands/approvals.js")).registerApprovals },
+  {
+    words: ["approvals", "approve", "deny"],
+    load: async () => (await import("./commands/approvals.js")).registerApprovals,
+  },
   { words: ["pick"], load: async () => (await import("./commands/pick.js")).registerPick },
   { words: ["gateway"], load: async () => (await import("./commands/gateway.js")).registerGateway },
   { words: ["vcs-check", "git"], load: async () => (await import("./commands/vcs.js")).registerVcs },

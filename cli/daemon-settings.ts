@@ -13,7 +13,11 @@ export async function sameFile(a: string, b: string): Promise<boolean> {
  * Root's `up` runs from `file` itself, but commands run without sudo get whatever the running
  * daemon serves: when that is another file, say so, naming both and how to switch.
  */
-export async function warnIfDaemonServesOther(hello: DaemonHello | null, file: SettingsFile, warn: (message: string) => void): Promise<void> {
+export async function warnIfDaemonServesOther(
+  hello: DaemonHello | null,
+  file: SettingsFile,
+  warn: (message: string) => void,
+): Promise<void> {
   // A daemon older than `hello` cannot say; nothing to compare.
   if (hello === null || (await sameFile(hello.settings, file.path))) return;
   warn(
@@ -28,7 +32,11 @@ export async function warnIfDaemonServesOther(hello: DaemonHello | null, file: S
  * FORAGE_CONFIG or a config in the current directory) are not what the daemon serves, one line
  * says so.
  */
-export async function noteIfDaemonServesOther(configOption: string | undefined, note: (message: string) => void, path?: string): Promise<void> {
+export async function noteIfDaemonServesOther(
+  configOption: string | undefined,
+  note: (message: string) => void,
+  path?: string,
+): Promise<void> {
   const file = await settingsFile(configOption);
   if (file.origin === "default") return;
   let hello: DaemonHello | null;
@@ -40,5 +48,7 @@ export async function noteIfDaemonServesOther(configOption: string | undefined, 
     throw error;
   }
   if (hello === null || (await sameFile(hello.settings, file.path))) return;
-  note(`the daemon serves ${hello.settings}, not ${file.shown} (it never loads a user's config; sudo forage-ctl runs from ${file.shown})`);
+  note(
+    `the daemon serves ${hello.settings}, not ${file.shown} (it never loads a user's config; sudo forage-ctl runs from ${file.shown})`,
+  );
 }

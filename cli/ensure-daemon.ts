@@ -63,7 +63,11 @@ async function startDaemon(file: SettingsFile, path: string, say: Say): Promise<
       offset = (await handle.stat()).size;
       const main = fileURLToPath(new URL("./main.js", import.meta.url));
       // cwd "/": a long-lived daemon must not hold the caller's directory (hence the absolute path).
-      const child = spawn(process.execPath, [main, "--config", file.path, "daemon"], { cwd: "/", detached: true, stdio: ["ignore", handle.fd, handle.fd] });
+      const child = spawn(process.execPath, [main, "--config", file.path, "daemon"], {
+        cwd: "/",
+        detached: true,
+        stdio: ["ignore", handle.fd, handle.fd],
+      });
       child.once("exit", (code, signal) => (exit.status = code === null ? `signal ${signal}` : `status ${code}`));
       child.once("error", (error) => (exit.status = error.message));
       child.unref();
@@ -72,7 +76,10 @@ async function startDaemon(file: SettingsFile, path: string, say: Say): Promise<
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === undefined) throw error;
-    return { kind: "failed", message: `cannot start the forage daemon (${(error as Error).message}); carrying on without it (root does this command itself), but commands run without sudo need it` };
+    return {
+      kind: "failed",
+      message: `cannot start the forage daemon (${(error as Error).message}); carrying on without it (root does this command itself), but commands run without sudo need it`,
+    };
   }
   for (let waited = 0; waited < startTimeoutMs; waited += 50) {
     // Asked once more after it exits: it may have stepped aside for another `up`'s daemon.
@@ -82,8 +89,12 @@ async function startDaemon(file: SettingsFile, path: string, say: Say): Promise<
     if (exited) break;
     await sleep(50);
   }
-  const how = exit.status === undefined ? `did not answer within ${startTimeoutMs / 1000} s` : `exited (${exit.status})`;
-  return { kind: "failed", message: `the forage daemon ${how}; carrying on without it (root does this command itself), but commands run without sudo need it. ${await logTail(log, offset)}` };
+  const how =
+    exit.status === undefined ? `did not answer within ${startTimeoutMs / 1000} s` : `exited (${exit.status})`;
+  return {
+    kind: "failed",
+    message: `the forage daemon ${how}; carrying on without it (root does this command itself), but commands run without sudo need it. ${await logTail(log, offset)}`,
+  };
 }
 
 /** What the daemon wrote to its log in this attempt: the last lines, or that it wrote nothing. */

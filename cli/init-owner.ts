@@ -8,7 +8,11 @@ import { lookupHostUser, type HostUser } from "../runtime/core/host-user.js";
  * as root; a user without sudo types as themselves).
  * @example await sudoInvoker({ SUDO_USER: "alice" }, true) // { name: "alice", uid: 1000, gid: 1000, home: "/home/alice" }
  */
-export async function sudoInvoker(env: NodeJS.ProcessEnv, isRoot: boolean, passwdFile?: string): Promise<HostUser | undefined> {
+export async function sudoInvoker(
+  env: NodeJS.ProcessEnv,
+  isRoot: boolean,
+  passwdFile?: string,
+): Promise<HostUser | undefined> {
   const name = env.SUDO_USER;
   if (!isRoot || name === undefined || name === "" || name === "root") return undefined;
   const user = await lookupHostUser(name, passwdFile);

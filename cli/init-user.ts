@@ -46,20 +46,26 @@ export async function chooseInitUser(sources: UserSources): Promise<ChosenUser> 
     return { name: sources.option, from: "--user" };
   }
   const sudoUser = sources.env.SUDO_USER;
-  if (sudoUser !== undefined && sudoUser !== "" && !(await isRoot(sudoUser, passwd))) return checked(sudoUser, "$SUDO_USER", passwd);
+  if (sudoUser !== undefined && sudoUser !== "" && !(await isRoot(sudoUser, passwd)))
+    return checked(sudoUser, "$SUDO_USER", passwd);
   if (sources.self.uid !== 0) return checked(sources.self.username, "your user", passwd);
   const login = await loginUser(sources.loginUidFile ?? "/proc/self/loginuid", passwd);
   if (login !== undefined) return checked(login, "your login session", passwd);
   if (sources.ask !== undefined) return askForUser(sources.ask, passwd);
-  throw new UserError(`init: cannot tell which host user owns your workspaces (no --user, no $SUDO_USER, no login session, no terminal to ask on): ${howToFix}`, "usage");
+  throw new UserError(
+    `init: cannot tell which host user owns your workspaces (no --user, no $SUDO_USER, no login session, no terminal to ask on): ${howToFix}`,
+    "usage",
+  );
 }
 
 /** Why `name` cannot be the config's user, or undefined. `mustExist`: for answers typed on this host. */
 async function problemWith(name: string, passwd: string, mustExist: boolean): Promise<string | undefined> {
   // The scaffold is rendered without escaping, so every value is checked against the schema first.
   if (!unixUserName.safeParse(name).success) return `"${name}" is not a valid Unix user name`;
-  if (await isRoot(name, passwd)) return `"${name}" is root: agents never run as root; give the host user who owns your workspaces`;
-  if (mustExist && (await lookupHostUser(name, passwd)) === undefined) return `there is no user "${name}" on this host (see ${passwd})`;
+  if (await isRoot(name, passwd))
+    return `"${name}" is root: agents never run as root; give the host user who owns your workspaces`;
+  if (mustExist && (await lookupHostUser(name, passwd)) === undefined)
+    return `there is no user "${name}" on this host (see ${passwd})`;
   return undefined;
 }
 

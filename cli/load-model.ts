@@ -17,10 +17,16 @@ import { UserError } from "../runtime/core/errors.js";
 export async function loadConfigFromCli(explicit: string | undefined): Promise<LoadedConfig> {
   const file = await settingsFile(explicit);
   if (file.origin === "default") {
-    throw new UserError(`no config found: looked for ${configFileNames.join(", ")} in ${process.cwd()}; pass --config PATH or run \`forage-ctl init\``, "config");
+    throw new UserError(
+      `no config found: looked for ${configFileNames.join(", ")} in ${process.cwd()}; pass --config PATH or run \`forage-ctl init\``,
+      "config",
+    );
   }
   if (extname(file.path) === ".json" && isGeneratedSettings(await readFile(file.path, "utf8").catch(() => ""))) {
-    throw new UserError(`${file.shown} is a forage.json forage-ctl generated, not a config: use the config it was generated from (its "$comment" names it)`, "config");
+    throw new UserError(
+      `${file.shown} is a forage.json forage-ctl generated, not a config: use the config it was generated from (its "$comment" names it)`,
+      "config",
+    );
   }
   const loaded = await loadConfig(file.path);
   printConfigNotes(loaded.notes);

@@ -71,7 +71,9 @@ function reportError(error: unknown): number {
     return exitCodes[error.kind];
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`forage-ctl: internal error (this is a bug; please report it with the output below)\n${detail}\n`);
+  process.stderr.write(
+    `forage-ctl: internal error (this is a bug; please report it with the output below)\n${detail}\n`,
+  );
   return ExitCode.internal;
 }
 

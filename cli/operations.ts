@@ -34,7 +34,10 @@ export interface OperationsOptions {
  * daemon's socket (no sudo rules needed; the daemon's own settings apply). Only what the chosen
  * way needs is loaded: a command through the daemon loads no config toolchain.
  */
-export async function operationsFor(configOption: string | undefined, options: OperationsOptions = {}): Promise<Operations> {
+export async function operationsFor(
+  configOption: string | undefined,
+  options: OperationsOptions = {},
+): Promise<Operations> {
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   if (!isRoot) {
     // The user's socket, or the gateway's for the SSH gateway's account.
@@ -42,14 +45,18 @@ export async function operationsFor(configOption: string | undefined, options: O
     await noteIfDaemonServesOther(configOption, note, path);
     return remoteOperations(warn, path);
   }
-  if (options.preferDaemon === true && (await daemonServesTheSame(configOption))) return remoteOperations(warn, rootSocketPath(), printLine);
+  if (options.preferDaemon === true && (await daemonServesTheSame(configOption)))
+    return remoteOperations(warn, rootSocketPath(), printLine);
   const { loadRuntime } = await import("./runtime-context.js");
   const { context, file } = await loadRuntime(configOption);
   if (options.startDaemon !== undefined) {
     const { ensureDaemon } = await import("./ensure-daemon.js");
     await ensureDaemon(file, { progress: options.startDaemon.progress, warn });
   }
-  const [{ localOperations }, { checkedOperations }] = await Promise.all([import("../runtime/api/local-operations.js"), import("../runtime/api/checked-operations.js")]);
+  const [{ localOperations }, { checkedOperations }] = await Promise.all([
+    import("../runtime/api/local-operations.js"),
+    import("../runtime/api/checked-operations.js"),
+  ]);
   // Requests checked as the daemon checks them: the same refusals whichever way a command runs.
   return checkedOperations(localOperations(context));
 }
@@ -63,7 +70,11 @@ async function daemonServesTheSame(configOption: string | undefined): Promise<bo
   if (!(await isRootsSocket(rootSocketPath()))) return false;
   const file = await settingsFile(configOption);
   const hello = await daemonHello(rootSocketPath()).catch(() => null);
-  return hello?.version === buildId() && JSON.stringify(hello.paths) === JSON.stringify(pathOverridesOf()) && (await sameFile(hello.settings, file.path));
+  return (
+    hello?.version === buildId() &&
+    JSON.stringify(hello.paths) === JSON.stringify(pathOverridesOf()) &&
+    (await sameFile(hello.settings, file.path))
+  );
 }
 
 const printLine = (line: string): void => void process.stderr.write(`${line}\n`);

@@ -7,7 +7,9 @@ export function printJson(value: unknown): void {
 
 /** Prints rows as an aligned table with a header; cells never contain newlines. */
 export function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
   const format = (cells: string[]): string =>
     cells
       .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))

@@ -10,7 +10,11 @@ const waitMs = 3_000;
  * nothing said (issue 27). Root's own `up` starts it in this process: the daemon's proxy takes
  * it at its next round, so this waits for that before it says so.
  */
-export async function warnIfNotProxied(operations: Operations, sandbox: SandboxView, warn: (message: string) => void): Promise<void> {
+export async function warnIfNotProxied(
+  operations: Operations,
+  sandbox: SandboxView,
+  warn: (message: string) => void,
+): Promise<void> {
   if (sandbox.apiProxy === null || sandbox.apiProxy.served) return;
   for (let waited = 0; waited < waitMs; waited += 250) {
     await sleep(250);

@@ -8,7 +8,10 @@ import type { RelayedTerminal } from "../runtime/api/exec-streams.js";
 export function relayThisTerminal(): { terminal: RelayedTerminal; restore: () => void } | undefined {
   const { stdin, stdout } = process;
   if (!stdin.isTTY || !stdout.isTTY) return undefined;
-  const size = (): { rows: number; cols: number } => ({ rows: cells(stdout.rows, 24), cols: cells(stdout.columns, 80) });
+  const size = (): { rows: number; cols: number } => ({
+    rows: cells(stdout.rows, 24),
+    cols: cells(stdout.columns, 80),
+  });
   stdin.setRawMode(true);
   return {
     terminal: {

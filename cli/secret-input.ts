@@ -14,7 +14,8 @@ export async function readSecretInput(prompt: string): Promise<string> {
   let size = 0;
   for await (const chunk of stdin) {
     size += (chunk as Buffer).length;
-    if (size > maxBytes) throw new UserError(`stdin holds more than ${maxBytes} bytes: pipe only the token or the login file`, "usage");
+    if (size > maxBytes)
+      throw new UserError(`stdin holds more than ${maxBytes} bytes: pipe only the token or the login file`, "usage");
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString("utf8");

@@ -10,7 +10,10 @@ import { nearestNames } from "./nearest-names.js";
  * meant (see nearestNames), for the message to offer.
  * @example unknownCommand(program, ["attch", "demo"]) // { word: "attch", nearest: ["attach"] }; (["snapshot", "creat"]) // { word: "creat", nearest: ["snapshot create"] }
  */
-export function unknownCommand(program: Command, args: readonly string[]): { word: string; nearest: string[] } | undefined {
+export function unknownCommand(
+  program: Command,
+  args: readonly string[],
+): { word: string; nearest: string[] } | undefined {
   let command = program;
   let rest = args;
   // The command words walked so far: a suggestion is typed whole (`snapshot create`).
@@ -38,7 +41,11 @@ export function unknownCommand(program: Command, args: readonly string[]): { wor
 
 /** The first argument that is not an option, skipping the values of options that take one. */
 function firstOperand(command: Command, args: readonly string[]): { word: string; index: number } | undefined {
-  const takesValue = new Set(command.options.filter((o) => o.required || o.optional).flatMap((o) => [o.short, o.long].filter((n): n is string => n !== undefined)));
+  const takesValue = new Set(
+    command.options
+      .filter((o) => o.required || o.optional)
+      .flatMap((o) => [o.short, o.long].filter((n): n is string => n !== undefined)),
+  );
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? "";
     if (arg === "--") return undefined;

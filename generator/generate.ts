@@ -7,7 +7,14 @@ import { runtimeJsonFile } from "./targets/runtime-json.js";
 import { templateFiles } from "./targets/template-files.js";
 import { wrapperFiles } from "./targets/wrapper-files.js";
 
-const targets: Target[] = [(model) => [nixosModuleFile(model)], templateFiles, nftablesFiles, containerFiles, wrapperFiles, (model) => [runtimeJsonFile(model)]];
+const targets: Target[] = [
+  (model) => [nixosModuleFile(model)],
+  templateFiles,
+  nftablesFiles,
+  containerFiles,
+  wrapperFiles,
+  (model) => [runtimeJsonFile(model)],
+];
 
 /** Every file of the generated output, sorted by path. Pure: same model, same bytes. */
 export function generateFiles(model: Model): GeneratedFile[] {

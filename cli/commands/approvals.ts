@@ -58,8 +58,13 @@ Examples:
     .description("Answer a pending request yes: once (default), always, or for a while")
     .argument("<id>", "the request's id, as forage-ctl approvals shows it")
     .addOption(new Option("--once", "this request only (the default)").conflicts(["always", "for"]))
-    .addOption(new Option("--always", "this request, and the same again for good (not for ssh-sign)").conflicts(["for"]))
-    .option("--for <duration>", "this request, and the same again without asking for this long, e.g. 10m, 1h (at most 24h)")
+    .addOption(
+      new Option("--always", "this request, and the same again for good (not for ssh-sign)").conflicts(["for"]),
+    )
+    .option(
+      "--for <duration>",
+      "this request, and the same again without asking for this long, e.g. 10m, 1h (at most 24h)",
+    )
     .option("--json", "print the answered request as JSON")
     .addHelpText(
       "after",
@@ -71,10 +76,15 @@ Examples:
   forage-ctl approve k7q2xm --for 10m    # for ten minutes`,
     )
     .action(async (id: string, options: { once?: boolean; always?: boolean; for?: string; json?: boolean }) => {
-      const request: Request<"approve"> = options.for !== undefined ? { id, mode: "for", forMs: parseApprovalDuration(options.for) } : { id, mode: options.always === true ? "always" : "once" };
+      const request: Request<"approve"> =
+        options.for !== undefined
+          ? { id, mode: "for", forMs: parseApprovalDuration(options.for) }
+          : { id, mode: options.always === true ? "always" : "once" };
       const answered = await callDaemon("approve", request, await socket());
       if (options.json === true) return printJson(approvalJson(answered));
-      process.stdout.write(`approved ${answered.id} (${describe(answered)}): ${options.for === undefined ? request.mode : `for ${options.for}`}\n`);
+      process.stdout.write(
+        `approved ${answered.id} (${describe(answered)}): ${options.for === undefined ? request.mode : `for ${options.for}`}\n`,
+      );
     });
 
   program
@@ -94,7 +104,9 @@ Examples:
 function registerShow(approvals: Command, socket: () => Promise<string>): void {
   approvals
     .command("show")
-    .description("Show one pending request with every field: a push's commits and diffstat, a key's comment and destination, a host's name, port and addresses")
+    .description(
+      "Show one pending request with every field: a push's commits and diffstat, a key's comment and destination, a host's name, port and addresses",
+    )
     .argument("<id>", "the request's id, as forage-ctl approvals shows it")
     .option("--json", "print the request as JSON (as forage-ctl approvals --json lists it)")
     .addHelpText(
@@ -111,10 +123,21 @@ Examples:
     .action(async (id: string, _options: unknown, command: Command) => {
       // The parent's options are recognised after "show" too: --json is the same either way.
       const options = command.optsWithGlobals<{ json?: boolean; watch?: boolean }>();
-      if (options.watch === true) throw new SandboxError("--watch goes with forage-ctl approvals (the list), not with show", "usage");
-      if (!approvalIdPattern.test(id)) throw new SandboxError(`"${escapeSandboxText(id)}" is not a request id: an id is 6 letters and digits, as forage-ctl approvals lists them`, "usage");
-      const request = (await callDaemon("approvals", {}, await socket())).find((pending) => pending.id === id.toLowerCase());
-      if (request === undefined) throw new SandboxError(`no pending approval "${id}" (answered, expired, or never asked): forage-ctl approvals lists the pending ones with their ids`, "general");
+      if (options.watch === true)
+        throw new SandboxError("--watch goes with forage-ctl approvals (the list), not with show", "usage");
+      if (!approvalIdPattern.test(id))
+        throw new SandboxError(
+          `"${escapeSandboxText(id)}" is not a request id: an id is 6 letters and digits, as forage-ctl approvals lists them`,
+          "usage",
+        );
+      const request = (await callDaemon("approvals", {}, await socket())).find(
+        (pending) => pending.id === id.toLowerCase(),
+      );
+      if (request === undefined)
+        throw new SandboxError(
+          `no pending approval "${id}" (answered, expired, or never asked): forage-ctl approvals lists the pending ones with their ids`,
+          "general",
+        );
       if (options.json === true) return printJson(approvalJson(request));
       process.stdout.write(approvalDetail(request, Date.now()));
     });
@@ -126,7 +149,11 @@ function answersHelp(): string {
     .map(([kind, answers]) => {
       const lines = [...approvalModes, "deny" as const].map((mode) => {
         const meaning = answers[mode];
-        return wrap(`${mode === "deny" ? "deny" : `--${mode}`}: ${"does" in meaning ? meaning.does : `refused: ${meaning.refused}`}`, "    ", 100);
+        return wrap(
+          `${mode === "deny" ? "deny" : `--${mode}`}: ${"does" in meaning ? meaning.does : `refused: ${meaning.refused}`}`,
+          "    ",
+          100,
+        );
       });
       return `  ${kind}\n${lines.join("\n")}`;
     })
@@ -167,7 +194,9 @@ async function watch(path: string, json: boolean): Promise<never> {
       if (listed !== last) process.stdout.write(`${listed}\n`);
     } else if (terminal) {
       // Home, clear: the list as it is now (ages and deadlines count on).
-      process.stdout.write(`\x1b[H\x1b[2J${fresh ? "\x07" : ""}forage-ctl approvals: every ${watchIntervalMs / 1000} s (Ctrl-C stops)\n\n`);
+      process.stdout.write(
+        `\x1b[H\x1b[2J${fresh ? "\x07" : ""}forage-ctl approvals: every ${watchIntervalMs / 1000} s (Ctrl-C stops)\n\n`,
+      );
       printPending(pending, Date.now());
     } else if (listed !== last) {
       if (fresh) process.stdout.write("\x07");

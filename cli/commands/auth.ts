@@ -39,7 +39,9 @@ Examples:
       const text = await readSecretInput(`Paste the login for ${agent} (input hidden), then press Enter: `);
       const status = await (await operations()).authSet({ agent, text });
       if (options.json === true) return printJson(status);
-      process.stdout.write(`stored the ${status.stored ?? ""} login of ${agent}${status.expiresAt === null ? "" : `; valid until ${status.expiresAt}`}\n`);
+      process.stdout.write(
+        `stored the ${status.stored ?? ""} login of ${agent}${status.expiresAt === null ? "" : `; valid until ${status.expiresAt}`}\n`,
+      );
     });
   auth
     .command("status")
@@ -48,12 +50,15 @@ Examples:
     .action(async (options: { json?: boolean }) => {
       const statuses = await (await operations()).authStatus({});
       if (options.json === true) return printJson(statuses);
-      if (statuses.length === 0) return void process.stdout.write('no agent has a login (add login: "token" or "oauth" to an agent)\n');
+      if (statuses.length === 0)
+        return void process.stdout.write('no agent has a login (add login: "token" or "oauth" to an agent)\n');
       printTable(["AGENT", "KIND", "STATE", "SET", "EXPIRES"], statuses.map(statusRow));
     });
   auth
     .command("remove")
-    .description("Remove an agent's stored login (proxied agents lose it at their next request; a token given by auth wrapper stays in running sandboxes until they are reset)")
+    .description(
+      "Remove an agent's stored login (proxied agents lose it at their next request; a token given by auth wrapper stays in running sandboxes until they are reset)",
+    )
     .argument("<agent>", "the agent's name")
     .action(async (agent: string) => {
       await (await operations()).authRemove({ agent });

@@ -12,7 +12,12 @@ export function registerDaemon(program: Command): void {
     .command("daemon")
     .description("Run the privileged daemon that serves sandbox commands to the configured user (foreground; root)")
     .option("--stop", "ask a running daemon to exit (sandboxes keep running)")
-    .addOption(new Option("--gateway-user <name>", "also serve the SSH gateway's account (forage-ctl gateway) on its own socket").env("FORAGE_GATEWAY_USER"))
+    .addOption(
+      new Option(
+        "--gateway-user <name>",
+        "also serve the SSH gateway's account (forage-ctl gateway) on its own socket",
+      ).env("FORAGE_GATEWAY_USER"),
+    )
     .addHelpText(
       "after",
       `
@@ -48,10 +53,16 @@ installs one (forage-ctl service --help).`,
       const { context, file } = await loadRuntime(program.opts<{ config?: string }>().config);
       // One daemon per run directory: a second one (two `up`s racing to start it) steps aside.
       const release = await holdLock(`${dirname(socketPath())}/daemon.lock`);
-      if (release === undefined) return void process.stderr.write("forage-ctl: a daemon is already running for this run directory\n");
+      if (release === undefined)
+        return void process.stderr.write("forage-ctl: a daemon is already running for this run directory\n");
       const { serveDaemon } = await import("../../runtime/daemon/server.js");
-      const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage-daemon: ${line}\n`);
-      const sockets = { user: socketPath(), root: rootSocketPath(), gateway: { path: gatewaySocketPath(), user: options.gatewayUser } };
+      const log = (line: string): void =>
+        void process.stderr.write(`${new Date().toISOString()} forage-daemon: ${line}\n`);
+      const sockets = {
+        user: socketPath(),
+        root: rootSocketPath(),
+        gateway: { path: gatewaySocketPath(), user: options.gatewayUser },
+      };
       // The CLI's own entry: a TypeScript config is read again by running it as the user (settings-json).
       const server = await serveDaemon(context, sockets, log, file, process.argv[1] ?? "");
       // SIGHUP reloads the proxy's keys; without this handler it would end the daemon.
@@ -77,7 +88,8 @@ installs one (forage-ctl service --help).`,
           }, monitor.interval * 1000)
         : undefined;
       await new Promise<void>((resolve) => {
-        for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void server.close().then(resolve));
+        for (const signal of ["SIGTERM", "SIGINT"] as const)
+          process.once(signal, () => void server.close().then(resolve));
       });
       clearInterval(timer);
       release();

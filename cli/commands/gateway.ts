@@ -30,7 +30,10 @@ user's directories, and nothing else (no root shell, no daemon control).`,
     .action(async (name: string | undefined) => {
       const request = gatewayRequest(process.env.SSH_ORIGINAL_COMMAND, name);
       if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
-        throw new UserError("gateway: this session has no terminal: connect with ssh -t (e.g. ssh -t forage@host NAME)", "usage");
+        throw new UserError(
+          "gateway: this session has no terminal: connect with ssh -t (e.g. ssh -t forage@host NAME)",
+          "usage",
+        );
       }
       if (request.kind === "attach") {
         const { attachSandbox } = await import("./inside.js");

@@ -17,6 +17,10 @@ export function registerGc(program: Command): void {
         ["KIND", "NAME", "DETAIL"],
         orphans.map((o) => [o.kind, o.name, o.detail]),
       );
-      process.stdout.write(options.force === true ? `removed ${orphans.length}\n` : `\ndry run: run forage-ctl gc --force to remove ${orphans.length}\n`);
+      process.stdout.write(
+        options.force === true
+          ? `removed ${orphans.length}\n`
+          : `\ndry run: run forage-ctl gc --force to remove ${orphans.length}\n`,
+      );
     });
 }

@@ -13,7 +13,9 @@ export const defaultOutDir = "forage-generated";
 export function registerGenerate(program: Command): void {
   program
     .command("generate")
-    .description("Compile the config into a NixOS module, container definitions, wrappers, nftables tables and forage.json")
+    .description(
+      "Compile the config into a NixOS module, container definitions, wrappers, nftables tables and forage.json",
+    )
     .argument("[config]", "config file (default: ./forage.config.ts, ./forage.yaml or ./forage.json)")
     .option("-o, --out <dir>", "output directory", defaultOutDir)
     .option("--check", "write nothing; exit 1 and print a diff if the output is out of date")
@@ -50,16 +52,27 @@ Examples:
         else if (changes === 0) process.stdout.write(`${options.out}: up to date (${files.length} files)\n`);
         else process.stdout.write(plan.diff);
         if (changes > 0) {
-          if (options.json !== true) process.stderr.write(`${options.out}: ${changes} file(s) out of date; run: forage-ctl generate${config === undefined ? "" : ` ${config}`} -o ${options.out}\n`);
+          if (options.json !== true)
+            process.stderr.write(
+              `${options.out}: ${changes} file(s) out of date; run: forage-ctl generate${config === undefined ? "" : ` ${config}`} -o ${options.out}\n`,
+            );
           process.exitCode = ExitCode.general;
         }
         return;
       }
       await writeOutput(options.out, files, plan);
       if (options.json === true) {
-        printJson({ out: options.out, created: plan.created, updated: plan.updated, unchanged: plan.unchanged, removed: plan.removed });
+        printJson({
+          out: options.out,
+          created: plan.created,
+          updated: plan.updated,
+          unchanged: plan.unchanged,
+          removed: plan.removed,
+        });
       } else {
-        process.stdout.write(`${options.out}: ${plan.created.length} created, ${plan.updated.length} updated, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed\n`);
+        process.stdout.write(
+          `${options.out}: ${plan.created.length} created, ${plan.updated.length} updated, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed\n`,
+        );
       }
     });
 }

@@ -25,9 +25,16 @@ export function registerInit(program: Command): void {
   program
     .command("init")
     .description("Write a commented forage.config.ts to start from")
-    .option("-u, --user <name>", "host user who owns your workspaces; agents get its UID/GID (default: $SUDO_USER, else you, else your login session's user, never root; asked on a terminal)")
+    .option(
+      "-u, --user <name>",
+      "host user who owns your workspaces; agents get its UID/GID (default: $SUDO_USER, else you, else your login session's user, never root; asked on a terminal)",
+    )
     .option("-a, --agent <agent>", `agent of the second template: ${Object.keys(agentPresets).join(", ")}`, "claude")
-    .option("-t, --template <name>", "name of the first template (a shell with no network that runs on any host)", "default")
+    .option(
+      "-t, --template <name>",
+      "name of the first template (a shell with no network that runs on any host)",
+      "default",
+    )
     .option("-o, --out <file>", "file to write", "forage.config.ts")
     .option("-f, --force", "overwrite an existing file")
     .addHelpText(
@@ -41,7 +48,12 @@ export function registerInit(program: Command): void {
       }
       const terminal = terminalQuestions();
       const self = userInfo();
-      const user = await chooseInitUser({ option: options.user, env: process.env, self: { uid: self.uid, username: self.username }, ask: terminal?.ask }).finally(() => terminal?.close());
+      const user = await chooseInitUser({
+        option: options.user,
+        env: process.env,
+        self: { uid: self.uid, username: self.username },
+        ask: terminal?.ask,
+      }).finally(() => terminal?.close());
       const source = await readFile(join(packageRoot(), "templates/init/forage.config.ts.hbs"), "utf8");
       const text = await renderProse(source, { user: user.name, templateName: options.template, agent });
       const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
@@ -52,21 +64,32 @@ export function registerInit(program: Command): void {
         .writeFile(text)
         .then(() => giveTo(handle, owner))
         .finally(() => handle.close());
-      process.stdout.write(`wrote ${options.out} (user "${user.name}", from ${user.from})\n${steps(options, user, agent, ranWithSudo(process.env, isRoot) || !isRoot)}`);
+      process.stdout.write(
+        `wrote ${options.out} (user "${user.name}", from ${user.from})\n${steps(options, user, agent, ranWithSudo(process.env, isRoot) || !isRoot)}`,
+      );
     });
 }
 
 function presetOf(options: InitOptions): AgentPreset {
   const agent = agentPresets[options.agent];
   if (agent === undefined) {
-    throw new UserError(`--agent: unknown agent "${options.agent}"; choose one of ${Object.keys(agentPresets).join(", ")}`, "usage");
+    throw new UserError(
+      `--agent: unknown agent "${options.agent}"; choose one of ${Object.keys(agentPresets).join(", ")}`,
+      "usage",
+    );
   }
   // Checked against the schema before rendering: the scaffold is rendered without escaping.
   if (!templateName.safeParse(options.template).success) {
-    throw new UserError(`--template: "${options.template}" must be 1-32 characters of a-z, 0-9 and '-', starting with a letter`, "usage");
+    throw new UserError(
+      `--template: "${options.template}" must be 1-32 characters of a-z, 0-9 and '-', starting with a letter`,
+      "usage",
+    );
   }
   if (options.template === agent.name) {
-    throw new UserError(`--template: "${options.template}" is the name of the ${agent.title} template; choose another name for the first template`, "usage");
+    throw new UserError(
+      `--template: "${options.template}" is the name of the ${agent.title} template; choose another name for the first template`,
+      "usage",
+    );
   }
   return agent;
 }
@@ -75,5 +98,11 @@ function presetOf(options: InitOptions): AgentPreset {
 function steps(options: InitOptions, user: ChosenUser, agent: AgentPreset, withSudo: boolean): string {
   // Sandbox commands find ./forage.config.ts by themselves; any other file must be named.
   const found = resolve(options.out) === resolve("forage.config.ts");
-  return nextSteps({ config: found ? undefined : options.out, user: user.name, template: options.template, agent, withSudo });
+  return nextSteps({
+    config: found ? undefined : options.out,
+    user: user.name,
+    template: options.template,
+    agent,
+    withSudo,
+  });
 }

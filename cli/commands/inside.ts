@@ -16,10 +16,12 @@ async function runInside(program: Command, name: string, command: string[], asRo
   const ops = await operationsOf(program, { preferDaemon: true });
   const relayed = relayThisTerminal();
   const streams = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
-  return ops.exec({ name, command, asRoot }, relayed === undefined ? streams : { ...streams, terminal: relayed.terminal }).finally(() => {
-    relayed?.restore();
-    process.stdin.destroy();
-  });
+  return ops
+    .exec({ name, command, asRoot }, relayed === undefined ? streams : { ...streams, terminal: relayed.terminal })
+    .finally(() => {
+      relayed?.restore();
+      process.stdin.destroy();
+    });
 }
 
 /** exec, shell, attach, ssh: running things inside a sandbox. */

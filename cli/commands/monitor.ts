@@ -15,7 +15,8 @@ export function registerMonitor(program: Command): void {
     .addHelpText("after", "\nThe daemon runs the same checks by itself when the config sets monitor.enable.")
     .action(async (options: { interval: string; autoRestart?: boolean; once?: boolean }) => {
       const interval = Number(options.interval);
-      if (!Number.isInteger(interval) || interval < 1) throw new UserError(`--interval: "${options.interval}" is not a whole number of seconds`, "usage");
+      if (!Number.isInteger(interval) || interval < 1)
+        throw new UserError(`--interval: "${options.interval}" is not a whole number of seconds`, "usage");
       const context = await runtimeContext(program.opts<{ config?: string }>().config);
       for (;;) {
         const reports = await checkAll(context, options.autoRestart === true);

@@ -21,15 +21,31 @@ export function registerNetwork(program: Command): void {
     .description("Show or change a sandbox's network policy, live (none, restricted, full)")
     .argument("<sandbox>")
     .argument("[mode]", `new mode: ${networkModes.join(", ")}, or learn (full, recording every name resolved)`)
-    .option("--allow <hosts>", "add to the allowlist: host, *.suffix, optional :port; comma-separated, repeatable", collect, [])
-    .option("--deny <hosts>", "add names the sandbox's DNS filter never resolves, whatever the mode (checked before the allowlist): host or *.suffix", collect, [])
+    .option(
+      "--allow <hosts>",
+      "add to the allowlist: host, *.suffix, optional :port; comma-separated, repeatable",
+      collect,
+      [],
+    )
+    .option(
+      "--deny <hosts>",
+      "add names the sandbox's DNS filter never resolves, whatever the mode (checked before the allowlist): host or *.suffix",
+      collect,
+      [],
+    )
     .option("--sni", "also check TLS SNI / HTTP Host of TCP 443 and 80 against the allowlist (restricted)")
     .option("--no-sni", "stop checking SNI / Host")
-    .option("--ask", "hold a name not on the allowlist and ask (forage-ctl approvals) instead of refusing it (restricted)")
+    .option(
+      "--ask",
+      "hold a name not on the allowlist and ask (forage-ctl approvals) instead of refusing it (restricted)",
+    )
     .option("--no-ask", "refuse names not on the allowlist again")
     .option("--reset", "start again from the template's policy, then apply the rest")
     .option("--suggest", "print the template's allow list change that would cover the names learned (learn mode)")
-    .option("--write", "with --suggest: make that change in the config file itself (TypeScript, YAML, JSON; never a generated forage.json), once you say yes on the terminal")
+    .option(
+      "--write",
+      "with --suggest: make that change in the config file itself (TypeScript, YAML, JSON; never a generated forage.json), once you say yes on the terminal",
+    )
     .option("--yes", "with --suggest --write: write without asking (for scripts; without a terminal, --write needs it)")
     .option("--json", "print as JSON")
     .addHelpText(
@@ -69,19 +85,39 @@ Example:
   forage-ctl network fix-42 --reset
   forage-ctl network fix-42 learn; …; forage-ctl network fix-42 --suggest --write; forage-ctl network fix-42 restricted`,
     )
-    .action(async (sandbox: string, mode: string | undefined, options: NetworkOptions & { json?: boolean; suggest?: boolean; write?: boolean; yes?: boolean }) => {
-      const change = networkChange(mode, options);
-      if (options.write === true && options.suggest !== true) throw new UserError("network: --write goes with --suggest (it writes the suggested change)", "usage");
-      if (options.yes === true && options.write !== true) throw new UserError("network: --yes goes with --suggest --write (it answers the question before writing)", "usage");
-      if (options.suggest === true && change !== null) throw new UserError("network: --suggest only reads: give it without a mode or --allow/--deny/--sni/--reset", "usage");
-      const view = await (await operations()).network({ name: sandbox, change });
-      if (options.suggest === true) {
-        const { suggestCommand } = await import("./network-suggest.js");
-        return suggestCommand(view, { write: options.write === true, yes: options.yes === true, json: options.json === true, config: program.opts<{ config?: string }>().config });
-      }
-      if (options.json === true) return printJson(view);
-      printNetwork(view);
-    });
+    .action(
+      async (
+        sandbox: string,
+        mode: string | undefined,
+        options: NetworkOptions & { json?: boolean; suggest?: boolean; write?: boolean; yes?: boolean },
+      ) => {
+        const change = networkChange(mode, options);
+        if (options.write === true && options.suggest !== true)
+          throw new UserError("network: --write goes with --suggest (it writes the suggested change)", "usage");
+        if (options.yes === true && options.write !== true)
+          throw new UserError(
+            "network: --yes goes with --suggest --write (it answers the question before writing)",
+            "usage",
+          );
+        if (options.suggest === true && change !== null)
+          throw new UserError(
+            "network: --suggest only reads: give it without a mode or --allow/--deny/--sni/--reset",
+            "usage",
+          );
+        const view = await (await operations()).network({ name: sandbox, change });
+        if (options.suggest === true) {
+          const { suggestCommand } = await import("./network-suggest.js");
+          return suggestCommand(view, {
+            write: options.write === true,
+            yes: options.yes === true,
+            json: options.json === true,
+            config: program.opts<{ config?: string }>().config,
+          });
+        }
+        if (options.json === true) return printJson(view);
+        printNetwork(view);
+      },
+    );
 
   program
     .command("denials")
@@ -101,7 +137,10 @@ Example:
         const all = await ops.denials({ name: sandbox });
         // The log rotates by size: when it shrank, everything in it is new.
         const fresh = all.length >= printed ? all.slice(printed) : all;
-        for (const record of fresh) process.stdout.write(options.json === true ? `${JSON.stringify(record)}\n` : `${denialRow(record).join("  ")}\n`);
+        for (const record of fresh)
+          process.stdout.write(
+            options.json === true ? `${JSON.stringify(record)}\n` : `${denialRow(record).join("  ")}\n`,
+          );
         printed = all.length;
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
@@ -131,10 +170,19 @@ interface NetworkOptions {
 function networkChange(mode: string | undefined, options: NetworkOptions): Request<"network">["change"] {
   const learn = mode === "learn";
   const known = networkModes.find((each) => each === mode);
-  if (mode !== undefined && known === undefined && !learn) throw new UserError(`network: mode "${mode}" is not one of ${networkModes.join(", ")}, learn`, "usage");
+  if (mode !== undefined && known === undefined && !learn)
+    throw new UserError(`network: mode "${mode}" is not one of ${networkModes.join(", ")}, learn`, "usage");
   const allow = checkEntries("--allow", options.allow, allowEntry);
   const deny = checkEntries("--deny", options.deny, denyEntry);
-  if (mode === undefined && allow.length === 0 && deny.length === 0 && options.sni === undefined && options.ask === undefined && options.reset !== true) return null;
+  if (
+    mode === undefined &&
+    allow.length === 0 &&
+    deny.length === 0 &&
+    options.sni === undefined &&
+    options.ask === undefined &&
+    options.reset !== true
+  )
+    return null;
   return dropUndefined({
     mode: known,
     allow: allow.length === 0 ? undefined : allow,
@@ -167,8 +215,11 @@ function printNetwork(view: NetworkView): void {
   if (view.guard !== null) {
     const g = view.guard;
     lines.push(`guard     pid ${g.pid}, DNS filter on port ${g.dnsPort}, upstream ${g.upstream}, since ${g.startedAt}`);
-    lines.push(`counters  ${g.queries} queries, ${g.refusedNames} names refused, ${g.refusedPackets} packets refused, ${g.upstreamFailures} upstream failures`);
-    if ((g.admitted ?? []).length > 0) lines.push(`admitted  ${admittedText(g)} (approved when asked, for this run: --suggest makes them permanent)`);
+    lines.push(
+      `counters  ${g.queries} queries, ${g.refusedNames} names refused, ${g.refusedPackets} packets refused, ${g.upstreamFailures} upstream failures`,
+    );
+    if ((g.admitted ?? []).length > 0)
+      lines.push(`admitted  ${admittedText(g)} (approved when asked, for this run: --suggest makes them permanent)`);
   } else if (view.running) {
     lines.push("guard     NOT RUNNING: no name resolves (restart the sandbox: forage-ctl stop / start)");
   }
@@ -183,7 +234,10 @@ function admittedText(guard: NonNullable<NetworkView["guard"]>): string {
   return guard.admissions
     .map(({ name, port, addresses }) => {
       const ends = [...new Set(addresses.map((each) => each.until))];
-      const until = ends.length === 1 && ends[0] === null ? "" : ` until ${ends.map((end) => end ?? "the sandbox stops").join(" / ")}`;
+      const until =
+        ends.length === 1 && ends[0] === null
+          ? ""
+          : ` until ${ends.map((end) => end ?? "the sandbox stops").join(" / ")}`;
       return `${name}:${port} at ${addresses.length === 0 ? "(its answer, being admitted)" : addresses.map((each) => each.address).join(", ")}${until}`;
     })
     .join("; ");
@@ -194,22 +248,32 @@ const namesShown = 20;
 
 function namesLines(view: NetworkView): string[] {
   const lines: string[] = [];
-  const more = (count: number): string => (count > namesShown ? `, … ${count - namesShown} more (--json lists them)` : "");
+  const more = (count: number): string =>
+    count > namesShown ? `, … ${count - namesShown} more (--json lists them)` : "";
   if (view.deniedNames.length > 0) {
-    const shown = view.deniedNames.slice(0, namesShown).map((each) => `${each.name} (${each.rule}${each.count > 1 ? ` ×${each.count}` : ""})`);
+    const shown = view.deniedNames
+      .slice(0, namesShown)
+      .map((each) => `${each.name} (${each.rule}${each.count > 1 ? ` ×${each.count}` : ""})`);
     lines.push(`denied    ${shown.join(", ")}${more(view.deniedNames.length)}`);
   }
   if (view.learned.length > 0) {
     const full = view.learned.length >= view.learnedLimit ? ` (the limit: names after these were not recorded)` : "";
-    lines.push(`learned   ${view.learned.length} names${full}; forage-ctl network ${view.name} --suggest turns them into allow entries`);
-    for (const each of view.learned.slice(0, namesShown)) lines.push(`          ${each.name}  ${each.addresses.length === 0 ? "-" : each.addresses.join(", ")}`);
-    if (view.learned.length > namesShown) lines.push(`          … ${view.learned.length - namesShown} more (--json lists them)`);
+    lines.push(
+      `learned   ${view.learned.length} names${full}; forage-ctl network ${view.name} --suggest turns them into allow entries`,
+    );
+    for (const each of view.learned.slice(0, namesShown))
+      lines.push(`          ${each.name}  ${each.addresses.length === 0 ? "-" : each.addresses.join(", ")}`);
+    if (view.learned.length > namesShown)
+      lines.push(`          … ${view.learned.length - namesShown} more (--json lists them)`);
   }
   return lines;
 }
 
 function denialRow(record: DenialRecord): string[] {
-  const where = record.address === undefined ? (record.name ?? "") : `${record.address}${record.port === undefined ? "" : `:${record.port}`}${record.name === undefined ? "" : ` (${record.name})`}`;
+  const where =
+    record.address === undefined
+      ? (record.name ?? "")
+      : `${record.address}${record.port === undefined ? "" : `:${record.port}`}${record.name === undefined ? "" : ` (${record.name})`}`;
   // The name is what the sandbox asked for (DNS, SNI, Host): shown escaped.
   return [record.time, record.kind, escapeLine(where), escapeLine(record.rule), String(record.count)];
 }

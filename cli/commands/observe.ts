@@ -43,7 +43,10 @@ export function registerObserve(program: Command): void {
         ["workspace", `${v.workspace} (${v.workspaceMode}${v.workspaceVcs === null ? "" : ` ${v.workspaceVcs}`})`],
         ["uptime", uptime],
         ["created", v.createdAt],
-        ["limits", `${limitsText(v.resourceLimits)}${v.resourceLimitsFrom === "cgroup" ? " (in force: its cgroup)" : " (the template's: applied at its next start)"}`],
+        [
+          "limits",
+          `${limitsText(v.resourceLimits)}${v.resourceLimitsFrom === "cgroup" ? " (in force: its cgroup)" : " (the template's: applied at its next start)"}`,
+        ],
       ];
       rows.push(["network", networkText(v)]);
       if (v.apiProxy !== null) rows.push(["api proxy", apiProxyText(v)]);
@@ -63,14 +66,18 @@ export function registerObserve(program: Command): void {
     .option("-f, --follow", "keep printing new output until interrupted")
     .action(async (name: string, options: { lines: string; follow?: boolean }) => {
       const lines = Number(options.lines);
-      if (!Number.isInteger(lines) || lines < 1) throw new UserError(`--lines: "${options.lines}" is not a positive whole number`, "usage");
+      if (!Number.isInteger(lines) || lines < 1)
+        throw new UserError(`--lines: "${options.lines}" is not a positive whole number`, "usage");
       const ops = await operations();
       let previous = new Map<string, string[]>();
       for (;;) {
         const logs = await ops.logs({ name, lines });
         for (const log of logs) {
           const fresh = newLines(previous.get(log.window), log.lines);
-          if (fresh.length > 0) process.stdout.write(fresh.map((line) => (logs.length > 1 ? `[${log.window}] ${line}` : line)).join("\n") + "\n");
+          if (fresh.length > 0)
+            process.stdout.write(
+              fresh.map((line) => (logs.length > 1 ? `[${log.window}] ${line}` : line)).join("\n") + "\n",
+            );
         }
         if (options.follow !== true) return;
         previous = new Map(logs.map((log) => [log.window, log.lines]));
@@ -80,16 +87,25 @@ export function registerObserve(program: Command): void {
 
   program
     .command("audit-log")
-    .description("Show a sandbox's audit log (create, start, stop, reset, destroy, exec, snapshot, network changes, warnings, errors)")
+    .description(
+      "Show a sandbox's audit log (create, start, stop, reset, destroy, exec, snapshot, network changes, warnings, errors)",
+    )
     .argument("<name>")
     .option("--json", "print as JSON lines")
     .action(async (name: string, options: { json?: boolean }) => {
       const events = await (await operations()).auditLog({ name });
-      if (options.json === true) return void process.stdout.write(events.map((e) => JSON.stringify(e)).join("\n") + (events.length > 0 ? "\n" : ""));
+      if (options.json === true)
+        return void process.stdout.write(
+          events.map((e) => JSON.stringify(e)).join("\n") + (events.length > 0 ? "\n" : ""),
+        );
       printTable(
         ["TIME", "EVENT", "DETAIL"],
         // A detail may carry the sandbox's text (a warning, a failed up's reason): shown escaped.
-        events.map((e) => [e.time, e.event, escapeLine([e.detail, e.exitCode === undefined ? "" : `exit ${e.exitCode}`].filter(Boolean).join(" "))]),
+        events.map((e) => [
+          e.time,
+          e.event,
+          escapeLine([e.detail, e.exitCode === undefined ? "" : `exit ${e.exitCode}`].filter(Boolean).join(" ")),
+        ]),
       );
     });
 }
@@ -119,7 +135,10 @@ function portsText(ports: SandboxView["ports"] | undefined): string {
  * unasked), one row each; the ref came from the sandbox: escaped.
  */
 function pushGateRows(gate: NonNullable<SandboxView["pushGate"]>): [string, string][] {
-  return gate.alwaysPushed.map((pushed) => ["pushes", `${escapeControl(pushed.ref)} to ${escapeControl(pushed.url)} go unasked (approved --always)`]);
+  return gate.alwaysPushed.map((pushed) => [
+    "pushes",
+    `${escapeControl(pushed.ref)} to ${escapeControl(pushed.url)} go unasked (approved --always)`,
+  ]);
 }
 
 /** "12.0 MiB of 32.0 MiB (workspace.maxSize)"; the use is left out when btrfs did not say. */

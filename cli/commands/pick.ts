@@ -27,7 +27,10 @@ export function registerPick(program: Command): void {
 /** `forage-ctl pick`'s whole run, from its terminal check on: also what `gateway` opens with no name. */
 export async function openPicker(program: Command): Promise<void> {
   if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
-    throw new UserError("pick needs a terminal (stdin and stdout): in scripts use forage-ctl ps, up, attach and down", "usage");
+    throw new UserError(
+      "pick needs a terminal (stdin and stdout): in scripts use forage-ctl ps, up, attach and down",
+      "usage",
+    );
   }
   const { runPick } = await loadPicker();
   await runPick(program);

@@ -54,7 +54,8 @@ Example:
 /** The change the arguments ask for (null: list), checked before anything is sent. */
 export function portChange(spec: string | undefined, remove: boolean): Request<"port">["change"] {
   if (spec === undefined) {
-    if (remove) throw new UserError("port --remove: say which forward: forage-ctl port SANDBOX HOSTPORT --remove", "usage");
+    if (remove)
+      throw new UserError("port --remove: say which forward: forage-ctl port SANDBOX HOSTPORT --remove", "usage");
     return null;
   }
   if (!remove) return { kind: "add", forward: parsePortSpec(spec, "add").forward };
@@ -65,12 +66,18 @@ export function portChange(spec: string | undefined, remove: boolean): Request<"
 function describe(change: NonNullable<Request<"port">["change"]>, views: PortView[]): string {
   if (change.kind === "remove") return `closed ${forwardHost}:${change.hostPort}`;
   const view = views.find((each) => each.hostPort === change.forward.hostPort);
-  return view === undefined ? "no forward" : `${view.hostAddress}:${view.hostPort} → ${view.sandboxAddress}:${view.port} (${view.state})`;
+  return view === undefined
+    ? "no forward"
+    : `${view.hostAddress}:${view.hostPort} → ${view.sandboxAddress}:${view.port} (${view.state})`;
 }
 
 function printForwards(views: PortView[]): void {
   printTable(
     ["HOST", "SANDBOX", "STATE"],
-    views.map((view) => [`${view.hostAddress}:${view.hostPort}`, `${view.sandboxAddress}:${view.port}`, view.error === null ? view.state : `${view.state}: ${view.error}`]),
+    views.map((view) => [
+      `${view.hostAddress}:${view.hostPort}`,
+      `${view.sandboxAddress}:${view.port}`,
+      view.error === null ? view.state : `${view.state}: ${view.error}`,
+    ]),
   );
 }

@@ -30,9 +30,11 @@ Examples:
       if (options.status === true) return showStatus(configPath, options.json === true);
       const context = await runtimeContext(configPath);
       const running = await readProxyStatus(context.paths);
-      if (running !== undefined) throw new UserError(`an API proxy already runs (pid ${running.pid}); see forage-ctl proxy --status`, "general");
+      if (running !== undefined)
+        throw new UserError(`an API proxy already runs (pid ${running.pid}); see forage-ctl proxy --status`, "general");
       const { startApiProxy } = await import("../../runtime/proxy/api-proxy.js");
-      const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage-proxy: ${line}\n`);
+      const log = (line: string): void =>
+        void process.stderr.write(`${new Date().toISOString()} forage-proxy: ${line}\n`);
       const proxy = await startApiProxy(context.settings, context.paths, log);
       process.on(
         "SIGHUP",
@@ -55,7 +57,10 @@ async function showStatus(configPath: string | undefined, json: boolean): Promis
   const status = await readProxyStatus(context?.paths ?? runtimePaths("/var/lib/forage"));
   if (status === undefined) {
     if (json) return printJson(null);
-    throw new UserError("no API proxy is running (the daemon starts one when the config needs it; or run forage-ctl proxy)", "general");
+    throw new UserError(
+      "no API proxy is running (the daemon starts one when the config needs it; or run forage-ctl proxy)",
+      "general",
+    );
   }
   if (json) return printJson(status);
   printStatus(status);

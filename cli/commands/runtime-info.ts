@@ -15,13 +15,16 @@ export function registerRuntimeInfo(program: Command): void {
     )
     .action(async (options: { json?: boolean }) => {
       const runtimes = await runtimesSeen(program);
-      if (options.json === true) return printJson({ detected: runtimes.find((r) => r.available)?.name ?? null, runtimes });
+      if (options.json === true)
+        return printJson({ detected: runtimes.find((r) => r.available)?.name ?? null, runtimes });
       printTable(
         ["RUNTIME", "AVAILABLE", "DESCRIPTION / REASON"],
         runtimes.map((r) => [r.name, r.available ? "yes" : "no", r.available ? r.description : r.reason]),
       );
       const detected = runtimes.find((r) => r.available);
-      process.stdout.write(detected === undefined ? "\nno runtime is available on this host\n" : `\ndetected: ${detected.name}\n`);
+      process.stdout.write(
+        detected === undefined ? "\nno runtime is available on this host\n" : `\ndetected: ${detected.name}\n`,
+      );
     });
 }
 

@@ -1,7 +1,13 @@
 import { realpath, stat } from "node:fs/promises";
 import type { Command } from "commander";
 import { UserError } from "../../runtime/core/errors.js";
-import { installService, systemdRunning, uninstallService, unitDirectory, unitName } from "../../runtime/service/install-service.js";
+import {
+  installService,
+  systemdRunning,
+  uninstallService,
+  unitDirectory,
+  unitName,
+} from "../../runtime/service/install-service.js";
 import { renderUnit, shippedUnit, shippedUnitPath, type UnitFill } from "../../runtime/service/systemd-unit.js";
 import { loadSettings } from "../../runtime/settings/load-settings.js";
 import { settingsFile } from "../../runtime/settings/settings-file.js";
@@ -31,7 +37,10 @@ the next boot with systemd and says so; until then \`sudo forage-ctl up\` starts
   service
     .command("install")
     .description("Install, enable and start the daemon's systemd unit (root)")
-    .option("--gateway-user <name>", "the daemon also serves the SSH gateway's account (forage-ctl daemon --gateway-user)")
+    .option(
+      "--gateway-user <name>",
+      "the daemon also serves the SSH gateway's account (forage-ctl daemon --gateway-user)",
+    )
     .option("--json", "print what was done as JSON")
     .action(async (options: { gatewayUser?: string; json?: boolean }) => {
       requireRoot("service install");
@@ -46,8 +55,14 @@ the next boot with systemd and says so; until then \`sudo forage-ctl up\` starts
             "with systemd. Until then `sudo forage-ctl daemon` runs it, or `sudo forage-ctl up` starts one itself.\n",
         );
       }
-      if (!done.active) throw new UserError(`${done.unit} is installed but the daemon is not running: see \`journalctl -u forage\``, "general");
-      process.stdout.write(`installed and started ${done.unit} (settings ${done.settings}); \`systemctl status forage\` shows it\n`);
+      if (!done.active)
+        throw new UserError(
+          `${done.unit} is installed but the daemon is not running: see \`journalctl -u forage\``,
+          "general",
+        );
+      process.stdout.write(
+        `installed and started ${done.unit} (settings ${done.settings}); \`systemctl status forage\` shows it\n`,
+      );
     });
 
   service
@@ -67,7 +82,8 @@ the next boot with systemd and says so; until then \`sudo forage-ctl up\` starts
       const progress = (step: string): void => void process.stderr.write(`  ${step}\n`);
       const done = await uninstallService(progress);
       if (options.json === true) return printJson(done);
-      if (done.removed.length === 0) return void process.stdout.write(`no ${unitName} is installed in ${unitDirectory()}: nothing to remove\n`);
+      if (done.removed.length === 0)
+        return void process.stdout.write(`no ${unitName} is installed in ${unitDirectory()}: nothing to remove\n`);
       const after = systemdRunning() ? "" : " (systemd is not running here: nothing was running under it)";
       process.stdout.write(`removed ${done.removed.join(" and ")}${after}\n`);
     });
@@ -91,13 +107,23 @@ async function fillFor(program: Command, gatewayUser: string | undefined, check:
     await warnIfOthersWrite(file.path);
   }
   const cli = await realpath(process.argv[1] ?? "");
-  return { execStart: [process.execPath, cli, "daemon"], settings: file.path, ...(gatewayUser === undefined ? {} : { gatewayUser }) };
+  return {
+    execStart: [process.execPath, cli, "daemon"],
+    settings: file.path,
+    ...(gatewayUser === undefined ? {} : { gatewayUser }),
+  };
 }
 
 /** Whoever can write the settings file has the daemon's reach (README: "Edits to the settings file"). */
 async function warnIfOthersWrite(path: string): Promise<void> {
   const info = await stat(path);
-  const writers = [info.uid !== 0 ? `uid ${info.uid} (its owner)` : "", (info.mode & 0o020) !== 0 ? `group ${info.gid}` : "", (info.mode & 0o002) !== 0 ? "everyone" : ""].filter(Boolean);
+  const writers = [
+    info.uid !== 0 ? `uid ${info.uid} (its owner)` : "",
+    (info.mode & 0o020) !== 0 ? `group ${info.gid}` : "",
+    (info.mode & 0o002) !== 0 ? "everyone" : "",
+  ].filter(Boolean);
   if (writers.length === 0) return;
-  warn(`${path} can be written by ${writers.join(", ")}: whoever can write it has the daemon's reach (README: "Edits to the settings file"); on a machine you share, make it root's`);
+  warn(
+    `${path} can be written by ${writers.join(", ")}: whoever can write it has the daemon's reach (README: "Edits to the settings file"); on a machine you share, make it root's`,
+  );
 }

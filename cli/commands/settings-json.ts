@@ -15,6 +15,8 @@ export function registerSettingsJson(program: Command): void {
     .description("Print the settings file's settings as forage.json holds them (the daemon's, run as its user)")
     .action(async () => {
       const { settings, notes } = await loadSettings(await settingsFile(program.opts<{ config?: string }>().config));
-      process.stdout.write(`${JSON.stringify({ settings: encodeSettings(settings), notes: notes.map(formatDiagnostic) })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ settings: encodeSettings(settings), notes: notes.map(formatDiagnostic) })}\n`,
+      );
     });
 }

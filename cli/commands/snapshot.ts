@@ -29,7 +29,9 @@ Example:
     .option("--json", "print as JSON")
     .action(async (sandbox: string, name: string | undefined, options: { json?: boolean }) => {
       const chosen = name ?? `snap-${new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15)}`;
-      const [created] = await (await operations()).snapshot({ name: sandbox, action: { kind: "create", snapshot: chosen } });
+      const [created] = await (
+        await operations()
+      ).snapshot({ name: sandbox, action: { kind: "create", snapshot: chosen } });
       if (options.json === true) return printJson(created);
       process.stdout.write(`snapshot ${chosen} of ${sandbox}: ${created?.commit.slice(0, 12) ?? ""}\n`);
     });

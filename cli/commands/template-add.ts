@@ -16,17 +16,31 @@ export function registerTemplateAdd(program: Command): void {
     .argument("<name>", "name of the new template")
     .requiredOption("--from <template>", "existing template the new one extends")
     .option("-d, --description <text>", "description of the new template")
-    .addHelpText("after", '\nExample:\n  forage-ctl template add claude-offline --from claude -d "Claude with no network"')
+    .addHelpText(
+      "after",
+      '\nExample:\n  forage-ctl template add claude-offline --from claude -d "Claude with no network"',
+    )
     .action(async (name: string, options: { from: string; description?: string }) => {
       const loaded = await loadConfigFromCli(program.opts<{ config?: string }>().config);
       if (!templateName.safeParse(name).success) {
-        throw new UserError(`template name "${name}" must be 1-32 characters of a-z, 0-9 and '-', starting with a letter`, "usage");
+        throw new UserError(
+          `template name "${name}" must be 1-32 characters of a-z, 0-9 and '-', starting with a letter`,
+          "usage",
+        );
       }
-      if (name in loaded.config.templates) throw new UserError(`${loaded.file}: template "${name}" already exists`, "config");
+      if (name in loaded.config.templates)
+        throw new UserError(`${loaded.file}: template "${name}" already exists`, "config");
       if (!(options.from in loaded.config.templates)) {
-        throw new UserError(`${loaded.file}: --from: template "${options.from}" does not exist (known: ${Object.keys(loaded.config.templates).join(", ")})`, "template-not-found");
+        throw new UserError(
+          `${loaded.file}: --from: template "${options.from}" does not exist (known: ${Object.keys(loaded.config.templates).join(", ")})`,
+          "template-not-found",
+        );
       }
-      const entry: NewTemplate = { name, extends: options.from, ...dropUndefined({ description: options.description }) };
+      const entry: NewTemplate = {
+        name,
+        extends: options.from,
+        ...dropUndefined({ description: options.description }),
+      };
       const original = await readFile(loaded.file, "utf8");
       await writeFile(loaded.file, await editText(loaded.file, original, entry));
       try {
@@ -42,7 +56,8 @@ export function registerTemplateAdd(program: Command): void {
 
 async function editText(file: string, text: string, entry: NewTemplate): Promise<string> {
   // Loaded on demand: ts-morph alone takes most of a second to import.
-  const { addTemplateToJson, addTemplateToTypescript, addTemplateToYaml } = await import("../../generator/config/edit/add-template.js");
+  const { addTemplateToJson, addTemplateToTypescript, addTemplateToYaml } =
+    await import("../../generator/config/edit/add-template.js");
   const extension = extname(file);
   if (extension === ".ts" || extension === ".mts") return addTemplateToTypescript(file, text, entry);
   if (extension === ".json") return addTemplateToJson(text, entry);

@@ -7,7 +7,10 @@ export function registerTemplates(program: Command): void {
     .command("templates")
     .description("List the templates up can use: of the config, or of a generated forage.json")
     .option("--json", "print the templates as JSON")
-    .addHelpText("after", "\nThe file is the one up would use (--config, $FORAGE_CONFIG, ./forage.config.ts, …: see forage-ctl --help).")
+    .addHelpText(
+      "after",
+      "\nThe file is the one up would use (--config, $FORAGE_CONFIG, ./forage.config.ts, …: see forage-ctl --help).",
+    )
     .action(async (options: { json?: boolean }) => {
       const model = (await loadSettingsFromCli(program.opts<{ config?: string }>().config)).settings;
       if (options.json === true) {
@@ -24,7 +27,12 @@ export function registerTemplates(program: Command): void {
       }
       printTable(
         ["TEMPLATE", "AGENTS", "NETWORK", "DESCRIPTION"],
-        model.templates.map((t) => [t.name, t.agents.map((a) => a.name).join(",") || "-", t.network.mode, t.description]),
+        model.templates.map((t) => [
+          t.name,
+          t.agents.map((a) => a.name).join(",") || "-",
+          t.network.mode,
+          t.description,
+        ]),
       );
     });
 }

@@ -23,7 +23,10 @@ export function registerUp(program: Command): void {
     .option("--direct", "mount the -r repository as is instead (like -w)")
     .option("--git-user <name>", "author name for commits made in the sandbox")
     .option("--git-email <email>", "author e-mail for commits made in the sandbox")
-    .option("--ssh-key-path <path>", "your SSH private key the agent uses for git over SSH (copied read-only into the sandbox)")
+    .option(
+      "--ssh-key-path <path>",
+      "your SSH private key the agent uses for git over SSH (copied read-only into the sandbox)",
+    )
     .option("--no-mux-config", "do not mount your ~/.tmux.conf (read-only) into the sandbox")
     .option("--runtime <runtime>", "runtime to use (see forage-ctl runtime)")
     .option(
@@ -32,7 +35,12 @@ export function registerUp(program: Command): void {
       (key: string, keys: string[]) => [...keys, key],
       [] as string[],
     )
-    .option("--ssh-key <key>", "an SSH public key that may log in (repeatable; added to authorizedKeys)", (key: string, keys: string[]) => [...keys, key], [] as string[])
+    .option(
+      "--ssh-key <key>",
+      "an SSH public key that may log in (repeatable; added to authorizedKeys)",
+      (key: string, keys: string[]) => [...keys, key],
+      [] as string[],
+    )
     .option("--timings", "print how long each phase of up took (on stderr)")
     .addHelpText(
       "after",
@@ -70,7 +78,10 @@ export function registerUp(program: Command): void {
             gitEmail: options.gitEmail,
             sshKeyPath: options.sshKeyPath === undefined ? undefined : resolve(options.sshKeyPath),
             sshKeys: options.sshKey.length === 0 ? undefined : options.sshKey,
-            sshAgent: options.sshAgent.length === 0 ? undefined : options.sshAgent.map((key) => (key.startsWith("SHA256:") ? key : resolve(key))),
+            sshAgent:
+              options.sshAgent.length === 0
+                ? undefined
+                : options.sshAgent.map((key) => (key.startsWith("SHA256:") ? key : resolve(key))),
             muxConfig: options.muxConfig ? undefined : false,
             runtime: options.runtime,
             timings: options.timings === true ? true : undefined,
@@ -82,7 +93,11 @@ export function registerUp(program: Command): void {
 }
 
 /** -w, -r and --direct as up's request fields: paths made absolute, NAME=PATH split off. */
-function workspaceArgs(options: { workspace?: string; repo: string[]; direct?: boolean }): Pick<Request<"up">, "workspace" | "repo" | "direct" | "repos"> {
+function workspaceArgs(options: {
+  workspace?: string;
+  repo: string[];
+  direct?: boolean;
+}): Pick<Request<"up">, "workspace" | "repo" | "direct" | "repos"> {
   const named: Record<string, string> = {};
   const plain: string[] = [];
   for (const value of options.repo) {
@@ -92,8 +107,13 @@ function workspaceArgs(options: { workspace?: string; repo: string[]; direct?: b
       named[match[1]] = resolve(match[2]);
     } else plain.push(value);
   }
-  if (plain.length > 1) throw new UserError(`only one default repository: -r ${plain.join(", -r ")} (name the others: -r NAME=PATH)`, "usage");
-  if (options.direct === true && plain[0] === undefined) throw new UserError("--direct needs -r PATH (or use -w DIR)", "usage");
+  if (plain.length > 1)
+    throw new UserError(
+      `only one default repository: -r ${plain.join(", -r ")} (name the others: -r NAME=PATH)`,
+      "usage",
+    );
+  if (options.direct === true && plain[0] === undefined)
+    throw new UserError("--direct needs -r PATH (or use -w DIR)", "usage");
   return dropUndefined({
     workspace: options.workspace === undefined ? undefined : resolve(options.workspace),
     repo: plain[0] === undefined ? undefined : resolve(plain[0]),

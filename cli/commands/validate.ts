@@ -5,8 +5,13 @@ import { printJson } from "../output.js";
 export function registerValidate(program: Command): void {
   program
     .command("validate")
-    .description("Check the config (or a generated forage.json) and report every problem at once (file:line:col: path: message)")
-    .argument("[config]", "config file or generated forage.json (default: the file up would use; see forage-ctl --help)")
+    .description(
+      "Check the config (or a generated forage.json) and report every problem at once (file:line:col: path: message)",
+    )
+    .argument(
+      "[config]",
+      "config file or generated forage.json (default: the file up would use; see forage-ctl --help)",
+    )
     .option("--json", "print the result as JSON")
     .addHelpText(
       "after",
@@ -18,6 +23,9 @@ export function registerValidate(program: Command): void {
       const { settings, shown } = await loadSettingsFromCli(config ?? program.opts<{ config?: string }>().config);
       const templates = settings.templates.map((t) => t.name);
       if (options.json === true) printJson({ valid: true, config: shown, templates });
-      else process.stdout.write(`${shown}: valid (${templates.length} template${templates.length === 1 ? "" : "s"}: ${templates.join(", ")})\n`);
+      else
+        process.stdout.write(
+          `${shown}: valid (${templates.length} template${templates.length === 1 ? "" : "s"}: ${templates.join(", ")})\n`,
+        );
     });
 }

@@ -18,7 +18,9 @@ export function registerVcs(program: Command): void {
 function registerVcsCheck(program: Command): void {
   program
     .command("vcs-check")
-    .description("List every git and jj setting in a workspace that can run a program (top, nested repositories, submodules, worktrees, jj)")
+    .description(
+      "List every git and jj setting in a workspace that can run a program (top, nested repositories, submodules, worktrees, jj)",
+    )
     .argument("<target>", targetHelp)
     .option("--json", "print as JSON")
     .addHelpText(
@@ -40,17 +42,27 @@ Example:
       const scan = await checkWorkspace(await folderOf(program, target));
       process.exitCode = scan.findings.length === 0 ? 0 : 1;
       if (options.json === true) return printJson(scan);
-      if (!scan.complete) process.stderr.write(`forage-ctl: warning: ${scan.folder} has more than the look goes through (500000 entries, 64 levels): not all of it was read\n`);
-      if (scan.findings.length === 0) return void process.stdout.write(`${scan.folder}: nothing in ${scan.repositories.length} repositories can run a program\n`);
+      if (!scan.complete)
+        process.stderr.write(
+          `forage-ctl: warning: ${scan.folder} has more than the look goes through (500000 entries, 64 levels): not all of it was read\n`,
+        );
+      if (scan.findings.length === 0)
+        return void process.stdout.write(
+          `${scan.folder}: nothing in ${scan.repositories.length} repositories can run a program\n`,
+        );
       printTable(["REPOSITORY", "VCS", "SETTING", "VALUE", "FILE", "RUNS"], scan.findings.map(row));
-      process.stdout.write(`\n${scan.findings.length} settings can run a program when you use git or jj there: forage-ctl git ${target} -- status looks without them\n`);
+      process.stdout.write(
+        `\n${scan.findings.length} settings can run a program when you use git or jj there: forage-ctl git ${target} -- status looks without them\n`,
+      );
     });
 }
 
 function registerGit(program: Command): void {
   program
     .command("git")
-    .description("Run the host's git in a workspace with everything its config could run taken away: hooks, fsmonitor, filters, drivers, pagers, helpers")
+    .description(
+      "Run the host's git in a workspace with everything its config could run taken away: hooks, fsmonitor, filters, drivers, pagers, helpers",
+    )
     .argument("<target>", targetHelp)
     .argument("<args...>", "git's arguments (put -- before them)")
     .addHelpText(
@@ -85,7 +97,14 @@ async function folderOf(program: Command, target: string): Promise<string> {
 }
 
 function row(finding: VcsFinding): string[] {
-  return [finding.repository, finding.vcs, finding.key, finding.value === null ? "-" : quoted(finding.value), finding.file, finding.runs];
+  return [
+    finding.repository,
+    finding.vcs,
+    finding.key,
+    finding.value === null ? "-" : quoted(finding.value),
+    finding.file,
+    finding.runs,
+  ];
 }
 
 /**

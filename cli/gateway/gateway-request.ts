@@ -19,12 +19,16 @@ const shownLimit = 60;
  */
 export function gatewayRequest(original: string | undefined, argument: string | undefined): GatewayRequest {
   if (argument !== undefined && !sandboxNamePattern.test(argument)) throw refused(argument, "is not a sandbox name");
-  if (original === undefined || original === "") return argument === undefined ? { kind: "pick" } : { kind: "attach", name: argument };
+  if (original === undefined || original === "")
+    return argument === undefined ? { kind: "pick" } : { kind: "attach", name: argument };
   if (!sandboxNamePattern.test(original)) {
-    const why = /\s/.test(original.trim()) ? "has more than one word: send one sandbox name, or nothing for the picker" : "is not a sandbox name";
+    const why = /\s/.test(original.trim())
+      ? "has more than one word: send one sandbox name, or nothing for the picker"
+      : "is not a sandbox name";
     throw refused(original, why);
   }
-  if (argument !== undefined && original !== argument) throw refused(original, `is not ${argument}, the only sandbox this login may attach to`);
+  if (argument !== undefined && original !== argument)
+    throw refused(original, `is not ${argument}, the only sandbox this login may attach to`);
   return { kind: "attach", name: original };
 }
 
@@ -44,7 +48,9 @@ function refused(command: string, why: string): UserError {
  */
 export function shownCommand(command: string): string {
   const cut = [...command].slice(0, shownLimit);
-  const escaped = cut.map((char) => (/^[\x20-\x7e]$/.test(char) && char !== '"' && char !== "\\" ? char : escapeChar(char))).join("");
+  const escaped = cut
+    .map((char) => (/^[\x20-\x7e]$/.test(char) && char !== '"' && char !== "\\" ? char : escapeChar(char)))
+    .join("");
   return `"${escaped}"${[...command].length > shownLimit ? "…" : ""}`;
 }
 

@@ -31,7 +31,8 @@ export function editLine(value: string, press: KeyPress): string | undefined {
   if (key.backspace === true || key.delete === true) return value.slice(0, -1);
   // Ctrl-U clears the line, as in a shell.
   if (key.ctrl === true && input === "u") return "";
-  if (key.ctrl === true || key.meta === true || key.return === true || key.escape === true || key.tab === true) return undefined;
+  if (key.ctrl === true || key.meta === true || key.return === true || key.escape === true || key.tab === true)
+    return undefined;
   if (input === "" || /[\u0000-\u001f\u007f]/.test(input)) return undefined;
   return value + input;
 }

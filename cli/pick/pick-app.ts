@@ -15,7 +15,8 @@ export interface PickerSnapshot {
   waiting: ReadonlyMap<string, number>;
 }
 
-export type PickChoice = { kind: "quit" } | { kind: "attach"; name: string } | { kind: "create"; answers: WizardAnswers };
+export type PickChoice =
+  { kind: "quit" } | { kind: "attach"; name: string } | { kind: "create"; answers: WizardAnswers };
 
 export interface PickAppProps {
   sandboxes: readonly PickerSandbox[];
@@ -90,7 +91,10 @@ export function PickApp(props: PickAppProps): ReactElement {
 
   if (wizard) {
     const environment = { ...props.environment, taken: new Set(sandboxes.map((s) => s.name)) };
-    const initial = failedUp === undefined ? {} : { initial: retryWizardState(failedUp.answers, environment, `up failed: ${failedUp.error}`) };
+    const initial =
+      failedUp === undefined
+        ? {}
+        : { initial: retryWizardState(failedUp.answers, environment, `up failed: ${failedUp.error}`) };
     return h(WizardView, { environment, directory: props.directory, onEffect: onWizard, ...initial });
   }
   return h(PickerView, { sandboxes, state, latest, setState, onEffect: onPicker, message, busy, waiting });

@@ -11,7 +11,8 @@ export interface PickerState {
 }
 
 /** What a key asks of the program, besides a new state. */
-export type PickerEffect = { kind: "attach"; name: string } | { kind: "remove"; name: string } | { kind: "create" } | { kind: "quit" };
+export type PickerEffect =
+  { kind: "attach"; name: string } | { kind: "remove"; name: string } | { kind: "create" } | { kind: "quit" };
 
 export const initialPickerState: PickerState = { filter: "", filtering: false, selected: 0, confirming: null };
 
@@ -20,13 +21,18 @@ export const initialPickerState: PickerState = { filter: "", filtering: false, s
  * the caller, which lists again). Keys: `/` filter (Esc clears it, Enter keeps it), ↑/↓ or k/j
  * move, Enter attaches, `n` new sandbox, `d` remove (asks first: y removes), `q` quits.
  */
-export function pickerKey(state: PickerState, press: KeyPress, listed: readonly string[]): { state: PickerState; effect?: PickerEffect } {
+export function pickerKey(
+  state: PickerState,
+  press: KeyPress,
+  listed: readonly string[],
+): { state: PickerState; effect?: PickerEffect } {
   if (state.confirming !== null) return confirmKey(state, press);
   if (state.filtering) return { state: filterKey(state, press) };
   const { input, key } = press;
   const selected = listed[state.selected];
   if (key.upArrow === true || input === "k") return { state: { ...state, selected: Math.max(0, state.selected - 1) } };
-  if (key.downArrow === true || input === "j") return { state: { ...state, selected: Math.max(0, Math.min(listed.length - 1, state.selected + 1)) } };
+  if (key.downArrow === true || input === "j")
+    return { state: { ...state, selected: Math.max(0, Math.min(listed.length - 1, state.selected + 1)) } };
   if (key.return === true && selected !== undefined) return { state, effect: { kind: "attach", name: selected } };
   if (key.escape === true) return { state: { ...state, filter: "", selected: 0 } };
   if (input === "/") return { state: { ...state, filtering: true } };
@@ -40,7 +46,9 @@ export function pickerKey(state: PickerState, press: KeyPress, listed: readonly 
 function confirmKey(state: PickerState, press: KeyPress): { state: PickerState; effect?: PickerEffect } {
   const name = state.confirming ?? "";
   const next = { ...state, confirming: null };
-  return press.input === "y" || press.input === "Y" ? { state: next, effect: { kind: "remove", name } } : { state: next };
+  return press.input === "y" || press.input === "Y"
+    ? { state: next, effect: { kind: "remove", name } }
+    : { state: next };
 }
 
 /** Typing the filter: every edit starts the selection again at the top. */

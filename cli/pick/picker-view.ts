@@ -50,17 +50,35 @@ export function PickerView(props: PickerViewProps): ReactElement {
     h(Text, { dimColor: true }, keysHelp),
     waitingLine(props.waiting),
     sandboxes.length === 0 ? h(Text, null, "No sandboxes yet: n creates one, q quits.") : null,
-    sandboxes.length > 0 && listed.length === 0 ? h(Text, null, `No sandbox matches "${state.filter}" (Esc clears the filter).`) : null,
+    sandboxes.length > 0 && listed.length === 0
+      ? h(Text, null, `No sandbox matches "${state.filter}" (Esc clears the filter).`)
+      : null,
     ...groups.map((group) =>
       h(
         Box,
         { key: group.repo, flexDirection: "column", marginTop: 1 },
         h(Text, { color: "cyan" }, group.repo),
-        ...group.sandboxes.map((sandbox) => h(SandboxRow, { key: sandbox.name, sandbox, widths, selected: sandbox.name === selected, waiting: props.waiting.get(sandbox.name) ?? 0 })),
+        ...group.sandboxes.map((sandbox) =>
+          h(SandboxRow, {
+            key: sandbox.name,
+            sandbox,
+            widths,
+            selected: sandbox.name === selected,
+            waiting: props.waiting.get(sandbox.name) ?? 0,
+          }),
+        ),
       ),
     ),
-    state.filtering || state.filter !== "" ? h(Box, { marginTop: 1 }, h(Text, null, `filter: ${state.filter}${state.filtering ? "▏" : ""}`)) : null,
-    state.confirming === null ? null : h(Text, { color: "yellow" }, `Remove ${state.confirming} (as forage-ctl down does)? y removes it, any other key keeps it.`),
+    state.filtering || state.filter !== ""
+      ? h(Box, { marginTop: 1 }, h(Text, null, `filter: ${state.filter}${state.filtering ? "▏" : ""}`))
+      : null,
+    state.confirming === null
+      ? null
+      : h(
+          Text,
+          { color: "yellow" },
+          `Remove ${state.confirming} (as forage-ctl down does)? y removes it, any other key keeps it.`,
+        ),
     props.message === null ? null : h(Text, null, props.message),
   );
 }
@@ -81,10 +99,24 @@ function columnWidths(sandboxes: readonly PickerSandbox[]): Widths {
 function waitingLine(waiting: ReadonlyMap<string, number>): ReactElement | null {
   const total = [...waiting.values()].reduce((sum, count) => sum + count, 0);
   if (total === 0) return null;
-  return h(Text, { color: "yellow" }, `${total} request${total === 1 ? "" : "s"} wait${total === 1 ? "s" : ""} for your answer: forage-ctl approvals`);
+  return h(
+    Text,
+    { color: "yellow" },
+    `${total} request${total === 1 ? "" : "s"} wait${total === 1 ? "s" : ""} for your answer: forage-ctl approvals`,
+  );
 }
 
-function SandboxRow({ sandbox, widths, selected, waiting }: { sandbox: PickerSandbox; widths: Widths; selected: boolean; waiting: number }): ReactElement {
+function SandboxRow({
+  sandbox,
+  widths,
+  selected,
+  waiting,
+}: {
+  sandbox: PickerSandbox;
+  widths: Widths;
+  selected: boolean;
+  waiting: number;
+}): ReactElement {
   const statusColor = sandbox.status === "running" ? "green" : sandbox.status === "stopped" ? "gray" : "yellow";
   return h(
     Text,

@@ -50,7 +50,16 @@ export async function runPick(program: Command): Promise<void> {
   let notice: string | undefined;
   for (;;) {
     const input = terminalInput();
-    const props = { ...shown, environment, directory: cwd, remove, refresh, refreshMs, ...(failedUp === undefined ? {} : { failedUp }), ...(notice === undefined ? {} : { notice }) };
+    const props = {
+      ...shown,
+      environment,
+      directory: cwd,
+      remove,
+      refresh,
+      refreshMs,
+      ...(failedUp === undefined ? {} : { failedUp }),
+      ...(notice === undefined ? {} : { notice }),
+    };
     const app = render(h(PickApp, props), { stdin: input });
     // ink's exit value; undefined when it was closed otherwise (Ctrl-C).
     const choice = (await app.waitUntilExit().finally(() => input.destroy())) as PickChoice | undefined;
@@ -65,7 +74,10 @@ export async function runPick(program: Command): Promise<void> {
     const { answers } = choice;
     const sshKeyPath = answers.sshKeyPath.trim() === "" ? "" : expandPath(answers.sshKeyPath.trim(), cwd);
     // A failed up (which left nothing behind) goes back to the wizard with its answers and why.
-    const sandbox = await upSandbox(program, upRequestOf({ ...answers, sshKeyPath }, isRepository(answers.directory))).catch((error: unknown) => {
+    const sandbox = await upSandbox(
+      program,
+      upRequestOf({ ...answers, sshKeyPath }, isRepository(answers.directory)),
+    ).catch((error: unknown) => {
       failedUp = { answers, error: error instanceof Error ? error.message : String(error) };
       return undefined;
     });
@@ -99,6 +111,9 @@ function terminalInput(): ReadStream {
   try {
     return new ReadStream(openSync("/dev/tty", "r"));
   } catch (error) {
-    throw new UserError(`pick needs a controlling terminal (/dev/tty: ${(error as NodeJS.ErrnoException).code ?? String(error)})`, "usage");
+    throw new UserError(
+      `pick needs a controlling terminal (/dev/tty: ${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      "usage",
+    );
   }
 }

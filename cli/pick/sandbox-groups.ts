@@ -1,7 +1,10 @@
 import type { SandboxView } from "../../runtime/api/sandbox-view.js";
 
 /** What the picker shows of a sandbox. */
-export type PickerSandbox = Pick<SandboxView, "name" | "template" | "status" | "workspaceMode" | "workspace" | "sourceRepo">;
+export type PickerSandbox = Pick<
+  SandboxView,
+  "name" | "template" | "status" | "workspaceMode" | "workspace" | "sourceRepo"
+>;
 
 /** The sandboxes of one repository (or one directory mounted as is), by name. */
 export interface SandboxGroup {
@@ -32,7 +35,9 @@ export function groupByRepository(sandboxes: readonly PickerSandbox[], filter: s
     if (![sandbox.name, sandbox.template, repo].some((text) => text.toLowerCase().includes(needle))) continue;
     groups.set(repo, [...(groups.get(repo) ?? []), sandbox]);
   }
-  return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([repo, members]) => ({ repo, sandboxes: members.sort((a, b) => a.name.localeCompare(b.name)) }));
+  return [...groups.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([repo, members]) => ({ repo, sandboxes: members.sort((a, b) => a.name.localeCompare(b.name)) }));
 }
 
 /** The sandboxes of the groups in the order they are shown: what the selection moves over. */

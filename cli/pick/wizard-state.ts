@@ -44,7 +44,16 @@ export type WizardEffect = { kind: "cancel" } | { kind: "create"; answers: Wizar
 type Step = { state: WizardState; effect?: WizardEffect };
 
 export function initialWizardState(directory: string, environment: WizardEnvironment): WizardState {
-  const answers = { directory, template: environment.templates[0] ?? "", name: "", direct: false, muxConfig: true, gitUser: "", gitEmail: "", sshKeyPath: "" };
+  const answers = {
+    directory,
+    template: environment.templates[0] ?? "",
+    name: "",
+    direct: false,
+    muxConfig: true,
+    gitUser: "",
+    gitEmail: "",
+    sshKeyPath: "",
+  };
   return { step: "directory", answers, nameEdited: false, templateIndex: 0, advancedRow: 0, note: null };
 }
 
@@ -66,14 +75,24 @@ export function wizardKey(state: WizardState, press: KeyPress, environment: Wiza
   if (press.key.escape === true) {
     const index = wizardSteps.indexOf(state.step);
     const previous = wizardSteps[index - 1];
-    return previous === undefined ? { state, effect: { kind: "cancel" } } : { state: { ...state, step: previous, note: null } };
+    return previous === undefined
+      ? { state, effect: { kind: "cancel" } }
+      : { state: { ...state, step: previous, note: null } };
   }
   if (state.step === "directory") return { state: directoryKey(state, press, environment) };
   if (state.step === "template") return { state: templateKey(state, press, environment) };
   if (state.step === "name") return { state: nameKey(state, press, environment) };
   if (state.step === "advanced") return { state: advancedKey(state, press) };
   const create = press.key.return === true || press.input === "y";
-  return create ? { state, effect: { kind: "create", answers: { ...state.answers, directory: environment.expand(state.answers.directory) } } } : { state };
+  return create
+    ? {
+        state,
+        effect: {
+          kind: "create",
+          answers: { ...state.answers, directory: environment.expand(state.answers.directory) },
+        },
+      }
+    : { state };
 }
 
 /** Typing a path; Tab completes it; Enter takes it when it is a directory (and names the sandbox after it). */
@@ -81,14 +100,21 @@ function directoryKey(state: WizardState, press: KeyPress, environment: WizardEn
   const { answers } = state;
   if (press.key.tab === true) {
     const { value, candidates } = environment.complete(answers.directory);
-    const note = candidates.length > 1 ? candidates.join("  ") : candidates.length === 0 ? "no directory matches" : null;
+    const note =
+      candidates.length > 1 ? candidates.join("  ") : candidates.length === 0 ? "no directory matches" : null;
     return { ...state, answers: { ...answers, directory: value }, note };
   }
   if (press.key.return === true) {
     const path = environment.expand(answers.directory);
     if (!environment.isDirectory(path)) return { ...state, note: `${path} is not a directory` };
-    if (environment.templates.length === 0) return { ...state, note: "the config has no templates: add one (forage-ctl template add) first" };
-    return { ...state, step: "template", note: null, answers: state.nameEdited ? answers : { ...answers, name: defaultName(path) } };
+    if (environment.templates.length === 0)
+      return { ...state, note: "the config has no templates: add one (forage-ctl template add) first" };
+    return {
+      ...state,
+      step: "template",
+      note: null,
+      answers: state.nameEdited ? answers : { ...answers, name: defaultName(path) },
+    };
   }
   const directory = editLine(answers.directory, press);
   return directory === undefined ? state : { ...state, answers: { ...answers, directory }, note: null };
@@ -101,13 +127,20 @@ function templateKey(state: WizardState, press: KeyPress, environment: WizardEnv
   if (press.key.upArrow === true || press.input === "k") index = Math.max(0, index - 1);
   else if (press.key.downArrow === true || press.input === "j") index = Math.min(last, index + 1);
   else if (press.key.return === true) return { ...state, step: "name" };
-  return { ...state, templateIndex: index, answers: { ...state.answers, template: environment.templates[index] ?? "" } };
+  return {
+    ...state,
+    templateIndex: index,
+    answers: { ...state.answers, template: environment.templates[index] ?? "" },
+  };
 }
 
 /** Typing the name; Enter goes on only with a name that is valid and free (the problem is shown as it is typed). */
 function nameKey(state: WizardState, press: KeyPress, environment: WizardEnvironment): WizardState {
   // The name's problem is on screen already (the view checks it as it is typed): Enter just waits for a good one.
-  if (press.key.return === true) return nameProblem(state.answers.name, environment.taken) === null ? { ...state, step: "advanced", note: null } : state;
+  if (press.key.return === true)
+    return nameProblem(state.answers.name, environment.taken) === null
+      ? { ...state, step: "advanced", note: null }
+      : state;
   const name = editLine(state.answers.name, press);
   return name === undefined ? state : { ...state, nameEdited: true, answers: { ...state.answers, name }, note: null };
 }
@@ -116,10 +149,14 @@ function nameKey(state: WizardState, press: KeyPress, environment: WizardEnviron
 function advancedKey(state: WizardState, press: KeyPress): WizardState {
   const row = advancedRows[state.advancedRow];
   if (press.key.upArrow === true) return { ...state, advancedRow: Math.max(0, state.advancedRow - 1) };
-  if (press.key.downArrow === true || press.key.tab === true) return { ...state, advancedRow: Math.min(advancedRows.length - 1, state.advancedRow + 1) };
+  if (press.key.downArrow === true || press.key.tab === true)
+    return { ...state, advancedRow: Math.min(advancedRows.length - 1, state.advancedRow + 1) };
   if (press.key.return === true) return { ...state, step: "confirm" };
   if (row === undefined) return state;
-  if (row.kind === "switch") return press.input === " " ? { ...state, answers: { ...state.answers, [row.field]: !state.answers[row.field] } } : state;
+  if (row.kind === "switch")
+    return press.input === " "
+      ? { ...state, answers: { ...state.answers, [row.field]: !state.answers[row.field] } }
+      : state;
   const value = editLine(state.answers[row.field], press);
   return value === undefined ? state : { ...state, answers: { ...state.answers, [row.field]: value } };
 }

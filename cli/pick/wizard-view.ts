@@ -3,7 +3,15 @@ import { Box, Text, useInput } from "ink";
 import { keyPresses } from "./key-press.js";
 import { useLatestState } from "./latest-state.js";
 import { nameProblem } from "./wizard-answers.js";
-import { advancedRows, initialWizardState, wizardKey, wizardSteps, type WizardEffect, type WizardEnvironment, type WizardState } from "./wizard-state.js";
+import {
+  advancedRows,
+  initialWizardState,
+  wizardKey,
+  wizardSteps,
+  type WizardEffect,
+  type WizardEnvironment,
+  type WizardState,
+} from "./wizard-state.js";
 
 export interface WizardViewProps {
   environment: WizardEnvironment;
@@ -25,7 +33,9 @@ const stepTitles: Record<WizardState["step"], string> = {
 /** The creation wizard: one step at a time, Enter goes on, Esc goes back. */
 export function WizardView(props: WizardViewProps): ReactElement {
   const { environment } = props;
-  const [state, latest, setState] = useLatestState(() => props.initial ?? initialWizardState(props.directory, environment));
+  const [state, latest, setState] = useLatestState(
+    () => props.initial ?? initialWizardState(props.directory, environment),
+  );
   useInput((input, key) => {
     for (const press of keyPresses(input, key)) {
       const next = wizardKey(latest(), press, environment);
@@ -38,7 +48,11 @@ export function WizardView(props: WizardViewProps): ReactElement {
     Box,
     { flexDirection: "column" },
     h(Text, { bold: true }, `New sandbox · step ${number} of ${wizardSteps.length}: ${stepTitles[state.step]}`),
-    h(Text, { dimColor: true }, state.step === "directory" ? "Enter goes on · Esc leaves the wizard" : "Enter goes on · Esc goes back"),
+    h(
+      Text,
+      { dimColor: true },
+      state.step === "directory" ? "Enter goes on · Esc leaves the wizard" : "Enter goes on · Esc goes back",
+    ),
     h(Box, { flexDirection: "column", marginTop: 1 }, stepBody(state, environment)),
     state.note === null ? null : h(Text, { color: "yellow" }, state.note),
   );
@@ -50,16 +64,34 @@ function stepBody(state: WizardState, environment: WizardEnvironment): ReactElem
     case "directory":
       return h(Text, null, `> ${answers.directory}▏`);
     case "template":
-      return environment.templates.map((name, index) => h(Text, { key: name, inverse: index === state.templateIndex }, `${index === state.templateIndex ? "›" : " "} ${name}`));
+      return environment.templates.map((name, index) =>
+        h(
+          Text,
+          { key: name, inverse: index === state.templateIndex },
+          `${index === state.templateIndex ? "›" : " "} ${name}`,
+        ),
+      );
     case "name": {
       const problem = nameProblem(answers.name, environment.taken);
-      return [h(Text, { key: "line" }, `> ${answers.name}▏`), h(Text, { key: "check", color: problem === null ? "green" : "red" }, problem ?? "ok")];
+      return [
+        h(Text, { key: "line" }, `> ${answers.name}▏`),
+        h(Text, { key: "check", color: problem === null ? "green" : "red" }, problem ?? "ok"),
+      ];
     }
     case "advanced":
       return advancedRows.map((row, index) => {
-        const value = row.kind === "switch" ? (answers[row.field] ? "[x]" : "[ ]") : `${answers[row.field]}${index === state.advancedRow ? "▏" : ""}`;
+        const value =
+          row.kind === "switch"
+            ? answers[row.field]
+              ? "[x]"
+              : "[ ]"
+            : `${answers[row.field]}${index === state.advancedRow ? "▏" : ""}`;
         const text = row.kind === "switch" ? `${value} ${row.label}` : `${row.label}: ${value}`;
-        return h(Text, { key: row.field, inverse: index === state.advancedRow }, `${index === state.advancedRow ? "›" : " "} ${text}`);
+        return h(
+          Text,
+          { key: row.field, inverse: index === state.advancedRow },
+          `${index === state.advancedRow ? "›" : " "} ${text}`,
+        );
       });
     case "confirm":
       return summary(state, environment);

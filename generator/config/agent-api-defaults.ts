@@ -15,9 +15,24 @@ export interface ProviderPreset {
 
 /** The public APIs (their SDKs' conventions: OpenAI's base URL includes /v1, Anthropic's does not). */
 export const providerPresets: Record<Exclude<ProviderName, "custom">, ProviderPreset> = {
-  anthropic: { upstream: "https://api.anthropic.com", header: "x-api-key", value: "{key}", baseUrlEnv: { ANTHROPIC_BASE_URL: "" } },
-  openai: { upstream: "https://api.openai.com", header: "authorization", value: "Bearer {key}", baseUrlEnv: { OPENAI_BASE_URL: "/v1" } },
-  google: { upstream: "https://generativelanguage.googleapis.com", header: "x-goog-api-key", value: "{key}", baseUrlEnv: { GOOGLE_GEMINI_BASE_URL: "" } },
+  anthropic: {
+    upstream: "https://api.anthropic.com",
+    header: "x-api-key",
+    value: "{key}",
+    baseUrlEnv: { ANTHROPIC_BASE_URL: "" },
+  },
+  openai: {
+    upstream: "https://api.openai.com",
+    header: "authorization",
+    value: "Bearer {key}",
+    baseUrlEnv: { OPENAI_BASE_URL: "/v1" },
+  },
+  google: {
+    upstream: "https://generativelanguage.googleapis.com",
+    header: "x-goog-api-key",
+    value: "{key}",
+    baseUrlEnv: { GOOGLE_GEMINI_BASE_URL: "" },
+  },
 };
 
 type KnownProvider = keyof typeof providerPresets;
@@ -26,7 +41,12 @@ type KnownProvider = keyof typeof providerPresets;
  * Agents whose base-URL variables differ from their provider SDK's: Aider goes through LiteLLM
  * (`*_API_BASE`), OpenCode through the AI SDK (whose Anthropic base URL includes /v1).
  */
-const agentPresets: Partial<Record<AgentProgram, { provider?: KnownProvider; baseUrlEnv?: Partial<Record<KnownProvider, Record<string, string>>> }>> = {
+const agentPresets: Partial<
+  Record<
+    AgentProgram,
+    { provider?: KnownProvider; baseUrlEnv?: Partial<Record<KnownProvider, Record<string, string>>> }
+  >
+> = {
   claude: { provider: "anthropic" },
   codex: { provider: "openai" },
   gemini: { provider: "google" },
@@ -59,7 +79,9 @@ function presetOf(packagePath: string): (typeof agentPresets)[AgentProgram] {
  * @example inferProvider("claude-code", "ANTHROPIC_API_KEY") // "anthropic"
  */
 export function inferProvider(packagePath: string, keyVariable: string | undefined): KnownProvider | undefined {
-  return presetOf(packagePath)?.provider ?? (keyVariable === undefined ? undefined : providerByKeyVariable[keyVariable]);
+  return (
+    presetOf(packagePath)?.provider ?? (keyVariable === undefined ? undefined : providerByKeyVariable[keyVariable])
+  );
 }
 
 /** The base-URL variables an agent of this package reads for this provider. */

@@ -30,7 +30,8 @@ export function agentApiProblems(agent: AgentAuthFacts): SchemaProblem[] {
       {
         path: ["api"],
         atKey: true,
-        message: 'api says how the API proxy reaches the agent\'s API, and auth "wrapper" does not go through the proxy: remove api, or use auth "proxy" or "placeholder"',
+        message:
+          'api says how the API proxy reaches the agent\'s API, and auth "wrapper" does not go through the proxy: remove api, or use auth "proxy" or "placeholder"',
       },
     ];
   }
@@ -41,7 +42,8 @@ export function agentApiProblems(agent: AgentAuthFacts): SchemaProblem[] {
       {
         path: ["api"],
         atKey: true,
-        message: "api says how the API proxy reaches the agent's API, and this agent has no key (secretName) or login for the proxy to add: remove api, or give it a key or a login",
+        message:
+          "api says how the API proxy reaches the agent's API, and this agent has no key (secretName) or login for the proxy to add: remove api, or give it a key or a login",
       },
     ];
   }
@@ -56,7 +58,12 @@ export function agentApiProblems(agent: AgentAuthFacts): SchemaProblem[] {
       });
     }
     if (agent.login === "token" && api.tokenUrl !== undefined) {
-      problems.push({ path: ["api", "tokenUrl"], atKey: true, message: 'api.tokenUrl is where an oauth login is refreshed, and a "token" login is never refreshed: remove api.tokenUrl' });
+      problems.push({
+        path: ["api", "tokenUrl"],
+        atKey: true,
+        message:
+          'api.tokenUrl is where an oauth login is refreshed, and a "token" login is never refreshed: remove api.tokenUrl',
+      });
     }
   } else if (api.hosts !== undefined && agent.auth !== "placeholder") {
     problems.push({

@@ -13,7 +13,13 @@ const programByPackage: Record<string, AgentProgram> = {
 };
 
 /** How each program is called in messages. */
-export const agentProgramTitles: Record<AgentProgram, string> = { claude: "Claude Code", codex: "Codex", gemini: "Gemini CLI", opencode: "OpenCode", aider: "Aider" };
+export const agentProgramTitles: Record<AgentProgram, string> = {
+  claude: "Claude Code",
+  codex: "Codex",
+  gemini: "Gemini CLI",
+  opencode: "OpenCode",
+  aider: "Aider",
+};
 
 /**
  * Which agent program a package is, by the package's own name; undefined for a program Forage

@@ -17,7 +17,8 @@ export function checkAgentApis(config: Config): SchemaProblem[] {
     const ownAgents = config.templates[templateName]?.agents ?? {};
     const modeBySecret = new Map<string, { agent: string; auth: string }>();
     for (const [agentName, agent] of Object.entries(template.agents ?? {})) {
-      const base = agentName in ownAgents ? ["templates", templateName, "agents", agentName] : ["templates", templateName];
+      const base =
+        agentName in ownAgents ? ["templates", templateName, "agents", agentName] : ["templates", templateName];
       const subject = agentName in ownAgents ? `agent "${agentName}"` : `agent "${agentName}" (inherited)`;
       const auth = effectiveAuth(agent, template.useProxy ?? false);
       if (agent.secretName !== undefined) {
@@ -46,7 +47,9 @@ export function checkAgentApis(config: Config): SchemaProblem[] {
           message: `${subject}: cannot tell which API "${agent.package}" with ${agent.authEnvVar ?? "no authEnvVar"} talks to: set api.provider (anthropic, openai, google or custom)`,
         });
       } else if (provider === "custom") {
-        const missing = (["upstream", "header", "baseUrlEnv"] as const).filter((field) => agent.api?.[field] === undefined);
+        const missing = (["upstream", "header", "baseUrlEnv"] as const).filter(
+          (field) => agent.api?.[field] === undefined,
+        );
         if (missing.length > 0) {
           problems.push({
             path: [...base, "api"],

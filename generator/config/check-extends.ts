@@ -19,7 +19,10 @@ export function checkExtends(config: ExtendsView): SchemaProblem[] {
     parentsOf(template.extends).forEach((parent, index) => {
       const path = ["templates", name, "extends", ...(Array.isArray(template.extends) ? [index] : [])];
       if (!(parent in config.templates)) {
-        problems.push({ path, message: `template "${parent}" does not exist (known: ${Object.keys(config.templates).join(", ")})` });
+        problems.push({
+          path,
+          message: `template "${parent}" does not exist (known: ${Object.keys(config.templates).join(", ")})`,
+        });
       }
     });
     const cycle = findCycle(config, name);
@@ -40,7 +43,8 @@ export function extendsViewOf(data: unknown): ExtendsView {
   const view: ExtendsView = { templates: {} };
   for (const [name, template] of Object.entries(templates)) {
     const written = isRecord(template) ? template.extends : undefined;
-    const names = typeof written === "string" || (Array.isArray(written) && written.every((parent) => typeof parent === "string"));
+    const names =
+      typeof written === "string" || (Array.isArray(written) && written.every((parent) => typeof parent === "string"));
     view.templates[name] = names ? { extends: written as string | string[] } : {};
   }
   return view;

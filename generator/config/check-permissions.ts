@@ -56,7 +56,9 @@ function differingPermissions(config: Config, flat: readonly FlatTemplate[]): Sc
   const problems: SchemaProblem[] = [];
   for (const { name, template } of flat) {
     // Permissions refused above (another program's) are left out: they say nothing about Claude's.
-    const given = Object.entries(template.agents ?? {}).filter(([, agent]) => hasPermissions(agent) && (agentProgramOf(agent.package) ?? "claude") === "claude");
+    const given = Object.entries(template.agents ?? {}).filter(
+      ([, agent]) => hasPermissions(agent) && (agentProgramOf(agent.package) ?? "claude") === "claude",
+    );
     const [first, ...others] = given;
     if (first === undefined) continue;
     for (const [agentName, agent] of others) {

@@ -22,7 +22,12 @@ function unreadAgentApis(config: Config, flat: readonly FlatTemplate[]): SchemaP
   const problems: SchemaProblem[] = [];
   for (const [templateName, template] of Object.entries(config.templates)) {
     for (const [agentName, agent] of Object.entries(template.agents ?? {})) {
-      if (agent.api === undefined || agent.auth !== undefined || (agent.secretName === undefined && agent.login === undefined)) continue;
+      if (
+        agent.api === undefined ||
+        agent.auth !== undefined ||
+        (agent.secretName === undefined && agent.login === undefined)
+      )
+        continue;
       const reached = flat.filter((each) => each.template.agents?.[agentName] === agent);
       if (reached.some((each) => effectiveAuth(agent, each.template.useProxy ?? false) !== "wrapper")) continue;
       problems.push({
@@ -41,7 +46,9 @@ function unservedProxyFilters(config: Config, flat: readonly FlatTemplate[]): Sc
   for (const [templateName, template] of Object.entries(config.templates)) {
     const filter = template.proxyFilter;
     if (filter === undefined) continue;
-    const reached = flat.filter((each) => each.template.proxyFilter === filter && inherits(config, each.name, templateName));
+    const reached = flat.filter(
+      (each) => each.template.proxyFilter === filter && inherits(config, each.name, templateName),
+    );
     if (reached.some((each) => proxiedAgents(each.template).length > 0)) continue;
     problems.push({
       path: ["templates", templateName, "proxyFilter"],
@@ -55,7 +62,9 @@ function unservedProxyFilters(config: Config, flat: readonly FlatTemplate[]): Sc
 /** The proxy runs whenever an agent goes by it: `enable: false` beside one cannot be honoured. */
 function disabledProxy(config: Config, flat: readonly FlatTemplate[]): SchemaProblem[] {
   if (config.proxy.enable !== false) return [];
-  const users = flat.flatMap((each) => proxiedAgents(each.template).map((agent) => `agent "${agent}" of template "${each.name}"`));
+  const users = flat.flatMap((each) =>
+    proxiedAgents(each.template).map((agent) => `agent "${agent}" of template "${each.name}"`),
+  );
   if (users.length === 0) return [];
   const more = users.length > 1 ? ` (and ${users.length - 1} more)` : "";
   return [

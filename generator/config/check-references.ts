@@ -17,7 +17,15 @@ export function checkReferences(config: Config): SchemaProblem[] {
   const extendsProblems = checkExtends(config);
   // Agent APIs and the proxy's options are checked on flattened templates, which needs sound `extends`.
   const flat = extendsProblems.length === 0 ? flattenAll(config) : [];
-  const apiProblems = extendsProblems.length === 0 ? [...checkAgentApis(config), ...checkProxyUse(config, flat), ...checkPermissions(config, flat), ...checkWorkspaceUse(config, flat)] : [];
+  const apiProblems =
+    extendsProblems.length === 0
+      ? [
+          ...checkAgentApis(config),
+          ...checkProxyUse(config, flat),
+          ...checkPermissions(config, flat),
+          ...checkWorkspaceUse(config, flat),
+        ]
+      : [];
   return [...checkSecrets(config), ...extendsProblems, ...checkMounts(config), ...apiProblems];
 }
 
@@ -39,8 +47,15 @@ function checkMounts(config: Config): SchemaProblem[] {
     const seen = new Map<string, string>([[config.workspacePath, "the workspace (workspacePath)"]]);
     for (const [name, mount] of mounts) {
       const owner = seen.get(mount.containerPath);
-      const path = name === "useBeads" ? ["templates", templateName, "workspace", "useBeads", "containerPath"] : ["templates", templateName, "workspace", "mounts", name, "containerPath"];
-      if (owner !== undefined) problems.push({ path, message: `"${mount.containerPath}" is already used by ${owner}: choose another containerPath` });
+      const path =
+        name === "useBeads"
+          ? ["templates", templateName, "workspace", "useBeads", "containerPath"]
+          : ["templates", templateName, "workspace", "mounts", name, "containerPath"];
+      if (owner !== undefined)
+        problems.push({
+          path,
+          message: `"${mount.containerPath}" is already used by ${owner}: choose another containerPath`,
+        });
       else seen.set(mount.containerPath, `mount "${name}"`);
     }
   }

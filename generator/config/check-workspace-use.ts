@@ -14,7 +14,9 @@ export function checkWorkspaceUse(config: Config, flat: readonly FlatTemplate[])
   for (const [templateName, template] of Object.entries(config.templates)) {
     const unprotected = template.workspace?.unprotected;
     if (unprotected !== undefined && unprotected.length > 0) {
-      const reached = flat.filter((each) => each.template.workspace?.unprotected === unprotected && inherits(config, each.name, templateName));
+      const reached = flat.filter(
+        (each) => each.template.workspace?.unprotected === unprotected && inherits(config, each.name, templateName),
+      );
       if (reached.every((each) => each.template.readOnlyWorkspace === true)) {
         problems.push({
           path: ["templates", templateName, "workspace", "unprotected"],
@@ -25,7 +27,9 @@ export function checkWorkspaceUse(config: Config, flat: readonly FlatTemplate[])
     }
     for (const [mountName, mount] of Object.entries(template.workspace?.mounts ?? {})) {
       if (mount.readOnly !== false) continue;
-      const reached = flat.filter((each) => each.template.workspace?.mounts?.[mountName] === mount && inherits(config, each.name, templateName));
+      const reached = flat.filter(
+        (each) => each.template.workspace?.mounts?.[mountName] === mount && inherits(config, each.name, templateName),
+      );
       if (!reached.every((each) => each.template.readOnlyWorkspace === true)) continue;
       problems.push({
         path: ["templates", templateName, "workspace", "mounts", mountName, "readOnly"],

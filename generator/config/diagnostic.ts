@@ -24,7 +24,10 @@ export class ConfigError extends UserError {
     readonly diagnostics: Diagnostic[],
     readonly notes: Diagnostic[] = [],
   ) {
-    super((notes.length === 0 ? diagnostics : sortDiagnostics([...diagnostics, ...notes])).map(formatDiagnostic).join("\n"), "config");
+    super(
+      (notes.length === 0 ? diagnostics : sortDiagnostics([...diagnostics, ...notes])).map(formatDiagnostic).join("\n"),
+      "config",
+    );
   }
 
   /** Every problem on its own line (they name their files), then how many there were. */
@@ -56,6 +59,10 @@ export function formatDiagnostic(d: Diagnostic): string {
 export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
   return [...diagnostics].sort(
     (a, b) =>
-      a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0) || formatPath(a.path).localeCompare(formatPath(b.path)) || a.message.localeCompare(b.message),
+      a.file.localeCompare(b.file) ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.column ?? 0) - (b.column ?? 0) ||
+      formatPath(a.path).localeCompare(formatPath(b.path)) ||
+      a.message.localeCompare(b.message),
   );
 }

@@ -28,7 +28,11 @@ export function effectNotes(config: Config, flat: readonly FlatTemplate[]): Sche
 
 /** A secret is read for the agents that name it (secretName): one no agent names is read by nothing. */
 function unusedSecretsNotes(config: Config): SchemaProblem[] {
-  const named = new Set(Object.values(config.templates).flatMap((template) => Object.values(template.agents ?? {}).map((agent) => agent.secretName)));
+  const named = new Set(
+    Object.values(config.templates).flatMap((template) =>
+      Object.values(template.agents ?? {}).map((agent) => agent.secretName),
+    ),
+  );
   return Object.keys(config.secrets)
     .filter((name) => !named.has(name))
     .map((name) => ({
@@ -91,6 +95,12 @@ function authorizedKeysNotes(config: Config, flat: readonly FlatTemplate[]): Sch
 }
 
 /** An agent whose auth useProxy decides: a key or a token login, and no auth of its own (an oauth login always goes by the proxy). */
-function defaultsToProxy(agent: { auth?: string | undefined; secretName?: string | undefined; login?: string | undefined }): boolean {
-  return agent.auth === undefined && agent.login !== "oauth" && (agent.secretName !== undefined || agent.login !== undefined);
+function defaultsToProxy(agent: {
+  auth?: string | undefined;
+  secretName?: string | undefined;
+  login?: string | undefined;
+}): boolean {
+  return (
+    agent.auth === undefined && agent.login !== "oauth" && (agent.secretName !== undefined || agent.login !== undefined)
+  );
 }

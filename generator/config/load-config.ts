@@ -30,13 +30,19 @@ export async function loadConfig(path: string, cwd = process.cwd()): Promise<Loa
   const file = displayPath(absolute, cwd);
   const document = await parseDocument(file, absolute);
   const parsed = configSchema.safeParse(document.data);
-  if (!parsed.success) throw new ConfigError(locate(document, withExtendsProblems(document.data, problemsFromIssues(parsed.error.issues))));
+  if (!parsed.success)
+    throw new ConfigError(
+      locate(document, withExtendsProblems(document.data, problemsFromIssues(parsed.error.issues))),
+    );
   const adopted = adoptReferenceSpellings(parsed.data);
   const notes = locate(document, adopted.notes).map((note) => ({ ...note, severity: "note" as const }));
   const referenceProblems = checkReferences(adopted.config);
   if (referenceProblems.length > 0) throw new ConfigError(locate(document, referenceProblems), notes);
   // Options that change nothing where they are written (and are not refused: see effectNotes).
-  const effects = locate(document, effectNotes(adopted.config, flattenAll(adopted.config))).map((note) => ({ ...note, severity: "note" as const }));
+  const effects = locate(document, effectNotes(adopted.config, flattenAll(adopted.config))).map((note) => ({
+    ...note,
+    severity: "note" as const,
+  }));
   return { file, config: adopted.config, notes: sortDiagnostics([...notes, ...effects]) };
 }
 

@@ -5,7 +5,9 @@ import { Node, Project } from "ts-morph";
  * `export default defineConfig({ … })` (or `export default { … }`). Values computed in code are
  * located at the nearest literal that contains them; nothing is executed here.
  */
-export function typescriptLocator(text: string): (path: readonly (string | number)[], atKey?: boolean) => { line: number; column: number } | undefined {
+export function typescriptLocator(
+  text: string,
+): (path: readonly (string | number)[], atKey?: boolean) => { line: number; column: number } | undefined {
   const source = new Project({ useInMemoryFileSystem: true }).createSourceFile("forage.config.ts", text);
   const exported = source.getExportAssignment((e) => !e.isExportEquals())?.getExpression();
   const root = Node.isCallExpression(exported) ? exported.getArguments()[0] : exported;
@@ -29,7 +31,10 @@ function childOf(node: Node | undefined, part: string | number): { key?: Node; v
     for (const property of node.getProperties()) {
       if (!Node.isPropertyAssignment(property) && !Node.isShorthandPropertyAssignment(property)) continue;
       const nameNode = property.getNameNode();
-      const name = Node.isStringLiteral(nameNode) || Node.isNumericLiteral(nameNode) ? nameNode.getLiteralText() : nameNode.getText();
+      const name =
+        Node.isStringLiteral(nameNode) || Node.isNumericLiteral(nameNode)
+          ? nameNode.getLiteralText()
+          : nameNode.getText();
       if (name !== String(part)) continue;
       const value = Node.isPropertyAssignment(property) ? property.getInitializer() : undefined;
       return { key: nameNode, value: value ?? nameNode };

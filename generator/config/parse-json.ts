@@ -13,7 +13,9 @@ export function parseJsonDocument(file: string, text: string): SourceDocument {
     const message = error instanceof Error ? error.message : String(error);
     const offset = /at position (\d+)/.exec(message)?.[1];
     const position = offset === undefined ? { line: 1, column: 1 } : lineColumnAt(text, Number(offset));
-    throw new ConfigError([{ file, ...position, path: [], message: `invalid JSON: ${message.replace(/ in JSON at position \d+.*$/, "")}` }]);
+    throw new ConfigError([
+      { file, ...position, path: [], message: `invalid JSON: ${message.replace(/ in JSON at position \d+.*$/, "")}` },
+    ]);
   }
   return parseYamlDocument(file, text);
 }

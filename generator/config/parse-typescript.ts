@@ -25,7 +25,9 @@ export async function parseTypescriptDocument(file: string, absolutePath: string
     interopDefault: false,
   });
   const text = await readFile(absolutePath, "utf8").catch((error: NodeJS.ErrnoException) => {
-    throw new ConfigError([{ file, path: [], message: `cannot read config: ${error.code === "ENOENT" ? "file not found" : String(error)}` }]);
+    throw new ConfigError([
+      { file, path: [], message: `cannot read config: ${error.code === "ENOENT" ? "file not found" : String(error)}` },
+    ]);
   });
   // All syntax errors at once and positioned, before anything runs.
   const syntax = syntaxProblems(file, text);
@@ -38,7 +40,9 @@ export async function parseTypescriptDocument(file: string, absolutePath: string
   }
   const data = loaded !== null && typeof loaded === "object" && "default" in loaded ? loaded.default : undefined;
   if (data === undefined) {
-    throw new ConfigError([{ file, path: [], message: "has no default export: end the file with `export default defineConfig({ … })`" }]);
+    throw new ConfigError([
+      { file, path: [], message: "has no default export: end the file with `export default defineConfig({ … })`" },
+    ]);
   }
   const locate = typescriptLocator(text);
   return { file, data, locate };

@@ -12,7 +12,12 @@ export function pushGateBypassNotes(config: Config, flat: readonly FlatTemplate[
   const notes: SchemaProblem[] = [];
   for (const [templateName, template] of Object.entries(config.templates)) {
     if (template.sshAgent?.confirm !== false) continue;
-    const gated = flat.filter((each) => inherits(config, each.name, templateName) && each.template.sshAgent?.confirm === false && pushGateOn(each.template.pushGate));
+    const gated = flat.filter(
+      (each) =>
+        inherits(config, each.name, templateName) &&
+        each.template.sshAgent?.confirm === false &&
+        pushGateOn(each.template.pushGate),
+    );
     if (gated.length === 0) continue;
     notes.push({
       path: ["templates", templateName, "sshAgent", "confirm"],

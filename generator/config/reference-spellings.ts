@@ -24,20 +24,30 @@ export function adoptReferenceSpellings(written: WrittenConfig): AdoptedConfig {
   const notes: SchemaProblem[] = [];
   const { proxyUrl, templates, ...rest } = written;
   if (proxyUrl !== undefined) {
-    notes.push({ path: ["proxyUrl"], atKey: true, message: `proxyUrl is the reference's spelling of proxy.url, which ${proxyUrlEffect}` });
+    notes.push({
+      path: ["proxyUrl"],
+      atKey: true,
+      message: `proxyUrl is the reference's spelling of proxy.url, which ${proxyUrlEffect}`,
+    });
   } else if (rest.proxy.url !== undefined) {
     notes.push({ path: ["proxy", "url"], atKey: true, message: `proxy.url ${proxyUrlEffect}` });
   }
   const adopted: Record<string, Template> = {};
-  for (const [name, template] of Object.entries(templates)) adopted[name] = adoptTemplate(template, ["templates", name], notes);
+  for (const [name, template] of Object.entries(templates))
+    adopted[name] = adoptTemplate(template, ["templates", name], notes);
   return {
-    config: { ...rest, proxy: proxyUrl === undefined ? rest.proxy : { ...rest.proxy, url: proxyUrl }, templates: adopted },
+    config: {
+      ...rest,
+      proxy: proxyUrl === undefined ? rest.proxy : { ...rest.proxy, url: proxyUrl },
+      templates: adopted,
+    },
     notes,
   };
 }
 
 /** Accepted so the reference's configs load, and said to do nothing rather than ignored in silence. */
-const proxyUrlEffect = "has no effect here: agents reach Forage's API proxy on their sandbox's own link (set proxy.port, and auth on the agents); remove it";
+const proxyUrlEffect =
+  "has no effect here: agents reach Forage's API proxy on their sandbox's own link (set proxy.port, and auth on the agents); remove it";
 
 /**
  * `allowedHosts` becomes `network.allow`, beside the template's own mode (or "restricted" when
@@ -49,7 +59,11 @@ function adoptTemplate(template: WrittenTemplate, path: string[], notes: SchemaP
   const { allowedHosts, ...rest } = template;
   if (allowedHosts === undefined) return rest;
   const network = objectForm(template.network);
-  notes.push({ path: [...path, "allowedHosts"], atKey: true, message: allowedHostsNote(template.network, network.mode) });
+  notes.push({
+    path: [...path, "allowedHosts"],
+    atKey: true,
+    message: allowedHostsNote(template.network, network.mode),
+  });
   return { ...rest, network: { ...network, allow: allowedHosts } };
 }
 
@@ -60,11 +74,13 @@ function objectForm(network: WrittenTemplate["network"]): Exclude<WrittenTemplat
 }
 
 function allowedHostsNote(written: WrittenTemplate["network"], mode: string): string {
-  const spelling = 'allowedHosts is the reference\'s spelling of network.allow: write network: { mode: "restricted", allow: [...] }';
+  const spelling =
+    'allowedHosts is the reference\'s spelling of network.allow: write network: { mode: "restricted", allow: [...] }';
   if (written === undefined) {
     return `${spelling} (with no network option here, allowedHosts means mode "restricted"; not the reference's default "full", nor Forage's "none")`;
   }
   // The schema refused a non-empty list beside another mode; an empty one changes nothing.
-  if (mode !== "restricted") return `allowedHosts is the reference's spelling of network.allow, which only applies to mode "restricted": remove this empty list`;
+  if (mode !== "restricted")
+    return `allowedHosts is the reference's spelling of network.allow, which only applies to mode "restricted": remove this empty list`;
   return spelling;
 }

@@ -9,7 +9,11 @@ import type { Diagnostic } from "./diagnostic.js";
  * // [{ file: "forage.config.ts", line: 1, column: 23, path: [], message: "syntax error: '}' expected." }]
  */
 export function syntaxProblems(file: string, text: string): Diagnostic[] {
-  const output = ts.transpileModule(text, { fileName: file, reportDiagnostics: true, compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  const output = ts.transpileModule(text, {
+    fileName: file,
+    reportDiagnostics: true,
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
   return (output.diagnostics ?? []).map((diagnostic) => {
     const at = diagnostic.file?.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
     return {

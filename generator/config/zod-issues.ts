@@ -13,7 +13,10 @@ export interface SchemaProblem {
  * (so the position points at the typo); a union reports the branch that fits the input's shape
  * instead of zod's generic "Invalid input".
  */
-export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], base: (string | number)[] = []): SchemaProblem[] {
+export function problemsFromIssues(
+  issues: readonly z.core.$ZodIssue[],
+  base: (string | number)[] = [],
+): SchemaProblem[] {
   return issues.flatMap((issue) => problemsFromIssue(issue, base));
 }
 
@@ -30,7 +33,11 @@ function problemsFromIssue(issue: z.core.$ZodIssue, base: (string | number)[]): 
       return problemsFromUnion(issue.errors, path);
     case "invalid_key":
       // A record key that breaks its rule: say the rule ("Invalid key in record" alone says nothing).
-      return issue.issues.map((nested) => ({ path, message: `the name "${String(path.at(-1))}" ${messageOf(nested)}`, atKey: true }));
+      return issue.issues.map((nested) => ({
+        path,
+        message: `the name "${String(path.at(-1))}" ${messageOf(nested)}`,
+        atKey: true,
+      }));
     case "custom":
       // A refinement may ask for the key (`params: { atKey: true }`) when the fix is to remove or move it.
       return [{ path, message: messageOf(issue), ...(issue.params?.atKey === true ? { atKey: true } : {}) }];
@@ -39,10 +46,15 @@ function problemsFromIssue(issue: z.core.$ZodIssue, base: (string | number)[]): 
   }
 }
 
-function problemsFromUnion(branches: readonly (readonly z.core.$ZodIssue[])[], path: (string | number)[]): SchemaProblem[] {
+function problemsFromUnion(
+  branches: readonly (readonly z.core.$ZodIssue[])[],
+  path: (string | number)[],
+): SchemaProblem[] {
   // A branch whose only complaint is a type mismatch at the union itself is the wrong shape for
   // this input; the remaining branches explain what is actually wrong.
-  const fitting = branches.filter((issues) => !issues.every((i) => i.path.length === 0 && (i.code === "invalid_type" || i.code === "invalid_value")));
+  const fitting = branches.filter(
+    (issues) => !issues.every((i) => i.path.length === 0 && (i.code === "invalid_type" || i.code === "invalid_value")),
+  );
   if (fitting.length > 0) return problemsFromIssues(fitting[0] ?? [], path);
   const expected = branches.flatMap((issues) => issues.map((i) => describeExpected(i))).filter((s) => s !== "");
   return [{ path, message: `must be ${[...new Set(expected)].join(" or ")}` }];
@@ -55,9 +67,11 @@ function describeExpected(issue: z.core.$ZodIssue): string {
 }
 
 function messageOf(issue: z.core.$ZodIssue): string {
-  if (issue.code === "invalid_type" && /received undefined$/.test(issue.message)) return `is required (expected ${issue.expected})`;
+  if (issue.code === "invalid_type" && /received undefined$/.test(issue.message))
+    return `is required (expected ${issue.expected})`;
   // zod's own wording is replaced; a schema's own message (the reason a value is refused) is kept.
-  if (issue.code === "invalid_value" && /^Invalid (option|input)\b/.test(issue.message)) return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+  if (issue.code === "invalid_value" && /^Invalid (option|input)\b/.test(issue.message))
+    return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
   return issue.message.replace(/^Invalid input: /, "");
 }
 

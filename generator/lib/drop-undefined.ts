@@ -6,7 +6,9 @@
  * @example WithoutUndefined<{ name: string; repo: string | undefined }> is { name: string; repo?: string }
  */
 export type WithoutUndefined<T extends object> = Flat<
-  { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & { [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined> }
+  { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
+    [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined>;
+  }
 >;
 
 type Flat<T> = { [K in keyof T]: T[K] };

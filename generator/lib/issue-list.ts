@@ -11,5 +11,7 @@ export interface IssueLike {
  */
 export function issueList(issues: readonly IssueLike[]): string {
   if (issues.length === 0) return "invalid";
-  return issues.map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`)).join("; ");
+  return issues
+    .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`))
+    .join("; ");
 }

@@ -2,7 +2,17 @@
  * What kind of failure a user error is. The CLI maps each kind to its exit code (DESIGN.md,
  * "Exit codes"); the daemon sends the kind with the message, so both sides agree.
  */
-export const userErrorKinds = ["general", "not-found", "template-not-found", "no-slot", "container", "config", "vcs", "attach", "usage"] as const;
+export const userErrorKinds = [
+  "general",
+  "not-found",
+  "template-not-found",
+  "no-slot",
+  "container",
+  "config",
+  "vcs",
+  "attach",
+  "usage",
+] as const;
 export type UserErrorKind = (typeof userErrorKinds)[number];
 
 export function isUserErrorKind(value: unknown): value is UserErrorKind {

@@ -7,5 +7,9 @@ import type { TemplateModel } from "./model.js";
  */
 export function agentPromptFiles(template: TemplateModel): Record<string, string> {
   if (!template.context.enable) return {};
-  return Object.fromEntries(template.agents.filter((agent) => contextReaderOf(agent.package.join(".")) === "claude").map((agent) => [agent.name, claudePromptFile]));
+  return Object.fromEntries(
+    template.agents
+      .filter((agent) => contextReaderOf(agent.package.join(".")) === "claude")
+      .map((agent) => [agent.name, claudePromptFile]),
+  );
 }

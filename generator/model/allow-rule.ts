@@ -10,5 +10,10 @@ export function parseAllowEntry(entry: string): AllowRule {
   const [hostPart, portPart] = entry.split(":");
   const name = hostPart ?? entry;
   const wildcard = name.startsWith("*.");
-  return { entry, host: wildcard ? name.slice(2) : name, wildcard, port: portPart === undefined ? null : Number(portPart) };
+  return {
+    entry,
+    host: wildcard ? name.slice(2) : name,
+    wildcard,
+    port: portPart === undefined ? null : Number(portPart),
+  };
 }

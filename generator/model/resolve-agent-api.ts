@@ -13,7 +13,8 @@ export function resolveAgentApi(agent: Agent, useProxy: boolean): Pick<AgentMode
   if (auth === "wrapper") return { auth, api: null, login };
   if (login !== null) return { auth, api: loginApi(agent, login), login };
   const provider = agent.api?.provider ?? inferProvider(agent.package, agent.authEnvVar);
-  if (provider === undefined) throw new Error(`internal: the provider of agent package ${agent.package} was not checked`);
+  if (provider === undefined)
+    throw new Error(`internal: the provider of agent package ${agent.package} was not checked`);
   const preset = provider === "custom" ? undefined : providerPresets[provider];
   const upstream = agent.api?.upstream ?? preset?.upstream ?? "";
   const baseUrlEnv = agent.api?.baseUrlEnv ?? presetBaseUrlEnv(agent.package, provider);
@@ -43,7 +44,14 @@ function resolveLogin(agent: Agent): LoginModel | null {
 function loginApi(agent: Agent, login: LoginModel): NonNullable<AgentModel["api"]> {
   const preset = loginPresets[login.flavor];
   const upstream = (agent.api?.upstream ?? preset.upstream).replace(/\/+$/, "");
-  return { provider: preset.provider, upstream, header: "authorization", value: "Bearer {key}", baseUrlEnv: { ...preset.baseUrlEnv }, hosts: [hostOf(upstream)] };
+  return {
+    provider: preset.provider,
+    upstream,
+    header: "authorization",
+    value: "Bearer {key}",
+    baseUrlEnv: { ...preset.baseUrlEnv },
+    hosts: [hostOf(upstream)],
+  };
 }
 
 /** "https://api.example.com:8443/v1" → "api.example.com:8443"; the default port is left out. */

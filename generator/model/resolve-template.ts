@@ -7,7 +7,20 @@ import type { AgentModel, HostModel, MountModel, TemplateModel } from "./model.j
 import { resolveAgentApi } from "./resolve-agent-api.js";
 
 /** Claude Code's built-in tools; `permissions.skipAll` allows all of them (reference behaviour). */
-export const claudeBuiltinTools = ["Bash", "Edit", "Glob", "Grep", "NotebookEdit", "NotebookRead", "Read", "TodoRead", "TodoWrite", "WebFetch", "WebSearch", "Write"];
+export const claudeBuiltinTools = [
+  "Bash",
+  "Edit",
+  "Glob",
+  "Grep",
+  "NotebookEdit",
+  "NotebookRead",
+  "Read",
+  "TodoRead",
+  "TodoWrite",
+  "WebFetch",
+  "WebSearch",
+  "Write",
+];
 
 /** Applies template defaults to a flattened template. */
 export function resolveTemplate(name: string, template: Template, host: HostModel): TemplateModel {
@@ -21,7 +34,10 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
     description: template.description ?? "",
     agents,
     // The beads package rides along with extraPackages so every package reaches the sandbox one way.
-    extraPackages: uniquePaths([...(template.extraPackages ?? []), ...(beads?.enable === true ? [beads.package ?? beadsDefaults.package] : [])]),
+    extraPackages: uniquePaths([
+      ...(template.extraPackages ?? []),
+      ...(beads?.enable === true ? [beads.package ?? beadsDefaults.package] : []),
+    ]),
     network: resolveNetwork(template.network),
     readOnlyWorkspace: template.readOnlyWorkspace ?? false,
     resourceLimits: resolveLimits(template.resourceLimits),
@@ -33,9 +49,15 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
     multiplexer: template.multiplexer ?? "tmux",
     tmuxWindows: template.tmuxWindows ?? agents.map((agent) => ({ name: agent.name, command: agent.name })),
     useProxy: template.useProxy ?? false,
-    sshAgent: template.sshAgent === undefined ? null : { keys: [...template.sshAgent.keys], confirm: template.sshAgent.confirm ?? true },
+    sshAgent:
+      template.sshAgent === undefined
+        ? null
+        : { keys: [...template.sshAgent.keys], confirm: template.sshAgent.confirm ?? true },
     // Writing pushGate turns it on (enable defaults to true); absent or enable: false, none.
-    pushGate: template.pushGate === undefined || template.pushGate.enable === false ? null : { protectedBranches: template.pushGate.protectedBranches ?? null },
+    pushGate:
+      template.pushGate === undefined || template.pushGate.enable === false
+        ? null
+        : { protectedBranches: template.pushGate.protectedBranches ?? null },
     proxyFilter: {
       methods: [...(template.proxyFilter?.methods ?? ["GET", "HEAD", "POST"])].sort(),
       pathPrefixes: [...(template.proxyFilter?.pathPrefixes ?? ["/"])].sort(),
@@ -86,7 +108,12 @@ function resolveAgent(name: string, agent: Agent, host: HostModel, useProxy: boo
     hostConfigDir: agent.hostConfigDir ?? null,
     containerConfigDir: agent.containerConfigDir ?? defaultContainerConfigDir(agent.hostConfigDir, host),
     hostConfigDirReadOnly: agent.hostConfigDirReadOnly,
-    permissions: agent.permissions === null ? null : agent.permissions.skipAll ? { allow: [...claudeBuiltinTools], deny: [] } : { allow: agent.permissions.allow, deny: agent.permissions.deny },
+    permissions:
+      agent.permissions === null
+        ? null
+        : agent.permissions.skipAll
+          ? { allow: [...claudeBuiltinTools], deny: [] }
+          : { allow: agent.permissions.allow, deny: agent.permissions.deny },
     ...resolveAgentApi(agent, useProxy),
   };
 }
@@ -101,7 +128,12 @@ function defaultContainerConfigDir(hostConfigDir: string | undefined, host: Host
 function resolveNetwork(network: Template["network"]): TemplateModel["network"] {
   const spec = typeof network === "string" || network === undefined ? { mode: network ?? "none" } : network;
   const allow = spec.mode === "restricted" && "allow" in spec ? (spec.allow ?? []) : [];
-  return { mode: spec.mode, allow: allow.map(parseAllowEntry), sni: ("sni" in spec && spec.sni) === true, ask: ("ask" in spec && spec.ask) === true };
+  return {
+    mode: spec.mode,
+    allow: allow.map(parseAllowEntry),
+    sni: ("sni" in spec && spec.sni) === true,
+    ask: ("ask" in spec && spec.ask) === true,
+  };
 }
 
 function resolveMounts(template: Template): MountModel[] {

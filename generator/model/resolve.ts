@@ -31,19 +31,30 @@ function resolveHost(config: Config): HostModel {
     containerUsername: config.containerUsername,
     workspacePath: config.workspacePath,
     agentIdentity: config.agentIdentity ?? {},
-    monitor: { enable: config.monitor.enable, interval: config.monitor.interval ?? monitorIntervalDefault, autoRestart: config.monitor.autoRestart },
+    monitor: {
+      enable: config.monitor.enable,
+      interval: config.monitor.interval ?? monitorIntervalDefault,
+      autoRestart: config.monitor.autoRestart,
+    },
     proxy: {
       // Known once the templates are resolved (resolveModel).
       enable: false,
       port: config.proxy.port ?? proxyDefaults.port,
       url: config.proxy.url ?? null,
-      rateLimit: { ...(config.proxy.rateLimit ?? proxyDefaults.rateLimit), tokens: config.proxy.rateLimit?.tokens ?? null },
+      rateLimit: {
+        ...(config.proxy.rateLimit ?? proxyDefaults.rateLimit),
+        tokens: config.proxy.rateLimit?.tokens ?? null,
+      },
       auditLog: config.proxy.auditLog ?? null,
       auditLogMaxBytes: config.proxy.auditLogMaxBytes ?? proxyDefaults.auditLogMaxBytes,
       caFile: config.proxy.caFile ?? null,
       allowUpstreams: (config.proxy.allowUpstreams ?? []).map((url) => new URL(url).origin),
     },
-    network: { base: config.network.base, upstreamResolver: config.network.upstreamResolver ?? null, admitPrivate: config.network.admitPrivate },
+    network: {
+      base: config.network.base,
+      upstreamResolver: config.network.upstreamResolver ?? null,
+      admitPrivate: config.network.admitPrivate,
+    },
     approvals: { deadline: config.approvals.deadline, notify: config.approvals.notify ?? null },
     stateVersion: config.stateVersion,
     secretsMountPath,

@@ -1,8 +1,23 @@
 import { z } from "zod";
-import { authModes, baseUrlPath, baseUrlVariable, headerName, headerValue, providerNames } from "../config/schema/agent-api.js";
+import {
+  authModes,
+  baseUrlPath,
+  baseUrlVariable,
+  headerName,
+  headerValue,
+  providerNames,
+} from "../config/schema/agent-api.js";
 import { allowEntry } from "../config/schema/allow-entry.js";
 import { loginKinds } from "../config/agent-logins.js";
-import { absolutePath, agentName, envVarName, hostPath, isCleanAbsolutePath, packageRef, secretName } from "../config/schema/names.js";
+import {
+  absolutePath,
+  agentName,
+  envVarName,
+  hostPath,
+  isCleanAbsolutePath,
+  packageRef,
+  secretName,
+} from "../config/schema/names.js";
 
 /** "api.example.com:8443", "127.0.0.1:8443", "[::1]": the host of an https URL, as URL.host spells it. */
 function isUrlHost(host: string): boolean {
@@ -21,12 +36,16 @@ function isUrlHost(host: string): boolean {
 const apiHost = z
   .string()
   .max(260)
-  .refine((host) => allowEntry.safeParse(host).success || isUrlHost(host), { error: 'must be a host name, "*.suffix" or an upstream\'s host, optionally with ":port"' });
+  .refine((host) => allowEntry.safeParse(host).success || isUrlHost(host), {
+    error: 'must be a host name, "*.suffix" or an upstream\'s host, optionally with ":port"',
+  });
 
 const agentApiSchema = z
   .strictObject({
     provider: z.enum(providerNames).describe("Which API the agent talks to."),
-    upstream: z.url({ protocol: /^https$/, error: "must be an https URL" }).describe("Where the proxy sends the agent's requests, without a trailing '/'."),
+    upstream: z
+      .url({ protocol: /^https$/, error: "must be an https URL" })
+      .describe("Where the proxy sends the agent's requests, without a trailing '/'."),
     header: headerName.describe("Lower-case header carrying the key."),
     value: headerValue.describe("The header's value, {key} standing for the key."),
     baseUrlEnv: z.record(baseUrlVariable, baseUrlPath).describe("Variable → path appended to the agent's proxy URL."),
@@ -41,9 +60,11 @@ const permissionRule = z.string().min(1).max(512);
  * Where hostConfigDir appears in the sandbox: a clean absolute path, or the agent's home with a
  * trailing '/' (a hostConfigDir of "~/" keeps no last segment to name the directory by).
  */
-const containerConfigDir = z.string().refine((path) => isCleanAbsolutePath(path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path), {
-  error: "must be an absolute path without '.', '..' or '//'",
-});
+const containerConfigDir = z
+  .string()
+  .refine((path) => isCleanAbsolutePath(path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path), {
+    error: "must be an absolute path without '.', '..' or '//'",
+  });
 
 /** One agent of a template, as forage.json holds it: its package a dotted attribute path. */
 export const settingsAgentSchema = z
@@ -59,7 +80,9 @@ export const settingsAgentSchema = z
       .strictObject({
         name: secretName.describe("The host secret's name."),
         hostPath: absolutePath.describe("Host file holding the key."),
-        containerPath: absolutePath.describe("Where the key file appears in the sandbox (wrapper auth only mounts it)."),
+        containerPath: absolutePath.describe(
+          "Where the key file appears in the sandbox (wrapper auth only mounts it).",
+        ),
         envVar: envVarName.describe("Variable the agent reads its key from."),
       })
       .nullable()
@@ -78,14 +101,19 @@ export const settingsAgentSchema = z
       .strictObject({
         flavor: z.enum(["claude", "codex", "gemini"]).describe("Whose login it is (the agent program's)."),
         kind: z.enum(loginKinds).describe("token: a long-lived token; oauth: a login the host refreshes."),
-        tokenUrl: z.url({ protocol: /^https$/, error: "must be an https URL" }).describe("Where the host refreshes an oauth login."),
+        tokenUrl: z
+          .url({ protocol: /^https$/, error: "must be an https URL" })
+          .describe("Where the host refreshes an oauth login."),
       })
       .nullable()
       .describe("The agent's subscription login kept on the host, or null."),
     auth: z.enum(authModes).describe("How the agent gets its key or login."),
     api: agentApiSchema.nullable(),
   })
-  .refine((agent) => agent.login === null || agent.secret === null, { path: ["login"], error: "an agent has a login or a secret, not both" })
+  .refine((agent) => agent.login === null || agent.secret === null, {
+    path: ["login"],
+    error: "an agent has a login or a secret, not both",
+  })
   .refine((agent) => (agent.auth === "wrapper") === (agent.api === null), {
     path: ["api"],
     error: "must be null exactly when auth is wrapper",

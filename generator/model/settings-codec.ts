@@ -31,7 +31,10 @@ export function encodeSettings(model: Model): SettingsDocument {
     templates: Object.fromEntries(model.templates.map((template) => [template.name, templateDocument(template)])),
   };
   const checked = settingsDocumentSchema.safeParse(document, once);
-  if (!checked.success) throw new Error(`internal: the model of ${model.source} does not fit forage.json's schema:\n${problemLines(checked.error.issues).join("\n")}`);
+  if (!checked.success)
+    throw new Error(
+      `internal: the model of ${model.source} does not fit forage.json's schema:\n${problemLines(checked.error.issues).join("\n")}`,
+    );
   return sortKeys(document);
 }
 
@@ -44,12 +47,17 @@ export function encodeSettings(model: Model): SettingsDocument {
  */
 export function decodeSettings(data: unknown, file: string): Model {
   const version = typeof data === "object" && data !== null && "version" in data ? data.version : undefined;
-  if (version !== settingsVersion) throw new SettingsError(`${file}: settings version ${String(version)} is not ${settingsVersion}; regenerate it with this forage-ctl`);
+  if (version !== settingsVersion)
+    throw new SettingsError(
+      `${file}: settings version ${String(version)} is not ${settingsVersion}; regenerate it with this forage-ctl`,
+    );
   const parsed = settingsDocumentSchema.safeParse(data, once);
   if (!parsed.success) {
     const lines = problemLines(parsed.error.issues).map((line) => `${file}: ${line}`);
     const count = lines.length === 1 ? "1 problem" : `${lines.length} problems`;
-    throw new SettingsError(`${lines.join("\n")}\n${file}: ${count}: it is not settings this forage-ctl wrote; regenerate it with forage-ctl generate`);
+    throw new SettingsError(
+      `${lines.join("\n")}\n${file}: ${count}: it is not settings this forage-ctl wrote; regenerate it with forage-ctl generate`,
+    );
   }
   return modelOf(parsed.data, file);
 }
@@ -57,7 +65,12 @@ export function decodeSettings(data: unknown, file: string): Model {
 function templateDocument(template: TemplateModel): TemplateDocument {
   return {
     ...template,
-    agents: Object.fromEntries(template.agents.map((agent): [string, AgentDocument] => [agent.name, { ...agent, package: joinPackagePath(agent.package) }])),
+    agents: Object.fromEntries(
+      template.agents.map((agent): [string, AgentDocument] => [
+        agent.name,
+        { ...agent, package: joinPackagePath(agent.package) },
+      ]),
+    ),
     extraPackages: template.extraPackages.map(joinPackagePath),
   };
 }
@@ -65,7 +78,10 @@ function templateDocument(template: TemplateModel): TemplateDocument {
 function modelOf(document: SettingsDocument, file: string): Model {
   const templates = Object.values(document.templates).map((template): TemplateModel => ({
     ...template,
-    agents: Object.values(template.agents).map((agent): AgentModel => ({ ...agent, package: splitPackagePath(agent.package) })),
+    agents: Object.values(template.agents).map((agent): AgentModel => ({
+      ...agent,
+      package: splitPackagePath(agent.package),
+    })),
     extraPackages: template.extraPackages.map(splitPackagePath),
   }));
   return { source: file, host: document.host, templates };
@@ -75,9 +91,12 @@ function modelOf(document: SettingsDocument, file: string): Model {
 function problemLines(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.flatMap((issue) => {
     const path = issue.path.map((part) => (typeof part === "number" ? part : String(part)));
-    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => `${formatPath([...path, key])}: unknown field`);
-    if (issue.code === "invalid_key") return [`${formatPath(path)}: the name ${issue.issues.map((nested) => nested.message).join("; ")}`];
-    if (issue.code === "invalid_type" && /received undefined$/.test(issue.message)) return [`${formatPath(path)}: is required (expected ${issue.expected})`];
+    if (issue.code === "unrecognized_keys")
+      return issue.keys.map((key) => `${formatPath([...path, key])}: unknown field`);
+    if (issue.code === "invalid_key")
+      return [`${formatPath(path)}: the name ${issue.issues.map((nested) => nested.message).join("; ")}`];
+    if (issue.code === "invalid_type" && /received undefined$/.test(issue.message))
+      return [`${formatPath(path)}: is required (expected ${issue.expected})`];
     return [`${formatPath(path)}: ${issue.message.replace(/^Invalid input: /, "")}`];
   });
 }

@@ -3,7 +3,15 @@ import { skillName } from "../config/schema/agent-context.js";
 import { networkModes } from "../config/network-modes.js";
 import { allowEntry } from "../config/schema/allow-entry.js";
 import { identitySchema } from "../config/schema/identity.js";
-import { absolutePath, agentName, hostPath, packageRef, templateName, templateNamePattern, vcsName } from "../config/schema/names.js";
+import {
+  absolutePath,
+  agentName,
+  hostPath,
+  packageRef,
+  templateName,
+  templateNamePattern,
+  vcsName,
+} from "../config/schema/names.js";
 import { protectedPaths } from "../config/schema/protected-paths.js";
 import { proxyMethods } from "../config/schema/proxy-filter.js";
 import { allowableNames } from "../config/schema/seccomp.js";
@@ -39,12 +47,18 @@ const allowRuleSchema = z
 
 const mountSchema = z
   .strictObject({
-    name: z.string().regex(templateNamePattern, { error: "mount names must be 1-32 characters of a-z, 0-9 and '-'" }).describe("The mount's name."),
+    name: z
+      .string()
+      .regex(templateNamePattern, { error: "mount names must be 1-32 characters of a-z, 0-9 and '-'" })
+      .describe("The mount's name."),
     containerPath: absolutePath.describe("Where the mount appears in the sandbox."),
     hostPath: hostPath.nullable().describe("A host directory bound as is (direct mode), or null."),
     // useBeads' repo is any string in the config (a mount's is a --repo name or an absolute path).
     repo: z.string().nullable().describe("Repository: a --repo name or an absolute path; null: the --repo repository."),
-    mode: z.enum(["jj", "git-worktree", "direct"]).nullable().describe("How the mount is made; null: jj if the repository has .jj, else git-worktree."),
+    mode: z
+      .enum(["jj", "git-worktree", "direct"])
+      .nullable()
+      .describe("How the mount is made; null: jj if the repository has .jj, else git-worktree."),
     branch: vcsName.nullable().describe("Branch or bookmark checked out in this mount, or null."),
     readOnly: z.boolean().describe("Mount read-only."),
   })
@@ -53,7 +67,11 @@ const mountSchema = z
 const resourceLimitsSchema = z
   .strictObject({
     cpuQuota: cpuQuota.nullable().describe("CPU quota as systemd CPUQuota=, or null."),
-    memoryMax: z.string().regex(sizePattern, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "4G"' }).nullable().describe("MemoryMax=; null: unlimited."),
+    memoryMax: z
+      .string()
+      .regex(sizePattern, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "4G"' })
+      .nullable()
+      .describe("MemoryMax=; null: unlimited."),
     tasksMax: z.number().int().min(16).max(1_000_000).nullable().describe("TasksMax=; null: unlimited."),
   })
   .describe("Resource limits of the whole sandbox.");
@@ -80,7 +98,9 @@ export const settingsTemplateSchema = z
     extraPackages: z.array(packageRef).max(257).describe("Extra nixpkgs attribute paths, dotted, de-duplicated."),
     network: z
       .strictObject({
-        mode: z.enum(networkModes).describe("none: loopback only; restricted: only `allow`; full: NAT to the internet."),
+        mode: z
+          .enum(networkModes)
+          .describe("none: loopback only; restricted: only `allow`; full: NAT to the internet."),
         allow: z.array(allowRuleSchema).max(512).describe("Hosts reachable in restricted mode."),
         sni: z.boolean().describe("Also check TLS SNI / HTTP Host against `allow`."),
         // Absent from forage.json files written before it existed.
@@ -89,25 +109,44 @@ export const settingsTemplateSchema = z
       .describe("Network policy."),
     readOnlyWorkspace: z.boolean().describe("Mount every workspace read-only."),
     resourceLimits: resourceLimitsSchema,
-    initCommands: z.array(z.string().min(1).max(4096)).max(64).describe("Commands run as the agent in the workspace after start."),
+    initCommands: z
+      .array(z.string().min(1).max(4096))
+      .max(64)
+      .describe("Commands run as the agent in the workspace after start."),
     agentIdentity: identitySchema,
     mounts: z.array(mountSchema).describe("Extra workspaces, sorted by name."),
-    unprotectedPaths: z.array(z.enum(protectedPaths)).max(protectedPaths.length).describe("Protected workspace paths the agent may write, sorted."),
-    workspaceMaxSize: z.string().regex(sizePattern, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "10G"' }).nullable().describe("Disk limit of each workspace, or null."),
+    unprotectedPaths: z
+      .array(z.enum(protectedPaths))
+      .max(protectedPaths.length)
+      .describe("Protected workspace paths the agent may write, sorted."),
+    workspaceMaxSize: z
+      .string()
+      .regex(sizePattern, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "10G"' })
+      .nullable()
+      .describe("Disk limit of each workspace, or null."),
     multiplexer: z.literal("tmux").describe("Terminal multiplexer of the agent session."),
     // One window per agent when the template names none, and agents are not counted.
     tmuxWindows: z.array(tmuxWindowSchema).describe("tmux windows to open."),
     useProxy: z.boolean().describe("Send agents' API traffic through the host's API proxy."),
     sshAgent: z
       .strictObject({
-        keys: z.array(z.string().min(1).max(4096)).min(1).max(16).describe("Private key files (\"~/\" is the user's home) or fingerprints of keys in the user's own agent."),
+        keys: z
+          .array(z.string().min(1).max(4096))
+          .min(1)
+          .max(16)
+          .describe("Private key files (\"~/\" is the user's home) or fingerprints of keys in the user's own agent."),
         confirm: z.boolean().describe("Ask for every signature."),
       })
       .nullable()
       .describe("The host-side SSH agent served into the sandbox, or null."),
     pushGate: z
       .strictObject({
-        protectedBranches: z.array(z.string().min(1).max(255)).min(1).max(64).nullable().describe("Branches refused outright, exactly these; null: the upstream's default branch, main and master."),
+        protectedBranches: z
+          .array(z.string().min(1).max(255))
+          .min(1)
+          .max(64)
+          .nullable()
+          .describe("Branches refused outright, exactly these; null: the upstream's default branch, main and master."),
       })
       .nullable()
       // Absent from forage.json files written before it existed: no gate.

@@ -57,7 +57,12 @@ function describeField(field: z.ZodType): { type: NixExpr; defaultValue?: NixExp
   // Nix; the generator always sets it, so the module declares it nullable instead.
   if (isPackage && defaultValue !== undefined) [nullable, defaultValue] = [true, undefined];
   const base = typeFor(current);
-  if (nullable) return { type: n.call(types("nullOr"), base), defaultValue: defaultValue ?? n.nul, ...dropUndefined({ description }) };
+  if (nullable)
+    return {
+      type: n.call(types("nullOr"), base),
+      defaultValue: defaultValue ?? n.nul,
+      ...dropUndefined({ description }),
+    };
   return { type: base, ...dropUndefined({ defaultValue, description }) };
 }
 
@@ -71,7 +76,10 @@ function typeFor(schema: z.ZodType): NixExpr {
   const meta = metaOf(schema);
   if (meta.nixType === "package") return types("package");
   if (meta.nixModule !== undefined) {
-    return n.call(types("submodule"), n.list([n.path(`./${meta.nixModule}.nix`), n.path(`./${meta.nixModule}-internal.nix`)]));
+    return n.call(
+      types("submodule"),
+      n.list([n.path(`./${meta.nixModule}.nix`), n.path(`./${meta.nixModule}-internal.nix`)]),
+    );
   }
   const def = defOf(schema);
   switch (def.type) {
@@ -90,7 +98,9 @@ function typeFor(schema: z.ZodType): NixExpr {
     case "object":
       return n.call(types("submodule"), n.attrs({ options: optionsFromObject(schema) }));
     case "union":
-      return meta.nixCoerceTo === undefined ? (def.options as z.ZodType[]).map(typeFor).reduce((a, b) => n.call(types("either"), a, b)) : coercedUnion(def.options as z.ZodType[], meta.nixCoerceTo);
+      return meta.nixCoerceTo === undefined
+        ? (def.options as z.ZodType[]).map(typeFor).reduce((a, b) => n.call(types("either"), a, b))
+        : coercedUnion(def.options as z.ZodType[], meta.nixCoerceTo);
     case "optional":
     case "nullable":
     case "default":

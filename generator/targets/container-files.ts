@@ -34,7 +34,11 @@ function standardBindMounts(model: Model, template: TemplateModel): NixExpr {
   const workspace = n.attrs({
     [model.host.workspacePath]: n.attrs({ hostPath: n.v("workspace"), isReadOnly: n.bool(template.readOnlyWorkspace) }),
   });
-  const secrets = n.ifThen(n.eq(n.v("secretsDir"), n.nul), n.attrs({}), n.attrs({ [model.host.secretsMountPath]: n.attrs({ hostPath: n.v("secretsDir"), isReadOnly: n.bool(true) }) }));
+  const secrets = n.ifThen(
+    n.eq(n.v("secretsDir"), n.nul),
+    n.attrs({}),
+    n.attrs({ [model.host.secretsMountPath]: n.attrs({ hostPath: n.v("secretsDir"), isReadOnly: n.bool(true) }) }),
+  );
   return n.update(n.update(workspace, secrets), n.v("extraBindMounts"));
 }
 
@@ -50,7 +54,14 @@ function containerDefinition(model: Model, template: TemplateModel): NixExpr {
     authorizedKeys: n.fromValue(model.host.authorizedKeys),
     stateVersion: n.str(model.host.stateVersion),
   });
-  const module = n.fn(["pkgs"], n.bindings([n.attr("imports", n.list([n.sel(n.v("forage"), "nixosModules", "container")])), n.attr(["forage", "sandbox"], sandbox)]), { ellipsis: true });
+  const module = n.fn(
+    ["pkgs"],
+    n.bindings([
+      n.attr("imports", n.list([n.sel(n.v("forage"), "nixosModules", "container")])),
+      n.attr(["forage", "sandbox"], sandbox),
+    ]),
+    { ellipsis: true },
+  );
   const container = n.attrs({
     ephemeral: n.bool(true),
     privateNetwork: n.bool(true),
@@ -62,7 +73,10 @@ function containerDefinition(model: Model, template: TemplateModel): NixExpr {
     bindMounts: standardBindMounts(model, template),
     config: n.v("module"),
   });
-  const containers = n.call(n.sel(n.v("builtins"), "listToAttrs"), n.list([n.bindings([n.inherit(["name"]), n.attr("value", container)])]));
+  const containers = n.call(
+    n.sel(n.v("builtins"), "listToAttrs"),
+    n.list([n.bindings([n.inherit(["name"]), n.attr("value", container)])]),
+  );
   const extraContainer = n.fn(
     [
       "name",

@@ -22,9 +22,21 @@ import { identityValues } from "./nix-values.js";
  * }
  */
 export function nixosModuleFile(model: Model): GeneratedFile {
-  const templates = Object.fromEntries(model.templates.map((template) => [template.name, n.call(n.v("import"), n.path(`./templates/${template.name}.nix`), n.bindings([n.inherit(["pkgs"])]))]));
-  const settings = n.attrs({ enable: n.bool(true), generated: n.path("./."), ...hostValues(model.host), templates: n.attrs(templates) });
-  const module = n.fn(["config", "lib", "pkgs"], n.bindings([n.attr(["services", "forage"], settings)]), { ellipsis: true });
+  const templates = Object.fromEntries(
+    model.templates.map((template) => [
+      template.name,
+      n.call(n.v("import"), n.path(`./templates/${template.name}.nix`), n.bindings([n.inherit(["pkgs"])])),
+    ]),
+  );
+  const settings = n.attrs({
+    enable: n.bool(true),
+    generated: n.path("./."),
+    ...hostValues(model.host),
+    templates: n.attrs(templates),
+  });
+  const module = n.fn(["config", "lib", "pkgs"], n.bindings([n.attr(["services", "forage"], settings)]), {
+    ellipsis: true,
+  });
   return { path: "default.nix", contents: renderNixFile(model.source, module) };
 }
 

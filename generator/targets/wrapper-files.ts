@@ -18,10 +18,18 @@ import type { GeneratedFile } from "./generated-file.js";
  */
 export function wrapperFiles(model: Model): GeneratedFile[] {
   return model.templates.map((template) => {
-    const imported = (field: string): NixExpr => n.sel(n.call(n.v("import"), n.path(`../templates/${template.name}.nix`), n.bindings([n.inherit(["pkgs"])])), field);
+    const imported = (field: string): NixExpr =>
+      n.sel(
+        n.call(n.v("import"), n.path(`../templates/${template.name}.nix`), n.bindings([n.inherit(["pkgs"])])),
+        field,
+      );
     const body = n.call(
       n.sel(n.v("forage"), "lib", "agentWrappers"),
-      n.bindings([n.inherit(["pkgs", "secretsDir"]), n.attr("agents", imported("agents")), n.attr("promptFiles", imported("agentPromptFiles"))]),
+      n.bindings([
+        n.inherit(["pkgs", "secretsDir"]),
+        n.attr("agents", imported("agents")),
+        n.attr("promptFiles", imported("agentPromptFiles")),
+      ]),
     );
     const file = n.fn(["pkgs", "forage", { name: "secretsDir", default: n.str(model.host.secretsMountPath) }], body);
     return { path: `wrappers/${template.name}.nix`, contents: renderNixFile(model.source, file) };

@@ -69,9 +69,14 @@ export interface DaemonHello {
 }
 const hello: AnswerCheck<DaemonHello> = (answer) => {
   const { settings, pid, version, paths } = record<Record<string, unknown>>()(answer);
-  if (typeof settings !== "string" || typeof pid !== "number" || !Number.isInteger(pid)) throw new Error("expected the settings it serves and its pid");
+  if (typeof settings !== "string" || typeof pid !== "number" || !Number.isInteger(pid))
+    throw new Error("expected the settings it serves and its pid");
   const overrides =
-    typeof paths === "object" && paths !== null && Object.values(paths).every((value) => value === null || typeof value === "string") ? (paths as Record<string, string | null>) : undefined;
+    typeof paths === "object" &&
+    paths !== null &&
+    Object.values(paths).every((value) => value === null || typeof value === "string")
+      ? (paths as Record<string, string | null>)
+      : undefined;
   return dropUndefined({ settings, pid, version: typeof version === "string" ? version : undefined, paths: overrides });
 };
 
@@ -112,7 +117,10 @@ const operationShapes = {
 /** What only the daemon answers, about itself. */
 const daemonShapes = {
   /** The API proxy's health and counters, or null when none runs. */
-  proxyStatus: { result: (answer: unknown): ProxyStatus | null => (answer === null ? null : record<ProxyStatus>()(answer)), streams: "none" },
+  proxyStatus: {
+    result: (answer: unknown): ProxyStatus | null => (answer === null ? null : record<ProxyStatus>()(answer)),
+    streams: "none",
+  },
   /** The approvals queue's pending requests, oldest first (forage-ctl approvals; --watch polls it). */
   approvals: { result: list<ApprovalView>(), streams: "none" },
   /** Answers a pending request yes (once, always, or for a while); answers the request answered. Root's and the user's sockets only. */

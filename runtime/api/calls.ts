@@ -9,7 +9,18 @@ import { issueList } from "../../generator/lib/issue-list.js";
  * for the daemon and the request types; the requests' schemas are in request-schemas.ts) and
  * call-methods.ts (methods derived from the table).
  */
-export { callShapes, isOp, plainOperations, type DaemonHello, type Op, type OperationName, type PlainOperation, type Result, type StreamKind, type StreamsOf } from "./call-table.js";
+export {
+  callShapes,
+  isOp,
+  plainOperations,
+  type DaemonHello,
+  type Op,
+  type OperationName,
+  type PlainOperation,
+  type Result,
+  type StreamKind,
+  type StreamsOf,
+} from "./call-table.js";
 export { methodsFor, type RequestMethods } from "./call-methods.js";
 export type { Request } from "./call-requests.js";
 

@@ -1,4 +1,12 @@
-import { methodsFor, parseRequest, plainOperations, type PlainOperation, type Request, type RequestMethods, type Result } from "./calls.js";
+import {
+  methodsFor,
+  parseRequest,
+  plainOperations,
+  type PlainOperation,
+  type Request,
+  type RequestMethods,
+  type Result,
+} from "./calls.js";
 import type { Operations } from "./operations.js";
 
 /**

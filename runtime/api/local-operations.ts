@@ -45,9 +45,25 @@ export function localOperations(context: RuntimeContext): Operations {
       const sandbox = await upSandbox(clock === undefined ? context : { ...context, clock }, {
         name: request.name,
         template: request.template,
-        workspace: dropUndefined({ directory: request.workspace, repo: request.repo, direct: request.direct, namedRepos: request.repos }),
-        identity: dropUndefined({ gitUser: request.gitUser, gitEmail: request.gitEmail, sshKeyPath: request.sshKeyPath }),
-        ...dropUndefined({ sshKeys: request.sshKeys, sshAgent: request.sshAgent, sshAuthSock: request.sshAuthSock, muxConfig: request.muxConfig, runtime: request.runtime, progress }),
+        workspace: dropUndefined({
+          directory: request.workspace,
+          repo: request.repo,
+          direct: request.direct,
+          namedRepos: request.repos,
+        }),
+        identity: dropUndefined({
+          gitUser: request.gitUser,
+          gitEmail: request.gitEmail,
+          sshKeyPath: request.sshKeyPath,
+        }),
+        ...dropUndefined({
+          sshKeys: request.sshKeys,
+          sshAgent: request.sshAgent,
+          sshAuthSock: request.sshAuthSock,
+          muxConfig: request.muxConfig,
+          runtime: request.runtime,
+          progress,
+        }),
       });
       return clock === undefined ? view(sandbox) : { ...(await view(sandbox)), timings: clock.report() };
     },
@@ -60,7 +76,11 @@ export function localOperations(context: RuntimeContext): Operations {
     auditLog: async ({ name }) => readEvents(context.paths, name),
     async logs({ name, lines }) {
       const metadata = await requireSandbox(context, name);
-      if (!(await isRunning(context, metadata))) throw new SandboxError(`sandbox "${name}" is not running (start it with forage-ctl start ${name})`, "container");
+      if (!(await isRunning(context, metadata)))
+        throw new SandboxError(
+          `sandbox "${name}" is not running (start it with forage-ctl start ${name})`,
+          "container",
+        );
       return sessionLogs(context, metadata, lines);
     },
     async gc({ force }) {
@@ -96,8 +116,16 @@ export function localOperations(context: RuntimeContext): Operations {
       const exitCode =
         terminal === undefined
           ? await relay(await execCommand(context, metadata, command, { asRoot }), streams)
-          : await relayTerminal((inside, size) => execCommand(context, metadata, inside, { asRoot, term: terminal.term, terminal: size }), command, terminal, streams);
-      await recordEvent(context.paths, name, "exec", { detail: `${command[0] ?? ""} (${command.length - 1} args)`, exitCode });
+          : await relayTerminal(
+              (inside, size) => execCommand(context, metadata, inside, { asRoot, term: terminal.term, terminal: size }),
+              command,
+              terminal,
+              streams,
+            );
+      await recordEvent(context.paths, name, "exec", {
+        detail: `${command[0] ?? ""} (${command.length - 1} args)`,
+        exitCode,
+      });
       return exitCode;
     },
   };
@@ -111,7 +139,12 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     running && hasSession(context, metadata),
     pinnedHostKey(context.paths, metadata.name),
     workspaceDisk(metadata.workspace),
-    (async () => seccompStatus(context, metadata, running ? await backendOf(metadata.runtime).leader(context, metadata) : undefined))(),
+    (async () =>
+      seccompStatus(
+        context,
+        metadata,
+        running ? await backendOf(metadata.runtime).leader(context, metadata) : undefined,
+      ))(),
   ]);
   const status = !running ? "stopped" : session ? "running" : "no-session";
   return {
@@ -137,25 +170,53 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     workspaceDisk: workspaceDiskView,
     seccomp,
     ports: metadata.ports ?? [],
-    pushGate: metadata.pushGate === null ? null : { protectedBranches: metadata.pushGate.protectedBranches, alwaysPushed: metadata.pushGate.alwaysPushed ?? [] },
+    pushGate:
+      metadata.pushGate === null
+        ? null
+        : {
+            protectedBranches: metadata.pushGate.protectedBranches,
+            alwaysPushed: metadata.pushGate.alwaysPushed ?? [],
+          },
   };
 }
 
 /** A running sandbox's limits as its cgroup holds them; a stopped one's from its template (its next start's). */
-async function limitsInForce(context: RuntimeContext, metadata: SandboxMetadata, running: boolean): Promise<Pick<SandboxView, "resourceLimits" | "resourceLimitsFrom">> {
-  if (running && metadata.cgroup !== null) return { resourceLimits: await cgroupLimits(metadata.cgroup), resourceLimitsFrom: "cgroup" };
-  return { resourceLimits: context.settings.templates.find((t) => t.name === metadata.template)?.resourceLimits ?? null, resourceLimitsFrom: "template" };
+async function limitsInForce(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  running: boolean,
+): Promise<Pick<SandboxView, "resourceLimits" | "resourceLimitsFrom">> {
+  if (running && metadata.cgroup !== null)
+    return { resourceLimits: await cgroupLimits(metadata.cgroup), resourceLimitsFrom: "cgroup" };
+  return {
+    resourceLimits: context.settings.templates.find((t) => t.name === metadata.template)?.resourceLimits ?? null,
+    resourceLimitsFrom: "template",
+  };
 }
 
 /** A running sandbox's mode as its host-side table enforces it; a stopped one's as its next start applies it. */
-async function networkInForce(context: RuntimeContext, metadata: SandboxMetadata, running: boolean): Promise<SandboxView["network"]> {
-  if (running) return { mode: await networkModeInForce({ namespace: sandboxLink(metadata.slot, context.settings.host.network.base).namespace }), from: "table" };
+async function networkInForce(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  running: boolean,
+): Promise<SandboxView["network"]> {
+  if (running)
+    return {
+      mode: await networkModeInForce({
+        namespace: sandboxLink(metadata.slot, context.settings.host.network.base).namespace,
+      }),
+      from: "table",
+    };
   const template = context.settings.templates.find((t) => t.name === metadata.template);
   return { mode: metadata.network?.mode ?? template?.network.mode ?? null, from: "metadata" };
 }
 
 /** Whether the API proxy serves a running sandbox whose template has agents behind it (its status file says). */
-async function apiProxyOf(context: RuntimeContext, metadata: SandboxMetadata, running: boolean): Promise<SandboxView["apiProxy"]> {
+async function apiProxyOf(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  running: boolean,
+): Promise<SandboxView["apiProxy"]> {
   const template = context.settings.templates.find((t) => t.name === metadata.template);
   if (template === undefined || !template.agents.some((agent) => agent.auth !== "wrapper")) return null;
   return running ? servedByProxy(context.paths, metadata.name) : { served: false, address: null };
@@ -175,7 +236,9 @@ async function workspaceDisk(workspace: SandboxMetadata["workspace"]): Promise<S
 function relay(argv: string[], streams: ExecStreams): Promise<number> {
   return new Promise((resolve, reject) => {
     const [program, ...args] = argv;
-    const child = spawn(program ?? "forage-enter", args, { stdio: [streams.stdin === null ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn(program ?? "forage-enter", args, {
+      stdio: [streams.stdin === null ? "ignore" : "pipe", "pipe", "pipe"],
+    });
     if (streams.stdin !== null && child.stdin !== null) {
       child.stdin.on("error", () => undefined);
       streams.stdin.pipe(child.stdin);
@@ -188,7 +251,12 @@ function relay(argv: string[], streams: ExecStreams): Promise<number> {
 }
 
 /** Runs argv on a new pseudo-terminal whose keystrokes, output and size the caller relays. */
-async function relayTerminal(enter: EnterOnTerminal, command: string[], terminal: RelayedTerminal, streams: ExecStreams): Promise<number> {
+async function relayTerminal(
+  enter: EnterOnTerminal,
+  command: string[],
+  terminal: RelayedTerminal,
+  streams: ExecStreams,
+): Promise<number> {
   const running = await startOnTerminal(enter, command, terminal.size);
   terminal.onResize((size) => running.resize(size));
   terminal.onHangUp?.(() => running.hangUp());

@@ -11,7 +11,12 @@ interface StreamArgs {
 
 type StreamingOperation = Exclude<OperationName, PlainOperation>;
 
-type StreamingMethods = { [K in StreamingOperation]: (request: Request<K>, ...streams: StreamArgs[StreamsOf<K> & keyof StreamArgs]) => Promise<Result<K>> };
+type StreamingMethods = {
+  [K in StreamingOperation]: (
+    request: Request<K>,
+    ...streams: StreamArgs[StreamsOf<K> & keyof StreamArgs]
+  ) => Promise<Result<K>>;
+};
 
 /**
  * Everything forage-ctl asks of the privileged side, one method per operation of the call table

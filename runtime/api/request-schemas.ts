@@ -28,15 +28,23 @@ const hostPath = z
   .regex(/^[^\x00-\x1f\x7f]*$/, { error: "must not contain control characters" });
 
 /** The caller's SSH_AUTH_SOCK: a socket's path (sun_path holds 107 bytes). */
-const agentSocket = hostPath.max(107).exactOptional().describe("the caller's SSH_AUTH_SOCK: keys named by fingerprint are relayed to the agent there, as the user");
+const agentSocket = hostPath
+  .max(107)
+  .exactOptional()
+  .describe("the caller's SSH_AUTH_SOCK: keys named by fingerprint are relayed to the agent there, as the user");
 
 export const upRequest = z.strictObject({
   name,
   template: templateName.describe("the template to create it from"),
   workspace: hostPath.exactOptional().describe("-w DIR: a directory bound as is"),
-  repo: hostPath.exactOptional().describe("-r PATH: the default repository (a jj workspace or git worktree of it; as is with direct)"),
+  repo: hostPath
+    .exactOptional()
+    .describe("-r PATH: the default repository (a jj workspace or git worktree of it; as is with direct)"),
   direct: z.boolean().exactOptional().describe("--direct: mount the repository as is"),
-  repos: z.record(templateName, hostPath).exactOptional().describe("-r NAME=PATH: repositories the template's mounts name"),
+  repos: z
+    .record(templateName, hostPath)
+    .exactOptional()
+    .describe("-r NAME=PATH: repositories the template's mounts name"),
   gitUser: z
     .string()
     .max(128)
@@ -49,19 +57,29 @@ export const upRequest = z.strictObject({
     .regex(/^[^\s<>@]+@[^\s<>@]+$/)
     .exactOptional()
     .describe("author e-mail of commits made in the sandbox"),
-  sshKeyPath: hostPath.exactOptional().describe("host path of the agent's SSH private key (must belong to the configured user)"),
-  sshKeys: z.array(sshPublicKey).max(64).exactOptional().describe("SSH public keys that may log in, besides the configured ones"),
+  sshKeyPath: hostPath
+    .exactOptional()
+    .describe("host path of the agent's SSH private key (must belong to the configured user)"),
+  sshKeys: z
+    .array(sshPublicKey)
+    .max(64)
+    .exactOptional()
+    .describe("SSH public keys that may log in, besides the configured ones"),
   sshAgent: z
     .array(
       z
         .string()
         .max(4096)
-        .regex(/^(SHA256:[A-Za-z0-9+/]{43}|\/[^\u0000]+)$/, { error: "must be an absolute key file path or a SHA256: fingerprint" }),
+        .regex(/^(SHA256:[A-Za-z0-9+/]{43}|\/[^\u0000]+)$/, {
+          error: "must be an absolute key file path or a SHA256: fingerprint",
+        }),
     )
     .min(1)
     .max(16)
     .exactOptional()
-    .describe("serve an SSH agent with these keys (files of the user's, or fingerprints in the user's own agent), asking for every signature; instead of the template's sshAgent"),
+    .describe(
+      "serve an SSH agent with these keys (files of the user's, or fingerprints in the user's own agent), asking for every signature; instead of the template's sshAgent",
+    ),
   sshAuthSock: agentSocket,
   muxConfig: z.boolean().exactOptional().describe("mount the user's ~/.tmux.conf (default true)"),
   runtime: z
@@ -106,7 +124,10 @@ export const sandboxRequest = z.strictObject({ name });
 export const startRequest = z.strictObject({ name, sshAuthSock: agentSocket });
 /** Stopping a sandbox (stop, down): which, and how long its processes get. */
 export const stopRequest = z.strictObject({ name, grace });
-export const logsRequest = z.strictObject({ name, lines: z.number().int().min(1).max(100_000).describe("lines per window") });
+export const logsRequest = z.strictObject({
+  name,
+  lines: z.number().int().min(1).max(100_000).describe("lines per window"),
+});
 export const gcRequest = z.strictObject({ force: z.boolean().describe("remove what is found (else only list it)") });
 export const snapshotRequest = z.strictObject({ name, action: snapshotAction });
 export const networkRequest = z.strictObject({ name, change: networkChange });

@@ -17,15 +17,25 @@ export type ModeMeaning = { does: string } | { refused: string };
  */
 export const approvalAnswers: Readonly<Record<ApprovalKind, Record<ApprovalMode | "deny", ModeMeaning>>> = {
   host: {
-    once: { does: "admits the name on the port and at the addresses of the answer the request was for, until the sandbox stops; another address asks again" },
-    for: { does: "the same, until the time is up: then its addresses leave the sandbox's sets and the next lookup asks again" },
-    always: { does: "adds name:port to the sandbox's own allowlist (forage-ctl network NAME shows it; restarts keep it); like every allow entry, it follows DNS" },
+    once: {
+      does: "admits the name on the port and at the addresses of the answer the request was for, until the sandbox stops; another address asks again",
+    },
+    for: {
+      does: "the same, until the time is up: then its addresses leave the sandbox's sets and the next lookup asks again",
+    },
+    always: {
+      does: "adds name:port to the sandbox's own allowlist (forage-ctl network NAME shows it; restarts keep it); like every allow entry, it follows DNS",
+    },
     deny: { does: "answers the lookup NXDOMAIN; the name is not asked about again until the sandbox stops" },
   },
   push: {
     once: { does: "pushes this update of the ref, these commits, and nothing else" },
-    for: { does: "pushes this update, and lets later fast-forwards of the same ref to the same URL through without asking until the time is up" },
-    always: { does: "pushes this update, and keeps the ref and URL in the sandbox's push gate settings: later fast-forwards of it go without asking (forage-ctl status NAME shows them)" },
+    for: {
+      does: "pushes this update, and lets later fast-forwards of the same ref to the same URL through without asking until the time is up",
+    },
+    always: {
+      does: "pushes this update, and keeps the ref and URL in the sandbox's push gate settings: later fast-forwards of it go without asking (forage-ctl status NAME shows them)",
+    },
     deny: { does: "refuses this update: nothing is pushed (a later push asks again)" },
   },
   "ssh-sign": {
@@ -33,7 +43,10 @@ export const approvalAnswers: Readonly<Record<ApprovalKind, Record<ApprovalMode 
     for: {
       does: "lets the same key sign for the same destination (an SSH login's user and server host key, an SSHSIG's namespace) without asking until the time is up (at most 24h); refused for a request that does not show its destination in full",
     },
-    always: { refused: "an SSH key that always signs is a key given away: approve it --for a while (at most 24h), or set the template's sshAgent confirm: false if signing unasked is what you want" },
+    always: {
+      refused:
+        "an SSH key that always signs is a key given away: approve it --for a while (at most 24h), or set the template's sshAgent confirm: false if signing unasked is what you want",
+    },
     deny: { does: "fails this signature (a later one asks again)" },
   },
 };
@@ -59,8 +72,10 @@ export function modeRefusal(kind: ApprovalKind, mode: ApprovalMode): string | nu
  */
 export function requestRefusal(ask: Asked, mode: ApprovalMode): string | null {
   const refusal = modeRefusal(ask.kind, mode);
-  if (refusal !== null || ask.kind !== "ssh-sign" || mode !== "for" || heldDestination(ask.subject.destination)) return refusal;
-  const missing = ask.subject.destination === undefined ? "its destination is not known" : "the server's host key is not shown";
+  if (refusal !== null || ask.kind !== "ssh-sign" || mode !== "for" || heldDestination(ask.subject.destination))
+    return refusal;
+  const missing =
+    ask.subject.destination === undefined ? "its destination is not known" : "the server's host key is not shown";
   return `this ssh-sign request takes --once only: ${missing}, so --for could not hold the key to one destination (it would sign for any server unasked)`;
 }
 

@@ -16,7 +16,8 @@ import { escapeSandboxText } from "./sandbox-text.js";
 export function approvalJson(view: ApprovalView): ApprovalView {
   const escaped = { ...(escapedStrings(view) as ApprovalView), summary: view.summary };
   // A diffstat's lines are git's, one file each (git quotes a name with a newline): its own line breaks stay.
-  if (view.kind === "push" && escaped.kind === "push") escaped.subject.diffstat = view.subject.diffstat.split("\n").map(escapeSandboxText).join("\n");
+  if (view.kind === "push" && escaped.kind === "push")
+    escaped.subject.diffstat = view.subject.diffstat.split("\n").map(escapeSandboxText).join("\n");
   return escaped;
 }
 

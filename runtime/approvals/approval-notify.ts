@@ -30,8 +30,15 @@ export const notifyTimeoutMs = 10_000;
  */
 export function approvalNotifier(target: NotifyTarget): (request: ApprovalView) => Promise<void> {
   return async (request) => {
-    const desktop = desktopNotification(request, target).catch((error: unknown) => target.log(`approval ${request.id}: desktop notification failed: ${String(error)}`));
-    const hook = target.hook === null ? undefined : runHook(request, target.hook, target).catch((error: unknown) => target.log(`approval ${request.id}: approvals.notify failed: ${String(error)}`));
+    const desktop = desktopNotification(request, target).catch((error: unknown) =>
+      target.log(`approval ${request.id}: desktop notification failed: ${String(error)}`),
+    );
+    const hook =
+      target.hook === null
+        ? undefined
+        : runHook(request, target.hook, target).catch((error: unknown) =>
+            target.log(`approval ${request.id}: approvals.notify failed: ${String(error)}`),
+          );
     await Promise.all([desktop, hook]);
   };
 }
@@ -70,15 +77,23 @@ async function desktopNotification(request: ApprovalView, target: NotifyTarget):
   const body = notificationBody(request).replaceAll("\\", "\\\\");
   // Looked up as the user, after the uid is dropped, in their PATH (their NixOS profile: the
   // daemon's service PATH has no libnotify); not installed (ENOENT) is no failure.
-  const result = await runCommand("notify-send", ["--app-name=forage", "--urgency=critical", "--", notificationTitle(request), body], {
-    uid: target.user.uid,
-    gid: target.user.gid,
-    cwd: "/",
-    env: userEnvironment(target.user, { DBUS_SESSION_BUS_ADDRESS: `unix:path=${runtimeDir}/bus`, XDG_RUNTIME_DIR: runtimeDir }),
-    timeoutMs: target.timeoutMs ?? notifyTimeoutMs,
-    reject: false,
-  });
-  if (result.failed && (result.spawnError as NodeJS.ErrnoException | undefined)?.code !== "ENOENT") target.log(`approval ${request.id}: notify-send ${failure(result)}`);
+  const result = await runCommand(
+    "notify-send",
+    ["--app-name=forage", "--urgency=critical", "--", notificationTitle(request), body],
+    {
+      uid: target.user.uid,
+      gid: target.user.gid,
+      cwd: "/",
+      env: userEnvironment(target.user, {
+        DBUS_SESSION_BUS_ADDRESS: `unix:path=${runtimeDir}/bus`,
+        XDG_RUNTIME_DIR: runtimeDir,
+      }),
+      timeoutMs: target.timeoutMs ?? notifyTimeoutMs,
+      reject: false,
+    },
+  );
+  if (result.failed && (result.spawnError as NodeJS.ErrnoException | undefined)?.code !== "ENOENT")
+    target.log(`approval ${request.id}: notify-send ${failure(result)}`);
 }
 
 function failure(result: RunResult): string {

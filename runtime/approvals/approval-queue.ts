@@ -59,11 +59,19 @@ export class ApprovalQueue {
     if (pending !== undefined) return pending.answer;
     const limit = this.options.maxPendingPerSandbox ?? 64;
     if ([...this.byId.values()].filter((entry) => entry.ask.sandbox === ask.sandbox).length >= limit) {
-      this.record(ask.sandbox, "approval-answered", `${ask.kind} ${subjectSummary(ask)}: expired at once (${limit} requests of this sandbox already pending)`);
+      this.record(
+        ask.sandbox,
+        "approval-answered",
+        `${ask.kind} ${subjectSummary(ask)}: expired at once (${limit} requests of this sandbox already pending)`,
+      );
       return Promise.resolve({ decision: "expired" });
     }
     const entry = this.enqueue(ask, key);
-    this.record(ask.sandbox, "approval-asked", `${entry.id} ${ask.kind} ${subjectSummary(ask)} (deadline ${Math.round((entry.deadlineMs - entry.createdMs) / 1000)} s)`);
+    this.record(
+      ask.sandbox,
+      "approval-asked",
+      `${entry.id} ${ask.kind} ${subjectSummary(ask)} (deadline ${Math.round((entry.deadlineMs - entry.createdMs) / 1000)} s)`,
+    );
     try {
       this.options.onQueued?.(view(entry));
     } catch (error) {
@@ -84,7 +92,11 @@ export class ApprovalQueue {
    */
   answer(id: string, decision: HumanDecision, by: string): ApprovalView {
     const entry = this.byId.get(id.toLowerCase());
-    if (entry === undefined) throw new SandboxError(`no pending approval "${id}" (answered, expired, or never asked): see forage-ctl approvals`, "general");
+    if (entry === undefined)
+      throw new SandboxError(
+        `no pending approval "${id}" (answered, expired, or never asked): see forage-ctl approvals`,
+        "general",
+      );
     const refusal = decision.decision === "deny" ? null : requestRefusal(entry.ask, decision.decision);
     if (refusal !== null) throw new SandboxError(`${entry.id}: ${refusal}`, "usage");
     this.settle(entry, decision, `by ${by}`);
@@ -103,12 +115,24 @@ export class ApprovalQueue {
 
   private enqueue(ask: ApprovalAsk, key: string): Entry {
     const createdMs = Date.now();
-    const wait = Math.min(Math.max(ask.deadlineMs ?? this.options.defaultDeadlineMs ?? defaultApprovalDeadlineMs, 1), maxApprovalDeadlineMs);
+    const wait = Math.min(
+      Math.max(ask.deadlineMs ?? this.options.defaultDeadlineMs ?? defaultApprovalDeadlineMs, 1),
+      maxApprovalDeadlineMs,
+    );
     let id = (this.options.newId ?? newApprovalId)();
     while (this.byId.has(id)) id = newApprovalId();
     let settle: (answer: ApprovalDecision) => void = () => undefined;
     const answer = new Promise<ApprovalDecision>((resolve) => (settle = resolve));
-    const entry: Entry = { id, key, ask, createdMs, deadlineMs: createdMs + wait, answer, settle, timer: setTimeout(() => this.settle(entry, { decision: "expired" }, "at its deadline"), wait) };
+    const entry: Entry = {
+      id,
+      key,
+      ask,
+      createdMs,
+      deadlineMs: createdMs + wait,
+      answer,
+      settle,
+      timer: setTimeout(() => this.settle(entry, { decision: "expired" }, "at its deadline"), wait),
+    };
     // The daemon's sockets keep it alive; a pending deadline alone need not.
     entry.timer.unref();
     this.byId.set(id, entry);
@@ -122,14 +146,22 @@ export class ApprovalQueue {
     this.byId.delete(entry.id);
     this.byKey.delete(entry.key);
     entry.settle(answer);
-    this.record(entry.ask.sandbox, "approval-answered", `${entry.id} ${entry.ask.kind} ${subjectSummary(entry.ask)}: ${decisionText(answer)} ${how}`);
+    this.record(
+      entry.ask.sandbox,
+      "approval-answered",
+      `${entry.id} ${entry.ask.kind} ${subjectSummary(entry.ask)}: ${decisionText(answer)} ${how}`,
+    );
   }
 
   /** Audit events in the order they happened (each waits for the one before). */
   private record(sandbox: string, event: ApprovalAuditKind, detail: string): void {
     this.audits = this.audits
       .then(() => this.options.audit(sandbox, event, detail))
-      .catch((error: unknown) => this.options.log?.(`audit log of ${sandbox}: ${event} not written: ${error instanceof Error ? error.message : String(error)}`));
+      .catch((error: unknown) =>
+        this.options.log?.(
+          `audit log of ${sandbox}: ${event} not written: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
   }
 }
 
@@ -151,5 +183,11 @@ function canonical(value: unknown): unknown {
 
 function view(entry: Entry): ApprovalView {
   const { deadlineMs: _asked, ...asked } = entry.ask;
-  return { id: entry.id, ...asked, summary: subjectSummary(entry.ask), createdAt: new Date(entry.createdMs).toISOString(), deadlineAt: new Date(entry.deadlineMs).toISOString() };
+  return {
+    id: entry.id,
+    ...asked,
+    summary: subjectSummary(entry.ask),
+    createdAt: new Date(entry.createdMs).toISOString(),
+    deadlineAt: new Date(entry.deadlineMs).toISOString(),
+  };
 }

@@ -18,7 +18,11 @@ export type ApprovalView = Asked & {
 };
 
 /** What is asked, by whom: sandbox, kind and subject (still discriminated by kind). */
-export type Asked = ApprovalAsk extends infer A ? (A extends ApprovalAsk ? Pick<A, "sandbox" | "kind" | "subject"> : never) : never;
+export type Asked = ApprovalAsk extends infer A
+  ? A extends ApprovalAsk
+    ? Pick<A, "sandbox" | "kind" | "subject">
+    : never
+  : never;
 
 /** An answer a human gives (`expired` is the deadline's, never a human's). */
 export type HumanDecision = Exclude<ApprovalDecision, { decision: "expired" }>;
@@ -38,7 +42,10 @@ export function subjectSummary(ask: Asked, width = Infinity): string {
       const { name, port, addresses, approved = [] } = ask.subject;
       const fresh = addresses?.filter((address) => !approved.includes(address)).length ?? 0;
       // A re-pointed name says so: the same name approved before now answers with other addresses.
-      const tail = addresses === undefined ? "" : ` at ${addresses.length} address${addresses.length === 1 ? "" : "es"}, ${fresh} new`;
+      const tail =
+        addresses === undefined
+          ? ""
+          : ` at ${addresses.length} address${addresses.length === 1 ? "" : "es"}, ${fresh} new`;
       return `${cutShown(`${escapeSandboxText(name)}${port === undefined ? "" : `:${port}`}`, Math.max(width - tail.length, 24), "end")}${tail}`;
     }
     case "push": {
@@ -50,7 +57,11 @@ export function subjectSummary(ask: Asked, width = Infinity): string {
     }
     case "ssh-sign": {
       const { fingerprint, comment, destination } = ask.subject;
-      return cutShown(`${fingerprint} (${escapeSandboxText(comment)})${destination === undefined ? "" : ` → ${signDestinationText(destination)}`}`, width, "start");
+      return cutShown(
+        `${fingerprint} (${escapeSandboxText(comment)})${destination === undefined ? "" : ` → ${signDestinationText(destination)}`}`,
+        width,
+        "start",
+      );
     }
   }
 }

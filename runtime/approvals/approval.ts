@@ -76,7 +76,8 @@ export interface SshSignSubject {
  * the sandbox's own text, shown quoted: a login's user name, an SSHSIG signature's namespace and
  * hash. `hostKey` is the fingerprint forage computed of the server host key the data names.
  */
-export type SignDestination = { kind: "ssh-login"; user: string; hostKey?: string } | { kind: "sshsig"; namespace: string; hash: string };
+export type SignDestination =
+  { kind: "ssh-login"; user: string; hostKey?: string } | { kind: "sshsig"; namespace: string; hash: string };
 
 export type ApprovalAsk =
   | { sandbox: string; kind: "host"; subject: HostSubject; deadlineMs?: number }
@@ -88,7 +89,12 @@ export type ApprovalAsk =
  * approval-answers.ts says for the request's kind (a kind may refuse one); `deny`: by the human;
  * `expired`: nobody answered by the deadline, which counts as a denial.
  */
-export type ApprovalDecision = { decision: "once" } | { decision: "always" } | { decision: "for"; untilMs: number } | { decision: "deny" } | { decision: "expired" };
+export type ApprovalDecision =
+  | { decision: "once" }
+  | { decision: "always" }
+  | { decision: "for"; untilMs: number }
+  | { decision: "deny" }
+  | { decision: "expired" };
 
 /** Asks the human and resolves with the answer (never rejects for a denial). */
 export type AskApproval = (ask: ApprovalAsk) => Promise<ApprovalDecision>;

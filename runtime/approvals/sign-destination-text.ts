@@ -12,7 +12,8 @@ import { quoteSandboxText } from "./sandbox-text.js";
  * @example signDestinationText({ kind: "sshsig", namespace: "git", hash: "sha512" }) // → 'an SSHSIG signature, namespace "git", hash "sha512"'
  */
 export function signDestinationText(destination: SignDestination): string {
-  if (destination.kind === "sshsig") return `an SSHSIG signature, namespace ${quoteSandboxText(destination.namespace)}, hash ${quoteSandboxText(destination.hash)}`;
+  if (destination.kind === "sshsig")
+    return `an SSHSIG signature, namespace ${quoteSandboxText(destination.namespace)}, hash ${quoteSandboxText(destination.hash)}`;
   const login = `ssh login as ${quoteSandboxText(destination.user)}`;
   // The fingerprint is computed here of the key's bytes: "SHA256:" and base64, no text of the sandbox's.
   return destination.hostKey === undefined ? login : `${login} to a server with host key ${destination.hostKey}`;

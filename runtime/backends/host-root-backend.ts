@@ -16,10 +16,24 @@ import { hostRootGaps } from "./host-root-gaps.js";
 import { pathExists } from "../core/path-exists.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
-const optionalHostBinds = ["/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"];
+const optionalHostBinds = [
+  "/etc/ssl",
+  "/etc/ca-certificates",
+  "/etc/alternatives",
+  "/etc/ld.so.cache",
+  "/etc/localtime",
+];
 
 /** Where the host tools the nspawn runtimes need are looked for. */
-const searchPath = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/run/current-system/sw/bin"];
+const searchPath = [
+  "/usr/local/sbin",
+  "/usr/local/bin",
+  "/usr/sbin",
+  "/usr/bin",
+  "/sbin",
+  "/bin",
+  "/run/current-system/sw/bin",
+];
 
 /**
  * Why this host cannot run nspawn sandboxes at all (tools, root), or undefined: every nspawn
@@ -29,13 +43,19 @@ export async function nspawnUnavailable(): Promise<string | undefined> {
   const tools = ["systemd-nspawn", "nsenter", "ip", "flock", "mount"];
   const found = await Promise.all(tools.map((tool) => findExecutable([tool], searchPath)));
   const missing = tools.filter((_, i) => found[i] === undefined);
-  if (missing.length > 0) return `missing ${missing.join(", ")} (Debian/Ubuntu: apt-get install systemd-container iproute2 util-linux)`;
+  if (missing.length > 0)
+    return `missing ${missing.join(", ")} (Debian/Ubuntu: apt-get install systemd-container iproute2 util-linux)`;
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   return isRoot ? undefined : "needs root (or the forage daemon)";
 }
 
 /** Host root: generated /etc, the host's /usr and a few /etc files read-only, the agent launcher. */
-async function layOutHostRoot(context: RuntimeContext, metadata: SandboxMetadata, root: string, template: TemplateModel): Promise<RootLayout> {
+async function layOutHostRoot(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  root: string,
+  template: TemplateModel,
+): Promise<RootLayout> {
   const { host } = context.settings;
   const programs = await resolveAgentPrograms(template);
   const promptFiles = agentPromptFiles(template);
@@ -49,12 +69,15 @@ async function layOutHostRoot(context: RuntimeContext, metadata: SandboxMetadata
       program: programs.get(agent.name) ?? "",
       secretFile: agent.secret?.containerPath ?? null,
       envVar: agent.secret?.envVar ?? null,
-      envFile: agent.auth === "wrapper" && agent.login === null ? null : proxyEnvFile(host.secretsMountPath, agent.name),
+      envFile:
+        agent.auth === "wrapper" && agent.login === null ? null : proxyEnvFile(host.secretsMountPath, agent.name),
       promptFile: promptFiles[agent.name] ?? null,
     })),
   });
   if (template.ssh) await installSsh(context.paths, root, metadata, host.containerUsername);
-  const present = await Promise.all(optionalHostBinds.map(async (path) => ((await pathExists(path)) ? path : undefined)));
+  const present = await Promise.all(
+    optionalHostBinds.map(async (path) => ((await pathExists(path)) ? path : undefined)),
+  );
   return {
     binds: [
       { source: "/usr", target: "/usr", readOnly: true },
@@ -75,7 +98,17 @@ const hostRoot: NspawnRoot = { payload: "placeholder", layOut: layOutHostRoot };
  */
 export const hostRootBackend: Backend = {
   name: "nspawn",
-  capabilities: { nixosConfig: false, networkIsolation: true, ephemeralRoot: true, ssh: true, generatedFiles: true, resourceLimits: true, gracefulShutdown: true, pinnedBinds: true, ownInit: false },
+  capabilities: {
+    nixosConfig: false,
+    networkIsolation: true,
+    ephemeralRoot: true,
+    ssh: true,
+    generatedFiles: true,
+    resourceLimits: true,
+    gracefulShutdown: true,
+    pinnedBinds: true,
+    ownInit: false,
+  },
   inside: {
     // The agent launchers first, then the host's /usr.
     path: () => "/opt/forage/bin:/usr/local/bin:/usr/bin:/bin",

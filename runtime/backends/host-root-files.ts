@@ -11,11 +11,31 @@ export interface HostRootSpec {
   /** Where the agent's SSH identity key is inside (written into its ~/.ssh/config), or null. */
   identityKey: string | null;
   /** Agents' launch settings: name → program and optional secret. */
-  agents: { name: string; program: string; secretFile: string | null; envVar: string | null; envFile: string | null; promptFile: string | null }[];
+  agents: {
+    name: string;
+    program: string;
+    secretFile: string | null;
+    envVar: string | null;
+    envFile: string | null;
+    promptFile: string | null;
+  }[];
 }
 
 /** Top-level directories of the root; /usr (and /etc/ssl etc.) are bound read-only from the host. */
-const directories = ["usr", "etc/forage/agents", "opt/forage/bin", "proc", "sys", "dev", "run", "tmp", "var/tmp", "root", "home", "mnt"];
+const directories = [
+  "usr",
+  "etc/forage/agents",
+  "opt/forage/bin",
+  "proc",
+  "sys",
+  "dev",
+  "run",
+  "tmp",
+  "var/tmp",
+  "root",
+  "home",
+  "mnt",
+];
 const usrLinks = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
 
 /**
@@ -35,7 +55,13 @@ export async function buildHostRoot(root: string, spec: HostRootSpec): Promise<v
   await writeEtc(root, spec);
   for (const agent of spec.agents) {
     await symlink("forage-agent", join(root, "opt/forage/bin", agent.name));
-    const lines = [`program=${agent.program}`, `secret_file=${agent.secretFile ?? ""}`, `env_var=${agent.envVar ?? ""}`, `env_file=${agent.envFile ?? ""}`, `prompt_file=${agent.promptFile ?? ""}`];
+    const lines = [
+      `program=${agent.program}`,
+      `secret_file=${agent.secretFile ?? ""}`,
+      `env_var=${agent.envVar ?? ""}`,
+      `env_file=${agent.envFile ?? ""}`,
+      `prompt_file=${agent.promptFile ?? ""}`,
+    ];
     await writeFile(join(root, "etc/forage/agents", agent.name), `${lines.join("\n")}\n`, { mode: 0o644 });
   }
 }

@@ -15,11 +15,19 @@ import { nspawnQueries, startNspawn, stopNspawn, type NspawnRoot, type RootLayou
  * Nix store read-only. The host's Nix daemon socket is not bound: a sandbox that could build
  * would reach the network through fixed-output derivations, around its network policy.
  */
-async function layOutNixRoot(context: RuntimeContext, metadata: SandboxMetadata, root: string, template: TemplateModel): Promise<RootLayout> {
+async function layOutNixRoot(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  root: string,
+  template: TemplateModel,
+): Promise<RootLayout> {
   const system = await requireSystem(context.paths.systemsDir, template.name);
   await prepareNixRoot(root);
   return {
-    binds: [{ source: "/nix/store", target: "/nix/store", readOnly: true }, ...(await systemSshBinds(context, metadata, template))],
+    binds: [
+      { source: "/nix/store", target: "/nix/store", readOnly: true },
+      ...(await systemSshBinds(context, metadata, template)),
+    ],
     payload: { kind: "init", init: `${system}/init` },
     system,
   };
@@ -29,29 +37,51 @@ const nixRoot: NspawnRoot = { payload: "init", layOut: layOutNixRoot };
 
 /** Inside a NixOS system (nspawn-nix, extra-container): NixOS's standard PATH. */
 export const nixosInside: Inside = {
-  path: (user) => [...(user === null ? [] : [`/etc/profiles/per-user/${user}/bin`]), "/run/wrappers/bin", "/run/current-system/sw/bin"].join(":"),
+  path: (user) =>
+    [
+      ...(user === null ? [] : [`/etc/profiles/per-user/${user}/bin`]),
+      "/run/wrappers/bin",
+      "/run/current-system/sw/bin",
+    ].join(":"),
   shell: "/run/current-system/sw/bin/bash",
 };
 
 /** Templates that have a prebuilt system (a link into /nix/store with an init). */
 async function templatesWithSystems(systems: string): Promise<string[]> {
   const entries = (await readdir(systems).catch(() => [] as string[])).filter((name) => templateNamePattern.test(name));
-  const found = await Promise.all(entries.map(async (name) => ((await findSystem(systems, name)) === undefined ? undefined : name)));
+  const found = await Promise.all(
+    entries.map(async (name) => ((await findSystem(systems, name)) === undefined ? undefined : name)),
+  );
   return found.filter((name): name is string => name !== undefined).sort();
 }
 
 /** systemd-nspawn booting the template's prebuilt NixOS system, which opens the session and runs sshd itself. */
 export const nixRootBackend: Backend = {
   name: "nspawn-nix",
-  capabilities: { nixosConfig: true, networkIsolation: true, ephemeralRoot: true, ssh: true, generatedFiles: true, resourceLimits: true, gracefulShutdown: true, pinnedBinds: true, ownInit: true },
+  capabilities: {
+    nixosConfig: true,
+    networkIsolation: true,
+    ephemeralRoot: true,
+    ssh: true,
+    generatedFiles: true,
+    resourceLimits: true,
+    gracefulShutdown: true,
+    pinnedBinds: true,
+    ownInit: true,
+  },
   inside: nixosInside,
   describe: async (paths: RuntimePaths) =>
     `systemd-nspawn booting the template's prebuilt NixOS system (${paths.systemsDir}/<template>; here: ${(await templatesWithSystems(paths.systemsDir)).join(", ") || "none"})`,
   async unavailable(paths, template) {
     const host = await nspawnUnavailable();
     if (host !== undefined) return host;
-    if (template !== undefined) return (await findSystem(paths.systemsDir, template)) === undefined ? `template "${template}" has no prebuilt NixOS system in ${paths.systemsDir}` : undefined;
-    return (await templatesWithSystems(paths.systemsDir)).length === 0 ? `no prebuilt template systems in ${paths.systemsDir} (the NixOS module installs them)` : undefined;
+    if (template !== undefined)
+      return (await findSystem(paths.systemsDir, template)) === undefined
+        ? `template "${template}" has no prebuilt NixOS system in ${paths.systemsDir}`
+        : undefined;
+    return (await templatesWithSystems(paths.systemsDir)).length === 0
+      ? `no prebuilt template systems in ${paths.systemsDir} (the NixOS module installs them)`
+      : undefined;
   },
   preflight: async (context, template) => void (await requireSystem(context.paths.systemsDir, template.name)),
   start: (context, metadata, template) => startNspawn(context, metadata, template, nixRoot),

@@ -1,6 +1,12 @@
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import type { TemplateModel } from "../../generator/model/model.js";
-import { createSandboxCgroup, joinCgroupArgv, removeSandboxCgroup, sandboxCgroupName, type SandboxCgroup } from "../cgroups/sandbox-cgroup.js";
+import {
+  createSandboxCgroup,
+  joinCgroupArgv,
+  removeSandboxCgroup,
+  sandboxCgroupName,
+  type SandboxCgroup,
+} from "../cgroups/sandbox-cgroup.js";
 import { tmpfsCaps } from "../cgroups/tmpfs-caps.js";
 import type { Bind } from "../core/bind.js";
 import type { RuntimeContext } from "../core/context.js";
@@ -8,7 +14,16 @@ import { timed } from "../core/phase-clock.js";
 import { metadataPath, rootPath, sandboxSecretsPath } from "../core/paths.js";
 import { createLink, removeLink } from "../network/sandbox-link.js";
 import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
-import { ContainerError, findContainerByRoot, isOurContainer, leaderOf, spawnContainer, stopContainer, type ContainerPayload, type NspawnSpec } from "../nspawn/container-process.js";
+import {
+  ContainerError,
+  findContainerByRoot,
+  isOurContainer,
+  leaderOf,
+  spawnContainer,
+  stopContainer,
+  type ContainerPayload,
+  type NspawnSpec,
+} from "../nspawn/container-process.js";
 import { mountRoot, unmountRoot } from "../nspawn/root-mount.js";
 import { stageBinds } from "../nspawn/staged-binds.js";
 import { resizeTmpfs } from "../nspawn/host-mounts.js";
@@ -28,7 +43,12 @@ export interface RootLayout {
 export interface NspawnRoot {
   payload: ContainerPayload["kind"];
   /** Lays out a fresh root (a host root's /etc, or an empty root a NixOS init fills). */
-  layOut(context: RuntimeContext, metadata: SandboxMetadata, root: string, template: TemplateModel): Promise<RootLayout>;
+  layOut(
+    context: RuntimeContext,
+    metadata: SandboxMetadata,
+    root: string,
+    template: TemplateModel,
+  ): Promise<RootLayout>;
 }
 
 /**
@@ -37,7 +57,12 @@ export interface NspawnRoot {
  * systemd-nspawn, once both are done, so the sandbox never runs unfenced. Returns the running
  * sandbox's metadata (not yet written). Nothing half-started stays when a step fails.
  */
-export async function startNspawn(context: RuntimeContext, given: SandboxMetadata, template: TemplateModel, kind: NspawnRoot): Promise<SandboxMetadata> {
+export async function startNspawn(
+  context: RuntimeContext,
+  given: SandboxMetadata,
+  template: TemplateModel,
+  kind: NspawnRoot,
+): Promise<SandboxMetadata> {
   const { clock } = context;
   const link = linkOf(context, given);
   // A container that died on its own (an OOM kill takes nspawn first) left its namespace, link,
@@ -53,7 +78,9 @@ export async function startNspawn(context: RuntimeContext, given: SandboxMetadat
   try {
     const [metadata, container] = await Promise.all([fenced, laidOut]);
     // The guard starts beside nspawn; its DNS port is in the table before up returns.
-    guarded = timed(clock, "start: network guard (concurrent)", () => startNetworkGuard(context, metadata, link.namespacePath));
+    guarded = timed(clock, "start: network guard (concurrent)", () =>
+      startNetworkGuard(context, metadata, link.namespacePath),
+    );
     guarded.catch(() => undefined);
     const pid = await runContainer(context, container);
     return {
@@ -102,12 +129,22 @@ async function prepareContainer(
   const binds = await timed(clock, "start: binds", async () => [
     ...layout.binds,
     ...(await sandboxBinds(context, metadata, template, { pinnedBinds: true })),
-    ...(metadata.secrets.length > 0 ? [{ source: sandboxSecretsPath(context.paths, metadata.name), target: context.settings.host.secretsMountPath, readOnly: true }] : []),
+    ...(metadata.secrets.length > 0
+      ? [
+          {
+            source: sandboxSecretsPath(context.paths, metadata.name),
+            target: context.settings.host.secretsMountPath,
+            readOnly: true,
+          },
+        ]
+      : []),
   ]);
   // Staged here, beside the link and table being made, not after: they are on up's critical path.
   const [staging, grouping] = await Promise.allSettled([
     timed(clock, "start: stage binds", () => stageBinds(binds)),
-    timed(clock, "start: cgroup", () => createSandboxCgroup(sandboxCgroupName(metadata), template.resourceLimits)).then((made) => (madeCgroup(made), made)),
+    timed(clock, "start: cgroup", () => createSandboxCgroup(sandboxCgroupName(metadata), template.resourceLimits)).then(
+      (made) => (madeCgroup(made), made),
+    ),
   ]);
   if (staging.status === "rejected" || grouping.status === "rejected") {
     if (staging.status === "fulfilled") await staging.value.release();
@@ -139,7 +176,15 @@ async function runContainer(context: RuntimeContext, container: PreparedContaine
   // leaves nspawn's /run as it is (and never grows it back).
   const capped = (pid: number): Promise<void> => timed(clock, "start: cap /run", () => capRun(pid, container.runCap));
   return timed(clock, "start: nspawn until the payload runs", () =>
-    spawnContainer(container.spec, container.releaseStaged, dropUndefined({ wrap: (argv: string[]) => joinCgroupArgv(container.cgroup.procsFiles, argv), clock, whileReleasing: capped })),
+    spawnContainer(
+      container.spec,
+      container.releaseStaged,
+      dropUndefined({
+        wrap: (argv: string[]) => joinCgroupArgv(container.cgroup.procsFiles, argv),
+        clock,
+        whileReleasing: capped,
+      }),
+    ),
   );
 }
 
@@ -153,7 +198,12 @@ async function capRun(nspawnPid: number, bytes: number): Promise<void> {
 }
 
 /** Stops whatever is left of the container and removes its root, network and cgroup. Idempotent. */
-export async function stopNspawn(context: RuntimeContext, metadata: SandboxMetadata, graceSeconds: number, payload: ContainerPayload["kind"]): Promise<void> {
+export async function stopNspawn(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  graceSeconds: number,
+  payload: ContainerPayload["kind"],
+): Promise<void> {
   const root = rootPath(context.paths, metadata.name);
   // A container whose pid never reached the metadata (its `up` was killed) is found by its root.
   const pid = (await isOurContainer(metadata.pid, root)) ? metadata.pid : await findContainerByRoot(root);
@@ -169,11 +219,14 @@ export async function stopNspawn(context: RuntimeContext, metadata: SandboxMetad
 
 /** The nspawn runtimes' shared answers: running, leader, namespace, nothing kept beyond a stop. */
 export const nspawnQueries = {
-  isRunning: (context: RuntimeContext, metadata: SandboxMetadata): Promise<boolean> => isOurContainer(metadata.pid, rootPath(context.paths, metadata.name)),
+  isRunning: (context: RuntimeContext, metadata: SandboxMetadata): Promise<boolean> =>
+    isOurContainer(metadata.pid, rootPath(context.paths, metadata.name)),
   async leader(context: RuntimeContext, metadata: SandboxMetadata): Promise<number | undefined> {
-    if (metadata.pid === null || !(await isOurContainer(metadata.pid, rootPath(context.paths, metadata.name)))) return undefined;
+    if (metadata.pid === null || !(await isOurContainer(metadata.pid, rootPath(context.paths, metadata.name))))
+      return undefined;
     return leaderOf(metadata.pid);
   },
-  networkNamespace: async (context: RuntimeContext, metadata: SandboxMetadata): Promise<string | undefined> => linkOf(context, metadata).namespacePath,
+  networkNamespace: async (context: RuntimeContext, metadata: SandboxMetadata): Promise<string | undefined> =>
+    linkOf(context, metadata).namespacePath,
   destroy: async (): Promise<void> => undefined,
 };

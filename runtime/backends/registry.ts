@@ -46,7 +46,13 @@ export async function detectRuntimes(paths: RuntimePaths = runtimePaths("/var/li
     Object.values(backends).map(async (backend) => {
       const reason = (await backend.unavailable(paths)) ?? "";
       const { pinnedBinds: _pinned, ownInit: _own, ...capabilities } = backend.capabilities;
-      return { name: backend.name, description: await backend.describe(paths), available: reason === "", reason, capabilities };
+      return {
+        name: backend.name,
+        description: await backend.describe(paths),
+        available: reason === "",
+        reason,
+        capabilities,
+      };
     }),
   );
 }

@@ -23,7 +23,11 @@ export async function cgroupLimits(cgroup: SandboxCgroup): Promise<ResourceLimit
   };
   const memory = (await read("memory.max")) ?? (await read("memory.limit_in_bytes"));
   const tasks = await read("pids.max");
-  return { memoryMax: memoryOf(memory), tasksMax: tasks === undefined || tasks === "max" ? null : Number(tasks), cpuQuota: cpuOf((await read("cpu.max")) ?? (await read("cpu.cfs_quota_us"))) };
+  return {
+    memoryMax: memoryOf(memory),
+    tasksMax: tasks === undefined || tasks === "max" ? null : Number(tasks),
+    cpuQuota: cpuOf((await read("cpu.max")) ?? (await read("cpu.cfs_quota_us"))),
+  };
 }
 
 function memoryOf(value: string | undefined): string | null {

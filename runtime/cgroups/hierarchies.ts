@@ -19,7 +19,10 @@ export interface CgroupHierarchy {
  * mounted are left out.
  */
 export async function cgroupHierarchies(pid: number | "self" = "self"): Promise<CgroupHierarchy[]> {
-  const [membership, mountinfo] = await Promise.all([readFile(`/proc/${pid}/cgroup`, "utf8"), readFile("/proc/self/mountinfo", "utf8")]);
+  const [membership, mountinfo] = await Promise.all([
+    readFile(`/proc/${pid}/cgroup`, "utf8"),
+    readFile("/proc/self/mountinfo", "utf8"),
+  ]);
   const mounts = cgroupMounts(mountinfo);
   const found: CgroupHierarchy[] = [];
   for (const line of membership.split("\n")) {
@@ -49,7 +52,11 @@ function cgroupMounts(mountinfo: string): CgroupMount[] {
     const [, , , root, point] = left.split(" ");
     const [fstype, , superOptions = ""] = right.split(" ");
     if (root !== "/" || point === undefined || (fstype !== "cgroup" && fstype !== "cgroup2")) continue;
-    mounts.push({ point: unescapeMountPath(point), version: fstype === "cgroup2" ? 2 : 1, options: superOptions.split(",") });
+    mounts.push({
+      point: unescapeMountPath(point),
+      version: fstype === "cgroup2" ? 2 : 1,
+      options: superOptions.split(","),
+    });
   }
   return mounts;
 }

@@ -56,7 +56,8 @@ export async function createSandboxCgroup(name: string, limits: ResourceLimits):
 
 /** The limit files a hierarchy takes, with their values: v1 per controller, or v2's. */
 function limitFiles(hierarchy: CgroupHierarchy, pureV2: boolean, limits: ResourceLimits): [string, string][] {
-  const has = (controller: string): boolean => (hierarchy.version === 2 ? pureV2 : hierarchy.controllers.split(",").includes(controller));
+  const has = (controller: string): boolean =>
+    hierarchy.version === 2 ? pureV2 : hierarchy.controllers.split(",").includes(controller);
   const files: [string, string][] = [];
   if (limits.memoryMax !== null && has("memory")) {
     files.push([hierarchy.version === 2 ? "memory.max" : "memory.limit_in_bytes", String(parseSize(limits.memoryMax))]);
@@ -80,7 +81,8 @@ async function inheritCpuset(base: string, dirs: string[]): Promise<void> {
   for (const dir of dirs) {
     for (const file of ["cpuset.cpus", "cpuset.mems"]) {
       // Read and written whole: copyFile's in-kernel copy does not reach cgroupfs's write handler.
-      if ((await readFile(join(dir, file), "utf8")).trim() === "") await writeFile(join(dir, file), await readFile(join(from, file), "utf8"));
+      if ((await readFile(join(dir, file), "utf8")).trim() === "")
+        await writeFile(join(dir, file), await readFile(join(from, file), "utf8"));
     }
     from = dir;
   }

@@ -29,6 +29,7 @@ export function tmpfsCaps(memoryMax: string | null): TmpfsCaps {
   if (memoryMax === null) return ceilings;
   const limit = parseSize(memoryMax);
   // Page-aligned and at least 1 MiB: mount rounds sizes up to pages, and 0 would mean unlimited.
-  const share = (key: keyof TmpfsCaps): number => Math.max(mebi, Math.min(ceilings[key], Math.floor((limit * shares[key]) / 4096) * 4096));
+  const share = (key: keyof TmpfsCaps): number =>
+    Math.max(mebi, Math.min(ceilings[key], Math.floor((limit * shares[key]) / 4096) * 4096));
   return { root: share("root"), tmp: share("tmp"), devShm: share("devShm"), run: share("run") };
 }

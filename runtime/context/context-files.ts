@@ -22,7 +22,11 @@ export function sandboxContextPath(context: Pick<RuntimeContext, "paths">, sandb
  * (~100 ms the first time in a process, for Handlebars) thus overlaps the container's start.
  * Nothing when the template turns the context off.
  */
-export async function startContextFiles(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<{ written: Promise<void> }> {
+export async function startContextFiles(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  template: TemplateModel,
+): Promise<{ written: Promise<void> }> {
   const dir = sandboxContextPath(context, metadata.name);
   await rm(dir, { recursive: true, force: true });
   if (!template.context.enable) return { written: Promise.resolve() };
@@ -40,7 +44,11 @@ export async function startContextFiles(context: RuntimeContext, metadata: Sandb
  * once): its network changed live, and the agent reads what it may reach from there. Nothing
  * when the template turns the context off.
  */
-export async function refreshContextFiles(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
+export async function refreshContextFiles(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  template: TemplateModel,
+): Promise<void> {
   if (!template.context.enable) return;
   const dir = sandboxContextPath(context, metadata.name);
   // The directory is bound (not each file), so what is written into it is seen inside as written.
@@ -48,7 +56,12 @@ export async function refreshContextFiles(context: RuntimeContext, metadata: San
   await renderInto(dir, context, metadata, template);
 }
 
-async function renderInto(dir: string, context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
+async function renderInto(
+  dir: string,
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  template: TemplateModel,
+): Promise<void> {
   // lstat, not stat: a workspace's flake.nix that is a link to elsewhere still says "a flake".
   const hasFlake = await lstat(join(metadata.workspace.hostPath, "flake.nix")).then(
     () => true,
@@ -64,8 +77,14 @@ async function renderInto(dir: string, context: RuntimeContext, metadata: Sandbo
 }
 
 /** The bind of the rendered context into the sandbox, read-only; none when it is off. */
-export function contextBinds(context: Pick<RuntimeContext, "paths">, metadata: SandboxMetadata, template: TemplateModel): Bind[] {
-  return template.context.enable ? [{ source: sandboxContextPath(context, metadata.name), target: contextMountPath, readOnly: true }] : [];
+export function contextBinds(
+  context: Pick<RuntimeContext, "paths">,
+  metadata: SandboxMetadata,
+  template: TemplateModel,
+): Bind[] {
+  return template.context.enable
+    ? [{ source: sandboxContextPath(context, metadata.name), target: contextMountPath, readOnly: true }]
+    : [];
 }
 
 /**

@@ -10,7 +10,16 @@ export interface ContextView {
   workspace: WorkspaceView;
   mounts: (WorkspaceView & { name: string; readOnly: boolean })[];
   readOnlyWorkspace: boolean;
-  network: { mode: NetworkPolicy["mode"]; none: boolean; restricted: boolean; full: boolean; allow: string[]; deny: string[]; sni: boolean; denialsFile: string };
+  network: {
+    mode: NetworkPolicy["mode"];
+    none: boolean;
+    restricted: boolean;
+    full: boolean;
+    allow: string[];
+    deny: string[];
+    sni: boolean;
+    denialsFile: string;
+  };
   identity: { gitUser: string | null; gitEmail: string | null; sshKey: boolean };
   agents: { name: string; credential: string }[];
   proxied: boolean;
@@ -30,16 +39,40 @@ interface WorkspaceView {
 }
 
 /** The context of one sandbox as it starts: its metadata (policy in force), template and host. */
-export function contextView(metadata: SandboxMetadata, template: TemplateModel, host: HostModel, hasFlake: boolean): ContextView {
-  const policy = metadata.network ?? { mode: template.network.mode, allow: template.network.allow.map((rule) => rule.entry), deny: [], sni: template.network.sni };
+export function contextView(
+  metadata: SandboxMetadata,
+  template: TemplateModel,
+  host: HostModel,
+  hasFlake: boolean,
+): ContextView {
+  const policy = metadata.network ?? {
+    mode: template.network.mode,
+    allow: template.network.allow.map((rule) => rule.entry),
+    deny: [],
+    sni: template.network.sni,
+  };
   return {
     sandbox: metadata.name,
     template: { name: template.name, description: template.description },
     workspace: workspaceView(host.workspacePath, metadata.workspace),
-    mounts: metadata.mounts.map((mount) => ({ ...workspaceView(mount.containerPath, mount), name: mount.name, readOnly: mount.readOnly })),
+    mounts: metadata.mounts.map((mount) => ({
+      ...workspaceView(mount.containerPath, mount),
+      name: mount.name,
+      readOnly: mount.readOnly,
+    })),
     readOnlyWorkspace: template.readOnlyWorkspace,
-    network: { ...policy, none: policy.mode === "none", restricted: policy.mode === "restricted", full: policy.mode === "full", denialsFile: `${denialsMountPath}/denials.jsonl` },
-    identity: { gitUser: metadata.agentIdentity.gitUser ?? null, gitEmail: metadata.agentIdentity.gitEmail ?? null, sshKey: metadata.agentIdentity.sshKeyPath !== undefined },
+    network: {
+      ...policy,
+      none: policy.mode === "none",
+      restricted: policy.mode === "restricted",
+      full: policy.mode === "full",
+      denialsFile: `${denialsMountPath}/denials.jsonl`,
+    },
+    identity: {
+      gitUser: metadata.agentIdentity.gitUser ?? null,
+      gitEmail: metadata.agentIdentity.gitEmail ?? null,
+      sshKey: metadata.agentIdentity.sshKeyPath !== undefined,
+    },
     agents: template.agents.map((agent) => ({ name: agent.name, credential: credentialSentence(agent) })),
     proxied: template.agents.some((agent) => agent.auth !== "wrapper"),
     user: host.containerUsername,
@@ -49,14 +82,27 @@ export function contextView(metadata: SandboxMetadata, template: TemplateModel, 
 }
 
 function workspaceView(path: string, mount: WorkspaceMount): WorkspaceView {
-  return { path, mode: mount.mode, jj: mount.mode === "jj", git: mount.mode === "git-worktree", direct: mount.mode === "direct", vcsName: mount.vcsName ?? null };
+  return {
+    path,
+    mode: mount.mode,
+    jj: mount.mode === "jj",
+    git: mount.mode === "git-worktree",
+    direct: mount.mode === "direct",
+    vcsName: mount.vcsName ?? null,
+  };
 }
 
 /** How an agent's key or login reaches it, in one sentence. */
 function credentialSentence(agent: AgentModel): string {
-  const what = agent.login !== null ? `its ${agent.login.kind === "token" ? "login token" : "subscription login"}` : agent.secret !== null ? "its API key" : null;
+  const what =
+    agent.login !== null
+      ? `its ${agent.login.kind === "token" ? "login token" : "subscription login"}`
+      : agent.secret !== null
+        ? "its API key"
+        : null;
   if (what === null) return "needs no key";
   if (agent.auth === "wrapper") return `gets ${what} in its own process's environment only`;
-  if (agent.auth === "placeholder") return `holds a random stand-in for ${what}; the host's proxy swaps in the real one only on requests to its API`;
+  if (agent.auth === "placeholder")
+    return `holds a random stand-in for ${what}; the host's proxy swaps in the real one only on requests to its API`;
   return `never sees ${what}: the host's API proxy adds it to the agent's requests, and the variable or file holding it inside is a stand-in`;
 }

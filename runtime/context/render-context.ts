@@ -37,7 +37,11 @@ export async function renderContext(view: ContextView, template: TemplateModel):
  * Handlebars and compiling take ~100 ms once per process): the daemon does this while idle.
  */
 export async function warmContextTemplates(): Promise<void> {
-  const names = ["system-prompt.md.hbs", "agents-md.md.hbs", ...["forage-jj", "forage-git-worktree", "forage-commits", "forage-nix"].map((name) => `skills/${name}.md.hbs`)];
+  const names = [
+    "system-prompt.md.hbs",
+    "agents-md.md.hbs",
+    ...["forage-jj", "forage-git-worktree", "forage-commits", "forage-nix"].map((name) => `skills/${name}.md.hbs`),
+  ];
   for (const name of names) await renderProse(await readTemplate(name), {}).catch(() => undefined);
 }
 
@@ -50,18 +54,32 @@ async function forageSkills(view: ContextView): Promise<Skill[]> {
     "forage-commits",
     ...(view.hasFlake ? ["forage-nix"] : []),
   ];
-  return Promise.all(names.map(async (name) => parseSkill(name, await renderProse(await readTemplate(`skills/${name}.md.hbs`), view))));
+  return Promise.all(
+    names.map(async (name) => parseSkill(name, await renderProse(await readTemplate(`skills/${name}.md.hbs`), view))),
+  );
 }
 
 /** A skill file's parts: its front matter's description line, and the text after it. */
 function parseSkill(name: string, text: string): Skill {
   const match = /^---\n(?:.*\n)*?description: (.*)\n(?:.*\n)*?---\n\n?/.exec(text);
-  if (match === null) throw new Error(`internal: templates/context/skills/${name}.md.hbs has no front matter with a description`);
+  if (match === null)
+    throw new Error(`internal: templates/context/skills/${name}.md.hbs has no front matter with a description`);
   return { name, description: match[1] ?? "", text, body: text.slice(match[0].length) };
 }
 
 /** A skill of the template's own: its front matter written here (the description quoted, so YAML reads it as a string). */
 function userSkill(skill: TemplateModel["context"]["skills"][number]): Skill {
-  const frontMatter = ["---", `name: ${skill.name}`, `description: ${JSON.stringify(skill.description)}`, "---", ""].join("\n");
-  return { name: skill.name, description: skill.description, text: `${frontMatter}\n${skill.body.replace(/\n*$/, "\n")}`, body: skill.body };
+  const frontMatter = [
+    "---",
+    `name: ${skill.name}`,
+    `description: ${JSON.stringify(skill.description)}`,
+    "---",
+    "",
+  ].join("\n");
+  return {
+    name: skill.name,
+    description: skill.description,
+    text: `${frontMatter}\n${skill.body.replace(/\n*$/, "\n")}`,
+    body: skill.body,
+  };
 }

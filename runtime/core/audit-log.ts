@@ -2,7 +2,22 @@ import { appendFile, mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { eventsPath, type RuntimePaths } from "./paths.js";
 
-const auditEventKinds = ["create", "start", "stop", "reset", "destroy", "exec", "snapshot", "network", "ssh-sign", "error", "warning", "approval-asked", "approval-answered", "push"] as const;
+const auditEventKinds = [
+  "create",
+  "start",
+  "stop",
+  "reset",
+  "destroy",
+  "exec",
+  "snapshot",
+  "network",
+  "ssh-sign",
+  "error",
+  "warning",
+  "approval-asked",
+  "approval-answered",
+  "push",
+] as const;
 export type AuditEventKind = (typeof auditEventKinds)[number];
 
 export interface AuditEvent {
@@ -14,7 +29,12 @@ export interface AuditEvent {
 }
 
 /** Appends one event to the sandbox's JSONL audit log (0640; never a secret value). */
-export async function recordEvent(paths: RuntimePaths, sandbox: string, event: AuditEventKind, extra: Omit<AuditEvent, "time" | "sandbox" | "event"> = {}): Promise<void> {
+export async function recordEvent(
+  paths: RuntimePaths,
+  sandbox: string,
+  event: AuditEventKind,
+  extra: Omit<AuditEvent, "time" | "sandbox" | "event"> = {},
+): Promise<void> {
   const file = eventsPath(paths, sandbox);
   await mkdir(dirname(file), { recursive: true, mode: 0o750 });
   const entry: AuditEvent = { time: new Date().toISOString(), sandbox, event, ...extra };

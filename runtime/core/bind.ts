@@ -7,7 +7,9 @@ export type Placeholder = { kind: "directory" } | { kind: "file"; text: string }
  * read-only or writable (`link`: it is a symbolic link), or a stand-in bound read-only at `path`
  * (its mount point made already).
  */
-export type Pin = { kind: "self"; path: string; readOnly: boolean; link?: true } | { kind: "stand-in"; path: string; placeholder: Placeholder };
+export type Pin =
+  | { kind: "self"; path: string; readOnly: boolean; link?: true }
+  | { kind: "stand-in"; path: string; placeholder: Placeholder };
 
 /** A host path bound into a sandbox at `target`. */
 export interface Bind {

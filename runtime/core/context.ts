@@ -17,7 +17,10 @@ export function findTemplate(context: RuntimeContext, name: string): TemplateMod
   const template = context.settings.templates.find((t) => t.name === name);
   if (template === undefined) {
     const known = context.settings.templates.map((t) => t.name).join(", ");
-    throw new SandboxError(`template "${name}" does not exist in ${context.settings.source} (known: ${known})`, "template-not-found");
+    throw new SandboxError(
+      `template "${name}" does not exist in ${context.settings.source} (known: ${known})`,
+      "template-not-found",
+    );
   }
   return template;
 }

@@ -7,7 +7,10 @@
 export const maxLineBytes = 1024 * 1024;
 
 /** Splits a byte stream into JSON lines, calling `onMessage` for each parsed object. */
-export function lineReader(onMessage: (message: unknown) => void, onError: (error: Error) => void): (chunk: Buffer) => void {
+export function lineReader(
+  onMessage: (message: unknown) => void,
+  onError: (error: Error) => void,
+): (chunk: Buffer) => void {
   let buffered = "";
   return (chunk) => {
     buffered += chunk.toString("utf8");

@@ -8,14 +8,21 @@ import { lstat, open, type FileHandle } from "node:fs/promises";
  * nothing. The caller checks the owner and size on `info` (the opened file's) and closes `file`.
  * Each refusal is `refuse(why)`, `why` naming what the path is ("is a symbolic link: …").
  */
-export async function openRegularFile(path: string, refuse: (why: string) => Error, nameIt: string): Promise<{ file: FileHandle; info: Stats }> {
+export async function openRegularFile(
+  path: string,
+  refuse: (why: string) => Error,
+  nameIt: string,
+): Promise<{ file: FileHandle; info: Stats }> {
   const seen = await lstat(path).catch((error: NodeJS.ErrnoException) => {
     throw refuse(`cannot be read (${error.code ?? String(error)})`);
   });
   const link = `is a symbolic link: ${nameIt}`;
   if (seen.isSymbolicLink()) throw refuse(link);
   if (!seen.isFile()) throw refuse("is not a regular file");
-  const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY).catch((error: NodeJS.ErrnoException) => {
+  const file = await open(
+    path,
+    constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY,
+  ).catch((error: NodeJS.ErrnoException) => {
     throw refuse(error.code === "ELOOP" ? link : `cannot be read (${error.code ?? String(error)})`);
   });
   const info = await file.stat();

@@ -10,7 +10,8 @@ export function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, "package.json"))) {
     const parent = dirname(dir);
-    if (parent === dir) throw new Error("internal: forage's package.json not found above " + fileURLToPath(import.meta.url));
+    if (parent === dir)
+      throw new Error("internal: forage's package.json not found above " + fileURLToPath(import.meta.url));
     dir = parent;
   }
   return dir;

@@ -69,7 +69,13 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
 }
 
 /** The environment variables runtimePaths reads besides FORAGE_RUN_DIR (which names the daemon's socket). */
-const pathOverrides = ["FORAGE_STATE_DIR", "FORAGE_SECRETS_DIR", "FORAGE_SYSTEMS_DIR", "FORAGE_GENERATED_DIR", "FORAGE_MODULES_DIR"] as const;
+const pathOverrides = [
+  "FORAGE_STATE_DIR",
+  "FORAGE_SECRETS_DIR",
+  "FORAGE_SYSTEMS_DIR",
+  "FORAGE_GENERATED_DIR",
+  "FORAGE_MODULES_DIR",
+] as const;
 
 /**
  * The path overrides `env` sets, each null where unset: two processes with equal ones and the

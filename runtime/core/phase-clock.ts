@@ -33,7 +33,10 @@ export class PhaseClock {
 
   /** The phases in the order they began, and the time since the clock was made. */
   report(): { phases: PhaseTiming[]; totalMs: number } {
-    return { phases: [...this.recorded].sort((a, b) => a.startMs - b.startMs), totalMs: round(performance.now() - this.origin) };
+    return {
+      phases: [...this.recorded].sort((a, b) => a.startMs - b.startMs),
+      totalMs: round(performance.now() - this.origin),
+    };
   }
 }
 

@@ -21,12 +21,17 @@ export interface PinnedPath {
  */
 export async function openPinned(path: string): Promise<PinnedPath> {
   const handle = await open(path, O_PATH | constants.O_NOFOLLOW).catch(() => undefined);
-  if (handle === undefined) throw new SandboxError(`${path} does not exist (or cannot be opened): create it or give another path`, "usage");
+  if (handle === undefined)
+    throw new SandboxError(`${path} does not exist (or cannot be opened): create it or give another path`, "usage");
   try {
     const seen = await readlink(`/proc/self/fd/${handle.fd}`);
     const info = await handle.stat();
     const kind = info.isDirectory() ? "directory" : info.isFile() ? "file" : undefined;
-    if (seen !== path || kind === undefined) throw new SandboxError(`${path} is not a file or directory reached without symbolic links: give its real path`, "usage");
+    if (seen !== path || kind === undefined)
+      throw new SandboxError(
+        `${path} is not a file or directory reached without symbolic links: give its real path`,
+        "usage",
+      );
     return { handle, kind, uid: info.uid };
   } catch (error) {
     await handle.close();
@@ -42,6 +47,10 @@ export async function requirePinnedDirectory(path: string, owners: readonly numb
   const pinned = await openPinned(path);
   await pinned.handle.close();
   if (pinned.kind !== "directory") throw new SandboxError(`${path} is not a directory`, "usage");
-  if (!owners.includes(pinned.uid)) throw new SandboxError(`${path} belongs to uid ${pinned.uid}, not to uid ${owners.join(" or ")}: give a directory the sandbox's user owns`, "usage");
+  if (!owners.includes(pinned.uid))
+    throw new SandboxError(
+      `${path} belongs to uid ${pinned.uid}, not to uid ${owners.join(" or ")}: give a directory the sandbox's user owns`,
+      "usage",
+    );
   return path;
 }

@@ -14,10 +14,12 @@ export async function prepareSocketDirectory(path: string): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true, mode: 0o755 });
   // Checked and changed through one descriptor, never the path twice (no link followed).
-  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ELOOP" || error.code === "ENOTDIR") throw notRootOnly(dir, "it is a link or not a directory");
-    throw error;
-  });
+  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === "ELOOP" || error.code === "ENOTDIR") throw notRootOnly(dir, "it is a link or not a directory");
+      throw error;
+    },
+  );
   try {
     await openForTraversal(dir, handle);
   } finally {
@@ -36,7 +38,8 @@ function notRootOnly(dir: string, found: string): SandboxError {
 /** Refuses a directory others could write to, and lets everyone traverse it. */
 async function openForTraversal(dir: string, handle: FileHandle): Promise<void> {
   const info = await handle.stat();
-  if (!onlyRootWrites(info)) throw notRootOnly(dir, `it is owned by uid ${info.uid}, mode ${(info.mode & 0o7777).toString(8)}`);
+  if (!onlyRootWrites(info))
+    throw notRootOnly(dir, `it is owned by uid ${info.uid}, mode ${(info.mode & 0o7777).toString(8)}`);
   // Everyone may traverse to the sockets, as to /run: each socket's own owner and mode decide who
   // connects. A run directory made first by a lock (0750, by root's first in-process `up`) would
   // shut the configured user out of the daemon it is there for.
@@ -54,7 +57,10 @@ function onlyRootWrites(info: Stats): boolean {
  * there would get root's commands and terminal).
  */
 export async function isRootsSocket(path: string): Promise<boolean> {
-  const [dir, socket] = await Promise.all([lstat(dirname(path)).catch(() => undefined), lstat(path).catch(() => undefined)]);
+  const [dir, socket] = await Promise.all([
+    lstat(dirname(path)).catch(() => undefined),
+    lstat(path).catch(() => undefined),
+  ]);
   return dir !== undefined && onlyRootWrites(dir) && socket?.isSocket() === true && socket.uid === 0;
 }
 

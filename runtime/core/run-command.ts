@@ -57,9 +57,15 @@ export function runCommand(file: string, args: readonly string[], options: RunOp
       stdio: [options.input === undefined ? "ignore" : "pipe", options.stdout ?? "pipe", "pipe"],
       ...dropUndefined({ uid: options.uid, gid: options.gid, cwd: options.cwd, env: options.env }),
     });
-    const output = { stdout: collector(child, "stdout", options.maxBuffer), stderr: collector(child, "stderr", options.maxBuffer) };
+    const output = {
+      stdout: collector(child, "stdout", options.maxBuffer),
+      stderr: collector(child, "stderr", options.maxBuffer),
+    };
     let timedOut = false;
-    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), child.kill("SIGKILL")), options.timeoutMs);
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => ((timedOut = true), child.kill("SIGKILL")), options.timeoutMs);
     let spawnError: NodeJS.ErrnoException | undefined;
     child.once("error", (error: NodeJS.ErrnoException) => (spawnError = error));
     // EPIPE when the program exits without reading its input: its exit status tells the story.
@@ -69,14 +75,27 @@ export function runCommand(file: string, args: readonly string[], options: RunOp
       if (timer !== undefined) clearTimeout(timer);
       const exitCode = spawnError === undefined && code !== null ? code : undefined;
       const failed = exitCode !== 0 || timedOut || output.stdout.overflowed() || output.stderr.overflowed();
-      const result: RunResult = { command, exitCode, signal, stdout: output.stdout.text(), stderr: output.stderr.text(), failed, timedOut, spawnError };
+      const result: RunResult = {
+        command,
+        exitCode,
+        signal,
+        stdout: output.stdout.text(),
+        stderr: output.stderr.text(),
+        failed,
+        timedOut,
+        spawnError,
+      };
       if (failed && options.reject !== false) reject(new CommandFailedError(result));
       else resolve(result);
     });
   });
 }
 
-function collector(child: ReturnType<typeof spawn>, stream: "stdout" | "stderr", maxBuffer = defaultMaxBuffer): { text(): string; overflowed(): boolean } {
+function collector(
+  child: ReturnType<typeof spawn>,
+  stream: "stdout" | "stderr",
+  maxBuffer = defaultMaxBuffer,
+): { text(): string; overflowed(): boolean } {
   const chunks: Buffer[] = [];
   let size = 0;
   let overflow = false;

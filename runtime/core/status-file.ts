@@ -8,7 +8,13 @@ import { writeFileAtomic } from "./write-file-atomic.js";
  * sees half of one), and read back through its schema: whoever wrote it (another build, another
  * process, a hand) is not trusted to have written the shape the reader expects.
  */
-export async function writeStatusFile<T>(file: string, schema: z.ZodType<T>, status: T, mode: number, group?: number): Promise<void> {
+export async function writeStatusFile<T>(
+  file: string,
+  schema: z.ZodType<T>,
+  status: T,
+  mode: number,
+  group?: number,
+): Promise<void> {
   // Checked on the way out too: a writer that drifted from the schema fails here, not in every reader.
   await writeFileAtomic(file, `${JSON.stringify(schema.parse(status))}\n`, mode, group);
 }

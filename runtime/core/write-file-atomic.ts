@@ -9,7 +9,12 @@ let writes = 0;
  * over the target. A crash leaves
  * the old file or the new one, never a torn one.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, mode: number, group?: number): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array,
+  mode: number,
+  group?: number,
+): Promise<void> {
   writes += 1;
   // pid and a counter: two writes of one file in the same process never share a temporary.
   const temporary = `${file}.tmp-${process.pid}-${writes}`;

@@ -32,7 +32,8 @@ export function askThroughDaemon(options: AskThroughDaemonOptions): AskApproval 
     const socket = options.socket ?? rootSocketPath();
     const what = `${ask.sandbox} ${ask.kind}`;
     // Only a socket in a directory only root writes, owned by root, is the daemon's: anyone else's could approve.
-    if (!(await isRootsSocket(socket))) return expired(options, what, `${socket} is not the daemon's root socket (missing, or not root's)`);
+    if (!(await isRootsSocket(socket)))
+      return expired(options, what, `${socket} is not the daemon's root socket (missing, or not root's)`);
     let open: Socket | undefined;
     const timer = setTimeout(() => open?.destroy(), (ask.deadlineMs ?? maxApprovalDeadlineMs) + graceMs);
     try {

@@ -15,9 +15,13 @@ type ApprovalCall = "approvals" | "approve" | "deny" | "approvalAsk";
  * asks, since the askers are root's host processes and a request a client could queue would be a
  * way to pester the human or, answered by mistake, to approve what no gate held.
  */
-export function approvalHandlers(queue: ApprovalQueue, caller: "user" | "gateway" | "root"): RequestMethods<ApprovalCall> {
+export function approvalHandlers(
+  queue: ApprovalQueue,
+  caller: "user" | "gateway" | "root",
+): RequestMethods<ApprovalCall> {
   const answerer = (): string => {
-    if (caller === "gateway") throw new SandboxError("approvals are answered by root or the configured user, not the gateway account", "usage");
+    if (caller === "gateway")
+      throw new SandboxError("approvals are answered by root or the configured user, not the gateway account", "usage");
     return caller === "root" ? "root" : "the user's socket";
   };
   return {
@@ -26,14 +30,21 @@ export function approvalHandlers(queue: ApprovalQueue, caller: "user" | "gateway
       return queue.pending();
     },
     async approve(request) {
-      const decision: HumanDecision = request.mode === "for" ? { decision: "for", untilMs: Date.now() + (request.forMs ?? 0) } : { decision: request.mode };
+      const decision: HumanDecision =
+        request.mode === "for"
+          ? { decision: "for", untilMs: Date.now() + (request.forMs ?? 0) }
+          : { decision: request.mode };
       return queue.answer(request.id, decision, answerer());
     },
     async deny(request) {
       return queue.answer(request.id, { decision: "deny" }, answerer());
     },
     async approvalAsk(request) {
-      if (caller !== "root") throw new SandboxError("approvalAsk is for root's own host processes (the network guard, the push gate, the SSH agent), on root's socket only", "usage");
+      if (caller !== "root")
+        throw new SandboxError(
+          "approvalAsk is for root's own host processes (the network guard, the push gate, the SSH agent), on root's socket only",
+          "usage",
+        );
       return queue.ask(request);
     },
   };
@@ -43,7 +54,11 @@ export function approvalHandlers(queue: ApprovalQueue, caller: "user" | "gateway
  * The daemon's queue: audit events in each sandbox's log, notifications to `user` (the
  * configured user) and the config's approvals.notify, approvals.deadline for asks naming none.
  */
-export function daemonApprovalQueue(context: RuntimeContext, user: HostUser, log: (line: string) => void): ApprovalQueue {
+export function daemonApprovalQueue(
+  context: RuntimeContext,
+  user: HostUser,
+  log: (line: string) => void,
+): ApprovalQueue {
   const { deadline, notify } = context.settings.host.approvals;
   return new ApprovalQueue({
     audit: (sandbox, event, detail) => recordEvent(context.paths, sandbox, event, { detail }),

@@ -1,7 +1,14 @@
 import { connect, type Socket } from "node:net";
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import { methodsFor } from "../api/call-methods.js";
-import { callShapes, plainOperations, type DaemonHello, type Op, type PlainOperation, type Result } from "../api/call-table.js";
+import {
+  callShapes,
+  plainOperations,
+  type DaemonHello,
+  type Op,
+  type PlainOperation,
+  type Result,
+} from "../api/call-table.js";
 import type { Request } from "../api/call-requests.js";
 import type { ExecStreams } from "../api/exec-streams.js";
 import type { Operations } from "../api/operations.js";
@@ -53,7 +60,11 @@ export interface ClientHandlers {
  * its error). Untyped on purpose: callDaemon is the typed way; this one also sends what a
  * schema would refuse, for tests of the daemon's refusals.
  */
-export function sendRequest(message: RequestMessage, handlers: ClientHandlers = {}, path = socketPath()): Promise<unknown> {
+export function sendRequest(
+  message: RequestMessage,
+  handlers: ClientHandlers = {},
+  path = socketPath(),
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const socket = connect(path);
     let settled = false;
@@ -63,7 +74,9 @@ export function sendRequest(message: RequestMessage, handlers: ClientHandlers = 
         action();
       }
     };
-    socket.once("error", (error: NodeJS.ErrnoException) => finish(() => reject(new DaemonUnavailableError(path, error.code ?? error.message))));
+    socket.once("error", (error: NodeJS.ErrnoException) =>
+      finish(() => reject(new DaemonUnavailableError(path, error.code ?? error.message))),
+    );
     socket.once("connect", () => {
       socket.write(encode(message));
       handlers.onOpen?.(socket);
@@ -82,15 +95,29 @@ export function sendRequest(message: RequestMessage, handlers: ClientHandlers = 
           else if (typeof event.error === "object" && event.error !== null) {
             const { message: text, kind, report, internal } = fieldsOf(event.error);
             // A bug in the daemon stays a bug here (the CLI says so, exit 70); its log has the stack.
-            if (internal === true) finish(() => reject(new Error(`the forage daemon failed (a bug; its log has the details): ${String(text)}`)));
+            if (internal === true)
+              finish(() =>
+                reject(new Error(`the forage daemon failed (a bug; its log has the details): ${String(text)}`)),
+              );
             // A kind this client does not know (another version's) is still the daemon's refusal.
-            else finish(() => reject(new RelayedError(String(text), isUserErrorKind(kind) ? kind : "general", typeof report === "string" ? report : undefined)));
+            else
+              finish(() =>
+                reject(
+                  new RelayedError(
+                    String(text),
+                    isUserErrorKind(kind) ? kind : "general",
+                    typeof report === "string" ? report : undefined,
+                  ),
+                ),
+              );
           }
         },
         (error) => finish(() => reject(error)),
       ),
     );
-    socket.once("close", () => finish(() => reject(new SandboxError("the daemon closed the connection without an answer", "general"))));
+    socket.once("close", () =>
+      finish(() => reject(new SandboxError("the daemon closed the connection without an answer", "general"))),
+    );
   });
 }
 
@@ -98,7 +125,13 @@ export function sendRequest(message: RequestMessage, handlers: ClientHandlers = 
  * Asks the daemon call `op` with `request` and resolves with its answer, checked by the call's
  * answer check (a daemon of another version is named as the likely cause).
  */
-export async function callDaemon<K extends Op>(op: K, request: Request<K>, path = socketPath(), handlers: ClientHandlers = {}, relay?: ExecRelay): Promise<Result<K>> {
+export async function callDaemon<K extends Op>(
+  op: K,
+  request: Request<K>,
+  path = socketPath(),
+  handlers: ClientHandlers = {},
+  relay?: ExecRelay,
+): Promise<Result<K>> {
   const answer = await sendRequest({ op, args: request, ...dropUndefined({ streams: relay }) }, handlers, path);
   try {
     return callShapes[op].result(answer) as Result<K>;
@@ -118,7 +151,12 @@ export async function daemonHello(path = socketPath()): Promise<DaemonHello | nu
   try {
     return await callDaemon("hello", {}, path);
   } catch (error) {
-    if (error instanceof SandboxError && !(error instanceof DaemonUnavailableError) && error.message === 'unknown operation "hello"') return null;
+    if (
+      error instanceof SandboxError &&
+      !(error instanceof DaemonUnavailableError) &&
+      error.message === 'unknown operation "hello"'
+    )
+      return null;
     throw error;
   }
 }
@@ -127,7 +165,11 @@ export async function daemonHello(path = socketPath()): Promise<DaemonHello | nu
  * The operations, asked of the daemon at `path` (the user's socket; root's, rootSocketPath, for
  * root's commands). `note` prints the lines a request that read the settings afresh relays.
  */
-export function remoteOperations(warn: (message: string) => void, path = socketPath(), note?: (line: string) => void): Operations {
+export function remoteOperations(
+  warn: (message: string) => void,
+  path = socketPath(),
+  note?: (line: string) => void,
+): Operations {
   const printers: ClientHandlers = dropUndefined({ warn, note });
   return {
     via: "daemon",
@@ -143,16 +185,28 @@ export function remoteOperations(warn: (message: string) => void, path = socketP
 }
 
 /** exec through the daemon: the caller's stdin and terminal size go to it, its output comes back. */
-function execThroughDaemon(request: Request<"exec">, streams: ExecStreams, path: string, printers: ClientHandlers): Promise<number> {
+function execThroughDaemon(
+  request: Request<"exec">,
+  streams: ExecStreams,
+  path: string,
+  printers: ClientHandlers,
+): Promise<number> {
   const { terminal } = streams;
-  const relay: ExecRelay = dropUndefined({ stdin: streams.stdin !== null, terminal: terminal === undefined ? undefined : { size: terminal.size, term: terminal.term } });
+  const relay: ExecRelay = dropUndefined({
+    stdin: streams.stdin !== null,
+    terminal: terminal === undefined ? undefined : { size: terminal.size, term: terminal.term },
+  });
   const handlers: ClientHandlers = {
     ...printers,
     stdout: (data) => void streams.stdout.write(data),
     stderr: (data) => void streams.stderr.write(data),
     onOpen: (socket) => {
       // A caller may have set a text encoding on its stdin (ink did): its chunks are then strings.
-      streams.stdin?.on("data", (chunk: Buffer | string) => socket.write(encode({ stdin: (typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk).toString("base64") })));
+      streams.stdin?.on("data", (chunk: Buffer | string) =>
+        socket.write(
+          encode({ stdin: (typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk).toString("base64") }),
+        ),
+      );
       streams.stdin?.on("end", () => socket.write(encode({ stdinEnd: true })));
       terminal?.onResize((size) => socket.write(encode({ resize: size })));
     },

@@ -68,7 +68,10 @@ export interface Connection {
  * `proxyStatus` and `shutdown` are about the daemon itself, and the approvals queue's calls
  * (approval-handlers.ts) about the queue it holds.
  */
-export function daemonHandlers({ context, served, connection, caller }: RequestScope, operations: Operations): RequestMethods<Op> {
+export function daemonHandlers(
+  { context, served, connection, caller }: RequestScope,
+  operations: Operations,
+): RequestMethods<Op> {
   return {
     ...operations,
     async up(request) {
@@ -81,7 +84,11 @@ export function daemonHandlers({ context, served, connection, caller }: RequestS
     async exec(request) {
       // Root in a sandbox (no user namespace) could remount the host's /usr read-write: the
       // daemon never hands that to its user's socket, whose clients need not be root.
-      if (request.asRoot && caller !== "root") throw new SandboxError("a root shell in a sandbox is for root only: run it with sudo (forage-ctl shell)", "usage");
+      if (request.asRoot && caller !== "root")
+        throw new SandboxError(
+          "a root shell in a sandbox is for root only: run it with sudo (forage-ctl shell)",
+          "usage",
+        );
       return operations.exec(request, relayedStreams(parseRelay(connection.relay), connection));
     },
     // The proxy's health and counters (it may run in this daemon or as forage-ctl proxy).
@@ -115,7 +122,10 @@ async function requireOwnedWorkspace(path: string, ownerUid: number): Promise<vo
 function parseRelay(raw: unknown): ExecRelay {
   const parsed = execRelay.safeParse(raw ?? {});
   if (parsed.success) return parsed.data;
-  throw new SandboxError(`invalid exec request: ${issueList(parsed.error.issues.map((issue) => ({ ...issue, path: ["streams", ...issue.path] })))}`, "usage");
+  throw new SandboxError(
+    `invalid exec request: ${issueList(parsed.error.issues.map((issue) => ({ ...issue, path: ["streams", ...issue.path] })))}`,
+    "usage",
+  );
 }
 
 /** The exec's streams over the connection: stdin if the client sends it, output as events. */
@@ -129,7 +139,11 @@ function relayedStreams(relay: ExecRelay, connection: Connection): ExecStreams {
 }
 
 function relayedTerminal(requested: { size: TerminalSize; term: string }, connection: Connection): RelayedTerminal {
-  return { ...requested, onResize: (listener) => void connection.resizes.on("resize", listener), onHangUp: (listener) => void connection.resizes.once("hangUp", listener) };
+  return {
+    ...requested,
+    onResize: (listener) => void connection.resizes.on("resize", listener),
+    onHangUp: (listener) => void connection.resizes.once("hangUp", listener),
+  };
 }
 
 function chunkWriter(emit: (base64: string) => void): Writable {

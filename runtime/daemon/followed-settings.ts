@@ -65,10 +65,17 @@ export class FollowedSettings {
     const { user, stateDir, network } = this.start.host;
     const kept = { user, stateDir, "network.base": network.base };
     const now = { user: edited.host.user, stateDir: edited.host.stateDir, "network.base": edited.host.network.base };
-    const changed = Object.keys(kept).filter((name) => kept[name as keyof typeof kept] !== now[name as keyof typeof now]);
-    const settings = { ...edited, host: { ...edited.host, user, stateDir, network: { ...edited.host.network, base: network.base } } };
+    const changed = Object.keys(kept).filter(
+      (name) => kept[name as keyof typeof kept] !== now[name as keyof typeof now],
+    );
+    const settings = {
+      ...edited,
+      host: { ...edited.host, user, stateDir, network: { ...edited.host.network, base: network.base } },
+    };
     const problem =
-      changed.length === 0 ? undefined : `${this.path} changes ${changed.join(", ")}: the daemon keeps what it started with until it restarts (sudo forage-ctl daemon --stop, then sudo forage-ctl up)`;
+      changed.length === 0
+        ? undefined
+        : `${this.path} changes ${changed.join(", ")}: the daemon keeps what it started with until it restarts (sudo forage-ctl daemon --stop, then sudo forage-ctl up)`;
     return { settings, problem };
   }
 

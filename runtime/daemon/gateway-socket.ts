@@ -24,7 +24,11 @@ const gatewayCalls: ReadonlySet<Op> = new Set<Op>(["hello", "list", "status", "u
 
 /** Refuses a call the gateway account may not make. */
 export function requireGatewayCall(op: Op): void {
-  if (!gatewayCalls.has(op)) throw new SandboxError(`"${op}" is not for the gateway account: it may list, create, remove and attach to sandboxes only`, "usage");
+  if (!gatewayCalls.has(op))
+    throw new SandboxError(
+      `"${op}" is not for the gateway account: it may list, create, remove and attach to sandboxes only`,
+      "usage",
+    );
 }
 
 /**
@@ -34,19 +38,36 @@ export function requireGatewayCall(op: Op): void {
  * home or a directory above it as a workspace (the whole home, ~/.ssh included).
  */
 export async function requireGatewayUp(
-  request: { sshKeyPath?: string; sshAgent?: string[]; sshAuthSock?: string; workspace?: string; repo?: string; repos?: Record<string, string> },
+  request: {
+    sshKeyPath?: string;
+    sshAgent?: string[];
+    sshAuthSock?: string;
+    workspace?: string;
+    repo?: string;
+    repos?: Record<string, string>;
+  },
   configuredUser: string,
 ): Promise<void> {
-  if (request.sshKeyPath !== undefined) throw new SandboxError("the gateway account may not give a sandbox an SSH key: only the template's agentIdentity.sshKeyPath applies", "usage");
+  if (request.sshKeyPath !== undefined)
+    throw new SandboxError(
+      "the gateway account may not give a sandbox an SSH key: only the template's agentIdentity.sshKeyPath applies",
+      "usage",
+    );
   if (request.sshAgent !== undefined || request.sshAuthSock !== undefined) {
-    throw new SandboxError("the gateway account may not give a sandbox an SSH agent or keys for it: only the template's sshAgent applies", "usage");
+    throw new SandboxError(
+      "the gateway account may not give a sandbox an SSH agent or keys for it: only the template's sshAgent applies",
+      "usage",
+    );
   }
   const home = (await lookupHostUser(configuredUser))?.home;
   if (home === undefined) return;
   for (const path of [request.workspace, request.repo, ...Object.values(request.repos ?? {})]) {
     const dir = path === undefined ? undefined : path.replace(/(.)\/+$/, "$1");
     if (dir !== undefined && (home === dir || home.startsWith(dir === "/" ? dir : `${dir}/`))) {
-      throw new SandboxError(`the gateway account may not mount ${path}: it holds ${configuredUser}'s whole home; choose a project directory`, "usage");
+      throw new SandboxError(
+        `the gateway account may not mount ${path}: it holds ${configuredUser}'s whole home; choose a project directory`,
+        "usage",
+      );
     }
   }
 }
@@ -55,7 +76,10 @@ export async function requireGatewayUp(
 export async function gatewayUid(name: string, configuredUser: string): Promise<number> {
   const account = await lookupHostUser(name);
   if (account === undefined)
-    throw new SandboxError(`gateway user "${name}" does not exist on this host: create the account (the NixOS module's services.forage.gateway does) or drop --gateway-user`, "config");
+    throw new SandboxError(
+      `gateway user "${name}" does not exist on this host: create the account (the NixOS module's services.forage.gateway does) or drop --gateway-user`,
+      "config",
+    );
   const configured = await lookupHostUser(configuredUser);
   // By uid, not name: an alias of the configured user's uid would be that user.
   if (account.uid === 0 || account.uid === configured?.uid) {

@@ -18,7 +18,8 @@ if (socketPath === undefined || !socketPath.startsWith("/")) {
   process.stderr.write("usage: guard-host-main.js SOCKET (started by forage-ctl, not by hand)\n");
   process.exit(64);
 }
-const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} forage guard host: ${line}\n`);
+const log = (line: string): void =>
+  void process.stderr.write(`${new Date().toISOString()} forage guard host: ${line}\n`);
 // A few seconds: a host killed a moment ago lets its lock go as its helper notices.
 const release = await holdLock(`${socketPath}.lock`, 5);
 if (release === undefined) {

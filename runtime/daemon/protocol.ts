@@ -30,7 +30,8 @@ export type ServerMessage =
   | { error: { message: string; kind: string; report?: string; internal?: true } };
 
 /** What a client sends: its request, then (exec) stdin, its end, and terminal resizes. */
-export type ClientMessage = RequestMessage | { stdin: string } | { stdinEnd: true } | { resize: { rows: number; cols: number } };
+export type ClientMessage =
+  RequestMessage | { stdin: string } | { stdinEnd: true } | { resize: { rows: number; cols: number } };
 
 /** What an exec's client relays besides its request (checked by the daemon: relay-schemas.ts). */
 export interface ExecRelay {
@@ -44,7 +45,9 @@ export { lineReader, maxLineBytes } from "../core/json-lines.js";
 
 /** The fields of a parsed line (or of an object in it); anything but a JSON object has none. */
 export function fieldsOf(message: unknown): Record<string, unknown> {
-  return typeof message === "object" && message !== null && !Array.isArray(message) ? Object.fromEntries(Object.entries(message)) : {};
+  return typeof message === "object" && message !== null && !Array.isArray(message)
+    ? Object.fromEntries(Object.entries(message))
+    : {};
 }
 
 /** One protocol line. */

@@ -7,7 +7,10 @@ import type { ExecRelay } from "./protocol.js";
  */
 
 /** A relayed terminal's size; anything beyond a few thousand cells is not a screen. */
-export const terminalSize = z.strictObject({ rows: z.number().int().min(1).max(1000), cols: z.number().int().min(1).max(1000) });
+export const terminalSize = z.strictObject({
+  rows: z.number().int().min(1).max(1000),
+  cols: z.number().int().min(1).max(1000),
+});
 
 /**
  * What an exec's client relays: whether it sends stdin, and the terminal (size and TERM) the

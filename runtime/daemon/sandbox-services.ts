@@ -74,7 +74,8 @@ export class SandboxServices {
     }
     for (const [name, metadata] of wanted) {
       const started = this.started.get(name);
-      if (started === undefined) this.started.set(name, { run: runOf(metadata), services: await this.start(context, metadata) });
+      if (started === undefined)
+        this.started.set(name, { run: runOf(metadata), services: await this.start(context, metadata) });
       else await this.refresh(name, started.services);
     }
   }
@@ -82,14 +83,19 @@ export class SandboxServices {
   /** Refreshes a sandbox's running services; one that fails is logged and stays up. */
   private async refresh(name: string, services: readonly Service[]): Promise<void> {
     for (const service of services) {
-      await service.refresh().catch((error: unknown) => this.log(`${service.what} of ${name} could not refresh: ${messageOf(error)}`));
+      await service
+        .refresh()
+        .catch((error: unknown) => this.log(`${service.what} of ${name} could not refresh: ${messageOf(error)}`));
     }
   }
 
   /** The sandbox's services, each started on its own: one that fails leaves the others up. */
   private async start(context: RuntimeContext, metadata: SandboxMetadata): Promise<Service[]> {
     const services: Service[] = [];
-    const attempt = async (what: string, start: () => Promise<{ close(): Promise<void>; refresh?(): Promise<void> } | null>): Promise<void> => {
+    const attempt = async (
+      what: string,
+      start: () => Promise<{ close(): Promise<void>; refresh?(): Promise<void> } | null>,
+    ): Promise<void> => {
       try {
         const started = await start();
         if (started === null) return;

@@ -35,11 +35,26 @@ import { settingsLoader } from "./settings-loader.js";
  * the user's limits (gateway-socket.ts). Containers are detached from it, so a daemon restart
  * loses nothing: state is re-read from the metadata on every request.
  */
-export async function serveDaemon(context: RuntimeContext, paths: DaemonSockets, log: (line: string) => void, file: SettingsFile, cli: string): Promise<ServingDaemon> {
+export async function serveDaemon(
+  context: RuntimeContext,
+  paths: DaemonSockets,
+  log: (line: string) => void,
+  file: SettingsFile,
+  cli: string,
+): Promise<ServingDaemon> {
   const user = await lookupHostUser(context.settings.host.user);
-  if (user === undefined) throw new SandboxError(`user "${context.settings.host.user}" (from ${file.path}) does not exist on this host: set \`user\` to an existing account`, "config");
+  if (user === undefined)
+    throw new SandboxError(
+      `user "${context.settings.host.user}" (from ${file.path}) does not exist on this host: set \`user\` to an existing account`,
+      "config",
+    );
   // Keyed before this start's load was used: an edit since then is read by the first request.
-  const followed = new FollowedSettings(file.path, context.settings, await fileKey(file.path), settingsLoader(file, user, cli));
+  const followed = new FollowedSettings(
+    file.path,
+    context.settings,
+    await fileKey(file.path),
+    settingsLoader(file, user, cli),
+  );
   const now = (): RuntimeContext => ({ ...context, settings: followed.latest });
   const proxy = new DaemonProxy(() => followed.latest, context.paths, log);
   const served: Served = {
@@ -53,7 +68,9 @@ export async function serveDaemon(context: RuntimeContext, paths: DaemonSockets,
   };
   const gatewayUser = paths.gateway?.user;
   const gateway =
-    paths.gateway === undefined || gatewayUser === undefined ? undefined : { path: paths.gateway.path, user: gatewayUser, uid: await gatewayUid(gatewayUser, context.settings.host.user) };
+    paths.gateway === undefined || gatewayUser === undefined
+      ? undefined
+      : { path: paths.gateway.path, user: gatewayUser, uid: await gatewayUid(gatewayUser, context.settings.host.user) };
   // Without a gateway account, a gateway socket an earlier daemon left goes (prepareSocketDirectory removes it).
   if (paths.gateway !== undefined && gateway === undefined) await prepareSocketDirectory(paths.gateway.path);
   const listening = [
@@ -74,8 +91,11 @@ export async function serveDaemon(context: RuntimeContext, paths: DaemonSockets,
     servers.push(server);
     await listenPrivately(server.listener, path, uid);
   }
-  const gatewayNote = gateway === undefined ? "" : `, ${gateway.path} (gateway user ${gateway.user}, uid ${gateway.uid}, and root only)`;
-  log(`listening on ${paths.user} (user ${user.uid} and root only)${gatewayNote} and ${paths.root} (root only), settings from ${file.path}`);
+  const gatewayNote =
+    gateway === undefined ? "" : `, ${gateway.path} (gateway user ${gateway.user}, uid ${gateway.uid}, and root only)`;
+  log(
+    `listening on ${paths.user} (user ${user.uid} and root only)${gatewayNote} and ${paths.root} (root only), settings from ${file.path}`,
+  );
   // While nothing is asked yet: the first sandbox's start then renders its context in a millisecond.
   setTimeout(() => void warmContextTemplates(), 50).unref();
   await round();
@@ -133,7 +153,11 @@ export interface CallServerParts {
  * A server, not yet listening, that answers each connection's one call of the table: the request
  * parsed with the call's schema, then handled by daemonHandlers around `parts.operations`.
  */
-export function callServer(context: RuntimeContext, log: (line: string) => void, parts: CallServerParts): DaemonServer & { listener: Server } {
+export function callServer(
+  context: RuntimeContext,
+  log: (line: string) => void,
+  parts: CallServerParts,
+): DaemonServer & { listener: Server } {
   const connections = new Set<Socket>();
   const listener = createServer((socket) => {
     connections.add(socket);
@@ -152,7 +176,10 @@ export function callServer(context: RuntimeContext, log: (line: string) => void,
 }
 
 /** Reads a connection's messages: the first request starts the call; the rest feed an exec. */
-function handleConnection(socket: Socket, call: (op: string, args: unknown, connection: Connection) => Promise<void>): void {
+function handleConnection(
+  socket: Socket,
+  call: (op: string, args: unknown, connection: Connection) => Promise<void>,
+): void {
   const connection: Connection = {
     send: (message: ServerMessage): void => void socket.write(encode(message)),
     stdin: new PassThrough(),
@@ -202,25 +229,38 @@ interface Serving {
  * stack). Root's requests run with the settings read afresh (their notes go to its stderr), except
  * those about the daemon itself.
  */
-async function dispatch({ context, parts, log }: Serving, op: string, args: unknown, connection: Connection): Promise<void> {
+async function dispatch(
+  { context, parts, log }: Serving,
+  op: string,
+  args: unknown,
+  connection: Connection,
+): Promise<void> {
   try {
     if (!isOp(op)) throw new SandboxError(`unknown operation "${op}"`, "usage");
     if (parts.caller === "gateway") requireGatewayCall(op);
     // Warnings of this request go to its client.
     const warn = (warning: string): void => connection.send({ warning });
-    const requestContext = aboutTheDaemon.has(op) ? { ...context, warn } : await settingsOfRequest(context, parts, connection, warn);
+    const requestContext = aboutTheDaemon.has(op)
+      ? { ...context, warn }
+      : await settingsOfRequest(context, parts, connection, warn);
     // JSON drops undefined: an operation with no result answers null.
     const result = await answer({ context: requestContext, parts, log }, op, args, connection);
     await parts.afterCall?.(op);
     // The new sandbox's proxy started (or took it) after its view was made: the answer says so.
-    if (op === "up" && isUpResult(result) && result.apiProxy !== null) result.apiProxy = await servedByProxy(requestContext.paths, result.name);
+    if (op === "up" && isUpResult(result) && result.apiProxy !== null)
+      result.apiProxy = await servedByProxy(requestContext.paths, result.name);
     connection.send({ result: result ?? null });
   } catch (error) {
     const kind = error instanceof UserError ? error.kind : "general";
     const text = error instanceof Error ? error.message : String(error);
     if (!(error instanceof UserError)) log(`error in ${op}: ${error instanceof Error ? (error.stack ?? text) : text}`);
     // A user error comes with what the CLI prints for it; anything else is the daemon's bug.
-    connection.send({ error: error instanceof UserError ? { message: text, kind, report: error.report("forage-ctl") } : { message: text, kind, internal: true } });
+    connection.send({
+      error:
+        error instanceof UserError
+          ? { message: text, kind, report: error.report("forage-ctl") }
+          : { message: text, kind, internal: true },
+    });
   }
 }
 
@@ -240,7 +280,12 @@ const unlogged = new Set<Op>(["hello", "approvals"]);
  * The user's and the gateway's: the settings in force (the file's, unless its last edit has
  * errors: then the last good ones, and the client hears why), on the daemon's state paths.
  */
-async function settingsOfRequest(context: RuntimeContext, parts: CallServerParts, connection: Connection, warn: (warning: string) => void): Promise<RuntimeContext> {
+async function settingsOfRequest(
+  context: RuntimeContext,
+  parts: CallServerParts,
+  connection: Connection,
+  warn: (warning: string) => void,
+): Promise<RuntimeContext> {
   const { served } = parts;
   if (parts.caller === "root" && served.reloadSettings !== undefined) {
     const key = await fileKey(served.hello.settings);
@@ -256,9 +301,18 @@ async function settingsOfRequest(context: RuntimeContext, parts: CallServerParts
 }
 
 /** Call `op`, typed from here on: its request parsed with its schema, handled by its handler. */
-async function answer<K extends Op>({ context, parts, log }: Serving, op: K, args: unknown, connection: Connection): Promise<Result<K>> {
+async function answer<K extends Op>(
+  { context, parts, log }: Serving,
+  op: K,
+  args: unknown,
+  connection: Connection,
+): Promise<Result<K>> {
   const request = parseRequest(op, args);
-  if (!unlogged.has(op)) log(`${op} ${"name" in request && typeof request.name === "string" ? request.name : ""}`.trim());
-  const handlers = daemonHandlers({ context, served: parts.served, connection, caller: parts.caller }, parts.operations(context));
+  if (!unlogged.has(op))
+    log(`${op} ${"name" in request && typeof request.name === "string" ? request.name : ""}`.trim());
+  const handlers = daemonHandlers(
+    { context, served: parts.served, connection, caller: parts.caller },
+    parts.operations(context),
+  );
   return handlers[op](request);
 }

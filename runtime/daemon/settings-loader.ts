@@ -34,7 +34,11 @@ export function settingsLoader(file: SettingsFile, user: HostUser, cli: string):
     });
     if (result.failed) {
       const said = result.stderr.trim();
-      throw new SettingsError(said !== "" ? said : `loading ${file.path} as ${user.name} failed (${result.timedOut ? "timed out" : `exit ${String(result.exitCode)}`})`);
+      throw new SettingsError(
+        said !== ""
+          ? said
+          : `loading ${file.path} as ${user.name} failed (${result.timedOut ? "timed out" : `exit ${String(result.exitCode)}`})`,
+      );
     }
     return readPrinted(result.stdout, file.path);
   };

@@ -7,7 +7,9 @@ export function jwtClaims(token: string): Record<string, unknown> | undefined {
   if (parts.length !== 3 || parts[1] === undefined) return undefined;
   try {
     const claims: unknown = JSON.parse(Buffer.from(parts[1], "base64url").toString("utf8"));
-    return typeof claims === "object" && claims !== null && !Array.isArray(claims) ? (claims as Record<string, unknown>) : undefined;
+    return typeof claims === "object" && claims !== null && !Array.isArray(claims)
+      ? (claims as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

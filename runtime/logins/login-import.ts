@@ -12,7 +12,11 @@ export interface LoginTarget {
 }
 
 /** Where each program keeps its login, for messages. */
-const loginFiles: Record<LoginFlavor, string> = { claude: "~/.claude/.credentials.json", codex: "~/.codex/auth.json", gemini: "~/.gemini/oauth_creds.json" };
+const loginFiles: Record<LoginFlavor, string> = {
+  claude: "~/.claude/.credentials.json",
+  codex: "~/.codex/auth.json",
+  gemini: "~/.gemini/oauth_creds.json",
+};
 
 /** A setup token lasts about a year (Claude Code's documentation); the exact end is not in the token. */
 const setupTokenLifetimeMs = 365 * 24 * 3600 * 1000;
@@ -28,7 +32,8 @@ const refused = (message: string): SandboxError => new SandboxError(message, "us
  */
 export function parseLogin(target: LoginTarget, text: string, now: Date): LoginRecord {
   const trimmed = text.trim();
-  if (trimmed === "") throw refused(`nothing on stdin: pipe ${describeInput(target)} into forage-ctl auth set ${target.agent}`);
+  if (trimmed === "")
+    throw refused(`nothing on stdin: pipe ${describeInput(target)} into forage-ctl auth set ${target.agent}`);
   const kind: LoginKind = trimmed.startsWith("{") ? "oauth" : "token";
   if (!target.kinds.includes(kind)) {
     throw refused(
@@ -53,8 +58,17 @@ function describeInput(target: LoginTarget): string {
 function tokenRecord(target: LoginTarget, token: string, now: Date): unknown {
   if (/\s/.test(token)) throw refused("a token is one line without spaces: stdin holds more than one word");
   // An API key belongs in `secrets`: it goes by x-api-key, not as a login.
-  if (/^sk-ant-api/.test(token)) throw refused(`that is an Anthropic API key, not a login token: put it in a secret file and give agent "${target.agent}" secretName and authEnvVar`);
-  return { kind: "token", flavor: target.flavor, token, setAt: now.toISOString(), expiresAt: new Date(now.getTime() + setupTokenLifetimeMs).toISOString() };
+  if (/^sk-ant-api/.test(token))
+    throw refused(
+      `that is an Anthropic API key, not a login token: put it in a secret file and give agent "${target.agent}" secretName and authEnvVar`,
+    );
+  return {
+    kind: "token",
+    flavor: target.flavor,
+    token,
+    setAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + setupTokenLifetimeMs).toISOString(),
+  };
 }
 
 function oauthRecord(target: LoginTarget, text: string, now: Date): unknown {
@@ -65,8 +79,21 @@ function oauthRecord(target: LoginTarget, text: string, now: Date): unknown {
     throw refused(`stdin starts like JSON but is not: pipe the whole of ${loginFiles[target.flavor]}`);
   }
   const fields = { claude: claudeFields, codex: codexFields, gemini: geminiFields }[target.flavor](json);
-  if (fields === undefined) throw refused(`stdin is not ${target.flavor}'s login file (${loginFiles[target.flavor]}): it lacks the access and refresh tokens`);
-  return { kind: "oauth", flavor: target.flavor, accountId: null, idClaims: null, scopes: [], subscriptionType: null, ...fields, setAt: now.toISOString(), refreshedAt: null };
+  if (fields === undefined)
+    throw refused(
+      `stdin is not ${target.flavor}'s login file (${loginFiles[target.flavor]}): it lacks the access and refresh tokens`,
+    );
+  return {
+    kind: "oauth",
+    flavor: target.flavor,
+    accountId: null,
+    idClaims: null,
+    scopes: [],
+    subscriptionType: null,
+    ...fields,
+    setAt: now.toISOString(),
+    refreshedAt: null,
+  };
 }
 
 type Fields = Record<string, unknown>;

@@ -40,14 +40,19 @@ export class LoginKeeper {
       this.log(`login of ${agent}: ${error instanceof Error ? error.message : String(error)}`);
       return null;
     });
-    if (stored === null) return { refusal: `the login of agent "${agent}" cannot be read on the host; see the daemon's log` };
-    if (stored === undefined) return { refusal: `no login is stored for agent "${agent}": run forage-ctl auth set ${agent} on the host` };
+    if (stored === null)
+      return { refusal: `the login of agent "${agent}" cannot be read on the host; see the daemon's log` };
+    if (stored === undefined)
+      return { refusal: `no login is stored for agent "${agent}": run forage-ctl auth set ${agent} on the host` };
     if (stored.kind === "token") return { token: stored.token, accountId: null };
-    if (stored.expiresAt !== null && stored.expiresAt - refreshMarginMs > this.now()) return { token: stored.accessToken, accountId: stored.accountId };
+    if (stored.expiresAt !== null && stored.expiresAt - refreshMarginMs > this.now())
+      return { token: stored.accessToken, accountId: stored.accountId };
     const fresh = await this.refreshOnce(agent, stored, login);
     if ("refusal" in fresh) {
       // A failed refresh of a token still valid for a while is no reason to refuse.
-      return stored.expiresAt !== null && stored.expiresAt > this.now() ? { token: stored.accessToken, accountId: stored.accountId } : fresh;
+      return stored.expiresAt !== null && stored.expiresAt > this.now()
+        ? { token: stored.accessToken, accountId: stored.accountId }
+        : fresh;
     }
     return { token: fresh.accessToken, accountId: fresh.accountId };
   }
@@ -64,13 +69,19 @@ export class LoginKeeper {
     try {
       const fresh = await refreshLogin(stored, login.tokenUrl, this.post, this.now);
       await storeLogin(this.paths, this.user, agent, fresh);
-      this.log(`login of ${agent} refreshed; valid until ${fresh.expiresAt === null ? "unknown" : new Date(fresh.expiresAt).toISOString()}`);
+      this.log(
+        `login of ${agent} refreshed; valid until ${fresh.expiresAt === null ? "unknown" : new Date(fresh.expiresAt).toISOString()}`,
+      );
       return fresh;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.log(`login of ${agent}: refresh failed: ${message}`);
       const expired = error instanceof LoginRefreshError && error.loginExpired;
-      return { refusal: expired ? `the login of agent "${agent}" has expired: ${message}` : `the login of agent "${agent}" could not be refreshed; see the daemon's log` };
+      return {
+        refusal: expired
+          ? `the login of agent "${agent}" has expired: ${message}`
+          : `the login of agent "${agent}" could not be refreshed; see the daemon's log`,
+      };
     }
   }
 }

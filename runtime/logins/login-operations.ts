@@ -44,10 +44,15 @@ export async function loginStatuses(context: RuntimeContext): Promise<LoginStatu
   const user = context.settings.host.user;
   const wanted = wantedLogins(context.settings);
   const agents = [...new Set([...wanted.keys(), ...(await storedLoginAgents(context.paths, user))])].sort();
-  return Promise.all(agents.map(async (agent) => loginStatus(agent, wanted.get(agent), await readLogin(context.paths, user, agent), Date.now())));
+  return Promise.all(
+    agents.map(async (agent) =>
+      loginStatus(agent, wanted.get(agent), await readLogin(context.paths, user, agent), Date.now()),
+    ),
+  );
 }
 
 /** Removes an agent's stored login; says when there was none. */
 export async function forgetLogin(context: RuntimeContext, agent: string): Promise<void> {
-  if (!(await removeLogin(context.paths, context.settings.host.user, agent))) throw new SandboxError(`no login is stored for agent "${agent}" (see forage-ctl auth status)`, "not-found");
+  if (!(await removeLogin(context.paths, context.settings.host.user, agent)))
+    throw new SandboxError(`no login is stored for agent "${agent}" (see forage-ctl auth status)`, "not-found");
 }

@@ -1,7 +1,9 @@
 import { z } from "zod";
 
 /** A token as an HTTP header carries it: printable ASCII, no spaces, so a stored value cannot inject a header. */
-export const tokenValue = z.string().regex(/^[\x21-\x7e]{1,8192}$/, { error: "must be one line of printable ASCII without spaces" });
+export const tokenValue = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,8192}$/, { error: "must be one line of printable ASCII without spaces" });
 const flavor = z.enum(["claude", "codex", "gemini"]);
 const isoTime = z.iso.datetime();
 

@@ -40,10 +40,19 @@ const assumedLifetimeMs = 50 * 60 * 1000;
 /** The refresh request each program sends: Claude and Codex post JSON, Google a form. */
 function refreshRequest(login: OAuthLogin): { contentType: string; body: string } {
   if (login.flavor === "gemini") {
-    const form = new URLSearchParams({ client_id: clientIds.gemini, client_secret: geminiClientSecret, refresh_token: login.refreshToken, grant_type: "refresh_token" });
+    const form = new URLSearchParams({
+      client_id: clientIds.gemini,
+      client_secret: geminiClientSecret,
+      refresh_token: login.refreshToken,
+      grant_type: "refresh_token",
+    });
     return { contentType: "application/x-www-form-urlencoded", body: form.toString() };
   }
-  const fields: Record<string, string> = { grant_type: "refresh_token", refresh_token: login.refreshToken, client_id: clientIds[login.flavor] };
+  const fields: Record<string, string> = {
+    grant_type: "refresh_token",
+    refresh_token: login.refreshToken,
+    client_id: clientIds[login.flavor],
+  };
   if (login.flavor === "codex") fields.scope = "openid profile email";
   return { contentType: "application/json", body: JSON.stringify(fields) };
 }
@@ -52,21 +61,37 @@ function refreshRequest(login: OAuthLogin): { contentType: string; body: string 
  * Refreshes an oauth login at its token endpoint and returns the login with the new tokens (a
  * refresh token is replaced when the endpoint sends a new one: Codex's are single-use).
  */
-export async function refreshLogin(login: OAuthLogin, tokenUrl: string, post: PostToken, now: () => number): Promise<OAuthLogin> {
+export async function refreshLogin(
+  login: OAuthLogin,
+  tokenUrl: string,
+  post: PostToken,
+  now: () => number,
+): Promise<OAuthLogin> {
   const request = refreshRequest(login);
   const answer = await post(tokenUrl, request.contentType, request.body);
   if (answer.status === 400 || answer.status === 401) {
-    throw new LoginRefreshError(`${new URL(tokenUrl).host} refused the refresh (HTTP ${answer.status}${oauthError(answer.body)}): log in again on the host and run forage-ctl auth set`, true);
+    throw new LoginRefreshError(
+      `${new URL(tokenUrl).host} refused the refresh (HTTP ${answer.status}${oauthError(answer.body)}): log in again on the host and run forage-ctl auth set`,
+      true,
+    );
   }
-  if (answer.status !== 200) throw new LoginRefreshError(`${new URL(tokenUrl).host} answered the refresh with HTTP ${answer.status}; it is retried on the next request`, false);
+  if (answer.status !== 200)
+    throw new LoginRefreshError(
+      `${new URL(tokenUrl).host} answered the refresh with HTTP ${answer.status}; it is retried on the next request`,
+      false,
+    );
   let json: Record<string, unknown>;
   try {
     json = JSON.parse(answer.body) as Record<string, unknown>;
   } catch {
-    throw new LoginRefreshError(`${new URL(tokenUrl).host} answered the refresh with something that is not JSON`, false);
+    throw new LoginRefreshError(
+      `${new URL(tokenUrl).host} answered the refresh with something that is not JSON`,
+      false,
+    );
   }
   const access = tokenValue.safeParse(json.access_token);
-  if (!access.success) throw new LoginRefreshError(`${new URL(tokenUrl).host}'s answer has no usable access_token`, false);
+  if (!access.success)
+    throw new LoginRefreshError(`${new URL(tokenUrl).host}'s answer has no usable access_token`, false);
   const refresh = tokenValue.safeParse(json.refresh_token);
   const expiresIn = typeof json.expires_in === "number" && json.expires_in > 0 ? json.expires_in * 1000 : null;
   const idToken = typeof json.id_token === "string" ? json.id_token : undefined;
@@ -75,7 +100,8 @@ export async function refreshLogin(login: OAuthLogin, tokenUrl: string, post: Po
     accessToken: access.data,
     refreshToken: refresh.success ? refresh.data : login.refreshToken,
     expiresAt: now() + (expiresIn ?? (jwtExpiry(access.data) ?? now() + assumedLifetimeMs) - now()),
-    idClaims: idToken === undefined || login.flavor !== "codex" ? login.idClaims : (jwtClaims(idToken) ?? login.idClaims),
+    idClaims:
+      idToken === undefined || login.flavor !== "codex" ? login.idClaims : (jwtClaims(idToken) ?? login.idClaims),
     refreshedAt: new Date(now()).toISOString(),
   };
 }

@@ -20,12 +20,25 @@ export interface LoginStatus {
 }
 
 /** The status of an agent's login from what is stored (or not). */
-export function loginStatus(agent: string, wanted: { flavor: LoginFlavor; kinds: LoginKind[] } | undefined, record: LoginRecord | undefined, now: number): LoginStatus {
+export function loginStatus(
+  agent: string,
+  wanted: { flavor: LoginFlavor; kinds: LoginKind[] } | undefined,
+  record: LoginRecord | undefined,
+  now: number,
+): LoginStatus {
   const base = { agent, flavor: wanted?.flavor ?? record?.flavor ?? null, wanted: wanted?.kinds ?? null };
-  if (record === undefined) return { ...base, stored: null, state: "missing", setAt: null, expiresAt: null, refreshedAt: null };
+  if (record === undefined)
+    return { ...base, stored: null, state: "missing", setAt: null, expiresAt: null, refreshedAt: null };
   if (record.kind === "token") {
     const ends = record.expiresAt === null ? null : Date.parse(record.expiresAt);
-    return { ...base, stored: "token", state: ends !== null && ends <= now ? "expired" : "valid", setAt: record.setAt, expiresAt: record.expiresAt, refreshedAt: null };
+    return {
+      ...base,
+      stored: "token",
+      state: ends !== null && ends <= now ? "expired" : "valid",
+      setAt: record.setAt,
+      expiresAt: record.expiresAt,
+      refreshedAt: null,
+    };
   }
   const ends = record.expiresAt;
   return {

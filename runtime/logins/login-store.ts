@@ -12,7 +12,8 @@ const segment = /^[a-z_][a-z0-9_-]{0,31}$|^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 /** Where the host keeps one user's login for one agent: `<state>/logins/<user>/<agent>.json`. */
 export function loginPath(paths: RuntimePaths, user: string, agent: string): string {
-  if (!segment.test(user) || !segment.test(agent) || agent.startsWith(".")) throw new Error(`internal: bad login name ${user}/${agent}`);
+  if (!segment.test(user) || !segment.test(agent) || agent.startsWith("."))
+    throw new Error(`internal: bad login name ${user}/${agent}`);
   return pathUnder(pathUnder(paths.loginsDir, user), `${agent}.json`);
 }
 
@@ -45,11 +46,16 @@ export async function readLogin(paths: RuntimePaths, user: string, agent: string
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
-    if (code === "ELOOP") throw new SandboxError(`${file} is a symbolic link; remove it and set the login again`, "general");
+    if (code === "ELOOP")
+      throw new SandboxError(`${file} is a symbolic link; remove it and set the login again`, "general");
     throw error;
   }
   const parsed = loginRecord.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new SandboxError(`${file} is not a stored login (${issueList(parsed.error.issues)}); set it again with forage-ctl auth set ${agent}`, "general");
+  if (!parsed.success)
+    throw new SandboxError(
+      `${file} is not a stored login (${issueList(parsed.error.issues)}); set it again with forage-ctl auth set ${agent}`,
+      "general",
+    );
   return parsed.data;
 }
 

@@ -18,13 +18,27 @@ export interface LoginProvision {
  * token login's token, in the agent's env file only; with the proxy nothing real, only stand-ins.
  * No login stored is an error that names the command to store one.
  */
-export async function provisionLogin(paths: RuntimePaths, user: string, agent: AgentModel & { login: LoginModel }): Promise<LoginProvision> {
+export async function provisionLogin(
+  paths: RuntimePaths,
+  user: string,
+  agent: AgentModel & { login: LoginModel },
+): Promise<LoginProvision> {
   const record = await readLogin(paths, user, agent.name);
-  if (record === undefined) throw new SandboxError(`no login is stored for agent "${agent.name}": run forage-ctl auth set ${agent.name} first (see forage-ctl auth --help)`, "config");
+  if (record === undefined)
+    throw new SandboxError(
+      `no login is stored for agent "${agent.name}": run forage-ctl auth set ${agent.name} first (see forage-ctl auth --help)`,
+      "config",
+    );
   if (record.kind !== agent.login.kind) {
-    throw new SandboxError(`agent "${agent.name}" wants a ${agent.login.kind} login but a ${record.kind} login is stored: run forage-ctl auth set ${agent.name} again`, "config");
+    throw new SandboxError(
+      `agent "${agent.name}" wants a ${agent.login.kind} login but a ${record.kind} login is stored: run forage-ctl auth set ${agent.name} again`,
+      "config",
+    );
   }
   const { tokenEnv } = loginPresets[agent.login.flavor];
-  const env = record.kind === "token" && tokenEnv !== null ? [`${tokenEnv}=${agent.auth === "wrapper" ? record.token : standInToken()}`] : [];
+  const env =
+    record.kind === "token" && tokenEnv !== null
+      ? [`${tokenEnv}=${agent.auth === "wrapper" ? record.token : standInToken()}`]
+      : [];
   return { env, files: standInFiles(agent.login.flavor, record, Date.now()) };
 }

@@ -22,12 +22,19 @@ const farFuture = (now: number): number => now + 10 * 365 * 24 * 3600 * 1000;
 export function standInFiles(flavor: LoginFlavor, record: LoginRecord, now: number): Record<string, string> {
   const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
   // Claude Code asks a fresh home to log in and pick a theme unless onboarding is marked done.
-  const files: Record<string, string> = flavor === "claude" ? { ".claude.json": json({ hasCompletedOnboarding: true }) } : {};
+  const files: Record<string, string> =
+    flavor === "claude" ? { ".claude.json": json({ hasCompletedOnboarding: true }) } : {};
   if (record.kind !== "oauth") return files;
   const standIns = { access: standInToken(), refresh: standInToken() };
   if (flavor === "claude") {
     files[".claude/.credentials.json"] = json({
-      claudeAiOauth: { accessToken: standIns.access, refreshToken: standIns.refresh, expiresAt: farFuture(now), scopes: record.scopes, subscriptionType: record.subscriptionType },
+      claudeAiOauth: {
+        accessToken: standIns.access,
+        refreshToken: standIns.refresh,
+        expiresAt: farFuture(now),
+        scopes: record.scopes,
+        subscriptionType: record.subscriptionType,
+      },
     });
   } else if (flavor === "codex") {
     // Codex reads the plan and e-mail from the identity token's claims; it never checks the signature.
@@ -35,11 +42,22 @@ export function standInFiles(flavor: LoginFlavor, record: LoginRecord, now: numb
     files[".codex/auth.json"] = json({
       auth_mode: "chatgpt",
       OPENAI_API_KEY: null,
-      tokens: { id_token: idToken, access_token: standIns.access, refresh_token: standIns.refresh, account_id: record.accountId },
+      tokens: {
+        id_token: idToken,
+        access_token: standIns.access,
+        refresh_token: standIns.refresh,
+        account_id: record.accountId,
+      },
       last_refresh: new Date(now).toISOString(),
     });
   } else {
-    files[".gemini/oauth_creds.json"] = json({ access_token: standIns.access, refresh_token: standIns.refresh, token_type: "Bearer", expiry_date: farFuture(now), scope: record.scopes.join(" ") });
+    files[".gemini/oauth_creds.json"] = json({
+      access_token: standIns.access,
+      refresh_token: standIns.refresh,
+      token_type: "Bearer",
+      expiry_date: farFuture(now),
+      scope: record.scopes.join(" "),
+    });
     files[".gemini/settings.json"] = json({ security: { auth: { selectedType: "oauth-personal" } } });
   }
   return files;

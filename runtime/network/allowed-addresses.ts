@@ -78,7 +78,12 @@ export class AllowedAddresses {
         const key = `${set.name} ${String(value)}`;
         const expiresAt = this.expiry.get(key) ?? 0;
         // Rewritten only when the element would go before a client's cache of this answer does (and the write would make it last longer).
-        if (expiries.has(key) || expiresAt - now >= Math.min(resolved.ttl, maxTtl) * 1000 + renewMarginMs || expiresAt >= now + timeout * 1000) continue;
+        if (
+          expiries.has(key) ||
+          expiresAt - now >= Math.min(resolved.ttl, maxTtl) * 1000 + renewMarginMs ||
+          expiresAt >= now + timeout * 1000
+        )
+          continue;
         const write = writes.get(set) ?? { fresh: [], renewed: [] };
         // Only an element still there needs the (slower) delete + add; a new one is just added.
         (expiresAt > now ? write.renewed : write.fresh).push({ value, timeout });
@@ -96,14 +101,31 @@ export class AllowedAddresses {
         coversPorts(previous.ports, resolved.ports)
       )
         continue;
-      const admitted: AdmittedAddress = { name: resolved.name, chain: resolved.chain, ports: resolved.ports, expiresAt: now + timeout * 1000 };
-      this.admitted.set(resolved.address, resolved.untilMs === undefined ? admitted : { ...admitted, untilMs: resolved.untilMs });
+      const admitted: AdmittedAddress = {
+        name: resolved.name,
+        chain: resolved.chain,
+        ports: resolved.ports,
+        expiresAt: now + timeout * 1000,
+      };
+      this.admitted.set(
+        resolved.address,
+        resolved.untilMs === undefined ? admitted : { ...admitted, untilMs: resolved.untilMs },
+      );
     }
-    const ops = [...before, ...[...writes].flatMap(([set, { fresh, renewed }]) => [...(fresh.length > 0 ? [add(set, fresh)] : []), ...(renewed.length > 0 ? renewal(set, renewed) : [])])];
+    const ops = [
+      ...before,
+      ...[...writes].flatMap(([set, { fresh, renewed }]) => [
+        ...(fresh.length > 0 ? [add(set, fresh)] : []),
+        ...(renewed.length > 0 ? renewal(set, renewed) : []),
+      ]),
+    ];
     if (ops.length === 0) return;
     const mirror = this.mirror;
     // The in-sandbox table drops what it does not list, so the answer waits for both writes.
-    const mirrored = mirror === null ? Promise.resolve() : mirror.writer.run(mirror.table, ops).catch(() => void this.mirrorFailures++);
+    const mirrored =
+      mirror === null
+        ? Promise.resolve()
+        : mirror.writer.run(mirror.table, ops).catch(() => void this.mirrorFailures++);
     await Promise.all([this.host.writer.run(this.host.table, ops), mirrored]);
     for (const [key, expiresAt] of expiries) this.expiry.set(key, expiresAt);
   }
@@ -120,7 +142,10 @@ export class AllowedAddresses {
    * their life. Clients' cached answers keep working; anything admitted under the old policy
    * after the table was replaced goes.
    */
-  async readmit(hasSets: boolean, stillAllowed: (name: string, chain: readonly string[], address: string) => number[] | null | false): Promise<void> {
+  async readmit(
+    hasSets: boolean,
+    stillAllowed: (name: string, chain: readonly string[], address: string) => number[] | null | false,
+  ): Promise<void> {
     this.expiry.clear();
     const now = this.now();
     const again: ResolvedAddress[] = [];
@@ -130,7 +155,14 @@ export class AllowedAddresses {
         this.admitted.delete(address);
         continue;
       }
-      const resolved: ResolvedAddress = { address, family: address.includes(":") ? 6 : 4, ports, ttl: Math.ceil((admitted.expiresAt - now) / 1000), name: admitted.name, chain: admitted.chain };
+      const resolved: ResolvedAddress = {
+        address,
+        family: address.includes(":") ? 6 : 4,
+        ports,
+        ttl: Math.ceil((admitted.expiresAt - now) / 1000),
+        name: admitted.name,
+        chain: admitted.chain,
+      };
       again.push(admitted.untilMs === undefined ? resolved : { ...resolved, untilMs: admitted.untilMs });
     }
     if (!hasSets) return;
@@ -164,7 +196,10 @@ export class AllowedAddresses {
       { op: "delete", set, elements },
     ]);
     const mirror = this.mirror;
-    const mirrored = mirror === null ? Promise.resolve() : mirror.writer.run(mirror.table, ops).catch(() => void this.mirrorFailures++);
+    const mirrored =
+      mirror === null
+        ? Promise.resolve()
+        : mirror.writer.run(mirror.table, ops).catch(() => void this.mirrorFailures++);
     await Promise.all([this.host.writer.run(this.host.table, ops), mirrored]);
   }
 

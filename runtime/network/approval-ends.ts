@@ -15,13 +15,20 @@ export interface EndedApproval {
  * entries, so their next packet is judged by the sets without them (and reset). Without
  * conntrack, open connections run on until they close (new ones are refused either way).
  */
-export async function takeBackEnded(allowed: AllowedAddresses, link: SandboxLink, ended: readonly EndedApproval[]): Promise<void> {
+export async function takeBackEnded(
+  allowed: AllowedAddresses,
+  link: SandboxLink,
+  ended: readonly EndedApproval[],
+): Promise<void> {
   for (const { name, port, addresses } of ended) {
     await allowed.revoke(name, port, addresses);
     for (const address of addresses) {
       const family = address.includes(":") ? ["-f", "ipv6", "-s", link.sandboxAddress6] : ["-s", link.sandboxAddress];
       // Exit status 1 only says there was nothing to delete.
-      for (const protocol of ["tcp", "udp"]) await runCommand("conntrack", ["-D", ...family, "-d", address, "-p", protocol, "--dport", String(port)], { reject: false });
+      for (const protocol of ["tcp", "udp"])
+        await runCommand("conntrack", ["-D", ...family, "-d", address, "-p", protocol, "--dport", String(port)], {
+          reject: false,
+        });
     }
   }
 }

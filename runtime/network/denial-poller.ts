@@ -38,7 +38,11 @@ export class DenialPoller {
   ) {}
 
   async poll(now: Date = new Date()): Promise<DenialRecord[]> {
-    const lists = this.sources.flatMap((source, index) => [deniedSets.v4.name, deniedSets.v6.name].map(async (set) => (await list(source, set)).map((destination) => ({ index, destination }))));
+    const lists = this.sources.flatMap((source, index) =>
+      [deniedSets.v4.name, deniedSets.v6.name].map(async (set) =>
+        (await list(source, set)).map((destination) => ({ index, destination })),
+      ),
+    );
     const found = (await Promise.all(lists)).flat();
     const listed = new Set<string>();
     const records: DenialRecord[] = [];
@@ -48,7 +52,12 @@ export class DenialPoller {
       const before = this.seen.get(key);
       this.seen.set(key, destination.packets);
       // A new element is one refusal at least, whether or not its creating packet was counted.
-      const count = before === undefined ? Math.max(destination.packets, 1) : destination.packets >= before ? destination.packets - before : destination.packets;
+      const count =
+        before === undefined
+          ? Math.max(destination.packets, 1)
+          : destination.packets >= before
+            ? destination.packets - before
+            : destination.packets;
       if (count === 0) continue;
       const { rule, name } = this.describe(destination);
       records.push({
@@ -69,7 +78,11 @@ async function list(source: DeniedSource, set: string): Promise<RefusedDestinati
   const command = ["nft", "-j", "list", "set", source.table.family, source.table.name, set];
   const argv = source.namespace === null ? command : ["nsenter", `--net=${source.namespace}`, "--", ...command];
   // The in-sandbox table is the sandbox's root's to reshape: bound what is read from it.
-  const listed = await runCommand(argv[0] as string, argv.slice(1), { reject: false, maxBuffer: 2_000_000, timeoutMs: 5000 });
+  const listed = await runCommand(argv[0] as string, argv.slice(1), {
+    reject: false,
+    maxBuffer: 2_000_000,
+    timeoutMs: 5000,
+  });
   if (listed.exitCode !== 0) return []; // being replaced, gone (full mode has no in-sandbox table), or flushed inside
   try {
     return parseDeniedSet(listed.stdout);
@@ -87,8 +100,10 @@ export function parseDeniedSet(json: string): RefusedDestination[] {
     const [address, protocol, port] = element?.val?.concat ?? [];
     const packets = element?.counter?.packets;
     // Checked, not trusted: records end up on the user's terminal.
-    if (typeof address !== "string" || isIP(address) === 0 || typeof port !== "number" || typeof packets !== "number") return [];
-    if ((typeof protocol !== "string" || !/^[a-z0-9-]{1,16}$/.test(protocol)) && typeof protocol !== "number") return [];
+    if (typeof address !== "string" || isIP(address) === 0 || typeof port !== "number" || typeof packets !== "number")
+      return [];
+    if ((typeof protocol !== "string" || !/^[a-z0-9-]{1,16}$/.test(protocol)) && typeof protocol !== "number")
+      return [];
     return [{ address, protocol: String(protocol), port, packets }];
   });
 }

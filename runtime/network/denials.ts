@@ -101,7 +101,11 @@ export class RefusalTally {
 
   /** The records since the last take, stamped `now`. */
   take(now: Date = new Date()): DenialRecord[] {
-    const records = [...this.counts.values()].map(({ record, count }) => ({ time: now.toISOString(), ...record, count }));
+    const records = [...this.counts.values()].map(({ record, count }) => ({
+      time: now.toISOString(),
+      ...record,
+      count,
+    }));
     this.counts.clear();
     return records;
   }

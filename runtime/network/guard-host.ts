@@ -20,7 +20,12 @@ export const defaultIdleExitMs = 60_000;
  * sandbox's guard does its upkeep; one whose link is gone is dropped. Sandboxes stay up when the
  * host restarts: the health monitor adds them to the next one.
  */
-export async function runGuardHost(socketPath: string, log: (line: string) => void, idleExitMs: number, ask: AskApproval): Promise<void> {
+export async function runGuardHost(
+  socketPath: string,
+  log: (line: string) => void,
+  idleExitMs: number,
+  ask: AskApproval,
+): Promise<void> {
   const guards = new Map<string, { spec: GuardSpec; guard: SandboxGuard }>();
   const shared: Shared = { hostWriter: new SetElementWriter(null), ask };
   let idleSince = Date.now();
@@ -68,21 +73,33 @@ interface Shared {
   ask: AskApproval;
 }
 
-function serveConnection(socket: Socket, guards: Map<string, { spec: GuardSpec; guard: SandboxGuard }>, shared: Shared, log: (line: string) => void): void {
+function serveConnection(
+  socket: Socket,
+  guards: Map<string, { spec: GuardSpec; guard: SandboxGuard }>,
+  shared: Shared,
+  log: (line: string) => void,
+): void {
   const answer = (message: GuardAnswer): void => void socket.end(`${JSON.stringify(message)}\n`);
   socket.on("error", () => undefined);
   socket.on(
     "data",
     lineReader(
       (raw) => {
-        void handle(raw, guards, shared, log).then(answer, (error: Error) => answer({ ok: false, error: error.message }));
+        void handle(raw, guards, shared, log).then(answer, (error: Error) =>
+          answer({ ok: false, error: error.message }),
+        );
       },
       (error) => answer({ ok: false, error: error.message }),
     ),
   );
 }
 
-async function handle(raw: unknown, guards: Map<string, { spec: GuardSpec; guard: SandboxGuard }>, shared: Shared, log: (line: string) => void): Promise<GuardAnswer> {
+async function handle(
+  raw: unknown,
+  guards: Map<string, { spec: GuardSpec; guard: SandboxGuard }>,
+  shared: Shared,
+  log: (line: string) => void,
+): Promise<GuardAnswer> {
   const request = guardRequest(raw);
   if (request.op === "add") {
     const key = guardKey(request.spec.paths.stateDir, request.spec.sandbox);
@@ -92,10 +109,12 @@ async function handle(raw: unknown, guards: Map<string, { spec: GuardSpec; guard
       guards.delete(key);
       closeInBackground(old.guard);
     }
-    const guard = await openSandboxGuard(request.spec, shared.hostWriter, upstreamFor, shared.ask).catch(async (error: Error) => {
-      await logForSandbox(request.spec, `the guard could not start: ${error.message}`);
-      throw error;
-    });
+    const guard = await openSandboxGuard(request.spec, shared.hostWriter, upstreamFor, shared.ask).catch(
+      async (error: Error) => {
+        await logForSandbox(request.spec, `the guard could not start: ${error.message}`);
+        throw error;
+      },
+    );
     guards.set(key, { spec: request.spec, guard });
     log(`${request.spec.sandbox}: guarded (DNS port ${guard.services.dnsPort})`);
     return { ok: true, pid: process.pid, services: guard.services };

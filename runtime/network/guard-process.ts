@@ -28,7 +28,11 @@ const requestMs = 10_000;
  * Has the sandbox guarded by the host's guard host (guard-host.ts), starting the host when none
  * answers. Resolves once the sandbox's DNS filter and name gate listen.
  */
-export async function startGuard(context: RuntimeContext, metadata: SandboxMetadata, namespace: string | undefined): Promise<GuardHandle> {
+export async function startGuard(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  namespace: string | undefined,
+): Promise<GuardHandle> {
   const spec: GuardSpec = {
     sandbox: metadata.name,
     slot: metadata.slot,
@@ -43,7 +47,10 @@ export async function startGuard(context: RuntimeContext, metadata: SandboxMetad
     if (answer.services === undefined) throw new Error("the guard host answered without the sandbox's ports");
     return { pid: answer.pid, ...answer.services };
   } catch (error) {
-    throw new SandboxError(`the network guard of ${metadata.name} failed: ${(error as Error).message} (the guard host's log: ${hostLog(context.paths)})`, "container");
+    throw new SandboxError(
+      `the network guard of ${metadata.name} failed: ${(error as Error).message} (the guard host's log: ${hostLog(context.paths)})`,
+      "container",
+    );
   }
 }
 
@@ -83,9 +90,14 @@ export async function recordDenials(paths: RuntimePaths, guard: GuardHandle | nu
 }
 
 /** One request to the guard host; with `start`, a host is started when none answers. */
-async function askHost(paths: RuntimePaths, request: GuardRequest, start: boolean): Promise<Extract<GuardAnswer, { ok: true }>> {
+async function askHost(
+  paths: RuntimePaths,
+  request: GuardRequest,
+  start: boolean,
+): Promise<Extract<GuardAnswer, { ok: true }>> {
   let answer = await send(paths.guardSocket, request).catch((error: NodeJS.ErrnoException) => error);
-  if (answer instanceof Error && start && (answer.code === "ENOENT" || answer.code === "ECONNREFUSED")) answer = await startHost(paths, request);
+  if (answer instanceof Error && start && (answer.code === "ENOENT" || answer.code === "ECONNREFUSED"))
+    answer = await startHost(paths, request);
   if (answer instanceof Error) throw answer;
   if (!answer.ok) throw new Error(answer.error);
   return answer;
@@ -94,8 +106,16 @@ async function askHost(paths: RuntimePaths, request: GuardRequest, start: boolea
 /** Starts a guard host (detached: it outlives this process, as the sandboxes do) and asks it. */
 async function startHost(paths: RuntimePaths, request: GuardRequest): Promise<GuardAnswer | Error> {
   // Never through a link planted in the run directory: root appends to what it opens.
-  const log = await open(hostLog(paths), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
-  const child = spawn(process.execPath, [join(packageRoot(), "dist/runtime/daemon/guard-host-main.js"), paths.guardSocket], { detached: true, stdio: ["ignore", log.fd, log.fd] });
+  const log = await open(
+    hostLog(paths),
+    constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+    0o600,
+  );
+  const child = spawn(
+    process.execPath,
+    [join(packageRoot(), "dist/runtime/daemon/guard-host-main.js"), paths.guardSocket],
+    { detached: true, stdio: ["ignore", log.fd, log.fd] },
+  );
   child.unref();
   await log.close();
   let last: Error = new Error(`the guard host did not answer within ${hostStartMs / 1000} s`);
@@ -116,7 +136,10 @@ function hostLog(paths: RuntimePaths): string {
 function send(socketPath: string, request: GuardRequest): Promise<GuardAnswer> {
   return new Promise((resolve, reject) => {
     const socket = connect(socketPath);
-    const timer = setTimeout(() => socket.destroy(new Error(`the guard host did not answer ${request.op} within ${requestMs / 1000} s`)), requestMs);
+    const timer = setTimeout(
+      () => socket.destroy(new Error(`the guard host did not answer ${request.op} within ${requestMs / 1000} s`)),
+      requestMs,
+    );
     const done = (action: () => void): void => {
       clearTimeout(timer);
       socket.destroy();
@@ -147,13 +170,22 @@ function send(socketPath: string, request: GuardRequest): Promise<GuardAnswer> {
  * each is; null when no guard host answers or it is another than `guard` (then the sandbox has
  * no guard: stopped, or its guard is gone). A host's refusal is thrown with its reason.
  */
-export async function syncForwards(paths: RuntimePaths, guard: GuardHandle | null, sandbox: string): Promise<ForwardState[] | null> {
+export async function syncForwards(
+  paths: RuntimePaths,
+  guard: GuardHandle | null,
+  sandbox: string,
+): Promise<ForwardState[] | null> {
   if (guard === null) return null;
-  const answer = await askHost(paths, { op: "ports", stateDir: paths.stateDir, sandbox }, false).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === undefined) throw error;
-    return undefined; // no host listens: nothing is guarded
-  });
+  const answer = await askHost(paths, { op: "ports", stateDir: paths.stateDir, sandbox }, false).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === undefined) throw error;
+      return undefined; // no host listens: nothing is guarded
+    },
+  );
   if (answer?.pid !== guard.pid) return null;
-  if (answer.forwards === undefined) throw new Error("the guard host answered without the forwards (an older guard host? it exits once it has no sandbox)");
+  if (answer.forwards === undefined)
+    throw new Error(
+      "the guard host answered without the forwards (an older guard host? it exits once it has no sandbox)",
+    );
   return answer.forwards;
 }

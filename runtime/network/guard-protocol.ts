@@ -17,7 +17,9 @@ export type GuardRequest =
   | { op: "ports"; stateDir: string; sandbox: string };
 
 /** The host's answer: its pid, and the sandbox's ports for `add` (its forwards for `ports`), or an error. */
-export type GuardAnswer = { ok: true; pid: number; services?: GuardServices; has?: boolean; forwards?: ForwardState[] } | { ok: false; error: string };
+export type GuardAnswer =
+  | { ok: true; pid: number; services?: GuardServices; has?: boolean; forwards?: ForwardState[] }
+  | { ok: false; error: string };
 
 /** The key of a sandbox in the host: two state directories may each have a sandbox of one name. */
 export function guardKey(stateDir: string, sandbox: string): string {
@@ -42,9 +44,11 @@ export function guardAnswer(raw: unknown): GuardAnswer {
 }
 
 function portsOf(raw: unknown): GuardServices {
-  const { dnsPort, tlsPort, httpPort } = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
+  const { dnsPort, tlsPort, httpPort } =
+    typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
   const port = (value: unknown): number => {
-    if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 65535) throw new Error("the guard host answered a port that is none");
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 65535)
+      throw new Error("the guard host answered a port that is none");
     return value;
   };
   return { dnsPort: port(dnsPort), tlsPort: port(tlsPort), httpPort: port(httpPort) };

@@ -25,6 +25,14 @@ export const guardStatusSchema = z.object({
   /** Names admitted for this run only when asked (ask mode: `once`, `for`); absent from guards before it existed. */
   admitted: z.array(z.string()).optional(),
   /** What each of them is admitted at: the port, and each address with the end of its approval (null: while the sandbox runs). */
-  admissions: z.array(z.object({ name: z.string(), port: z.number().int(), addresses: z.array(z.object({ address: z.string(), until: z.string().nullable() })) })).optional(),
+  admissions: z
+    .array(
+      z.object({
+        name: z.string(),
+        port: z.number().int(),
+        addresses: z.array(z.object({ address: z.string(), until: z.string().nullable() })),
+      }),
+    )
+    .optional(),
 });
 export type GuardStatus = z.infer<typeof guardStatusSchema>;

@@ -76,7 +76,9 @@ export class HostAdmission {
 
   /** The addresses admitted now, with their ends. */
   addresses(): { address: string; untilMs: number }[] {
-    return [...this.until].filter(([, untilMs]) => untilMs > this.now()).map(([address, untilMs]) => ({ address, untilMs }));
+    return [...this.until]
+      .filter(([, untilMs]) => untilMs > this.now())
+      .map(([address, untilMs]) => ({ address, untilMs }));
   }
 
   /** Whether the name may still be looked up unasked: an address still admitted, or a fresh approval still pinning. */

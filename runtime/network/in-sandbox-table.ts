@@ -11,11 +11,22 @@ import { templateProxyPort } from "../../generator/policy/network/proxy-port.js"
  * change it, and the host-side table is what holds. Used at start and on every mode change, so
  * it never contradicts the host's policy (a NixOS system loads its template's table at boot).
  */
-export async function applyInSandboxTable(namespace: string, settings: Model, template: TemplateModel, policy: NetworkPolicy): Promise<void> {
+export async function applyInSandboxTable(
+  namespace: string,
+  settings: Model,
+  template: TemplateModel,
+  policy: NetworkPolicy,
+): Promise<void> {
   const script =
     policy.mode === "full"
       ? printNftDeleteTable(inSandboxTableRef)
-      : printNftTable(inSandboxTable(settings.host.network.base, policy.mode, templateProxyPort(settings, template), template.name), { replace: true });
-  const loaded = await runCommand("nsenter", [`--net=${namespace}`, "--", "nft", "-f", "-"], { input: script, reject: false });
+      : printNftTable(
+          inSandboxTable(settings.host.network.base, policy.mode, templateProxyPort(settings, template), template.name),
+          { replace: true },
+        );
+  const loaded = await runCommand("nsenter", [`--net=${namespace}`, "--", "nft", "-f", "-"], {
+    input: script,
+    reject: false,
+  });
   if (loaded.exitCode !== 0) throw new Error(`could not load the in-sandbox table: ${loaded.stderr.trim()}`);
 }

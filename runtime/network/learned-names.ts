@@ -83,7 +83,13 @@ export class LearnedNames {
     const known = this.names.get(name);
     if (known === undefined) {
       if (this.names.size >= maxLearnedNames || name.length > 253) return;
-      this.names.set(name, { name, addresses: [...new Set(addresses)].slice(0, maxLearnedAddresses), first: time, last: time, count: 1 });
+      this.names.set(name, {
+        name,
+        addresses: [...new Set(addresses)].slice(0, maxLearnedAddresses),
+        first: time,
+        last: time,
+        count: 1,
+      });
     } else {
       const merged = [...new Set([...known.addresses, ...addresses])].slice(0, maxLearnedAddresses);
       this.names.set(name, { ...known, addresses: merged, last: time, count: known.count + 1 });

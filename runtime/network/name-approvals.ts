@@ -83,7 +83,12 @@ export class NameApprovals {
     return [...this.admissions.values()].map((admission) => ({
       name: admission.name,
       port: admission.port,
-      addresses: admission.addresses().map(({ address, untilMs }) => ({ address, until: untilMs === Infinity ? null : new Date(untilMs).toISOString() })),
+      addresses: admission
+        .addresses()
+        .map(({ address, untilMs }) => ({
+          address,
+          until: untilMs === Infinity ? null : new Date(untilMs).toISOString(),
+        })),
     }));
   }
 
@@ -117,8 +122,10 @@ export class NameApprovals {
     if (asked === undefined) {
       // Only an exact host name that could go on an allowlist is worth a question: a query for
       // "*.example.org" (a legal DNS label) must not become a wildcard, nor "x:443" a port rule.
-      if (!/^[a-z0-9.-]+$/.test(name) || !allowEntry.safeParse(name).success) return { refused: "ask: not a host name" };
-      if (this.pending.size + this.repointing.size >= maxPending) return { refused: `ask: ${maxPending} questions already open` };
+      if (!/^[a-z0-9.-]+$/.test(name) || !allowEntry.safeParse(name).success)
+        return { refused: "ask: not a host name" };
+      if (this.pending.size + this.repointing.size >= maxPending)
+        return { refused: `ask: ${maxPending} questions already open` };
       asked = this.ask(name).finally(() => this.pending.delete(name));
       this.pending.set(name, asked);
     }
@@ -129,7 +136,8 @@ export class NameApprovals {
   }
 
   private async ask(name: string): Promise<Asked> {
-    if (this.admissions.size >= maxAdmitted) return { refused: `ask: ${maxAdmitted} names already admitted this run (add them to the allowlist)` };
+    if (this.admissions.size >= maxAdmitted)
+      return { refused: `ask: ${maxAdmitted} names already admitted this run (add them to the allowlist)` };
     const answer = await this.question({ name, port: askedPort });
     if (!isApproved(answer)) return { refused: this.remember(name, answer) };
     this.refused.delete(name);
@@ -169,10 +177,16 @@ export class NameApprovals {
    * CDN's rotation): one question per name at a time, showing the whole answer and what was
    * approved before. Null once they are approved; else the refusal, remembered per address.
    */
-  private async repointed(admission: HostAdmission, addresses: readonly string[], unapproved: readonly string[]): Promise<string | null> {
+  private async repointed(
+    admission: HostAdmission,
+    addresses: readonly string[],
+    unapproved: readonly string[],
+  ): Promise<string | null> {
     const key = (address: string): string => `${admission.name} ${address}`;
     for (;;) {
-      const remembered = unapproved.map((address) => this.refused.get(key(address))).find((refusal) => refusal !== undefined && refusal.untilMs > this.now());
+      const remembered = unapproved
+        .map((address) => this.refused.get(key(address)))
+        .find((refusal) => refusal !== undefined && refusal.untilMs > this.now());
       if (remembered !== undefined) return `${remembered.rule} (${admission.name} at ${unapproved.join(", ")})`;
       const waiting = this.repointing.get(admission.name);
       if (waiting === undefined) break;
@@ -181,14 +195,19 @@ export class NameApprovals {
     }
     if (this.pending.size + this.repointing.size >= maxPending) return `ask: ${maxPending} questions already open`;
     // A question shows the whole answer (the request's limit): a bigger one is not asked about.
-    if (addresses.length > maxShownAddresses) return `ask: an answer of ${addresses.length} addresses is more than a question shows (${maxShownAddresses}): put ${admission.name} on the allowlist`;
+    if (addresses.length > maxShownAddresses)
+      return `ask: an answer of ${addresses.length} addresses is more than a question shows (${maxShownAddresses}): put ${admission.name} on the allowlist`;
     const approved = admission.addresses().map(({ address }) => address);
     const question = this.question({ name: admission.name, port: admission.port, addresses: [...addresses], approved });
     this.repointing.set(admission.name, question);
     const answer = await question.finally(() => this.repointing.delete(admission.name));
     if (!isApproved(answer)) {
       const rule = this.remember(null, answer);
-      for (const address of unapproved) this.refused.set(key(address), { rule, untilMs: answer.decision === "deny" ? Infinity : this.now() + expiredQuietMs });
+      for (const address of unapproved)
+        this.refused.set(key(address), {
+          rule,
+          untilMs: answer.decision === "deny" ? Infinity : this.now() + expiredQuietMs,
+        });
       return `${rule} (${admission.name} at ${unapproved.join(", ")})`;
     }
     if (answer.decision === "always" && (await this.keep(admission.name, admission.port))) return null;
@@ -198,16 +217,19 @@ export class NameApprovals {
   }
 
   private question(subject: HostSubject): Promise<ApprovalDecision> {
-    return this.deps.ask({ sandbox: this.deps.sandbox, kind: "host", subject }).catch((error: Error): ApprovalDecision => {
-      this.deps.log(`asking about ${subject.name} failed: ${error.message}`);
-      return { decision: "expired" };
-    });
+    return this.deps
+      .ask({ sandbox: this.deps.sandbox, kind: "host", subject })
+      .catch((error: Error): ApprovalDecision => {
+        this.deps.log(`asking about ${subject.name} failed: ${error.message}`);
+        return { decision: "expired" };
+      });
   }
 
   /** Remembers a refusal of `name` (null: an answer's addresses, which the caller remembers) and says its rule. */
   private remember(name: string | null, answer: ApprovalDecision): string {
     const rule = answer.decision === "deny" ? "denied when asked" : "not answered when asked";
-    if (name !== null) this.refused.set(name, { rule, untilMs: answer.decision === "deny" ? Infinity : this.now() + expiredQuietMs });
+    if (name !== null)
+      this.refused.set(name, { rule, untilMs: answer.decision === "deny" ? Infinity : this.now() + expiredQuietMs });
     return rule;
   }
 
@@ -215,7 +237,9 @@ export class NameApprovals {
   private async keep(name: string, port: number): Promise<boolean> {
     const entry = `${name}:${port}`;
     if (!(await this.deps.persist(entry))) {
-      this.deps.log(`${entry} was approved always but could not be added to the allowlist: admitted as once, for this run only`);
+      this.deps.log(
+        `${entry} was approved always but could not be added to the allowlist: admitted as once, for this run only`,
+      );
       return false;
     }
     this.kept.set(name, parseAllowEntry(entry));

@@ -13,8 +13,14 @@ export type ModeInForce = (typeof networkModes)[number] | null;
  */
 export async function networkModeInForce(link: Pick<SandboxLink, "namespace">): Promise<ModeInForce> {
   const { family, name } = hostPolicyTableRef(link);
-  const listed = await runCommand("nft", ["list", "table", family, name], { reject: false, maxBuffer: 4_000_000, timeoutMs: 5000 });
+  const listed = await runCommand("nft", ["list", "table", family, name], {
+    reject: false,
+    maxBuffer: 4_000_000,
+    timeoutMs: 5000,
+  });
   if (listed.exitCode !== 0) return null;
-  const comment = new RegExp(`^\\s*comment "forage sandbox ${link.namespace}: ([a-z]+)"$`, "m").exec(listed.stdout)?.[1];
+  const comment = new RegExp(`^\\s*comment "forage sandbox ${link.namespace}: ([a-z]+)"$`, "m").exec(
+    listed.stdout,
+  )?.[1];
   return networkModes.find((mode) => mode === comment) ?? null;
 }

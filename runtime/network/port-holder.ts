@@ -6,7 +6,12 @@ const listen = "0A";
  * Listening addresses a bind of 127.0.0.1:P collides with, as /proc/net/tcp{,6} spell them:
  * 127.0.0.1 and 0.0.0.0; ::, and ::ffff:127.0.0.1 (a dual-stack socket takes IPv4 too).
  */
-const colliding = new Set(["0100007F", "00000000", "00000000000000000000000000000000", "0000000000000000FFFF00000100007F"]);
+const colliding = new Set([
+  "0100007F",
+  "00000000",
+  "00000000000000000000000000000000",
+  "0000000000000000FFFF00000100007F",
+]);
 
 /**
  * The inodes of the sockets listening on `port` where a bind of 127.0.0.1 would collide, from
@@ -34,7 +39,9 @@ export function listeningInodes(table: string, port: number): string[] {
  * /proc as root, only when a forward could not listen.
  */
 export async function portHolder(port: number): Promise<string> {
-  const tables = await Promise.all(["/proc/net/tcp", "/proc/net/tcp6"].map((file) => readFile(file, "utf8").catch(() => "")));
+  const tables = await Promise.all(
+    ["/proc/net/tcp", "/proc/net/tcp6"].map((file) => readFile(file, "utf8").catch(() => "")),
+  );
   const inodes = new Set(tables.flatMap((table) => listeningInodes(table, port)));
   if (inodes.size === 0) return "something that no longer listens (try again)";
   for (const pid of (await readdir("/proc").catch(() => [])).filter((entry) => /^\d+$/.test(entry))) {

@@ -59,7 +59,12 @@ export interface SandboxGuard {
  * (filling the allowed sets through `hostWriter`, the host's shared writer, and the sandbox's own
  * table through a writer of its own), and the recorder of what the tables refused.
  */
-export async function openSandboxGuard(spec: GuardSpec, hostWriter: SetElementWriter, upstreamOf: (spec: GuardSpec) => Promise<UpstreamResolver>, ask: AskApproval): Promise<SandboxGuard> {
+export async function openSandboxGuard(
+  spec: GuardSpec,
+  hostWriter: SetElementWriter,
+  upstreamOf: (spec: GuardSpec) => Promise<UpstreamResolver>,
+  ask: AskApproval,
+): Promise<SandboxGuard> {
   const guard = new Guard(spec, await readPolicy(spec), await upstreamOf(spec), hostWriter, ask);
   await guard.learned.load();
   await guard.listen();
@@ -130,7 +135,10 @@ class Guard implements SandboxGuard {
       learned: (name, addresses) => this.learned.add(name, addresses),
     };
     this.learned = new LearnedNames(learnedNamesPath(spec.paths, spec.sandbox));
-    const sources = [{ table: hostPolicyTableRef(this.link), namespace: null }, ...(mirror === null ? [] : [{ table: inSandboxTableRef, namespace: spec.namespace }])];
+    const sources = [
+      { table: hostPolicyTableRef(this.link), namespace: null },
+      ...(mirror === null ? [] : [{ table: inSandboxTableRef, namespace: spec.namespace }]),
+    ];
     this.poller = new DenialPoller(
       sources,
       describeRefusal(this.link, () => this.policy, this.allowed),
@@ -147,17 +155,22 @@ class Guard implements SandboxGuard {
   /** Opens the DNS filter's and the name gate's sockets on the link's host end. */
   async listen(): Promise<void> {
     const dns = await listenDns(this.link.hostAddress, (message, transport) => this.question(message, transport));
-    const gates = await listenGate({ v4: this.link.hostAddress, v6: this.link.hostAddress6 }, (socket: Socket, port: number) => {
-      this.activity++;
-      this.gate.handle(socket, port);
-    }).catch(async (error: unknown) => {
+    const gates = await listenGate(
+      { v4: this.link.hostAddress, v6: this.link.hostAddress6 },
+      (socket: Socket, port: number) => {
+        this.activity++;
+        this.gate.handle(socket, port);
+      },
+    ).catch(async (error: unknown) => {
       await dns.close();
       throw error;
     });
     this.listeners = { dns, gates };
     await this.writeStatus().catch(() => undefined);
     // The forwards kept from before a stop open with the sandbox; one that cannot is logged, not fatal.
-    for (const failed of (await this.forwards().catch((error: Error) => [{ error: error.message }])).filter((each) => each.error !== null))
+    for (const failed of (await this.forwards().catch((error: Error) => [{ error: error.message }])).filter(
+      (each) => each.error !== null,
+    ))
       await logForSandbox(this.spec, `a port forward did not open: ${JSON.stringify(failed)}`);
   }
 
@@ -176,7 +189,9 @@ class Guard implements SandboxGuard {
       if (verdict.allowed) return verdict.ports;
       // A name approved when asked keeps what the approval covers: its port, at its addresses.
       const admission = this.names.view().find((each) => each.name === name);
-      return admission !== undefined && admission.addresses.some((each) => each.address === address) ? [admission.port] : false;
+      return admission !== undefined && admission.addresses.some((each) => each.address === address)
+        ? [admission.port]
+        : false;
     });
     this.counts.reloads++; // only a reload that took
     await this.writeStatus();
@@ -187,7 +202,9 @@ class Guard implements SandboxGuard {
     if (!(await pathExists(`/sys/class/net/${this.link.hostInterface}`))) return false;
     const ended = this.names.expire();
     if (ended.length > 0) {
-      await takeBackEnded(this.allowed, this.link, ended).catch((error: Error) => logForSandbox(this.spec, `approvals ended, but their addresses could not all be taken back: ${error.message}`));
+      await takeBackEnded(this.allowed, this.link, ended).catch((error: Error) =>
+        logForSandbox(this.spec, `approvals ended, but their addresses could not all be taken back: ${error.message}`),
+      );
       this.gate.recheck();
     }
     this.allowed.prune();
@@ -227,7 +244,8 @@ class Guard implements SandboxGuard {
 
   private combinePolicy(): void {
     const admitted = this.names.rules();
-    this.policy = admitted.length === 0 ? this.ownPolicy : { ...this.ownPolicy, allow: [...this.ownPolicy.allow, ...admitted] };
+    this.policy =
+      admitted.length === 0 ? this.ownPolicy : { ...this.ownPolicy, allow: [...this.ownPolicy.allow, ...admitted] };
     // `network NAME` and `--suggest` read the admitted names from the status.
     if (this.listeners !== undefined) void this.writeStatus().catch(() => undefined);
   }
@@ -238,7 +256,8 @@ class Guard implements SandboxGuard {
   }
 
   private opened(): { dns: DnsListener; gates: GateListener } {
-    if (this.listeners === undefined) throw new Error(`internal: the guard of ${this.spec.sandbox} does not listen yet`);
+    if (this.listeners === undefined)
+      throw new Error(`internal: the guard of ${this.spec.sandbox} does not listen yet`);
     return this.listeners;
   }
 
@@ -270,13 +289,18 @@ export function upstreamFor(spec: GuardSpec): Promise<UpstreamResolver> {
 
 /** Appends a line to the sandbox's guard log (root's, beside its denial records). */
 export async function logForSandbox(spec: GuardSpec, line: string): Promise<void> {
-  await appendFile(join(sandboxNetworkPath(spec.paths, spec.sandbox), guardLogName), `${new Date().toISOString()} ${line}\n`, { mode: 0o600 }).catch(() => undefined);
+  await appendFile(
+    join(sandboxNetworkPath(spec.paths, spec.sandbox), guardLogName),
+    `${new Date().toISOString()} ${line}\n`,
+    { mode: 0o600 },
+  ).catch(() => undefined);
 }
 
 /** The policy in the sandbox's metadata, its entries parsed once here (not on every question). */
 async function readPolicy(spec: GuardSpec): Promise<PolicyRules> {
   const metadata = await readMetadata(spec.paths, spec.sandbox);
-  if (metadata?.network === null || metadata?.network === undefined) throw new Error(`sandbox ${spec.sandbox} has no network policy in its metadata`);
+  if (metadata?.network === null || metadata?.network === undefined)
+    throw new Error(`sandbox ${spec.sandbox} has no network policy in its metadata`);
   return policyRules(metadata.network);
 }
 

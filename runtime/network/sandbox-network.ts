@@ -28,7 +28,11 @@ export function linkOf(context: RuntimeContext, metadata: SandboxMetadata): Sand
  * Before the container starts: records the policy in force (the template's on first start), and
  * loads the host-side table without the DNS filter yet, so the sandbox is never up unfenced.
  */
-export async function prepareNetwork(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
+export async function prepareNetwork(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  template: TemplateModel,
+): Promise<SandboxMetadata> {
   const prepared = { ...metadata, network: metadata.network ?? templatePolicy(template) };
   await writeMetadata(context.paths, prepared);
   const directory = sandboxNetworkPath(context.paths, metadata.name);
@@ -45,7 +49,11 @@ export async function prepareNetwork(context: RuntimeContext, metadata: SandboxM
 }
 
 /** Once the link's host end exists: starts the guard (DNS filter, denials) and loads the full table. */
-export async function startNetworkGuard(context: RuntimeContext, metadata: SandboxMetadata, namespace: string | undefined): Promise<SandboxMetadata> {
+export async function startNetworkGuard(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  namespace: string | undefined,
+): Promise<SandboxMetadata> {
   const guard = await startGuard(context, metadata, namespace);
   try {
     await loadPolicy(context, metadata, policyOf(metadata), guard);
@@ -67,7 +75,13 @@ export async function stopNetwork(context: RuntimeContext, metadata: SandboxMeta
  * guard re-reads the policy (and re-admits the addresses of names still allowed). Saved in the
  * metadata first, so a restart of the sandbox or the daemon keeps it.
  */
-export async function changeNetwork(context: RuntimeContext, metadata: SandboxMetadata, policy: NetworkPolicy, running: boolean, namespace: string | undefined): Promise<SandboxMetadata> {
+export async function changeNetwork(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  policy: NetworkPolicy,
+  running: boolean,
+  namespace: string | undefined,
+): Promise<SandboxMetadata> {
   const changed = { ...metadata, network: policy };
   await writeMetadata(context.paths, changed);
   if (running) {
@@ -76,7 +90,9 @@ export async function changeNetwork(context: RuntimeContext, metadata: SandboxMe
     // Both tables are new (their allowed sets empty): the guard refills them with what the new
     // policy still allows. Until it has, a cached answer may find its address refused.
     if (!(await reloadGuard(context.paths, metadata.guard, metadata.name)))
-      context.warn(`sandbox ${metadata.name}: its network guard did not take the change (forage-ctl network ${metadata.name} shows its health)`);
+      context.warn(
+        `sandbox ${metadata.name}: its network guard did not take the change (forage-ctl network ${metadata.name} shows its health)`,
+      );
     await cutConnections(context, linkOf(context, changed));
   }
   await recordEvent(context.paths, metadata.name, "network", { detail: describePolicy(policy) });
@@ -88,7 +104,11 @@ export async function changeNetwork(context: RuntimeContext, metadata: SandboxMe
  * NixOS system loaded its template's at boot, and on every change). Defence in depth: a failure
  * is a warning, the host-side table still holds.
  */
-export async function syncInSandboxTable(context: RuntimeContext, metadata: SandboxMetadata, namespace: string | undefined): Promise<void> {
+export async function syncInSandboxTable(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  namespace: string | undefined,
+): Promise<void> {
   const template = findTemplate(context, metadata.template);
   try {
     if (namespace === undefined) throw new Error("the sandbox is not running");
@@ -119,7 +139,8 @@ async function cutConnections(context: RuntimeContext, link: SandboxLink): Promi
 /** "restricted, allow a.example,*.b.example:443, deny c.example, sni". */
 export function describePolicy(policy: NetworkPolicy): string {
   const parts: string[] = [policy.learn === true ? "full (learn)" : policy.mode];
-  if (policy.mode === "restricted") parts.push(`allow ${policy.allow.length === 0 ? "nothing" : policy.allow.join(",")}`);
+  if (policy.mode === "restricted")
+    parts.push(`allow ${policy.allow.length === 0 ? "nothing" : policy.allow.join(",")}`);
   if (policy.deny.length > 0) parts.push(`deny ${policy.deny.join(",")}`);
   if (policy.sni) parts.push("sni");
   return parts.join(", ");
@@ -132,7 +153,12 @@ export function policyOf(metadata: SandboxMetadata, template?: TemplateModel): N
   return templatePolicy(template);
 }
 
-async function loadPolicy(context: RuntimeContext, metadata: SandboxMetadata, policy: NetworkPolicy, guard: GuardServices | null): Promise<void> {
+async function loadPolicy(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  policy: NetworkPolicy,
+  guard: GuardServices | null,
+): Promise<void> {
   if (routesOut(policy.mode)) {
     const changed = await enableForwarding();
     if (changed.length > 0) context.warn(`enabled forwarding for sandbox networks: ${changed.join(", ")}`);

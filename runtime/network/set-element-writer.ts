@@ -109,10 +109,16 @@ class Session {
     this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
     this.child.stdout?.setEncoding("utf8").on("data", (chunk: string) => this.read(chunk));
     // Its complaint (it could not join the namespace, say), for the error of what it had in flight.
-    this.child.stderr?.setEncoding("utf8").on("data", (chunk: string) => void (this.stderr = (this.stderr + chunk).slice(-400)));
+    this.child.stderr
+      ?.setEncoding("utf8")
+      .on("data", (chunk: string) => void (this.stderr = (this.stderr + chunk).slice(-400)));
     this.child.on("error", (error) => this.die(error.message));
     // After exit and the end of its output: the answers it still held are read first.
-    this.child.on("close", (code, signal) => this.die(`forage-set-elements exited (${signal ?? String(code)})${this.stderr === "" ? "" : `: ${this.stderr.trim()}`}`));
+    this.child.on("close", (code, signal) =>
+      this.die(
+        `forage-set-elements exited (${signal ?? String(code)})${this.stderr === "" ? "" : `: ${this.stderr.trim()}`}`,
+      ),
+    );
     // A write to a process that is gone (EPIPE): its close, which follows, says why and fails what was in flight.
     this.child.stdin?.on("error", () => undefined);
     this.waitIdle();
@@ -161,7 +167,10 @@ class Session {
       if (head === undefined) continue;
       clearTimeout(head.timer);
       if (line === "ok") head.resolve();
-      else head.reject(new SetElementsRefusedError(`the kernel refused the set elements: ${line.replace(/^err \d+ /, "")}`));
+      else
+        head.reject(
+          new SetElementsRefusedError(`the kernel refused the set elements: ${line.replace(/^err \d+ /, "")}`),
+        );
     }
     if (this.pending.length === 0 && this.usable) this.waitIdle();
   }

@@ -17,7 +17,11 @@ export class SpecialAddresses {
   private readonly admitted = new BlockList();
 
   constructor(sandboxRanges: { v4: string; v6: string }, admitPrivate: readonly string[]) {
-    this.never = [...neverRanges, { network: sandboxRanges.v4, prefix: 16, what: "a sandbox's" }, { network: sandboxRanges.v6, prefix: 32, what: "a sandbox's" }].map(judged);
+    this.never = [
+      ...neverRanges,
+      { network: sandboxRanges.v4, prefix: 16, what: "a sandbox's" },
+      { network: sandboxRanges.v6, prefix: 32, what: "a sandbox's" },
+    ].map(judged);
     this.privateRanges = privateRanges.map(judged);
     addSubnets(
       this.admitted,
@@ -39,7 +43,8 @@ export class SpecialAddresses {
     if (never !== undefined) return describe(address, never);
     if (hostAddresses().has(address)) return `${address} is this host's own address`;
     const family = isIP(address) === 6 ? "ipv6" : "ipv4";
-    if (this.privateRanges.some((range) => range.contains(address)) && !this.admitted.check(address, family)) return `${address} is private (not in network.admitPrivate)`;
+    if (this.privateRanges.some((range) => range.contains(address)) && !this.admitted.check(address, family))
+      return `${address} is private (not in network.admitPrivate)`;
     return null;
   }
 }
@@ -54,7 +59,10 @@ function judged(range: SpecialRange): Judged {
   const family = isIP(range.network) === 6 ? "ipv6" : "ipv4";
   list.addSubnet(range.network, range.prefix, family);
   // BlockList would match an IPv4 address against an IPv4-mapped range; keep families apart.
-  return { ...range, contains: (address) => (isIP(address) === 6) === (family === "ipv6") && list.check(address, family) };
+  return {
+    ...range,
+    contains: (address) => (isIP(address) === 6) === (family === "ipv6") && list.check(address, family),
+  };
 }
 
 function describe(address: string, range: SpecialRange): string {
@@ -73,7 +81,8 @@ let hostAddressCache: { readAt: number; addresses: Set<string> } | undefined;
 /** This host's own addresses, read at most every two seconds (getifaddrs on every answer costs). */
 function hostAddresses(): Set<string> {
   const now = Date.now();
-  if (hostAddressCache !== undefined && now - hostAddressCache.readAt < hostAddressesMs) return hostAddressCache.addresses;
+  if (hostAddressCache !== undefined && now - hostAddressCache.readAt < hostAddressesMs)
+    return hostAddressCache.addresses;
   const addresses = new Set<string>();
   for (const entries of Object.values(networkInterfaces())) {
     for (const entry of entries ?? []) addresses.add(entry.address.split("%")[0] ?? entry.address);

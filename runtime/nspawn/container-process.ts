@@ -43,12 +43,22 @@ export class ContainerError extends SandboxError {
  * is PID 1 and is asked to halt with SIGRTMIN+3.
  */
 export function nspawnArgs(spec: NspawnSpec): string[] {
-  const binds = spec.binds.map((b) => `${b.readOnly ? "--bind-ro" : "--bind"}=${escapeBind(b.source)}:${escapeBind(b.target)}`);
+  const binds = spec.binds.map(
+    (b) => `${b.readOnly ? "--bind-ro" : "--bind"}=${escapeBind(b.source)}:${escapeBind(b.target)}`,
+  );
   // Custom mounts go over nspawn's defaults (sized from the host's RAM); nspawn adds nodev, no_new_privs voids suid.
   binds.push(...(spec.tmpfs ?? []).map((t) => `--tmpfs=${escapeBind(t.path)}:mode=1777,size=${t.bytes}`));
   const payload =
     spec.payload.kind === "placeholder"
-      ? ["--as-pid2", `--user=${spec.payload.user}`, ...binds, "--", ...spec.payload.enter, "/usr/bin/sleep", "infinity"]
+      ? [
+          "--as-pid2",
+          `--user=${spec.payload.user}`,
+          ...binds,
+          "--",
+          ...spec.payload.enter,
+          "/usr/bin/sleep",
+          "infinity",
+        ]
       : ["--kill-signal=SIGRTMIN+3", "--link-journal=no", ...binds, "--", spec.payload.init];
   return [
     "--quiet",
@@ -84,7 +94,12 @@ function escapeBind(path: string): string {
 export async function spawnContainer(
   spec: NspawnSpec,
   releaseStaged: () => Promise<void>,
-  options: { wrap?: (argv: string[]) => string[]; clock?: PhaseClock | undefined; timeoutMs?: number; whileReleasing?: (pid: number) => Promise<void> } = {},
+  options: {
+    wrap?: (argv: string[]) => string[];
+    clock?: PhaseClock | undefined;
+    timeoutMs?: number;
+    whileReleasing?: (pid: number) => Promise<void>;
+  } = {},
 ): Promise<number> {
   const { wrap = (argv: string[]) => argv, clock, timeoutMs = 10_000 } = options;
   let pid: number | undefined;
@@ -95,11 +110,18 @@ export async function spawnContainer(
       // Nothing of the caller's environment: nspawn's own processes stay in the container (its
       // stub init is PID 1 there), and /proc/1/environ would show forage-ctl's or the daemon's.
       const env = { PATH: systemProgramDirs.join(":") };
-      const child = spawn(program ?? "systemd-nspawn", args, { detached: true, stdio: ["ignore", log.fd, log.fd], env });
+      const child = spawn(program ?? "systemd-nspawn", args, {
+        detached: true,
+        stdio: ["ignore", log.fd, log.fd],
+        env,
+      });
       const started = child.pid;
-      if (started === undefined) throw new ContainerError("systemd-nspawn did not start (is the systemd-container package installed?)");
+      if (started === undefined)
+        throw new ContainerError("systemd-nspawn did not start (is the systemd-container package installed?)");
       child.unref();
-      await timed(clock, "nspawn: until the payload runs", () => waitForLeader(started, spec.payload.kind, spec.logFile, timeoutMs));
+      await timed(clock, "nspawn: until the payload runs", () =>
+        waitForLeader(started, spec.payload.kind, spec.logFile, timeoutMs),
+      );
       pid = started;
     } finally {
       await log.close();
@@ -107,7 +129,8 @@ export async function spawnContainer(
   } finally {
     // The container has its own copies of the binds by now (or never started).
     const release = timed(clock, "nspawn: release staged binds", releaseStaged);
-    const next = pid === undefined || options.whileReleasing === undefined ? Promise.resolve() : options.whileReleasing(pid);
+    const next =
+      pid === undefined || options.whileReleasing === undefined ? Promise.resolve() : options.whileReleasing(pid);
     const [released, went] = await Promise.allSettled([release, next]);
     if (released.status === "rejected") throw released.reason;
     if (went.status === "rejected") throw went.reason;
@@ -133,7 +156,12 @@ async function readNs(pid: string): Promise<string | undefined> {
   return readlink(`/proc/${pid}/ns/pid`).catch(() => undefined);
 }
 
-async function waitForLeader(pid: number, payload: ContainerPayload["kind"], logFile: string, timeoutMs: number): Promise<void> {
+async function waitForLeader(
+  pid: number,
+  payload: ContainerPayload["kind"],
+  logFile: string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const leader = await leaderOf(pid);
@@ -144,7 +172,9 @@ async function waitForLeader(pid: number, payload: ContainerPayload["kind"], log
     await sleep(3);
   }
   const log = await readFile(logFile, "utf8").catch(() => "");
-  throw new ContainerError(`the container did not start within ${timeoutMs} ms; systemd-nspawn said:\n${log.trim().split("\n").slice(-10).join("\n")}`);
+  throw new ContainerError(
+    `the container did not start within ${timeoutMs} ms; systemd-nspawn said:\n${log.trim().split("\n").slice(-10).join("\n")}`,
+  );
 }
 
 async function hasChild(pid: number): Promise<boolean> {
@@ -158,10 +188,18 @@ async function hasChild(pid: number): Promise<boolean> {
  * (it stops its services the way it knows) and gets `graceSeconds`. SIGKILL if it still lingers.
  * Never throws for "already gone".
  */
-export async function stopContainer(nspawnPid: number, graceSeconds: number, payload: ContainerPayload["kind"] = "placeholder"): Promise<void> {
+export async function stopContainer(
+  nspawnPid: number,
+  graceSeconds: number,
+  payload: ContainerPayload["kind"] = "placeholder",
+): Promise<void> {
   const leader = await leaderOf(nspawnPid);
   if (leader !== undefined && payload === "placeholder") {
-    await runCommand("nsenter", ["--target", String(leader), "--pid", "--mount", "--", "/usr/bin/kill", "-TERM", "-1"], { reject: false });
+    await runCommand(
+      "nsenter",
+      ["--target", String(leader), "--pid", "--mount", "--", "/usr/bin/kill", "-TERM", "-1"],
+      { reject: false },
+    );
     await waitGone(graceSeconds * 1000, () => hasChild(leader).then((c) => !c));
   }
   if (await isLive(nspawnPid)) signal(nspawnPid, "SIGTERM");

@@ -18,15 +18,21 @@ export function mountsHelperPath(): string {
  * the open file (no path is resolved again). Resolves with the helper's complaint on failure
  * (nothing of this batch stays mounted then, unless the helper itself was killed midway).
  */
-export async function bindDescriptors(toMount: readonly { fd: number; point: string }[]): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const child = spawn(mountsHelperPath(), ["bind", ...toMount.map((m) => m.point)], { stdio: ["ignore", "ignore", "pipe", ...toMount.map((m) => m.fd)] });
+export async function bindDescriptors(
+  toMount: readonly { fd: number; point: string }[],
+): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const child = spawn(mountsHelperPath(), ["bind", ...toMount.map((m) => m.point)], {
+    stdio: ["ignore", "ignore", "pipe", ...toMount.map((m) => m.fd)],
+  });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once("error", reject);
     child.once("close", resolve);
   });
-  return code === 0 ? { ok: true } : { ok: false, reason: stderr.trim() || `forage-mounts exited (${code ?? "signal"})` };
+  return code === 0
+    ? { ok: true }
+    : { ok: false, reason: stderr.trim() || `forage-mounts exited (${code ?? "signal"})` };
 }
 
 /** Detaches every point with what lies below it, carrying on past one that fails (those stay: their directories then cannot be removed). */
@@ -45,7 +51,10 @@ export async function resizeTmpfs(pid: number, path: string, bytes: number): Pro
  * a point, in order: "made", "exists", "denied" (the user may not create it there) or
  * "failed REASON".
  */
-export async function makePointsAs(owner: { uid: number; gid: number }, points: readonly { kind: "d" | "f"; path: string; text: string }[]): Promise<string[]> {
+export async function makePointsAs(
+  owner: { uid: number; gid: number },
+  points: readonly { kind: "d" | "f"; path: string; text: string }[],
+): Promise<string[]> {
   const args = points.flatMap((p) => [p.kind, p.path, p.text]);
   const result = await runCommand(mountsHelperPath(), ["make-points", String(owner.uid), String(owner.gid), ...args]);
   return result.stdout.split("\n").filter((line) => line !== "");
@@ -56,7 +65,16 @@ export async function makePointsAs(owner: { uid: number; gid: number }, points: 
  * resolved beneath it without following links; a stand-in's root-owned source is given with it.
  * Resolves with the helper's complaint on failure (the caller detaches the whole tree then).
  */
-export async function pinInside(root: string, pins: readonly { kind: "ro" | "rw" | "link" | "from"; path: string; source: string }[]): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const result = await runCommand(mountsHelperPath(), ["pin", root, ...pins.flatMap((pin) => [pin.kind, pin.path, pin.source])], { reject: false });
-  return result.exitCode === 0 ? { ok: true } : { ok: false, reason: result.stderr.trim() || `forage-mounts exited (${result.exitCode ?? "signal"})` };
+export async function pinInside(
+  root: string,
+  pins: readonly { kind: "ro" | "rw" | "link" | "from"; path: string; source: string }[],
+): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const result = await runCommand(
+    mountsHelperPath(),
+    ["pin", root, ...pins.flatMap((pin) => [pin.kind, pin.path, pin.source])],
+    { reject: false },
+  );
+  return result.exitCode === 0
+    ? { ok: true }
+    : { ok: false, reason: result.stderr.trim() || `forage-mounts exited (${result.exitCode ?? "signal"})` };
 }

@@ -37,7 +37,8 @@ export async function requireSystem(systemsDir: string, template: string): Promi
  * directory as an OS tree; /nix/store is bound read-only over the empty mount point.
  */
 export async function prepareNixRoot(root: string): Promise<void> {
-  for (const dir of ["etc", "usr", "nix/store", "var/lib", "root"]) await mkdir(join(root, dir), { recursive: true, mode: dir === "root" ? 0o700 : 0o755 });
+  for (const dir of ["etc", "usr", "nix/store", "var/lib", "root"])
+    await mkdir(join(root, dir), { recursive: true, mode: dir === "root" ? 0o700 : 0o755 });
   await writeFile(join(root, "etc/os-release"), "");
   await writeFile(join(root, "etc/machine-id"), "");
 }

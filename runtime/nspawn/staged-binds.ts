@@ -44,7 +44,9 @@ export async function stageBinds(binds: readonly Bind[]): Promise<StagedBinds> {
   try {
     // All at once: a sandbox has a few dozen stand-ins, each a file system call or two. Every
     // step is awaited before a clean-up, so what each made is known.
-    const settled = await Promise.allSettled(binds.map((bind, index) => stageOne(bind, join(dir, String(index)), made, pinned)));
+    const settled = await Promise.allSettled(
+      binds.map((bind, index) => stageOne(bind, join(dir, String(index)), made, pinned)),
+    );
     const failed = settled.find((step) => step.status === "rejected");
     if (failed !== undefined) throw failed.reason;
     const staged = settled.flatMap((step) => (step.status === "fulfilled" ? [step.value] : []));
@@ -52,7 +54,8 @@ export async function stageBinds(binds: readonly Bind[]): Promise<StagedBinds> {
       pinned.map(({ source, point }) => ({ fd: source.handle.fd, point })),
       mounted,
     );
-    for (const [index, bind] of binds.entries()) if (bind.pins !== undefined) await assemble(join(dir, String(index)), bind.pins, made);
+    for (const [index, bind] of binds.entries())
+      if (bind.pins !== undefined) await assemble(join(dir, String(index)), bind.pins, made);
     return { binds: staged, release };
   } catch (error) {
     await release();
@@ -63,7 +66,12 @@ export async function stageBinds(binds: readonly Bind[]): Promise<StagedBinds> {
 }
 
 /** One bind as nspawn gets it: a user's source pinned (bound later), anything else as it is. */
-async function stageOne(bind: Bind, point: string, made: string[], pinned: { source: PinnedPath; point: string }[]): Promise<Bind> {
+async function stageOne(
+  bind: Bind,
+  point: string,
+  made: string[],
+  pinned: { source: PinnedPath; point: string }[],
+): Promise<Bind> {
   if (bind.owners === undefined) return bind;
   pinned.push({ source: await pinnedSource(bind.source, bind.owners, point, made), point });
   return { source: point, target: bind.target, readOnly: bind.readOnly };
@@ -77,11 +85,17 @@ async function stageOne(bind: Bind, point: string, made: string[], pinned: { sou
 async function assemble(point: string, pins: readonly Pin[], made: string[]): Promise<void> {
   const steps: { kind: "ro" | "rw" | "link" | "from"; path: string; source: string }[] = [];
   for (const [n, pin] of pins.entries()) {
-    if (pin.kind === "self") steps.push({ kind: pin.link === true ? "link" : pin.readOnly ? "ro" : "rw", path: pin.path, source: "" });
-    else steps.push({ kind: "from", path: pin.path, source: await makeStandIn(`${point}.${n}`, pin.placeholder, made) });
+    if (pin.kind === "self")
+      steps.push({ kind: pin.link === true ? "link" : pin.readOnly ? "ro" : "rw", path: pin.path, source: "" });
+    else
+      steps.push({ kind: "from", path: pin.path, source: await makeStandIn(`${point}.${n}`, pin.placeholder, made) });
   }
   const done = await pinInside(point, steps);
-  if (!done.ok) throw new SandboxError(`could not hold the protected paths of the workspace staged in ${point}: ${done.reason}`, "container");
+  if (!done.ok)
+    throw new SandboxError(
+      `could not hold the protected paths of the workspace staged in ${point}: ${done.reason}`,
+      "container",
+    );
 }
 
 async function makeStandIn(path: string, placeholder: Placeholder, made: string[]): Promise<string> {
@@ -92,10 +106,19 @@ async function makeStandIn(path: string, placeholder: Placeholder, made: string[
 }
 
 /** Opens `source` pinned, checks its owner, and makes its mount point `point` (of the same kind). */
-async function pinnedSource(source: string, owners: readonly number[], point: string, made: string[]): Promise<PinnedPath> {
+async function pinnedSource(
+  source: string,
+  owners: readonly number[],
+  point: string,
+  made: string[],
+): Promise<PinnedPath> {
   const pinned = await openPinned(source);
   try {
-    if (!owners.includes(pinned.uid)) throw new SandboxError(`${source} belongs to uid ${pinned.uid}, not to uid ${owners.join(" or ")}: the sandbox mounts only its user's own files`, "usage");
+    if (!owners.includes(pinned.uid))
+      throw new SandboxError(
+        `${source} belongs to uid ${pinned.uid}, not to uid ${owners.join(" or ")}: the sandbox mounts only its user's own files`,
+        "usage",
+      );
     if (pinned.kind === "directory") await mkdir(point, { mode: 0o700 });
     else await writeFile(point, "", { mode: 0o400 });
     made.push(point);
@@ -123,6 +146,14 @@ async function bindAll(toMount: readonly { fd: number; point: string }[], mounte
 async function boundPoints(points: readonly string[]): Promise<string[]> {
   const info = await readFile("/proc/self/mountinfo", "utf8");
   // Field 5 is the mount point, with space, tab, newline and backslash as octal escapes.
-  const targets = new Set(info.split("\n").map((line) => (line.split(" ")[4] ?? "").replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)))));
+  const targets = new Set(
+    info
+      .split("\n")
+      .map((line) =>
+        (line.split(" ")[4] ?? "").replace(/\\([0-7]{3})/g, (_, octal: string) =>
+          String.fromCharCode(parseInt(octal, 8)),
+        ),
+      ),
+  );
   return points.filter((point) => targets.has(point));
 }

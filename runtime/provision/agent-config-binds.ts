@@ -10,7 +10,11 @@ import type { Bind } from "../core/bind.js";
  * template says so. A directory the host does not have is skipped with a warning: the agent
  * then starts logged out rather than not at all.
  */
-export async function agentConfigBinds(template: TemplateModel, host: { home: string; agentUser: string }, warn: (message: string) => void): Promise<Bind[]> {
+export async function agentConfigBinds(
+  template: TemplateModel,
+  host: { home: string; agentUser: string },
+  warn: (message: string) => void,
+): Promise<Bind[]> {
   const binds: Bind[] = [];
   for (const agent of template.agents) {
     if (agent.hostConfigDir === null) continue;
@@ -20,7 +24,9 @@ export async function agentConfigBinds(template: TemplateModel, host: { home: st
       continue;
     }
     const underHome = relative(host.home, source);
-    const target = agent.containerConfigDir ?? `/home/${host.agentUser}/${underHome.startsWith("..") ? (source.split("/").pop() ?? agent.name) : underHome}`;
+    const target =
+      agent.containerConfigDir ??
+      `/home/${host.agentUser}/${underHome.startsWith("..") ? (source.split("/").pop() ?? agent.name) : underHome}`;
     binds.push({ source, target, readOnly: agent.hostConfigDirReadOnly });
   }
   return binds;

@@ -14,8 +14,15 @@ export interface HomeSeed {
  * Writes the home seed under a sandbox's secrets dir: directories 0700, files 0600 and links,
  * all the agent's (its copies keep these modes). Nothing, and false, when there is nothing to seed.
  */
-export async function writeHomeSeed(secretsDir: string, seed: HomeSeed, owner: { uid: number; gid: number }): Promise<boolean> {
-  const entries = [...Object.entries(seed.files).map(([path, text]) => ({ path, text })), ...Object.entries(seed.links).map(([path, target]) => ({ path, target }))];
+export async function writeHomeSeed(
+  secretsDir: string,
+  seed: HomeSeed,
+  owner: { uid: number; gid: number },
+): Promise<boolean> {
+  const entries = [
+    ...Object.entries(seed.files).map(([path, text]) => ({ path, text })),
+    ...Object.entries(seed.links).map(([path, target]) => ({ path, target })),
+  ];
   if (entries.length === 0) return false;
   const root = pathUnder(secretsDir, homeSeedName);
   for (const entry of entries.sort((a, b) => (a.path < b.path ? -1 : 1))) {

@@ -19,7 +19,9 @@ interface HostAccount {
  */
 export async function hostGitIdentity(account: HostAccount): Promise<{ gitUser?: string; gitEmail?: string }> {
   // Both files at once, each read by one git (a git per key and file cost ~7 ms each on every up).
-  const [home, xdg] = await Promise.all([`${account.home}/.gitconfig`, `${account.home}/.config/git/config`].map((file) => readUserKeys(file, account)));
+  const [home, xdg] = await Promise.all(
+    [`${account.home}/.gitconfig`, `${account.home}/.config/git/config`].map((file) => readUserKeys(file, account)),
+  );
   // Per key, ~/.gitconfig before ~/.config/git/config, as git itself reads them.
   const user = identitySchema.shape.gitUser.safeParse(home?.get("user.name") ?? xdg?.get("user.name"));
   const email = identitySchema.shape.gitEmail.safeParse(home?.get("user.email") ?? xdg?.get("user.email"));

@@ -6,7 +6,10 @@
  *
  * @example identityHomeFiles({ gitUser: 'Ann "A" Lee' })[".gitconfig"] // '[user]\n\tname = "Ann \\"A\\" Lee"\n'
  */
-export function identityHomeFiles(identity: { gitUser?: string | undefined; gitEmail?: string | undefined }): Record<string, string> {
+export function identityHomeFiles(identity: {
+  gitUser?: string | undefined;
+  gitEmail?: string | undefined;
+}): Record<string, string> {
   const fields = [
     ["name", identity.gitUser],
     ["email", identity.gitEmail],

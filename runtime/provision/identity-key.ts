@@ -16,12 +16,18 @@ const maxKeyBytes = 64 * 1024;
  * The ownership is checked on the opened file (no symlink followed), so swapping the path
  * between a check and the copy gains nothing.
  */
-export async function copyIdentityKey(source: string, target: string, owner: { uid: number; gid: number }, configuredPath: string | undefined): Promise<void> {
+export async function copyIdentityKey(
+  source: string,
+  target: string,
+  owner: { uid: number; gid: number },
+  configuredPath: string | undefined,
+): Promise<void> {
   const refuse = (why: string): SandboxError => new SandboxError(`ssh identity key ${source} ${why}`, "usage");
   const { file, info } = await openRegularFile(source, refuse, "give the key file itself");
   try {
     const trustedRootFile = info.uid === 0 && source === configuredPath;
-    if (info.uid !== owner.uid && !trustedRootFile) throw refuse(`is not owned by the sandbox's user (uid ${owner.uid})`);
+    if (info.uid !== owner.uid && !trustedRootFile)
+      throw refuse(`is not owned by the sandbox's user (uid ${owner.uid})`);
     if (info.size > maxKeyBytes) throw refuse(`is larger than ${maxKeyBytes} bytes: not an SSH private key`);
     const key = await file.readFile();
     await writeFile(target, key, { mode: 0o400, flag: "wx" });

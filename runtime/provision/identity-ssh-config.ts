@@ -20,7 +20,11 @@ export function identitySshConfig(identityKey: string): string {
  * For NixOS runtimes, whose home directories the system makes: the same config as a host file
  * (root's, 0644 — ssh accepts a config owned by root) to bind read-only at ~/.ssh/config.
  */
-export async function identitySshConfigFile(paths: RuntimePaths, sandbox: string, identityKey: string): Promise<string> {
+export async function identitySshConfigFile(
+  paths: RuntimePaths,
+  sandbox: string,
+  identityKey: string,
+): Promise<string> {
   const file = metadataPath(paths, sandbox).replace(/\.json$/, ".ssh_config");
   await writeFile(file, identitySshConfig(identityKey), { mode: 0o644 });
   return file;

@@ -13,4 +13,8 @@ import type { Bind } from "../core/bind.js";
  * and every sandbox root has a /dev/null there: nspawn's own /dev. A NixOS container gets the
  * same through `bindMounts` (extra-container), which become the same nspawn flags.
  */
-export const procMasks: readonly Bind[] = ["/proc/keys", "/proc/key-users"].map((target) => ({ source: "/dev/null", target, readOnly: true }));
+export const procMasks: readonly Bind[] = ["/proc/keys", "/proc/key-users"].map((target) => ({
+  source: "/dev/null",
+  target,
+  readOnly: true,
+}));

@@ -23,7 +23,12 @@ import { procMasks } from "./proc-masks.js";
  * and the masks over /proc files that would tell the agent about the host user's keys.
  * Secrets and the root's own files are the runtime's to add.
  */
-export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel, runtime: { pinnedBinds: boolean }): Promise<Bind[]> {
+export async function sandboxBinds(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  template: TemplateModel,
+  runtime: { pinnedBinds: boolean },
+): Promise<Bind[]> {
   const { host } = context.settings;
   return [
     ...(await workspaceBinds(metadata, host.workspacePath, {
@@ -32,13 +37,23 @@ export async function sandboxBinds(context: RuntimeContext, metadata: SandboxMet
       pinned: runtime.pinnedBinds,
       madeStandIns: (folder, made) => recordStandIns(hostFoldersDir, folder, made),
     })),
-    ...(metadata.muxConfig === null ? [] : [{ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true }]),
-    ...(await agentConfigBinds(template, { home: await ownerHome(context), agentUser: host.containerUsername }, context.warn)),
+    ...(metadata.muxConfig === null
+      ? []
+      : [{ source: metadata.muxConfig, target: `/home/${host.containerUsername}/.tmux.conf`, readOnly: true }]),
+    ...(await agentConfigBinds(
+      template,
+      { home: await ownerHome(context), agentUser: host.containerUsername },
+      context.warn,
+    )),
     // What the network refused, so an agent can explain a failure (read-only: the guard writes it).
     { source: sandboxNetworkPath(context.paths, metadata.name), target: denialsMountPath, readOnly: true },
     // The only resolver is the sandbox's DNS filter, whatever the mode (it can change live);
     // read-only, so a NixOS system's resolvconf cannot replace it.
-    { source: join(sandboxNetworkPath(context.paths, metadata.name), resolvConfName), target: "/etc/resolv.conf", readOnly: true },
+    {
+      source: join(sandboxNetworkPath(context.paths, metadata.name), resolvConfName),
+      target: "/etc/resolv.conf",
+      readOnly: true,
+    },
     ...seccompBinds(context.paths, metadata.name),
     // What agents are told about the sandbox: read-only, root's.
     ...contextBinds(context, metadata, template),

@@ -40,8 +40,19 @@ export interface SecretsOwner {
  * (its git and jj identity, stand-in logins, links to its context, the push gate's git config). Returns the names of the
  * files written. Only the files are copied; secret contents are never read into this process.
  */
-export async function copySecrets(paths: RuntimePaths, sandbox: SecretsOwner, template: TemplateModel, host: HostModel): Promise<string[]> {
-  const names = [...new Set(template.agents.flatMap((agent) => (agent.secret === null || agent.auth !== "wrapper" ? [] : [agent.secret.name])))].sort();
+export async function copySecrets(
+  paths: RuntimePaths,
+  sandbox: SecretsOwner,
+  template: TemplateModel,
+  host: HostModel,
+): Promise<string[]> {
+  const names = [
+    ...new Set(
+      template.agents.flatMap((agent) =>
+        agent.secret === null || agent.auth !== "wrapper" ? [] : [agent.secret.name],
+      ),
+    ),
+  ].sort();
   const dir = sandboxSecretsPath(paths, sandbox.name);
   await rm(dir, { recursive: true, force: true });
   // The parent stays root-only: the sandbox sees its own directory through the bind mount.
@@ -55,15 +66,22 @@ export async function copySecrets(paths: RuntimePaths, sandbox: SecretsOwner, te
     try {
       await copyFile(source, target);
     } catch (error) {
-      throw new SecretError(`cannot copy secret "${name}" from ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      throw new SecretError(
+        `cannot copy secret "${name}" from ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      );
     }
     await chown(target, sandbox.uid, sandbox.gid);
     await chmod(target, 0o400);
   }
   const proxied = await writeProxiedCredentials(dir, sandbox, template, host, paths);
   names.push(...proxied.names);
-  const homeFiles = { ...identityHomeFiles(sandbox.agentIdentity), ...proxied.homeFiles, ...pushGateHomeFiles(sandbox) };
-  if (await writeHomeSeed(dir, { files: homeFiles, links: contextHomeLinks(template) }, sandbox)) names.push(homeSeedName);
+  const homeFiles = {
+    ...identityHomeFiles(sandbox.agentIdentity),
+    ...proxied.homeFiles,
+    ...pushGateHomeFiles(sandbox),
+  };
+  if (await writeHomeSeed(dir, { files: homeFiles, links: contextHomeLinks(template) }, sandbox))
+    names.push(homeSeedName);
   const keyPath = sandbox.agentIdentity.sshKeyPath;
   if (keyPath === undefined) return names;
   await copyIdentityKey(keyPath, join(dir, identityKeyFile), sandbox, template.agentIdentity.sshKeyPath);

@@ -37,7 +37,12 @@ export async function pinnedHostKey(paths: RuntimePaths, name: string): Promise<
  * Puts sshd's files into a fresh root: the pinned host key, a keys-only configuration that lets
  * in the agent user only, and the agent's authorized keys.
  */
-export async function installSsh(paths: RuntimePaths, root: string, metadata: SandboxMetadata, user: string): Promise<void> {
+export async function installSsh(
+  paths: RuntimePaths,
+  root: string,
+  metadata: SandboxMetadata,
+  user: string,
+): Promise<void> {
   const source = hostKeyDir(paths, metadata.name);
   const etc = join(root, "etc/ssh");
   await mkdir(etc, { recursive: true, mode: 0o755 });
@@ -60,7 +65,9 @@ export async function installSsh(paths: RuntimePaths, root: string, metadata: Sa
   await writeFile(join(etc, "sshd_config"), `${config.join("\n")}\n`, { mode: 0o644 });
   const dotSsh = join(root, "home", user, ".ssh");
   await mkdir(dotSsh, { recursive: true, mode: 0o700 });
-  await writeFile(join(dotSsh, "authorized_keys"), metadata.authorizedKeys.map((k) => `${k}\n`).join(""), { mode: 0o600 });
+  await writeFile(join(dotSsh, "authorized_keys"), metadata.authorizedKeys.map((k) => `${k}\n`).join(""), {
+    mode: 0o600,
+  });
   for (const path of [dotSsh, join(dotSsh, "authorized_keys")]) await chown(path, metadata.uid, metadata.gid);
 }
 

@@ -48,7 +48,12 @@ interface Listener {
  * Its port, limits and upstreams are `settings`'; the sandboxes it serves, and their keys, come
  * from `routesFrom` each round (the daemon's: the settings file as it is now).
  */
-export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (line: string) => void, routesFrom: () => Model = () => settings): Promise<ApiProxy> {
+export async function startApiProxy(
+  settings: Model,
+  paths: RuntimePaths,
+  log: (line: string) => void,
+  routesFrom: () => Model = () => settings,
+): Promise<ApiProxy> {
   const { proxy } = settings.host;
   const { services, keys } = await proxyServices(settings, paths, log);
   const listeners = new Map<string, Listener>();
@@ -68,7 +73,10 @@ export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (
     await keys.use(keyFilesOf(routesFrom(), listeners));
     await writeProxyStatus(paths, status(), statusGroup);
   };
-  const sync = (): Promise<void> => (queue = queue.then(step).catch((error: unknown) => log(`proxy: ${error instanceof Error ? error.message : String(error)}`)));
+  const sync = (): Promise<void> =>
+    (queue = queue
+      .then(step)
+      .catch((error: unknown) => log(`proxy: ${error instanceof Error ? error.message : String(error)}`)));
   const watcher = watchSandboxes(paths, () => void sync());
   const timer = setInterval(() => void sync(), resyncMs);
   timer.unref();
@@ -95,20 +103,38 @@ export async function startApiProxy(settings: Model, paths: RuntimePaths, log: (
   };
 }
 
-function statusOf(port: number, settings: Model, startedAt: string, listeners: Map<string, Listener>, services: ProxyServices, keys: KeyStore): ProxyStatus {
+function statusOf(
+  port: number,
+  settings: Model,
+  startedAt: string,
+  listeners: Map<string, Listener>,
+  services: ProxyServices,
+  keys: KeyStore,
+): ProxyStatus {
   return {
     pid: process.pid,
     port,
     startedAt,
-    sandboxes: [...listeners.values()].map(({ route }) => ({ name: route.sandbox, address: `${route.listenAddress}:${port}`, agents: [...route.agents.keys()] })),
+    sandboxes: [...listeners.values()].map(({ route }) => ({
+      name: route.sandbox,
+      address: `${route.listenAddress}:${port}`,
+      agents: [...route.agents.keys()],
+    })),
     counters: services.counters,
-    keys: { loaded: Object.keys(keyFilesOf(settings, listeners)).filter((secret) => keys.get(secret) !== undefined), reloads: keys.reloads },
+    keys: {
+      loaded: Object.keys(keyFilesOf(settings, listeners)).filter((secret) => keys.get(secret) !== undefined),
+      reloads: keys.reloads,
+    },
     auditLog: services.audit.path,
   };
 }
 
 /** Keys, limits, upstream pools and the audit log, from the config's proxy settings. */
-async function proxyServices(settings: Model, paths: RuntimePaths, log: (line: string) => void): Promise<{ services: ProxyServices; keys: KeyStore }> {
+async function proxyServices(
+  settings: Model,
+  paths: RuntimePaths,
+  log: (line: string) => void,
+): Promise<{ services: ProxyServices; keys: KeyStore }> {
   const { proxy } = settings.host;
   const extraCa = proxy.caFile === null ? null : await readFile(proxy.caFile, "utf8");
   const keys = new KeyStore(log);
@@ -116,7 +142,11 @@ async function proxyServices(settings: Model, paths: RuntimePaths, log: (line: s
   const services: ProxyServices = {
     keys,
     logins: new LoginKeeper(paths, settings.host.user, httpsTokenPost(upstreams), log),
-    limiter: new RateLimiter({ requests: proxy.rateLimit.requests, tokens: proxy.rateLimit.tokens, windowMs: windowMs(proxy.rateLimit.window) }),
+    limiter: new RateLimiter({
+      requests: proxy.rateLimit.requests,
+      tokens: proxy.rateLimit.tokens,
+      windowMs: windowMs(proxy.rateLimit.window),
+    }),
     gate: proxyGate(proxy.rateLimit.tokens !== null),
     upstreams,
     audit: new ProxyAuditLog(proxyAuditLogPath(paths, proxy.auditLog), proxy.auditLogMaxBytes, log),
@@ -163,7 +193,8 @@ async function reconcile(
   }
   for (const [name, listener] of listeners) {
     const route = wanted.get(name);
-    if (route === undefined || route.listenAddress !== listener.route.listenAddress) await closeListener(listeners, name);
+    if (route === undefined || route.listenAddress !== listener.route.listenAddress)
+      await closeListener(listeners, name);
     else listener.route = route;
   }
   for (const [name, route] of wanted) {
@@ -173,8 +204,18 @@ async function reconcile(
   services.upstreams.forgetAllBut(new Set(wanted.keys()));
 }
 
-async function openListener(listeners: Map<string, Listener>, route: SandboxProxy, port: number, services: ProxyServices, log: (line: string) => void): Promise<void> {
-  const listener: Listener = { server: proxyServer((req, res) => handleProxyRequest(listener.route, req, res, services)), route, sockets: new Set() };
+async function openListener(
+  listeners: Map<string, Listener>,
+  route: SandboxProxy,
+  port: number,
+  services: ProxyServices,
+  log: (line: string) => void,
+): Promise<void> {
+  const listener: Listener = {
+    server: proxyServer((req, res) => handleProxyRequest(listener.route, req, res, services)),
+    route,
+    sockets: new Set(),
+  };
   // Enough for any agent, few enough that a sandbox cannot use up the daemon's descriptors.
   listener.server.maxConnections = maxConnectionsPerSandbox;
   listener.server.on("connection", (socket: Socket) => {
@@ -192,11 +233,16 @@ async function openListener(listeners: Map<string, Listener>, route: SandboxProx
   });
   if (error !== undefined) {
     // The link may not be up yet (the next sync retries); a taken port is worth saying.
-    if (error.code !== "EADDRNOTAVAIL") log(`proxy: cannot listen on ${route.listenAddress}:${port} for ${route.sandbox}: ${error.code ?? error.message}`);
+    if (error.code !== "EADDRNOTAVAIL")
+      log(
+        `proxy: cannot listen on ${route.listenAddress}:${port} for ${route.sandbox}: ${error.code ?? error.message}`,
+      );
     return;
   }
   // Errors after listening (EMFILE on accept) must not end the process that hosts the proxy.
-  listener.server.on("error", (failure: NodeJS.ErrnoException) => log(`proxy: listener of ${route.sandbox}: ${failure.code ?? failure.message}`));
+  listener.server.on("error", (failure: NodeJS.ErrnoException) =>
+    log(`proxy: listener of ${route.sandbox}: ${failure.code ?? failure.message}`),
+  );
   listeners.set(route.sandbox, listener);
 }
 

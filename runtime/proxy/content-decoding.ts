@@ -32,11 +32,18 @@ export type BodyDecoding = { decoders: (() => Transform)[] } | { refusal: string
  * @example bodyDecoding([["content-encoding", "gzip"]]) // { decoders: [gunzip] }
  */
 export function bodyDecoding(pairs: readonly [string, string][]): BodyDecoding {
-  const codings = [...codingsOf(pairs, "content-encoding"), ...codingsOf(pairs, "transfer-encoding").filter((coding) => coding !== "chunked")];
-  if (codings.length > maxCodings) return { refusal: `the body has ${codings.length} codings, more than the ${maxCodings} the proxy undoes` };
+  const codings = [
+    ...codingsOf(pairs, "content-encoding"),
+    ...codingsOf(pairs, "transfer-encoding").filter((coding) => coding !== "chunked"),
+  ];
+  if (codings.length > maxCodings)
+    return { refusal: `the body has ${codings.length} codings, more than the ${maxCodings} the proxy undoes` };
   const unknown = codings.filter((coding) => !decoders.has(coding));
   // The coding's name is the upstream's text: not repeated to the sandbox.
-  if (unknown.length > 0) return { refusal: `the body is in a coding the proxy cannot decode to search it for keys (it decodes ${[...decoders.keys()].join(", ")})` };
+  if (unknown.length > 0)
+    return {
+      refusal: `the body is in a coding the proxy cannot decode to search it for keys (it decodes ${[...decoders.keys()].join(", ")})`,
+    };
   return { decoders: codings.reverse().map((coding) => decoders.get(coding) as () => Transform) };
 }
 
@@ -68,7 +75,10 @@ export function decodedLimit(limit = maxDecodedBytes): Transform {
   return new Transform({
     transform: (chunk: Buffer, _encoding, done: TransformCallback) => {
       decoded += chunk.length;
-      if (decoded > limit) return done(new Error(`the decoded answer passed ${limit} bytes, the most the proxy decodes of a compressed answer`));
+      if (decoded > limit)
+        return done(
+          new Error(`the decoded answer passed ${limit} bytes, the most the proxy decodes of a compressed answer`),
+        );
       done(null, chunk);
     },
   });

@@ -56,13 +56,23 @@ const namedEntities: ReadonlyMap<string, string> = new Map([
  * @example escapePattern(["/"]).source // "%(?:25)?(2f)|\\\\+(?:u00(2f)|(\\/))|&#x0*(2f)(?![0-9a-f]);?|&#0*(47)(?![0-9]);?|&(sol);"
  */
 export function escapePattern(chars: Iterable<string>): RegExp {
-  const codes = [...new Set([...chars].flatMap((char) => [char, char.toUpperCase()]))].filter((char) => char.length === 1 && char.charCodeAt(0) <= 0xff).map((char) => char.charCodeAt(0));
+  const codes = [...new Set([...chars].flatMap((char) => [char, char.toUpperCase()]))]
+    .filter((char) => char.length === 1 && char.charCodeAt(0) <= 0xff)
+    .map((char) => char.charCodeAt(0));
   const hex = oneOf(codes.map((code) => code.toString(16).padStart(2, "0")));
   const short = oneOf(["/", "\\", '"'].filter((char) => codes.includes(char.charCodeAt(0))).map((char) => `\\${char}`));
-  const names = oneOf([...namedEntities].filter(([, char]) => codes.includes(char.charCodeAt(0))).map(([name]) => name));
+  const names = oneOf(
+    [...namedEntities].filter(([, char]) => codes.includes(char.charCodeAt(0))).map(([name]) => name),
+  );
   // The groups, in this order, are decodeEscapes' arguments. A backslash's two kinds share one
   // attempt: JSON's \n and \" are everywhere in a model's answer, and each failed attempt costs.
-  const alternatives = [`%(?:25)?(${hex})`, `\\\\+(?:u00(${hex})|(${short}))`, `&#x0*(${hex})(?![0-9a-f]);?`, `&#0*(${oneOf(codes.map(String))})(?![0-9]);?`, `&(${names});`];
+  const alternatives = [
+    `%(?:25)?(${hex})`,
+    `\\\\+(?:u00(${hex})|(${short}))`,
+    `&#x0*(${hex})(?![0-9a-f]);?`,
+    `&#0*(${oneOf(codes.map(String))})(?![0-9]);?`,
+    `&(${names});`,
+  ];
   return new RegExp(alternatives.join("|"), "g");
 }
 
@@ -110,14 +120,31 @@ export function decodeEscapes(text: string, escapes: RegExp, more: boolean): Dec
   // Three native searches are ~15 times cheaper than the expression's scan of a text without escapes.
   if (body.indexOf("%") === -1 && body.indexOf("\\") === -1 && body.indexOf("&") === -1) return decoded;
   let extra = 0;
-  decoded.text = body.replace(escapes, (found: string, percent?: string, unicode?: string, short?: string, hex?: string, decimal?: string, name?: string, offset = 0) => {
-    const char =
-      short ?? (name !== undefined ? (namedEntities.get(name) as string) : String.fromCharCode(decimal !== undefined ? Number(decimal) : parseInt(percent ?? unicode ?? hex ?? "", 16)).toLowerCase());
-    decoded.escapes.push(offset - extra);
-    extra += found.length - 1;
-    decoded.extra.push(extra);
-    return char;
-  });
+  decoded.text = body.replace(
+    escapes,
+    (
+      found: string,
+      percent?: string,
+      unicode?: string,
+      short?: string,
+      hex?: string,
+      decimal?: string,
+      name?: string,
+      offset = 0,
+    ) => {
+      const char =
+        short ??
+        (name !== undefined
+          ? (namedEntities.get(name) as string)
+          : String.fromCharCode(
+              decimal !== undefined ? Number(decimal) : parseInt(percent ?? unicode ?? hex ?? "", 16),
+            ).toLowerCase());
+      decoded.escapes.push(offset - extra);
+      extra += found.length - 1;
+      decoded.extra.push(extra);
+      return char;
+    },
+  );
   return decoded;
 }
 

@@ -2,7 +2,18 @@
  * Headers that describe one connection, not the request (RFC 9110 §7.6.1), plus the ones proxies
  * use among themselves. None of them is passed on in either direction.
  */
-const hopByHop = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host"]);
+const hopByHop = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+]);
 
 /**
  * A request's framing is never copied: the proxy frames each body itself (see upstreamFraming),
@@ -54,14 +65,16 @@ export const keyHeaders = new Set(["authorization", "x-api-key", "x-goog-api-key
 /** `rawHeaders` ([name, value, name, value, …]) as name/value pairs, names lower-cased. */
 export function headerPairs(rawHeaders: readonly string[]): [string, string][] {
   const pairs: [string, string][] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) pairs.push([(rawHeaders[i] as string).toLowerCase(), rawHeaders[i + 1] as string]);
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2)
+    pairs.push([(rawHeaders[i] as string).toLowerCase(), rawHeaders[i + 1] as string]);
   return pairs;
 }
 
 /** The names a `Connection` header lists: hop-by-hop for this message too. */
 function connectionListed(pairs: readonly [string, string][]): Set<string> {
   const listed = new Set<string>();
-  for (const [name, value] of pairs) if (name === "connection") for (const token of value.split(",")) listed.add(token.trim().toLowerCase());
+  for (const [name, value] of pairs)
+    if (name === "connection") for (const token of value.split(",")) listed.add(token.trim().toLowerCase());
   return listed;
 }
 
@@ -73,21 +86,34 @@ function connectionListed(pairs: readonly [string, string][]): Set<string> {
  */
 export function requestHeaders(pairs: readonly [string, string][], dropKeys: boolean): [string, string][] {
   const listed = connectionListed(pairs);
-  return pairs.filter(([name]) => !hopByHop.has(name) && !framing.has(name) && !listed.has(name) && !neverFromSandbox.has(name) && !(dropKeys && keyHeaders.has(name)));
+  return pairs.filter(
+    ([name]) =>
+      !hopByHop.has(name) &&
+      !framing.has(name) &&
+      !listed.has(name) &&
+      !neverFromSandbox.has(name) &&
+      !(dropKeys && keyHeaders.has(name)),
+  );
 }
 
 /** The response headers to send back to the sandbox: hop-by-hop ones and cookies dropped (never its length). */
 export function responseHeaders(pairs: readonly [string, string][]): [string, string][] {
   const listed = connectionListed(pairs);
-  return pairs.filter(([name]) => !hopByHop.has(name) && !neverToSandbox.has(name) && (name === "content-length" || !listed.has(name)));
+  return pairs.filter(
+    ([name]) => !hopByHop.has(name) && !neverToSandbox.has(name) && (name === "content-length" || !listed.has(name)),
+  );
 }
 
 /**
  * How the proxy frames a request body upstream, from what Node's parser found in the request:
  * a validated Content-Length is kept, a chunked body is sent chunked, and no body is no body.
  */
-export function upstreamFraming(headers: { "content-length"?: string | undefined; "transfer-encoding"?: string | undefined }): Record<string, string> {
+export function upstreamFraming(headers: {
+  "content-length"?: string | undefined;
+  "transfer-encoding"?: string | undefined;
+}): Record<string, string> {
   if (headers["transfer-encoding"] !== undefined) return { "transfer-encoding": "chunked" };
-  if (headers["content-length"] !== undefined && /^\d{1,15}$/.test(headers["content-length"])) return { "content-length": headers["content-length"] };
+  if (headers["content-length"] !== undefined && /^\d{1,15}$/.test(headers["content-length"]))
+    return { "content-length": headers["content-length"] };
   return { "content-length": "0" };
 }

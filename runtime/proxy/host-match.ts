@@ -8,7 +8,9 @@ export function hostMatches(entry: string, urlHost: string): boolean {
   const [entryName, entryPort] = splitPort(entry);
   const [name, port] = splitPort(urlHost.toLowerCase());
   if (entryPort !== null && entryPort !== (port ?? "443")) return false;
-  return entryName.startsWith("*.") ? name.endsWith(entryName.slice(1)) && name.length > entryName.length - 1 : name === entryName;
+  return entryName.startsWith("*.")
+    ? name.endsWith(entryName.slice(1)) && name.length > entryName.length - 1
+    : name === entryName;
 }
 
 /** "host:443" → ["host", "443"]; "[::1]:8443" → ["[::1]", "8443"]; "host" → ["host", null]. */

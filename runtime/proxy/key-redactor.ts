@@ -96,7 +96,8 @@ export class KeyRedactor {
   private spans(decoded: string): [number, number][] {
     const found: [number, number][] = [];
     for (const form of this.forms) {
-      for (let at = decoded.indexOf(form); at !== -1; at = decoded.indexOf(form, at + form.length)) found.push([at, at + form.length]);
+      for (let at = decoded.indexOf(form); at !== -1; at = decoded.indexOf(form, at + form.length))
+        found.push([at, at + form.length]);
     }
     if (found.length < 2) return found;
     found.sort((a, b) => a[0] - b[0]);

@@ -42,7 +42,9 @@ export class KeyStore {
         watcher.on("error", () => undefined);
         this.watchers.push(watcher);
       } catch (error) {
-        this.log(`cannot watch ${dir} for key changes (${(error as NodeJS.ErrnoException).code ?? String(error)}); changes are noticed within 2 s, or at once on SIGHUP`);
+        this.log(
+          `cannot watch ${dir} for key changes (${(error as NodeJS.ErrnoException).code ?? String(error)}); changes are noticed within 2 s, or at once on SIGHUP`,
+        );
       }
     }
     await this.reload();
@@ -78,7 +80,8 @@ export class KeyStore {
   private async changed(dir: string, name: string | Buffer | null): Promise<void> {
     const file = name === null ? null : name.toString();
     for (const [secret, path] of Object.entries(this.files)) {
-      if (dirname(path) === dir && (file === null || basename(path) === file || file.startsWith(".."))) await this.load(secret);
+      if (dirname(path) === dir && (file === null || basename(path) === file || file.startsWith("..")))
+        await this.load(secret);
     }
   }
 
@@ -95,7 +98,9 @@ export class KeyStore {
       if (this.loads.get(secret) !== load) return;
       this.seen.set(secret, identity);
       this.keys.delete(secret);
-      return this.log(`key "${secret}" cannot be read from ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      return this.log(
+        `key "${secret}" cannot be read from ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      );
     }
     if (this.loads.get(secret) !== load) return;
     this.seen.set(secret, identity);

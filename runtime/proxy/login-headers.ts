@@ -8,7 +8,11 @@ export const claudeOAuthBeta = "oauth-2025-04-20";
  * the agent's own would: Claude's OAuth beta flag (added to any the sandbox sent), Codex's
  * ChatGPT account. Headers are keyed in lower case.
  */
-export function applyLoginHeaders(headers: Record<string, string | string[]>, flavor: LoginFlavor, accountId: string | null): void {
+export function applyLoginHeaders(
+  headers: Record<string, string | string[]>,
+  flavor: LoginFlavor,
+  accountId: string | null,
+): void {
   if (flavor === "claude") {
     const sent = headers["anthropic-beta"];
     const flags = (Array.isArray(sent) ? sent : sent === undefined ? [] : [sent])

@@ -23,7 +23,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * @example canonicalPath("/v1/models/gemini%2Dpro:generate") // { ok: true, decoded: "/v1/models/gemini-pro:generate", encoded: "/v1/models/gemini-pro:generate" }
  */
 export function canonicalPath(raw: string): CanonicalPath {
-  if (!raw.startsWith("/") || !rawPath.test(raw)) return { ok: false, reason: "holds a character outside the URL path grammar (such as \\ ; %u or a bad % escape)" };
+  if (!raw.startsWith("/") || !rawPath.test(raw))
+    return { ok: false, reason: "holds a character outside the URL path grammar (such as \\ ; %u or a bad % escape)" };
   const segments = raw.slice(1).split("/");
   const decoded: string[] = [];
   for (const [index, segment] of segments.entries()) {
@@ -31,7 +32,9 @@ export function canonicalPath(raw: string): CanonicalPath {
     try {
       text = utf8.decode(
         Buffer.from(
-          segment.replace(/%([0-9A-Fa-f]{2})|([^%])/g, (_all, hex: string | undefined, plain: string | undefined) => (hex === undefined ? (plain as string) : String.fromCharCode(parseInt(hex, 16)))),
+          segment.replace(/%([0-9A-Fa-f]{2})|([^%])/g, (_all, hex: string | undefined, plain: string | undefined) =>
+            hex === undefined ? (plain as string) : String.fromCharCode(parseInt(hex, 16)),
+          ),
           "latin1",
         ),
       );
@@ -44,7 +47,8 @@ export function canonicalPath(raw: string): CanonicalPath {
       continue;
     }
     if (text === "" || text === "." || text === "..") return { ok: false, reason: 'has an empty, "." or ".." segment' };
-    if (/[/\\%;\u0000-\u001f\u007f]/.test(text)) return { ok: false, reason: 'decodes to a "/", "\\", "%", ";" or a control character' };
+    if (/[/\\%;\u0000-\u001f\u007f]/.test(text))
+      return { ok: false, reason: 'decodes to a "/", "\\", "%", ";" or a control character' };
     decoded.push(text);
   }
   return { ok: true, decoded: `/${decoded.join("/")}`, encoded: `/${decoded.map(encodeSegment).join("/")}` };

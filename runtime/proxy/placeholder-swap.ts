@@ -63,7 +63,14 @@ export type SwappedHeader = { value: string; key?: string } | ForeignPlaceholder
  *
  * @example swapCredential("authorization", "Bearer forage-placeholder-ab…", "api.openai.com", placement, keyHeaders, scope) // { value: "Bearer sk-…", key: "sk-…" }
  */
-export function swapCredential(name: string, value: string, upstreamHost: string, placement: KeyPlacement, keyHeaders: ReadonlySet<string>, scope: PlaceholderScope): SwappedHeader {
+export function swapCredential(
+  name: string,
+  value: string,
+  upstreamHost: string,
+  placement: KeyPlacement,
+  keyHeaders: ReadonlySet<string>,
+  scope: PlaceholderScope,
+): SwappedHeader {
   const { bindings, keyOf } = scope;
   if (name !== placement.header) {
     return keyHeaders.has(name) && bindings.some((binding) => value.includes(binding.placeholder)) ? null : { value };
@@ -86,13 +93,20 @@ export function swapCredential(name: string, value: string, upstreamHost: string
  *
  * @example swapQueryKey("/v1/x?key=forage-placeholder-ab…&a=1", "api.openai.com", openai, scope) // { target: "/v1/x?a=1" }
  */
-export function swapQueryKey(target: string, upstreamHost: string, placement: KeyPlacement, scope: PlaceholderScope): { target: string; key?: string } | ForeignPlaceholder {
+export function swapQueryKey(
+  target: string,
+  upstreamHost: string,
+  placement: KeyPlacement,
+  scope: PlaceholderScope,
+): { target: string; key?: string } | ForeignPlaceholder {
   const query = target.indexOf("?");
   if (query === -1) return { target };
   let swapped: string | undefined;
   const parts: string[] = [];
   for (const part of target.slice(query + 1).split("&")) {
-    const binding = part.startsWith("key=") ? scope.bindings.find((candidate) => candidate.placeholder === part.slice(4)) : undefined;
+    const binding = part.startsWith("key=")
+      ? scope.bindings.find((candidate) => candidate.placeholder === part.slice(4))
+      : undefined;
     if (binding === undefined) parts.push(part);
     else if (placement.queryKey && binding.secret !== scope.secret) return { foreign: binding.secret };
     else if (placement.queryKey && binding.hosts.some((host) => hostMatches(host, upstreamHost))) {
@@ -102,5 +116,8 @@ export function swapQueryKey(target: string, upstreamHost: string, placement: Ke
     } else if (placement.queryKey) parts.push(part);
   }
   const rest = parts.join("&");
-  return { target: `${target.slice(0, query)}${parts.length === 0 ? "" : `?${rest}`}`, ...dropUndefined({ key: swapped }) };
+  return {
+    target: `${target.slice(0, query)}${parts.length === 0 ? "" : `?${rest}`}`,
+    ...dropUndefined({ key: swapped }),
+  };
 }

@@ -99,7 +99,9 @@ export class ProxyAuditLog {
       return null;
     }
     // Entries older than the window carry nothing forward but their count: keep the map small.
-    if (this.refusals.size > 4096) for (const [name, entry] of this.refusals) if (now - entry.at >= this.condenseMs && entry.suppressed === 0) this.refusals.delete(name);
+    if (this.refusals.size > 4096)
+      for (const [name, entry] of this.refusals)
+        if (now - entry.at >= this.condenseMs && entry.suppressed === 0) this.refusals.delete(name);
     this.refusals.set(key, { at: now, suppressed: 0 });
     return last !== undefined && last.suppressed > 0 ? { ...record, suppressed: last.suppressed } : record;
   }
@@ -127,7 +129,9 @@ export class ProxyAuditLog {
         // Said at most once a minute: a full disk must not turn into a log flood.
         if (Date.now() - this.lastComplaint > 60_000) {
           this.lastComplaint = Date.now();
-          this.log(`audit log ${this.path}: ${(error as NodeJS.ErrnoException).code ?? String(error)} (${this.failures} lines lost so far)`);
+          this.log(
+            `audit log ${this.path}: ${(error as NodeJS.ErrnoException).code ?? String(error)} (${this.failures} lines lost so far)`,
+          );
         }
         await this.file?.close().catch(() => undefined);
         this.file = undefined;
@@ -164,7 +168,8 @@ export class ProxyAuditLog {
   private async rotate(): Promise<void> {
     await this.file?.close();
     this.file = undefined;
-    for (let index = keptFiles - 1; index >= 1; index -= 1) await rename(`${this.path}.${index}`, `${this.path}.${index + 1}`).catch(() => undefined);
+    for (let index = keptFiles - 1; index >= 1; index -= 1)
+      await rename(`${this.path}.${index}`, `${this.path}.${index + 1}`).catch(() => undefined);
     await rename(this.path, `${this.path}.1`);
     await this.open();
   }
@@ -173,8 +178,17 @@ export class ProxyAuditLog {
 /** The record with every long text field cut to a prefix and the SHA-256 (16 hex digits) of the whole. */
 function bounded(record: ProxyAuditRecord): ProxyAuditRecord {
   const cut = (text: string): string =>
-    text.length <= maxField ? text : `${text.slice(0, maxField - 40)}…[${text.length} chars, sha256 ${createHash("sha256").update(text).digest("hex").slice(0, 16)}]`;
-  const out = { ...record, sandbox: cut(record.sandbox), agent: cut(record.agent), provider: cut(record.provider), method: cut(record.method), path: cut(record.path) };
+    text.length <= maxField
+      ? text
+      : `${text.slice(0, maxField - 40)}…[${text.length} chars, sha256 ${createHash("sha256").update(text).digest("hex").slice(0, 16)}]`;
+  const out = {
+    ...record,
+    sandbox: cut(record.sandbox),
+    agent: cut(record.agent),
+    provider: cut(record.provider),
+    method: cut(record.method),
+    path: cut(record.path),
+  };
   if (record.detail !== undefined) out.detail = cut(record.detail);
   if (record.refused !== null) out.refused = cut(record.refused);
   return out;

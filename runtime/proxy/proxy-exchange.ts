@@ -35,10 +35,16 @@ export interface Exchange {
 }
 
 /** What a sandbox is told when its upstream fails: the cause (an address, a TLS error) goes to the audit log. */
-export const upstreamFailed = "the agent's API could not be reached or its answer could not be relayed; the proxy's audit log has the cause";
+export const upstreamFailed =
+  "the agent's API could not be reached or its answer could not be relayed; the proxy's audit log has the cause";
 
 /** Counts a request in, and writes its audit record when its answer closes, whoever gave it. */
-export function openExchange(route: SandboxProxy, req: IncomingMessage, res: ServerResponse, services: ProxyServices): Exchange {
+export function openExchange(
+  route: SandboxProxy,
+  req: IncomingMessage,
+  res: ServerResponse,
+  services: ProxyServices,
+): Exchange {
   const started = performance.now();
   const { counters } = services;
   counters.requests += 1;

@@ -1,7 +1,13 @@
 import { request as httpsRequest } from "node:https";
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { headerPairs, keyHeaders, requestHeaders, upstreamFraming } from "./forwarded-headers.js";
-import { keyPlacement, swapCredential, swapQueryKey, type ForeignPlaceholder, type PlaceholderScope } from "./placeholder-swap.js";
+import {
+  keyPlacement,
+  swapCredential,
+  swapQueryKey,
+  type ForeignPlaceholder,
+  type PlaceholderScope,
+} from "./placeholder-swap.js";
 import { openExchange, upstreamFailed, type Exchange, type ProxyServices } from "./proxy-exchange.js";
 import type { RateRefusal } from "./rate-limiter.js";
 import { checkRequest, tooLarge, type Admitted } from "./request-checks.js";
@@ -18,16 +24,31 @@ const upstreamIdleMs = 10 * 60_000;
  * agent's API, applies the template's filter, sets or swaps in the key, streams the body both
  * ways without buffering (SSE arrives as it is sent), and writes one audit record when it ends.
  */
-export function handleProxyRequest(route: SandboxProxy, req: IncomingMessage, res: ServerResponse, services: ProxyServices): void {
+export function handleProxyRequest(
+  route: SandboxProxy,
+  req: IncomingMessage,
+  res: ServerResponse,
+  services: ProxyServices,
+): void {
   const exchange = openExchange(route, req, res, services);
   // Every request counts, refused ones too: a flood of bad requests is limited like any other.
   const limited = services.limiter.admit(route.sandbox, Date.now());
   if (limited !== null) return exchange.answer("rate-limit", overLimit(route.sandbox, limited), { ...limited });
-  const checked = checkRequest(route, exchange.record.method, req.url ?? "/", req.headers["content-length"] === undefined ? undefined : Number(req.headers["content-length"]));
-  Object.assign(exchange.record, { agent: checked.agent?.name ?? "", provider: checked.agent?.api.provider ?? "", path: checked.path ?? "" });
+  const checked = checkRequest(
+    route,
+    exchange.record.method,
+    req.url ?? "/",
+    req.headers["content-length"] === undefined ? undefined : Number(req.headers["content-length"]),
+  );
+  Object.assign(exchange.record, {
+    agent: checked.agent?.name ?? "",
+    provider: checked.agent?.api.provider ?? "",
+    path: checked.path ?? "",
+  });
   if (!checked.ok) return exchange.answer(checked.kind, checked.message);
   const { secret } = checked.agent;
-  if (secret !== null && services.keys.get(secret) === undefined) return exchange.answer("no-key", `the key of secret "${secret}" cannot be read on the host; see the proxy's log`);
+  if (secret !== null && services.keys.get(secret) === undefined)
+    return exchange.answer("no-key", `the key of secret "${secret}" cannot be read on the host; see the proxy's log`);
   const pass = services.gate.enter(route.sandbox, () => {
     // Its turn may come after other requests spent the sandbox's tokens.
     const spent = services.limiter.tokensSpent(route.sandbox, Date.now());
@@ -38,7 +59,12 @@ export function handleProxyRequest(route: SandboxProxy, req: IncomingMessage, re
       forward(checked, credential, req, res, services, exchange);
     });
   });
-  if (pass === null) return exchange.answer("queue-full", `sandbox ${route.sandbox} has too many requests waiting for the proxy; wait for some to finish`, { retryAfterSeconds: 1 });
+  if (pass === null)
+    return exchange.answer(
+      "queue-full",
+      `sandbox ${route.sandbox} has too many requests waiting for the proxy; wait for some to finish`,
+      { retryAfterSeconds: 1 },
+    );
   res.once("close", () => pass.leave());
 }
 
@@ -48,18 +74,28 @@ async function credentialOf(admitted: Admitted, services: ProxyServices): Promis
   if (login !== null) return services.logins.credential(name, login);
   const key = secret === null ? undefined : services.keys.get(secret);
   // Read again: a key file can vanish while a request waits for its turn.
-  return key === undefined ? { refusal: `the key of secret "${secret ?? ""}" cannot be read on the host; see the proxy's log` } : { token: key, accountId: null };
+  return key === undefined
+    ? { refusal: `the key of secret "${secret ?? ""}" cannot be read on the host; see the proxy's log` }
+    : { token: key, accountId: null };
 }
 
 function overLimit(sandbox: string, limited: RateRefusal): string {
   return `sandbox ${sandbox} is over its limit of ${limited.allowed} ${limited.limit} per ${limited.windowMs / 1000} s; retry in ${limited.retryAfterSeconds} s (proxy.rateLimit)`;
 }
 
-function forward(admitted: Admitted, credential: LoginCredential, req: IncomingMessage, res: ServerResponse, services: ProxyServices, exchange: Exchange): void {
+function forward(
+  admitted: Admitted,
+  credential: LoginCredential,
+  req: IncomingMessage,
+  res: ServerResponse,
+  services: ProxyServices,
+  exchange: Exchange,
+): void {
   const { agent } = admitted;
   const upstream = agent.upstreamUrl;
   const prepared = prepare(admitted, credential, req.rawHeaders, services, exchange);
-  if ("foreign" in prepared) return exchange.answer("foreign-placeholder", foreignPlaceholder(agent.name, agent.secret, prepared.foreign));
+  if ("foreign" in prepared)
+    return exchange.answer("foreign-placeholder", foreignPlaceholder(agent.name, agent.secret, prepared.foreign));
   const { target } = prepared;
   let outgoing: ClientRequest;
   try {
@@ -78,7 +114,9 @@ function forward(admitted: Admitted, credential: LoginCredential, req: IncomingM
     exchange.record.detail = (error as Error).message;
     return exchange.answer("upstream", upstreamFailed);
   }
-  outgoing.setTimeout(upstreamIdleMs, () => outgoing.destroy(new Error(`no answer from ${upstream.origin} for ${upstreamIdleMs / 1000} s`)));
+  outgoing.setTimeout(upstreamIdleMs, () =>
+    outgoing.destroy(new Error(`no answer from ${upstream.origin} for ${upstreamIdleMs / 1000} s`)),
+  );
   outgoing.on("error", (error) => {
     if (exchange.settled || res.destroyed) return;
     services.counters.upstreamErrors += 1;
@@ -105,11 +143,17 @@ function prepare(
   exchange: Exchange,
 ): { target: string; headers: OutgoingHttpHeaders } | ForeignPlaceholder {
   const { agent } = admitted;
-  const scope: PlaceholderScope = { bindings: exchange.route.placeholders, secret: agent.secret, keyOf: (secret) => services.keys.get(secret) };
+  const scope: PlaceholderScope = {
+    bindings: exchange.route.placeholders,
+    secret: agent.secret,
+    keyOf: (secret) => services.keys.get(secret),
+  };
   // With auth proxy the sandbox's own `key` parameter goes; with placeholder one is swapped only
   // where the provider reads keys from the URL (Google).
   const swapped =
-    agent.auth === "proxy" ? { target: withoutKeyParameter(admitted.target), key: credential.token } : swapQueryKey(admitted.target, agent.upstreamUrl.host, keyPlacement(agent.api), scope);
+    agent.auth === "proxy"
+      ? { target: withoutKeyParameter(admitted.target), key: credential.token }
+      : swapQueryKey(admitted.target, agent.upstreamUrl.host, keyPlacement(agent.api), scope);
   if ("foreign" in swapped) return swapped;
   const sent = upstreamHeaders(admitted, credential, raw, scope, exchange);
   if ("foreign" in sent) return sent;
@@ -123,19 +167,27 @@ function foreignPlaceholder(agent: string, secret: string | null, foreign: strin
 }
 
 /** The sandbox's headers, cleaned; with auth "proxy" the key header is set, with "placeholder" stand-ins are swapped. */
-function upstreamHeaders(admitted: Admitted, credential: LoginCredential, raw: readonly string[], scope: PlaceholderScope, exchange: Exchange): { headers: OutgoingHttpHeaders } | ForeignPlaceholder {
+function upstreamHeaders(
+  admitted: Admitted,
+  credential: LoginCredential,
+  raw: readonly string[],
+  scope: PlaceholderScope,
+  exchange: Exchange,
+): { headers: OutgoingHttpHeaders } | ForeignPlaceholder {
   const { api, auth, upstreamUrl } = admitted.agent;
   // A null prototype: a header named __proto__ or constructor is just a header.
   const headers: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
   const placement = keyPlacement(api);
   const carriers = new Set([...keyHeaders, api.header]);
   for (const [name, value] of requestHeaders(headerPairs(raw), auth === "proxy")) {
-    const sent = auth === "placeholder" ? swapCredential(name, value, upstreamUrl.host, placement, carriers, scope) : { value };
+    const sent =
+      auth === "placeholder" ? swapCredential(name, value, upstreamUrl.host, placement, carriers, scope) : { value };
     if (sent === null) continue;
     if ("foreign" in sent) return sent;
     if (sent.key !== undefined) exchange.sentKeys.add(sent.key);
     const existing = headers[name];
-    headers[name] = existing === undefined ? sent.value : [...(Array.isArray(existing) ? existing : [existing]), sent.value];
+    headers[name] =
+      existing === undefined ? sent.value : [...(Array.isArray(existing) ? existing : [existing]), sent.value];
   }
   if (auth === "proxy") headers[api.header] = api.value.split("{key}").join(credential.token);
   if (admitted.agent.login !== null) applyLoginHeaders(headers, admitted.agent.login.flavor, credential.accountId);

@@ -1,7 +1,18 @@
 import type { ServerResponse } from "node:http";
 
 /** Why the proxy answered a request itself; each kind has its status and is counted apart. */
-export type RefusalKind = "unknown-agent" | "bad-path" | "method" | "path" | "too-large" | "rate-limit" | "queue-full" | "no-key" | "upstream" | "encoding" | "foreign-placeholder";
+export type RefusalKind =
+  | "unknown-agent"
+  | "bad-path"
+  | "method"
+  | "path"
+  | "too-large"
+  | "rate-limit"
+  | "queue-full"
+  | "no-key"
+  | "upstream"
+  | "encoding"
+  | "foreign-placeholder";
 
 const statuses: Record<RefusalKind, number> = {
   "unknown-agent": 404,
@@ -25,14 +36,22 @@ const statuses: Record<RefusalKind, number> = {
  *
  * @example {"error":{"type":"forage_rate-limit","message":"…","limit":"requests","retryAfterSeconds":12}}
  */
-export function refuse(res: ServerResponse, kind: RefusalKind, message: string, details: Record<string, unknown> = {}): number {
+export function refuse(
+  res: ServerResponse,
+  kind: RefusalKind,
+  message: string,
+  details: Record<string, unknown> = {},
+): number {
   const status = statuses[kind];
   if (res.headersSent) {
     res.destroy();
     return status;
   }
   const body = JSON.stringify({ type: "error", error: { type: `forage_${kind}`, message, ...details } });
-  const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+  const headers: Record<string, string | number> = {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+  };
   if (typeof details.retryAfterSeconds === "number") headers["retry-after"] = details.retryAfterSeconds;
   res.writeHead(status, headers).end(body);
   return status;

@@ -15,7 +15,10 @@ export const listenerTimeouts: ListenerTimeouts = { headersMs: 30_000, requestMs
  * live up to 60 s; the check runs here at a tenth of the header timeout (at most each second),
  * so the stated timeouts hold to within that.
  */
-export function proxyServer(handler: (req: IncomingMessage, res: ServerResponse) => void, timeouts: ListenerTimeouts = listenerTimeouts): Server {
+export function proxyServer(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  timeouts: ListenerTimeouts = listenerTimeouts,
+): Server {
   return createServer(
     {
       noDelay: true,

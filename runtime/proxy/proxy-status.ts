@@ -55,7 +55,10 @@ export async function readProxyStatus(paths: RuntimePaths): Promise<ProxyStatus 
 }
 
 /** Whether the running proxy listens for sandbox `name` now, and where (its status file says). */
-export async function servedByProxy(paths: RuntimePaths, name: string): Promise<{ served: boolean; address: string | null }> {
+export async function servedByProxy(
+  paths: RuntimePaths,
+  name: string,
+): Promise<{ served: boolean; address: string | null }> {
   const entry = (await readProxyStatus(paths))?.sandboxes.find((sandbox) => sandbox.name === name);
   return { served: entry !== undefined, address: entry?.address ?? null };
 }

@@ -60,7 +60,8 @@ export class RateLimiter {
     const since = now - this.limits.windowMs;
     const requests = windowOf(this.requests, sandbox);
     requests.trim(since);
-    if (requests.sum >= this.limits.requests) return this.refusal("requests", this.limits.requests, requests.oldest() ?? now, now);
+    if (requests.sum >= this.limits.requests)
+      return this.refusal("requests", this.limits.requests, requests.oldest() ?? now, now);
     const tokens = this.tokensSpent(sandbox, now);
     if (tokens !== null) return tokens;
     requests.add(now, 1);
@@ -76,7 +77,9 @@ export class RateLimiter {
     if (this.limits.tokens === null) return null;
     const tokens = windowOf(this.tokens, sandbox);
     tokens.trim(now - this.limits.windowMs);
-    return tokens.sum >= this.limits.tokens ? this.refusal("tokens", this.limits.tokens, tokens.oldest() ?? now, now) : null;
+    return tokens.sum >= this.limits.tokens
+      ? this.refusal("tokens", this.limits.tokens, tokens.oldest() ?? now, now)
+      : null;
   }
 
   /** Charges the tokens an answer reported. */
@@ -87,7 +90,8 @@ export class RateLimiter {
 
   /** Drops the state of sandboxes that are gone. */
   forgetAllBut(sandboxes: ReadonlySet<string>): void {
-    for (const map of [this.requests, this.tokens]) for (const name of [...map.keys()]) if (!sandboxes.has(name)) map.delete(name);
+    for (const map of [this.requests, this.tokens])
+      for (const name of [...map.keys()]) if (!sandboxes.has(name)) map.delete(name);
   }
 
   private refusal(limit: RateRefusal["limit"], allowed: number, oldest: number, now: number): RateRefusal {

@@ -32,7 +32,12 @@ const agentRoute = new RegExp(`^/(${templateNameSource})(/[^?#]*)?(\\?[^#]*)?$`)
  * method, path prefix, declared body size. The sandbox's own body-size claims are checked again
  * while the body streams.
  */
-export function checkRequest(route: SandboxProxy, method: string, url: string, contentLength: number | undefined): Checked {
+export function checkRequest(
+  route: SandboxProxy,
+  method: string,
+  url: string,
+  contentLength: number | undefined,
+): Checked {
   const match = agentRoute.exec(url);
   const agent = match === null ? undefined : route.agents.get(match[1] as string);
   if (match === null || agent === undefined) {
@@ -45,12 +50,22 @@ export function checkRequest(route: SandboxProxy, method: string, url: string, c
   }
   const raw = match[2] ?? "/";
   const canonical = canonicalPath(raw);
-  if (!canonical.ok) return { ok: false, kind: "bad-path", message: `the request path ${canonical.reason}; the proxy forwards only plain paths`, agent, path: raw };
+  if (!canonical.ok)
+    return {
+      ok: false,
+      kind: "bad-path",
+      message: `the request path ${canonical.reason}; the proxy forwards only plain paths`,
+      agent,
+      path: raw,
+    };
   const path = canonical.decoded;
   const refused = (kind: RefusalKind, message: string): Checked => ({ ok: false, kind, message, agent, path });
   const { filter } = route;
   if (!filter.methods.some((allowed) => allowed === method)) {
-    return refused("method", `method ${method} is not allowed for template ${route.template} (allowed: ${filter.methods.join(", ")}); add it to templates.${route.template}.proxyFilter.methods`);
+    return refused(
+      "method",
+      `method ${method} is not allowed for template ${route.template} (allowed: ${filter.methods.join(", ")}); add it to templates.${route.template}.proxyFilter.methods`,
+    );
   }
   if (!filter.pathPrefixes.some((prefix) => path.startsWith(prefix))) {
     return refused(
@@ -58,7 +73,8 @@ export function checkRequest(route: SandboxProxy, method: string, url: string, c
       `path ${path} is not allowed for template ${route.template} (allowed prefixes: ${filter.pathPrefixes.join(", ")}); add one to templates.${route.template}.proxyFilter.pathPrefixes`,
     );
   }
-  if (contentLength !== undefined && contentLength > filter.maxRequestBytes) return refused("too-large", tooLarge(route, contentLength));
+  if (contentLength !== undefined && contentLength > filter.maxRequestBytes)
+    return refused("too-large", tooLarge(route, contentLength));
   return { ok: true, agent, target: `${canonical.encoded}${match[3] ?? ""}`, path };
 }
 

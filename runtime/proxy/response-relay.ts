@@ -15,14 +15,22 @@ import { upstreamFailed, type Exchange, type ProxyServices } from "./proxy-excha
  * in a coding the proxy cannot decode is refused (502) instead of relayed unread; one that fails to
  * decode, or decodes past `maxDecodedBytes`, is cut off where it failed.
  */
-export function relayResponse(incoming: IncomingMessage, res: ServerResponse, services: ProxyServices, exchange: Exchange): void {
+export function relayResponse(
+  incoming: IncomingMessage,
+  res: ServerResponse,
+  services: ProxyServices,
+  exchange: Exchange,
+): void {
   if (exchange.settled || res.headersSent || res.destroyed) return void incoming.destroy();
   const pairs = headerPairs(incoming.rawHeaders);
   const decoding = bodyDecoding(pairs);
   if ("refusal" in decoding) {
     incoming.destroy();
     exchange.record.detail = `the upstream's answer was refused: ${decoding.refusal}`;
-    return exchange.answer("encoding", `the agent's API answered in a form the proxy cannot search for keys: ${decoding.refusal}; the proxy asked it for accept-encoding: identity`);
+    return exchange.answer(
+      "encoding",
+      `the agent's API answered in a form the proxy cannot search for keys: ${decoding.refusal}; the proxy asked it for accept-encoding: identity`,
+    );
   }
   const decoded = decoding.decoders.length > 0;
   const redactor = redactorFor(exchange.sentKeys);

@@ -47,7 +47,9 @@ export async function writeProxiedCredentials(
   host: HostModel,
   paths: RuntimePaths,
 ): Promise<{ names: string[]; homeFiles: Record<string, string> }> {
-  const served = template.agents.filter((agent) => (agent.auth !== "wrapper" && agent.secret !== null) || agent.login !== null);
+  const served = template.agents.filter(
+    (agent) => (agent.auth !== "wrapper" && agent.secret !== null) || agent.login !== null,
+  );
   if (served.length === 0) return { names: [], homeFiles: {} };
   const write: WriteOwned = async (path, text) => {
     await writeFile(path, text, { mode: 0o400, flag: "wx" });
@@ -61,7 +63,10 @@ export async function writeProxiedCredentials(
     const { secret, login } = agent;
     if (secret !== null && agent.auth !== "wrapper" && !written.has(secret.name)) {
       // One placeholder per secret and sandbox: a new sandbox never reuses an old one's.
-      await write(pathUnder(dir, secret.name), agent.auth === "placeholder" ? `${placeholderPrefix}${randomBytes(32).toString("hex")}` : proxyKeyMarker);
+      await write(
+        pathUnder(dir, secret.name),
+        agent.auth === "placeholder" ? `${placeholderPrefix}${randomBytes(32).toString("hex")}` : proxyKeyMarker,
+      );
       written.add(secret.name);
     }
     const lines: string[] = [];
@@ -71,7 +76,8 @@ export async function writeProxiedCredentials(
       Object.assign(homeFiles, provision.files);
     }
     const url = proxyAgentUrl(host, owner.slot, agent.name);
-    if (agent.auth !== "wrapper") lines.push(...Object.entries(agent.api?.baseUrlEnv ?? {}).map(([name, suffix]) => `${name}=${url}${suffix}`));
+    if (agent.auth !== "wrapper")
+      lines.push(...Object.entries(agent.api?.baseUrlEnv ?? {}).map(([name, suffix]) => `${name}=${url}${suffix}`));
     await write(pathUnder(join(dir, proxyEnvDir), agent.name), lines.map((line) => `${line}\n`).join(""));
   }
   return { names: [...written].sort(), homeFiles };

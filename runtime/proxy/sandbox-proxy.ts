@@ -40,5 +40,14 @@ export interface ProxyCounters {
 }
 
 export function newCounters(): ProxyCounters {
-  return { requests: 0, forwarded: 0, active: 0, refused: {}, upstreamErrors: 0, requestBytes: 0, responseBytes: 0, connectionsRefused: 0 };
+  return {
+    requests: 0,
+    forwarded: 0,
+    active: 0,
+    refused: {},
+    upstreamErrors: 0,
+    requestBytes: 0,
+    responseBytes: 0,
+    connectionsRefused: 0,
+  };
 }

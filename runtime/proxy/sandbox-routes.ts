@@ -20,13 +20,24 @@ export function proxyNeeded(settings: Model): boolean {
  * What the proxy serves for a running sandbox, from its template and the placeholders written
  * at its start; undefined when none of its agents is behind the proxy.
  */
-export async function sandboxRoute(settings: Model, paths: RuntimePaths, metadata: SandboxMetadata): Promise<SandboxProxy | undefined> {
+export async function sandboxRoute(
+  settings: Model,
+  paths: RuntimePaths,
+  metadata: SandboxMetadata,
+): Promise<SandboxProxy | undefined> {
   const template = settings.templates.find((candidate) => candidate.name === metadata.template);
   if (template === undefined) return undefined;
   const agents = new Map<string, ProxiedAgent>();
   for (const agent of template.agents) {
     if (agent.auth === "wrapper" || agent.api === null || (agent.secret === null && agent.login === null)) continue;
-    agents.set(agent.name, { name: agent.name, auth: agent.auth, api: agent.api, upstreamUrl: new URL(agent.api.upstream), secret: agent.secret?.name ?? null, login: agent.login });
+    agents.set(agent.name, {
+      name: agent.name,
+      auth: agent.auth,
+      api: agent.api,
+      upstreamUrl: new URL(agent.api.upstream),
+      secret: agent.secret?.name ?? null,
+      login: agent.login,
+    });
   }
   if (agents.size === 0) return undefined;
   const link = sandboxLink(metadata.slot, settings.host.network.base);

@@ -25,7 +25,11 @@ export function httpsTokenPost(upstreams: UpstreamAgents): PostToken {
           port: target.port || 443,
           method: "POST",
           path: `${target.pathname}${target.search}`,
-          headers: { "content-type": contentType, "content-length": Buffer.byteLength(body), accept: "application/json" },
+          headers: {
+            "content-type": contentType,
+            "content-length": Buffer.byteLength(body),
+            accept: "application/json",
+          },
           agent: upstreams.agentFor(refreshPool, target.origin),
         },
         (answer) => {
@@ -33,14 +37,19 @@ export function httpsTokenPost(upstreams: UpstreamAgents): PostToken {
           let size = 0;
           answer.on("data", (chunk: Buffer) => {
             size += chunk.length;
-            if (size > maxAnswerBytes) return void answer.destroy(new Error(`the token endpoint's answer is over ${maxAnswerBytes} bytes`));
+            if (size > maxAnswerBytes)
+              return void answer.destroy(new Error(`the token endpoint's answer is over ${maxAnswerBytes} bytes`));
             chunks.push(chunk);
           });
           answer.once("error", reject);
-          answer.once("end", () => resolve({ status: answer.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+          answer.once("end", () =>
+            resolve({ status: answer.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
+          );
         },
       );
-      outgoing.setTimeout(timeoutMs, () => outgoing.destroy(new Error(`no answer from ${target.origin} for ${timeoutMs / 1000} s`)));
+      outgoing.setTimeout(timeoutMs, () =>
+        outgoing.destroy(new Error(`no answer from ${target.origin} for ${timeoutMs / 1000} s`)),
+      );
       outgoing.once("error", reject);
       outgoing.end(body);
     });

@@ -46,8 +46,10 @@ export class UpstreamAgents {
     if (known !== undefined) return known;
     // Address literals are never looked up, so the lookup's check would not see them.
     const hostname = new URL(origin).hostname.replace(/^\[|\]$/g, "");
-    const literalRefusal = !this.allowUpstreams.has(origin) && isIP(hostname) !== 0 ? this.special.refusal(hostname) : null;
-    if (literalRefusal !== null) throw new UpstreamRefused(`${origin} is ${literalRefusal}; list it in proxy.allowUpstreams if that is intended`);
+    const literalRefusal =
+      !this.allowUpstreams.has(origin) && isIP(hostname) !== 0 ? this.special.refusal(hostname) : null;
+    if (literalRefusal !== null)
+      throw new UpstreamRefused(`${origin} is ${literalRefusal}; list it in proxy.allowUpstreams if that is intended`);
     const agent = new Agent({
       keepAlive: true,
       // Headers and body may go out as separate writes: with Nagle's algorithm each would wait for an ACK.
@@ -85,8 +87,16 @@ export class UpstreamAgents {
       dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
         if (error !== null) return callback(error, "", 0);
         const refused = addresses.map((entry) => this.special.refusal(entry.address)).find((reason) => reason !== null);
-        if (refused !== undefined) return callback(new UpstreamRefused(`${origin} resolves to ${refused}; list it in proxy.allowUpstreams if that is intended`), "", 0);
-        if (options.all === true) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        if (refused !== undefined)
+          return callback(
+            new UpstreamRefused(
+              `${origin} resolves to ${refused}; list it in proxy.allowUpstreams if that is intended`,
+            ),
+            "",
+            0,
+          );
+        if (options.all === true)
+          return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
         const first = addresses[0] as LookupAddress;
         callback(null, first.address, first.family);
       });

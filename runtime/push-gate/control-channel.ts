@@ -28,7 +28,12 @@ export function serveControlChannel(control: Socket, answer: (message: string) =
     }
     if (buffered.length <= maxHookMessage) return;
     control.pause();
-    turn = turn.then(() => void control.end(encodeVerdict({ accepted: false, lines: ["error: forage push gate: the push names too many refs"] })));
+    turn = turn.then(
+      () =>
+        void control.end(
+          encodeVerdict({ accepted: false, lines: ["error: forage push gate: the push names too many refs"] }),
+        ),
+    );
   });
 }
 

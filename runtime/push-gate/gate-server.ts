@@ -27,7 +27,11 @@ export type FindTarget = (remote: string) => Promise<GateTarget | undefined>;
  * and a PushSession answers them for that remote's target. The sandbox chooses nothing but the
  * remote's name, which `findTarget` must know. The socket is `agentUid`'s, 0600.
  */
-export async function listenForPushes(layout: OutboxLayout, findTarget: FindTarget, agentUid: number): Promise<RunningGate> {
+export async function listenForPushes(
+  layout: OutboxLayout,
+  findTarget: FindTarget,
+  agentUid: number,
+): Promise<RunningGate> {
   await rm(layout.socket, { force: true });
   const connections = new Set<Socket>();
   // Half-open: the relay ends its side once git has sent the pack, and still reads the report.
@@ -62,24 +66,46 @@ function readHeader(socket: Socket, then: (header: string, rest: Buffer) => void
   socket.on("data", onData);
 }
 
-async function serve(socket: Socket, header: string, rest: Buffer, layout: OutboxLayout, findTarget: FindTarget): Promise<void> {
+async function serve(
+  socket: Socket,
+  header: string,
+  rest: Buffer,
+  layout: OutboxLayout,
+  findTarget: FindTarget,
+): Promise<void> {
   const [service, remote, ...extra] = header.split(" ");
   const target = remote === undefined || extra.length > 0 ? undefined : await findTarget(remote).catch(() => undefined);
   // root starts setpriv, found in the system's directories only; git is then found as the user.
   const setpriv = await systemProgram("setpriv").catch(() => undefined);
   if (socket.destroyed) return;
-  if (setpriv === undefined) return void socket.end(errPacket("forage push gate: setpriv is not installed on the host"));
+  if (setpriv === undefined)
+    return void socket.end(errPacket("forage push gate: setpriv is not installed on the host"));
   if (service !== "git-receive-pack" || target === undefined) {
     // git shows an ERR packet to the pusher as "fatal: remote error: ...".
-    return void socket.end(errPacket(target === undefined ? `forage push gate: no such remote here: ${JSON.stringify(remote ?? "")}` : "forage push gate: only pushes go through the gate"));
+    return void socket.end(
+      errPacket(
+        target === undefined
+          ? `forage push gate: no such remote here: ${JSON.stringify(remote ?? "")}`
+          : "forage push gate: only pushes go through the gate",
+      ),
+    );
   }
   const { user } = target;
-  const child = spawn(setpriv, [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--init-groups", "--", "git", "receive-pack", layout.gitDir], {
-    stdio: ["pipe", "pipe", "ignore", "pipe"],
-    env: userGitEnvironment(user),
-    cwd: "/",
-  });
-  const [stdin, stdout, , control] = child.stdio as unknown as [NodeJS.WritableStream, NodeJS.ReadableStream, null, Socket];
+  const child = spawn(
+    setpriv,
+    [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--init-groups", "--", "git", "receive-pack", layout.gitDir],
+    {
+      stdio: ["pipe", "pipe", "ignore", "pipe"],
+      env: userGitEnvironment(user),
+      cwd: "/",
+    },
+  );
+  const [stdin, stdout, , control] = child.stdio as unknown as [
+    NodeJS.WritableStream,
+    NodeJS.ReadableStream,
+    null,
+    Socket,
+  ];
   stdin.on("error", () => undefined);
   stdin.write(rest);
   socket.pipe(stdin);

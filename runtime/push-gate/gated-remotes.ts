@@ -23,7 +23,11 @@ export async function repositoryGitDir(workspace: WorkspaceMount): Promise<strin
  * "<transport>::" forms such as ext::) or looks like an option, is left out: it is not gated.
  */
 export async function gatedRemotes(user: GateUser, gitDir: string): Promise<GatedRemote[]> {
-  const said = await runUserGit(user, ["-c", "core.hooksPath=/dev/null", "config", "-z", "--get-regexp", "^remote\\..*\\.(url|pushurl)$"], { GIT_DIR: gitDir });
+  const said = await runUserGit(
+    user,
+    ["-c", "core.hooksPath=/dev/null", "config", "-z", "--get-regexp", "^remote\\..*\\.(url|pushurl)$"],
+    { GIT_DIR: gitDir },
+  );
   const urls = new Map<string, { url?: string; pushurl?: string }>();
   for (const entry of said.exitCode === 0 ? said.stdout.split("\0") : []) {
     const match = /^remote\.(.+)\.(url|pushurl)\n([^]*)$/.exec(entry);
@@ -33,7 +37,8 @@ export async function gatedRemotes(user: GateUser, gitDir: string): Promise<Gate
   const remotes: GatedRemote[] = [];
   for (const [name, { url, pushurl }] of urls) {
     const push = pushurl ?? url;
-    if (push !== undefined && gatedRemoteName(name) && acceptedUrl(push)) remotes.push({ name, url: push, fromPushUrl: pushurl !== undefined });
+    if (push !== undefined && gatedRemoteName(name) && acceptedUrl(push))
+      remotes.push({ name, url: push, fromPushUrl: pushurl !== undefined });
   }
   return remotes.sort((a, b) => (a.name < b.name ? -1 : 1));
 }

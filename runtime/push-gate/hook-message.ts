@@ -5,7 +5,8 @@ import { maxRefUpdates, parseRefUpdate, type RefUpdate } from "./ref-update.js";
  * run: pre-receive reports every update of the push and its quarantine (checked, nothing asked);
  * update reports the one ref git is about to update (asked and pushed).
  */
-export type HookMessage = { hook: "pre-receive"; quarantine: string; updates: RefUpdate[] } | { hook: "update"; update: RefUpdate };
+export type HookMessage =
+  { hook: "pre-receive"; quarantine: string; updates: RefUpdate[] } | { hook: "update"; update: RefUpdate };
 
 /**
  * A hook's message, parsed strictly: anything but the exact shape throws (the gate then refuses).
@@ -26,6 +27,7 @@ export function parseHookMessage(text: string): HookMessage {
   // The quarantine's line is empty when the push brought no new objects; an empty update line throws.
   const [quarantine, ...updates] = rest;
   if (quarantine === undefined || updates.length === 0) throw new Error("no ref updates");
-  if (updates.length > maxRefUpdates) throw new Error(`more than ${maxRefUpdates} ref updates in one push: push fewer branches at once`);
+  if (updates.length > maxRefUpdates)
+    throw new Error(`more than ${maxRefUpdates} ref updates in one push: push fewer branches at once`);
   return { hook, quarantine, updates: updates.map(parseRefUpdate) };
 }

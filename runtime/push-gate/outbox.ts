@@ -29,7 +29,14 @@ export const maxPushBytes = 512 * 1024 * 1024;
 export function outboxLayout(paths: RuntimePaths, sandbox: string): OutboxLayout {
   const dir = pathUnder(paths.pushGateDir, sandbox);
   const socketDir = join(dir, "socket");
-  return { dir, gitDir: join(dir, "outbox.git"), hooksDir: join(dir, "hooks"), socketDir, socket: join(socketDir, "gate.sock"), remotesConfig: join(socketDir, remotesConfigName) };
+  return {
+    dir,
+    gitDir: join(dir, "outbox.git"),
+    hooksDir: join(dir, "hooks"),
+    socketDir,
+    socket: join(socketDir, "gate.sock"),
+    remotesConfig: join(socketDir, remotesConfigName),
+  };
 }
 
 /**
@@ -39,7 +46,12 @@ export function outboxLayout(paths: RuntimePaths, sandbox: string): OutboxLayout
  * socket's directory is kept (made when missing): a running sandbox holds a bind of it, and a new
  * directory in its place would be one the sandbox never sees.
  */
-export async function createOutbox(layout: OutboxLayout, user: GateUser, relay: string, objectStores: readonly string[]): Promise<void> {
+export async function createOutbox(
+  layout: OutboxLayout,
+  user: GateUser,
+  relay: string,
+  objectStores: readonly string[],
+): Promise<void> {
   await removeUsersOutbox(layout, user);
   await rm(layout.hooksDir, { recursive: true, force: true });
   await prepareGateSocketDir(layout);
@@ -67,8 +79,17 @@ export async function createOutbox(layout: OutboxLayout, user: GateUser, relay: 
   if (objectStores.length > 0) {
     // Written as the user (tee, no shell): the outbox and everything in it is theirs.
     const alternates = join(layout.gitDir, "objects/info/alternates");
-    const written = await runCommand("tee", ["--", alternates], { input: `${objectStores.join("\n")}\n`, stdout: "ignore", ...asOwner(user), reject: false });
-    if (written.exitCode !== 0) throw new SandboxError(`push gate: could not point the outbox at ${objectStores.join(", ")}: ${written.stderr}`, "vcs");
+    const written = await runCommand("tee", ["--", alternates], {
+      input: `${objectStores.join("\n")}\n`,
+      stdout: "ignore",
+      ...asOwner(user),
+      reject: false,
+    });
+    if (written.exitCode !== 0)
+      throw new SandboxError(
+        `push gate: could not point the outbox at ${objectStores.join(", ")}: ${written.stderr}`,
+        "vcs",
+      );
   }
 }
 
@@ -98,11 +119,20 @@ export async function removeOutbox(layout: OutboxLayout, owner: { uid: number; g
 async function removeUsersOutbox(layout: OutboxLayout, owner: { uid: number; gid: number }): Promise<void> {
   await runCommand("rm", ["-rf", "--", layout.gitDir], { ...asOwner(owner), reject: false });
   await rmdir(layout.gitDir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "ENOENT") throw new SandboxError(`push gate: the outbox ${layout.gitDir} could not be emptied as its owner (${error.code ?? error.message})`, "vcs");
+    if (error.code !== "ENOENT")
+      throw new SandboxError(
+        `push gate: the outbox ${layout.gitDir} could not be emptied as its owner (${error.code ?? error.message})`,
+        "vcs",
+      );
   });
 }
 
 /** A small command as the outbox's owner: the system's programs, none of the daemon's environment, from "/". */
-function asOwner(owner: { uid: number; gid: number }): { uid: number; gid: number; env: Record<string, string>; cwd: string } {
+function asOwner(owner: { uid: number; gid: number }): {
+  uid: number;
+  gid: number;
+  env: Record<string, string>;
+  cwd: string;
+} {
   return { uid: owner.uid, gid: owner.gid, env: { PATH: systemProgramDirs.join(":") }, cwd: "/" };
 }

@@ -26,9 +26,11 @@ export function refusal(facts: UpdateFacts): string | null {
   if (facts.nameProblem !== null) return facts.nameProblem;
   const branch = facts.ref.slice("refs/heads/".length);
   if (facts.to === null) return `deleting branch ${branch} is not allowed from a sandbox`;
-  if (facts.protectedRefs.includes(facts.ref)) return `${branch} is a protected branch: push to another branch and ask for a review`;
+  if (facts.protectedRefs.includes(facts.ref))
+    return `${branch} is a protected branch: push to another branch and ask for a review`;
   if (!facts.toIsCommit) return "the pushed object is not a commit";
-  if (facts.from !== null && !facts.fastForward) return `not a fast-forward of the upstream's ${branch} (a force push, or the upstream moved: fetch and rebase first)`;
+  if (facts.from !== null && !facts.fastForward)
+    return `not a fast-forward of the upstream's ${branch} (a force push, or the upstream moved: fetch and rebase first)`;
   return null;
 }
 

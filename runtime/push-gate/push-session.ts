@@ -41,7 +41,11 @@ export class PushSession {
     const key = refUpdateKey(message.update);
     if (this.pending?.delete(key) !== true) throw new Error(`${message.update.ref}: an update the gate did not check`);
     // By the update hook git has moved the push's objects out of quarantine into the outbox's own.
-    return decideUpdate(this.target, { gitDir: this.layout.gitDir, quarantine: `${this.layout.gitDir}/objects` }, message.update);
+    return decideUpdate(
+      this.target,
+      { gitDir: this.layout.gitDir, quarantine: `${this.layout.gitDir}/objects` },
+      message.update,
+    );
   }
 
   /**
@@ -54,7 +58,8 @@ export class PushSession {
     if (path === "") return { gitDir, quarantine: `${gitDir}/objects` };
     const quarantine = path.replace(`${gitDir}/./objects/`, `${gitDir}/objects/`);
     const name = quarantine.slice(`${gitDir}/objects/`.length);
-    if (!quarantine.startsWith(`${gitDir}/objects/`) || !/^tmp_objdir-incoming-[A-Za-z0-9]+$/.test(name)) throw new Error("unexpected quarantine directory");
+    if (!quarantine.startsWith(`${gitDir}/objects/`) || !/^tmp_objdir-incoming-[A-Za-z0-9]+$/.test(name))
+      throw new Error("unexpected quarantine directory");
     return { gitDir, quarantine };
   }
 }

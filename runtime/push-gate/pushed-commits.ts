@@ -13,12 +13,21 @@ export interface PushObjects {
 }
 
 function gitEnv(objects: PushObjects): Record<string, string> {
-  return { GIT_DIR: objects.gitDir, GIT_OBJECT_DIRECTORY: objects.quarantine, GIT_ALTERNATE_OBJECT_DIRECTORIES: `${objects.gitDir}/objects` };
+  return {
+    GIT_DIR: objects.gitDir,
+    GIT_OBJECT_DIRECTORY: objects.quarantine,
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: `${objects.gitDir}/objects`,
+  };
 }
 
 /** Runs git as the user on the pushed objects, hooks and fsmonitor off (the outbox is input). */
 function inspect(user: GateUser, objects: PushObjects, args: string[]): ReturnType<typeof runUserGit> {
-  return runUserGit(user, ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", ...args], gitEnv(objects), 60_000);
+  return runUserGit(
+    user,
+    ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", ...args],
+    gitEnv(objects),
+    60_000,
+  );
 }
 
 /** Whether `id` names a commit the gate holds (the push's own objects or the repository's). */
@@ -56,12 +65,18 @@ export async function pushedCommits(
   const newest = listed === undefined ? await commitLines(user, objects, range, 0, commitsPerEnd) : [];
   const omitted = commitCount - oldest.length - newest.length;
   const base = from ?? (await mergeBase(user, objects, to, held)) ?? (await emptyTree(user, objects));
-  return { commitCount, commits: [...oldest, ...newest], ...(omitted > 0 ? { omitted: { after: oldest.length, count: omitted } } : {}), diffstat: await diffstat(user, objects, base, to) };
+  return {
+    commitCount,
+    commits: [...oldest, ...newest],
+    ...(omitted > 0 ? { omitted: { after: oldest.length, count: omitted } } : {}),
+    diffstat: await diffstat(user, objects, base, to),
+  };
 }
 
 async function countCommits(user: GateUser, objects: PushObjects, range: readonly string[]): Promise<number> {
   const result = await inspect(user, objects, ["rev-list", "--count", ...range]);
-  if (result.exitCode !== 0 || !/^\d+\n?$/.test(result.stdout)) throw new Error(`could not count the commits: ${lastWords(result)}`);
+  if (result.exitCode !== 0 || !/^\d+\n?$/.test(result.stdout))
+    throw new Error(`could not count the commits: ${lastWords(result)}`);
   return Number(result.stdout.trim());
 }
 
@@ -69,9 +84,22 @@ async function countCommits(user: GateUser, objects: PushObjects, range: readonl
  * `count` commit lines of the range, oldest first, after skipping its newest `skip`: git log's
  * own order (newest first, as rev-list counts) read in windows, then turned around.
  */
-async function commitLines(user: GateUser, objects: PushObjects, range: readonly string[], skip: number, count: number): Promise<string[]> {
+async function commitLines(
+  user: GateUser,
+  objects: PushObjects,
+  range: readonly string[],
+  skip: number,
+  count: number,
+): Promise<string[]> {
   if (count === 0) return [];
-  const log = await inspect(user, objects, ["log", "--no-decorate", "--format=%h %s", `--skip=${skip}`, `--max-count=${count}`, ...range]);
+  const log = await inspect(user, objects, [
+    "log",
+    "--no-decorate",
+    "--format=%h %s",
+    `--skip=${skip}`,
+    `--max-count=${count}`,
+    ...range,
+  ]);
   const lines = log.stdout.split("\n").filter((line) => line !== "");
   if (log.exitCode !== 0 || lines.length !== count) throw new Error(`could not list the commits: ${lastWords(log)}`);
   return lines.reverse();
@@ -88,7 +116,8 @@ async function diffstat(user: GateUser, objects: PushObjects, base: string, to: 
   const cut = lines.indexOf(" ...");
   const total = /^ (\d+) files? changed/.exec(lines.filter((line) => line !== "").at(-1) ?? "")?.[1];
   if (cut < 0) return stat.stdout;
-  const hidden = total === undefined ? "more files" : `${Number(total) - cut} more file${Number(total) - cut === 1 ? "" : "s"}`;
+  const hidden =
+    total === undefined ? "more files" : `${Number(total) - cut} more file${Number(total) - cut === 1 ? "" : "s"}`;
   lines[cut] = ` ... ${hidden} not shown (counted in the last line)`;
   return lines.join("\n");
 }
@@ -97,18 +126,35 @@ async function diffstat(user: GateUser, objects: PushObjects, base: string, to: 
 async function emptyTree(user: GateUser, objects: PushObjects): Promise<string> {
   const result = await inspect(user, objects, ["hash-object", "-t", "tree", "/dev/null"]);
   const id = result.stdout.trim();
-  if (result.exitCode !== 0 || !/^[0-9a-f]{40,64}$/.test(id)) throw new Error(`could not name the empty tree: ${lastWords(result)}`);
+  if (result.exitCode !== 0 || !/^[0-9a-f]{40,64}$/.test(id))
+    throw new Error(`could not name the empty tree: ${lastWords(result)}`);
   return id;
 }
 
 /** The newest commit `to` shares with the upstream's branches held here, or null. */
-async function mergeBase(user: GateUser, objects: PushObjects, to: string, held: readonly string[]): Promise<string | null> {
+async function mergeBase(
+  user: GateUser,
+  objects: PushObjects,
+  to: string,
+  held: readonly string[],
+): Promise<string | null> {
   if (held.length === 0) return null;
   const result = await inspect(user, objects, ["merge-base", to, ...held]);
   return result.exitCode === 0 && result.stdout.trim() !== "" ? result.stdout.trim() : null;
 }
 
 /** Pushes exactly `to` to `ref` at `url` as the user, without force; the objects come from the push. */
-export function pushUpstream(user: GateUser, objects: PushObjects, url: string, to: string, ref: string): ReturnType<typeof runUserGit> {
-  return runUserGit(user, ["-c", "protocol.ext.allow=never", "-c", "protocol.fd.allow=never", "push", "--", url, `${to}:${ref}`], gitEnv(objects), 300_000);
+export function pushUpstream(
+  user: GateUser,
+  objects: PushObjects,
+  url: string,
+  to: string,
+  ref: string,
+): ReturnType<typeof runUserGit> {
+  return runUserGit(
+    user,
+    ["-c", "protocol.ext.allow=never", "-c", "protocol.fd.allow=never", "push", "--", url, `${to}:${ref}`],
+    gitEnv(objects),
+    300_000,
+  );
 }

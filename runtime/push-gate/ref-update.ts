@@ -21,7 +21,16 @@ const zeroId = /^0+$/;
  */
 export function parseRefUpdate(line: string): RefUpdate {
   const [old, next, ref, ...rest] = line.split(" ");
-  if (old === undefined || next === undefined || ref === undefined || ref === "" || rest.length > 0 || !objectId.test(old) || !objectId.test(next)) throw new Error("malformed ref update");
+  if (
+    old === undefined ||
+    next === undefined ||
+    ref === undefined ||
+    ref === "" ||
+    rest.length > 0 ||
+    !objectId.test(old) ||
+    !objectId.test(next)
+  )
+    throw new Error("malformed ref update");
   return { old, new: zeroId.test(next) ? null : next, ref };
 }
 

@@ -35,7 +35,10 @@ const inSandbox: SandboxGatePaths = { relay: relayMountPath, socket: `${gateSock
  * // '[protocol "ext"]\n\tallow = always\n[url "ext::/run/forage-git-relay %S origin /run/forage-push/gate.sock"]\n\tpushInsteadOf = "/srv/up.git"\n'
  */
 export function sandboxGitConfig(remotes: readonly GatedRemote[], where: SandboxGatePaths = inSandbox): string {
-  const sections = remotes.map((remote) => `[url "ext::${where.relay} %S ${remote.name} ${where.socket}"]\n\t${remote.fromPushUrl ? "insteadOf" : "pushInsteadOf"} = ${quoted(remote.url)}\n`);
+  const sections = remotes.map(
+    (remote) =>
+      `[url "ext::${where.relay} %S ${remote.name} ${where.socket}"]\n\t${remote.fromPushUrl ? "insteadOf" : "pushInsteadOf"} = ${quoted(remote.url)}\n`,
+  );
   return `[protocol "ext"]\n\tallow = always\n${sections.join("")}`;
 }
 

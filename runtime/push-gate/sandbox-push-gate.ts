@@ -26,11 +26,19 @@ export const pushGateConfigFile = ".config/git/config";
  * daemon starts the gate itself once the sandbox runs (SandboxServices); the remotes config the
  * sandbox's git includes is written now, so no push made before the gate is up goes around it.
  */
-export async function pushGateBinds(paths: RuntimePaths, metadata: Pick<SandboxMetadata, "name" | "pushGate" | "uid" | "gid" | "workspace">): Promise<Bind[]> {
+export async function pushGateBinds(
+  paths: RuntimePaths,
+  metadata: Pick<SandboxMetadata, "name" | "pushGate" | "uid" | "gid" | "workspace">,
+): Promise<Bind[]> {
   if (metadata.pushGate === null) return [];
   const layout = outboxLayout(paths, metadata.name);
   await prepareGateSocketDir(layout);
-  await new LiveRemotes(await gateUser(metadata.uid), await repositoryGitDir(metadata.workspace), layout.remotesConfig, metadata.gid).refresh();
+  await new LiveRemotes(
+    await gateUser(metadata.uid),
+    await repositoryGitDir(metadata.workspace),
+    layout.remotesConfig,
+    metadata.gid,
+  ).refresh();
   return gateBinds(layout);
 }
 
@@ -40,7 +48,9 @@ export async function pushGateBinds(paths: RuntimePaths, metadata: Pick<SandboxM
  * without a reset; none without a gate. Sandboxes provisioned before named their remotes here
  * directly: the gate still takes those remote names.
  */
-export function pushGateHomeFiles(metadata: { pushGate?: SandboxMetadata["pushGate"] | undefined }): Record<string, string> {
+export function pushGateHomeFiles(metadata: {
+  pushGate?: SandboxMetadata["pushGate"] | undefined;
+}): Record<string, string> {
   if (metadata.pushGate === null || metadata.pushGate === undefined) return {};
   return { [pushGateConfigFile]: pushGateHomeConfig() };
 }
@@ -50,7 +60,12 @@ export function pushGateHomeFiles(metadata: { pushGate?: SandboxMetadata["pushGa
  * outbox made afresh, its socket listening in the directory the sandbox has bound, every push
  * that may be approved asked through `ask`. The caller closes it when the sandbox stops.
  */
-export async function startPushGateFor(context: Pick<RuntimeContext, "paths">, metadata: SandboxMetadata, ask: AskApproval, deadlineMs?: number): Promise<SandboxPushGate | null> {
+export async function startPushGateFor(
+  context: Pick<RuntimeContext, "paths">,
+  metadata: SandboxMetadata,
+  ask: AskApproval,
+  deadlineMs?: number,
+): Promise<SandboxPushGate | null> {
   if (metadata.pushGate === null) return null;
   return startSandboxPushGate({
     paths: context.paths,
@@ -61,7 +76,9 @@ export async function startPushGateFor(context: Pick<RuntimeContext, "paths">, m
     protectedBranches: metadata.pushGate.protectedBranches,
     ask,
     ...(deadlineMs === undefined ? {} : { deadlineMs }),
-    standing: new StandingPushes(metadata.pushGate.alwaysPushed ?? [], (pushed) => keepAlwaysPushed(context.paths, metadata.name, pushed)),
+    standing: new StandingPushes(metadata.pushGate.alwaysPushed ?? [], (pushed) =>
+      keepAlwaysPushed(context.paths, metadata.name, pushed),
+    ),
     record: (detail) => void recordEvent(context.paths, metadata.name, "push", { detail }).catch(() => undefined),
   });
 }

@@ -40,9 +40,11 @@ export class StandingPushes {
 
   /** Remembers what the human's answer covers beyond this push; says when an `always` could not be kept. */
   async answered(pushed: PushedRef, answer: ApprovalDecision): Promise<string | null> {
-    if (answer.decision === "for") this.until.set(keyOf(pushed), Math.max(answer.untilMs, this.until.get(keyOf(pushed)) ?? 0));
+    if (answer.decision === "for")
+      this.until.set(keyOf(pushed), Math.max(answer.untilMs, this.until.get(keyOf(pushed)) ?? 0));
     if (answer.decision !== "always") return null;
-    if (!(await this.keep(pushed))) return "approved always, but the sandbox's settings could not keep it: the next push of this ref asks again";
+    if (!(await this.keep(pushed)))
+      return "approved always, but the sandbox's settings could not keep it: the next push of this ref asks again";
     this.until.set(keyOf(pushed), Infinity);
     return null;
   }
@@ -59,7 +61,12 @@ export function keepAlwaysPushed(paths: RuntimePaths, sandbox: string, pushed: P
     if (gate === null) return false;
     const kept = gate.alwaysPushed ?? [];
     if (kept.some((each) => keyOf(each) === keyOf(pushed))) return true;
-    return kept.length < maxKept && { ...metadata, pushGate: { ...gate, alwaysPushed: [...kept, { url: pushed.url, ref: pushed.ref }] } };
+    return (
+      kept.length < maxKept && {
+        ...metadata,
+        pushGate: { ...gate, alwaysPushed: [...kept, { url: pushed.url, ref: pushed.ref }] },
+      }
+    );
   });
 }
 

@@ -64,14 +64,20 @@ export async function startSandboxPushGate(request: PushGateRequest): Promise<Sa
   const gitDir = await repositoryGitDir(request.workspace);
   // git runs as the user on the outbox: the state directory must let them pass (as managed workspaces do).
   await prepareGateSocketDir(layout);
-  for (const dir of [request.paths.stateDir, request.paths.pushGateDir]) await chmod(dir, ((await stat(dir)).mode & 0o7777) | 0o011);
+  for (const dir of [request.paths.stateDir, request.paths.pushGateDir])
+    await chmod(dir, ((await stat(dir)).mode & 0o7777) | 0o011);
   await createOutbox(layout, request.user, relayPath(), gitDir === null ? [] : [join(gitDir, "objects")]);
   const remotes = new LiveRemotes(request.user, gitDir, layout.remotesConfig, request.agent.gid, request.sandboxPaths);
   await remotes.refresh();
   const targetOf = (remote: GatedRemote): GateTarget => {
     const { sandbox, user, protectedBranches, ask, deadlineMs, standing, record } = request;
     const target: GateTarget = { sandbox, user, remote: remote.name, url: remote.url, protectedBranches, ask };
-    return { ...target, ...(deadlineMs === undefined ? {} : { deadlineMs }), ...(standing === undefined ? {} : { standing }), ...(record === undefined ? {} : { record }) };
+    return {
+      ...target,
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      ...(standing === undefined ? {} : { standing }),
+      ...(record === undefined ? {} : { record }),
+    };
   };
   const running = await listenForPushes(
     layout,
@@ -98,6 +104,10 @@ export function gateBinds(layout: OutboxLayout): Bind[] {
 }
 
 /** Removes a sandbox's gate directory and outbox (at down, after close). */
-export async function removePushGate(paths: RuntimePaths, sandbox: string, owner: { uid: number; gid: number }): Promise<void> {
+export async function removePushGate(
+  paths: RuntimePaths,
+  sandbox: string,
+  owner: { uid: number; gid: number },
+): Promise<void> {
   await removeOutbox(outboxLayout(paths, sandbox), owner);
 }

@@ -9,7 +9,12 @@ export interface UpstreamState {
 
 /** `git ls-remote --symref URL` as the user; throws with git's words when the upstream cannot be read. */
 export async function upstreamState(user: GateUser, url: string): Promise<UpstreamState> {
-  const result = await runUserGit(user, ["-c", "protocol.ext.allow=never", "ls-remote", "--symref", "--", url], {}, 60_000);
+  const result = await runUserGit(
+    user,
+    ["-c", "protocol.ext.allow=never", "ls-remote", "--symref", "--", url],
+    {},
+    60_000,
+  );
   if (result.exitCode !== 0) throw new Error(`could not read the upstream: ${lastWords(result)}`);
   const heads = new Map<string, string>();
   let defaultBranch: string | null = null;

@@ -14,7 +14,12 @@ export interface GateUser {
  * database), never as root: their HOME, so their own ~/.gitconfig, credential helpers and SSH keys
  * apply. No shell; a small fixed environment plus `env` (a quarantine's object directories).
  */
-export async function runUserGit(user: GateUser, args: readonly string[], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<RunResult> {
+export async function runUserGit(
+  user: GateUser,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  timeoutMs = 120_000,
+): Promise<RunResult> {
   const argv = [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--init-groups", "--", "git", ...args];
   // setpriv is root's to find (system directories only); git is found by setpriv as the user.
   return runCommand(await systemProgram("setpriv"), argv, {
@@ -28,7 +33,14 @@ export async function runUserGit(user: GateUser, args: readonly string[], env: R
 
 /** The environment git runs in as the user: their HOME and PATH (their git, credential helpers, ssh), no prompts. */
 export function userGitEnvironment(user: GateUser): Record<string, string> {
-  return { HOME: user.home, USER: user.name, LOGNAME: user.name, PATH: userCommandPath(user), LANG: "C.UTF-8", GIT_TERMINAL_PROMPT: "0" };
+  return {
+    HOME: user.home,
+    USER: user.name,
+    LOGNAME: user.name,
+    PATH: userCommandPath(user),
+    LANG: "C.UTF-8",
+    GIT_TERMINAL_PROMPT: "0",
+  };
 }
 
 /** What git said last (a few lines), for a message. */

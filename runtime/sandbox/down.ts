@@ -34,7 +34,8 @@ export function destroySandbox(context: RuntimeContext, name: string, graceSecon
  */
 export async function removeSandbox(context: RuntimeContext, name: string, graceSeconds = 10): Promise<void> {
   const metadata = await readMetadata(context.paths, name);
-  if (metadata === undefined) throw new SandboxError(`sandbox "${name}" does not exist (see forage-ctl ps)`, "not-found");
+  if (metadata === undefined)
+    throw new SandboxError(`sandbox "${name}" does not exist (see forage-ctl ps)`, "not-found");
   const failures: string[] = [];
   const attempt = async (step: string, action: () => Promise<unknown>): Promise<void> => {
     try {
@@ -65,7 +66,9 @@ export async function removeSandbox(context: RuntimeContext, name: string, grace
   // Last, and only once its namespace and link are gone: a claim kept for a leftover namespace
   // lets this state directory's gc find and remove it (gc takes only what it claimed).
   await attempt("slot", async () => {
-    if (!(await hostSlots.inUseOnHost(metadata.slot))) await releaseSlot(hostSlots, metadata.slot, slotOwner(context, name));
+    if (!(await hostSlots.inUseOnHost(metadata.slot)))
+      await releaseSlot(hostSlots, metadata.slot, slotOwner(context, name));
   });
-  if (failures.length > 0) throw new SandboxError(`sandbox "${name}" removed with errors:\n  ${failures.join("\n  ")}`, "container");
+  if (failures.length > 0)
+    throw new SandboxError(`sandbox "${name}" removed with errors:\n  ${failures.join("\n  ")}`, "container");
 }

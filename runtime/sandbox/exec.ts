@@ -33,11 +33,21 @@ export interface ExecResult {
  * sandbox's groups and cgroup namespace (so resource limits apply to everything started later
  * too), enters its namespaces, drops to the agent and loads the sandbox's filter.
  */
-export async function execCommand(context: RuntimeContext, metadata: SandboxMetadata, command: string[], options: ExecOptions = {}): Promise<string[]> {
-  if (command.length === 0) throw new SandboxError("no command given: forage-ctl exec NAME -- COMMAND [ARGS…]", "usage");
+export async function execCommand(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  command: string[],
+  options: ExecOptions = {},
+): Promise<string[]> {
+  if (command.length === 0)
+    throw new SandboxError("no command given: forage-ctl exec NAME -- COMMAND [ARGS…]", "usage");
   const backend = backendOf(metadata.runtime);
   const leader = await backend.leader(context, metadata);
-  if (leader === undefined) throw new SandboxError(`sandbox "${metadata.name}" is not running (start it with forage-ctl start ${metadata.name})`, "container");
+  if (leader === undefined)
+    throw new SandboxError(
+      `sandbox "${metadata.name}" is not running (start it with forage-ctl start ${metadata.name})`,
+      "container",
+    );
   const { host } = context.settings;
   const user = options.asRoot === true ? null : { uid: metadata.uid, gid: metadata.gid };
   return execArgs(context.paths, {
@@ -54,7 +64,12 @@ export async function execCommand(context: RuntimeContext, metadata: SandboxMeta
 }
 
 /** Runs a command in a running sandbox and collects its output (for internal steps). */
-export async function execInRunning(context: RuntimeContext, metadata: SandboxMetadata, command: string[], options: ExecOptions = {}): Promise<ExecResult> {
+export async function execInRunning(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  command: string[],
+  options: ExecOptions = {},
+): Promise<ExecResult> {
   const [program, ...args] = await execCommand(context, metadata, command, options);
   return new Promise((resolve, reject) => {
     const child = spawn(program ?? "forage-enter", args, { stdio: ["ignore", "pipe", "pipe"] });

@@ -16,7 +16,15 @@ import { isRunning, stopSandbox } from "./start-stop.js";
 
 /** One thing gc found that no live sandbox accounts for. */
 export interface Orphan {
-  kind: "half-created sandbox" | "stale runtime state" | "root" | "lock file" | "secrets" | "workspace" | "network namespace" | "slot claim";
+  kind:
+    | "half-created sandbox"
+    | "stale runtime state"
+    | "root"
+    | "lock file"
+    | "secrets"
+    | "workspace"
+    | "network namespace"
+    | "slot claim";
   name: string;
   detail: string;
 }
@@ -35,27 +43,46 @@ export async function findOrphans(context: RuntimeContext): Promise<Orphan[]> {
   for (const sandbox of sandboxes) {
     const isUp = running.has(sandbox.name);
     if (sandbox.phase === "creating" && !isAlive(sandbox.creatorPid) && !isUp) {
-      orphans.push({ kind: "half-created sandbox", name: sandbox.name, detail: `its up (pid ${sandbox.creatorPid}) died before finishing` });
+      orphans.push({
+        kind: "half-created sandbox",
+        name: sandbox.name,
+        detail: `its up (pid ${sandbox.creatorPid}) died before finishing`,
+      });
     } else if (!isUp && (sandbox.pid !== null || sandbox.cgroup !== null)) {
-      orphans.push({ kind: "stale runtime state", name: sandbox.name, detail: "recorded as running but its container is gone" });
+      orphans.push({
+        kind: "stale runtime state",
+        name: sandbox.name,
+        detail: "recorded as running but its container is gone",
+      });
     }
   }
   const claims = await readClaims(hostSlots.dir);
   // Roots and secrets live in host-wide directories by default: another instance's are not ours.
-  const others = new Set([...claims.values()].filter((claim) => claim.stateDir !== slotOwner(context, "").stateDir).map((claim) => claim.sandbox));
+  const others = new Set(
+    [...claims.values()]
+      .filter((claim) => claim.stateDir !== slotOwner(context, "").stateDir)
+      .map((claim) => claim.sandbox),
+  );
   for (const entry of await entries(context.paths.rootsDir)) {
     // systemd-nspawn locks a root with `.#<name>.lck` beside it and cannot remove it when killed.
     const lock = /^\.#(.+)\.lck$/.exec(entry)?.[1];
-    if (lock !== undefined && !running.has(lock) && !others.has(lock)) orphans.push({ kind: "lock file", name: lock, detail: `${context.paths.rootsDir}/${entry}` });
-    else if (sandboxNamePattern.test(entry) && !known.has(entry) && !others.has(entry)) orphans.push({ kind: "root", name: entry, detail: rootPath(context.paths, entry) });
+    if (lock !== undefined && !running.has(lock) && !others.has(lock))
+      orphans.push({ kind: "lock file", name: lock, detail: `${context.paths.rootsDir}/${entry}` });
+    else if (sandboxNamePattern.test(entry) && !known.has(entry) && !others.has(entry))
+      orphans.push({ kind: "root", name: entry, detail: rootPath(context.paths, entry) });
   }
   for (const name of await entries(context.paths.secretsDir)) {
-    if (sandboxNamePattern.test(name) && !known.has(name) && !others.has(name)) orphans.push({ kind: "secrets", name, detail: `${context.paths.secretsDir}/${name}` });
+    if (sandboxNamePattern.test(name) && !known.has(name) && !others.has(name))
+      orphans.push({ kind: "secrets", name, detail: `${context.paths.secretsDir}/${name}` });
   }
   // A crash while an up was making its jj workspaces / git worktrees, before they were recorded.
   for (const name of await entries(context.paths.workspacesDir)) {
     if (sandboxNamePattern.test(name) && !known.has(name))
-      orphans.push({ kind: "workspace", name, detail: `${context.paths.workspacesDir}/${name} (git worktree prune / jj workspace forget tidy the repository)` });
+      orphans.push({
+        kind: "workspace",
+        name,
+        detail: `${context.paths.workspacesDir}/${name} (git worktree prune / jj workspace forget tidy the repository)`,
+      });
   }
   orphans.push(...(await orphanSlots(context, claims)));
   return orphans;
@@ -73,12 +100,15 @@ export async function removeOrphans(context: RuntimeContext, orphans: Orphan[]):
   for (const orphan of orphans) {
     const sandbox = sandboxes.get(orphan.name);
     if (orphan.kind === "half-created sandbox") await destroySandbox(context, orphan.name, 1);
-    else if (orphan.kind === "stale runtime state" && sandbox !== undefined) await withSandboxLock(context, orphan.name, () => stopIfStillStale(context, sandbox.name));
+    else if (orphan.kind === "stale runtime state" && sandbox !== undefined)
+      await withSandboxLock(context, orphan.name, () => stopIfStillStale(context, sandbox.name));
     else if (orphan.kind === "root") await unmountRoot(rootPath(context.paths, orphan.name));
     else if (orphan.kind === "lock file") await rm(orphan.detail, { force: true });
     else if (orphan.kind === "secrets") await removeSecrets(context.paths, orphan.name);
-    else if (orphan.kind === "workspace") await removeOrphanWorkspaces(pathUnder(context.paths.workspacesDir, orphan.name));
-    else if (orphan.kind === "network namespace" || orphan.kind === "slot claim") await removeSlotResources(context, Number(orphan.name.slice(1)));
+    else if (orphan.kind === "workspace")
+      await removeOrphanWorkspaces(pathUnder(context.paths.workspacesDir, orphan.name));
+    else if (orphan.kind === "network namespace" || orphan.kind === "slot claim")
+      await removeSlotResources(context, Number(orphan.name.slice(1)));
   }
 }
 
@@ -113,7 +143,8 @@ async function orphanSlots(context: RuntimeContext, claims: Map<number, SlotClai
   for (const [slot, claim] of claims) {
     if (claim.stateDir !== ours || (await hostSlots.ownerHolds(claim, slot))) continue;
     const name = `f${slot}`;
-    if (await hostSlots.inUseOnHost(slot)) orphans.push({ kind: "network namespace", name, detail: `claimed for ${claim.sandbox}, which is gone` });
+    if (await hostSlots.inUseOnHost(slot))
+      orphans.push({ kind: "network namespace", name, detail: `claimed for ${claim.sandbox}, which is gone` });
     else orphans.push({ kind: "slot claim", name, detail: `slot ${slot} claimed for ${claim.sandbox}, which is gone` });
   }
   return orphans;

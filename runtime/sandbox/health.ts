@@ -13,7 +13,11 @@ import { isRunning, startReady, stopSandbox } from "./start-stop.js";
  * Checks one sandbox that should be running (it was started and not stopped). Returns a report
  * line when it is unhealthy, restarting it first with `autoRestart`; undefined when healthy.
  */
-export async function checkHealth(context: RuntimeContext, listed: SandboxMetadata, autoRestart: boolean): Promise<string | undefined> {
+export async function checkHealth(
+  context: RuntimeContext,
+  listed: SandboxMetadata,
+  autoRestart: boolean,
+): Promise<string | undefined> {
   // One being made or stopped is not waited for (an up holds its lock for as long as it takes).
   if (listed.phase !== "ready" || listed.pid === null) return undefined;
   // Under the sandbox's lock, from its metadata as it is then: a `down` or `stop` that ran
@@ -24,10 +28,18 @@ export async function checkHealth(context: RuntimeContext, listed: SandboxMetada
   });
 }
 
-async function checkSandbox(context: RuntimeContext, sandbox: SandboxMetadata, autoRestart: boolean): Promise<string | undefined> {
+async function checkSandbox(
+  context: RuntimeContext,
+  sandbox: SandboxMetadata,
+  autoRestart: boolean,
+): Promise<string | undefined> {
   if (sandbox.phase !== "ready" || sandbox.pid === null) return undefined;
   const running = await isRunning(context, sandbox);
-  const problem = !running ? "container is gone" : (await hasSession(context, sandbox)) ? undefined : "agent session is gone";
+  const problem = !running
+    ? "container is gone"
+    : (await hasSession(context, sandbox))
+      ? undefined
+      : "agent session is gone";
   if (problem === undefined) return checkGuard(context, sandbox, autoRestart);
   await recordEvent(context.paths, sandbox.name, "error", { detail: `health: ${problem}` });
   if (!autoRestart) return `${sandbox.name}: unhealthy (${problem})`;
@@ -42,14 +54,21 @@ async function checkSandbox(context: RuntimeContext, sandbox: SandboxMetadata, a
 export async function checkAll(context: RuntimeContext, autoRestart: boolean): Promise<string[]> {
   const reports: string[] = [];
   for (const sandbox of await listMetadata(context.paths)) {
-    const report = await checkHealth(context, sandbox, autoRestart).catch((error: unknown) => `${sandbox.name}: health check failed: ${error instanceof Error ? error.message : String(error)}`);
+    const report = await checkHealth(context, sandbox, autoRestart).catch(
+      (error: unknown) =>
+        `${sandbox.name}: health check failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
     if (report !== undefined) reports.push(report);
   }
   return reports;
 }
 
 /** A running sandbox whose network guard died resolves no name: restart the guard (autoRestart). */
-async function checkGuard(context: RuntimeContext, sandbox: SandboxMetadata, autoRestart: boolean): Promise<string | undefined> {
+async function checkGuard(
+  context: RuntimeContext,
+  sandbox: SandboxMetadata,
+  autoRestart: boolean,
+): Promise<string | undefined> {
   if (await isOurGuard(context.paths, sandbox.guard, sandbox.name)) return undefined;
   const problem = "network guard is gone: no name resolves";
   await recordEvent(context.paths, sandbox.name, "error", { detail: `health: ${problem}` });

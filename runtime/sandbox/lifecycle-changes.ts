@@ -23,7 +23,11 @@ export function startExisting(context: RuntimeContext, name: string, sshAuthSock
 }
 
 export function stopExisting(context: RuntimeContext, name: string, graceSeconds: number): Promise<void> {
-  return locked(context, name, async () => void (await stopSandbox(context, await requireSandbox(context, name), graceSeconds)));
+  return locked(
+    context,
+    name,
+    async () => void (await stopSandbox(context, await requireSandbox(context, name), graceSeconds)),
+  );
 }
 
 /** A fresh root from the same definition: stopped, secrets copied again, started; the workspace stays. */
@@ -43,7 +47,11 @@ export function resetSandbox(context: RuntimeContext, name: string, sshAuthSock?
  * else the one recorded), checked before the sandbox starts and recorded for the daemon, which
  * serves the agent; the metadata as it was when no key is relayed or the socket is the same.
  */
-async function withCallersAgent(context: RuntimeContext, metadata: SandboxMetadata, sshAuthSock: string | undefined): Promise<SandboxMetadata> {
+async function withCallersAgent(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  sshAuthSock: string | undefined,
+): Promise<SandboxMetadata> {
   const sshAgent = await withUpstreamAgent(metadata.sshAgent, sshAuthSock, metadata);
   // Written only when the socket changed (the check itself always runs).
   if (sshAgent?.upstreamSocket === metadata.sshAgent?.upstreamSocket) return metadata;

@@ -61,7 +61,11 @@ export interface NetworkView {
 }
 
 /** Shows, or changes and shows, a sandbox's network policy (live when it runs). */
-export async function networkOperation(context: RuntimeContext, name: string, change: NetworkChange | null): Promise<NetworkView> {
+export async function networkOperation(
+  context: RuntimeContext,
+  name: string,
+  change: NetworkChange | null,
+): Promise<NetworkView> {
   if (change !== null) {
     await withSandboxLock(context, name, async () => {
       const metadata = await requireSandbox(context, name);
@@ -80,7 +84,11 @@ export async function networkOperation(context: RuntimeContext, name: string, ch
         ...(learn ? { learn: true as const } : {}),
       };
       const checked = networkPolicySchema.safeParse(policy);
-      if (!checked.success) throw new SandboxError(`network ${name}: ${checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`, "usage");
+      if (!checked.success)
+        throw new SandboxError(
+          `network ${name}: ${checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
+          "usage",
+        );
       const running = await isRunning(context, metadata);
       const namespace = running ? await backendOf(metadata.runtime).networkNamespace(context, metadata) : undefined;
       const changed = await changeNetwork(context, metadata, checked.data, running, namespace);
@@ -115,7 +123,13 @@ function deniedNames(records: DenialRecord[]): DeniedName[] {
     if (record.name === undefined || (record.kind !== "dns" && record.kind !== "sni")) continue;
     const known = byName.get(record.name);
     byName.delete(record.name); // re-inserted last: the map ends in order of latest refusal
-    byName.set(record.name, { name: record.name, kind: record.kind, rule: record.rule, count: (known?.count ?? 0) + record.count, last: record.time });
+    byName.set(record.name, {
+      name: record.name,
+      kind: record.kind,
+      rule: record.rule,
+      count: (known?.count ?? 0) + record.count,
+      last: record.time,
+    });
   }
   return [...byName.values()].reverse();
 }
@@ -129,18 +143,29 @@ export async function denialsOperation(context: RuntimeContext, name: string): P
 }
 
 async function guardStatus(context: RuntimeContext, name: string): Promise<GuardStatus | null> {
-  return (await readStatusFile(join(sandboxNetworkPath(context.paths, name), guardStatusFile), guardStatusSchema)) ?? null;
+  return (
+    (await readStatusFile(join(sandboxNetworkPath(context.paths, name), guardStatusFile), guardStatusSchema)) ?? null
+  );
 }
 
 /** What each restricted-only flag does with the allowlist, for the refusal. */
-const flagUses = { sni: "it checks names against the allowlist", ask: "it asks about names not in the allowlist" } as const;
+const flagUses = {
+  sni: "it checks names against the allowlist",
+  ask: "it asks about names not in the allowlist",
+} as const;
 
 /**
  * sni and ask work with the allowlist, so only restricted mode reads them (as in templates, whose
  * schema refuses them beside none and full): asked for in another mode they are refused, and a
  * sandbox that leaves restricted drops them rather than keep a flag nothing reads.
  */
-function restrictedOnly(name: string, flag: keyof typeof flagUses, mode: NetworkPolicy["mode"], value: boolean, asked: boolean | undefined): boolean {
+function restrictedOnly(
+  name: string,
+  flag: keyof typeof flagUses,
+  mode: NetworkPolicy["mode"],
+  value: boolean,
+  asked: boolean | undefined,
+): boolean {
   if (mode === "restricted") return value;
   if (asked === true) {
     throw new SandboxError(

@@ -13,7 +13,8 @@ import { withSandboxLock } from "../state/sandbox-lock.js";
 import { isRunning } from "./start-stop.js";
 
 /** What `forage-ctl port` asks: open a forward, close one (by host port, and sandbox port if given), or nothing. */
-export type PortChange = { kind: "add"; forward: PortForward } | { kind: "remove"; hostPort: number; port: number | null } | null;
+export type PortChange =
+  { kind: "add"; forward: PortForward } | { kind: "remove"; hostPort: number; port: number | null } | null;
 
 /** One forward as `forage-ctl port NAME` lists it. */
 export interface PortView extends PortForward {
@@ -39,7 +40,10 @@ export async function portOperation(context: RuntimeContext, name: string, chang
   }
   return withSandboxLock(context, name, async () => {
     const metadata = await requireSandbox(context, name);
-    const changed = change.kind === "add" ? await addForward(context, metadata, change.forward) : await removeForward(context, metadata, change);
+    const changed =
+      change.kind === "add"
+        ? await addForward(context, metadata, change.forward)
+        : await removeForward(context, metadata, change);
     return views(context, changed.metadata, changed.states);
   });
 }
@@ -52,14 +56,24 @@ interface Changed {
 
 async function addForward(context: RuntimeContext, metadata: SandboxMetadata, forward: PortForward): Promise<Changed> {
   const { name } = metadata;
-  if (!(await isRunning(context, metadata))) throw new SandboxError(`sandbox "${name}" is stopped: start it first (forage-ctl start ${name}); its forwards open with it`, "container");
+  if (!(await isRunning(context, metadata)))
+    throw new SandboxError(
+      `sandbox "${name}" is stopped: start it first (forage-ctl start ${name}); its forwards open with it`,
+      "container",
+    );
   const current = metadata.ports ?? [];
   const same = current.find((each) => each.hostPort === forward.hostPort);
   if (same !== undefined && same.port !== forward.port)
-    throw new SandboxError(`${forwardHost}:${forward.hostPort} already forwards to port ${same.port} of ${name} (close it first: forage-ctl port ${name} ${forward.hostPort} --remove)`, "general");
+    throw new SandboxError(
+      `${forwardHost}:${forward.hostPort} already forwards to port ${same.port} of ${name} (close it first: forage-ctl port ${name} ${forward.hostPort} --remove)`,
+      "general",
+    );
   if (same === undefined) await refuseTaken(context, name, forward.hostPort);
   if (same === undefined && current.length >= portLimits.maxPerSandbox)
-    throw new SandboxError(`${name} has ${current.length} forwards, the most a sandbox may have: close one first (forage-ctl port ${name} HOSTPORT --remove)`, "usage");
+    throw new SandboxError(
+      `${name} has ${current.length} forwards, the most a sandbox may have: close one first (forage-ctl port ${name} HOSTPORT --remove)`,
+      "usage",
+    );
   const changed = { ...metadata, ports: same === undefined ? [...current, forward] : current };
   await writeMetadata(context.paths, changed);
   const states = await syncOrUndo(context, metadata, () => writeMetadata(context.paths, metadata));
@@ -67,18 +81,31 @@ async function addForward(context: RuntimeContext, metadata: SandboxMetadata, fo
   if (state?.open !== true) {
     await writeMetadata(context.paths, metadata);
     await syncForwards(context.paths, metadata.guard, name).catch(() => null);
-    throw new SandboxError(`${forwardHost}:${forward.hostPort} cannot be opened for ${name}: ${await whyNot(state?.error ?? "the guard did not report it", forward.hostPort)}`, "general");
+    throw new SandboxError(
+      `${forwardHost}:${forward.hostPort} cannot be opened for ${name}: ${await whyNot(state?.error ?? "the guard did not report it", forward.hostPort)}`,
+      "general",
+    );
   }
-  if (same === undefined) await recordEvent(context.paths, name, "network", { detail: `port ${describeForward(forward)} opened` });
+  if (same === undefined)
+    await recordEvent(context.paths, name, "network", { detail: `port ${describeForward(forward)} opened` });
   return { metadata: changed, states };
 }
 
-async function removeForward(context: RuntimeContext, metadata: SandboxMetadata, change: { hostPort: number; port: number | null }): Promise<Changed> {
+async function removeForward(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  change: { hostPort: number; port: number | null },
+): Promise<Changed> {
   const { name } = metadata;
   const current = metadata.ports ?? [];
-  const found = current.find((each) => each.hostPort === change.hostPort && (change.port === null || each.port === change.port));
+  const found = current.find(
+    (each) => each.hostPort === change.hostPort && (change.port === null || each.port === change.port),
+  );
   if (found === undefined) {
-    const asked = change.port === null ? `${forwardHost}:${change.hostPort}` : describeForward({ hostPort: change.hostPort, port: change.port });
+    const asked =
+      change.port === null
+        ? `${forwardHost}:${change.hostPort}`
+        : describeForward({ hostPort: change.hostPort, port: change.port });
     const known = current.length === 0 ? "it has none" : `its forwards: ${current.map(describeForward).join(", ")}`;
     throw new SandboxError(`${name} has no forward ${asked} (${known}; see forage-ctl port ${name})`, "general");
   }
@@ -91,17 +118,32 @@ async function removeForward(context: RuntimeContext, metadata: SandboxMetadata,
 
 /** A host port another sandbox of this state directory forwards is refused with its name (its guard may be stopped). */
 async function refuseTaken(context: RuntimeContext, name: string, hostPort: number): Promise<void> {
-  const other = (await listMetadata(context.paths)).find((each) => each.name !== name && (each.ports ?? []).some((forward) => forward.hostPort === hostPort));
-  if (other !== undefined) throw new SandboxError(`${forwardHost}:${hostPort} is taken: sandbox ${other.name} forwards it (forage-ctl port ${other.name} ${hostPort} --remove)`, "general");
+  const other = (await listMetadata(context.paths)).find(
+    (each) => each.name !== name && (each.ports ?? []).some((forward) => forward.hostPort === hostPort),
+  );
+  if (other !== undefined)
+    throw new SandboxError(
+      `${forwardHost}:${hostPort} is taken: sandbox ${other.name} forwards it (forage-ctl port ${other.name} ${hostPort} --remove)`,
+      "general",
+    );
 }
 
 /** The guard's report after a change; without a guard, the change is undone and refused. */
-async function syncOrUndo(context: RuntimeContext, metadata: SandboxMetadata, undo: () => Promise<void>): Promise<ForwardState[]> {
+async function syncOrUndo(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  undo: () => Promise<void>,
+): Promise<ForwardState[]> {
   const failed = (reason: string): Promise<never> =>
     undo().then(() => {
-      throw new SandboxError(`the network guard of ${metadata.name} ${reason} (forage-ctl network ${metadata.name} shows its health; forage-ctl stop and start restart it)`, "container");
+      throw new SandboxError(
+        `the network guard of ${metadata.name} ${reason} (forage-ctl network ${metadata.name} shows its health; forage-ctl stop and start restart it)`,
+        "container",
+      );
     });
-  const states = await syncForwards(context.paths, metadata.guard, metadata.name).catch((error: Error) => failed(`refused: ${error.message}`));
+  const states = await syncForwards(context.paths, metadata.guard, metadata.name).catch((error: Error) =>
+    failed(`refused: ${error.message}`),
+  );
   return states ?? failed("is not running");
 }
 
@@ -109,7 +151,10 @@ async function syncOrUndo(context: RuntimeContext, metadata: SandboxMetadata, un
 async function runningForwards(context: RuntimeContext, metadata: SandboxMetadata): Promise<ForwardState[] | null> {
   if (!(await isRunning(context, metadata))) return null;
   return syncForwards(context.paths, metadata.guard, metadata.name).catch((error: Error) => {
-    throw new SandboxError(`the network guard of ${metadata.name} refused: ${error.message} (forage-ctl network ${metadata.name} shows its health)`, "container");
+    throw new SandboxError(
+      `the network guard of ${metadata.name} refused: ${error.message} (forage-ctl network ${metadata.name} shows its health)`,
+      "container",
+    );
   });
 }
 

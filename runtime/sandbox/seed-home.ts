@@ -15,6 +15,16 @@ export async function seedHome(context: RuntimeContext, metadata: SandboxMetadat
   if (!metadata.secrets.includes(homeSeedName) || backendOf(metadata.runtime).capabilities.ownInit) return;
   const { secretsMountPath, containerUsername } = context.settings.host;
   // -r copies links as links (GNU cp -R does not follow them); -T merges into the home itself.
-  const result = await execInRunning(context, metadata, ["cp", "-rT", "--", `${secretsMountPath}/${homeSeedName}`, `/home/${containerUsername}`]);
-  if (result.exitCode !== 0) throw new SandboxError(`could not put the agents' files in ${containerUsername}'s home: ${result.stderr.trim().split("\n").slice(-2).join(" / ")}`, "container");
+  const result = await execInRunning(context, metadata, [
+    "cp",
+    "-rT",
+    "--",
+    `${secretsMountPath}/${homeSeedName}`,
+    `/home/${containerUsername}`,
+  ]);
+  if (result.exitCode !== 0)
+    throw new SandboxError(
+      `could not put the agents' files in ${containerUsername}'s home: ${result.stderr.trim().split("\n").slice(-2).join(" / ")}`,
+      "container",
+    );
 }

@@ -16,7 +16,11 @@ export const sessionName = "forage";
  * (remain-on-exit) so the user can read what happened. A host without tmux gets a warning: exec
  * and shell still work.
  */
-export async function startSession(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
+export async function startSession(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  template: TemplateModel,
+): Promise<void> {
   if (backendOf(metadata.runtime).capabilities.ownInit) return awaitSystemSession(context, metadata);
   const workspace = context.settings.host.workspacePath;
   const windows = template.tmuxWindows.length > 0 ? template.tmuxWindows : [{ name: "shell", command: "bash -l" }];
@@ -28,10 +32,15 @@ export async function startSession(context: RuntimeContext, metadata: SandboxMet
     ["set-option", "-wg", "remain-on-exit", "on"],
     ...rest.map((w) => ["new-window", "-t", sessionName, "-n", w.name, "-c", workspace, tmuxArgument(w.command)]),
   ];
-  const result = await execInRunning(context, metadata, ["tmux", ...steps.flatMap((step, i) => (i === 0 ? step : [";", ...step]))]);
+  const result = await execInRunning(context, metadata, [
+    "tmux",
+    ...steps.flatMap((step, i) => (i === 0 ? step : [";", ...step])),
+  ]);
   if (result.exitCode !== 0) {
     const message =
-      result.exitCode === 127 ? "tmux is not installed on the host: the sandbox has no agent session (exec and shell still work)" : `tmux failed (exit ${result.exitCode}): ${result.stderr.trim()}`;
+      result.exitCode === 127
+        ? "tmux is not installed on the host: the sandbox has no agent session (exec and shell still work)"
+        : `tmux failed (exit ${result.exitCode}): ${result.stderr.trim()}`;
     context.warn(message);
     await recordEvent(context.paths, metadata.name, "warning", { detail: message });
   }
@@ -59,7 +68,9 @@ async function awaitSystemSession(context: RuntimeContext, metadata: SandboxMeta
 
 /** True when the sandbox's tmux session exists. */
 export async function hasSession(context: RuntimeContext, metadata: SandboxMetadata): Promise<boolean> {
-  const result = await execInRunning(context, metadata, ["tmux", "has-session", "-t", sessionName]).catch(() => undefined);
+  const result = await execInRunning(context, metadata, ["tmux", "has-session", "-t", sessionName]).catch(
+    () => undefined,
+  );
   return result?.exitCode === 0;
 }
 
@@ -67,14 +78,21 @@ export async function hasSession(context: RuntimeContext, metadata: SandboxMetad
  * Runs the template's initCommands, then /workspace/.forage/init if it is executable, as the
  * agent in the workspace. Failures are warnings: the sandbox is still usable.
  */
-export async function runInit(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<void> {
+export async function runInit(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  template: TemplateModel,
+): Promise<void> {
   const workspace = context.settings.host.workspacePath;
   // The repository's own init script, when it has one (checked on the host side of the mount).
   const repoInit = await access(join(metadata.workspace.hostPath, ".forage/init"), constants.X_OK).then(
     () => true,
     () => false,
   );
-  const steps = [...template.initCommands.map((command) => ({ label: command, argv: ["bash", "-lc", command] })), ...(repoInit ? [{ label: ".forage/init", argv: ["./.forage/init"] }] : [])];
+  const steps = [
+    ...template.initCommands.map((command) => ({ label: command, argv: ["bash", "-lc", command] })),
+    ...(repoInit ? [{ label: ".forage/init", argv: ["./.forage/init"] }] : []),
+  ];
   for (const step of steps) {
     const result = await execInRunning(context, metadata, step.argv, { cwd: workspace });
     if (result.exitCode !== 0) {

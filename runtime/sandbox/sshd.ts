@@ -4,7 +4,17 @@ import type { SandboxMetadata } from "../state/metadata.js";
 import { execInRunning } from "./exec.js";
 
 /** Capabilities sshd keeps (privilege separation, port 22); everything else is dropped. */
-const sshdCapabilities = ["setuid", "setgid", "sys_chroot", "net_bind_service", "chown", "dac_override", "fowner", "kill", "audit_write"];
+const sshdCapabilities = [
+  "setuid",
+  "setgid",
+  "sys_chroot",
+  "net_bind_service",
+  "chown",
+  "dac_override",
+  "fowner",
+  "kill",
+  "audit_write",
+];
 
 /** Starts sshd inside the running sandbox as root with only the capabilities it needs. */
 export async function startSshd(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {

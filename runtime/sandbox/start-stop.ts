@@ -18,7 +18,11 @@ import { hostFoldersDir, joinFolders, leaveFolders } from "../workspaces/folder-
  * root) and records it; a root without its own init gets forage-ctl's sshd when the template
  * asks for SSH. Nothing half-started stays when a step fails.
  */
-async function startSandbox(context: RuntimeContext, given: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
+async function startSandbox(
+  context: RuntimeContext,
+  given: SandboxMetadata,
+  template: TemplateModel,
+): Promise<SandboxMetadata> {
   const backend = backendOf(given.runtime);
   await useFolders(context, given);
   const started = await backend.start(context, given, template).catch(async (error: unknown) => {
@@ -43,7 +47,12 @@ async function startSandbox(context: RuntimeContext, given: SandboxMetadata, tem
  * the in-sandbox table of the policy in force, and the init commands (failures there warn).
  * Used by up, start, reset and the health monitor alike.
  */
-export async function startReady(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel, progress?: (step: string) => void): Promise<SandboxMetadata> {
+export async function startReady(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  template: TemplateModel,
+  progress?: (step: string) => void,
+): Promise<SandboxMetadata> {
   const { clock } = context;
   // Rendered at every start (the network policy it describes may have changed), beside the start.
   const agentContext = await startContextFiles(context, metadata, template);
@@ -55,7 +64,10 @@ export async function startReady(context: RuntimeContext, metadata: SandboxMetad
   progress?.("opening the agent session");
   // The session and the in-sandbox table do not depend on each other (the host-side table holds already).
   const namespace = await backendOf(running.runtime).networkNamespace(context, running);
-  await Promise.all([timed(clock, "agent session", () => startSession(context, running, template)), timed(clock, "in-sandbox table", () => syncInSandboxTable(context, running, namespace))]);
+  await Promise.all([
+    timed(clock, "agent session", () => startSession(context, running, template)),
+    timed(clock, "in-sandbox table", () => syncInSandboxTable(context, running, namespace)),
+  ]);
   progress?.("running init commands");
   await timed(clock, "init commands", () => runInit(context, running, template));
   return running;
@@ -70,8 +82,14 @@ async function useFolders(context: RuntimeContext, metadata: SandboxMetadata): P
   const others = await joinFolders(hostFoldersDir, slotOwner(context, metadata.name), foldersOf(metadata));
   const own = slotOwner(context, metadata.name).stateDir;
   for (const [folder, users] of others) {
-    const names = users.map((user) => (user.stateDir === own ? `"${user.sandbox}"` : `"${user.sandbox}" (state directory ${user.stateDir})`)).join(", ");
-    context.warn(`${folder} is in use by sandbox ${names} too: both agents write the same files; give each sandbox its own folder (-r makes it a worktree of its own) unless you mean to share it`);
+    const names = users
+      .map((user) =>
+        user.stateDir === own ? `"${user.sandbox}"` : `"${user.sandbox}" (state directory ${user.stateDir})`,
+      )
+      .join(", ");
+    context.warn(
+      `${folder} is in use by sandbox ${names} too: both agents write the same files; give each sandbox its own folder (-r makes it a worktree of its own) unless you mean to share it`,
+    );
   }
 }
 
@@ -81,7 +99,11 @@ function foldersOf(metadata: SandboxMetadata): string[] {
 }
 
 /** Stops the container (graceful, then forceful) and removes its root and network. Idempotent. */
-export async function stopSandbox(context: RuntimeContext, metadata: SandboxMetadata, graceSeconds = 10): Promise<SandboxMetadata> {
+export async function stopSandbox(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  graceSeconds = 10,
+): Promise<SandboxMetadata> {
   await backendOf(metadata.runtime).stop(context, metadata, graceSeconds);
   // After the container is gone: the last sandbox out removes the stand-ins it no longer needs.
   await leaveFolders(hostFoldersDir, slotOwner(context, metadata.name), foldersOf(metadata), metadata);

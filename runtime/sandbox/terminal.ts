@@ -37,7 +37,8 @@ function frame(type: number, payload: Buffer): Buffer {
 /** Keystrokes as data frames (a long paste is cut into several). */
 export function keysFrames(keys: Buffer): Buffer {
   const frames: Buffer[] = [];
-  for (let at = 0; at < keys.length; at += largestPayload) frames.push(frame(dataFrameType, keys.subarray(at, at + largestPayload)));
+  for (let at = 0; at < keys.length; at += largestPayload)
+    frames.push(frame(dataFrameType, keys.subarray(at, at + largestPayload)));
   return Buffer.concat(frames);
 }
 
@@ -57,7 +58,11 @@ export function sizeFrame(size: TerminalSize): Buffer {
  * client's terminal nor the terminal forage-ctl itself runs on is ever handed in: a process
  * holding a host terminal could type into it (TIOCSTI) or run what a tmux client is told to.
  */
-export async function startOnTerminal(enter: EnterOnTerminal, command: string[], size: TerminalSize): Promise<TerminalProcess> {
+export async function startOnTerminal(
+  enter: EnterOnTerminal,
+  command: string[],
+  size: TerminalSize,
+): Promise<TerminalProcess> {
   const [program, ...args] = await enter(command, size);
   // Its own process group: a hang-up's SIGTERM reaches forage-enter, which passes it on inside.
   const child = spawn(program ?? "forage-enter", args, { stdio: ["pipe", "pipe", "ignore"], detached: true });

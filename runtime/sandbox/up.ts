@@ -60,7 +60,8 @@ export async function upSandbox(context: RuntimeContext, request: UpRequest): Pr
 
 async function createSandbox(context: RuntimeContext, request: UpRequest): Promise<SandboxMetadata> {
   const badKey = (request.sshKeys ?? []).find((key) => !sshPublicKey.safeParse(key).success);
-  if (badKey !== undefined) throw new SandboxError(`--ssh-key "${badKey.slice(0, 40)}…" is not an OpenSSH public key line`, "usage");
+  if (badKey !== undefined)
+    throw new SandboxError(`--ssh-key "${badKey.slice(0, 40)}…" is not an OpenSSH public key line`, "usage");
   const template = findTemplate(context, request.template);
   const { clock } = context;
   const { runtime, owner } = await timed(clock, "checks", async () => {
@@ -68,10 +69,14 @@ async function createSandbox(context: RuntimeContext, request: UpRequest): Promi
     await backend.preflight(context, template);
     return { runtime: backend.name, owner: await agentOwner(context) };
   });
-  const reserved = await timed(clock, "reserve name and slot", () => reserve(context, request, runtime, template, owner));
+  const reserved = await timed(clock, "reserve name and slot", () =>
+    reserve(context, request, runtime, template, owner),
+  );
   try {
     request.progress?.("preparing the workspaces");
-    const workspaces = await timed(clock, "workspaces", () => createWorkspaces(context.paths, reserved.name, template, request.workspace, owner));
+    const workspaces = await timed(clock, "workspaces", () =>
+      createWorkspaces(context.paths, reserved.name, template, request.workspace, owner),
+    );
     const withWorkspaces = { ...reserved, ...workspaces };
     const secrets = await timed(clock, "metadata, secrets, host key", async () => {
       await writeMetadata(context.paths, withWorkspaces);
@@ -82,16 +87,26 @@ async function createSandbox(context: RuntimeContext, request: UpRequest): Promi
     const running = await startReady(context, { ...withWorkspaces, secrets }, template, request.progress);
     const ready = { ...running, phase: "ready" as const };
     await timed(clock, "metadata", () => writeMetadata(context.paths, ready));
-    await recordEvent(context.paths, reserved.name, "create", { detail: `template ${template.name}, slot ${reserved.slot}` });
+    await recordEvent(context.paths, reserved.name, "create", {
+      detail: `template ${template.name}, slot ${reserved.slot}`,
+    });
     return ready;
   } catch (error) {
-    await recordEvent(context.paths, reserved.name, "error", { detail: `up failed: ${error instanceof Error ? error.message : String(error)}` }).catch(() => undefined);
+    await recordEvent(context.paths, reserved.name, "error", {
+      detail: `up failed: ${error instanceof Error ? error.message : String(error)}`,
+    }).catch(() => undefined);
     await removeSandbox(context, reserved.name).catch(() => undefined);
     throw error;
   }
 }
 
-async function reserve(context: RuntimeContext, request: UpRequest, runtime: SandboxRuntime, template: TemplateModel, owner: { uid: number; gid: number; home: string }): Promise<SandboxMetadata> {
+async function reserve(
+  context: RuntimeContext,
+  request: UpRequest,
+  runtime: SandboxRuntime,
+  template: TemplateModel,
+  owner: { uid: number; gid: number; home: string },
+): Promise<SandboxMetadata> {
   const tmuxConf = `${owner.home}/.tmux.conf`;
   // Read side by side: each is a file or a git process, and all of them are on up's critical path.
   const [tmuxConfInfo, existing, identity, others] = await Promise.all([
@@ -103,7 +118,10 @@ async function reserve(context: RuntimeContext, request: UpRequest, runtime: San
   const muxConfig = tmuxConfInfo?.isFile() === true ? tmuxConf : null;
   // The name is this up's already (it holds the sandbox's lock): no other up or down can race it.
   if (existing !== undefined) {
-    throw new SandboxError(`sandbox "${request.name}" already exists (forage-ctl down ${request.name} first, or pick another name)`, "general");
+    throw new SandboxError(
+      `sandbox "${request.name}" already exists (forage-ctl down ${request.name} first, or pick another name)`,
+      "general",
+    );
   }
   const draft = {
     version: 1 as const,
@@ -114,7 +132,11 @@ async function reserve(context: RuntimeContext, request: UpRequest, runtime: San
     phase: "creating" as const,
     creatorPid: process.pid,
     // Until the workspaces are made (after the name is reserved): nothing of ours to remove.
-    workspace: { mode: "direct" as const, hostPath: request.workspace.directory ?? request.workspace.repo ?? "/", managed: false },
+    workspace: {
+      mode: "direct" as const,
+      hostPath: request.workspace.directory ?? request.workspace.repo ?? "/",
+      managed: false,
+    },
     mounts: [],
     agentIdentity: withExpandedKey({ ...identity, ...template.agentIdentity, ...request.identity }, owner.home),
     uid: owner.uid,
@@ -128,14 +150,33 @@ async function reserve(context: RuntimeContext, request: UpRequest, runtime: San
     secrets: [],
     network: templatePolicy(template),
     guard: null,
-    sshAgent: await withUpstreamAgent(sshAgentOf(request.sshAgent === undefined ? template.sshAgent : { keys: request.sshAgent, confirm: true }, owner.home), request.sshAuthSock, owner),
-    pushGate: template.pushGate === null ? null : { protectedBranches: template.pushGate.protectedBranches === null ? null : [...template.pushGate.protectedBranches] },
+    sshAgent: await withUpstreamAgent(
+      sshAgentOf(
+        request.sshAgent === undefined ? template.sshAgent : { keys: request.sshAgent, confirm: true },
+        owner.home,
+      ),
+      request.sshAuthSock,
+      owner,
+    ),
+    pushGate:
+      template.pushGate === null
+        ? null
+        : {
+            protectedBranches:
+              template.pushGate.protectedBranches === null ? null : [...template.pushGate.protectedBranches],
+          },
   };
   // The slot is host-wide, as its namespace and link are: claimed in the host's registry, with
   // the metadata written before the registry's lock is let go (see claimSlot).
   const withSlot = (slot: number): SandboxMetadata => ({ ...draft, slot, containerName: `f${slot}` });
-  const slot = await claimSlot(hostSlots, slotOwner(context, request.name), others, (claimed) => writeMetadata(context.paths, withSlot(claimed)));
-  if (slot === undefined) throw new SandboxError("no free slot: all 254 slots on this host are in use (remove sandboxes with forage-ctl down, here or in another Forage instance)", "no-slot");
+  const slot = await claimSlot(hostSlots, slotOwner(context, request.name), others, (claimed) =>
+    writeMetadata(context.paths, withSlot(claimed)),
+  );
+  if (slot === undefined)
+    throw new SandboxError(
+      "no free slot: all 254 slots on this host are in use (remove sandboxes with forage-ctl down, here or in another Forage instance)",
+      "no-slot",
+    );
   return withSlot(slot);
 }
 
@@ -143,10 +184,15 @@ async function reserve(context: RuntimeContext, request: UpRequest, runtime: San
  * The runtime a new sandbox gets: the one asked for (refused when no runtime has that name), or
  * the template's prebuilt NixOS system when the host has one, else the host's /usr.
  */
-async function chooseBackend(context: RuntimeContext, template: TemplateModel, requested: string | undefined): Promise<Backend> {
+async function chooseBackend(
+  context: RuntimeContext,
+  template: TemplateModel,
+  requested: string | undefined,
+): Promise<Backend> {
   if (requested === undefined) return defaultBackend(context.paths, template.name);
   const backend = backendNamed(requested);
-  if (backend === undefined) throw new SandboxError(`runtime "${requested}" is not available on this host: see forage-ctl runtime`, "usage");
+  if (backend === undefined)
+    throw new SandboxError(`runtime "${requested}" is not available on this host: see forage-ctl runtime`, "usage");
   return backend;
 }
 
@@ -157,14 +203,24 @@ function sshAgentOf(agent: TemplateModel["sshAgent"], home: string): SandboxMeta
 
 /** The identity with its key path as a host path ("~/" is the user's home). */
 function withExpandedKey(identity: SandboxMetadata["agentIdentity"], home: string): SandboxMetadata["agentIdentity"] {
-  return identity.sshKeyPath === undefined ? identity : { ...identity, sshKeyPath: expandHome(identity.sshKeyPath, home) };
+  return identity.sshKeyPath === undefined
+    ? identity
+    : { ...identity, sshKeyPath: expandHome(identity.sshKeyPath, home) };
 }
 
 /** The host user whose uid/gid the agent gets; never root. */
 async function agentOwner(context: RuntimeContext): Promise<{ uid: number; gid: number; home: string; name: string }> {
   const name = context.settings.host.user;
   const user = await lookupHostUser(name);
-  if (user === undefined) throw new SandboxError(`user "${name}" (from ${context.settings.source}) does not exist on this host: set \`user\` to an existing account`, "config");
-  if (user.uid === 0) throw new SandboxError(`user "${name}" is root: agents never run as root; set \`user\` to an unprivileged account`, "config");
+  if (user === undefined)
+    throw new SandboxError(
+      `user "${name}" (from ${context.settings.source}) does not exist on this host: set \`user\` to an existing account`,
+      "config",
+    );
+  if (user.uid === 0)
+    throw new SandboxError(
+      `user "${name}" is root: agents never run as root; set \`user\` to an unprivileged account`,
+      "config",
+    );
   return { uid: user.uid, gid: user.gid, home: user.home, name: user.name };
 }

@@ -41,9 +41,11 @@ export function assemble(program: Instruction[]): Buffer {
     else if (labels.has(instruction.name)) throw new Error(`internal: BPF label "${instruction.name}" defined twice`);
     else labels.set(instruction.name, code.length);
   }
-  if (code.length === 0 || code.length > maxInstructions) throw new Error(`internal: a BPF program needs 1 to ${maxInstructions} instructions, this one has ${code.length}`);
+  if (code.length === 0 || code.length > maxInstructions)
+    throw new Error(`internal: a BPF program needs 1 to ${maxInstructions} instructions, this one has ${code.length}`);
   const last = code[code.length - 1];
-  if (last?.op !== "return" && last?.op !== "jump") throw new Error("internal: a BPF program must end in a return or a jump");
+  if (last?.op !== "return" && last?.op !== "jump")
+    throw new Error("internal: a BPF program must end in a return or a jump");
   const out = Buffer.alloc(code.length * 8);
   code.forEach((instruction, index) => {
     const offset = (label: string, wide = false): number => {
@@ -51,7 +53,8 @@ export function assemble(program: Instruction[]): Buffer {
       if (target === undefined) throw new Error(`internal: BPF label "${label}" is not defined`);
       const distance = target - index - 1;
       // Jumps only go forward (the kernel refuses loops); conditional offsets are 8-bit.
-      if (distance < 0 || distance > (wide ? 0xffffffff : 0xff)) throw new Error(`internal: BPF jump to "${label}" spans ${distance} instructions`);
+      if (distance < 0 || distance > (wide ? 0xffffffff : 0xff))
+        throw new Error(`internal: BPF jump to "${label}" spans ${distance} instructions`);
       return distance;
     };
     const [opcode, jt, jf, k] = encode(instruction, offset);
@@ -63,7 +66,10 @@ export function assemble(program: Instruction[]): Buffer {
   return out;
 }
 
-function encode(instruction: Exclude<Instruction, { op: "label" }>, offset: (label: string, wide?: boolean) => number): [number, number, number, number] {
+function encode(
+  instruction: Exclude<Instruction, { op: "label" }>,
+  offset: (label: string, wide?: boolean) => number,
+): [number, number, number, number] {
   switch (instruction.op) {
     case "load":
       return [BPF_LD_W_ABS, 0, 0, instruction.offset];
@@ -74,7 +80,8 @@ function encode(instruction: Exclude<Instruction, { op: "label" }>, offset: (lab
     case "jeq":
     case "jge":
     case "jset": {
-      const opcode = instruction.op === "jeq" ? BPF_JMP_JEQ_K : instruction.op === "jge" ? BPF_JMP_JGE_K : BPF_JMP_JSET_K;
+      const opcode =
+        instruction.op === "jeq" ? BPF_JMP_JEQ_K : instruction.op === "jge" ? BPF_JMP_JGE_K : BPF_JMP_JSET_K;
       return [opcode, offset(instruction.then), offset(instruction.otherwise), instruction.k];
     }
   }

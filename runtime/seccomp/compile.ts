@@ -69,7 +69,12 @@ export function compileFilter(arch: SyscallArch, allow: readonly string[] = []):
     } else if (name === "clone" || name === "unshare") {
       program.push({ op: "jeq", k: number(name), then: `${name}-flags`, otherwise: next });
       const mask = name === "clone" ? CLONE_NEW_FLAGS : CLONE_NEW_FLAGS | CLONE_NEWTIME;
-      flagChecks.push({ op: "label", name: `${name}-flags` }, { op: "load", offset: ARG0_LOW }, { op: "jset", k: mask, then: "eperm", otherwise: next }, { op: "return", value: RET_ALLOW });
+      flagChecks.push(
+        { op: "label", name: `${name}-flags` },
+        { op: "load", offset: ARG0_LOW },
+        { op: "jset", k: mask, then: "eperm", otherwise: next },
+        { op: "return", value: RET_ALLOW },
+      );
     } else {
       program.push({ op: "jeq", k: number(name), then: "eperm", otherwise: next });
     }
@@ -80,7 +85,9 @@ export function compileFilter(arch: SyscallArch, allow: readonly string[] = []):
     ...flagChecks,
     { op: "label", name: "ioctl-request" },
     { op: "load", offset: ARG1_LOW },
-    ...[...BTRFS_SUBVOLUME_IOCTLS, ...TERMINAL_INJECTION_IOCTLS].map((request) => ({ op: "jeq", k: request, then: "eperm", otherwise: next }) as const),
+    ...[...BTRFS_SUBVOLUME_IOCTLS, ...TERMINAL_INJECTION_IOCTLS].map(
+      (request) => ({ op: "jeq", k: request, then: "eperm", otherwise: next }) as const,
+    ),
     { op: "return", value: RET_ALLOW },
     { op: "label", name: "eperm" },
     { op: "return", value: RET_ERRNO | EPERM },

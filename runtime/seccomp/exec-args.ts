@@ -31,7 +31,12 @@ export interface ExecSpec {
  * --user=1000:100 --cwd=/workspace --env=PATH=… <state>/seccomp/NAME.bpf git status`.
  */
 export function execArgs(paths: RuntimePaths, spec: ExecSpec): string[] {
-  const who = spec.user !== null ? [`--user=${spec.user.uid}:${spec.user.gid}`] : spec.rootCapabilities === undefined ? [] : [`--keep-caps=${spec.rootCapabilities.join(",")}`];
+  const who =
+    spec.user !== null
+      ? [`--user=${spec.user.uid}:${spec.user.gid}`]
+      : spec.rootCapabilities === undefined
+        ? []
+        : [`--keep-caps=${spec.rootCapabilities.join(",")}`];
   return [
     enterHelperPath(),
     `--join=${spec.leaderPid}`,

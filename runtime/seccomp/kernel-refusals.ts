@@ -31,7 +31,12 @@ export function parseRefusals(text: string, auditId: number, sinceSeconds: numbe
     const match = seccompRecord.exec(line);
     if (match === null || Number(match[2]) !== auditId || Number(match[1]) < sinceSeconds) continue;
     const nr = Number(match[4]);
-    const name = parseInt(match[3] ?? "", 16) !== arch.auditArch ? "other-abi" : arch.x32Bit !== null && nr >= arch.x32Bit ? "x32" : (names.get(nr) ?? `syscall ${nr}`);
+    const name =
+      parseInt(match[3] ?? "", 16) !== arch.auditArch
+        ? "other-abi"
+        : arch.x32Bit !== null && nr >= arch.x32Bit
+          ? "x32"
+          : (names.get(nr) ?? `syscall ${nr}`);
     bySyscall[name] = (bySyscall[name] ?? 0) + 1;
     total++;
   }

@@ -51,7 +51,10 @@ export async function writeSandboxFilter(paths: RuntimePaths, name: string, allo
       () => false,
     ))
   ) {
-    throw new SandboxError(`the seccomp helper ${helper} is missing: build it with npm run build (needs gcc and a static libc: scripts/install.sh installs them)`, "container");
+    throw new SandboxError(
+      `the seccomp helper ${helper} is missing: build it with npm run build (needs gcc and a static libc: scripts/install.sh installs them)`,
+      "container",
+    );
   }
   await mkdir(paths.seccompDir, { recursive: true, mode: 0o755 });
   const file = sandboxFilterPath(paths, name);
@@ -70,7 +73,8 @@ export async function allowedBack(paths: RuntimePaths, name: string): Promise<st
   const text = await readFile(allowedPath(paths, name), "utf8").catch(() => null);
   if (text === null) return null;
   const parsed: unknown = JSON.parse(text);
-  if (!Array.isArray(parsed) || !parsed.every((entry) => typeof entry === "string")) throw new Error(`internal: ${allowedPath(paths, name)} is not a list of names`);
+  if (!Array.isArray(parsed) || !parsed.every((entry) => typeof entry === "string"))
+    throw new Error(`internal: ${allowedPath(paths, name)} is not a list of names`);
   return parsed;
 }
 

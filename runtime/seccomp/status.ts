@@ -18,9 +18,15 @@ export interface SeccompStatus {
  * warning when that is anything, and what the filter refused since start (null when stopped:
  * `leader`, the running container's PID 1, is undefined).
  */
-export async function seccompStatus(context: RuntimeContext, metadata: SandboxMetadata, leader: number | undefined): Promise<SeccompStatus> {
+export async function seccompStatus(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  leader: number | undefined,
+): Promise<SeccompStatus> {
   const allowedNow = await allowedBack(context.paths, metadata.name);
-  const allowed = allowedNow ?? context.settings.templates.find((t) => t.name === metadata.template)?.seccomp.allow ?? [];
-  const refused = leader === undefined || metadata.startedAt === null ? null : sandboxRefusals(leader, metadata.startedAt);
+  const allowed =
+    allowedNow ?? context.settings.templates.find((t) => t.name === metadata.template)?.seccomp.allow ?? [];
+  const refused =
+    leader === undefined || metadata.startedAt === null ? null : sandboxRefusals(leader, metadata.startedAt);
   return { allowed, warning: seccompWarning(allowed), refused };
 }

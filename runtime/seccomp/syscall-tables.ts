@@ -116,5 +116,8 @@ export const aarch64: SyscallArch = {
 export function runningArch(arch: string = process.arch): SyscallArch {
   if (arch === "x64") return x86_64;
   if (arch === "arm64") return aarch64;
-  throw new SandboxError(`the seccomp filter supports x86_64 and aarch64 hosts only, this one is ${arch}: run Forage on one of those`, "general");
+  throw new SandboxError(
+    `the seccomp filter supports x86_64 and aarch64 hosts only, this one is ${arch}: run Forage on one of those`,
+    "general",
+  );
 }

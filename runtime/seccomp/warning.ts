@@ -6,7 +6,9 @@ import { seccompGroups, type SeccompGroup } from "../../generator/config/schema/
  */
 export function seccompWarning(allowed: readonly string[]): string | null {
   if (allowed.length === 0) return null;
-  const named = allowed.map((name) => (name in seccompGroups ? `${name} (${seccompGroups[name as SeccompGroup].join(", ")})` : name));
+  const named = allowed.map((name) =>
+    name in seccompGroups ? `${name} (${seccompGroups[name as SeccompGroup].join(", ")})` : name,
+  );
   const keyring = allowed.some((name) => name === "keyring" || name === "keyctl");
   return (
     `the seccomp filter allows back ${named.join(", ")}: the sandbox can reach kernel interfaces the default refuses` +

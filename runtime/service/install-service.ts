@@ -38,7 +38,11 @@ export interface InstalledService {
  * systemd runs, it is (re)started; a daemon started by hand (`sudo forage-ctl up`) is asked to
  * stop first, or it would hold the run directory and the service's daemon would step aside.
  */
-export async function installService(fill: UnitFill, progress: (step: string) => void, dir = unitDirectory()): Promise<InstalledService> {
+export async function installService(
+  fill: UnitFill,
+  progress: (step: string) => void,
+  dir = unitDirectory(),
+): Promise<InstalledService> {
   const unit = join(dir, unitName);
   const replaced = existsSync(unit);
   const text = renderUnit(await shippedUnit(), fill);
@@ -48,7 +52,8 @@ export async function installService(fill: UnitFill, progress: (step: string) =>
   await rename(staged, unit);
   const enabledBy = await enable(dir, unit);
   progress(`${replaced ? "replaced" : "wrote"} ${unit}, enabled for boot (${enabledBy})`);
-  if (!systemdRunning()) return { unit, enabledBy, settings: fill.settings, replaced, systemd: "not running", active: null };
+  if (!systemdRunning())
+    return { unit, enabledBy, settings: fill.settings, replaced, systemd: "not running", active: null };
   await systemctl("daemon-reload");
   await stopUnmanagedDaemon(progress);
   progress("systemctl restart forage");
@@ -64,7 +69,10 @@ export interface RemovedService {
 }
 
 /** Stops and disables the service (sandboxes keep running: KillMode=process) and removes its files. */
-export async function uninstallService(progress: (step: string) => void, dir = unitDirectory()): Promise<RemovedService> {
+export async function uninstallService(
+  progress: (step: string) => void,
+  dir = unitDirectory(),
+): Promise<RemovedService> {
   const unit = join(dir, unitName);
   const running = systemdRunning();
   if (running && existsSync(unit)) {
@@ -102,10 +110,17 @@ async function systemctl(...args: string[]): Promise<void> {
 async function stopUnmanagedDaemon(progress: (step: string) => void): Promise<void> {
   const hello = await daemonHello().catch(() => null);
   if (hello === null) return;
-  const mainPid = (await runCommand("systemctl", ["show", "--property=MainPID", "--value", unitName], { reject: false })).stdout.trim();
+  const mainPid = (
+    await runCommand("systemctl", ["show", "--property=MainPID", "--value", unitName], { reject: false })
+  ).stdout.trim();
   if (String(hello.pid) === mainPid) return;
   progress(`asking the daemon started by hand (pid ${hello.pid}) to exit; sandboxes keep running`);
   await callDaemon("shutdown", {});
   // Its lock goes with its process: wait for that, or the service's daemon would step aside.
-  for (let waited = 0; waited < 10_000 && (await stat(`/proc/${hello.pid}`).catch(() => undefined)) !== undefined; waited += 100) await sleep(100);
+  for (
+    let waited = 0;
+    waited < 10_000 && (await stat(`/proc/${hello.pid}`).catch(() => undefined)) !== undefined;
+    waited += 100
+  )
+    await sleep(100);
 }

@@ -30,9 +30,13 @@ export function renderUnit(shipped: string, fill: UnitFill): string {
     lines[index] = line;
   };
   const [program = "", ...args] = fill.execStart;
-  replace("ExecStart=", `ExecStart=${[quoted(program, "executable"), ...args.map((word) => quoted(word, "argument"))].join(" ")}`);
+  replace(
+    "ExecStart=",
+    `ExecStart=${[quoted(program, "executable"), ...args.map((word) => quoted(word, "argument"))].join(" ")}`,
+  );
   const environment = [`Environment=${quoted(`FORAGE_CONFIG=${fill.settings}`, "environment")}`];
-  if (fill.gatewayUser !== undefined) environment.push(`Environment=${quoted(`FORAGE_GATEWAY_USER=${fill.gatewayUser}`, "environment")}`);
+  if (fill.gatewayUser !== undefined)
+    environment.push(`Environment=${quoted(`FORAGE_GATEWAY_USER=${fill.gatewayUser}`, "environment")}`);
   replace("Environment=FORAGE_CONFIG=", environment.join("\n"));
   return lines.join("\n");
 }
@@ -55,9 +59,16 @@ export type UnitWord = "executable" | "argument" | "environment";
  */
 export function quoted(word: string, as: UnitWord): string {
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(word)) throw new SandboxError(`${JSON.stringify(word)} has a control character: a systemd unit cannot carry it (rename or move it)`, "usage");
+  if (/[\u0000-\u001f\u007f]/.test(word))
+    throw new SandboxError(
+      `${JSON.stringify(word)} has a control character: a systemd unit cannot carry it (rename or move it)`,
+      "usage",
+    );
   if (as === "executable" && /["'\\]/.test(word)) {
-    throw new SandboxError(`systemd refuses a program whose path has a quote or a backslash: ${word} (move it, or link it from a plain path)`, "usage");
+    throw new SandboxError(
+      `systemd refuses a program whose path has a quote or a backslash: ${word} (move it, or link it from a plain path)`,
+      "usage",
+    );
   }
   let escaped = word.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("%", "%%");
   if (as === "argument") escaped = escaped.replaceAll("$", "$$$$");

@@ -26,10 +26,14 @@ export interface LoadedSettings {
 export async function loadSettings(file: SettingsFile): Promise<LoadedSettings> {
   if (extname(file.path) === ".json") {
     const text = await readSettingsText(file);
-    if (text !== undefined && isGeneratedSettings(text)) return { settings: readGeneratedSettings(file.path, text), notes: [] };
+    if (text !== undefined && isGeneratedSettings(text))
+      return { settings: readGeneratedSettings(file.path, text), notes: [] };
   }
   // Loaded on demand: reading a generated forage.json needs none of the config toolchain.
-  const [{ loadConfig }, { resolveModel }] = await Promise.all([import("../../generator/config/load-config.js"), import("../../generator/model/resolve.js")]);
+  const [{ loadConfig }, { resolveModel }] = await Promise.all([
+    import("../../generator/config/load-config.js"),
+    import("../../generator/model/resolve.js"),
+  ]);
   const loaded = await loadConfig(file.path);
   return { settings: resolveModel(loaded.config, loaded.file), notes: loaded.notes };
 }
@@ -47,7 +51,10 @@ async function readSettingsText(file: SettingsFile): Promise<string | undefined>
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" && file.origin === "default") throw new NoSettingsError(nothingFound(file));
     if (code === "ENOENT") return undefined;
-    if (code !== undefined) throw new SettingsError(`cannot read ${file.shown} (${code}): check its permissions, or pass --config with another settings file`);
+    if (code !== undefined)
+      throw new SettingsError(
+        `cannot read ${file.shown} (${code}): check its permissions, or pass --config with another settings file`,
+      );
     throw error;
   }
 }
@@ -65,7 +72,9 @@ function readGeneratedSettings(path: string, text: string): Model {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new SettingsError(`${path} is not valid JSON (${error instanceof Error ? error.message : String(error)}): regenerate it with forage-ctl generate`);
+    throw new SettingsError(
+      `${path} is not valid JSON (${error instanceof Error ? error.message : String(error)}): regenerate it with forage-ctl generate`,
+    );
   }
   return decodeSettings(data, path);
 }

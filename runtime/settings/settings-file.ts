@@ -28,10 +28,16 @@ export interface SettingsFile {
  * await settingsFile(undefined, {}, "/home/alice/proj")
  * // → { path: "/home/alice/proj/forage.config.ts", shown: "./forage.config.ts", origin: "current directory", … }
  */
-export async function settingsFile(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<SettingsFile> {
-  if (explicit !== undefined) return { path: resolve(cwd, explicit), shown: explicit, origin: "--config", searched: cwd };
+export async function settingsFile(
+  explicit: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): Promise<SettingsFile> {
+  if (explicit !== undefined)
+    return { path: resolve(cwd, explicit), shown: explicit, origin: "--config", searched: cwd };
   const fromEnv = env.FORAGE_CONFIG;
-  if (fromEnv !== undefined && fromEnv !== "") return { path: resolve(cwd, fromEnv), shown: fromEnv, origin: "FORAGE_CONFIG", searched: cwd };
+  if (fromEnv !== undefined && fromEnv !== "")
+    return { path: resolve(cwd, fromEnv), shown: fromEnv, origin: "FORAGE_CONFIG", searched: cwd };
   const found = await findConfig(cwd);
   if (found !== undefined) {
     // Loaded only here: it reads every sandbox's metadata, which commands naming their settings skip.

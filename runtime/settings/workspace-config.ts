@@ -26,8 +26,14 @@ export async function refuseAgentWrittenConfig(configPath: string, env: NodeJS.P
       const below = relative(mount.hostPath, dir);
       if (below.startsWith("..") || below.startsWith("/")) continue;
       if (below === "" && changed < Date.parse(sandbox.createdAt)) continue;
-      const where = below === "" ? `changed since sandbox ${sandbox.name} was made, in its workspace` : `lies inside sandbox ${sandbox.name}'s workspace`;
-      throw new SandboxError(`${configPath} ${where}, where its agent can write: name a config you trust with --config (or FORAGE_CONFIG)`, "config");
+      const where =
+        below === ""
+          ? `changed since sandbox ${sandbox.name} was made, in its workspace`
+          : `lies inside sandbox ${sandbox.name}'s workspace`;
+      throw new SandboxError(
+        `${configPath} ${where}, where its agent can write: name a config you trust with --config (or FORAGE_CONFIG)`,
+        "config",
+      );
     }
   }
 }

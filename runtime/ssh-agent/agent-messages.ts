@@ -31,7 +31,10 @@ export const signFlags = { rsaSha2_256: 2, rsaSha2_512: 4 } as const;
 export const maxMessageBytes = 256 * 1024;
 
 /** A request as the agent acts on it. */
-export type AgentRequest = { type: "identities" } | { type: "sign"; keyBlob: Buffer; data: Buffer; flags: number } | { type: "refused"; code: number };
+export type AgentRequest =
+  | { type: "identities" }
+  | { type: "sign"; keyBlob: Buffer; data: Buffer; flags: number }
+  | { type: "refused"; code: number };
 
 /** One public key as REQUEST_IDENTITIES lists it. */
 export interface ListedKey {
@@ -91,7 +94,8 @@ export class FrameDecoder {
     const bodies: Buffer[] = [];
     while (this.pending.length >= 4) {
       const length = this.pending.readUInt32BE(0);
-      if (length === 0 || length > this.maxBytes) throw new MalformedMessage(`a message of ${length} bytes (at most ${this.maxBytes})`);
+      if (length === 0 || length > this.maxBytes)
+        throw new MalformedMessage(`a message of ${length} bytes (at most ${this.maxBytes})`);
       if (this.pending.length < 4 + length) break;
       bodies.push(Buffer.from(this.pending.subarray(4, 4 + length)));
       this.pending = this.pending.subarray(4 + length);
@@ -112,7 +116,8 @@ export function parseIdentitiesAnswer(body: Buffer): ListedKey[] {
   const count = reader.uint32();
   if (count > 1024) throw new MalformedMessage(`${count} keys`);
   const keys: ListedKey[] = [];
-  for (let i = 0; i < count; i++) keys.push({ blob: Buffer.from(reader.string()), comment: reader.string().toString("utf8") });
+  for (let i = 0; i < count; i++)
+    keys.push({ blob: Buffer.from(reader.string()), comment: reader.string().toString("utf8") });
   if (!reader.done()) throw new MalformedMessage("bytes after the last key");
   return keys;
 }

@@ -26,7 +26,10 @@ export async function readKeyFile(path: string, ownerUid: number): Promise<Agent
     return parsePrivateKey(text, path);
   } catch (error) {
     if (error instanceof SandboxError) throw error;
-    throw new SandboxError(`ssh-agent key ${path} is not an SSH private key this agent reads (${error instanceof Error ? error.message : String(error)})`, "config");
+    throw new SandboxError(
+      `ssh-agent key ${path} is not an SSH private key this agent reads (${error instanceof Error ? error.message : String(error)})`,
+      "config",
+    );
   }
 }
 
@@ -52,7 +55,10 @@ export function parsePrivateKey(text: string, name: string): AgentKey {
 }
 
 function encrypted(name: string): SandboxError {
-  return new SandboxError(`ssh-agent key ${name} is protected by a passphrase: add it to your own agent (ssh-add) and name its fingerprint instead, so requests are relayed there`, "config");
+  return new SandboxError(
+    `ssh-agent key ${name} is protected by a passphrase: add it to your own agent (ssh-add) and name its fingerprint instead, so requests are relayed there`,
+    "config",
+  );
 }
 
 /** openssh-key-v1 (PROTOCOL.key): one key, cipher and KDF "none". */
@@ -67,7 +73,8 @@ function parseOpenSshKey(bytes: Buffer): AgentKey {
   if (reader.uint32() !== 1) throw new MalformedMessage("more than one key in the file");
   const publicBlob = Buffer.from(reader.string());
   const secret = new WireReader(reader.string());
-  if (secret.uint32() !== secret.uint32()) throw new MalformedMessage("check bytes differ (a wrong passphrase or a damaged file)");
+  if (secret.uint32() !== secret.uint32())
+    throw new MalformedMessage("check bytes differ (a wrong passphrase or a damaged file)");
   const type = secret.string().toString("latin1");
   const jwk = privateJwk(type, secret);
   const comment = secret.string().toString("utf8");
@@ -77,7 +84,8 @@ function parseOpenSshKey(bytes: Buffer): AgentKey {
 }
 
 const b64 = (bytes: Buffer): string => bytes.toString("base64url");
-const padded = (bytes: Buffer, size: number): Buffer => Buffer.concat([Buffer.alloc(Math.max(0, size - bytes.length)), bytes]);
+const padded = (bytes: Buffer, size: number): Buffer =>
+  Buffer.concat([Buffer.alloc(Math.max(0, size - bytes.length)), bytes]);
 const bigOf = (bytes: Buffer): bigint => (bytes.length === 0 ? 0n : BigInt(`0x${bytes.toString("hex")}`));
 const bytesOf = (value: bigint): Buffer => {
   const hex = value.toString(16);
@@ -94,18 +102,46 @@ function privateJwk(type: string, reader: WireReader): JsonWebKey {
   }
   if (type === "ssh-rsa") {
     const [n, e, d, iqmp, p, q] = Array.from({ length: 6 }, () => mpintMagnitude(reader.string()));
-    if (n === undefined || e === undefined || d === undefined || iqmp === undefined || p === undefined || q === undefined) throw new MalformedMessage("an RSA key without its fields");
+    if (
+      n === undefined ||
+      e === undefined ||
+      d === undefined ||
+      iqmp === undefined ||
+      p === undefined ||
+      q === undefined
+    )
+      throw new MalformedMessage("an RSA key without its fields");
     // JWK wants d mod (p-1) and d mod (q-1) as well; OpenSSH's iqmp is q⁻¹ mod p, JWK's qi.
     const [dBig, pBig, qBig] = [bigOf(d), bigOf(p), bigOf(q)];
-    return { kty: "RSA", n: b64(n), e: b64(e), d: b64(d), p: b64(p), q: b64(q), dp: b64(bytesOf(dBig % (pBig - 1n))), dq: b64(bytesOf(dBig % (qBig - 1n))), qi: b64(iqmp) };
+    return {
+      kty: "RSA",
+      n: b64(n),
+      e: b64(e),
+      d: b64(d),
+      p: b64(p),
+      q: b64(q),
+      dp: b64(bytesOf(dBig % (pBig - 1n))),
+      dq: b64(bytesOf(dBig % (qBig - 1n))),
+      qi: b64(iqmp),
+    };
   }
   const curve = curves[type.replace(/^ecdsa-sha2-/, "")];
-  if (curve === undefined || !type.startsWith("ecdsa-sha2-")) throw new MalformedMessage(`key type ${JSON.stringify(type)} (this agent reads ssh-ed25519, ssh-rsa and ecdsa-sha2-nistp256/384/521)`);
+  if (curve === undefined || !type.startsWith("ecdsa-sha2-"))
+    throw new MalformedMessage(
+      `key type ${JSON.stringify(type)} (this agent reads ssh-ed25519, ssh-rsa and ecdsa-sha2-nistp256/384/521)`,
+    );
   reader.string(); // the curve's name again
   const point = reader.string();
   const d = mpintMagnitude(reader.string());
-  if (point.length !== 1 + 2 * curve.size || point[0] !== 4) throw new MalformedMessage("an ECDSA point that is not uncompressed");
-  return { kty: "EC", crv: curve.crv, x: b64(point.subarray(1, 1 + curve.size)), y: b64(point.subarray(1 + curve.size)), d: b64(padded(d, curve.size)) };
+  if (point.length !== 1 + 2 * curve.size || point[0] !== 4)
+    throw new MalformedMessage("an ECDSA point that is not uncompressed");
+  return {
+    kty: "EC",
+    crv: curve.crv,
+    x: b64(point.subarray(1, 1 + curve.size)),
+    y: b64(point.subarray(1 + curve.size)),
+    d: b64(padded(d, curve.size)),
+  };
 }
 
 /** The key's public blob, from its JWK (RFC 4253 §6.6, RFC 8709, RFC 5656 §3.1). */
@@ -121,7 +157,8 @@ function agentKeyOf(key: KeyObject, jwk: JsonWebKey, comment: string): AgentKey 
     blob = new WireWriter().string(type).mpint(field(jwk.e)).mpint(field(jwk.n)).bytes();
   } else {
     const entry = Object.entries(curves).find(([, c]) => c.crv === jwk.crv);
-    if (jwk.kty !== "EC" || entry === undefined) throw new MalformedMessage(`a ${jwk.kty ?? "unknown"} key (this agent reads Ed25519, RSA and ECDSA keys)`);
+    if (jwk.kty !== "EC" || entry === undefined)
+      throw new MalformedMessage(`a ${jwk.kty ?? "unknown"} key (this agent reads Ed25519, RSA and ECDSA keys)`);
     const [name, curve] = entry;
     type = curve.type;
     blob = new WireWriter()
@@ -130,5 +167,10 @@ function agentKeyOf(key: KeyObject, jwk: JsonWebKey, comment: string): AgentKey 
       .string(Buffer.concat([Buffer.from([4]), padded(field(jwk.x), curve.size), padded(field(jwk.y), curve.size)]))
       .bytes();
   }
-  return { blob, comment, fingerprint: fingerprintOf(blob), sign: (data, flags) => Promise.resolve(signWithKey(type, key, data, flags)) };
+  return {
+    blob,
+    comment,
+    fingerprint: fingerprintOf(blob),
+    sign: (data, flags) => Promise.resolve(signWithKey(type, key, data, flags)),
+  };
 }

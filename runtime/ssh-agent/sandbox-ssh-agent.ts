@@ -30,7 +30,10 @@ export function sshAgentHostDir(context: Pick<RuntimeContext, "paths">, sandbox:
  * read-only: connecting to a socket needs no writable mount. The directory is made here (root's,
  * 0755) so the sandbox starts whether or not its agent is up yet. None without an agent.
  */
-export async function sshAgentBinds(context: Pick<RuntimeContext, "paths">, metadata: SandboxMetadata): Promise<Bind[]> {
+export async function sshAgentBinds(
+  context: Pick<RuntimeContext, "paths">,
+  metadata: SandboxMetadata,
+): Promise<Bind[]> {
   if (metadata.sshAgent === null) return [];
   const dir = sshAgentHostDir(context, metadata.name);
   await prepareSocketDirectory(join(dir, socketName));
@@ -53,7 +56,11 @@ export interface SandboxSshAgentOptions {
  * handle and closes it when the sandbox stops; the directory must exist before the container
  * starts, since it is bound in.
  */
-export async function startSandboxSshAgent(context: RuntimeContext, metadata: SandboxMetadata, options: SandboxSshAgentOptions): Promise<{ socket: string; close(): Promise<void> } | null> {
+export async function startSandboxSshAgent(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  options: SandboxSshAgentOptions,
+): Promise<{ socket: string; close(): Promise<void> } | null> {
   if (metadata.sshAgent === null) return null;
   const keys = await resolveKeys(metadata);
   const socket = join(sshAgentHostDir(context, metadata.name), socketName);
@@ -63,7 +70,8 @@ export async function startSandboxSshAgent(context: RuntimeContext, metadata: Sa
     keys,
     confirm: metadata.sshAgent.confirm,
     ask: options.ask,
-    record: (record) => void recordEvent(context.paths, metadata.name, "ssh-sign", { detail: signDetail(record) }).catch(() => undefined),
+    record: (record) =>
+      void recordEvent(context.paths, metadata.name, "ssh-sign", { detail: signDetail(record) }).catch(() => undefined),
     ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
   });
   await server.listen(socket, metadata.uid);
@@ -76,7 +84,11 @@ export async function startSandboxSshAgent(context: RuntimeContext, metadata: Sa
  */
 async function resolveKeys(metadata: SandboxMetadata): Promise<AgentKey[]> {
   const fingerprints = relayedFingerprints(metadata.sshAgent);
-  const files = await Promise.all((metadata.sshAgent?.keys ?? []).filter((entry) => !fingerprints.includes(entry)).map((path) => readKeyFile(path, metadata.uid)));
+  const files = await Promise.all(
+    (metadata.sshAgent?.keys ?? [])
+      .filter((entry) => !fingerprints.includes(entry))
+      .map((path) => readKeyFile(path, metadata.uid)),
+  );
   if (fingerprints.length === 0) return files;
   const upstreamSocket = metadata.sshAgent?.upstreamSocket;
   if (upstreamSocket === undefined)
@@ -84,7 +96,10 @@ async function resolveKeys(metadata: SandboxMetadata): Promise<AgentKey[]> {
       `sshAgent names keys by fingerprint (${fingerprints.join(", ")}), which are relayed to your own agent, and no SSH_AUTH_SOCK was recorded: start the sandbox where your agent is`,
       "usage",
     );
-  const relayed = await upstreamKeys({ socket: upstreamSocket, uid: metadata.uid, gid: metadata.gid }, fingerprints).catch((error: unknown) => {
+  const relayed = await upstreamKeys(
+    { socket: upstreamSocket, uid: metadata.uid, gid: metadata.gid },
+    fingerprints,
+  ).catch((error: unknown) => {
     throw new SandboxError(`sshAgent: ${error instanceof Error ? error.message : String(error)}`, "usage");
   });
   return [...files, ...relayed];
@@ -92,6 +107,9 @@ async function resolveKeys(metadata: SandboxMetadata): Promise<AgentKey[]> {
 
 /** One line of the audit log: the key, where the signature went, and why it was made or refused. */
 export function signDetail(record: SignRecord): string {
-  const key = record.fingerprint === "" ? "a key this agent does not hold" : `${record.fingerprint} (${escapeSandboxText(record.comment)})`;
+  const key =
+    record.fingerprint === ""
+      ? "a key this agent does not hold"
+      : `${record.fingerprint} (${escapeSandboxText(record.comment)})`;
   return `${record.signed ? "signed" : "refused"} with ${key}${record.destination === undefined ? "" : ` for ${signDestinationText(record.destination)}`}: ${record.reason}`;
 }

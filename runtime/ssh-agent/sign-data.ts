@@ -33,7 +33,8 @@ function loginDestination(data: Buffer): SignDestination | undefined {
     if (service !== "ssh-connection" || !method.startsWith("publickey") || !reader.boolean()) return undefined;
     reader.text(128); // the signature algorithm
     reader.string(); // the public key, the one being asked about
-    if (method !== "publickey-hostbound-v00@openssh.com") return reader.done() ? { kind: "ssh-login", user } : undefined;
+    if (method !== "publickey-hostbound-v00@openssh.com")
+      return reader.done() ? { kind: "ssh-login", user } : undefined;
     const hostKey = reader.string();
     return reader.done() ? { kind: "ssh-login", user, hostKey: fingerprintOf(hostKey) } : undefined;
   } catch {

@@ -3,7 +3,14 @@ import type { AskApproval, ApprovalDecision, SignDestination } from "../approval
 import { isApproved } from "../approvals/approval.js";
 import { heldDestination } from "../approvals/approval-answers.js";
 import { listenPrivately } from "../core/private-socket.js";
-import { failureMessage, FrameDecoder, identitiesMessage, parseRequest, signResponseMessage, type AgentRequest } from "./agent-messages.js";
+import {
+  failureMessage,
+  FrameDecoder,
+  identitiesMessage,
+  parseRequest,
+  signResponseMessage,
+  type AgentRequest,
+} from "./agent-messages.js";
 import { describeSignData } from "./sign-data.js";
 import type { AgentKey } from "./ssh-key.js";
 import { MalformedMessage } from "./wire.js";
@@ -120,10 +127,20 @@ export class SshAgentServer {
     const key = this.options.keys.find((each) => each.blob.equals(request.keyBlob));
     const destination = describeSignData(request.data);
     if (key === undefined) {
-      this.options.record({ fingerprint: "", comment: "", ...(destination === undefined ? {} : { destination }), signed: false, reason: "unknown-key" });
+      this.options.record({
+        fingerprint: "",
+        comment: "",
+        ...(destination === undefined ? {} : { destination }),
+        signed: false,
+        reason: "unknown-key",
+      });
       return failureMessage();
     }
-    const about = { fingerprint: key.fingerprint, comment: key.comment, ...(destination === undefined ? {} : { destination }) };
+    const about = {
+      fingerprint: key.fingerprint,
+      comment: key.comment,
+      ...(destination === undefined ? {} : { destination }),
+    };
     const reason = await this.decide(about);
     if (reason === "deny" || reason === "expired") {
       this.options.record({ ...about, signed: false, reason });
@@ -135,16 +152,26 @@ export class SshAgentServer {
   }
 
   /** Whether to sign: without asking (confirm off, or approved for a while still running), or the human's answer. */
-  private async decide(about: { fingerprint: string; comment: string; destination?: SignDestination }): Promise<SignRecord["reason"]> {
+  private async decide(about: {
+    fingerprint: string;
+    comment: string;
+    destination?: SignDestination;
+  }): Promise<SignRecord["reason"]> {
     const now = this.options.now ?? Date.now;
     if (!this.options.confirm) return "confirm-off";
     // The key and where it goes, as the human was shown them: an approval for a while covers no other.
     const approval = JSON.stringify([about.fingerprint, about.destination ?? null]);
     if ((this.approvedUntil.get(approval) ?? 0) > now()) return "approved-earlier";
     const { deadlineMs } = this.options;
-    const answer = await this.options.ask({ sandbox: this.options.sandbox, kind: "ssh-sign", subject: about, ...(deadlineMs === undefined ? {} : { deadlineMs }) });
+    const answer = await this.options.ask({
+      sandbox: this.options.sandbox,
+      kind: "ssh-sign",
+      subject: about,
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
+    });
     // The queue takes --for only where the destination is shown in full (approval-answers.ts); here too, should another asker pass one.
-    if (answer.decision === "for" && heldDestination(about.destination)) this.approvedUntil.set(approval, answer.untilMs);
+    if (answer.decision === "for" && heldDestination(about.destination))
+      this.approvedUntil.set(approval, answer.untilMs);
     return isApproved(answer) ? answer.decision : answer.decision === "expired" ? "expired" : "deny";
   }
 }

@@ -20,7 +20,11 @@ export function fingerprintOf(blob: Buffer): string {
 /** The SSH key types read from files (certificates and security keys are not). */
 export type KeyType = "ssh-ed25519" | "ssh-rsa" | "ecdsa-sha2-nistp256" | "ecdsa-sha2-nistp384" | "ecdsa-sha2-nistp521";
 
-const ecdsaHash: Record<string, string> = { "ecdsa-sha2-nistp256": "sha256", "ecdsa-sha2-nistp384": "sha384", "ecdsa-sha2-nistp521": "sha512" };
+const ecdsaHash: Record<string, string> = {
+  "ecdsa-sha2-nistp256": "sha256",
+  "ecdsa-sha2-nistp384": "sha384",
+  "ecdsa-sha2-nistp521": "sha512",
+};
 
 /**
  * Signs with a private key held in this process, in the signature format of RFC 8709 (Ed25519),
@@ -34,7 +38,12 @@ export function signWithKey(type: KeyType, key: KeyObject, data: Buffer, flags: 
       .string(cryptoSign(null, data, key))
       .bytes();
   if (type === "ssh-rsa") {
-    const [algorithm, hash] = flags & signFlags.rsaSha2_512 ? ["rsa-sha2-512", "sha512"] : flags & signFlags.rsaSha2_256 ? ["rsa-sha2-256", "sha256"] : ["ssh-rsa", "sha1"];
+    const [algorithm, hash] =
+      flags & signFlags.rsaSha2_512
+        ? ["rsa-sha2-512", "sha512"]
+        : flags & signFlags.rsaSha2_256
+          ? ["rsa-sha2-256", "sha256"]
+          : ["ssh-rsa", "sha1"];
     return new WireWriter()
       .string(algorithm)
       .string(cryptoSign(hash, data, key))

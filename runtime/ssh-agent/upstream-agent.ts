@@ -1,5 +1,12 @@
 import { spawn } from "node:child_process";
-import { agentMessage, FrameDecoder, frame, parseIdentitiesAnswer, parseSignResponse, type ListedKey } from "./agent-messages.js";
+import {
+  agentMessage,
+  FrameDecoder,
+  frame,
+  parseIdentitiesAnswer,
+  parseSignResponse,
+  type ListedKey,
+} from "./agent-messages.js";
 import { fingerprintOf, type AgentKey } from "./ssh-key.js";
 import { WireWriter } from "./wire.js";
 
@@ -7,7 +14,8 @@ import { WireWriter } from "./wire.js";
  * Connects to the user's socket as the user and pipes bytes both ways. A fixed script: the socket
  * path is its argument, never part of the code.
  */
-const pipeScript = 'const s=require("node:net").connect(process.argv[1]);s.on("error",()=>process.exit(1));process.stdin.pipe(s);s.pipe(process.stdout);';
+const pipeScript =
+  'const s=require("node:net").connect(process.argv[1]);s.on("error",()=>process.exit(1));process.stdin.pipe(s);s.pipe(process.stdout);';
 
 /** The user's own agent: its socket and whose it is. */
 export interface UpstreamAgent {
@@ -26,10 +34,18 @@ const upstreamTimeoutMs = 120_000;
  */
 export async function askUpstream(agent: UpstreamAgent, body: Buffer): Promise<Buffer> {
   const asUser = process.getuid?.() === agent.uid ? {} : { uid: agent.uid, gid: agent.gid };
-  const child = spawn(process.execPath, ["-e", pipeScript, agent.socket], { ...asUser, env: {}, cwd: "/", stdio: ["pipe", "pipe", "ignore"] });
+  const child = spawn(process.execPath, ["-e", pipeScript, agent.socket], {
+    ...asUser,
+    env: {},
+    cwd: "/",
+    stdio: ["pipe", "pipe", "ignore"],
+  });
   const decoder = new FrameDecoder();
   return await new Promise<Buffer>((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`the user's agent at ${agent.socket} did not answer in ${upstreamTimeoutMs / 1000} s`)), upstreamTimeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`the user's agent at ${agent.socket} did not answer in ${upstreamTimeoutMs / 1000} s`)),
+      upstreamTimeoutMs,
+    );
     const finish = (outcome: Buffer | Error): void => {
       clearTimeout(timer);
       child.kill("SIGTERM");
@@ -70,7 +86,12 @@ function relayedKey(agent: UpstreamAgent, key: ListedKey): AgentKey {
     comment: key.comment,
     fingerprint: fingerprintOf(key.blob),
     sign: async (data, flags) => {
-      const request = new WireWriter().byte(agentMessage.signRequest).string(key.blob).string(data).uint32(flags).bytes();
+      const request = new WireWriter()
+        .byte(agentMessage.signRequest)
+        .string(key.blob)
+        .string(data)
+        .uint32(flags)
+        .bytes();
       return parseSignResponse(await askUpstream(agent, request));
     },
   };

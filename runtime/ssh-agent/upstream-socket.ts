@@ -10,7 +10,13 @@ export const maxSocketPathBytes = 107;
  * short enough, no control characters); anything else is left out, as if it were unset.
  */
 export function usableAgentSocket(value: string | undefined): string | undefined {
-  if (value === undefined || !value.startsWith("/") || Buffer.byteLength(value) > maxSocketPathBytes || /[\x00-\x1f\x7f]/.test(value)) return undefined;
+  if (
+    value === undefined ||
+    !value.startsWith("/") ||
+    Buffer.byteLength(value) > maxSocketPathBytes ||
+    /[\x00-\x1f\x7f]/.test(value)
+  )
+    return undefined;
   return value;
 }
 
@@ -26,7 +32,11 @@ export function relayedFingerprints(agent: SandboxMetadata["sshAgent"]): string[
  * never starts with fewer keys than its template says and the failure is the command's, not a
  * line in the daemon's log. Without fingerprints nothing is asked and no socket recorded.
  */
-export async function withUpstreamAgent(agent: SandboxMetadata["sshAgent"], socket: string | undefined, owner: { uid: number; gid: number }): Promise<SandboxMetadata["sshAgent"]> {
+export async function withUpstreamAgent(
+  agent: SandboxMetadata["sshAgent"],
+  socket: string | undefined,
+  owner: { uid: number; gid: number },
+): Promise<SandboxMetadata["sshAgent"]> {
   const fingerprints = relayedFingerprints(agent);
   if (agent === null || fingerprints.length === 0) return agent;
   const { upstreamSocket: _recorded, ...rest } = agent;
@@ -39,7 +49,10 @@ export async function withUpstreamAgent(agent: SandboxMetadata["sshAgent"], sock
     );
   }
   await upstreamKeys({ socket: path, uid: owner.uid, gid: owner.gid }, fingerprints).catch((error: unknown) => {
-    throw new SandboxError(`sshAgent: your SSH agent at ${path} (SSH_AUTH_SOCK): ${error instanceof Error ? error.message : String(error)}`, "usage");
+    throw new SandboxError(
+      `sshAgent: your SSH agent at ${path} (SSH_AUTH_SOCK): ${error instanceof Error ? error.message : String(error)}`,
+      "usage",
+    );
   });
   return { ...rest, upstreamSocket: path };
 }

@@ -35,7 +35,8 @@ export class WireReader {
     const bytes = this.string();
     if (bytes.length > maxLength) throw new MalformedMessage(`a name longer than ${maxLength} bytes`);
     const text = bytes.toString("utf8");
-    if (!Buffer.from(text, "utf8").equals(bytes) || /[\u0000-\u001f\u007f]/.test(text)) throw new MalformedMessage("a name that is not printable UTF-8");
+    if (!Buffer.from(text, "utf8").equals(bytes) || /[\u0000-\u001f\u007f]/.test(text))
+      throw new MalformedMessage("a name that is not printable UTF-8");
     return text;
   }
 
@@ -50,7 +51,8 @@ export class WireReader {
   }
 
   private take(length: number): Buffer {
-    if (length > this.buffer.length - this.offset) throw new MalformedMessage(`a field of ${length} bytes runs past the message's end`);
+    if (length > this.buffer.length - this.offset)
+      throw new MalformedMessage(`a field of ${length} bytes runs past the message's end`);
     const bytes = this.buffer.subarray(this.offset, this.offset + length);
     this.offset += length;
     return bytes;

@@ -13,7 +13,12 @@ import { readMetadata, writeMetadata } from "./metadata-store.js";
  *
  * @example await changeMetadata(paths, "fix-42", 10, (m) => m.network === null ? false : { ...m, network: { ...m.network, allow: [...m.network.allow, "x.example:443"] } })
  */
-export async function changeMetadata(paths: RuntimePaths, sandbox: string, waitSeconds: number, change: (metadata: SandboxMetadata) => SandboxMetadata | boolean): Promise<boolean> {
+export async function changeMetadata(
+  paths: RuntimePaths,
+  sandbox: string,
+  waitSeconds: number,
+  change: (metadata: SandboxMetadata) => SandboxMetadata | boolean,
+): Promise<boolean> {
   try {
     return await withLock(
       pathUnder(paths.locksDir, sandbox),

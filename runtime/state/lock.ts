@@ -25,7 +25,11 @@ export async function withLock<T>(lockFile: string, work: () => Promise<T>, time
 export async function holdLock(lockFile: string, waitSeconds = 0): Promise<(() => void) | undefined> {
   await mkdir(dirname(lockFile), { recursive: true, mode: 0o755 });
   try {
-    const holder = await holdLockProcess(lockFile, waitSeconds === 0 ? ["--nonblock"] : ["--timeout", String(waitSeconds)], waitSeconds);
+    const holder = await holdLockProcess(
+      lockFile,
+      waitSeconds === 0 ? ["--nonblock"] : ["--timeout", String(waitSeconds)],
+      waitSeconds,
+    );
     return () => release(holder);
   } catch {
     return undefined;
@@ -38,7 +42,10 @@ export async function holdLock(lockFile: string, waitSeconds = 0): Promise<(() =
  * kill flock and cat at once.
  */
 function holdLockProcess(lockFile: string, options: string[], timeoutSeconds: number): Promise<ChildProcess> {
-  const holder = spawn("flock", ["--exclusive", ...options, lockFile, "cat"], { stdio: ["pipe", "pipe", "pipe"], detached: true });
+  const holder = spawn("flock", ["--exclusive", ...options, lockFile, "cat"], {
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
   return new Promise((resolve, reject) => {
     let stderr = "";
     holder.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -46,7 +53,9 @@ function holdLockProcess(lockFile: string, options: string[], timeoutSeconds: nu
     holder.stdin?.on("error", () => undefined);
     holder.stdin?.write("\n");
     holder.once("error", (error) => reject(new Error(`cannot run flock for ${lockFile}: ${error.message}`)));
-    holder.once("exit", (code) => reject(new Error(`could not lock ${lockFile} within ${timeoutSeconds} s (flock exit ${code}): ${stderr.trim()}`)));
+    holder.once("exit", (code) =>
+      reject(new Error(`could not lock ${lockFile} within ${timeoutSeconds} s (flock exit ${code}): ${stderr.trim()}`)),
+    );
   });
 }
 

@@ -14,7 +14,10 @@ export class CorruptMetadataError extends SandboxError {
   override name = "CorruptMetadataError";
   constructor(file: string, problems: string[]) {
     const shown = problems.length > 8 ? [...problems.slice(0, 8), `${problems.length - 8} more`] : problems;
-    super(`${file} is not valid sandbox metadata: ${shown.join("; ")} (restore or remove the file; forage-ctl gc then lists what the sandbox left behind)`, "general");
+    super(
+      `${file} is not valid sandbox metadata: ${shown.join("; ")} (restore or remove the file; forage-ctl gc then lists what the sandbox left behind)`,
+      "general",
+    );
   }
 }
 

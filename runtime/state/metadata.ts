@@ -28,9 +28,23 @@ export const workspaceMountSchema = z.strictObject({
    * pointers resolve inside. Recorded when the workspace is made, never read back from the
    * workspace (which the sandbox can write).
    */
-  stores: z.array(z.strictObject({ kind: z.enum(["git", "jj"]), path: z.string().startsWith("/"), worktreeDir: z.string().startsWith("/").optional() })).optional(),
+  stores: z
+    .array(
+      z.strictObject({
+        kind: z.enum(["git", "jj"]),
+        path: z.string().startsWith("/"),
+        worktreeDir: z.string().startsWith("/").optional(),
+      }),
+    )
+    .optional(),
   /** workspace.maxSize: the btrfs subvolume forage-ctl made this managed workspace, and its limit. */
-  quota: z.strictObject({ bytes: z.number().int().positive(), subvolumeId: z.number().int().min(256), filesystem: z.string().startsWith("/") }).optional(),
+  quota: z
+    .strictObject({
+      bytes: z.number().int().positive(),
+      subvolumeId: z.number().int().min(256),
+      filesystem: z.string().startsWith("/"),
+    })
+    .optional(),
 });
 
 /** A template mount (workspace.mounts): where it appears, and whether the sandbox may write it. */
@@ -80,7 +94,12 @@ export const sandboxMetadataSchema = z.strictObject({
   /** The NixOS system the running sandbox booted (nspawn-nix, extra-container), or null. */
   system: z.string().startsWith("/nix/store/").nullable().default(null),
   /** The cgroup directories holding the running sandbox (recorded: the caller's own cgroup may differ later). */
-  cgroup: z.strictObject({ procsFiles: z.array(z.string().startsWith("/sys/fs/cgroup/")), directories: z.array(z.string().startsWith("/sys/fs/cgroup/")) }).nullable(),
+  cgroup: z
+    .strictObject({
+      procsFiles: z.array(z.string().startsWith("/sys/fs/cgroup/")),
+      directories: z.array(z.string().startsWith("/sys/fs/cgroup/")),
+    })
+    .nullable(),
   /** The host user's tmux configuration, mounted read-only for the agent (off with --no-mux-config). */
   muxConfig: z.string().startsWith("/").nullable(),
   /** Public keys that may log in over SSH (the config's, plus --ssh-key at up). */
@@ -95,7 +114,12 @@ export const sandboxMetadataSchema = z.strictObject({
   network: networkPolicySchema.nullable().default(null),
   /** The running sandbox's network guard (DNS filter, denial recorder), or null when stopped. */
   guard: z
-    .strictObject({ pid: z.number().int().positive(), dnsPort: z.number().int().min(1).max(65535), tlsPort: z.number().int().min(1).max(65535), httpPort: z.number().int().min(1).max(65535) })
+    .strictObject({
+      pid: z.number().int().positive(),
+      dnsPort: z.number().int().min(1).max(65535),
+      tlsPort: z.number().int().min(1).max(65535),
+      httpPort: z.number().int().min(1).max(65535),
+    })
     .nullable()
     .default(null),
   /**
@@ -127,7 +151,9 @@ export const sandboxMetadataSchema = z.strictObject({
     .strictObject({
       protectedBranches: z.array(z.string().min(1).max(255)).min(1).max(64).nullable(),
       alwaysPushed: z
-        .array(z.strictObject({ url: z.string().min(1).max(4096), ref: z.string().startsWith("refs/heads/").max(1024) }))
+        .array(
+          z.strictObject({ url: z.string().min(1).max(4096), ref: z.string().startsWith("refs/heads/").max(1024) }),
+        )
         .max(256)
         .exactOptional(),
     })

@@ -48,8 +48,10 @@ export function parsePortSpec(text: string, purpose: "add" | "remove"): ParsedPo
   const port = Number(match[2]);
   const hostPort = match[1] === undefined ? port : Number(match[1]);
   const inRange = (value: number): boolean => value >= 1 && value <= portLimits.highestPort;
-  if (!inRange(port)) throw new UserError(`port "${text}": the sandbox port must be 1-${portLimits.highestPort}`, "usage");
-  if (!inRange(hostPort)) throw new UserError(`port "${text}": the host port must be 1-${portLimits.highestPort}`, "usage");
+  if (!inRange(port))
+    throw new UserError(`port "${text}": the sandbox port must be 1-${portLimits.highestPort}`, "usage");
+  if (!inRange(hostPort))
+    throw new UserError(`port "${text}": the host port must be 1-${portLimits.highestPort}`, "usage");
   if (purpose === "add" && hostPort < portLimits.lowestHostPort) {
     const example = `${hostPort + 8000 <= portLimits.highestPort ? hostPort + 8000 : 8080}:${port}`;
     throw new UserError(
@@ -67,7 +69,8 @@ export function describeForward(forward: PortForward): string {
 
 function shapeProblem(text: string): string {
   // The one address a forward can have is fixed: say so instead of "not a number".
-  if (/^[^:]+:\d+:\d+$/.test(text) || text.includes("[")) return `the host address is always ${forwardHost} (loopback only); give HOSTPORT:PORT or PORT`;
+  if (/^[^:]+:\d+:\d+$/.test(text) || text.includes("["))
+    return `the host address is always ${forwardHost} (loopback only); give HOSTPORT:PORT or PORT`;
   return "expected PORT or HOSTPORT:PORT (decimal numbers, e.g. 3000 or 8080:3000)";
 }
 

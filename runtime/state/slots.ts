@@ -42,7 +42,11 @@ export interface SlotRegistry {
 }
 
 /** The registry every Forage instance on this host shares. */
-export const hostSlots: SlotRegistry = { dir: hostSlotsDir, inUseOnHost: namespaceOrLinkExists, ownerHolds: metadataHolds };
+export const hostSlots: SlotRegistry = {
+  dir: hostSlotsDir,
+  inUseOnHost: namespaceOrLinkExists,
+  ownerHolds: metadataHolds,
+};
 
 /**
  * Claims the lowest slot no instance on the host holds and runs `record(slot)` (writing the
@@ -51,7 +55,12 @@ export const hostSlots: SlotRegistry = { dir: hostSlotsDir, inUseOnHost: namespa
  * no longer has that sandbox is reclaimed, unless its namespace or link still exists.
  * Undefined when all slots are taken.
  */
-export async function claimSlot(registry: SlotRegistry, owner: SlotClaim, own: readonly SandboxMetadata[], record: (slot: number) => Promise<void>): Promise<number | undefined> {
+export async function claimSlot(
+  registry: SlotRegistry,
+  owner: SlotClaim,
+  own: readonly SandboxMetadata[],
+  record: (slot: number) => Promise<void>,
+): Promise<number | undefined> {
   return locked(registry, async () => {
     const claims = await readClaims(registry.dir);
     await claimUnrecorded(registry.dir, claims, owner.stateDir, own);
@@ -110,7 +119,12 @@ export function sameClaim(a: SlotClaim, b: SlotClaim): boolean {
  * Sandboxes made before slots were host-wide have no claim: claim their slots for them (when
  * free), so that another instance does not take a stopped sandbox's slot.
  */
-async function claimUnrecorded(dir: string, claims: Map<number, SlotClaim>, stateDir: string, own: readonly SandboxMetadata[]): Promise<void> {
+async function claimUnrecorded(
+  dir: string,
+  claims: Map<number, SlotClaim>,
+  stateDir: string,
+  own: readonly SandboxMetadata[],
+): Promise<void> {
   for (const sandbox of own) {
     if (claims.has(sandbox.slot)) continue;
     const claim = { stateDir, sandbox: sandbox.name };
@@ -141,7 +155,9 @@ async function namespaceOrLinkExists(slot: number): Promise<boolean> {
 /** Unreadable metadata counts as holding the slot: never take a slot on a guess. */
 async function metadataHolds(claim: SlotClaim, slot: number): Promise<boolean> {
   if (claim.stateDir === "") return false;
-  const metadata = await readMetadata(runtimePaths(claim.stateDir, {}), claim.sandbox).catch(() => "unreadable" as const);
+  const metadata = await readMetadata(runtimePaths(claim.stateDir, {}), claim.sandbox).catch(
+    () => "unreadable" as const,
+  );
   return metadata === "unreadable" || metadata?.slot === slot;
 }
 

@@ -79,24 +79,58 @@ function sandboxWorkspacesDir(paths: RuntimePaths, sandbox: string): string {
   return pathUnder(paths.workspacesDir, sandbox);
 }
 
-async function createPrimary(paths: RuntimePaths, sandbox: string, request: WorkspaceRequest, owner: RepoOwner, quotas: QuotaState): Promise<WorkspaceMount> {
-  if (request.directory !== undefined && request.repo !== undefined) throw new SandboxError("give either -w DIR or -r REPO, not both", "usage");
+async function createPrimary(
+  paths: RuntimePaths,
+  sandbox: string,
+  request: WorkspaceRequest,
+  owner: RepoOwner,
+  quotas: QuotaState,
+): Promise<WorkspaceMount> {
+  if (request.directory !== undefined && request.repo !== undefined)
+    throw new SandboxError("give either -w DIR or -r REPO, not both", "usage");
   const source = request.directory ?? request.repo;
-  if (source === undefined) throw new SandboxError("no workspace: give -w DIR (a directory as is) or -r REPO (a jj workspace or git worktree of it)", "usage");
+  if (source === undefined)
+    throw new SandboxError(
+      "no workspace: give -w DIR (a directory as is) or -r REPO (a jj workspace or git worktree of it)",
+      "usage",
+    );
   const real = await userDirectory(source, owner);
   if (request.directory !== undefined || request.direct === true) return direct(real, false, quotas);
   const target = await managedDir(paths, sandbox, primaryDir, owner, quotas);
-  return withQuota(await checkOut(real, await detectMode(real), target, { jjName: sandbox, branch: `forage-${sandbox}`, existingBranch: null }, owner), quotas);
+  return withQuota(
+    await checkOut(
+      real,
+      await detectMode(real),
+      target,
+      { jjName: sandbox, branch: `forage-${sandbox}`, existingBranch: null },
+      owner,
+    ),
+    quotas,
+  );
 }
 
-async function createMount(paths: RuntimePaths, sandbox: string, mount: MountModel, request: WorkspaceRequest, owner: RepoOwner, quotas: QuotaState): Promise<NamedMount> {
+async function createMount(
+  paths: RuntimePaths,
+  sandbox: string,
+  mount: MountModel,
+  request: WorkspaceRequest,
+  owner: RepoOwner,
+  quotas: QuotaState,
+): Promise<NamedMount> {
   const place = { name: mount.name, containerPath: mount.containerPath, readOnly: mount.readOnly };
-  if (mount.hostPath !== null) return { ...place, ...direct(await realDirectory(expandHome(mount.hostPath, owner.home)), mount.readOnly, quotas) };
+  if (mount.hostPath !== null)
+    return { ...place, ...direct(await realDirectory(expandHome(mount.hostPath, owner.home)), mount.readOnly, quotas) };
   const repo = await userDirectory(repoOf(mount, request), owner);
   const mode = mount.mode ?? (await detectMode(repo));
   if (mode === "direct") return { ...place, ...direct(repo, mount.readOnly, quotas) };
   const target = await managedDir(paths, sandbox, mount.name, owner, quotas);
-  const checkedOut = await checkOut(repo, mode, target, { jjName: `${sandbox}-${mount.name}`, branch: `forage-${sandbox}-${mount.name}`, existingBranch: mount.branch }, owner);
+  const checkedOut = await checkOut(
+    repo,
+    mode,
+    target,
+    { jjName: `${sandbox}-${mount.name}`, branch: `forage-${sandbox}-${mount.name}`, existingBranch: mount.branch },
+    owner,
+  );
   return { ...place, ...withQuota(checkedOut, quotas) };
 }
 
@@ -126,10 +160,15 @@ function repoOf(mount: MountModel, request: WorkspaceRequest): string {
   if (mount.repo?.startsWith("/") === true) return mount.repo;
   if (mount.repo !== null) {
     const path = request.namedRepos?.[mount.repo];
-    if (path === undefined) throw new SandboxError(`mount "${mount.name}" needs repository "${mount.repo}": give -r ${mount.repo}=PATH`, "usage");
+    if (path === undefined)
+      throw new SandboxError(
+        `mount "${mount.name}" needs repository "${mount.repo}": give -r ${mount.repo}=PATH`,
+        "usage",
+      );
     return path;
   }
-  if (request.repo === undefined) throw new SandboxError(`mount "${mount.name}" uses the default repository: give -r PATH`, "usage");
+  if (request.repo === undefined)
+    throw new SandboxError(`mount "${mount.name}" uses the default repository: give -r PATH`, "usage");
   return request.repo;
 }
 
@@ -137,7 +176,10 @@ function repoOf(mount: MountModel, request: WorkspaceRequest): string {
 async function detectMode(repo: string): Promise<"jj" | "git-worktree"> {
   if (await pathExists(join(repo, ".jj"))) return "jj";
   if (await pathExists(join(repo, ".git"))) return "git-worktree";
-  throw new SandboxError(`${repo} is neither a jj repository (.jj) nor a git repository (.git): use --direct (or -w) to mount it as is`, "vcs");
+  throw new SandboxError(
+    `${repo} is neither a jj repository (.jj) nor a git repository (.git): use --direct (or -w) to mount it as is`,
+    "vcs",
+  );
 }
 
 /** A jj workspace or git worktree of `sourceRepo` (a real path) at `target`. */
@@ -166,7 +208,13 @@ async function checkOut(
  * An empty directory for a jj workspace or git worktree, owned by the repository's owner; a
  * btrfs subvolume with a limit under workspace.maxSize.
  */
-async function managedDir(paths: RuntimePaths, sandbox: string, name: string, owner: RepoOwner, quotas: QuotaState): Promise<string> {
+async function managedDir(
+  paths: RuntimePaths,
+  sandbox: string,
+  name: string,
+  owner: RepoOwner,
+  quotas: QuotaState,
+): Promise<string> {
   // The owner must reach it: the state directory is traversable (not listable) for everyone.
   await mkdir(paths.workspacesDir, { recursive: true, mode: 0o711 });
   for (const dir of [paths.stateDir, paths.workspacesDir]) await chmod(dir, ((await stat(dir)).mode & 0o7777) | 0o011);

@@ -57,7 +57,11 @@ export async function createQuotaSubvolume(target: string, plan: QuotaPlan, stag
   try {
     const made = join(stage, "subvolume");
     await mustRun(["subvolume", "create", made]);
-    const quota = { bytes: plan.bytes, subvolumeId: Number((await mustRun(["inspect-internal", "rootid", made])).trim()), filesystem: plan.filesystem };
+    const quota = {
+      bytes: plan.bytes,
+      subvolumeId: Number((await mustRun(["inspect-internal", "rootid", made])).trim()),
+      filesystem: plan.filesystem,
+    };
     try {
       await mustRun(["qgroup", "limit", String(plan.bytes), made]);
       await rename(made, target);
@@ -79,12 +83,20 @@ export async function createQuotaSubvolume(target: string, plan: QuotaPlan, stag
 export async function dropQuotaSubvolume(quota: DiskQuota): Promise<void> {
   const id = String(quota.subvolumeId);
   const deleted = await btrfs(["subvolume", "delete", "--subvolid", id, quota.filesystem]);
-  if (deleted.exitCode !== 0 && !gone(deleted.stderr)) throw new SandboxError(`could not delete btrfs subvolume ${id} on ${quota.filesystem}: ${lastLine(deleted.stderr)}`, "general");
+  if (deleted.exitCode !== 0 && !gone(deleted.stderr))
+    throw new SandboxError(
+      `could not delete btrfs subvolume ${id} on ${quota.filesystem}: ${lastLine(deleted.stderr)}`,
+      "general",
+    );
   // A commit wakes the cleaner that drops deleted subvolumes; without one, the wait is ~30 s.
   await mustRun(["filesystem", "sync", quota.filesystem]);
   await mustRun(["subvolume", "sync", quota.filesystem, id]);
   const destroyed = await btrfs(["qgroup", "destroy", `0/${id}`, quota.filesystem]);
-  if (destroyed.exitCode !== 0 && !gone(destroyed.stderr)) throw new SandboxError(`could not remove btrfs qgroup 0/${id} on ${quota.filesystem}: ${lastLine(destroyed.stderr)}`, "general");
+  if (destroyed.exitCode !== 0 && !gone(destroyed.stderr))
+    throw new SandboxError(
+      `could not remove btrfs qgroup 0/${id} on ${quota.filesystem}: ${lastLine(destroyed.stderr)}`,
+      "general",
+    );
 }
 
 /** Bytes the workspace's subvolume holds now (its qgroup's referenced bytes), or null if unknown. */
@@ -100,22 +112,38 @@ export async function quotaUsage(quota: DiskQuota): Promise<number | null> {
 
 /** The type and mount point of the filesystem holding `dir` (JSON: a mount point may hold spaces). */
 async function mountOf(dir: string): Promise<{ fsType: string; filesystem: string }> {
-  const found = await runCommand("findmnt", ["--json", "--output", "FSTYPE,TARGET", "--target", dir], { reject: false });
-  const entry = found.exitCode === 0 ? (JSON.parse(found.stdout) as { filesystems?: { fstype?: string; target?: string }[] }).filesystems?.[0] : undefined;
-  if (entry?.fstype === undefined || entry.target === undefined) throw new SandboxError(`workspace.maxSize: cannot tell the filesystem of ${dir}: ${found.stderr.trim()}`, "general");
+  const found = await runCommand("findmnt", ["--json", "--output", "FSTYPE,TARGET", "--target", dir], {
+    reject: false,
+  });
+  const entry =
+    found.exitCode === 0
+      ? (JSON.parse(found.stdout) as { filesystems?: { fstype?: string; target?: string }[] }).filesystems?.[0]
+      : undefined;
+  if (entry?.fstype === undefined || entry.target === undefined)
+    throw new SandboxError(
+      `workspace.maxSize: cannot tell the filesystem of ${dir}: ${found.stderr.trim()}`,
+      "general",
+    );
   return { fsType: entry.fstype, filesystem: entry.target };
 }
 
 async function btrfs(args: string[]) {
   const result = await runCommand("btrfs", args, { reject: false, cwd: "/" });
   if (result.spawnError !== undefined)
-    throw new SandboxError(`workspace.maxSize needs the btrfs command, which did not run (${result.spawnError.code ?? result.spawnError.message}): install btrfs-progs`, "config");
+    throw new SandboxError(
+      `workspace.maxSize needs the btrfs command, which did not run (${result.spawnError.code ?? result.spawnError.message}): install btrfs-progs`,
+      "config",
+    );
   return result;
 }
 
 async function mustRun(args: string[]): Promise<string> {
   const result = await btrfs(args);
-  if (result.exitCode !== 0) throw new SandboxError(`btrfs ${args.slice(0, 2).join(" ")} failed: ${lastLine(result.stderr || result.stdout)}`, "general");
+  if (result.exitCode !== 0)
+    throw new SandboxError(
+      `btrfs ${args.slice(0, 2).join(" ")} failed: ${lastLine(result.stderr || result.stdout)}`,
+      "general",
+    );
   return result.stdout;
 }
 

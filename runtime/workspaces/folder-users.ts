@@ -24,11 +24,18 @@ export interface FolderUser {
   sandbox: string;
 }
 
-const placeholderSchema = z.union([z.strictObject({ kind: z.literal("directory") }), z.strictObject({ kind: z.literal("file"), text: z.string() })]);
+const placeholderSchema = z.union([
+  z.strictObject({ kind: z.literal("directory") }),
+  z.strictObject({ kind: z.literal("file"), text: z.string() }),
+]);
 const recordSchema = z.strictObject({
   folder: z.string().startsWith("/").describe("the workspace folder's real path"),
-  users: z.array(z.strictObject({ stateDir: z.string().startsWith("/"), sandbox: z.string().min(1) })).describe("sandboxes that use it now"),
-  standIns: z.array(z.strictObject({ path: z.string().min(1), placeholder: placeholderSchema })).describe("mount points made in it, relative paths"),
+  users: z
+    .array(z.strictObject({ stateDir: z.string().startsWith("/"), sandbox: z.string().min(1) }))
+    .describe("sandboxes that use it now"),
+  standIns: z
+    .array(z.strictObject({ path: z.string().min(1), placeholder: placeholderSchema }))
+    .describe("mount points made in it, relative paths"),
 });
 type FolderRecord = z.infer<typeof recordSchema>;
 
@@ -36,7 +43,11 @@ type FolderRecord = z.infer<typeof recordSchema>;
  * Adds `user` to each folder's users (before its stand-ins are looked at, so a sandbox leaving
  * meanwhile leaves them in place), and returns, by folder, the other sandboxes using it.
  */
-export async function joinFolders(dir: string, user: FolderUser, folders: readonly string[]): Promise<Map<string, FolderUser[]>> {
+export async function joinFolders(
+  dir: string,
+  user: FolderUser,
+  folders: readonly string[],
+): Promise<Map<string, FolderUser[]>> {
   return locked(dir, async () => {
     const others = new Map<string, FolderUser[]>();
     for (const folder of new Set(folders)) {
@@ -54,7 +65,10 @@ export async function recordStandIns(dir: string, folder: string, made: readonly
   await locked(dir, async () => {
     const record = await readRecord(dir, folder);
     const known = new Set(record.standIns.map((standIn) => standIn.path));
-    await writeRecord(dir, { ...record, standIns: [...record.standIns, ...made.filter((standIn) => !known.has(standIn.path))] });
+    await writeRecord(dir, {
+      ...record,
+      standIns: [...record.standIns, ...made.filter((standIn) => !known.has(standIn.path))],
+    });
   });
 }
 
@@ -62,7 +76,12 @@ export async function recordStandIns(dir: string, folder: string, made: readonly
  * Takes `user` off each folder; the last one out removes the folder's recorded stand-ins (as the
  * folder's owner) and the record. A user whose sandbox no longer exists counts as gone.
  */
-export async function leaveFolders(dir: string, user: FolderUser, folders: readonly string[], owner: { uid: number; gid: number }): Promise<void> {
+export async function leaveFolders(
+  dir: string,
+  user: FolderUser,
+  folders: readonly string[],
+  owner: { uid: number; gid: number },
+): Promise<void> {
   await locked(dir, async () => {
     for (const folder of new Set(folders)) {
       const record = await readRecord(dir, folder);
@@ -80,7 +99,8 @@ export async function leaveFolders(dir: string, user: FolderUser, folders: reado
 /** The users whose sandbox still exists (a stopped one left at its stop; one gone without it left nothing to hold). */
 async function liveUsers(users: readonly FolderUser[]): Promise<FolderUser[]> {
   const live: FolderUser[] = [];
-  for (const user of users) if (await pathExists(metadataPath(runtimePaths(user.stateDir, {}), user.sandbox))) live.push(user);
+  for (const user of users)
+    if (await pathExists(metadataPath(runtimePaths(user.stateDir, {}), user.sandbox))) live.push(user);
   return live;
 }
 

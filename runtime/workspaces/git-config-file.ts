@@ -14,7 +14,12 @@ export interface GitRunner {
 
 /** Runs git with `args` as the runner says; resolves with what it did (never rejects on failure). */
 export function runGit(git: GitRunner, args: readonly string[], cwd = "/"): Promise<RunResult> {
-  return runCommand(git.program, [...args], { cwd, env: git.env, reject: false, ...(git.uid === undefined ? {} : { uid: git.uid, gid: git.gid ?? git.uid }) });
+  return runCommand(git.program, [...args], {
+    cwd,
+    env: git.env,
+    reject: false,
+    ...(git.uid === undefined ? {} : { uid: git.uid, gid: git.gid ?? git.uid }),
+  });
 }
 
 /** One setting of a config file: its key as git prints it (section and name lower-cased), and its value (null: none given). */
@@ -29,9 +34,16 @@ export interface ConfigEntry {
  * --list --null`, which reads the file and runs nothing. Undefined entries and git's complaint
  * when it cannot parse the file.
  */
-export async function readGitConfig(git: GitRunner, file: string): Promise<{ ok: true; entries: ConfigEntry[] } | { ok: false; reason: string }> {
+export async function readGitConfig(
+  git: GitRunner,
+  file: string,
+): Promise<{ ok: true; entries: ConfigEntry[] } | { ok: false; reason: string }> {
   const result = await runGit(git, ["config", "--file", file, "--no-includes", "--list", "--null"]);
-  if (result.exitCode !== 0) return { ok: false, reason: result.stderr.trim().split("\n")[0] ?? `git config exited ${result.exitCode ?? "by a signal"}` };
+  if (result.exitCode !== 0)
+    return {
+      ok: false,
+      reason: result.stderr.trim().split("\n")[0] ?? `git config exited ${result.exitCode ?? "by a signal"}`,
+    };
   return { ok: true, entries: parseConfigList(result.stdout) };
 }
 
@@ -55,6 +67,8 @@ function parseConfigList(text: string): ConfigEntry[] {
     .filter((entry) => entry !== "")
     .map((entry) => {
       const newline = entry.indexOf("\n");
-      return newline === -1 ? { key: entry, value: null } : { key: entry.slice(0, newline), value: entry.slice(newline + 1) };
+      return newline === -1
+        ? { key: entry, value: null }
+        : { key: entry.slice(0, newline), value: entry.slice(newline + 1) };
     });
 }

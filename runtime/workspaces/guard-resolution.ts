@@ -51,7 +51,8 @@ export async function resolveGuard(roots: readonly string[], start: number, guar
     const place = locate(roots, next);
     const info = await lstat(next).catch(() => undefined);
     if (info === undefined) {
-      if (place !== undefined && guard.placeholder !== null) steps.push({ ...place, state: "absent", placeholder: remaining.length === 0 ? guard.placeholder : emptyDir });
+      if (place !== undefined && guard.placeholder !== null)
+        steps.push({ ...place, state: "absent", placeholder: remaining.length === 0 ? guard.placeholder : emptyDir });
       return steps;
     }
     if (info.isSymbolicLink()) {
@@ -72,7 +73,8 @@ export async function resolveGuard(roots: readonly string[], start: number, guar
   }
   // The walk ended on a directory reached through "..": a workspace itself, or above one.
   const place = locate(roots, current) ?? enclosing(roots, current);
-  if (place !== undefined) steps.push({ ...place, state: place.path === "" || place.path.startsWith("..") ? "unholdable" : "present" });
+  if (place !== undefined)
+    steps.push({ ...place, state: place.path === "" || place.path.startsWith("..") ? "unholdable" : "present" });
   return steps;
 }
 

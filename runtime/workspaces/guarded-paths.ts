@@ -46,14 +46,27 @@ export const gitDirGuards: readonly Guard[] = [
  */
 export const jjLayout = {
   readOnly: [".jj", ".jj/repo"],
-  writable: [".jj/working_copy", ".jj/repo/op_heads", ".jj/repo/op_store", ".jj/repo/index", ".jj/repo/store", ".jj/repo/workspace_store", ".jj/repo/submodule_store"],
+  writable: [
+    ".jj/working_copy",
+    ".jj/repo/op_heads",
+    ".jj/repo/op_store",
+    ".jj/repo/index",
+    ".jj/repo/store",
+    ".jj/repo/workspace_store",
+    ".jj/repo/submodule_store",
+  ],
 } as const;
 
 /**
  * Inside jj's writable store, read-only when present: the backend type and git target (a git
  * store's own config can run commands on `jj git fetch`), the internal git store's config and hooks.
  */
-export const jjStoreGuards: readonly Guard[] = [".jj/repo/store/type", ".jj/repo/store/git_target", ".jj/repo/store/git/config", ".jj/repo/store/git/hooks"].map((path) => ({
+export const jjStoreGuards: readonly Guard[] = [
+  ".jj/repo/store/type",
+  ".jj/repo/store/git_target",
+  ".jj/repo/store/git/config",
+  ".jj/repo/store/git/hooks",
+].map((path) => ({
   path,
   placeholder: null,
 }));
@@ -75,12 +88,16 @@ export function listedGuards(paths: readonly string[]): Guard[] {
  * (`.git -> realgit` is a `.git` directory: its internals are guarded where the link leads).
  */
 export async function workspaceGuards(root: string, unprotected: readonly string[]): Promise<Guard[]> {
-  const listed = [...new Set([...protectedPaths.filter((path) => !unprotected.includes(path)), ...(await repoProtectedPaths(root))])];
+  const listed = [
+    ...new Set([...protectedPaths.filter((path) => !unprotected.includes(path)), ...(await repoProtectedPaths(root))]),
+  ];
   const guards = listedGuards(listed);
   if ((await stat(join(root, ".git")).catch(() => undefined))?.isDirectory() === true) guards.push(...gitDirGuards);
-  if ((await stat(join(root, ".jj/repo")).catch(() => undefined))?.isDirectory() === true) guards.push(...jjStoreGuards);
+  if ((await stat(join(root, ".jj/repo")).catch(() => undefined))?.isDirectory() === true)
+    guards.push(...jjStoreGuards);
   for (const pointer of vcsPointerFiles) {
-    if ((await stat(join(root, pointer)).catch(() => undefined))?.isFile() === true) guards.push({ path: pointer, placeholder: null });
+    if ((await stat(join(root, pointer)).catch(() => undefined))?.isFile() === true)
+      guards.push({ path: pointer, placeholder: null });
   }
   return guards;
 }

@@ -10,18 +10,47 @@ import { runVcs, type RepoOwner } from "./vcs-command.js";
  * owner, in the owner's directory — to `store`, the checked absolute path of `.jj/repo`, which
  * the sandbox binds at that same path.
  */
-export async function addJjWorkspace(owner: RepoOwner, repo: string, name: string, path: string, revision: string | null, store: string): Promise<void> {
+export async function addJjWorkspace(
+  owner: RepoOwner,
+  repo: string,
+  name: string,
+  path: string,
+  revision: string | null,
+  store: string,
+): Promise<void> {
   const colocation = (await jjColocatesWorkspaces()) ? ["--no-colocate"] : [];
-  const args = ["-R", repo, "workspace", "add", "--name", name, ...colocation, ...(revision === null ? [] : ["--revision", revision]), path];
+  const args = [
+    "-R",
+    repo,
+    "workspace",
+    "add",
+    "--name",
+    name,
+    ...colocation,
+    ...(revision === null ? [] : ["--revision", revision]),
+    path,
+  ];
   await runVcs(owner, "jj", args, `add jj workspace "${name}" to ${repo}`);
   const pointer = join(path, ".jj/repo");
-  const written = await runCommand("tee", ["--", pointer], { input: store, stdout: "ignore", uid: owner.uid, gid: owner.gid, reject: false });
-  if (written.exitCode !== 0) throw new SandboxError(`could not point jj workspace "${name}" at ${store}: ${written.stderr}`, "vcs");
+  const written = await runCommand("tee", ["--", pointer], {
+    input: store,
+    stdout: "ignore",
+    uid: owner.uid,
+    gid: owner.gid,
+    reject: false,
+  });
+  if (written.exitCode !== 0)
+    throw new SandboxError(`could not point jj workspace "${name}" at ${store}: ${written.stderr}`, "vcs");
 }
 
 /** Makes the repository forget the workspace (its commits stay in the history). */
 export async function forgetJjWorkspace(owner: RepoOwner, repo: string, name: string): Promise<void> {
-  await runVcs(owner, "jj", ["-R", repo, "--ignore-working-copy", "workspace", "forget", name], `forget jj workspace "${name}" in ${repo}`);
+  await runVcs(
+    owner,
+    "jj",
+    ["-R", repo, "--ignore-working-copy", "workspace", "forget", name],
+    `forget jj workspace "${name}" in ${repo}`,
+  );
 }
 
 let colocates: Promise<boolean> | undefined;

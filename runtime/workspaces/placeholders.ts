@@ -22,13 +22,21 @@ export interface StandIn {
  * not create (`denied`: the agent, with the user's uid and gid and no other groups, cannot either,
  * so it needs no stand-in); anything else that fails stops the start.
  */
-export async function makeMountPoints(root: string, points: ReadonlyMap<string, Placeholder>, owner: { uid: number; gid: number }): Promise<{ made: StandIn[]; denied: string[] }> {
+export async function makeMountPoints(
+  root: string,
+  points: ReadonlyMap<string, Placeholder>,
+  owner: { uid: number; gid: number },
+): Promise<{ made: StandIn[]; denied: string[] }> {
   if (points.size === 0) return { made: [], denied: [] };
   const asked = [...points].map(([path, placeholder]) => ({ path, placeholder }));
   // One static helper as the user for all of them, in order (a shell ran a mkdir each: ~4 ms apiece, ~12 per up).
   const results = await makePointsAs(
     owner,
-    asked.map(({ path, placeholder }) => (placeholder.kind === "directory" ? { kind: "d", path: join(root, path), text: "" } : { kind: "f", path: join(root, path), text: placeholder.text })),
+    asked.map(({ path, placeholder }) =>
+      placeholder.kind === "directory"
+        ? { kind: "d", path: join(root, path), text: "" }
+        : { kind: "f", path: join(root, path), text: placeholder.text },
+    ),
   );
   const made: StandIn[] = [];
   const denied: string[] = [];
@@ -36,7 +44,11 @@ export async function makeMountPoints(root: string, points: ReadonlyMap<string, 
     const result = results[i] ?? "failed (no answer)";
     if (result === "made") made.push(point);
     else if (result === "denied") denied.push(point.path);
-    else if (result !== "exists") throw new SandboxError(`could not make the mount point of the stand-in for ${join(root, point.path)}: ${result.replace(/^failed /, "")}`, "container");
+    else if (result !== "exists")
+      throw new SandboxError(
+        `could not make the mount point of the stand-in for ${join(root, point.path)}: ${result.replace(/^failed /, "")}`,
+        "container",
+      );
   }
   return { made, denied };
 }
@@ -45,19 +57,34 @@ export async function makeMountPoints(root: string, points: ReadonlyMap<string, 
  * Removes, as the user, the stand-ins' mount points `up` made in `root`, deepest first, each only
  * while it still is exactly a stand-in (the user may have put something of their own there since).
  */
-export async function removeStandIns(root: string, standIns: readonly StandIn[], owner: { uid: number; gid: number }): Promise<void> {
+export async function removeStandIns(
+  root: string,
+  standIns: readonly StandIn[],
+  owner: { uid: number; gid: number },
+): Promise<void> {
   const info = await lstat(root).catch(() => undefined);
   if (info?.isDirectory() !== true || info.uid !== owner.uid) return;
   for (const { path, placeholder } of [...standIns].sort((a, b) => b.path.length - a.path.length)) {
     if (!(await isStandIn(join(root, path), placeholder))) continue;
     // rm and rmdir from the system's directories (on NixOS its profile: /usr/bin and /bin hold neither).
-    const run = { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/", env: { PATH: systemProgramDirs.join(":") } } as const;
+    const run = {
+      uid: owner.uid,
+      gid: owner.gid,
+      reject: false,
+      cwd: "/",
+      env: { PATH: systemProgramDirs.join(":") },
+    } as const;
     await runCommand(placeholder.kind === "file" ? "rm" : "rmdir", ["--", join(root, path)], run);
   }
 }
 
 async function isStandIn(path: string, placeholder: Placeholder): Promise<boolean> {
   const info = await lstat(path).catch(() => undefined);
-  if (placeholder.kind === "directory") return info?.isDirectory() === true && (await readdir(path).catch(() => ["?"])).length === 0;
-  return info?.isFile() === true && info.size === placeholder.text.length && (await readFile(path, "utf8").catch(() => undefined)) === placeholder.text;
+  if (placeholder.kind === "directory")
+    return info?.isDirectory() === true && (await readdir(path).catch(() => ["?"])).length === 0;
+  return (
+    info?.isFile() === true &&
+    info.size === placeholder.text.length &&
+    (await readFile(path, "utf8").catch(() => undefined)) === placeholder.text
+  );
 }

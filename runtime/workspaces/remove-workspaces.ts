@@ -20,9 +20,11 @@ export async function removeWorkspace(mount: WorkspaceMount, owner: RepoOwner): 
   if (!mount.managed) return undefined;
   await removeAsOwner(mount.hostPath, owner);
   if (mount.quota !== undefined) await dropQuotaSubvolume(mount.quota);
-  if (mount.mode === "jj" && mount.sourceRepo !== undefined && mount.vcsName !== undefined) await forgetJjWorkspace(owner, mount.sourceRepo, mount.vcsName);
+  if (mount.mode === "jj" && mount.sourceRepo !== undefined && mount.vcsName !== undefined)
+    await forgetJjWorkspace(owner, mount.sourceRepo, mount.vcsName);
   const gitStore = mount.stores?.find((store) => store.kind === "git")?.path;
-  if (mount.mode === "git-worktree" && gitStore !== undefined) return forgetGitWorktree(owner, gitStore, mount.ownBranch === true ? (mount.vcsName ?? null) : null);
+  if (mount.mode === "git-worktree" && gitStore !== undefined)
+    return forgetGitWorktree(owner, gitStore, mount.ownBranch === true ? (mount.vcsName ?? null) : null);
   return undefined;
 }
 
@@ -30,7 +32,11 @@ export async function removeWorkspace(mount: WorkspaceMount, owner: RepoOwner): 
  * Undoes every workspace of a sandbox (mounts first, then the primary one) and its directory
  * under the state dir. Every workspace is attempted; notes and failures come back together.
  */
-export async function removeWorkspaces(paths: RuntimePaths, metadata: SandboxMetadata, owner: RepoOwner): Promise<{ notes: string[]; failures: string[] }> {
+export async function removeWorkspaces(
+  paths: RuntimePaths,
+  metadata: SandboxMetadata,
+  owner: RepoOwner,
+): Promise<{ notes: string[]; failures: string[] }> {
   const notes: string[] = [];
   const failures: string[] = [];
   const all: WorkspaceMount[] = [...metadata.mounts].reverse();
@@ -42,7 +48,9 @@ export async function removeWorkspaces(paths: RuntimePaths, metadata: SandboxMet
       failures.push(error instanceof Error ? error.message : String(error));
     }
   }
-  await removeSandboxDir(pathUnder(paths.workspacesDir, metadata.name), owner).catch((error: Error) => failures.push(error.message));
+  await removeSandboxDir(pathUnder(paths.workspacesDir, metadata.name), owner).catch((error: Error) =>
+    failures.push(error.message),
+  );
   return { notes, failures };
 }
 
@@ -53,8 +61,14 @@ export async function removeWorkspaces(paths: RuntimePaths, metadata: SandboxMet
 export async function removeSandboxDir(dir: string, owner: RepoOwner): Promise<void> {
   // A sandbox with only direct mounts never had one.
   if ((await lstat(dir).catch(() => undefined))?.isDirectory() !== true) return;
-  const emptied = await runCommand("find", [dir, "-mindepth", "1", "-delete"], { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/" });
-  if (emptied.exitCode !== 0 && !emptied.stderr.includes("No such file")) throw new SandboxError(`could not remove ${dir}: ${emptied.stderr.trim()}`, "general");
+  const emptied = await runCommand("find", [dir, "-mindepth", "1", "-delete"], {
+    uid: owner.uid,
+    gid: owner.gid,
+    reject: false,
+    cwd: "/",
+  });
+  if (emptied.exitCode !== 0 && !emptied.stderr.includes("No such file"))
+    throw new SandboxError(`could not remove ${dir}: ${emptied.stderr.trim()}`, "general");
   await rmdir(dir).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "ENOENT") throw error;
   });
@@ -65,6 +79,11 @@ export async function removeSandboxDir(dir: string, owner: RepoOwner): Promise<v
  * the sandbox) can change under it, so a link planted in it removes nothing else.
  */
 export async function removeAsOwner(path: string, owner: RepoOwner): Promise<void> {
-  const result = await runCommand("rm", ["-rf", "--one-file-system", "--", path], { uid: owner.uid, gid: owner.gid, reject: false, cwd: "/" });
+  const result = await runCommand("rm", ["-rf", "--one-file-system", "--", path], {
+    uid: owner.uid,
+    gid: owner.gid,
+    reject: false,
+    cwd: "/",
+  });
   if (result.exitCode !== 0) throw new SandboxError(`could not remove ${path}: ${result.stderr.trim()}`, "general");
 }

@@ -26,7 +26,8 @@ const always: readonly [string, string][] = [
  */
 export function neutralSettings(scan: VcsScan, own: readonly ConfigEntry[]): [string, string][] {
   const settings: [string, string][] = [...always];
-  const ownValues = (key: string): string[] => own.filter((entry) => entry.key === key && entry.value !== null).map((entry) => entry.value ?? "");
+  const ownValues = (key: string): string[] =>
+    own.filter((entry) => entry.key === key && entry.value !== null).map((entry) => entry.value ?? "");
   const done = new Set<string>();
   let credentials = false;
   for (const { key, value, vcs } of scan.findings) {
@@ -41,7 +42,9 @@ export function neutralSettings(scan: VcsScan, own: readonly ConfigEntry[]): [st
   if (credentials)
     settings.push(
       ["credential.helper", ""],
-      ...own.filter((entry) => /^credential\.(.+\.)?helper$/.test(entry.key) && entry.value !== null).map((entry): [string, string] => [entry.key, entry.value ?? ""]),
+      ...own
+        .filter((entry) => /^credential\.(.+\.)?helper$/.test(entry.key) && entry.value !== null)
+        .map((entry): [string, string] => [entry.key, entry.value ?? ""]),
     );
   return settings;
 }
@@ -61,7 +64,9 @@ export async function executables(git: GitRunner, settings: readonly [string, st
   const execPath = (await runGit(git, ["--exec-path"])).stdout.trim();
   const program = await realpath(git.program);
   const dirs = (git.env.PATH ?? "").split(":").filter((dir) => dir.startsWith("/"));
-  const named = settings.map(([, value]) => /^([A-Za-z0-9._/+-]+)(\s|$)/.exec(value)?.[1]).filter((word): word is string => word !== undefined && word !== "false");
+  const named = settings
+    .map(([, value]) => /^([A-Za-z0-9._/+-]+)(\s|$)/.exec(value)?.[1])
+    .filter((word): word is string => word !== undefined && word !== "false");
   const found: string[] = [program];
   for (const name of ["cat", "ssh", ...named]) {
     const path = name.startsWith("/") ? name : await findExecutable([name], dirs);
@@ -80,12 +85,19 @@ export async function elfInterpreter(program: string): Promise<string | undefine
     const header = Buffer.alloc(64);
     await file.read(header, 0, 64, 0);
     if (header.readUInt32BE(0) !== 0x7f454c46 || header[4] !== 2 || header[5] !== 1) return undefined;
-    const [offset, size, count] = [Number(header.readBigUInt64LE(0x20)), header.readUInt16LE(0x36), header.readUInt16LE(0x38)];
+    const [offset, size, count] = [
+      Number(header.readBigUInt64LE(0x20)),
+      header.readUInt16LE(0x36),
+      header.readUInt16LE(0x38),
+    ];
     const table = Buffer.alloc(size * count);
     await file.read(table, 0, table.length, offset);
     for (let i = 0; i < count; i++) {
       if (table.readUInt32LE(i * size) !== 3) continue;
-      const [at, length] = [Number(table.readBigUInt64LE(i * size + 0x08)), Number(table.readBigUInt64LE(i * size + 0x20))];
+      const [at, length] = [
+        Number(table.readBigUInt64LE(i * size + 0x08)),
+        Number(table.readBigUInt64LE(i * size + 0x20)),
+      ];
       const text = Buffer.alloc(length);
       await file.read(text, 0, length, at);
       return text.toString("utf8").replace(/\0.*$/s, "");
@@ -111,7 +123,11 @@ export async function runSafeGit(
   const gitArgs = [...settings.flatMap(([key, value]) => ["-c", `${key}=${value}`]), ...args];
   const env = { ...git.env, GIT_PAGER: "cat" };
   const ids = git.uid === undefined ? {} : { uid: git.uid, gid: git.gid ?? git.uid };
-  const run = (program: string, argv: string[], stderr: "inherit" | "pipe"): Promise<{ code: number; stderr: string }> =>
+  const run = (
+    program: string,
+    argv: string[],
+    stderr: "inherit" | "pipe",
+  ): Promise<{ code: number; stderr: string }> =>
     new Promise((done, fail) => {
       const child = spawn(program, argv, { cwd, env, stdio: ["inherit", "inherit", stderr], ...ids });
       let text = "";
@@ -124,6 +140,7 @@ export async function runSafeGit(
     });
   const limited = await run(execOnlyHelperPath(), [...allowed, "--", git.program, ...gitArgs], "pipe");
   // 69: this kernel has no Landlock (the helper said so before git started).
-  if (limited.code !== 69 || !limited.stderr.startsWith("forage-exec-only: landlock")) return { code: limited.code, landlock: true };
+  if (limited.code !== 69 || !limited.stderr.startsWith("forage-exec-only: landlock"))
+    return { code: limited.code, landlock: true };
   return { code: (await run(git.program, gitArgs, "inherit")).code, landlock: false };
 }

@@ -39,18 +39,41 @@ const gitCapture = [
  * bookmark forage-snapshot/<sandbox>/<name>; git: the worktree's files under
  * refs/forage/snapshots/<sandbox>/<name>. The sandbox's own history and branch are untouched.
  */
-export async function createSnapshot(metadata: SandboxMetadata, owner: RepoOwner, inside: RunInside, name: string): Promise<Snapshot> {
+export async function createSnapshot(
+  metadata: SandboxMetadata,
+  owner: RepoOwner,
+  inside: RunInside,
+  name: string,
+): Promise<Snapshot> {
   const workspace = vcsWorkspace(metadata);
   assertName(name);
-  if ((await listSnapshots(metadata, owner)).some((s) => s.name === name)) throw new SandboxError(`snapshot "${name}" of ${metadata.name} exists already: pick another name`, "usage");
+  if ((await listSnapshots(metadata, owner)).some((s) => s.name === name))
+    throw new SandboxError(`snapshot "${name}" of ${metadata.name} exists already: pick another name`, "usage");
   if (workspace.mode === "jj") {
     // A bookmark on @ would follow the agent's later edits: the snapshot is a duplicate of @.
     const duplicated = await mustSucceed(inside(["jj", "duplicate", "@"]), "capture the working copy");
     const commit = /Duplicated \S+ as \S+ ([0-9a-f]+)/.exec(duplicated.stderr)?.[1];
-    if (commit === undefined) throw new SandboxError(`could not capture ${metadata.name}'s working copy: jj said ${duplicated.stderr.trim()}`, "vcs");
-    await mustSucceed(inside(["jj", "bookmark", "create", jjBookmark(metadata.name, name), "-r", commit]), "name the snapshot");
+    if (commit === undefined)
+      throw new SandboxError(
+        `could not capture ${metadata.name}'s working copy: jj said ${duplicated.stderr.trim()}`,
+        "vcs",
+      );
+    await mustSucceed(
+      inside(["jj", "bookmark", "create", jjBookmark(metadata.name, name), "-r", commit]),
+      "name the snapshot",
+    );
   } else {
-    await mustSucceed(inside(["sh", "-c", gitCapture, "forage-snapshot", gitRef(metadata.name, name), `forage snapshot ${name} of ${metadata.name}`]), "capture the working copy");
+    await mustSucceed(
+      inside([
+        "sh",
+        "-c",
+        gitCapture,
+        "forage-snapshot",
+        gitRef(metadata.name, name),
+        `forage snapshot ${name} of ${metadata.name}`,
+      ]),
+      "capture the working copy",
+    );
   }
   const created = (await listSnapshots(metadata, owner)).find((s) => s.name === name);
   if (created === undefined) throw new SandboxError(`snapshot "${name}" was not recorded`, "vcs");
@@ -78,21 +101,37 @@ export async function listSnapshots(metadata: SandboxMetadata, owner: RepoOwner)
           ],
           "list snapshots",
         )
-      : await runVcs(owner, "git", ["for-each-ref", "--format=%(refname)%09%(objectname)%09%(creatordate:iso-strict)", prefix], "list snapshots", { GIT_DIR: gitStorePath(workspace) });
+      : await runVcs(
+          owner,
+          "git",
+          ["for-each-ref", "--format=%(refname)%09%(objectname)%09%(creatordate:iso-strict)", prefix],
+          "list snapshots",
+          { GIT_DIR: gitStorePath(workspace) },
+        );
   return lines
     .split("\n")
     .map((line) => line.split("\t"))
-    .filter((fields): fields is [string, string, string] => fields.length === 3 && fields[0]?.startsWith(prefix) === true)
+    .filter(
+      (fields): fields is [string, string, string] => fields.length === 3 && fields[0]?.startsWith(prefix) === true,
+    )
     .map(([ref, commit, date]) => ({ name: ref.slice(prefix.length), commit, createdAt: new Date(date).toISOString() }))
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name));
 }
 
 /** Puts the snapshot's files back in the sandbox's working copy (history and branch untouched). */
-export async function restoreSnapshot(metadata: SandboxMetadata, owner: RepoOwner, inside: RunInside, name: string): Promise<void> {
+export async function restoreSnapshot(
+  metadata: SandboxMetadata,
+  owner: RepoOwner,
+  inside: RunInside,
+  name: string,
+): Promise<void> {
   const workspace = vcsWorkspace(metadata);
   assertName(name);
   if (!(await listSnapshots(metadata, owner)).some((s) => s.name === name))
-    throw new SandboxError(`${metadata.name} has no snapshot "${name}" (see forage-ctl snapshot list ${metadata.name})`, "not-found");
+    throw new SandboxError(
+      `${metadata.name} has no snapshot "${name}" (see forage-ctl snapshot list ${metadata.name})`,
+      "not-found",
+    );
   // jj reads a bare name as a revset expression: the bookmark is named exactly.
   const command =
     workspace.mode === "jj"
@@ -109,20 +148,33 @@ export async function removeSnapshots(metadata: SandboxMetadata, owner: RepoOwne
   if (snapshots.length === 0) return;
   if (workspace.mode === "jj") {
     const names = snapshots.map((s) => `exact:${jjBookmark(metadata.name, s.name)}`);
-    await runVcs(owner, "jj", ["-R", sourceRepo(workspace), "--ignore-working-copy", "bookmark", "delete", ...names], "delete the snapshots");
+    await runVcs(
+      owner,
+      "jj",
+      ["-R", sourceRepo(workspace), "--ignore-working-copy", "bookmark", "delete", ...names],
+      "delete the snapshots",
+    );
   } else {
-    for (const snapshot of snapshots) await runVcs(owner, "git", ["update-ref", "-d", gitRef(metadata.name, snapshot.name)], "delete the snapshots", { GIT_DIR: gitStorePath(workspace) });
+    for (const snapshot of snapshots)
+      await runVcs(owner, "git", ["update-ref", "-d", gitRef(metadata.name, snapshot.name)], "delete the snapshots", {
+        GIT_DIR: gitStorePath(workspace),
+      });
   }
 }
 
 function vcsWorkspace(metadata: SandboxMetadata): WorkspaceMount & { mode: "jj" | "git-worktree" } {
   const workspace = metadata.workspace;
-  if (workspace.mode === "direct") throw new SandboxError(`${metadata.name} mounts a directory as is: snapshots need a jj workspace or git worktree (forage-ctl up -r REPO)`, "usage");
+  if (workspace.mode === "direct")
+    throw new SandboxError(
+      `${metadata.name} mounts a directory as is: snapshots need a jj workspace or git worktree (forage-ctl up -r REPO)`,
+      "usage",
+    );
   return workspace as WorkspaceMount & { mode: "jj" | "git-worktree" };
 }
 
 function sourceRepo(workspace: WorkspaceMount): string {
-  if (workspace.sourceRepo === undefined) throw new SandboxError("the sandbox's metadata has no repository recorded", "vcs");
+  if (workspace.sourceRepo === undefined)
+    throw new SandboxError("the sandbox's metadata has no repository recorded", "vcs");
   return workspace.sourceRepo;
 }
 
@@ -134,13 +186,17 @@ function gitStorePath(workspace: WorkspaceMount): string {
 
 async function mustSucceed(running: ReturnType<RunInside>, doing: string): Promise<{ stdout: string; stderr: string }> {
   const result = await running;
-  if (result.exitCode !== 0) throw new SandboxError(`could not ${doing}: ${result.stderr.trim().split("\n").slice(-3).join(" / ")}`, "vcs");
+  if (result.exitCode !== 0)
+    throw new SandboxError(`could not ${doing}: ${result.stderr.trim().split("\n").slice(-3).join(" / ")}`, "vcs");
   return result;
 }
 
 function assertName(name: string): void {
   if (!snapshotNamePattern.test(name))
-    throw new SandboxError(`invalid snapshot name "${name}": 1-128 of a-z, A-Z, 0-9, '.', '_' and '-', starting with a letter or digit, without ".." or a trailing "." or ".lock"`, "usage");
+    throw new SandboxError(
+      `invalid snapshot name "${name}": 1-128 of a-z, A-Z, 0-9, '.', '_' and '-', starting with a letter or digit, without ".." or a trailing "." or ".lock"`,
+      "usage",
+    );
 }
 
 function jjBookmark(sandbox: string, name: string): string {

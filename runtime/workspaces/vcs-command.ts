@@ -21,7 +21,13 @@ const safeGitOptions = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=
  * Runs git or jj as the repository's owner with a minimal environment; a failure is a VCS error
  * (exit 7) that says what was being done and what the tool answered.
  */
-export async function runVcs(owner: RepoOwner, program: "git" | "jj", args: string[], doing: string, extraEnv: Record<string, string> = {}): Promise<string> {
+export async function runVcs(
+  owner: RepoOwner,
+  program: "git" | "jj",
+  args: string[],
+  doing: string,
+  extraEnv: Record<string, string> = {},
+): Promise<string> {
   const result = await runCommand(program, program === "git" ? [...safeGitOptions, ...args] : args, {
     uid: owner.uid,
     gid: owner.gid,

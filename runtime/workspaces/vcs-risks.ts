@@ -37,28 +37,62 @@ export const gitRisks: readonly GitRisk[] = [
   { key: /^filter\..+\.(clean|smudge)$/, runs: "a filter on add, checkout, status, diff", neutral: value("cat") },
   { key: /^filter\..+\.process$/, runs: "a long-running filter on add, checkout, status, diff", neutral: value("") },
   { key: /^diff\..+\.textconv$/, runs: "a text conversion on diff, log -p, blame, show", neutral: value("cat") },
-  { key: /^diff\..+\.command$|^diff\.external$/, runs: "an external diff program on diff, log -p, show", neutral: value("") },
+  {
+    key: /^diff\..+\.command$|^diff\.external$/,
+    runs: "an external diff program on diff, log -p, show",
+    neutral: value(""),
+  },
   { key: /^merge\..+\.driver$/, runs: "a merge driver on merge, rebase, cherry-pick, pull", neutral: value("") },
   { key: /^(diff|merge)tool\..+\.(cmd|path)$/, runs: "a tool on difftool, mergetool", neutral: value("") },
   { key: /^alias\./, runs: "a shell command when the alias is used", neutral: value(""), when: /^\s*!/ },
-  { key: /^include\.path$|^includeif\..+\.path$/, runs: "settings of another file, which may be any of these", neutral: { kind: "include" } },
+  {
+    key: /^include\.path$|^includeif\..+\.path$/,
+    runs: "settings of another file, which may be any of these",
+    neutral: { kind: "include" },
+  },
   { key: /^gpg\.program$/, runs: "a signing program on commit, tag, verify", neutral: value("gpg") },
   { key: /^gpg\.ssh\.program$/, runs: "a signing program on commit, tag, verify", neutral: value("ssh-keygen") },
   { key: /^gpg\.x509\.program$/, runs: "a signing program on commit, tag, verify", neutral: value("gpgsm") },
   { key: /^gpg\.openpgp\.program$/, runs: "a signing program on commit, tag, verify", neutral: value("gpg") },
   { key: /^gpg\.ssh\.defaultkeycommand$/, runs: "a command on commit, tag", neutral: value("") },
   { key: /^interactive\.difffilter$/, runs: "a filter on add -p", neutral: value("") },
-  { key: /^remote\..+\.uploadpack$/, runs: "a program on fetch from a local or ssh remote", neutral: value("git-upload-pack") },
-  { key: /^remote\..+\.receivepack$/, runs: "a program on push to a local or ssh remote", neutral: value("git-receive-pack") },
+  {
+    key: /^remote\..+\.uploadpack$/,
+    runs: "a program on fetch from a local or ssh remote",
+    neutral: value("git-upload-pack"),
+  },
+  {
+    key: /^remote\..+\.receivepack$/,
+    runs: "a program on push to a local or ssh remote",
+    neutral: value("git-receive-pack"),
+  },
   { key: /^remote\..+\.vcs$/, runs: "a remote helper (git-remote-<vcs>) on fetch and push", neutral: value("") },
   // `protocol.ext.allow=never` is given always (see safe-git.ts): the default policy can stay "user".
-  { key: /^protocol\.allow$/, runs: "transports such as ext:: (any command) when it says always", neutral: value("user"), when: /always/i },
-  { key: /^protocol\..+\.allow$/, runs: "that transport (ext:: runs any command) when it says always", neutral: value("never"), when: /always/i },
+  {
+    key: /^protocol\.allow$/,
+    runs: "transports such as ext:: (any command) when it says always",
+    neutral: value("user"),
+    when: /always/i,
+  },
+  {
+    key: /^protocol\..+\.allow$/,
+    runs: "that transport (ext:: runs any command) when it says always",
+    neutral: value("never"),
+    when: /always/i,
+  },
   { key: /^submodule\..+\.update$/, runs: "a command on submodule update", neutral: value("checkout"), when: /^\s*!/ },
-  { key: /^sendemail\.(.+\.)?(smtpserver|sendmailcmd|tocmd|cccmd|headercmd)$/, runs: "a command on send-email", neutral: value("") },
+  {
+    key: /^sendemail\.(.+\.)?(smtpserver|sendmailcmd|tocmd|cccmd|headercmd)$/,
+    runs: "a command on send-email",
+    neutral: value(""),
+  },
   { key: /^trailer\..+\.(command|cmd)$/, runs: "a command on commit and interpret-trailers", neutral: value("") },
   { key: /^imap\.tunnel$/, runs: "a command on imap-send", neutral: value("") },
-  { key: /^(web\.browser|browser\..+\.(cmd|path)|man\.viewer|man\..+\.(cmd|path))$/, runs: "a program on help and instaweb", neutral: value("") },
+  {
+    key: /^(web\.browser|browser\..+\.(cmd|path)|man\.viewer|man\..+\.(cmd|path))$/,
+    runs: "a program on help and instaweb",
+    neutral: value(""),
+  },
   { key: /^guitool\..+\.cmd$/, runs: "a command from git gui", neutral: value("") },
   { key: /^hook\..+\.command$/, runs: "a hook command (config-based hooks)", neutral: value("") },
 ];
@@ -74,7 +108,10 @@ export function gitRiskOf(key: string, setting: string | null): GitRisk | undefi
  * runs anything), signing programs, and the git it runs. jj has no hooks.
  */
 export const jjRisks: readonly { key: RegExp; runs: string }[] = [
-  { key: /^ui\.(pager|editor|diff-editor|merge-editor|diff-formatter|diff\.tool|diff\.format|default-command)(\.|$)/, runs: "a program on log, diff, describe, split, resolve" },
+  {
+    key: /^ui\.(pager|editor|diff-editor|merge-editor|diff-formatter|diff\.tool|diff\.format|default-command)(\.|$)/,
+    runs: "a program on log, diff, describe, split, resolve",
+  },
   { key: /^merge-tools\./, runs: "a diff or merge tool" },
   { key: /^fix\.tools\./, runs: "a command on jj fix" },
   { key: /^aliases\./, runs: "a command (an alias may run `util exec`)" },

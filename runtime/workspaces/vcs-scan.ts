@@ -68,7 +68,15 @@ export async function scanWorkspace(folder: string, git: GitRunner): Promise<Vcs
 }
 
 /** A `.git` at `path` (a directory, a link to one, or a `gitdir:` file): its git directory and what hangs off it. */
-async function gitRepository(scan: VcsScan, root: string, dir: string, path: string, git: GitRunner, seen: Set<string>, pending: Pending): Promise<void> {
+async function gitRepository(
+  scan: VcsScan,
+  root: string,
+  dir: string,
+  path: string,
+  git: GitRunner,
+  seen: Set<string>,
+  pending: Pending,
+): Promise<void> {
   const info = await stat(path).catch(() => undefined);
   let gitDir: string | undefined;
   if (info?.isDirectory() === true) gitDir = path;
@@ -82,7 +90,15 @@ async function gitRepository(scan: VcsScan, root: string, dir: string, path: str
 }
 
 /** A git directory's config (and its common directory's), hooks, other worktrees' config and submodules' git directories. */
-async function gitDirectory(scan: VcsScan, root: string, repository: string, gitDir: string, git: GitRunner, seen: Set<string>, pending: Pending): Promise<void> {
+async function gitDirectory(
+  scan: VcsScan,
+  root: string,
+  repository: string,
+  gitDir: string,
+  git: GitRunner,
+  seen: Set<string>,
+  pending: Pending,
+): Promise<void> {
   if (seen.has(gitDir)) return;
   seen.add(gitDir);
   const common = await commonDir(gitDir);
@@ -102,12 +118,26 @@ async function commonDir(gitDir: string): Promise<string> {
 }
 
 /** One config file's risky settings, and those of the files it includes (followed by hand, every condition taken as true). */
-async function configFindings(scan: VcsScan, root: string, repository: string, file: string, git: GitRunner, depth: number): Promise<void> {
+async function configFindings(
+  scan: VcsScan,
+  root: string,
+  repository: string,
+  file: string,
+  git: GitRunner,
+  depth: number,
+): Promise<void> {
   if (depth > 10 || (await stat(file).catch(() => undefined))?.isFile() !== true) return;
   const read = await readGitConfig(git, file);
   const where = shown(root, file);
   if (!read.ok) {
-    scan.findings.push({ repository, vcs: "git", key: "(unreadable)", value: read.reason, file: where, runs: "nothing while git cannot read it (it stops), but open it as text to see what it holds" });
+    scan.findings.push({
+      repository,
+      vcs: "git",
+      key: "(unreadable)",
+      value: read.reason,
+      file: where,
+      runs: "nothing while git cannot read it (it stops), but open it as text to see what it holds",
+    });
     return;
   }
   for (const { key, value } of read.entries) {
@@ -127,7 +157,14 @@ async function hookFindings(scan: VcsScan, root: string, repository: string, dir
     if (entry.name.endsWith(".sample") || entry.isDirectory()) continue;
     const info = await stat(join(dir, entry.name)).catch(() => undefined);
     if (info === undefined || (info.mode & 0o111) === 0) continue;
-    scan.findings.push({ repository, vcs: "git", key: `hook ${entry.name}`, value: null, file: shown(root, join(dir, entry.name)), runs: "a program on the git command it is named after" });
+    scan.findings.push({
+      repository,
+      vcs: "git",
+      key: `hook ${entry.name}`,
+      value: null,
+      file: shown(root, join(dir, entry.name)),
+      runs: "a program on the git command it is named after",
+    });
   }
 }
 
@@ -136,27 +173,47 @@ async function hookFindings(scan: VcsScan, root: string, repository: string, dir
  * `.jj/repo/config.toml`, `.jj/workspace-config.toml`) with the risky keys in them, and jj's own
  * git store (a bare repository jj runs git in).
  */
-async function jjRepository(scan: VcsScan, root: string, dir: string, git: GitRunner, seen: Set<string>, pending: Pending): Promise<void> {
+async function jjRepository(
+  scan: VcsScan,
+  root: string,
+  dir: string,
+  git: GitRunner,
+  seen: Set<string>,
+  pending: Pending,
+): Promise<void> {
   const repository = shown(root, dir);
   scan.repositories.push({ path: repository, vcs: "jj" });
   const repoInfo = await lstat(join(dir, ".jj/repo")).catch(() => undefined);
-  const store = repoInfo?.isFile() === true ? resolve(dir, ".jj", (await readFile(join(dir, ".jj/repo"), "utf8")).trim()) : join(dir, ".jj/repo");
+  const store =
+    repoInfo?.isFile() === true
+      ? resolve(dir, ".jj", (await readFile(join(dir, ".jj/repo"), "utf8")).trim())
+      : join(dir, ".jj/repo");
   for (const file of [join(store, "config.toml"), join(dir, ".jj/workspace-config.toml")]) {
     const text = await readFile(file, "utf8").catch(() => undefined);
     if (text === undefined) continue;
     const where = shown(root, file);
-    scan.findings.push({ repository, vcs: "jj", key: "(file)", value: null, file: where, runs: "jj adopts this file as the repository's config: any of its settings" });
+    scan.findings.push({
+      repository,
+      vcs: "jj",
+      key: "(file)",
+      value: null,
+      file: where,
+      runs: "jj adopts this file as the repository's config: any of its settings",
+    });
     for (const { key, value } of tomlKeys(text.slice(0, 1_000_000))) {
       const risk = jjRiskOf(key);
       if (risk !== undefined) scan.findings.push({ repository, vcs: "jj", key, value, file: where, runs: risk.runs });
     }
   }
   const gitStore = join(store, "store/git");
-  if ((await lstat(gitStore).catch(() => undefined))?.isDirectory() === true) await gitDirectory(scan, root, repository, gitStore, git, seen, pending);
+  if ((await lstat(gitStore).catch(() => undefined))?.isDirectory() === true)
+    await gitDirectory(scan, root, repository, gitStore, git, seen, pending);
 }
 
 async function subdirectories(dir: string): Promise<string[]> {
-  return (await readdir(dir, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory()).map((entry) => join(dir, entry.name));
+  return (await readdir(dir, { withFileTypes: true }).catch(() => []))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => join(dir, entry.name));
 }
 
 /** A path relative to the folder when it lies inside, else as is. */

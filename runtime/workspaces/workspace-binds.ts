@@ -30,10 +30,18 @@ export interface WorkspaceBindOptions {
  * links (`owners`, see stageBinds): the primary workspace must be the user's, the rest the user's
  * or root's. readOnlyWorkspace makes all of it read-only.
  */
-export async function workspaceBinds(metadata: SandboxMetadata, workspacePath: string, options: WorkspaceBindOptions): Promise<Bind[]> {
+export async function workspaceBinds(
+  metadata: SandboxMetadata,
+  workspacePath: string,
+  options: WorkspaceBindOptions,
+): Promise<Bind[]> {
   const placed: { mount: WorkspaceMount; target: string; readOnly: boolean }[] = [
     { mount: metadata.workspace, target: workspacePath, readOnly: options.readOnly },
-    ...metadata.mounts.map((mount) => ({ mount, target: mount.containerPath, readOnly: options.readOnly || mount.readOnly })),
+    ...metadata.mounts.map((mount) => ({
+      mount,
+      target: mount.containerPath,
+      readOnly: options.readOnly || mount.readOnly,
+    })),
   ];
   const sources: string[] = [];
   for (const { mount } of placed) sources.push(await ownedDirectory(mount.hostPath, metadata));
@@ -43,7 +51,8 @@ export async function workspaceBinds(metadata: SandboxMetadata, workspacePath: s
     metadata,
     options.pinned,
   );
-  for (const [n, i] of writable.entries()) if ((made[n] ?? []).length > 0) await options.madeStandIns?.(sources[i] ?? "/", made[n] ?? []);
+  for (const [n, i] of writable.entries())
+    if ((made[n] ?? []).length > 0) await options.madeStandIns?.(sources[i] ?? "/", made[n] ?? []);
   const pinsOf = (i: number): readonly Pin[] => pins[writable.indexOf(i)] ?? [];
   const binds: Bind[] = placed.map(({ target, readOnly }, i) => ({
     source: sources[i] ?? "/",
@@ -53,7 +62,8 @@ export async function workspaceBinds(metadata: SandboxMetadata, workspacePath: s
     ...(options.pinned && pinsOf(i).length > 0 ? { pins: pinsOf(i) } : {}),
   }));
   const stores = new Map<string, VcsStore>();
-  for (const { mount } of placed) for (const store of mount.stores ?? []) stores.set(`${store.path}\0${store.worktreeDir ?? ""}`, store);
+  for (const { mount } of placed)
+    for (const store of mount.stores ?? []) stores.set(`${store.path}\0${store.worktreeDir ?? ""}`, store);
   for (const store of stores.values()) binds.push(...(await storeBinds(store, metadata, options.readOnly)));
   if (options.pinned) return binds;
   return [...binds, ...placed.flatMap(({ target }, i) => pinsByPath(sources[i] ?? "/", target, pinsOf(i)))];

@@ -30,9 +30,19 @@ interface Holdings {
  * `.git` aside and put a `.git/config` of its own in its place). Returns the pins by workspace
  * and the stand-ins made now (the caller records them: they are removed by what was made).
  */
-export async function workspacePins(roots: readonly PinnedRoot[], owner: { uid: number; gid: number }, standIns: boolean): Promise<{ pins: Pin[][]; made: StandIn[][] }> {
+export async function workspacePins(
+  roots: readonly PinnedRoot[],
+  owner: { uid: number; gid: number },
+  standIns: boolean,
+): Promise<{ pins: Pin[][]; made: StandIn[][] }> {
   const paths = roots.map((root) => root.hostPath);
-  const holdings: Holdings[] = roots.map(() => ({ readOnly: new Set(), links: new Set(), absent: new Map(), jjReadOnly: [], jjWritable: [] }));
+  const holdings: Holdings[] = roots.map(() => ({
+    readOnly: new Set(),
+    links: new Set(),
+    absent: new Map(),
+    jjReadOnly: [],
+    jjWritable: [],
+  }));
   for (const [index, root] of roots.entries()) {
     for (const guard of await workspaceGuards(root.hostPath, root.unprotected)) {
       for (const step of await resolveGuard(paths, index, guard)) hold(holdings, step, roots);
@@ -90,14 +100,19 @@ function pruneCovered(held: Holdings): void {
   const roots = [...held.readOnly, ...held.absent.keys()];
   const covered = (path: string): boolean => ancestors(path).some((dir) => roots.includes(dir));
   for (const set of [held.readOnly, held.links]) for (const path of [...set]) if (covered(path)) set.delete(path);
-  for (const path of [...held.absent.keys()]) if (covered(path) || held.jjReadOnly.includes(ancestors(path).at(-1) ?? "")) held.absent.delete(path);
+  for (const path of [...held.absent.keys()])
+    if (covered(path) || held.jjReadOnly.includes(ancestors(path).at(-1) ?? "")) held.absent.delete(path);
 }
 
 /** The pins in mount order: a directory before what lies in it, holders where nothing else is. */
 function ordered(held: Holdings): Pin[] {
   const own = new Set([...held.readOnly, ...held.links, ...held.absent.keys(), ...held.jjReadOnly, ...held.jjWritable]);
   const covering = [...held.readOnly, ...held.absent.keys()];
-  const holders = new Set([...held.readOnly, ...held.links, ...held.absent.keys()].flatMap(ancestors).filter((dir) => !own.has(dir) && !ancestors(dir).some((up) => covering.includes(up))));
+  const holders = new Set(
+    [...held.readOnly, ...held.links, ...held.absent.keys()]
+      .flatMap(ancestors)
+      .filter((dir) => !own.has(dir) && !ancestors(dir).some((up) => covering.includes(up))),
+  );
   const pins: Pin[] = [
     ...held.jjReadOnly.map((path) => ({ kind: "self" as const, path, readOnly: true })),
     ...held.jjWritable.map((path) => ({ kind: "self" as const, path, readOnly: false })),
@@ -129,5 +144,10 @@ async function isDirectory(path: string): Promise<boolean> {
 /** A directory at `path` under `root` reached without links (jj's parts are never followed). */
 async function isRealDirectory(root: string, path: string): Promise<boolean> {
   const steps = await resolveGuard([root], 0, { path, placeholder: null });
-  return steps.length === 1 && steps[0]?.state === "present" && steps[0].path === path && (await isDirectory(join(root, path)));
+  return (
+    steps.length === 1 &&
+    steps[0]?.state === "present" &&
+    steps[0].path === path &&
+    (await isDirectory(join(root, path)))
+  );
 }

@@ -13,7 +13,8 @@ export interface ImportEdge {
 
 const sourceFolders = ["cli", "runtime", "generator"];
 /** Static imports and re-exports (type-only ones marked) and dynamic `import("…")`. */
-const importPattern = /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+const importPattern =
+  /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
 /** Every .ts file of the product (not tests, not benchmarks), relative to `root`. */
 export function sourceFiles(root: string): string[] {
@@ -102,7 +103,9 @@ export function packagesImported(root: string, files: Iterable<string>): Set<str
     for (const match of readFileSync(join(root, file), "utf8").matchAll(importPattern)) {
       const specifier = match[3] ?? match[4] ?? "";
       if (match[2] !== undefined || specifier.startsWith(".") || specifier.startsWith("node:")) continue;
-      packages.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : (specifier.split("/")[0] ?? specifier));
+      packages.add(
+        specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : (specifier.split("/")[0] ?? specifier),
+      );
     }
   }
   return packages;

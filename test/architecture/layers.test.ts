@@ -45,7 +45,13 @@ const runtimeRanks: Record<string, number> = {
   "runtime/service": 10, // the daemon as a systemd service: installs its unit, asks a daemon started by hand to step aside
 };
 /** What the runtime may use of the generator: its model, the pure policy layer and the layers below, never targets' internals. */
-const generatorForRuntime = new Set(["generator/lib", "generator/emit", "generator/config", "generator/model", "generator/policy"]);
+const generatorForRuntime = new Set([
+  "generator/lib",
+  "generator/emit",
+  "generator/config",
+  "generator/model",
+  "generator/policy",
+]);
 
 const root = packageRoot();
 const edges = importEdges(root);
@@ -55,7 +61,9 @@ const area = (file: string): string => file.split("/")[0] ?? file;
 describe("the import graph", () => {
   it("points one way between the three parts: cli → runtime → generator", () => {
     const order: Record<string, number> = { generator: 0, runtime: 1, cli: 2 };
-    const against = edges.filter((e) => (order[area(e.to)] ?? 0) > (order[area(e.from)] ?? 0)).map((e) => `${e.from} → ${e.to}`);
+    const against = edges
+      .filter((e) => (order[area(e.to)] ?? 0) > (order[area(e.from)] ?? 0))
+      .map((e) => `${e.from} → ${e.to}`);
     expect(against).toEqual([]);
   });
 
@@ -73,12 +81,20 @@ describe("the import graph", () => {
   });
 
   it("lets the runtime use the generator's model, its pure policy and the layers below, never targets or output", () => {
-    const against = edges.filter((e) => area(e.from) === "runtime" && area(e.to) === "generator" && !generatorForRuntime.has(folderOf(e.to))).map((e) => `${e.from} → ${e.to}`);
+    const against = edges
+      .filter(
+        (e) => area(e.from) === "runtime" && area(e.to) === "generator" && !generatorForRuntime.has(folderOf(e.to)),
+      )
+      .map((e) => `${e.from} → ${e.to}`);
     expect(against).toEqual([]);
   });
 
   it("keeps emit and lib free of the project: they import only themselves", () => {
-    const against = edges.filter((e) => ["generator/emit", "generator/lib"].includes(folderOf(e.from)) && folderOf(e.to) !== folderOf(e.from)).map((e) => `${e.from} → ${e.to}`);
+    const against = edges
+      .filter(
+        (e) => ["generator/emit", "generator/lib"].includes(folderOf(e.from)) && folderOf(e.to) !== folderOf(e.from),
+      )
+      .map((e) => `${e.from} → ${e.to}`);
     expect(against).toEqual([]);
   });
 
@@ -90,7 +106,11 @@ describe("the import graph", () => {
 
   it("loads no schema or config library in a command sent to the daemon (forage-ctl exec starts fast)", () => {
     for (const entry of ["cli/operations.ts", "cli/commands/inside.ts", "runtime/daemon/client.ts"]) {
-      expect([...packagesImported(root, loadedBy(entry, edges))].filter((p) => ["zod", "yaml", "jiti", "ts-morph", "handlebars"].includes(p))).toEqual([]);
+      expect(
+        [...packagesImported(root, loadedBy(entry, edges))].filter((p) =>
+          ["zod", "yaml", "jiti", "ts-morph", "handlebars"].includes(p),
+        ),
+      ).toEqual([]);
     }
   });
 
@@ -108,9 +128,16 @@ describe("the import graph", () => {
 
 describe("the graph reader itself (controls)", () => {
   it("sees a known import, a type-only one and a lazy one", () => {
-    expect(edges).toContainEqual({ from: "runtime/sandbox/up.ts", to: "runtime/core/errors.ts", typeOnly: false, lazy: false });
+    expect(edges).toContainEqual({
+      from: "runtime/sandbox/up.ts",
+      to: "runtime/core/errors.ts",
+      typeOnly: false,
+      lazy: false,
+    });
     expect(edges.some((e) => e.from === "runtime/api/operations.ts" && e.typeOnly)).toBe(true);
-    expect(edges.some((e) => e.from === "cli/operations.ts" && e.lazy && e.to === "runtime/api/local-operations.ts")).toBe(true);
+    expect(
+      edges.some((e) => e.from === "cli/operations.ts" && e.lazy && e.to === "runtime/api/local-operations.ts"),
+    ).toBe(true);
   });
 
   it("finds a cycle when there is one", () => {

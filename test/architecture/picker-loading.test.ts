@@ -12,10 +12,16 @@ import { importEdges, loadedBy, packagesImported } from "./import-graph.js";
 const root = packageRoot();
 const edges = importEdges(root);
 const terminalUi = ["ink", "react"];
-const uiLoadedBy = (file: string): string[] => [...packagesImported(root, loadedBy(file, edges))].filter((p) => terminalUi.includes(p));
+const uiLoadedBy = (file: string): string[] =>
+  [...packagesImported(root, loadedBy(file, edges))].filter((p) => terminalUi.includes(p));
 
 describe("the picker's terminal-UI library", () => {
-  it.each(["cli/main.ts", "cli/command-registry.ts", "cli/operations.ts", ...readdirSync(join(root, "cli/commands")).map((f) => `cli/commands/${f}`)])("is not loaded with %s", (file) => {
+  it.each([
+    "cli/main.ts",
+    "cli/command-registry.ts",
+    "cli/operations.ts",
+    ...readdirSync(join(root, "cli/commands")).map((f) => `cli/commands/${f}`),
+  ])("is not loaded with %s", (file) => {
     expect(uiLoadedBy(file)).toEqual([]);
   });
 

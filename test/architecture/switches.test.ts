@@ -12,7 +12,11 @@ const files = sourceFiles(root);
  * member (no default, or a default that assigns the value to `never`). A default is kept only
  * where the union is someone else's and grows without us (zod's issue codes and types, typeof).
  */
-const externalUnionSwitches = new Set(["generator/config/zod-issues.ts", "generator/schema-export/nix-options.ts", "generator/emit/nix/from-value.ts"]);
+const externalUnionSwitches = new Set([
+  "generator/config/zod-issues.ts",
+  "generator/schema-export/nix-options.ts",
+  "generator/emit/nix/from-value.ts",
+]);
 
 function switchBlocks(text: string): string[] {
   const blocks: string[] = [];
@@ -41,6 +45,10 @@ describe("switches", () => {
   });
 
   it("control: a default without the never check is found", () => {
-    expect(switchBlocks('switch (x.kind) {\n  case "a":\n    return 1;\n  default:\n    return 0;\n}').filter((b) => /\bdefault:/.test(b) && !/: never = /.test(b))).toHaveLength(1);
+    expect(
+      switchBlocks('switch (x.kind) {\n  case "a":\n    return 1;\n  default:\n    return 0;\n}').filter(
+        (b) => /\bdefault:/.test(b) && !/: never = /.test(b),
+      ),
+    ).toHaveLength(1);
   });
 });

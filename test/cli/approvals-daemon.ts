@@ -17,9 +17,16 @@ import { cliPath, repoRoot, runCli, type CliResult } from "./run-cli.js";
 export class ApprovalsDaemon {
   readonly dir = mkdtempSync(join(tmpdir(), "forage-approvals-cli-"));
   readonly config = join(this.dir, "forage.yaml");
-  readonly env = { FORAGE_STATE_DIR: join(this.dir, "state"), FORAGE_RUN_DIR: join(this.dir, "run"), FORAGE_SECRETS_DIR: join(this.dir, "secrets") };
+  readonly env = {
+    FORAGE_STATE_DIR: join(this.dir, "state"),
+    FORAGE_RUN_DIR: join(this.dir, "run"),
+    FORAGE_SECRETS_DIR: join(this.dir, "secrets"),
+  };
   readonly logged: string[] = [];
-  readonly ask = askThroughDaemon({ log: (line) => void this.logged.push(line), socket: join(this.env.FORAGE_RUN_DIR, "daemon-root.sock") });
+  readonly ask = askThroughDaemon({
+    log: (line) => void this.logged.push(line),
+    socket: join(this.env.FORAGE_RUN_DIR, "daemon-root.sock"),
+  });
   private daemon: Promise<unknown> | undefined;
 
   constructor() {
@@ -51,7 +58,10 @@ export class ApprovalsDaemon {
   }
 
   private async start(): Promise<void> {
-    writeFileSync(this.config, "user: nobody\ntemplates:\n  basic:\n    agents: { sh: { package: bash, executable: bash } }\n");
+    writeFileSync(
+      this.config,
+      "user: nobody\ntemplates:\n  basic:\n    agents: { sh: { package: bash, executable: bash } }\n",
+    );
     const child = execa(process.execPath, [cliPath, "--config", this.config, "daemon"], {
       cwd: repoRoot,
       env: { ...this.env, PATH: process.env.PATH ?? "/usr/bin:/bin" },
@@ -61,7 +71,8 @@ export class ApprovalsDaemon {
     let log = "";
     this.daemon = child;
     child.stderr?.on("data", (chunk: Buffer) => void (log += chunk.toString()));
-    for (let i = 0; i < 200 && !log.includes("listening on"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 200 && !log.includes("listening on"); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(log).toContain("listening on");
   }
 

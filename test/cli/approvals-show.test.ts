@@ -14,7 +14,8 @@ const pushSubject: PushSubject = {
   to: "9f8e7d6c5b4a39281706",
   commitCount: 3,
   commits: ["4d5e6f7 Parse the header", "8a9b0c1 Test the header", "9f8e7d6 Say so in the README"],
-  diffstat: " README.md       |  2 ++\n src/parser.ts   | 14 +++++++++-----\n 2 files changed, 11 insertions(+), 5 deletions(-)\n",
+  diffstat:
+    " README.md       |  2 ++\n src/parser.ts   | 14 +++++++++-----\n 2 files changed, 11 insertions(+), 5 deletions(-)\n",
 };
 const push: ApprovalAsk = { sandbox: "fix-42", kind: "push", subject: pushSubject, deadlineMs: 60_000 };
 
@@ -73,14 +74,24 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
       );
       expect(shown.stdout).toMatch(/^ASKED {8}\d{4}-\d\d-\d\dT[\d:.]+Z \(\d+s ago\)$/m);
       // The 60 s deadline counts down from the ask: a loaded machine may take seconds to get here.
-      const left = /^DEADLINE {5}\d{4}-\d\d-\d\dT[\d:.]+Z \(in (\d+)s; denied if nobody answers by then\)$/m.exec(shown.stdout)?.[1];
+      const left = /^DEADLINE {5}\d{4}-\d\d-\d\dT[\d:.]+Z \(in (\d+)s; denied if nobody answers by then\)$/m.exec(
+        shown.stdout,
+      )?.[1];
       expect(Number(left)).toBeGreaterThanOrEqual(30);
       expect(Number(left)).toBeLessThanOrEqual(60);
     });
   });
 
   it("escapes the sandbox's text line by line: a commit subject or diffstat line cannot fake a line, move the cursor or reverse the text", async () => {
-    const hostile: ApprovalAsk = { ...push, subject: { ...pushSubject, commitCount: 1, commits: ["4d5e6f7 ok\x1b[2J\nDEADLINE     never"], diffstat: " \u202eevil.ts | 1 +\x07\n" } };
+    const hostile: ApprovalAsk = {
+      ...push,
+      subject: {
+        ...pushSubject,
+        commitCount: 1,
+        commits: ["4d5e6f7 ok\x1b[2J\nDEADLINE     never"],
+        diffstat: " \u202eevil.ts | 1 +\x07\n",
+      },
+    };
     await whilePending(hostile, async (id) => {
       const shown = await run("approvals", "show", id.toUpperCase());
       expect(shown.exitCode, shown.stderr).toBe(0);
@@ -92,35 +103,70 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
   });
 
   it("shows an SSH signature's key, comment and destination, and a host's name and port, with the answers that fit each", async () => {
-    await whilePending({ sandbox: "fix-42", kind: "ssh-sign", subject: { fingerprint: "SHA256:q1w2e3", comment: "me@laptop" }, deadlineMs: 60_000 }, async (id) => {
-      const lines = (await run("approvals", "show", id)).stdout.split("\n");
-      expect(lines.filter((line) => /^(KEY|COMMENT|DESTINATION) /.test(line))).toEqual([
-        "KEY          SHA256:q1w2e3",
-        "COMMENT      me@laptop",
-        "DESTINATION  not known (the session data did not show it)",
-      ]);
-      // Its destination not known, --for could not be held to one: not offered (the queue refuses it).
-      expect(lines.filter((line) => line.includes("--for"))).toEqual([]);
-    });
+    await whilePending(
+      {
+        sandbox: "fix-42",
+        kind: "ssh-sign",
+        subject: { fingerprint: "SHA256:q1w2e3", comment: "me@laptop" },
+        deadlineMs: 60_000,
+      },
+      async (id) => {
+        const lines = (await run("approvals", "show", id)).stdout.split("\n");
+        expect(lines.filter((line) => /^(KEY|COMMENT|DESTINATION) /.test(line))).toEqual([
+          "KEY          SHA256:q1w2e3",
+          "COMMENT      me@laptop",
+          "DESTINATION  not known (the session data did not show it)",
+        ]);
+        // Its destination not known, --for could not be held to one: not offered (the queue refuses it).
+        expect(lines.filter((line) => line.includes("--for"))).toEqual([]);
+      },
+    );
     const destination = { kind: "ssh-login" as const, user: "git", hostKey: `SHA256:${"A".repeat(43)}` };
-    await whilePending({ sandbox: "fix-42", kind: "ssh-sign", subject: { fingerprint: "SHA256:q1w2e3", comment: "me@laptop", destination }, deadlineMs: 60_000 }, async (id) => {
-      const lines = (await run("approvals", "show", id)).stdout.split("\n");
-      expect(lines).toContain(`  forage-ctl approve ${id} --for 10m    # this key to this destination, without asking again for 10 minutes`);
-    });
-    await whilePending({ sandbox: "fix-42", kind: "host", subject: { name: "pypi.example", port: 443 }, deadlineMs: 60_000 }, async (id) => {
-      const lines = (await run("approvals", "show", id)).stdout.split("\n");
-      expect(lines.filter((line) => /^(NAME|PORT) /.test(line))).toEqual(['NAME         "pypi.example"', "PORT         443"]);
-      expect(lines).toContain("ADDRESSES    not looked up yet: nothing is sent upstream before you answer;");
-      expect(lines).toContain(`  forage-ctl approve ${id} --always     # name:port kept in this sandbox's allowlist`);
-    });
+    await whilePending(
+      {
+        sandbox: "fix-42",
+        kind: "ssh-sign",
+        subject: { fingerprint: "SHA256:q1w2e3", comment: "me@laptop", destination },
+        deadlineMs: 60_000,
+      },
+      async (id) => {
+        const lines = (await run("approvals", "show", id)).stdout.split("\n");
+        expect(lines).toContain(
+          `  forage-ctl approve ${id} --for 10m    # this key to this destination, without asking again for 10 minutes`,
+        );
+      },
+    );
+    await whilePending(
+      { sandbox: "fix-42", kind: "host", subject: { name: "pypi.example", port: 443 }, deadlineMs: 60_000 },
+      async (id) => {
+        const lines = (await run("approvals", "show", id)).stdout.split("\n");
+        expect(lines.filter((line) => /^(NAME|PORT) /.test(line))).toEqual([
+          'NAME         "pypi.example"',
+          "PORT         443",
+        ]);
+        expect(lines).toContain("ADDRESSES    not looked up yet: nothing is sent upstream before you answer;");
+        expect(lines).toContain(`  forage-ctl approve ${id} --always     # name:port kept in this sandbox's allowlist`);
+      },
+    );
   });
 
   it("shows the addresses a re-pointed host's answer has, those approved before and the new ones, which are what an approval admits", async () => {
-    const subject = { name: "pypi.example", port: 443, addresses: ["203.0.113.9", "198.51.100.7"], approved: ["198.51.100.7"] };
+    const subject = {
+      name: "pypi.example",
+      port: 443,
+      addresses: ["203.0.113.9", "198.51.100.7"],
+      approved: ["198.51.100.7"],
+    };
     await whilePending({ sandbox: "fix-42", kind: "host", subject, deadlineMs: 60_000 }, async (id) => {
       const shown = (await run("approvals", "show", id)).stdout;
       expect(shown).toContain("WHAT         pypi.example:443 at 2 addresses, 1 new\n");
-      expect(shown).toContain(["ADDRESSES    the resolver's answer, 2:", "             203.0.113.9  (new)", "             198.51.100.7  (approved before)"].join("\n"));
+      expect(shown).toContain(
+        [
+          "ADDRESSES    the resolver's answer, 2:",
+          "             203.0.113.9  (new)",
+          "             198.51.100.7  (approved before)",
+        ].join("\n"),
+      );
       expect((await run("approvals")).stdout).toContain("pypi.example:443 at 2 addresses, 1 new");
     });
   });
@@ -136,7 +182,11 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
         expect(shown.exitCode, shown.stderr).toBe(0);
         expect(JSON.parse(shown.stdout)).toEqual(listed);
       }
-      expect(listed).toMatchObject({ id, kind: "push", subject: { commits: pushSubject.commits, diffstat: pushSubject.diffstat } });
+      expect(listed).toMatchObject({
+        id,
+        kind: "push",
+        subject: { commits: pushSubject.commits, diffstat: pushSubject.diffstat },
+      });
     });
   });
 
@@ -145,17 +195,22 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
     expect(shown).toEqual({
       exitCode: 1,
       stdout: "",
-      stderr: 'forage-ctl: no pending approval "zzzzzz" (answered, expired, or never asked): forage-ctl approvals lists the pending ones with their ids\n',
+      stderr:
+        'forage-ctl: no pending approval "zzzzzz" (answered, expired, or never asked): forage-ctl approvals lists the pending ones with their ids\n',
     });
   });
 
   it("refuses what is not an id as a usage error (exit 64), before asking the daemon", async () => {
     const shown = await run("approvals", "show", "k7q2x\x1b");
     expect([shown.exitCode, shown.stdout]).toEqual([64, ""]);
-    expect(shown.stderr).toBe('forage-ctl: "k7q2x\\x1b" is not a request id: an id is 6 letters and digits, as forage-ctl approvals lists them\n');
+    expect(shown.stderr).toBe(
+      'forage-ctl: "k7q2x\\x1b" is not a request id: an id is 6 letters and digits, as forage-ctl approvals lists them\n',
+    );
     expect(shown.stderr).not.toMatch(stackFrame);
     // Where no daemon answers, the same refusal: the id is checked before any daemon is asked.
-    const alone = await runCli(["--config", config, "approvals", "show", "k7q2x\x1b"], { env: { ...env, FORAGE_RUN_DIR: join(dir, "no-daemon") } });
+    const alone = await runCli(["--config", config, "approvals", "show", "k7q2x\x1b"], {
+      env: { ...env, FORAGE_RUN_DIR: join(dir, "no-daemon") },
+    });
     expect([alone.exitCode, alone.stderr]).toEqual([64, shown.stderr]);
   });
 });
@@ -167,6 +222,8 @@ describe("forage-ctl approvals show --help", () => {
     expect(help.stdout).toMatch(/^Usage: forage-ctl approvals show \[options\] <id>\n/);
     expect(help.stdout).toContain("a push's commits and diffstat");
     expect(help.stdout).toContain("\nExamples:\n  forage-ctl approvals show k7q2xm\n");
-    expect((await runCli(["approvals", "--help"])).stdout).toMatch(/^ {2}show \[options\] <id> +Show one pending request/m);
+    expect((await runCli(["approvals", "--help"])).stdout).toMatch(
+      /^ {2}show \[options\] <id> +Show one pending request/m,
+    );
   });
 });

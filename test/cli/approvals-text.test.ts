@@ -37,15 +37,34 @@ describe.skipIf(!isRoot())("the sandbox's text in forage-ctl approvals, against 
   const daemon = new ApprovalsDaemon();
 
   it("escapes every invisible or direction-changing character in a host name: table, show and --json", async () => {
-    await daemon.whilePending({ sandbox: "fix-42", kind: "host", subject: { name: `pay${invisible}pal.example`, port: 443 }, deadlineMs: 60_000 }, async (id) => {
-      const table = await daemon.run("approvals");
-      expect(table.stdout).toMatch(new RegExp(`^${id} +fix-42 +host +pay${shownInvisible.replaceAll("\\", "\\\\")}pal\\.example:443 +\\d+s +in \\d+s$`, "m"));
-      const shown = await daemon.run("approvals", "show", id);
-      expect(shown.stdout).toContain(`\nWHAT         pay${shownInvisible}pal.example:443\nNAME         "pay${shownInvisible}pal.example"\n`);
-      const json = await daemon.run("approvals", "--json");
-      expect((JSON.parse(json.stdout) as ApprovalView[])[0]).toMatchObject({ subject: { name: `pay${shownInvisible}pal.example` }, summary: `pay${shownInvisible}pal.example:443` });
-      for (const output of [table.stdout, shown.stdout, json.stdout]) expect(withoutNewlines(output)).not.toMatch(rawHidden);
-    });
+    await daemon.whilePending(
+      {
+        sandbox: "fix-42",
+        kind: "host",
+        subject: { name: `pay${invisible}pal.example`, port: 443 },
+        deadlineMs: 60_000,
+      },
+      async (id) => {
+        const table = await daemon.run("approvals");
+        expect(table.stdout).toMatch(
+          new RegExp(
+            `^${id} +fix-42 +host +pay${shownInvisible.replaceAll("\\", "\\\\")}pal\\.example:443 +\\d+s +in \\d+s$`,
+            "m",
+          ),
+        );
+        const shown = await daemon.run("approvals", "show", id);
+        expect(shown.stdout).toContain(
+          `\nWHAT         pay${shownInvisible}pal.example:443\nNAME         "pay${shownInvisible}pal.example"\n`,
+        );
+        const json = await daemon.run("approvals", "--json");
+        expect((JSON.parse(json.stdout) as ApprovalView[])[0]).toMatchObject({
+          subject: { name: `pay${shownInvisible}pal.example` },
+          summary: `pay${shownInvisible}pal.example:443`,
+        });
+        for (const output of [table.stdout, shown.stdout, json.stdout])
+          expect(withoutNewlines(output)).not.toMatch(rawHidden);
+      },
+    );
   });
 
   it("escapes every invisible or direction-changing character in a push's ref, commit subjects and diffstat: table, show and --json", async () => {
@@ -53,10 +72,14 @@ describe.skipIf(!isRoot())("the sandbox's text in forage-ctl approvals, against 
       const table = await daemon.run("approvals");
       expect(table.exitCode, table.stderr).toBe(0);
       // The WHAT column's 100 characters: the ref gives way in its middle, never inside an escape.
-      expect(table.stdout).toMatch(/ push +origin refs\/heads\/fix(?:\\u[0-9a-f]{4}|\\x[0-9a-f]{2})+…(?:\\u[0-9a-f]{4}|\\x[0-9a-f]{2})+ 1a2b3c4d5e6f\.\.9f8e7d6c5b4a \(2 commits\) /);
+      expect(table.stdout).toMatch(
+        / push +origin refs\/heads\/fix(?:\\u[0-9a-f]{4}|\\x[0-9a-f]{2})+…(?:\\u[0-9a-f]{4}|\\x[0-9a-f]{2})+ 1a2b3c4d5e6f\.\.9f8e7d6c5b4a \(2 commits\) /,
+      );
       const shown = await daemon.run("approvals", "show", id);
       expect(shown.stdout).toContain(`\nREF          "refs/heads/fix${shownInvisible}"\n`);
-      expect(shown.stdout).toContain(`\n             4d5e6f7 "Parse the header${shownInvisible}"\n             8a9b0c1 "Test\\xa0the header"\n`);
+      expect(shown.stdout).toContain(
+        `\n             4d5e6f7 "Parse the header${shownInvisible}"\n             8a9b0c1 "Test\\xa0the header"\n`,
+      );
       expect(shown.stdout).toContain(`\n              src/pars${shownInvisible}er.ts | 14 +++++++++-----\n`);
       const json = await daemon.run("approvals", "--json");
       const [listed] = JSON.parse(json.stdout) as ApprovalView[];
@@ -64,7 +87,12 @@ describe.skipIf(!isRoot())("the sandbox's text in forage-ctl approvals, against 
         ref: `refs/heads/fix${shownInvisible}`,
         commits: [`4d5e6f7 Parse the header${shownInvisible}`, "8a9b0c1 Test\\xa0the header"],
       });
-      for (const output of [table.stdout, shown.stdout, json.stdout, (await daemon.run("approvals", "show", id, "--json")).stdout]) {
+      for (const output of [
+        table.stdout,
+        shown.stdout,
+        json.stdout,
+        (await daemon.run("approvals", "show", id, "--json")).stdout,
+      ]) {
         expect(withoutNewlines(output)).not.toMatch(rawHidden);
       }
     });
@@ -88,22 +116,31 @@ describe.skipIf(!isRoot())("the sandbox's text in forage-ctl approvals, against 
         `DESTINATION  ssh login as ${quoted} to a server with host key ${hostKey}`,
       ]);
       const table = await daemon.run("approvals");
-      expect(table.stdout).toMatch(/ ssh-sign +SHA256:key \(me@laptop\) → ssh login as "git(?:\\u[0-9a-f]{4}|\\x[0-9a-f]{2})+… /);
+      expect(table.stdout).toMatch(
+        / ssh-sign +SHA256:key \(me@laptop\) → ssh login as "git(?:\\u[0-9a-f]{4}|\\x[0-9a-f]{2})+… /,
+      );
       expect(withoutNewlines(table.stdout)).not.toMatch(rawHidden);
       const [listed] = JSON.parse((await daemon.run("approvals", "--json")).stdout) as ApprovalView[];
-      expect(listed?.kind === "ssh-sign" && listed.subject.destination).toEqual({ kind: "ssh-login", user: quoted.slice(1, -1).replaceAll('\\"', '"'), hostKey });
+      expect(listed?.kind === "ssh-sign" && listed.subject.destination).toEqual({
+        kind: "ssh-login",
+        user: quoted.slice(1, -1).replaceAll('\\"', '"'),
+        hostKey,
+      });
     });
   });
 
   it("cuts a long host name at its start in the table, keeping its domain, and shows it whole in show", async () => {
     const name = `${"login.bank.example.".repeat(12)}evil.example`;
-    await daemon.whilePending({ sandbox: "fix-42", kind: "host", subject: { name, port: 443 }, deadlineMs: 60_000 }, async (id) => {
-      const row = (await daemon.run("approvals")).stdout.split("\n").find((line) => line.startsWith(id)) ?? "";
-      const what = /^\S+ +fix-42 +host +(\S+) +\d+s +in \d+s$/.exec(row)?.[1] ?? "";
-      expect(what).toHaveLength(100);
-      expect(what).toMatch(/^…[a-z.]+\.bank\.example\.evil\.example:443$/);
-      expect((await daemon.run("approvals", "show", id)).stdout).toContain(`\nNAME         "${name}"\n`);
-    });
+    await daemon.whilePending(
+      { sandbox: "fix-42", kind: "host", subject: { name, port: 443 }, deadlineMs: 60_000 },
+      async (id) => {
+        const row = (await daemon.run("approvals")).stdout.split("\n").find((line) => line.startsWith(id)) ?? "";
+        const what = /^\S+ +fix-42 +host +(\S+) +\d+s +in \d+s$/.exec(row)?.[1] ?? "";
+        expect(what).toHaveLength(100);
+        expect(what).toMatch(/^…[a-z.]+\.bank\.example\.evil\.example:443$/);
+        expect((await daemon.run("approvals", "show", id)).stdout).toContain(`\nNAME         "${name}"\n`);
+      },
+    );
   });
 
   it("escapes the answers' lines too: deny and approve name what they answered", async () => {
@@ -114,7 +151,9 @@ describe.skipIf(!isRoot())("the sandbox's text in forage-ctl approvals, against 
       if (id === "") await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const denied = await daemon.run("deny", id);
-    expect(denied.stdout).toBe(`denied ${id} (push origin refs/heads/fix${shownInvisible} 1a2b3c4d5e6f..9f8e7d6c5b4a (2 commits) for fix-42)\n`);
+    expect(denied.stdout).toBe(
+      `denied ${id} (push origin refs/heads/fix${shownInvisible} 1a2b3c4d5e6f..9f8e7d6c5b4a (2 commits) for fix-42)\n`,
+    );
     await expect(answer).resolves.toEqual({ decision: "deny" });
   });
 });

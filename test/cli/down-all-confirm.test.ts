@@ -20,7 +20,11 @@ const config = "user: nobody\ntemplates:\n  basic:\n    agents: { sh: { package:
 describe.skipIf(!isRoot())("down --all asks before it removes every sandbox", () => {
   const dir = mkdtempSync(join(tmpdir(), "forage-down-all-"));
   const file = join(dir, "forage.yaml");
-  const env = { FORAGE_STATE_DIR: join(dir, "state"), FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets") };
+  const env = {
+    FORAGE_STATE_DIR: join(dir, "state"),
+    FORAGE_RUN_DIR: join(dir, "run"),
+    FORAGE_SECRETS_DIR: join(dir, "secrets"),
+  };
   const paths = runtimePaths(env.FORAGE_STATE_DIR, env);
   const terminal = new TmuxTerminal(dir);
   const names = ["alpha", "beta"];
@@ -29,7 +33,10 @@ describe.skipIf(!isRoot())("down --all asks before it removes every sandbox", ()
     writeFileSync(file, config);
     for (const [index, name] of names.entries()) {
       mkdirSync(join(dir, name), { recursive: true });
-      await writeMetadata(paths, sandboxMetadata({ name, template: "basic", slot: 20 + index, hostPath: join(dir, name) }));
+      await writeMetadata(
+        paths,
+        sandboxMetadata({ name, template: "basic", slot: 20 + index, hostPath: join(dir, name) }),
+      );
     }
   });
   afterEach(() => terminal.stop());
@@ -38,29 +45,37 @@ describe.skipIf(!isRoot())("down --all asks before it removes every sandbox", ()
   const recorded = (name: string): boolean => existsSync(join(paths.sandboxesDir, `${name}.json`));
   /** down --all on a tmux terminal, with exactly the test's environment. */
   const onTerminal = (...more: string[]) =>
-    terminal.start([process.execPath, cliPath, "--config", file, "down", "--all", "-t", "1", ...more], { ...env, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm" }, dir);
+    terminal.start(
+      [process.execPath, cliPath, "--config", file, "down", "--all", "-t", "1", ...more],
+      { ...env, PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm" },
+      dir,
+    );
 
   it("refuses without a terminal and without --yes (exit 64), saying to pass --yes, and removes nothing", async () => {
     const result = await runCli(["--config", file, "down", "--all"], { env });
     expect(result).toEqual({
       exitCode: 64,
       stdout: "",
-      stderr: "forage-ctl: down --all removes every sandbox and asks first, and there is no terminal to ask on (stdin is not one): pass --yes to remove them without asking\n",
+      stderr:
+        "forage-ctl: down --all removes every sandbox and asks first, and there is no terminal to ask on (stdin is not one): pass --yes to remove them without asking\n",
     });
     expect(names.map(recorded)).toEqual([true, true]);
   });
 
-  it.skipIf(!tmux.run)("on a terminal lists every sandbox with what goes with it, asks, and on no removes nothing", async () => {
-    await onTerminal();
-    const screen = await terminal.waitFor("Remove them? [y/N]");
-    expect(screen).toContain("down --all removes 2 sandboxes:");
-    expect(screen).toMatch(new RegExp(`^ {2}alpha +template basic, stopped, directory ${dir}/alpha kept$`, "m"));
-    expect(screen).toMatch(/^ {2}beta +template basic, stopped, directory .*\/beta kept$/m);
-    await terminal.type("n");
-    await terminal.keys("Enter");
-    expect(await terminal.waitFor("[exited 0]")).toContain("nothing removed");
-    expect(names.map(recorded)).toEqual([true, true]);
-  });
+  it.skipIf(!tmux.run)(
+    "on a terminal lists every sandbox with what goes with it, asks, and on no removes nothing",
+    async () => {
+      await onTerminal();
+      const screen = await terminal.waitFor("Remove them? [y/N]");
+      expect(screen).toContain("down --all removes 2 sandboxes:");
+      expect(screen).toMatch(new RegExp(`^ {2}alpha +template basic, stopped, directory ${dir}/alpha kept$`, "m"));
+      expect(screen).toMatch(/^ {2}beta +template basic, stopped, directory .*\/beta kept$/m);
+      await terminal.type("n");
+      await terminal.keys("Enter");
+      expect(await terminal.waitFor("[exited 0]")).toContain("nothing removed");
+      expect(names.map(recorded)).toEqual([true, true]);
+    },
+  );
 
   it.skipIf(!tmux.run)("on a terminal removes them all once answered yes", async () => {
     await onTerminal();
@@ -86,7 +101,10 @@ describe.skipIf(!isRoot())("down --all asks before it removes every sandbox", ()
 
   it("refuses --yes without --all: down NAME does not ask", async () => {
     const result = await runCli(["--config", file, "down", "alpha", "--yes"], { env });
-    expect([result.exitCode, result.stderr]).toEqual([64, "forage-ctl: --yes goes with --all (down NAME does not ask)\n"]);
+    expect([result.exitCode, result.stderr]).toEqual([
+      64,
+      "forage-ctl: --yes goes with --all (down NAME does not ask)\n",
+    ]);
     expect(recorded("alpha")).toBe(true);
   });
 });

@@ -36,7 +36,17 @@ describe("forage-ctl generate CONFIG -o DIR", () => {
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toBe("");
     const files = await listFiles(join(dir, "out"));
-    expect(files).toEqual(expect.arrayContaining(["default.nix", "forage.json", "templates/base.nix", "templates/trio.nix", "templates/trio.nft", "containers/trio.nix", "wrappers/trio.nix"]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "default.nix",
+        "forage.json",
+        "templates/base.nix",
+        "templates/trio.nix",
+        "templates/trio.nft",
+        "containers/trio.nix",
+        "wrappers/trio.nix",
+      ]),
+    );
     expect(result.stdout).toBe(`out: ${files.length} created, 0 updated, 0 unchanged, 0 removed\n`);
   });
 
@@ -55,7 +65,9 @@ describe("forage-ctl generate CONFIG -o DIR", () => {
     // GIVEN the config given by absolute path and an output directory nested two levels down
     await copyFile(examples.typescript, join(dir, "forage.config.ts"));
     await mkdir(join(dir, "work"));
-    const result = await runCli(["generate", join(dir, "forage.config.ts"), "-o", "nested/out"], { cwd: join(dir, "work") });
+    const result = await runCli(["generate", join(dir, "forage.config.ts"), "-o", "nested/out"], {
+      cwd: join(dir, "work"),
+    });
     expect(result.exitCode).toBe(0);
     const files = await snapshot(join(dir, "work/nested/out"));
     expect(files["default.nix"]?.split("\n")[0]).toBe(marker("../../../forage.config.ts"));
@@ -113,7 +125,13 @@ describe("forage-ctl generate CONFIG -o DIR", () => {
     await copyFile(examples.yaml, join(dir, "forage.yaml"));
     const result = await runCli(["generate", "forage.yaml", "-o", "out", "--json"], { cwd: dir });
     expect(result.exitCode).toBe(0);
-    const report = JSON.parse(result.stdout) as { out: string; created: string[]; updated: string[]; unchanged: string[]; removed: string[] };
+    const report = JSON.parse(result.stdout) as {
+      out: string;
+      created: string[];
+      updated: string[];
+      unchanged: string[];
+      removed: string[];
+    };
     expect(report.out).toBe("out");
     expect(report.created.sort()).toEqual(await listFiles(join(dir, "out")));
     expect(report).toMatchObject({ updated: [], unchanged: [], removed: [] });
@@ -173,8 +191,17 @@ describe("forage-ctl generate --check", () => {
     await runCli(["generate", "forage.yaml", "-o", "out"], { cwd: dir });
     const current = await runCli(["generate", "forage.yaml", "-o", "out", "--check", "--json"], { cwd: dir });
     expect(current.exitCode).toBe(0);
-    expect(JSON.parse(current.stdout)).toMatchObject({ upToDate: true, created: [], updated: [], removed: [], diff: "" });
-    await writeFile(join(dir, "forage.yaml"), (await readFile(join(dir, "forage.yaml"), "utf8")).replace("Shared tools, no network", "Changed"));
+    expect(JSON.parse(current.stdout)).toMatchObject({
+      upToDate: true,
+      created: [],
+      updated: [],
+      removed: [],
+      diff: "",
+    });
+    await writeFile(
+      join(dir, "forage.yaml"),
+      (await readFile(join(dir, "forage.yaml"), "utf8")).replace("Shared tools, no network", "Changed"),
+    );
     const stale = await runCli(["generate", "forage.yaml", "-o", "out", "--check", "--json"], { cwd: dir });
     expect(stale.exitCode).toBe(1);
     const report = JSON.parse(stale.stdout) as { upToDate: boolean; updated: string[] };
@@ -220,7 +247,12 @@ describe("files generate did not write", () => {
     const result = await runCli(["generate", "forage.yaml", "-o", "out", "--json"], { cwd: dir });
     expect(result.exitCode).toBe(0);
     const report = JSON.parse(result.stdout) as { removed: string[]; created: string[] };
-    expect(report.removed.sort()).toEqual(["containers/trio.nix", "templates/trio.nft", "templates/trio.nix", "wrappers/trio.nix"]);
+    expect(report.removed.sort()).toEqual([
+      "containers/trio.nix",
+      "templates/trio.nft",
+      "templates/trio.nix",
+      "wrappers/trio.nix",
+    ]);
     const files = await listFiles(join(dir, "out"));
     expect(files.filter((f) => f.includes("trio"))).toEqual([]);
     expect(files).toContain("templates/quartet.nix");

@@ -29,13 +29,16 @@ describe("forage-ctl --help", () => {
     expect(result.stdout).toContain("64 usage");
   });
 
-  it.each(["init", "validate", "generate", "templates", "template", "template add", "schema"])("`%s --help` exits 0 with the command's usage", async (command) => {
-    const words = command.split(" ");
-    const result = await runCli([...words, "--help"]);
-    expect(result.exitCode).toBe(0);
-    expect(result.stderr).toBe("");
-    expect(result.stdout).toMatch(new RegExp(`^Usage: forage-ctl ${command} `));
-  });
+  it.each(["init", "validate", "generate", "templates", "template", "template add", "schema"])(
+    "`%s --help` exits 0 with the command's usage",
+    async (command) => {
+      const words = command.split(" ");
+      const result = await runCli([...words, "--help"]);
+      expect(result.exitCode).toBe(0);
+      expect(result.stderr).toBe("");
+      expect(result.stdout).toMatch(new RegExp(`^Usage: forage-ctl ${command} `));
+    },
+  );
 
   it("`template add --help` shows the required --from option", async () => {
     const result = await runCli(["template", "add", "--help"]);
@@ -69,7 +72,11 @@ describe("usage errors", () => {
     [["snapshot", "creat", "demo"], "snapshot create"],
   ])("an unknown command suggests the nearest one and exits 64: %s", async (args, meant) => {
     const result = await runCli(args);
-    expect(result).toEqual({ exitCode: 64, stdout: "", stderr: `forage-ctl: unknown command '${args.at(-2) ?? ""}': did you mean ${meant}? (run forage-ctl --help for the commands)\n` });
+    expect(result).toEqual({
+      exitCode: 64,
+      stdout: "",
+      stderr: `forage-ctl: unknown command '${args.at(-2) ?? ""}': did you mean ${meant}? (run forage-ctl --help for the commands)\n`,
+    });
   });
 
   it("an unknown command near no command suggests none", async () => {

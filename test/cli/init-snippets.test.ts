@@ -67,6 +67,8 @@ describe("an offered option, switched on", () => {
 
   it("is uncommented, and the options it replaces go from its own object only", () => {
     const [option] = offeredOptions(scaffold);
-    expect(option === undefined ? "" : switchOn(scaffold, option)).toBe(["  agents: {", "    a: {", '      login: "token",', "    },", '    b: { secretName: "k" },', "  },"].join("\n"));
+    expect(option === undefined ? "" : switchOn(scaffold, option)).toBe(
+      ["  agents: {", "    a: {", '      login: "token",', "    },", '    b: { secretName: "k" },', "  },"].join("\n"),
+    );
   });
 });

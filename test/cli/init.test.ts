@@ -34,7 +34,9 @@ describe("forage-ctl init", () => {
       `  ${sudo}forage-ctl exec demo -- id`,
       `  ${sudo}forage-ctl down demo`,
     ]);
-    expect(result.stdout).toContain('Template "claude" runs Claude Code. It needs its key in /run/secrets/anthropic-api-key, and either the program\nclaude in /usr/bin or /usr/local/bin');
+    expect(result.stdout).toContain(
+      'Template "claude" runs Claude Code. It needs its key in /run/secrets/anthropic-api-key, and either the program\nclaude in /usr/bin or /usr/local/bin',
+    );
     expect(await readdir(dir)).toEqual(["forage.config.ts"]);
   });
 
@@ -65,7 +67,12 @@ describe("forage-ctl init", () => {
     await runCli(["init", "--user", "alice", "--template", "work"], { cwd: dir });
     const result = await runCli(["templates", "--json"], { cwd: dir });
     expect(JSON.parse(result.stdout)).toEqual([
-      expect.objectContaining({ name: "claude", agents: ["claude"], network: "restricted", allow: ["api.anthropic.com"] }),
+      expect.objectContaining({
+        name: "claude",
+        agents: ["claude"],
+        network: "restricted",
+        allow: ["api.anthropic.com"],
+      }),
       expect.objectContaining({ name: "work", agents: ["shell"], network: "none", allow: [] }),
     ]);
     const text = await readFile(join(dir, "forage.config.ts"), "utf8");
@@ -83,36 +90,46 @@ describe("forage-ctl init", () => {
   it("never writes user root: --user root is refused with exit 64, writing nothing", async () => {
     const result = await runCli(["init", "--user", "root"], { cwd: dir });
     expect(result.exitCode).toBe(64);
-    expect(result.stderr).toBe('forage-ctl: --user: "root" is root: agents never run as root; give the host user who owns your workspaces\n');
-    expect(await readdir(dir)).toEqual([]);
-  });
-
-  it.skipIf(!noUserSource)("as root with no sudo, no login session and no terminal, refuses with exit 64 and says to pass --user", async () => {
-    const result = await runCli(["init"], { cwd: dir, env: { SUDO_USER: "root" } });
-    expect(result.exitCode).toBe(64);
     expect(result.stderr).toBe(
-      "forage-ctl: init: cannot tell which host user owns your workspaces (no --user, no $SUDO_USER, no login session, no terminal to ask on): pass --user NAME, the host user who owns your workspaces (agents get its UID/GID; never root)\n",
+      'forage-ctl: --user: "root" is root: agents never run as root; give the host user who owns your workspaces\n',
     );
-    expect(result.stdout).toBe("");
     expect(await readdir(dir)).toEqual([]);
   });
 
-  it.skipIf(!noUserSource || !script.run)("with nothing else to go on, asks on a terminal until it gets a user who exists and is not root", async () => {
-    // `script` gives init a terminal, as a person typing would have; "root" is refused, "nobody" taken.
-    // The command is a constant; node and the CLI arrive in the environment.
-    const result = await execa("script", ["-qec", 'exec "$NODE" "$CLI" init', "/dev/null"], {
-      cwd: dir,
-      input: "root\nnobody\n",
-      reject: false,
-      timeout: 30_000,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", SHELL: "/bin/sh", NODE: process.execPath, CLI: cliPath },
-      extendEnv: false,
-    });
-    expect(result.exitCode).toBe(0);
-    expect(result.stdout).toContain('"root" is root: agents never run as root; give the host user who owns your workspaces.');
-    expect(result.stdout).toContain('wrote forage.config.ts (user "nobody", from your answer)');
-    expect(await readFile(join(dir, "forage.config.ts"), "utf8")).toMatch(/^ {2}user: "nobody",$/m);
-  });
+  it.skipIf(!noUserSource)(
+    "as root with no sudo, no login session and no terminal, refuses with exit 64 and says to pass --user",
+    async () => {
+      const result = await runCli(["init"], { cwd: dir, env: { SUDO_USER: "root" } });
+      expect(result.exitCode).toBe(64);
+      expect(result.stderr).toBe(
+        "forage-ctl: init: cannot tell which host user owns your workspaces (no --user, no $SUDO_USER, no login session, no terminal to ask on): pass --user NAME, the host user who owns your workspaces (agents get its UID/GID; never root)\n",
+      );
+      expect(result.stdout).toBe("");
+      expect(await readdir(dir)).toEqual([]);
+    },
+  );
+
+  it.skipIf(!noUserSource || !script.run)(
+    "with nothing else to go on, asks on a terminal until it gets a user who exists and is not root",
+    async () => {
+      // `script` gives init a terminal, as a person typing would have; "root" is refused, "nobody" taken.
+      // The command is a constant; node and the CLI arrive in the environment.
+      const result = await execa("script", ["-qec", 'exec "$NODE" "$CLI" init', "/dev/null"], {
+        cwd: dir,
+        input: "root\nnobody\n",
+        reject: false,
+        timeout: 30_000,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", SHELL: "/bin/sh", NODE: process.execPath, CLI: cliPath },
+        extendEnv: false,
+      });
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toContain(
+        '"root" is root: agents never run as root; give the host user who owns your workspaces.',
+      );
+      expect(result.stdout).toContain('wrote forage.config.ts (user "nobody", from your answer)');
+      expect(await readFile(join(dir, "forage.config.ts"), "utf8")).toMatch(/^ {2}user: "nobody",$/m);
+    },
+  );
 
   it("with --agent codex writes a Codex template that validates", async () => {
     const result = await runCli(["init", "--user", "alice", "--agent", "codex"], { cwd: dir });
@@ -131,7 +148,9 @@ describe("forage-ctl init", () => {
   it("refuses a first template named like the agent's template, with exit 64", async () => {
     const result = await runCli(["init", "--user", "alice", "--template", "claude"], { cwd: dir });
     expect(result.exitCode).toBe(64);
-    expect(result.stderr).toBe('forage-ctl: --template: "claude" is the name of the Claude Code template; choose another name for the first template\n');
+    expect(result.stderr).toBe(
+      'forage-ctl: --template: "claude" is the name of the Claude Code template; choose another name for the first template\n',
+    );
     expect(await readdir(dir)).toEqual([]);
   });
 
@@ -176,7 +195,9 @@ describe("forage-ctl init", () => {
   it("refuses an unknown agent with exit 64, naming the known ones", async () => {
     const result = await runCli(["init", "--user", "alice", "--agent", "clippy"], { cwd: dir });
     expect(result.exitCode).toBe(64);
-    expect(result.stderr).toMatch(/--agent: unknown agent "clippy"; choose one of claude, codex, gemini, aider, opencode/);
+    expect(result.stderr).toMatch(
+      /--agent: unknown agent "clippy"; choose one of claude, codex, gemini, aider, opencode/,
+    );
     expect(await readdir(dir)).toEqual([]);
   });
 });
@@ -212,21 +233,32 @@ describe("init's comment on subscription logins agrees with the README", () => {
   it.each([
     ["claude", "token", "`claude setup-token` on the host, then `forage-ctl auth set claude`"],
     ["codex", "oauth", "`codex login` on the host, then `forage-ctl auth set codex < ~/.codex/auth.json`"],
-    ["gemini", "oauth", "log in with `gemini` on the host, then `forage-ctl auth set gemini < ~/.gemini/oauth_creds.json`"],
-  ])("--agent %s offers `login: %s` (not hostConfigDir), and the config validates cleanly with it", async (agent, kind, store) => {
-    await runCli(["init", "--user", "alice", "--agent", agent], { cwd: dir });
-    const text = await readFile(join(dir, "forage.config.ts"), "utf8");
-    expect(text).not.toContain("hostConfigDir");
-    expect(text).toContain(`// ${store}.\n          // login: "${kind}", // instead of secretName and authEnvVar\n`);
-    // Done as the comment says: secretName, authEnvVar and the secret replaced by the login line.
-    const withLogin = text
-      .split("\n")
-      .filter((line) => !/^\s+(secretName|authEnvVar|"[a-z-]+-api-key"): /.test(line))
-      .join("\n")
-      .replace(`// login: "${kind}", // instead of secretName and authEnvVar`, `login: "${kind}",`);
-    await writeFile(join(dir, "forage.config.ts"), withLogin);
-    expect(await runCli(["validate"], { cwd: dir })).toEqual({ exitCode: 0, stdout: `forage.config.ts: valid (2 templates: ${[agent, "default"].sort().join(", ")})\n`, stderr: "" });
-  });
+    [
+      "gemini",
+      "oauth",
+      "log in with `gemini` on the host, then `forage-ctl auth set gemini < ~/.gemini/oauth_creds.json`",
+    ],
+  ])(
+    "--agent %s offers `login: %s` (not hostConfigDir), and the config validates cleanly with it",
+    async (agent, kind, store) => {
+      await runCli(["init", "--user", "alice", "--agent", agent], { cwd: dir });
+      const text = await readFile(join(dir, "forage.config.ts"), "utf8");
+      expect(text).not.toContain("hostConfigDir");
+      expect(text).toContain(`// ${store}.\n          // login: "${kind}", // instead of secretName and authEnvVar\n`);
+      // Done as the comment says: secretName, authEnvVar and the secret replaced by the login line.
+      const withLogin = text
+        .split("\n")
+        .filter((line) => !/^\s+(secretName|authEnvVar|"[a-z-]+-api-key"): /.test(line))
+        .join("\n")
+        .replace(`// login: "${kind}", // instead of secretName and authEnvVar`, `login: "${kind}",`);
+      await writeFile(join(dir, "forage.config.ts"), withLogin);
+      expect(await runCli(["validate"], { cwd: dir })).toEqual({
+        exitCode: 0,
+        stdout: `forage.config.ts: valid (2 templates: ${[agent, "default"].sort().join(", ")})\n`,
+        stderr: "",
+      });
+    },
+  );
 
   it("--agent aider, whose login Forage does not keep, offers none", async () => {
     await runCli(["init", "--user", "alice", "--agent", "aider"], { cwd: dir });

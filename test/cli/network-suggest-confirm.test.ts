@@ -17,24 +17,40 @@ import { cliPath, repoRoot, runCli } from "./run-cli.js";
  * and leaves the config as it was.
  */
 const script = toolsAvailable("script");
-const config = "user: nobody\ntemplates:\n  learner:\n    agents: { sh: { package: bash, executable: bash } }\n    network: { mode: restricted, allow: [api.example.org] }\n";
+const config =
+  "user: nobody\ntemplates:\n  learner:\n    agents: { sh: { package: bash, executable: bash } }\n    network: { mode: restricted, allow: [api.example.org] }\n";
 const learned = ["pkgs.example.org", "a.cdn.example.org", "b.cdn.example.org", "c.cdn.example.org"];
 
 describe.skipIf(!isRoot())("network --suggest --write asks before it writes", () => {
   const dir = mkdtempSync(join(tmpdir(), "forage-suggest-confirm-"));
   const file = join(dir, "forage.yaml");
-  const env = { FORAGE_STATE_DIR: join(dir, "state"), FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets") };
+  const env = {
+    FORAGE_STATE_DIR: join(dir, "state"),
+    FORAGE_RUN_DIR: join(dir, "run"),
+    FORAGE_SECRETS_DIR: join(dir, "secrets"),
+  };
   const args = ["--config", file, "network", "demo", "--suggest", "--write"];
 
   beforeAll(async () => {
     const paths = runtimePaths(env.FORAGE_STATE_DIR, env);
     await writeMetadata(
       paths,
-      sandboxMetadata({ name: "demo", template: "learner", slot: 9, hostPath: dir, network: { mode: "full", allow: ["api.example.org"], deny: [], sni: false, learn: true } }),
+      sandboxMetadata({
+        name: "demo",
+        template: "learner",
+        slot: 9,
+        hostPath: dir,
+        network: { mode: "full", allow: ["api.example.org"], deny: [], sni: false, learn: true },
+      }),
     );
     mkdirSync(paths.sandboxesDir, { recursive: true });
     const at = "2026-11-27T10:00:00.000Z";
-    writeFileSync(join(paths.sandboxesDir, "demo.learned.jsonl"), learned.map((name) => `${JSON.stringify({ name, addresses: ["192.0.2.7"], first: at, last: at, count: 1 })}\n`).join(""));
+    writeFileSync(
+      join(paths.sandboxesDir, "demo.learned.jsonl"),
+      learned
+        .map((name) => `${JSON.stringify({ name, addresses: ["192.0.2.7"], first: at, last: at, count: 1 })}\n`)
+        .join(""),
+    );
   });
   beforeEach(() => writeFileSync(file, config));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,7 +63,14 @@ describe.skipIf(!isRoot())("network --suggest --write asks before it writes", ()
       input: typed,
       reject: false,
       timeout: 30_000,
-      env: { ...env, PATH: process.env.PATH ?? "/usr/bin:/bin", SHELL: "/bin/sh", NODE: process.execPath, CLI: cliPath, CONFIG: file },
+      env: {
+        ...env,
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        SHELL: "/bin/sh",
+        NODE: process.execPath,
+        CLI: cliPath,
+        CONFIG: file,
+      },
       extendEnv: false,
     });
 
@@ -55,21 +78,28 @@ describe.skipIf(!isRoot())("network --suggest --write asks before it writes", ()
     const result = await runCli(args, { env });
     expect(result.exitCode).toBe(64);
     expect(result.stderr.trim().split("\n")).toEqual([
-      expect.stringMatching(/--write: Add 2 entries to template "learner"'s network\.allow in .*forage\.yaml: asks first, and there is no terminal to ask on .*add --yes/),
+      expect.stringMatching(
+        /--write: Add 2 entries to template "learner"'s network\.allow in .*forage\.yaml: asks first, and there is no terminal to ask on .*add --yes/,
+      ),
     ]);
     expect(readFileSync(file, "utf8")).toBe(config);
   });
 
-  it.skipIf(!script.run)("shows on a terminal what it would add and asks; anything but yes writes nothing", async () => {
-    const result = await onTerminal("n\n");
-    expect(result.exitCode, String(result.stdout)).toBe(0);
-    const shown = String(result.stdout);
-    expect(shown).toMatch(/\*\.cdn\.example\.org +covers a\.cdn\.example\.org, b\.cdn\.example\.org, c\.cdn\.example\.org/);
-    expect(shown).toContain("pkgs.example.org");
-    expect(shown).toContain(`Add 2 entries to template "learner"'s network.allow in`);
-    expect(shown).toContain("nothing written");
-    expect(readFileSync(file, "utf8")).toBe(config);
-  });
+  it.skipIf(!script.run)(
+    "shows on a terminal what it would add and asks; anything but yes writes nothing",
+    async () => {
+      const result = await onTerminal("n\n");
+      expect(result.exitCode, String(result.stdout)).toBe(0);
+      const shown = String(result.stdout);
+      expect(shown).toMatch(
+        /\*\.cdn\.example\.org +covers a\.cdn\.example\.org, b\.cdn\.example\.org, c\.cdn\.example\.org/,
+      );
+      expect(shown).toContain("pkgs.example.org");
+      expect(shown).toContain(`Add 2 entries to template "learner"'s network.allow in`);
+      expect(shown).toContain("nothing written");
+      expect(readFileSync(file, "utf8")).toBe(config);
+    },
+  );
 
   it.skipIf(!script.run)("writes once the terminal says yes", async () => {
     const result = await onTerminal("y\n");
@@ -90,6 +120,9 @@ describe.skipIf(!isRoot())("network --suggest --write asks before it writes", ()
 
   it("refuses --yes without --write (it would answer nothing)", async () => {
     const result = await runCli(["--config", file, "network", "demo", "--suggest", "--yes"], { env });
-    expect([result.exitCode, result.stderr.trim()]).toEqual([64, expect.stringContaining("--yes goes with --suggest --write")]);
+    expect([result.exitCode, result.stderr.trim()]).toEqual([
+      64,
+      expect.stringContaining("--yes goes with --suggest --write"),
+    ]);
   });
 });

@@ -18,15 +18,25 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** What the network command shows of a sandbox of `template` that resolved `learned` (the fields --suggest reads). */
 function viewOf(template: string, templateAllow: string[], learned: string[]): NetworkView {
   const policy = { mode: "restricted" as const, allow: templateAllow, deny: [], sni: false };
-  return { name: "demo", template, policy, templatePolicy: policy, learned: learned.map((name) => ({ name, addresses: [] })), guard: null, deniedNames: [] } as unknown as NetworkView;
+  return {
+    name: "demo",
+    template,
+    policy,
+    templatePolicy: policy,
+    learned: learned.map((name) => ({ name, addresses: [] })),
+    guard: null,
+    deniedNames: [],
+  } as unknown as NetworkView;
 }
 
-const write = (file: string, view: NetworkView): Promise<void> => suggestCommand(view, { write: true, yes: true, json: true, config: file });
+const write = (file: string, view: NetworkView): Promise<void> =>
+  suggestCommand(view, { write: true, yes: true, json: true, config: file });
 
 describe("network --suggest --write and inherited allow lists", () => {
   it("refuses a YAML template whose own network has no allow list (it inherits its parent's), leaving the file as it was", async () => {
     const file = join(dir, "inherits.yaml");
-    const text = "user: alice\ntemplates:\n  base:\n    network: { mode: restricted, allow: [a.example.org] }\n  child:\n    extends: base\n    network: { mode: restricted, sni: true }\n";
+    const text =
+      "user: alice\ntemplates:\n  base:\n    network: { mode: restricted, allow: [a.example.org] }\n  child:\n    extends: base\n    network: { mode: restricted, sni: true }\n";
     writeFileSync(file, text);
     await expect(write(file, viewOf("child", ["a.example.org"], ["new.example.org"]))).rejects.toThrow(/inherits/);
     expect(readFileSync(file, "utf8")).toBe(text);
@@ -36,7 +46,9 @@ describe("network --suggest --write and inherited allow lists", () => {
     const file = join(dir, "spread.config.ts");
     const text = `const shared = { mode: "restricted" as const, allow: ["a.example.org"] };\nexport default { user: "alice", templates: { child: { network: { ...shared, mode: "restricted" } } } };\n`;
     writeFileSync(file, text);
-    await expect(write(file, viewOf("child", ["a.example.org"], ["new.example.org"]))).rejects.toThrow(/spread|without a\.example\.org/);
+    await expect(write(file, viewOf("child", ["a.example.org"], ["new.example.org"]))).rejects.toThrow(
+      /spread|without a\.example\.org/,
+    );
     expect(readFileSync(file, "utf8")).toBe(text);
   });
 

@@ -29,7 +29,14 @@ const referenceYaml = [
   "",
 ].join("\n");
 
-const canonicalYaml = ["user: alice", "proxy: { url: http://proxy.example.org:8080 }", "templates:", "  claude:", "    network: { mode: restricted, allow: [api.example.org] }", ""].join("\n");
+const canonicalYaml = [
+  "user: alice",
+  "proxy: { url: http://proxy.example.org:8080 }",
+  "templates:",
+  "  claude:",
+  "    network: { mode: restricted, allow: [api.example.org] }",
+  "",
+].join("\n");
 
 const notes =
   "forage.yaml:2:1: proxyUrl: note: proxyUrl is the reference's spelling of proxy.url, which has no effect here: agents reach Forage's API proxy on their sandbox's own link (set proxy.port, and auth on the agents); remove it\n" +
@@ -67,7 +74,10 @@ describe("a config in the reference's spelling", () => {
 
   it("validate --json: stdout is the same JSON as for Forage's spelling; the notes stay on stderr", async () => {
     const { reference, canonical } = await writeBoth();
-    const [fromReference, fromCanonical] = [await runCli(["validate", "--json"], { cwd: reference }), await runCli(["validate", "--json"], { cwd: canonical })];
+    const [fromReference, fromCanonical] = [
+      await runCli(["validate", "--json"], { cwd: reference }),
+      await runCli(["validate", "--json"], { cwd: canonical }),
+    ];
     expect(fromReference.exitCode).toBe(0);
     expect(fromReference.stdout).toBe(fromCanonical.stdout);
     expect(JSON.parse(fromReference.stdout)).toEqual({ valid: true, config: "forage.yaml", templates: ["claude"] });
@@ -80,7 +90,10 @@ describe("a config in the reference's spelling", () => {
 
   it("generate: writes the same files as for Forage's spelling, byte for byte, and prints the notes", async () => {
     const { reference, canonical } = await writeBoth();
-    const [fromReference, fromCanonical] = [await runCli(["generate", "-o", "out"], { cwd: reference }), await runCli(["generate", "-o", "out"], { cwd: canonical })];
+    const [fromReference, fromCanonical] = [
+      await runCli(["generate", "-o", "out"], { cwd: reference }),
+      await runCli(["generate", "-o", "out"], { cwd: canonical }),
+    ];
     expect(fromReference.exitCode).toBe(0);
     expect(fromReference.stdout).toBe(fromCanonical.stdout);
     expect(fromReference.stderr).toBe(notes);
@@ -101,20 +114,31 @@ describe("a config in the reference's spelling", () => {
     const { reference } = await writeBoth();
     const result = await runCli(["templates", "--json"], { cwd: reference });
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual([expect.objectContaining({ name: "claude", network: "restricted", allow: ["api.example.org"] })]);
+    expect(JSON.parse(result.stdout)).toEqual([
+      expect.objectContaining({ name: "claude", network: "restricted", allow: ["api.example.org"] }),
+    ]);
     expect(result.stderr).toBe(notes);
   });
 
-  it.skipIf(!isRoot())("sandbox commands given the config with --config (here ps, as root) print the notes too", async () => {
-    const { reference } = await writeBoth();
-    const result = await runCli(["--config", "forage.yaml", "ps", "--json"], { cwd: reference, env: { FORAGE_STATE_DIR: join(dir, "state") } });
-    expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual([]);
-    expect(result.stderr).toBe(notes);
-  });
+  it.skipIf(!isRoot())(
+    "sandbox commands given the config with --config (here ps, as root) print the notes too",
+    async () => {
+      const { reference } = await writeBoth();
+      const result = await runCli(["--config", "forage.yaml", "ps", "--json"], {
+        cwd: reference,
+        env: { FORAGE_STATE_DIR: join(dir, "state") },
+      });
+      expect(result.exitCode).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual([]);
+      expect(result.stderr).toBe(notes);
+    },
+  );
 
   it("a refusal exits 6 and says how to fix it, at the alias's position", async () => {
-    await writeFile(join(dir, "forage.yaml"), ["user: alice", "templates:", "  t:", "    network: full", "    allowedHosts: [api.example.org]", ""].join("\n"));
+    await writeFile(
+      join(dir, "forage.yaml"),
+      ["user: alice", "templates:", "  t:", "    network: full", "    allowedHosts: [api.example.org]", ""].join("\n"),
+    );
     const result = await runCli(["validate"], { cwd: dir });
     expect(result.exitCode).toBe(6);
     expect(result.stdout).toBe("");

@@ -34,7 +34,8 @@ export interface CliOptions {
  * half-written module and fail to link before any command code runs (so nothing was changed).
  * Only that narrow loader failure is retried; every other outcome is returned as is.
  */
-const halfBuiltDist = /^(SyntaxError: The requested module '[^']+' does not provide an export|Error \[ERR_MODULE_NOT_FOUND\]: Cannot find module '[^']*\/dist\/)/m;
+const halfBuiltDist =
+  /^(SyntaxError: The requested module '[^']+' does not provide an export|Error \[ERR_MODULE_NOT_FOUND\]: Cannot find module '[^']*\/dist\/)/m;
 
 /** Runs `node dist/bin/main.js ...args` with an argv array (no shell) and never rejects. */
 export async function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {

@@ -24,7 +24,11 @@ describe.skipIf(!tools.run || !isRoot() || systemdIsPid1)("forage-ctl service", 
     dir = await makeTempDir();
     units = join(dir, "units");
     config = join(dir, "forage.yaml");
-    writeFileSync(config, "user: nobody\ntemplates:\n  shell:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n    network: none\n", { mode: 0o644 });
+    writeFileSync(
+      config,
+      "user: nobody\ntemplates:\n  shell:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n    network: none\n",
+      { mode: 0o644 },
+    );
   });
   afterAll(async () => {
     await removeTempDir(dir);
@@ -67,9 +71,18 @@ describe.skipIf(!tools.run || !isRoot() || systemdIsPid1)("forage-ctl service", 
     expect(readFileSync(unit, "utf8")).toContain(`Environment="FORAGE_CONFIG=${config}"`);
     expect(await verify(readFileSync(unit, "utf8"))).toEqual({ exitCode: 0, stderr: "" });
 
-    const again = await runCli(["--config", config, "service", "install", "--gateway-user", "gw", "--json"], { env: env() });
+    const again = await runCli(["--config", config, "service", "install", "--gateway-user", "gw", "--json"], {
+      env: env(),
+    });
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout)).toEqual({ unit, enabledBy: join(units, "multi-user.target.wants/forage.service"), settings: config, replaced: true, systemd: "not running", active: null });
+    expect(JSON.parse(again.stdout)).toEqual({
+      unit,
+      enabledBy: join(units, "multi-user.target.wants/forage.service"),
+      settings: config,
+      replaced: true,
+      systemd: "not running",
+      active: null,
+    });
     expect(readFileSync(unit, "utf8")).toContain('Environment="FORAGE_GATEWAY_USER=gw"');
   });
 
@@ -77,7 +90,9 @@ describe.skipIf(!tools.run || !isRoot() || systemdIsPid1)("forage-ctl service", 
     const broken = join(dir, "broken.yaml");
     writeFileSync(broken, "user: nobody\ntemplates:\n  shell:\n    agents: 3\n");
     const elsewhere = join(dir, "units-broken");
-    const result = await runCli(["--config", broken, "service", "install"], { env: { FORAGE_SYSTEMD_UNIT_DIR: elsewhere } });
+    const result = await runCli(["--config", broken, "service", "install"], {
+      env: { FORAGE_SYSTEMD_UNIT_DIR: elsewhere },
+    });
     expect(result.exitCode).not.toBe(0);
     expect(result.stderr).toContain(broken);
     expect(result.stderr).toMatch(/agents/);
@@ -88,9 +103,13 @@ describe.skipIf(!tools.run || !isRoot() || systemdIsPid1)("forage-ctl service", 
     const owned = join(dir, "owned.yaml");
     copyFileSync(config, owned);
     await execa("chown", ["nobody", owned]);
-    const result = await runCli(["--config", owned, "service", "install"], { env: { FORAGE_SYSTEMD_UNIT_DIR: join(dir, "units-owned") } });
+    const result = await runCli(["--config", owned, "service", "install"], {
+      env: { FORAGE_SYSTEMD_UNIT_DIR: join(dir, "units-owned") },
+    });
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/warning: .*owned\.yaml can be written by uid 65534 \(its owner\): whoever can write it has the daemon's reach/);
+    expect(result.stderr).toMatch(
+      /warning: .*owned\.yaml can be written by uid 65534 \(its owner\): whoever can write it has the daemon's reach/,
+    );
     // Root's own file, written by root alone: nothing to say.
     const quiet = await runCli(["--config", config, "service", "install"], { env: env() });
     expect(quiet.stderr).not.toContain("warning");
@@ -114,7 +133,9 @@ describe.skipIf(!tools.run || !isRoot() || systemdIsPid1)("forage-ctl service", 
   it("uninstalls: both files go, and a second uninstall says there is nothing to remove", async () => {
     const result = await runCli(["service", "uninstall"], { env: env() });
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stdout).toContain(`removed ${join(units, "multi-user.target.wants/forage.service")} and ${join(units, "forage.service")}`);
+    expect(result.stdout).toContain(
+      `removed ${join(units, "multi-user.target.wants/forage.service")} and ${join(units, "forage.service")}`,
+    );
     expect(existsSync(join(units, "forage.service"))).toBe(false);
     const again = await runCli(["service", "uninstall", "--json"], { env: env() });
     expect(JSON.parse(again.stdout)).toEqual({ removed: [], systemd: "not running" });

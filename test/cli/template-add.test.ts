@@ -32,11 +32,15 @@ describe("forage-ctl template add on a TypeScript config", () => {
   });
 
   it("adds a template extending the given one, exits 0 and says so", async () => {
-    const result = await runCli(["template", "add", "offline", "--from", "claude", "-d", "Claude, offline"], { cwd: dir });
+    const result = await runCli(["template", "add", "offline", "--from", "claude", "-d", "Claude, offline"], {
+      cwd: dir,
+    });
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toBe("");
     expect(result.stdout).toBe('forage.config.ts: added template "offline" (extends "claude")\n');
-    expect(await readFile(join(dir, "forage.config.ts"), "utf8")).toMatch(/"offline": \{ extends: "claude", description: "Claude, offline" \}/);
+    expect(await readFile(join(dir, "forage.config.ts"), "utf8")).toMatch(
+      /"offline": \{ extends: "claude", description: "Claude, offline" \}/,
+    );
   });
 
   it("leaves a config that validates and lists the new template", async () => {
@@ -76,7 +80,9 @@ describe("forage-ctl template add on a TypeScript config", () => {
   it("the new template inherits its parent's agents and network", async () => {
     await runCli(["template", "add", "offline", "--from", "claude"], { cwd: dir });
     const result = await runCli(["templates", "--json"], { cwd: dir });
-    const offline = (JSON.parse(result.stdout) as { name: string; agents: string[]; network: string }[]).find((t) => t.name === "offline");
+    const offline = (JSON.parse(result.stdout) as { name: string; agents: string[]; network: string }[]).find(
+      (t) => t.name === "offline",
+    );
     expect(offline).toMatchObject({ agents: ["claude"], network: "restricted" });
   });
 
@@ -85,7 +91,10 @@ describe("forage-ctl template add on a TypeScript config", () => {
     const result = await runCli(["template", "add", "quoted", "--from", "claude", "-d", description], { cwd: dir });
     expect(result.exitCode).toBe(0);
     const templates = await runCli(["templates", "--json"], { cwd: dir });
-    expect((JSON.parse(templates.stdout) as { name: string; description: string }[]).find((t) => t.name === "quoted")?.description).toBe(description);
+    expect(
+      (JSON.parse(templates.stdout) as { name: string; description: string }[]).find((t) => t.name === "quoted")
+        ?.description,
+    ).toBe(description);
   });
 });
 
@@ -142,7 +151,11 @@ describe("forage-ctl template add on a YAML config", () => {
     const result = await runCli(["template", "add", "quad", "--from", "trio"], { cwd: dir });
     expect(result.exitCode).toBe(0);
     const edited = await readFile(join(dir, "forage.yaml"), "utf8");
-    expect(edited.startsWith("# Three agents side by side, sharing one base template. Claude's and Codex's keys never enter the\n")).toBe(true);
+    expect(
+      edited.startsWith(
+        "# Three agents side by side, sharing one base template. Claude's and Codex's keys never enter the\n",
+      ),
+    ).toBe(true);
     expect(await templateNames(dir, "forage.yaml")).toEqual(["base", "quad", "trio"]);
   });
 
@@ -159,7 +172,9 @@ describe("forage-ctl template add on a YAML config", () => {
 describe("forage-ctl template add on a JSON config", () => {
   it("adds the template; the result validates and lists it", async () => {
     await copyFile(examples.json, join(dir, "forage.json"));
-    const result = await runCli(["template", "add", "fullstack-ro", "--from", "fullstack", "-d", "Read-only"], { cwd: dir });
+    const result = await runCli(["template", "add", "fullstack-ro", "--from", "fullstack", "-d", "Read-only"], {
+      cwd: dir,
+    });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe('forage.json: added template "fullstack-ro" (extends "fullstack")\n');
     const json = JSON.parse(await readFile(join(dir, "forage.json"), "utf8")) as { templates: Record<string, unknown> };
@@ -202,21 +217,28 @@ describe("forage-ctl template add refusals", () => {
     await writeFile(join(dir, "forage.yaml"), "user: alice\ntemplates:\n  t:\n    network: sometimes\n");
     const result = await runCli(["template", "add", "u", "--from", "t"], { cwd: dir });
     expect(result.exitCode).toBe(6);
-    expect(await readFile(join(dir, "forage.yaml"), "utf8")).toBe("user: alice\ntemplates:\n  t:\n    network: sometimes\n");
+    expect(await readFile(join(dir, "forage.yaml"), "utf8")).toBe(
+      "user: alice\ntemplates:\n  t:\n    network: sometimes\n",
+    );
   });
 
   it.each([
     ["TypeScript", "typescript", "forage.config.ts", "claude"],
     ["YAML", "yaml", "forage.yaml", "trio"],
     ["JSON", "json", "forage.json", "fullstack"],
-  ] as const)("restores the %s file byte for byte when the edited config would not validate", async (_format, example, name, parent) => {
-    // GIVEN a description longer than the schema's 200-character limit: the edit is made, then fails validation
-    await copyFile(examples[example], join(dir, name));
-    const before = await readFile(join(dir, name));
-    const result = await runCli(["template", "add", "long", "--from", parent, "-d", "x".repeat(201)], { cwd: dir });
-    expect(result.exitCode).toBe(6);
-    expect(result.stderr).toMatch(new RegExp(`^${name.replace(/\./g, "\\.")}(:\\d+:\\d+)?: templates\\.long\\.description: `));
-    expect(result.stdout).toBe("");
-    expect(await readFile(join(dir, name))).toEqual(before);
-  });
+  ] as const)(
+    "restores the %s file byte for byte when the edited config would not validate",
+    async (_format, example, name, parent) => {
+      // GIVEN a description longer than the schema's 200-character limit: the edit is made, then fails validation
+      await copyFile(examples[example], join(dir, name));
+      const before = await readFile(join(dir, name));
+      const result = await runCli(["template", "add", "long", "--from", parent, "-d", "x".repeat(201)], { cwd: dir });
+      expect(result.exitCode).toBe(6);
+      expect(result.stderr).toMatch(
+        new RegExp(`^${name.replace(/\./g, "\\.")}(:\\d+:\\d+)?: templates\\.long\\.description: `),
+      );
+      expect(result.stdout).toBe("");
+      expect(await readFile(join(dir, name))).toEqual(before);
+    },
+  );
 });

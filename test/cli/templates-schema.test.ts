@@ -30,7 +30,8 @@ describe("forage-ctl templates", () => {
     await copyFile(examples.yaml, join(dir, "forage.yaml"));
     const lines = (await runCli(["templates"], { cwd: dir })).stdout.trimEnd().split("\n");
     const networkColumn = lines[0]?.indexOf("NETWORK");
-    for (const line of lines.slice(1)) expect(line.indexOf(line.includes("restricted") ? "restricted" : "none")).toBe(networkColumn);
+    for (const line of lines.slice(1))
+      expect(line.indexOf(line.includes("restricted") ? "restricted" : "none")).toBe(networkColumn);
   });
 
   it("--json prints parseable JSON with each template's name, agents and network", async () => {
@@ -59,27 +60,41 @@ describe("forage-ctl templates", () => {
     const result = await runCli(["templates", "--json"], { cwd: dir, env: { FORAGE_CONFIG: examples.typescript } });
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual([
-      expect.objectContaining({ name: "claude", agents: ["claude"], network: "restricted", allow: ["api.anthropic.com", "*.github.com:443", "github.com:443"] }),
+      expect.objectContaining({
+        name: "claude",
+        agents: ["claude"],
+        network: "restricted",
+        allow: ["api.anthropic.com", "*.github.com:443", "github.com:443"],
+      }),
     ]);
   });
 
   it("prefers --config over FORAGE_CONFIG", async () => {
-    const result = await runCli(["--config", examples.json, "templates", "--json"], { cwd: dir, env: { FORAGE_CONFIG: examples.typescript } });
+    const result = await runCli(["--config", examples.json, "templates", "--json"], {
+      cwd: dir,
+      env: { FORAGE_CONFIG: examples.typescript },
+    });
     expect((JSON.parse(result.stdout) as { name: string }[]).map((t) => t.name)).toEqual(["fullstack"]);
   });
 
-  it.skipIf(existsSync("/etc/forage/forage.json"))("exits 6 when there is no config here and none installed, naming where it looked (as up does)", async () => {
-    const result = await runCli(["templates"], { cwd: dir });
-    expect(result.exitCode).toBe(6);
-    expect(result.stdout).toBe("");
-    expect(result.stderr).toMatch(/no settings: no --config or FORAGE_CONFIG, none of forage\.config\.ts, forage\.yaml, forage\.json in .*, and \/etc\/forage\/forage\.json does not exist/);
-  });
+  it.skipIf(existsSync("/etc/forage/forage.json"))(
+    "exits 6 when there is no config here and none installed, naming where it looked (as up does)",
+    async () => {
+      const result = await runCli(["templates"], { cwd: dir });
+      expect(result.exitCode).toBe(6);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(
+        /no settings: no --config or FORAGE_CONFIG, none of forage\.config\.ts, forage\.yaml, forage\.json in .*, and \/etc\/forage\/forage\.json does not exist/,
+      );
+    },
+  );
 });
 
 /** Every object key anywhere in a JSON value. */
 function allKeys(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(allKeys);
-  if (value !== null && typeof value === "object") return Object.entries(value).flatMap(([key, inner]) => [key, ...allKeys(inner)]);
+  if (value !== null && typeof value === "object")
+    return Object.entries(value).flatMap(([key, inner]) => [key, ...allKeys(inner)]);
   return [];
 }
 
@@ -88,7 +103,11 @@ describe("forage-ctl schema", () => {
     const result = await runCli(["schema"], { cwd: dir });
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toBe("");
-    const schema = JSON.parse(result.stdout) as { type?: string; properties?: Record<string, unknown>; required?: string[] };
+    const schema = JSON.parse(result.stdout) as {
+      type?: string;
+      properties?: Record<string, unknown>;
+      required?: string[];
+    };
     expect(schema.type).toBe("object");
     expect(Object.keys(schema.properties ?? {})).toEqual(expect.arrayContaining(["user", "templates"]));
     expect(schema.required).toEqual(expect.arrayContaining(["user", "templates"]));
@@ -103,7 +122,9 @@ describe("forage-ctl schema", () => {
   });
 
   it("carries the field descriptions editors show", async () => {
-    const schema = JSON.parse((await runCli(["schema"], { cwd: dir })).stdout) as { properties: Record<string, { description?: string }> };
+    const schema = JSON.parse((await runCli(["schema"], { cwd: dir })).stdout) as {
+      properties: Record<string, { description?: string }>;
+    };
     expect(schema.properties.user?.description).toMatch(/Host user/);
   });
 });

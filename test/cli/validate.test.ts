@@ -68,9 +68,15 @@ describe("forage-ctl validate on a config with several errors", () => {
       "forage.yaml:12 templates.u.network",
       undefined, // the count line
     ]);
-    expect(lines[0]).toBe("forage.yaml:1:7: user: must be a Unix user name: 1-32 characters of a-z, 0-9, '_' and '-', starting with a letter or '_'");
-    expect(lines[4]).toMatch(/^forage\.yaml:10:15: templates\.t\.network\.allow\[0\]: must be a host name, not an IP address/);
-    expect(lines[5]).toMatch(/^forage\.yaml:10:27: templates\.t\.network\.allow\[1\]: port must be between 1 and 65535$/);
+    expect(lines[0]).toBe(
+      "forage.yaml:1:7: user: must be a Unix user name: 1-32 characters of a-z, 0-9, '_' and '-', starting with a letter or '_'",
+    );
+    expect(lines[4]).toMatch(
+      /^forage\.yaml:10:15: templates\.t\.network\.allow\[0\]: must be a host name, not an IP address/,
+    );
+    expect(lines[5]).toMatch(
+      /^forage\.yaml:10:27: templates\.t\.network\.allow\[1\]: port must be between 1 and 65535$/,
+    );
     expect(lines.at(-1)).toBe("forage-ctl: 7 problems in the config");
   });
 
@@ -86,7 +92,9 @@ describe("forage-ctl validate on a config with several errors", () => {
     await writeFile(join(dir, "forage.yaml"), "user: alice\ntemplates:\n  t:\n    network: sometimes\n");
     const result = await runCli(["validate"], { cwd: dir });
     expect(result.exitCode).toBe(6);
-    expect(result.stderr).toBe('forage.yaml:4:14: templates.t.network: must be "none", "restricted", "full" or an object\nforage-ctl: 1 problem in the config\n');
+    expect(result.stderr).toBe(
+      'forage.yaml:4:14: templates.t.network: must be "none", "restricted", "full" or an object\nforage-ctl: 1 problem in the config\n',
+    );
   });
 
   it("exits 6 with --json too, reporting the errors on stderr and nothing on stdout", async () => {
@@ -98,31 +106,62 @@ describe("forage-ctl validate on a config with several errors", () => {
   });
 
   it("reports a TypeScript config's schema errors with file:line:col and path, without a stack", async () => {
-    await writeFile(join(dir, "forage.config.ts"), 'import { defineConfig } from "forage";\nexport default defineConfig({ user: "alice", templates: { t: { network: "sometimes" as never } } });\n');
+    await writeFile(
+      join(dir, "forage.config.ts"),
+      'import { defineConfig } from "forage";\nexport default defineConfig({ user: "alice", templates: { t: { network: "sometimes" as never } } });\n',
+    );
     const result = await runCli(["validate"], { cwd: dir });
     expect(result.exitCode).toBe(6);
-    expect(result.stderr).toBe('forage.config.ts:2:73: templates.t.network: must be "none", "restricted", "full" or an object\nforage-ctl: 1 problem in the config\n');
+    expect(result.stderr).toBe(
+      'forage.config.ts:2:73: templates.t.network: must be "none", "restricted", "full" or an object\nforage-ctl: 1 problem in the config\n',
+    );
     expect(result.stdout).toBe("");
   });
 
   it("reports every TypeScript syntax error at its file:line:col, saying what is wrong, without a stack", async () => {
-    const text = ['import { defineConfig } from "forage";', "export default defineConfig({", '  user: "alice"', "  templates: { t: {} },", "});", "const x = ;", ""].join("\n");
+    const text = [
+      'import { defineConfig } from "forage";',
+      "export default defineConfig({",
+      '  user: "alice"',
+      "  templates: { t: {} },",
+      "});",
+      "const x = ;",
+      "",
+    ].join("\n");
     await writeFile(join(dir, "forage.config.ts"), text);
     const result = await runCli(["validate"], { cwd: dir });
     expect(result.exitCode).toBe(6);
-    expect(result.stderr).toBe("forage.config.ts:4:3: (root): syntax error: ',' expected.\nforage.config.ts:6:11: (root): syntax error: Expression expected.\nforage-ctl: 2 problems in the config\n");
+    expect(result.stderr).toBe(
+      "forage.config.ts:4:3: (root): syntax error: ',' expected.\nforage.config.ts:6:11: (root): syntax error: Expression expected.\nforage-ctl: 2 problems in the config\n",
+    );
   });
 
   it("reports an error the TypeScript config throws when it runs at its line, with the error's message", async () => {
-    await writeFile(join(dir, "forage.config.ts"), ['import { defineConfig } from "forage";', "", "export default defineConfig({", "  user: userName,", "  templates: {},", "});", ""].join("\n"));
+    await writeFile(
+      join(dir, "forage.config.ts"),
+      [
+        'import { defineConfig } from "forage";',
+        "",
+        "export default defineConfig({",
+        "  user: userName,",
+        "  templates: {},",
+        "});",
+        "",
+      ].join("\n"),
+    );
     const result = await runCli(["validate"], { cwd: dir });
     expect(result.exitCode).toBe(6);
-    expect(result.stderr).toMatch(/^forage\.config\.ts:4:\d+: \(root\): running the config failed: ReferenceError: userName is not defined\n/);
+    expect(result.stderr).toMatch(
+      /^forage\.config\.ts:4:\d+: \(root\): running the config failed: ReferenceError: userName is not defined\n/,
+    );
     expect(result.stderr).not.toMatch(stackFrame);
   });
 
   it("reports an unknown parent in `extends` in the same pass as the schema's errors, each positioned", async () => {
-    await writeFile(join(dir, "forage.yaml"), "user: alice\ntemplates:\n  a:\n    network: sometimes\n  b:\n    extends: bse\n");
+    await writeFile(
+      join(dir, "forage.yaml"),
+      "user: alice\ntemplates:\n  a:\n    network: sometimes\n  b:\n    extends: bse\n",
+    );
     const result = await runCli(["validate"], { cwd: dir });
     expect(result.exitCode).toBe(6);
     expect(result.stderr).toBe(
@@ -134,15 +173,20 @@ describe("forage-ctl validate on a config with several errors", () => {
 });
 
 describe("finding the config", () => {
-  it.skipIf(existsSync("/etc/forage/forage.json"))("exits 6 naming the files it looked for when the directory has no config (and nothing is installed)", async () => {
-    const result = await runCli(["validate"], { cwd: dir });
-    expect(result.exitCode).toBe(6);
-    expect(result.stdout).toBe("");
-    expect(result.stderr).toMatch(/^forage-ctl: no settings: no --config or FORAGE_CONFIG, none of forage\.config\.ts, forage\.yaml, forage\.json in /);
-    expect(result.stderr).toContain(dir);
-    expect(result.stderr).toContain("forage-ctl init");
-    expect(result.stderr).not.toMatch(stackFrame);
-  });
+  it.skipIf(existsSync("/etc/forage/forage.json"))(
+    "exits 6 naming the files it looked for when the directory has no config (and nothing is installed)",
+    async () => {
+      const result = await runCli(["validate"], { cwd: dir });
+      expect(result.exitCode).toBe(6);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(
+        /^forage-ctl: no settings: no --config or FORAGE_CONFIG, none of forage\.config\.ts, forage\.yaml, forage\.json in /,
+      );
+      expect(result.stderr).toContain(dir);
+      expect(result.stderr).toContain("forage-ctl init");
+      expect(result.stderr).not.toMatch(stackFrame);
+    },
+  );
 
   it("uses ./forage.yaml when there is no forage.config.ts", async () => {
     await copyFile(examples.yaml, join(dir, "forage.yaml"));
@@ -162,7 +206,9 @@ describe("finding the config", () => {
   it("reports a config path that does not exist as a config error", async () => {
     const result = await runCli(["validate", "missing.yaml"], { cwd: dir });
     expect(result.exitCode).toBe(6);
-    expect(result.stderr).toBe("missing.yaml: (root): cannot read config: file not found\nforage-ctl: 1 problem in the config\n");
+    expect(result.stderr).toBe(
+      "missing.yaml: (root): cannot read config: file not found\nforage-ctl: 1 problem in the config\n",
+    );
   });
 
   it("accepts the config through the global --config option", async () => {
@@ -189,7 +235,11 @@ describe("a generated forage.json (what generate writes and the NixOS module ins
 
   it("validate accepts it, named or found in the directory, and names its templates", async () => {
     const file = await generated();
-    expect(await runCli(["validate", file], { cwd: dir })).toEqual({ exitCode: 0, stdout: "out/forage.json: valid (2 templates: base, trio)\n", stderr: "" });
+    expect(await runCli(["validate", file], { cwd: dir })).toEqual({
+      exitCode: 0,
+      stdout: "out/forage.json: valid (2 templates: base, trio)\n",
+      stderr: "",
+    });
     expect(await runCli(["validate", "--json"], { cwd: join(dir, "out") })).toMatchObject({
       exitCode: 0,
       stdout: `${JSON.stringify({ valid: true, config: "forage.json", templates: ["base", "trio"] }, null, 2)}\n`,
@@ -210,6 +260,8 @@ describe("a generated forage.json (what generate writes and the NixOS module ins
     const file = await generated();
     const result = await runCli(["generate", file, "-o", "again"], { cwd: dir });
     expect(result.exitCode).toBe(6);
-    expect(result.stderr).toBe(`forage-ctl: ${file} is a forage.json forage-ctl generated, not a config: use the config it was generated from (its "$comment" names it)\n`);
+    expect(result.stderr).toBe(
+      `forage-ctl: ${file} is a forage.json forage-ctl generated, not a config: use the config it was generated from (its "$comment" names it)\n`,
+    );
   });
 });

@@ -33,7 +33,14 @@ describe("vcs-check and git: looking at a workspace without running its configur
         cwd,
         extendEnv: false,
         reject: false,
-        env: { HOME: dir, PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_AUTHOR_NAME: "A", GIT_AUTHOR_EMAIL: "a@x", GIT_COMMITTER_NAME: "A", GIT_COMMITTER_EMAIL: "a@x" },
+        env: {
+          HOME: dir,
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          GIT_AUTHOR_NAME: "A",
+          GIT_AUTHOR_EMAIL: "a@x",
+          GIT_COMMITTER_NAME: "A",
+          GIT_COMMITTER_EMAIL: "a@x",
+        },
       });
 
     beforeAll(async () => {
@@ -80,7 +87,10 @@ describe("vcs-check and git: looking at a workspace without running its configur
       const mine = mkdtempSync(join(tmpdir(), "forage-vcs-root-"));
       try {
         const result = await runCli(["git", mine, "--", "status"]);
-        expect([result.exitCode, result.stderr]).toEqual([64, `forage-ctl: ${mine} belongs to root: run this as the user whose workspace it is, never as root there\n`]);
+        expect([result.exitCode, result.stderr]).toEqual([
+          64,
+          `forage-ctl: ${mine} belongs to root: run this as the user whose workspace it is, never as root there\n`,
+        ]);
       } finally {
         rmSync(mine, { recursive: true, force: true });
       }

@@ -17,15 +17,33 @@ const update = process.env.UPDATE_GOLDEN === "1";
 const directory = join(repoRoot, "test/golden/host-table");
 const link = sandboxLink(7, "10.100");
 const services = { dnsPort: 40123, tlsPort: 40124, httpPort: 40125 };
-const policy = (mode: NetworkPolicy["mode"], more: Partial<NetworkPolicy> = {}): NetworkPolicy => ({ mode, allow: ["api.example.com"], deny: [], sni: false, ...more });
+const policy = (mode: NetworkPolicy["mode"], more: Partial<NetworkPolicy> = {}): NetworkPolicy => ({
+  mode,
+  allow: ["api.example.com"],
+  deny: [],
+  sni: false,
+  ...more,
+});
 
-const cases: { name: string; policy: NetworkPolicy; services: typeof services | null; externalInterface: string | null; proxyPort: number | null }[] = [
+const cases: {
+  name: string;
+  policy: NetworkPolicy;
+  services: typeof services | null;
+  externalInterface: string | null;
+  proxyPort: number | null;
+}[] = [
   { name: "none", policy: policy("none"), services, externalInterface: null, proxyPort: null },
   { name: "none-with-proxy", policy: policy("none"), services, externalInterface: null, proxyPort: 18080 },
   { name: "full", policy: policy("full"), services, externalInterface: null, proxyPort: null },
   { name: "full-external-interface", policy: policy("full"), services, externalInterface: "eth1", proxyPort: null },
   { name: "restricted", policy: policy("restricted"), services, externalInterface: null, proxyPort: null },
-  { name: "restricted-sni", policy: policy("restricted", { sni: true }), services, externalInterface: null, proxyPort: null },
+  {
+    name: "restricted-sni",
+    policy: policy("restricted", { sni: true }),
+    services,
+    externalInterface: null,
+    proxyPort: null,
+  },
   // The entries are the guard's business: the table is the same as without them.
   {
     name: "restricted-deny-ports",
@@ -34,14 +52,28 @@ const cases: { name: string; policy: NetworkPolicy; services: typeof services | 
     externalInterface: null,
     proxyPort: null,
   },
-  { name: "restricted-sni-with-proxy", policy: policy("restricted", { sni: true }), services, externalInterface: null, proxyPort: 18080 },
+  {
+    name: "restricted-sni-with-proxy",
+    policy: policy("restricted", { sni: true }),
+    services,
+    externalInterface: null,
+    proxyPort: 18080,
+  },
   // Loaded before the guard starts, so the sandbox is never up unfenced.
-  { name: "restricted-before-guard", policy: policy("restricted"), services: null, externalInterface: null, proxyPort: null },
+  {
+    name: "restricted-before-guard",
+    policy: policy("restricted"),
+    services: null,
+    externalInterface: null,
+    proxyPort: null,
+  },
 ];
 
 describe("golden host-side tables", () => {
   it.each(cases)("$name matches its reviewed file", ({ name, policy, services, externalInterface, proxyPort }) => {
-    const text = printNftTable(hostPolicyTable(link, policy, services, externalInterface, proxyPort), { replace: true });
+    const text = printNftTable(hostPolicyTable(link, policy, services, externalInterface, proxyPort), {
+      replace: true,
+    });
     const file = join(directory, `${name}.nft`);
     if (update) {
       mkdirSync(directory, { recursive: true });

@@ -39,7 +39,8 @@ describe.skipIf(!tools.run || !isRoot())("agent context", () => {
     // The worktree is made as the repository's owner, who must reach it.
     chmodSync(host.dir, 0o711);
     repo = host.workspace("repo");
-    const git = (...args: string[]): void => void execFileSync("git", ["-c", "safe.directory=*", "-C", repo, ...args], { stdio: "ignore" });
+    const git = (...args: string[]): void =>
+      void execFileSync("git", ["-c", "safe.directory=*", "-C", repo, ...args], { stdio: "ignore" });
     git("init", "-q", "-b", "main");
     writeFileSync(join(repo, "flake.nix"), "{ outputs = _: { }; }\n");
     git("add", ".");
@@ -69,8 +70,12 @@ describe.skipIf(!tools.run || !isRoot())("agent context", () => {
 
   it("gives every process the commit identity from the agent's own git and jj configuration, not only forage-ctl's environment", async () => {
     // `git config` reads files only: GIT_AUTHOR_NAME, which exec also sets, does not answer it.
-    expect(await host.sh("ctx", "git config --global user.name; git config --global user.email")).toBe("Agent Smith\nagent@example.org\n");
-    expect(await host.sh("ctx", "cat ~/.config/jj/config.toml")).toBe('[user]\nname = "Agent Smith"\nemail = "agent@example.org"\n');
+    expect(await host.sh("ctx", "git config --global user.name; git config --global user.email")).toBe(
+      "Agent Smith\nagent@example.org\n",
+    );
+    expect(await host.sh("ctx", "cat ~/.config/jj/config.toml")).toBe(
+      '[user]\nname = "Agent Smith"\nemail = "agent@example.org"\n',
+    );
   });
 
   it("passes the prompt to Claude with --append-system-prompt, through its wrapper", async () => {
@@ -81,8 +86,15 @@ describe.skipIf(!tools.run || !isRoot())("agent context", () => {
 
   it("gives Claude the skills that fit the sandbox, and Codex the same context as AGENTS.md", async () => {
     const skills = await host.sh("ctx", "ls ~/.claude/skills/");
-    expect(skills.split("\n").filter(Boolean)).toEqual(["deploy", "forage-commits", "forage-git-worktree", "forage-nix"]);
-    expect(await host.sh("ctx", "cat ~/.claude/skills/deploy/SKILL.md")).toBe('---\nname: deploy\ndescription: "How to deploy: never from a sandbox"\n---\n\nDeployments are the user\'s job.\n');
+    expect(skills.split("\n").filter(Boolean)).toEqual([
+      "deploy",
+      "forage-commits",
+      "forage-git-worktree",
+      "forage-nix",
+    ]);
+    expect(await host.sh("ctx", "cat ~/.claude/skills/deploy/SKILL.md")).toBe(
+      '---\nname: deploy\ndescription: "How to deploy: never from a sandbox"\n---\n\nDeployments are the user\'s job.\n',
+    );
     const agentsMd = await host.sh("ctx", "cat ~/.codex/AGENTS.md");
     expect(agentsMd).toContain("# You are working in a Forage sandbox");
     expect(agentsMd).toContain("## Skill: forage-git-worktree");
@@ -90,11 +102,27 @@ describe.skipIf(!tools.run || !isRoot())("agent context", () => {
   });
 
   it("keeps the context read-only to the agent, and to root inside", async () => {
-    const agent = await host.run(["exec", "ctx", "--", "sh", "-c", "echo tampered > /run/forage/context/system-prompt.md"]);
+    const agent = await host.run([
+      "exec",
+      "ctx",
+      "--",
+      "sh",
+      "-c",
+      "echo tampered > /run/forage/context/system-prompt.md",
+    ]);
     expect(agent.exitCode).not.toBe(0);
-    const root = await host.run(["shell", "ctx", "--", "sh", "-c", "echo tampered > /run/forage/context/system-prompt.md"]);
+    const root = await host.run([
+      "shell",
+      "ctx",
+      "--",
+      "sh",
+      "-c",
+      "echo tampered > /run/forage/context/system-prompt.md",
+    ]);
     expect(root.exitCode).not.toBe(0);
-    expect(await host.sh("ctx", "head -c 33 /run/forage/context/system-prompt.md")).toBe("# You are working in a Forage san");
+    expect(await host.sh("ctx", "head -c 33 /run/forage/context/system-prompt.md")).toBe(
+      "# You are working in a Forage san",
+    );
   });
 
   it("gives nothing, and no prompt flag, when the template turns the context off", async () => {

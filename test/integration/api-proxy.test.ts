@@ -17,7 +17,12 @@ import { waitForProxy } from "./proxy-ready.js";
  * upstream on the host's loopback (a test CA the proxy is told to trust). Nothing leaves the host.
  */
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "nft", "tmux");
-const keys = { "key-a": "sk-test-aaaa-1111", "key-b": "sk-test-bbbb-2222", "key-c": "sk-test-cccc-3333", "key-d": "sk-test-dddd-4444" };
+const keys = {
+  "key-a": "sk-test-aaaa-1111",
+  "key-b": "sk-test-bbbb-2222",
+  "key-c": "sk-test-cccc-3333",
+  "key-d": "sk-test-dddd-4444",
+};
 const proxyPort = 18083;
 
 function templates(port: number): string {
@@ -68,28 +73,62 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
   });
 
   const inSandbox = (sandbox: string, ...command: string[]): Promise<string> => inSandboxOf(host, sandbox, ...command);
-  const call = (sandbox: string, agent: string, baseVariable: string, path: string, ...headers: string[]): Promise<Reply> => callApi(host, sandbox, agent, baseVariable, path, ...headers);
+  const call = (
+    sandbox: string,
+    agent: string,
+    baseVariable: string,
+    path: string,
+    ...headers: string[]
+  ): Promise<Reply> => callApi(host, sandbox, agent, baseVariable, path, ...headers);
 
   it("adds each sandbox's own key to its requests, and a forged identity header changes nothing", async () => {
     upstream.received.splice(0);
-    expect((await call("pa", "anth", "ANTHROPIC_BASE_URL", "/v1/messages", "x-api-key={env:ANTHROPIC_API_KEY}")).status).toBe(200);
-    expect((await call("pb", "anth", "ANTHROPIC_BASE_URL", "/v1/messages", "x-api-key={env:ANTHROPIC_API_KEY}")).status).toBe(200);
+    expect(
+      (await call("pa", "anth", "ANTHROPIC_BASE_URL", "/v1/messages", "x-api-key={env:ANTHROPIC_API_KEY}")).status,
+    ).toBe(200);
+    expect(
+      (await call("pb", "anth", "ANTHROPIC_BASE_URL", "/v1/messages", "x-api-key={env:ANTHROPIC_API_KEY}")).status,
+    ).toBe(200);
     // pa claims to be pb three ways: the reference's identity header, a forwarding header, a key of its own.
-    const forged = await call("pa", "anth", "ANTHROPIC_BASE_URL", "/v1/messages", "x-forage-sandbox=pb", "x-forwarded-for=10.223.2.2", "x-api-key=sk-test-bbbb-2222");
+    const forged = await call(
+      "pa",
+      "anth",
+      "ANTHROPIC_BASE_URL",
+      "/v1/messages",
+      "x-forage-sandbox=pb",
+      "x-forwarded-for=10.223.2.2",
+      "x-api-key=sk-test-bbbb-2222",
+    );
     expect(forged.status).toBe(200);
     expect(seen("x-api-key")).toEqual([keys["key-a"], keys["key-b"], keys["key-a"]]);
-    expect(upstream.received.every((request) => request.headers["x-forage-sandbox"] === undefined && request.headers["x-forwarded-for"] === undefined)).toBe(true);
+    expect(
+      upstream.received.every(
+        (request) =>
+          request.headers["x-forage-sandbox"] === undefined && request.headers["x-forwarded-for"] === undefined,
+      ),
+    ).toBe(true);
   });
 
   it("gives a placeholder agent a stand-in, swapped for the key only towards the secret's hosts", async () => {
     upstream.received.splice(0);
-    const placeholder = (await inSandbox("ph", "/opt/forage/bin/ph", "-e", "console.log(process.env.OPENAI_API_KEY)")).trim();
+    const placeholder = (
+      await inSandbox("ph", "/opt/forage/bin/ph", "-e", "console.log(process.env.OPENAI_API_KEY)")
+    ).trim();
     expect(placeholder).toMatch(/^forage-placeholder-[0-9a-f]{64}$/);
-    expect((await call("ph", "ph", "OPENAI_BASE_URL", "/models", "authorization=Bearer {env:OPENAI_API_KEY}")).status).toBe(200);
+    expect(
+      (await call("ph", "ph", "OPENAI_BASE_URL", "/models", "authorization=Bearer {env:OPENAI_API_KEY}")).status,
+    ).toBe(200);
     expect(upstream.received[0]?.path).toBe("/v1/models");
     expect(upstream.received[0]?.headers.authorization).toBe(`Bearer ${keys["key-c"]}`);
     // The same stand-in sent to 127.0.0.1, a host key-c is not bound to, never becomes the key.
-    const elsewhere = await call("ph", "other", "OTHER_BASE_URL", "/v1/x", `authorization=Bearer ${placeholder}`, "x-other={env:OTHER_KEY}");
+    const elsewhere = await call(
+      "ph",
+      "other",
+      "OTHER_BASE_URL",
+      "/v1/x",
+      `authorization=Bearer ${placeholder}`,
+      "x-other={env:OTHER_KEY}",
+    );
     expect(elsewhere.status).toBe(200);
     // A stand-in in a key header the provider does not read is dropped: the sandbox does not choose where keys go.
     expect(upstream.received[1]?.headers.authorization).toBeUndefined();
@@ -106,19 +145,34 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
   it("leaves no key anywhere in the sandbox: not in any process's environment or command line, nor in its files", async () => {
     const secrets = Object.values(keys);
     for (const sandbox of ["pa", "pb", "ph"]) {
-      const metadata = JSON.parse(readFileSync(join(host.dir, "state/sandboxes", `${sandbox}.json`), "utf8")) as { cgroup: { procsFiles: string[] } };
+      const metadata = JSON.parse(readFileSync(join(host.dir, "state/sandboxes", `${sandbox}.json`), "utf8")) as {
+        cgroup: { procsFiles: string[] };
+      };
       const pids = metadata.cgroup.procsFiles.flatMap((file) => readFileSync(file, "utf8").split("\n").filter(Boolean));
       const seenByProcess = pids.map((pid) => `${readProc(pid, "environ")}\n${readProc(pid, "cmdline")}`).join("\n");
       // Control: the scan reads the agents' environments, which hold the marker or stand-in.
-      expect(seenByProcess).toMatch(sandbox === "ph" ? /OPENAI_API_KEY=forage-placeholder-/ : /ANTHROPIC_API_KEY=forage-proxy-adds-the-key/);
+      expect(seenByProcess).toMatch(
+        sandbox === "ph" ? /OPENAI_API_KEY=forage-placeholder-/ : /ANTHROPIC_API_KEY=forage-proxy-adds-the-key/,
+      );
       for (const secret of secrets) expect(seenByProcess, `${sandbox}: ${secret}`).not.toContain(secret);
       // Every file the agent can read outside the host's /usr (the root, /run/secrets, the workspace, /etc, /home, /tmp).
       // The values reach grep as arguments; "scanned" shows it ran to the end whatever it found.
-      const scan = 'grep -rlsF "$@" / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev --exclude-dir=usr; echo scanned';
-      const found = await host.run(["exec", sandbox, "--", "sh", "-c", scan, "sh", ...secrets.flatMap((secret) => ["-e", secret])]);
+      const scan =
+        'grep -rlsF "$@" / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev --exclude-dir=usr; echo scanned';
+      const found = await host.run([
+        "exec",
+        sandbox,
+        "--",
+        "sh",
+        "-c",
+        scan,
+        "sh",
+        ...secrets.flatMap((secret) => ["-e", secret]),
+      ]);
       expect(found.stdout.trim(), found.stderr).toBe("scanned");
       // Control: the same scan finds what the sandbox does hold in place of a key.
-      const stand = sandbox === "ph" ? (await inSandbox(sandbox, "cat", "/run/secrets/key-c")).trim() : "forage-proxy-adds-the-key";
+      const stand =
+        sandbox === "ph" ? (await inSandbox(sandbox, "cat", "/run/secrets/key-c")).trim() : "forage-proxy-adds-the-key";
       const control = await host.run(["exec", sandbox, "--", "sh", "-c", scan, "sh", "-e", stand]);
       expect(control.stdout).toContain(sandbox === "ph" ? "/run/secrets/key-c" : "/run/secrets/key-");
     }
@@ -147,10 +201,16 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
     upstream.received.splice(0);
     await call("pa", "anth", "ANTHROPIC_BASE_URL", "/v1/messages");
     expect(upstream.received[0]?.headers["x-api-key"]).toBe("sk-test-aaaa-rotated");
-    const before = JSON.parse((await host.run(["proxy", "--status", "--json"])).stdout) as { pid: number; keys: { reloads: number } };
+    const before = JSON.parse((await host.run(["proxy", "--status", "--json"])).stdout) as {
+      pid: number;
+      keys: { reloads: number };
+    };
     process.kill(before.pid, "SIGHUP");
     await sleep(300);
-    const after = JSON.parse((await host.run(["proxy", "--status", "--json"])).stdout) as { pid: number; keys: { reloads: number; loaded: string[] } };
+    const after = JSON.parse((await host.run(["proxy", "--status", "--json"])).stdout) as {
+      pid: number;
+      keys: { reloads: number; loaded: string[] };
+    };
     expect(after.pid).toBe(before.pid);
     expect(after.keys.reloads).toBe(before.keys.reloads + 1);
     expect(after.keys.loaded).toEqual(["key-a", "key-b", "key-c", "key-d"]);
@@ -180,8 +240,17 @@ describe.skipIf(!tools.run || !isRoot())("the API proxy keeps keys on the host",
     expect(second.exitCode).toBe(1);
     expect(second.stderr).toMatch(/an API proxy already runs \(pid \d+\)/);
     expect((await host.run(["daemon", "--stop"])).exitCode).toBe(0);
-    for (let attempt = 0; attempt < 50 && (await host.run(["proxy", "--status", "--json"])).stdout.trim() !== "null"; attempt += 1) await sleep(100);
-    const foreground = execa(process.execPath, [cliPath, "--config", host.config, "proxy"], { env: host.env, extendEnv: false, reject: false });
+    for (
+      let attempt = 0;
+      attempt < 50 && (await host.run(["proxy", "--status", "--json"])).stdout.trim() !== "null";
+      attempt += 1
+    )
+      await sleep(100);
+    const foreground = execa(process.execPath, [cliPath, "--config", host.config, "proxy"], {
+      env: host.env,
+      extendEnv: false,
+      reject: false,
+    });
     try {
       await waitForProxy(host, ["pa"]);
       upstream.received.splice(0);

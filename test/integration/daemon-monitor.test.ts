@@ -19,7 +19,9 @@ describe.skipIf(!tools.run || !isRoot())("the daemon's health monitor", () => {
     let windows = "";
     for (let i = 0; i < 40 && windows !== "helper\n"; i++) {
       await new Promise((resolve) => setTimeout(resolve, 250));
-      windows = (await host.run(["exec", "watched", "--", "tmux", "list-windows", "-t", "forage", "-F", "#{window_name}"])).stdout;
+      windows = (
+        await host.run(["exec", "watched", "--", "tmux", "list-windows", "-t", "forage", "-F", "#{window_name}"])
+      ).stdout;
     }
     expect(windows).toBe("helper\n");
     const events = (await host.run(["audit-log", "watched", "--json"])).stdout;

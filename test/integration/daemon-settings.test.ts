@@ -25,7 +25,9 @@ const proxied = `  viaproxy:
 `;
 
 describe.skipIf(!tools.run || !isRoot())("the daemon follows its settings file", () => {
-  const host = new TestHost("10.204", "nobody", "", "", { topLevel: `proxy: { port: ${proxyPort}, allowUpstreams: ["https://localhost:9"] }` });
+  const host = new TestHost("10.204", "nobody", "", "", {
+    topLevel: `proxy: { port: ${proxyPort}, allowUpstreams: ["https://localhost:9"] }`,
+  });
   const daemon = daemonForTests(host);
   const original = readFileSync(host.config, "utf8");
   const edit = (text: string): void => writeFileSync(host.config, text);
@@ -45,8 +47,13 @@ describe.skipIf(!tools.run || !isRoot())("the daemon follows its settings file",
     expect((await asUser("stop", "lim")).exitCode).toBe(0);
     expect(await statusOf("lim")).toMatchObject({ resourceLimits: { tasksMax: 48 }, resourceLimitsFrom: "template" });
     expect((await asUser("start", "lim")).exitCode).toBe(0);
-    expect(await statusOf("lim")).toMatchObject({ resourceLimits: { tasksMax: 48, memoryMax: "96M", cpuQuota: "50%" }, resourceLimitsFrom: "cgroup" });
-    expect((await asUser("status", "lim")).stdout).toMatch(/limits +memory 96M, tasks 48, cpu 50% \(in force: its cgroup\)/);
+    expect(await statusOf("lim")).toMatchObject({
+      resourceLimits: { tasksMax: 48, memoryMax: "96M", cpuQuota: "50%" },
+      resourceLimitsFrom: "cgroup",
+    });
+    expect((await asUser("status", "lim")).stdout).toMatch(
+      /limits +memory 96M, tasks 48, cpu 50% \(in force: its cgroup\)/,
+    );
   });
 
   it("status shows the network mode the sandbox's host-side table enforces, and says when that table is gone", async () => {
@@ -57,7 +64,9 @@ describe.skipIf(!tools.run || !isRoot())("the daemon follows its settings file",
     const table = `forage_f${running.slot}`;
     expect((await execa("nft", ["delete", "table", "inet", table], { reject: false })).exitCode).toBe(0);
     expect((await statusOf("lim")).network).toEqual({ mode: null, from: "table" });
-    expect((await asUser("status", "lim")).stdout).toMatch(/network +NOT IN FORCE: its host-side nftables table is missing/);
+    expect((await asUser("status", "lim")).stdout).toMatch(
+      /network +NOT IN FORCE: its host-side nftables table is missing/,
+    );
     expect((await asUser("stop", "lim")).exitCode).toBe(0);
     expect((await statusOf("lim")).network).toEqual({ mode: "none", from: "metadata" });
     expect((await asUser("start", "lim")).exitCode).toBe(0);
@@ -78,7 +87,9 @@ describe.skipIf(!tools.run || !isRoot())("the daemon follows its settings file",
     for (const args of [["ps"], ["status", "add"]]) {
       const run = await asUser(...args);
       expect(run.exitCode, run.stderr).toBe(0);
-      expect(run.stderr).toContain("changed, but its settings are not taken (the last good ones stay in force until it is fixed)");
+      expect(run.stderr).toContain(
+        "changed, but its settings are not taken (the last good ones stay in force until it is fixed)",
+      );
       expect(run.stderr).toMatch(new RegExp(`forage\\.yaml:${line}:\\d+: templates\\.broken\\.network`));
     }
     // The last good settings: the broken template is not among them, the added one is.
@@ -96,7 +107,9 @@ describe.skipIf(!tools.run || !isRoot())("the daemon follows its settings file",
     expect(up.stderr).not.toContain("no API proxy serves it");
     const { apiProxy, address } = await statusOf("prx");
     expect(apiProxy).toEqual({ served: true, address: `${address.replace(/\.2$/, ".1")}:${proxyPort}` });
-    const listed = JSON.parse((await host.run(["proxy", "--status", "--json"])).stdout) as { sandboxes: { name: string }[] };
+    const listed = JSON.parse((await host.run(["proxy", "--status", "--json"])).stdout) as {
+      sandboxes: { name: string }[];
+    };
     expect(listed.sandboxes.map((sandbox) => sandbox.name)).toEqual(["prx"]);
   });
 
@@ -109,7 +122,9 @@ describe.skipIf(!tools.run || !isRoot())("the daemon follows its settings file",
     const up = await host.run(["up", "rprx", "-t", "viaproxy", "-w", host.workspace("rprx")]);
     expect(up.exitCode, up.stderr).toBe(0);
     expect(up.stderr).not.toContain("no API proxy serves it");
-    const listed = JSON.parse((await host.run(["proxy", "--status", "--json"])).stdout || "null") as { sandboxes: { name: string }[] } | null;
+    const listed = JSON.parse((await host.run(["proxy", "--status", "--json"])).stdout || "null") as {
+      sandboxes: { name: string }[];
+    } | null;
     expect(listed?.sandboxes.map((sandbox) => sandbox.name)).toEqual(["rprx"]);
     expect((await statusOf("rprx")).apiProxy).toMatchObject({ served: true });
   });

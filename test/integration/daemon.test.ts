@@ -34,14 +34,18 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
   };
   /** Runs the CLI as another (non-root) user, as a person without sudo would. */
   const runAs = async (uid: number, args: string[], input?: string): Promise<CliRun> => {
-    const result = await execa("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", process.execPath, cliPath, ...args], {
-      cwd: repoRoot,
-      env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
-      extendEnv: false,
-      reject: false,
-      stripFinalNewline: false,
-      ...(input === undefined ? { stdin: "ignore" as const } : { input }),
-    });
+    const result = await execa(
+      "setpriv",
+      [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", process.execPath, cliPath, ...args],
+      {
+        cwd: repoRoot,
+        env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
+        extendEnv: false,
+        reject: false,
+        stripFinalNewline: false,
+        ...(input === undefined ? { stdin: "ignore" as const } : { input }),
+      },
+    );
     return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
   };
 
@@ -50,15 +54,36 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
    * a terminal emulator would; resolves once tmux has drawn its status line with the session name.
    */
   const attachAsUser = async () => {
-    const client = execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", "script", "-qefc", 'stty rows 40 cols 100 && exec "$NODE" "$CLI" attach dmn', "/dev/null"], {
-      env: { PATH: "/usr/bin:/bin", SHELL: "/bin/sh", TERM: "xterm", NODE: process.execPath, CLI: cliPath, FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
-      extendEnv: false,
-      reject: false,
-      stdin: "pipe",
-    });
+    const client = execa(
+      "setpriv",
+      [
+        `--reuid=${agentUid}`,
+        `--regid=${agentUid}`,
+        "--clear-groups",
+        "--",
+        "script",
+        "-qefc",
+        'stty rows 40 cols 100 && exec "$NODE" "$CLI" attach dmn',
+        "/dev/null",
+      ],
+      {
+        env: {
+          PATH: "/usr/bin:/bin",
+          SHELL: "/bin/sh",
+          TERM: "xterm",
+          NODE: process.execPath,
+          CLI: cliPath,
+          FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "",
+        },
+        extendEnv: false,
+        reject: false,
+        stdin: "pipe",
+      },
+    );
     let screen = "";
     client.stdout?.on("data", (chunk: Buffer) => (screen += chunk.toString()));
-    for (let i = 0; i < 100 && !screen.includes("[forage]"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 100 && !screen.includes("[forage]"); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     return { client, screen: () => screen };
   };
 
@@ -73,7 +98,10 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
   });
 
   it("opens its socket to root and the configured user only, and root's to root alone (the VM test's expectation)", () => {
-    const expected = JSON.parse(readFileSync(join(repoRoot, "test/nixos/expectations.json"), "utf8")) as Record<"daemonSocket" | "rootSocket", { path: string; mode: string }>;
+    const expected = JSON.parse(readFileSync(join(repoRoot, "test/nixos/expectations.json"), "utf8")) as Record<
+      "daemonSocket" | "rootSocket",
+      { path: string; mode: string }
+    >;
     const info = statSync(socket);
     expect((info.mode & 0o777).toString(8)).toBe(expected.daemonSocket.mode);
     expect(info.uid).toBe(agentUid);
@@ -88,7 +116,10 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
     expect(up.exitCode).toBe(0);
     expect((await runAs(agentUid, ["exec", "dmn", "--", "id", "-u"])).stdout).toBe(`${agentUid}\n`);
     expect((await runAs(agentUid, ["exec", "dmn", "--", "sh", "-c", "exit 7"])).exitCode).toBe(7);
-    expect(await runAs(agentUid, ["exec", "dmn", "--", "tr", "a-z", "A-Z"], "through the daemon\n")).toMatchObject({ exitCode: 0, stdout: "THROUGH THE DAEMON\n" });
+    expect(await runAs(agentUid, ["exec", "dmn", "--", "tr", "a-z", "A-Z"], "through the daemon\n")).toMatchObject({
+      exitCode: 0,
+      stdout: "THROUGH THE DAEMON\n",
+    });
     const list = JSON.parse((await runAs(agentUid, ["ps", "--json"])).stdout) as { name: string; status: string }[];
     expect(list).toEqual([expect.objectContaining({ name: "dmn", status: "running" })]);
   });
@@ -96,7 +127,10 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
   it("answers the configured user's `runtime` as the side that creates sandboxes (it said none was available, needing root)", async () => {
     const shown = await runAs(agentUid, ["runtime", "--json"]);
     expect(shown.exitCode, shown.stderr).toBe(0);
-    const { detected, runtimes } = JSON.parse(shown.stdout) as { detected: string | null; runtimes: { name: string; available: boolean; reason: string }[] };
+    const { detected, runtimes } = JSON.parse(shown.stdout) as {
+      detected: string | null;
+      runtimes: { name: string; available: boolean; reason: string }[];
+    };
     expect(detected).toBe("nspawn");
     expect(runtimes.find((runtime) => runtime.name === "nspawn")).toMatchObject({ available: true, reason: "" });
     expect(shown.stdout).not.toContain("needs root");
@@ -134,7 +168,11 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
     ).toBe(before + 1);
     // The configured user, who owns the other socket, cannot connect to root's.
     const connect = `require("net").connect(${JSON.stringify(rootSocket)}).on("connect", () => process.exit(0)).on("error", (e) => { console.log(e.code); process.exit(3); })`;
-    const user = await execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, "-e", connect], { reject: false });
+    const user = await execa(
+      "setpriv",
+      [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, "-e", connect],
+      { reject: false },
+    );
     expect([user.exitCode, String(user.stdout).trim()]).toEqual([3, "EACCES"]);
   });
 
@@ -179,7 +217,11 @@ describe.skipIf(!tools.run || !isRoot())("the forage daemon", () => {
         stdin,
         stdout: new Writable({ write: (chunk: Buffer, _encoding, done) => void (output.push(chunk), done()) }),
         stderr: process.stderr,
-        terminal: { size: { rows: 30, cols: 90 }, term: "xterm", onResize: (listener) => void resizes.on("resize", listener) },
+        terminal: {
+          size: { rows: 30, cols: 90 },
+          term: "xterm",
+          onResize: (listener) => void resizes.on("resize", listener),
+        },
       },
     );
     const text = (): string => Buffer.concat(output).toString();

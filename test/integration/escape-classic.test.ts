@@ -19,7 +19,9 @@ const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "nft"
 
 /** Runs argv on the host as the sandbox's user (uid/gid 65534, no groups): the controls' "same uid". */
 function asAgentUidOnHost(argv: string[]): { status: number | null; stdout: string } {
-  const result = spawnSync("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", ...argv], { encoding: "utf8" });
+  const result = spawnSync("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", ...argv], {
+    encoding: "utf8",
+  });
   return { status: result.status, stdout: result.stdout };
 }
 
@@ -91,8 +93,12 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
     // PID 1 is the sandbox's stub init, not dumpable: following its root takes CAP_SYS_PTRACE. And
     // its root is the sandbox's, so even root inside finds no host file there.
     const attack = (path: string): string => `cat /proc/1/root${path} 2>&1 || echo refused`;
-    expect(await host.rootSh("esc", `${attack("/etc/hostname")}; ${attack(canary)}`)).toBe(`esc\ncat: /proc/1/root${canary}: No such file or directory\nrefused\n`);
-    expect(await host.sh("esc", attack("/etc/hostname"))).toBe("cat: /proc/1/root/etc/hostname: Permission denied\nrefused\n");
+    expect(await host.rootSh("esc", `${attack("/etc/hostname")}; ${attack(canary)}`)).toBe(
+      `esc\ncat: /proc/1/root${canary}: No such file or directory\nrefused\n`,
+    );
+    expect(await host.sh("esc", attack("/etc/hostname"))).toBe(
+      "cat: /proc/1/root/etc/hostname: Permission denied\nrefused\n",
+    );
     expect(await host.sh("esc", attack(canary))).toBe(`cat: /proc/1/root${canary}: Permission denied\nrefused\n`);
   });
 
@@ -122,7 +128,9 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
     expect(await host.sh("esc", "touch /workspace/written && echo ok")).toBe("ok\n");
     const attack = "touch /usr/bin/forage-planted 2>&1 || echo refused";
     const refused = "touch: cannot touch '/usr/bin/forage-planted': Read-only file system\nrefused\n";
-    expect(await host.rootSh("esc", `touch /etc/forage-planted && rm /etc/forage-planted && echo ok; ${attack}`)).toBe(`ok\n${refused}`);
+    expect(await host.rootSh("esc", `touch /etc/forage-planted && rm /etc/forage-planted && echo ok; ${attack}`)).toBe(
+      `ok\n${refused}`,
+    );
     expect(await host.sh("esc", attack)).toBe(refused);
   });
 
@@ -140,7 +148,8 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
     } finally {
       rmSync(control, { force: true });
     }
-    const seen = "stat -c '%a %U' /workspace/id-suid; awk '$5 == \"/workspace\" { print $6 }' /proc/self/mountinfo; grep NoNewPrivs /proc/self/status";
+    const seen =
+      "stat -c '%a %U' /workspace/id-suid; awk '$5 == \"/workspace\" { print $6 }' /proc/self/mountinfo; grep NoNewPrivs /proc/self/status";
     expect(await host.sh("esc", seen)).toMatch(/^4755 root\n(?![^\n]*nosuid)[^\n]+\nNoNewPrivs:\t1\n$/);
     expect(await host.sh("esc", "/workspace/id-suid -u")).toBe(`${agentUid}\n`);
   });
@@ -163,7 +172,9 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
     const intact = `/usr/sbin/nft list ruleset | grep -c '^table inet forage {'; ${link}`;
     const control = `/usr/sbin/nft list ruleset > /root/ruleset\n${flush}\n/usr/sbin/nft list ruleset | wc -l\n/usr/sbin/nft -f /root/ruleset\n${down}\n${link}\nip link set lo up\n${intact}\n`;
     expect(await host.rootSh("esc", control)).toBe("0\n<LOOPBACK>\n1\n<LOOPBACK,UP,LOWER_UP>\n");
-    expect(await host.sh("esc", flush)).toMatch(/^Error: Could not process rule: Operation not permitted\n[\s\S]*refused\n$/);
+    expect(await host.sh("esc", flush)).toMatch(
+      /^Error: Could not process rule: Operation not permitted\n[\s\S]*refused\n$/,
+    );
     expect(await host.sh("esc", down)).toBe("RTNETLINK answers: Operation not permitted\nrefused\n");
     expect(await host.rootSh("esc", intact)).toBe("1\n<LOOPBACK,UP,LOWER_UP>\n");
   });
@@ -188,13 +199,19 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
   });
 
   it("cannot plant a git hook (control: with .git/hooks unprotected by its template it can)", async () => {
-    expect(await host.sh("hooks", "echo '#!/bin/sh' > /workspace/.git/hooks/pre-commit && echo written")).toBe("written\n");
-    expect(await host.sh("esc", "(echo '#!/bin/sh' > /workspace/.git/hooks/pre-commit) 2>&1 || echo refused")).toMatch(/Read-only file system\nrefused\n$/);
+    expect(await host.sh("hooks", "echo '#!/bin/sh' > /workspace/.git/hooks/pre-commit && echo written")).toBe(
+      "written\n",
+    );
+    expect(await host.sh("esc", "(echo '#!/bin/sh' > /workspace/.git/hooks/pre-commit) 2>&1 || echo refused")).toMatch(
+      /Read-only file system\nrefused\n$/,
+    );
   });
 
   it("makes no device nodes (control: root inside, with CAP_MKNOD, makes the same node)", async () => {
     const attack = "mknod /workspace/null c 1 3 2>&1 || echo refused";
-    expect(await host.rootSh("esc", `${attack}\nstat -c '%F %t:%T' /workspace/null\nrm /workspace/null`)).toBe("character special file 1:3\n");
+    expect(await host.rootSh("esc", `${attack}\nstat -c '%F %t:%T' /workspace/null\nrm /workspace/null`)).toBe(
+      "character special file 1:3\n",
+    );
     expect(await host.sh("esc", attack)).toBe("mknod: /workspace/null: Operation not permitted\nrefused\n");
   });
 });

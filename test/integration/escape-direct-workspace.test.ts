@@ -22,8 +22,13 @@ import { asOwner, installStandInSystem } from "./host-user.js";
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "git", "nix-build");
 
 describe.skipIf(!tools.run || !isRoot())("two sandboxes on one workspace folder", () => {
-  const host = new TestHost("10.211", "nobody", "\n  lenient:\n    extends: basic\n    workspace: { unprotected: [.envrc] }\n  nixbasic:\n    extends: basic\n");
-  const touchEnvrc = "touch /workspace/.envrc/x 2>/dev/null || touch /workspace/.envrc 2>/dev/null && echo allowed || echo refused";
+  const host = new TestHost(
+    "10.211",
+    "nobody",
+    "\n  lenient:\n    extends: basic\n    workspace: { unprotected: [.envrc] }\n  nixbasic:\n    extends: basic\n",
+  );
+  const touchEnvrc =
+    "touch /workspace/.envrc/x 2>/dev/null || touch /workspace/.envrc 2>/dev/null && echo allowed || echo refused";
 
   beforeAll(() => {
     chmodSync(host.dir, 0o711);
@@ -43,31 +48,36 @@ describe.skipIf(!tools.run || !isRoot())("two sandboxes on one workspace folder"
   it.each([
     ["nspawn", "nspawn-nix"],
     ["nspawn-nix", "nspawn"],
-  ])("keeps the stand-ins while the other sandbox runs, says the folder is in use, and the last one out removes them (%s, then %s)", async (firstRuntime, secondRuntime) => {
-    const tag = firstRuntime === "nspawn" ? "h" : "n";
-    const [first, second] = [`first${tag}`, `second${tag}`];
-    const ws = host.workspace(`shared${tag}`);
-    const upFirst = await host.run(["up", first, "-t", "nixbasic", "--runtime", firstRuntime, "-w", ws]);
-    expect([upFirst.exitCode, upFirst.stderr]).toEqual([0, ""]);
-    const upSecond = await host.run(["up", second, "-t", "nixbasic", "--runtime", secondRuntime, "-w", ws]);
-    expect(upSecond.exitCode).toBe(0);
-    expect(upSecond.stderr).toContain(`${ws} is in use by sandbox "${first}" too`);
-    expect(await host.sh(second, touchEnvrc)).toBe("refused\n");
-    expect((await host.run(["stop", first])).exitCode).toBe(0);
-    // The stand-in is still there for the sandbox that runs, on the host and inside.
-    expect(lstatSync(join(ws, ".envrc")).isDirectory()).toBe(true);
-    expect(await host.sh(second, touchEnvrc)).toBe("refused\n");
-    expect((await host.run(["down", second])).exitCode).toBe(0);
-    expect(readdirSync(ws)).toEqual([]);
-    expect((await host.run(["down", first])).exitCode).toBe(0);
-  });
+  ])(
+    "keeps the stand-ins while the other sandbox runs, says the folder is in use, and the last one out removes them (%s, then %s)",
+    async (firstRuntime, secondRuntime) => {
+      const tag = firstRuntime === "nspawn" ? "h" : "n";
+      const [first, second] = [`first${tag}`, `second${tag}`];
+      const ws = host.workspace(`shared${tag}`);
+      const upFirst = await host.run(["up", first, "-t", "nixbasic", "--runtime", firstRuntime, "-w", ws]);
+      expect([upFirst.exitCode, upFirst.stderr]).toEqual([0, ""]);
+      const upSecond = await host.run(["up", second, "-t", "nixbasic", "--runtime", secondRuntime, "-w", ws]);
+      expect(upSecond.exitCode).toBe(0);
+      expect(upSecond.stderr).toContain(`${ws} is in use by sandbox "${first}" too`);
+      expect(await host.sh(second, touchEnvrc)).toBe("refused\n");
+      expect((await host.run(["stop", first])).exitCode).toBe(0);
+      // The stand-in is still there for the sandbox that runs, on the host and inside.
+      expect(lstatSync(join(ws, ".envrc")).isDirectory()).toBe(true);
+      expect(await host.sh(second, touchEnvrc)).toBe("refused\n");
+      expect((await host.run(["down", second])).exitCode).toBe(0);
+      expect(readdirSync(ws)).toEqual([]);
+      expect((await host.run(["down", first])).exitCode).toBe(0);
+    },
+  );
 
   it("removes only what up made: an empty directory of the user's own at a protected name stays", async () => {
     const ws = host.workspace("own");
     mkdirSync(join(ws, ".vscode"));
     await execa("chown", [`${agentUid}:${agentUid}`, join(ws, ".vscode")]);
     expect((await host.run(["up", "own", "-t", "basic", "-w", ws])).exitCode).toBe(0);
-    expect(await host.sh("own", "touch /workspace/.vscode/tasks.json 2>/dev/null && echo allowed || echo refused")).toBe("refused\n");
+    expect(
+      await host.sh("own", "touch /workspace/.vscode/tasks.json 2>/dev/null && echo allowed || echo refused"),
+    ).toBe("refused\n");
     expect((await host.run(["down", "own"])).exitCode).toBe(0);
     expect(readdirSync(ws)).toEqual([".vscode"]);
     expect(existsSync(join(ws, ".envrc"))).toBe(false);
@@ -100,7 +110,13 @@ describe.skipIf(!tools.run || !isRoot())("two sandboxes on one workspace folder"
       const check = await host.run(["vcs-check", "nested", "--json"]);
       expect(check.exitCode).toBe(1);
       expect((JSON.parse(check.stdout) as { findings: unknown[] }).findings).toContainEqual(
-        expect.objectContaining({ repository: "nested", vcs: "git", key: "core.fsmonitor", value: `touch ${marker} #`, file: "nested/.git/config" }),
+        expect.objectContaining({
+          repository: "nested",
+          vcs: "git",
+          key: "core.fsmonitor",
+          value: `touch ${marker} #`,
+          file: "nested/.git/config",
+        }),
       );
       const safe = await host.run(["git", "nested", "--", "status"]);
       expect(safe.exitCode, safe.stderr).toBe(0);

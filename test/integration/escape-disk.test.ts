@@ -1,5 +1,15 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -16,7 +26,20 @@ import { installStandInSystem } from "./host-user.js";
  * The subvolume attack runs on both runtimes that run here: host root, and a NixOS system (the
  * stand-in of test/nix/stand-in, template quota-nix), whose filter must judge the ioctl too.
  */
-const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "git", "btrfs", "mkfs.btrfs", "findmnt", "dd", "gcc", "nix-build");
+const tools = toolsAvailable(
+  "systemd-nspawn",
+  "nsenter",
+  "setpriv",
+  "ip",
+  "flock",
+  "git",
+  "btrfs",
+  "mkfs.btrfs",
+  "findmnt",
+  "dd",
+  "gcc",
+  "nix-build",
+);
 
 const templates = `
   quota:
@@ -45,16 +68,37 @@ describe.skipIf(!tools.run || !isRoot())("escape: filling the disk through the w
     execa("setpriv", ["--reuid", String(agentUid), "--regid", String(agentUid), "--clear-groups", program, ...args], {
       reject: false,
       cwd: "/",
-      env: { HOME: disks, PATH: "/usr/bin:/bin", GIT_AUTHOR_NAME: "Owner", GIT_AUTHOR_EMAIL: "o@example.com", GIT_COMMITTER_NAME: "Owner", GIT_COMMITTER_EMAIL: "o@example.com" },
+      env: {
+        HOME: disks,
+        PATH: "/usr/bin:/bin",
+        GIT_AUTHOR_NAME: "Owner",
+        GIT_AUTHOR_EMAIL: "o@example.com",
+        GIT_COMMITTER_NAME: "Owner",
+        GIT_COMMITTER_EMAIL: "o@example.com",
+      },
     });
   /** dd's verdict on writing `mib` MiB to `path` inside: "ok", or what it said. */
   const write = async (sandbox: string, path: string, mib: number): Promise<string> => {
-    const result = await host.run(["exec", sandbox, "--", "sh", "-c", 'dd if=/dev/zero of="$1" bs=1M count="$2" 2>&1 && sync && echo ok; rm -f "$1"', "sh", path, String(mib)]);
+    const result = await host.run([
+      "exec",
+      sandbox,
+      "--",
+      "sh",
+      "-c",
+      'dd if=/dev/zero of="$1" bs=1M count="$2" 2>&1 && sync && echo ok; rm -f "$1"',
+      "sh",
+      path,
+      String(mib),
+    ]);
     const out = result.stdout.trim();
     return out.endsWith("\nok") ? "ok" : out;
   };
   const workspaceQuota = (name: string) =>
-    (JSON.parse(readFileSync(join(host.stateDir, "sandboxes", `${name}.json`), "utf8")) as { workspace: { hostPath: string; quota?: { subvolumeId: number } } }).workspace;
+    (
+      JSON.parse(readFileSync(join(host.stateDir, "sandboxes", `${name}.json`), "utf8")) as {
+        workspace: { hostPath: string; quota?: { subvolumeId: number } };
+      }
+    ).workspace;
   const subvolumes = async (): Promise<string> => (await execa("btrfs", ["subvolume", "list", quotaFs])).stdout;
   const qgroups = async (): Promise<string[]> =>
     (await execa("btrfs", ["qgroup", "show", quotaFs])).stdout
@@ -104,7 +148,8 @@ describe.skipIf(!tools.run || !isRoot())("escape: filling the disk through the w
   afterAll(async () => {
     for (const each of [host, bare, plain]) await each.cleanup().catch(() => undefined);
     for (const fs of [quotaFs, bareFs]) {
-      if ((await execa("umount", [fs], { reject: false })).exitCode !== 0) await execa("umount", ["-l", fs], { reject: false });
+      if ((await execa("umount", [fs], { reject: false })).exitCode !== 0)
+        await execa("umount", ["-l", fs], { reject: false });
     }
     rmSync(disks, { recursive: true, force: true });
   });
@@ -135,14 +180,21 @@ describe.skipIf(!tools.run || !isRoot())("escape: filling the disk through the w
     expect(inside).toMatchObject({ exitCode: 1, stdout: "errno 1\n" });
     const workspace = workspaceQuota("fulln").hostPath;
     expect(existsSync(join(workspace, "nested"))).toBe(false);
-    expect(await asOwner(probe, ["btrfs-subvol", workspace, "nested-on-host"])).toMatchObject({ exitCode: 0, stdout: "ok" });
+    expect(await asOwner(probe, ["btrfs-subvol", workspace, "nested-on-host"])).toMatchObject({
+      exitCode: 0,
+      stdout: "ok",
+    });
     expect(await subvolumes()).toContain("workspaces/fulln/_workspace/nested-on-host");
     expect((await asOwner("rm", ["-rf", join(workspace, "nested-on-host")])).exitCode).toBe(0);
   });
 
   it("shows the limit and the use in status, and in status --json", async () => {
-    expect((await host.run(["status", "full"])).stdout).toMatch(/disk\s+[0-9.]+ MiB of 32\.0 MiB \(workspace\.maxSize\)/);
-    const view = JSON.parse((await host.run(["status", "full", "--json"])).stdout) as { workspaceDisk: { limitBytes: number; usedBytes: number | null } | null };
+    expect((await host.run(["status", "full"])).stdout).toMatch(
+      /disk\s+[0-9.]+ MiB of 32\.0 MiB \(workspace\.maxSize\)/,
+    );
+    const view = JSON.parse((await host.run(["status", "full", "--json"])).stdout) as {
+      workspaceDisk: { limitBytes: number; usedBytes: number | null } | null;
+    };
     expect(view.workspaceDisk?.limitBytes).toBe(32 * MiB);
     expect(view.workspaceDisk?.usedBytes).toBeTypeOf("number");
     expect((JSON.parse((await host.run(["status", "free", "--json"])).stdout) as typeof view).workspaceDisk).toBeNull();
@@ -206,7 +258,9 @@ describe.skipIf(!tools.run || !isRoot())("escape: filling the disk through the w
   it("refuses maxSize on a state directory that is not btrfs (control: the same up without maxSize succeeds there)", async () => {
     const up = await plain.run(["up", "notbtrfs", "-t", "quota", "-r", repo]);
     expect(up.exitCode).toBe(6);
-    expect(up.stderr).toMatch(/is on \w+, not btrfs.*put the state directory \(FORAGE_STATE_DIR\) on btrfs, or remove workspace\.maxSize/);
+    expect(up.stderr).toMatch(
+      /is on \w+, not btrfs.*put the state directory \(FORAGE_STATE_DIR\) on btrfs, or remove workspace\.maxSize/,
+    );
     const control = await plain.run(["up", "notbtrfs", "-t", "basic", "-r", repo]);
     expect(control.exitCode, control.stderr).toBe(0);
   });

@@ -20,7 +20,10 @@ describe.skipIf(!tools.run || !isRoot())("escapes through /proc/keys and /sys", 
   const host = new TestHost("10.212");
   const keyName = `forage-h26-${Math.random().toString(36).slice(2, 10)}`;
   /** Runs a program on the host as the agent's uid (the host user the sandboxes run as). */
-  const asUser = (args: string[]) => execa("setpriv", ["--reuid", String(agentUid), "--regid", String(agentUid), "--clear-groups", ...args], { reject: false });
+  const asUser = (args: string[]) =>
+    execa("setpriv", ["--reuid", String(agentUid), "--regid", String(agentUid), "--clear-groups", ...args], {
+      reject: false,
+    });
 
   beforeAll(async () => {
     installStandInSystem(host.dir, host.extraEnv, ["basic"]);
@@ -38,14 +41,19 @@ describe.skipIf(!tools.run || !isRoot())("escapes through /proc/keys and /sys", 
     expect((await asUser(["cat", "/proc/key-users"])).stdout).toMatch(new RegExp(`^\\s*${agentUid}: `, "m"));
   });
 
-  it.each(["nspawn", "nspawn-nix"])("masks /proc/keys and /proc/key-users on the %s runtime: the agent reads nothing there", async (runtime) => {
-    const name = runtime === "nspawn" ? "keysh" : "keysn";
-    const up = await host.run(["up", name, "-t", "basic", "--runtime", runtime, "-w", host.workspace(name)]);
-    expect(up.exitCode, up.stderr).toBe(0);
-    // cat succeeds (an empty file is what a program expecting /proc/keys can cope with) and prints nothing.
-    expect(await host.sh(name, "id -u; cat /proc/keys; echo keys-read; cat /proc/key-users; echo users-read")).toBe(`${agentUid}\nkeys-read\nusers-read\n`);
-    expect((await host.run(["down", name])).exitCode).toBe(0);
-  });
+  it.each(["nspawn", "nspawn-nix"])(
+    "masks /proc/keys and /proc/key-users on the %s runtime: the agent reads nothing there",
+    async (runtime) => {
+      const name = runtime === "nspawn" ? "keysh" : "keysn";
+      const up = await host.run(["up", name, "-t", "basic", "--runtime", runtime, "-w", host.workspace(name)]);
+      expect(up.exitCode, up.stderr).toBe(0);
+      // cat succeeds (an empty file is what a program expecting /proc/keys can cope with) and prints nothing.
+      expect(await host.sh(name, "id -u; cat /proc/keys; echo keys-read; cat /proc/key-users; echo users-read")).toBe(
+        `${agentUid}\nkeys-read\nusers-read\n`,
+      );
+      expect((await host.run(["down", name])).exitCode).toBe(0);
+    },
+  );
 
   it.each(["nspawn", "nspawn-nix"])(
     "shows the agent only its sandbox's own network interfaces in /sys on the %s runtime (control: the host's /sys lists the other sandbox's link)",

@@ -32,14 +32,25 @@ interface Recorded {
 
 describe.skipIf(!tools.run || !isRoot())("escape: memory, tasks, tmpfs and cgroups of a real sandbox", () => {
   const host = new TestHost("10.245", "nobody", templates);
-  const metadata = (name: string): Recorded => JSON.parse(readFileSync(`${host.env.FORAGE_STATE_DIR}/sandboxes/${name}.json`, "utf8")) as Recorded;
+  const metadata = (name: string): Recorded =>
+    JSON.parse(readFileSync(`${host.env.FORAGE_STATE_DIR}/sandboxes/${name}.json`, "utf8")) as Recorded;
   const limitIn = (name: string, file: string): string => {
     const dir = metadata(name).cgroup.directories.find((d) => existsSync(`${d}/${file}`));
     return dir === undefined ? "absent" : readFileSync(`${dir}/${file}`, "utf8").trim();
   };
   /** dd's verdict on writing `mib` MiB to `path` inside: "ok", or what it said. */
   const write = async (sandbox: string, path: string, mib: number): Promise<string> => {
-    const result = await host.run(["exec", sandbox, "--", "sh", "-c", 'dd if=/dev/zero of="$1" bs=1M count="$2" 2>&1 && echo ok; rm -f "$1"', "sh", path, String(mib)]);
+    const result = await host.run([
+      "exec",
+      sandbox,
+      "--",
+      "sh",
+      "-c",
+      'dd if=/dev/zero of="$1" bs=1M count="$2" 2>&1 && echo ok; rm -f "$1"',
+      "sh",
+      path,
+      String(mib),
+    ]);
     const out = result.stdout.trim();
     return out.endsWith("\nok") ? "ok" : out;
   };
@@ -73,12 +84,15 @@ describe.skipIf(!tools.run || !isRoot())("escape: memory, tasks, tmpfs and cgrou
     ["/tmp", 40, 24],
     ["/dev/shm", 20, 12],
     ["/var/tmp", 80, 48],
-  ])("refuses a write past the cap into %s with ENOSPC (control: under the cap it succeeds)", async (path, over, under) => {
-    // memoryMax 128M: root 64M, /tmp 32M, /dev/shm 16M; nspawn's own /tmp and /dev/shm were 2.4 GB.
-    expect(await write("capped", `${path}/fill`, under)).toBe("ok");
-    expect(await write("capped", `${path}/fill`, over)).toContain("No space left on device");
-    expect(await host.sh("capped", "echo alive")).toBe("alive\n");
-  });
+  ])(
+    "refuses a write past the cap into %s with ENOSPC (control: under the cap it succeeds)",
+    async (path, over, under) => {
+      // memoryMax 128M: root 64M, /tmp 32M, /dev/shm 16M; nspawn's own /tmp and /dev/shm were 2.4 GB.
+      expect(await write("capped", `${path}/fill`, under)).toBe("ok");
+      expect(await write("capped", `${path}/fill`, over)).toContain("No space left on device");
+      expect(await host.sh("capped", "echo alive")).toBe("alive\n");
+    },
+  );
 
   it("refuses root inside a write past the cap into /run with ENOSPC (control: under the cap it succeeds)", async () => {
     // memoryMax 128M: /run 8M (nspawn's was 20% of the host's RAM). Only root inside can write it.

@@ -66,7 +66,12 @@ interface Probe {
 }
 
 describe.skipIf(!tools.run || !isRoot())("network escapes through the name gate and the DNS filter", () => {
-  const host = new TestHost("10.244", "nobody", template, `upstreamResolver: "${hosts.dns}", admitPrivate: ["10.199.244.0/24", "fd99:1244::/32"]`);
+  const host = new TestHost(
+    "10.244",
+    "nobody",
+    template,
+    `upstreamResolver: "${hosts.dns}", admitPrivate: ["10.199.244.0/24", "fd99:1244::/32"]`,
+  );
   const workspace = host.workspace("esc");
   const echoLog = join(hosts.dir, "echo.log");
   let echoServer: ChildProcess | undefined;
@@ -75,15 +80,28 @@ describe.skipIf(!tools.run || !isRoot())("network escapes through the name gate 
     await hosts.start(zone);
     await execa("ip", ["-n", hosts.namespace, "addr", "add", `${echo}/24`, "dev", "eth0"]);
     writeFileSync(echoLog, "");
-    const server = spawn("ip", ["netns", "exec", hosts.namespace, process.execPath, fileURLToPath(new URL("../support/raw-echo-server.mjs", import.meta.url)), echo, echoLog], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const server = spawn(
+      "ip",
+      [
+        "netns",
+        "exec",
+        hosts.namespace,
+        process.execPath,
+        fileURLToPath(new URL("../support/raw-echo-server.mjs", import.meta.url)),
+        echo,
+        echoLog,
+      ],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     echoServer = server;
     await new Promise<void>((resolve, reject) => {
       server.stdout?.once("data", () => resolve());
       server.once("exit", (code) => reject(new Error(`echo server exited with ${String(code)}`)));
     });
-    for (const probe of ["raw-http-probe.mjs", "net-probe.mjs"]) copyFileSync(fileURLToPath(new URL(`../support/${probe}`, import.meta.url)), join(workspace, probe));
+    for (const probe of ["raw-http-probe.mjs", "net-probe.mjs"])
+      copyFileSync(fileURLToPath(new URL(`../support/${probe}`, import.meta.url)), join(workspace, probe));
     const up = await host.run(["up", "esc", "-t", "esc", "-w", workspace]);
     expect(up.exitCode, up.stderr).toBe(0);
   });
@@ -94,8 +112,14 @@ describe.skipIf(!tools.run || !isRoot())("network escapes through the name gate 
   });
 
   const send = async (bytes: string): Promise<Probe> =>
-    JSON.parse(await host.sh("esc", `node /workspace/raw-http-probe.mjs api.test.example 80 ${Buffer.from(bytes, "latin1").toString("base64")}`)) as Probe;
-  const probe = async (...args: string[]): Promise<Probe> => JSON.parse(await host.sh("esc", `node /workspace/net-probe.mjs ${args.join(" ")}`)) as Probe;
+    JSON.parse(
+      await host.sh(
+        "esc",
+        `node /workspace/raw-http-probe.mjs api.test.example 80 ${Buffer.from(bytes, "latin1").toString("base64")}`,
+      ),
+    ) as Probe;
+  const probe = async (...args: string[]): Promise<Probe> =>
+    JSON.parse(await host.sh("esc", `node /workspace/net-probe.mjs ${args.join(" ")}`)) as Probe;
   /** What reached the echo server, one string per connection it saw closed. */
   const received = async (): Promise<string[]> => {
     await new Promise((resolve) => setTimeout(resolve, 400));
@@ -106,7 +130,11 @@ describe.skipIf(!tools.run || !isRoot())("network escapes through the name gate 
   };
   const sniRecords = async (): Promise<{ kind: string; name?: string; rule: string }[]> => {
     await new Promise((resolve) => setTimeout(resolve, 1500)); // the guard writes its records every second
-    return JSON.parse((await host.run(["denials", "esc", "--json"])).stdout) as { kind: string; name?: string; rule: string }[];
+    return JSON.parse((await host.run(["denials", "esc", "--json"])).stdout) as {
+      kind: string;
+      name?: string;
+      rule: string;
+    }[];
   };
 
   for (const [attempt, bytes] of Object.entries(attempts)) {
@@ -136,7 +164,9 @@ describe.skipIf(!tools.run || !isRoot())("network escapes through the name gate 
   it("admits an address reached through a CNAME only on the ports its allowlisted target has", async () => {
     // GIVEN *.wide.test.example (any port) and narrow.test.example:443; alias.wide… → narrow…
     expect((await probe("resolve", "alias.wide.test.example")).addresses).toEqual([narrow]);
-    expect((await probe("tls", narrow, "443", "narrow.test.example")).reply).toBe(`hello ${narrow} 443 tls narrow.test.example`);
+    expect((await probe("tls", narrow, "443", "narrow.test.example")).reply).toBe(
+      `hello ${narrow} 443 tls narrow.test.example`,
+    );
     expect((await probe("tcp", narrow, "8080")).error).toBe("ECONNREFUSED");
     // Control: a name under the same wildcard with no such alias is reached on any port.
     expect((await probe("resolve", "plain.wide.test.example")).addresses).toEqual([plain]);
@@ -144,7 +174,8 @@ describe.skipIf(!tools.run || !isRoot())("network escapes through the name gate 
   });
 
   it("leaves NAT64 and 6to4 addresses that lead to the metadata service out of answers", async () => {
-    for (const name of ["nat64.test.example", "sixto4.test.example"]) expect((await probe("resolve", name)).error).toMatch(/ENOTFOUND|ENODATA/);
+    for (const name of ["nat64.test.example", "sixto4.test.example"])
+      expect((await probe("resolve", name)).error).toMatch(/ENOTFOUND|ENODATA/);
     const rules = (await sniRecords()).filter((record) => record.kind === "dns").map((record) => record.rule);
     expect(rules).toContain("64:ff9b::a9fe:a9fe is NAT64 (64:ff9b::/96), for 169.254.169.254");
     expect(rules).toContain("2002:a9fe:a9fe::1 is 6to4 (2002::/16), for 169.254.169.254");

@@ -15,7 +15,11 @@ import { waitForProxy } from "./proxy-ready.js";
  * has a control that succeeds where the protection does not apply. Nothing leaves the host.
  */
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "nft", "tmux");
-const keys = { "key-oa": "sk-escape-openai-1111/+=", "key-go": "AIza-escape-google-2222", "key-an": "sk-escape-anthropic-3333" };
+const keys = {
+  "key-oa": "sk-escape-openai-1111/+=",
+  "key-go": "AIza-escape-google-2222",
+  "key-an": "sk-escape-anthropic-3333",
+};
 const proxyPort = 18246;
 
 function templates(port: number): string {
@@ -40,7 +44,8 @@ interface Reply {
 }
 
 /** The encodings of `key` an agent could read in a reply (its body decompressed too). */
-const leaked = (reply: Reply, key: string): string[] => leakedEncodings(key, reply.headers, Buffer.from(reply.bytes ?? "", "base64"));
+const leaked = (reply: Reply, key: string): string[] =>
+  leakedEncodings(key, reply.headers, Buffer.from(reply.bytes ?? "", "base64"));
 
 describe.skipIf(!tools.run || !isRoot())("escape attempts on the API proxy", () => {
   const upstream = new TestUpstream();
@@ -68,8 +73,27 @@ describe.skipIf(!tools.run || !isRoot())("escape attempts on the API proxy", () 
   });
 
   /** Sends `count` concurrent requests from a sandbox through an agent's launcher, as the agent. */
-  const attack = async (sandbox: string, agent: string, baseVariable: string, method: string, path: string, count: number, ...headers: string[]): Promise<Reply[]> => {
-    const result = await host.run(["exec", sandbox, "--", `/opt/forage/bin/${agent}`, "/workspace/client.mjs", baseVariable, method, path, String(count), ...headers]);
+  const attack = async (
+    sandbox: string,
+    agent: string,
+    baseVariable: string,
+    method: string,
+    path: string,
+    count: number,
+    ...headers: string[]
+  ): Promise<Reply[]> => {
+    const result = await host.run([
+      "exec",
+      sandbox,
+      "--",
+      `/opt/forage/bin/${agent}`,
+      "/workspace/client.mjs",
+      baseVariable,
+      method,
+      path,
+      String(count),
+      ...headers,
+    ]);
     if (result.exitCode !== 0) throw new Error(`exec in ${sandbox} failed (${result.exitCode}): ${result.stderr}`);
     return JSON.parse(result.stdout) as Reply[];
   };
@@ -82,7 +106,10 @@ describe.skipIf(!tools.run || !isRoot())("escape attempts on the API proxy", () 
       .filter((line) => line !== "")
       .map((line) => JSON.parse(line) as Record<string, unknown>);
   /** Runs an attack and returns its replies and its audit line (the proxy writes it as the answer closes: waited for). */
-  const audited = async (run: () => Promise<Reply[]>, path: string): Promise<{ replies: Reply[]; audit: Record<string, unknown> }> => {
+  const audited = async (
+    run: () => Promise<Reply[]>,
+    path: string,
+  ): Promise<{ replies: Reply[]; audit: Record<string, unknown> }> => {
     const before = auditLines().length;
     const replies = await run();
     for (let attempt = 0; attempt < 50; attempt += 1) {
@@ -97,7 +124,15 @@ describe.skipIf(!tools.run || !isRoot())("escape attempts on the API proxy", () 
   const marker = (length: number): string => "[forage-redacted]".padEnd(length, "*").slice(0, length);
 
   it("a placeholder in ?key= to OpenAI reaches no upstream as the key, and no redirect brings it back", async () => {
-    const [reply] = await attack("ea", "codex", "OPENAI_BASE_URL", "GET", "/reflect?key={env:OPENAI_API_KEY}", 1, "authorization=Bearer {env:OPENAI_API_KEY}");
+    const [reply] = await attack(
+      "ea",
+      "codex",
+      "OPENAI_BASE_URL",
+      "GET",
+      "/reflect?key={env:OPENAI_API_KEY}",
+      1,
+      "authorization=Bearer {env:OPENAI_API_KEY}",
+    );
     expect(reply?.status).toBe(404);
     expect(last()?.path).toBe("/v1/reflect");
     expect(seen([reply as Reply])).not.toContain(keys["key-oa"]);
@@ -108,8 +143,19 @@ describe.skipIf(!tools.run || !isRoot())("escape attempts on the API proxy", () 
   });
 
   it("a placeholder in another provider's key header is dropped; the provider's own is swapped", async () => {
-    await attack("ea", "codex", "OPENAI_BASE_URL", "GET", "/models", 1, "x-goog-api-key={env:OPENAI_API_KEY}", "api-key={env:OPENAI_API_KEY}", "x-api-key={env:OPENAI_API_KEY}");
-    for (const header of ["x-goog-api-key", "api-key", "x-api-key"]) expect(last()?.headers[header], header).toBeUndefined();
+    await attack(
+      "ea",
+      "codex",
+      "OPENAI_BASE_URL",
+      "GET",
+      "/models",
+      1,
+      "x-goog-api-key={env:OPENAI_API_KEY}",
+      "api-key={env:OPENAI_API_KEY}",
+      "x-api-key={env:OPENAI_API_KEY}",
+    );
+    for (const header of ["x-goog-api-key", "api-key", "x-api-key"])
+      expect(last()?.headers[header], header).toBeUndefined();
     expect(JSON.stringify(last())).not.toContain(keys["key-oa"]);
     // Control: the same stand-in in OpenAI's own Authorization: Bearer becomes the key.
     await attack("ea", "codex", "OPENAI_BASE_URL", "GET", "/models", 1, "authorization=Bearer {env:OPENAI_API_KEY}");
@@ -118,19 +164,38 @@ describe.skipIf(!tools.run || !isRoot())("escape attempts on the API proxy", () 
 
   it("another agent's placeholder, read from its file, is refused on the OpenAI agent's route; on its own route it becomes its key", async () => {
     const count = upstream.received.length;
-    const [refused] = await attack("ea", "codex", "OPENAI_BASE_URL", "GET", "/models", 1, "authorization=Bearer {file:/run/secrets/key-go}");
+    const [refused] = await attack(
+      "ea",
+      "codex",
+      "OPENAI_BASE_URL",
+      "GET",
+      "/models",
+      1,
+      "authorization=Bearer {file:/run/secrets/key-go}",
+    );
     expect(refused?.status).toBe(403);
     expect(refused?.body).toContain("forage_foreign-placeholder");
     expect(upstream.received.length).toBe(count);
     // Control: the same stand-in where it belongs, Google's header on Google's route, to the same host.
-    const [swapped] = await attack("ea", "gem", "GOOGLE_GEMINI_BASE_URL", "GET", "/v1beta/models", 1, "x-goog-api-key={file:/run/secrets/key-go}");
+    const [swapped] = await attack(
+      "ea",
+      "gem",
+      "GOOGLE_GEMINI_BASE_URL",
+      "GET",
+      "/v1beta/models",
+      1,
+      "x-goog-api-key={file:/run/secrets/key-go}",
+    );
     expect(swapped?.status, seen([swapped as Reply])).toBe(200);
     expect(last()?.headers["x-goog-api-key"]).toBe(keys["key-go"]);
   });
 
   it("an upstream that echoes the key (Location, cookie, headers, base64, body) shows the sandbox none of it, the rest intact", async () => {
     const key = keys["key-an"];
-    const { replies, audit } = await audited(() => attack("eb", "claude", "ANTHROPIC_BASE_URL", "POST", "/v1/reflect", 1), "/v1/reflect");
+    const { replies, audit } = await audited(
+      () => attack("eb", "claude", "ANTHROPIC_BASE_URL", "POST", "/v1/reflect", 1),
+      "/v1/reflect",
+    );
     const reply = replies[0] as Reply;
     // Control: the upstream had the key and echoed it.
     expect(last()?.headers["x-api-key"]).toBe(key);
@@ -150,12 +215,18 @@ describe.skipIf(!tools.run || !isRoot())("escape attempts on the API proxy", () 
 
   it("the same echo as an event stream, a few bytes a write, is masked across the writes, the events intact", async () => {
     const key = keys["key-an"];
-    const { replies, audit } = await audited(() => attack("eb", "claude", "ANTHROPIC_BASE_URL", "POST", "/v1/reflect?stream=1", 1), "/v1/reflect");
+    const { replies, audit } = await audited(
+      () => attack("eb", "claude", "ANTHROPIC_BASE_URL", "POST", "/v1/reflect?stream=1", 1),
+      "/v1/reflect",
+    );
     const streamed = replies[0] as Reply;
     expect(last()?.headers["x-api-key"]).toBe(key);
     expect(seen(replies)).not.toContain(key);
     expect(streamed.body).toMatch(/^data: .*\n\n$/s);
-    const event = JSON.parse((streamed.body ?? "").slice("data: ".length)) as { sent: string[]; headers: Record<string, string> };
+    const event = JSON.parse((streamed.body ?? "").slice("data: ".length)) as {
+      sent: string[];
+      headers: Record<string, string>;
+    };
     expect(event.sent).toEqual([marker(key.length)]);
     expect(event.headers["x-api-key"]).toBe(marker(key.length));
     expect(audit).toMatchObject({ sandbox: "eb", status: 404, redacted: 4 });
@@ -164,10 +235,16 @@ describe.skipIf(!tools.run || !isRoot())("escape attempts on the API proxy", () 
   it("an upstream that ignores accept-encoding: identity and gzips its echo of the key in every encoding shows the sandbox none of it", async () => {
     const key = keys["key-an"];
     // Control: the honest, uncompressed answer (the same echoes), as the sandbox gets it.
-    const honest = await audited(() => attack("eb", "claude", "ANTHROPIC_BASE_URL", "POST", "/v1/hostile/echo", 1), "/v1/hostile/echo");
+    const honest = await audited(
+      () => attack("eb", "claude", "ANTHROPIC_BASE_URL", "POST", "/v1/hostile/echo", 1),
+      "/v1/hostile/echo",
+    );
     expect(last()?.headers["accept-encoding"]).toBe("identity");
     for (const query of ["coding=gzip", "coding=gzip,br", "coding=gzip&via=transfer", "stream=1&coding=gzip"]) {
-      const { replies, audit } = await audited(() => attack("eb", "claude", "ANTHROPIC_BASE_URL", "POST", `/v1/hostile/echo?${query}`, 1), "/v1/hostile/echo");
+      const { replies, audit } = await audited(
+        () => attack("eb", "claude", "ANTHROPIC_BASE_URL", "POST", `/v1/hostile/echo?${query}`, 1),
+        "/v1/hostile/echo",
+      );
       const reply = replies[0] as Reply;
       expect(last()?.headers["x-api-key"], query).toBe(key);
       expect(leaked(reply, key), query).toEqual([]);
@@ -180,7 +257,10 @@ describe.skipIf(!tools.run || !isRoot())("escape attempts on the API proxy", () 
   });
 
   it("a body in a coding the proxy cannot decode (zstd) is refused with 502, nothing of it relayed", async () => {
-    const { replies, audit } = await audited(() => attack("eb", "claude", "ANTHROPIC_BASE_URL", "POST", "/v1/hostile/echo?coding=gzip&label=zstd", 1), "/v1/hostile/echo");
+    const { replies, audit } = await audited(
+      () => attack("eb", "claude", "ANTHROPIC_BASE_URL", "POST", "/v1/hostile/echo?coding=gzip&label=zstd", 1),
+      "/v1/hostile/echo",
+    );
     expect(last()?.headers["x-api-key"]).toBe(keys["key-an"]);
     expect(replies[0]?.status).toBe(502);
     expect(replies[0]?.body).toContain("forage_encoding");

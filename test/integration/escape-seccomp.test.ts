@@ -19,7 +19,19 @@ import { installStandInSystem } from "./host-user.js";
  *   scn, alln: sc's and all's filters on the NixOS runtime (nspawn-nix, the stand-in system of
  *        test/nix/stand-in), whose agents must get the same filter, not systemd's weaker one
  */
-const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "gcc", "keyctl", "unshare", "ssh", "sshd", "nix-build");
+const tools = toolsAvailable(
+  "systemd-nspawn",
+  "nsenter",
+  "setpriv",
+  "ip",
+  "flock",
+  "gcc",
+  "keyctl",
+  "unshare",
+  "ssh",
+  "sshd",
+  "nix-build",
+);
 
 const templates = `  sc:
     extends: sshable
@@ -38,7 +50,11 @@ const templates = `  sc:
 describe.skipIf(!tools.run || !isRoot())("the seccomp filter and the keyring, attacked from a real sandbox", () => {
   const host = new TestHost("10.240", "nobody", templates);
   const probe = join(host.dir, "seccomp-probe");
-  const asAgentOnHost = (...argv: string[]) => execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", ...argv], { reject: false, stripFinalNewline: false });
+  const asAgentOnHost = (...argv: string[]) =>
+    execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", ...argv], {
+      reject: false,
+      stripFinalNewline: false,
+    });
   const run = (sandbox: string, ...argv: string[]) => host.run(["exec", sandbox, "--", ...argv]);
   const refused = { exitCode: 1, stdout: "errno 1\n" };
   const allowed = { exitCode: 0, stdout: "ok\n" };
@@ -74,7 +90,10 @@ describe.skipIf(!tools.run || !isRoot())("the seccomp filter and the keyring, at
   });
 
   it("refuses a mount namespace from unshare -m (control: namespaces and mount allowed back)", async () => {
-    expect(await run("sc", "unshare", "-Urm", "true")).toMatchObject({ exitCode: 1, stderr: expect.stringContaining("Operation not permitted") });
+    expect(await run("sc", "unshare", "-Urm", "true")).toMatchObject({
+      exitCode: 1,
+      stderr: expect.stringContaining("Operation not permitted"),
+    });
     // unshare -m also makes the new mounts private (a mount call), so it needs the mount group too.
     expect(await run("all", "unshare", "-Urm", "true")).toMatchObject({ exitCode: 0 });
   });
@@ -113,11 +132,21 @@ describe.skipIf(!tools.run || !isRoot())("the seccomp filter and the keyring, at
   it("refuses them in the agent's session that the NixOS system started itself, not only in exec (control: allowed back there)", async () => {
     // A window of the agent's tmux session: started by the session's server, which the system's own service ran.
     const inSession = async (sandbox: string, call: string): Promise<string> => {
-      const window = await run(sandbox, "tmux", "new-window", "-d", "-t", "forage", `/workspace/probe ${call} > /workspace/session-${call}`);
+      const window = await run(
+        sandbox,
+        "tmux",
+        "new-window",
+        "-d",
+        "-t",
+        "forage",
+        `/workspace/probe ${call} > /workspace/session-${call}`,
+      );
       expect(window.exitCode, window.stderr).toBe(0);
       const result = join(host.workspace(sandbox), `session-${call}`);
       // The probe prints one whole line at its end.
-      await expect.poll(() => (existsSync(result) ? readFileSync(result, "utf8") : ""), { timeout: 20_000 }).toMatch(/\n$/);
+      await expect
+        .poll(() => (existsSync(result) ? readFileSync(result, "utf8") : ""), { timeout: 20_000 })
+        .toMatch(/\n$/);
       return readFileSync(result, "utf8");
     };
     for (const call of ["clone-userns", "io_uring", "userfaultfd"]) {
@@ -134,7 +163,10 @@ describe.skipIf(!tools.run || !isRoot())("the seccomp filter and the keyring, at
 
   it("refuses keyctl on the session and user keyrings (control: keyring allowed back)", async () => {
     for (const keyring of ["@s", "@u"]) {
-      expect(await run("sc", "keyctl", "show", keyring)).toMatchObject({ exitCode: 1, stderr: expect.stringContaining("Operation not permitted") });
+      expect(await run("sc", "keyctl", "show", keyring)).toMatchObject({
+        exitCode: 1,
+        stderr: expect.stringContaining("Operation not permitted"),
+      });
       expect((await run("all", "keyctl", "show", keyring)).exitCode).toBe(0);
     }
   });
@@ -158,7 +190,12 @@ describe.skipIf(!tools.run || !isRoot())("the seccomp filter and the keyring, at
   it("gives every command a fresh session keyring: a key in the caller's session keyring is not inside", async () => {
     const script = 'keyctl add user forage-caller-key caller-secret @s >/dev/null && keyctl show @s && exec "$@"';
     const exec = [process.execPath, cliPath, "--config", host.config, "exec", "all", "--", "keyctl", "show", "@s"];
-    const result = await execa("keyctl", ["session", "-", "sh", "-c", script, "sh", ...exec], { env: host.env, extendEnv: false, cwd: repoRoot, reject: false });
+    const result = await execa("keyctl", ["session", "-", "sh", "-c", script, "sh", ...exec], {
+      env: host.env,
+      extendEnv: false,
+      cwd: repoRoot,
+      reject: false,
+    });
     const [onHost, inside] = result.stdout.split(/(?=Keyring)/);
     expect(onHost).toContain("forage-caller-key");
     expect(result.exitCode).toBe(0);
@@ -171,23 +208,31 @@ describe.skipIf(!tools.run || !isRoot())("the seccomp filter and the keyring, at
     expect(ssh.exitCode).not.toBe(0);
     expect(ssh.stderr).toContain("Operation not permitted");
     // Every process in the sandbox but the stub init (its payload, tmux, sshd, this shell) is filtered.
-    const modes = await host.sh("sc", "for s in /proc/[0-9]*/status; do case $s in /proc/1/status) ;; *) grep -h '^Seccomp:' $s;; esac; done 2>/dev/null | sort | uniq -c");
+    const modes = await host.sh(
+      "sc",
+      "for s in /proc/[0-9]*/status; do case $s in /proc/1/status) ;; *) grep -h '^Seccomp:' $s;; esac; done 2>/dev/null | sort | uniq -c",
+    );
     expect(modes.trim()).toMatch(/^\d+ Seccomp:\s+2$/);
   });
 
   it("warns in status when a template allows anything back, and says what in --json", async () => {
     expect((await host.run(["status", "sc"])).stdout).not.toContain("warning");
     const status = (await host.run(["status", "all"])).stdout;
-    expect(status).toMatch(/^warning +the seccomp filter allows back io-uring \(io_uring_setup, io_uring_enter, io_uring_register\), keyring/m);
+    expect(status).toMatch(
+      /^warning +the seccomp filter allows back io-uring \(io_uring_setup, io_uring_enter, io_uring_register\), keyring/m,
+    );
     expect(status).toContain("namespaces (unshare, setns, clone, clone3)");
-    const json = JSON.parse((await host.run(["status", "all", "--json"])).stdout) as { seccomp: { allowed: string[]; warning: string } };
+    const json = JSON.parse((await host.run(["status", "all", "--json"])).stdout) as {
+      seccomp: { allowed: string[]; warning: string };
+    };
     expect(json.seccomp.allowed).toEqual(["io-uring", "keyring", "mount", "namespaces", "userfaultfd"]);
     expect(json.seccomp.warning).toContain("user keyring");
   });
 
   it("counts what the filter refused, per sandbox, in status", async () => {
     type Counted = { seccomp: { refused: { total: number; bySyscall: Record<string, number> } } };
-    const count = async (name: string) => (JSON.parse((await host.run(["status", name, "--json"])).stdout) as Counted).seccomp.refused;
+    const count = async (name: string) =>
+      (JSON.parse((await host.run(["status", name, "--json"])).stdout) as Counted).seccomp.refused;
     // The first refusal of this file (unshare in sc) is counted; the kernel may drop later ones in a burst.
     expect((await count("sc")).bySyscall.unshare).toBeGreaterThanOrEqual(1);
     expect((await host.run(["status", "sc"])).stdout).toMatch(/^refused +\d+ syscalls by seccomp \(.*unshare \d+/m);

@@ -1,4 +1,16 @@
-import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +28,8 @@ import { asOwner, busyboxPrelude, installStandInSystem } from "./host-user.js";
  * (workspace.unprotected), where it does reach the host user's tools.
  */
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "git", "busybox", "nix-build");
-const lenient = "\n  lenient:\n    extends: basic\n    workspace: { unprotected: [.git/config, .git/hooks, .envrc, .vscode, .forage, forage.yaml] }\n";
+const lenient =
+  "\n  lenient:\n    extends: basic\n    workspace: { unprotected: [.git/config, .git/hooks, .envrc, .vscode, .forage, forage.yaml] }\n";
 
 /** `git init; git config core.fsmonitor` as the agent: with git where the sandbox has it, else what they write. */
 const gitInitAttack =
@@ -34,7 +47,13 @@ const namesAttack = [
 ].join("; ");
 /** Moves the directory .git leads to aside, and removes the link (so a .git of the agent's could take its place). */
 const gitMoveAttack = "$B mv realgit realgit-aside; $B rm -f .git";
-const linkedNames = { ".git": "realgit", ".envrc": "../shared/envrc", "forage.yaml": "../shared/forage.yaml", ".vscode": "editor", ".forage": "forage-dir" } as const;
+const linkedNames = {
+  ".git": "realgit",
+  ".envrc": "../shared/envrc",
+  "forage.yaml": "../shared/forage.yaml",
+  ".vscode": "editor",
+  ".forage": "forage-dir",
+} as const;
 
 describe.skipIf(!tools.run || !isRoot())("escapes through a protected name that is a symbolic link", () => {
   const host = new TestHost("10.209", "nobody", lenient);
@@ -78,7 +97,8 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a protected name that 
     expect(result.exitCode, result.stderr).toBe(0);
   };
   /** Runs the attack as the agent; returns how many of its steps were refused because a mount point is busy. */
-  const attack = async (name: string, script: string): Promise<number> => Number((await host.sh(name, `(${busyboxPrelude}${script}) 2>&1 | grep -ci 'busy' || true`)).trim());
+  const attack = async (name: string, script: string): Promise<number> =>
+    Number((await host.sh(name, `(${busyboxPrelude}${script}) 2>&1 | grep -ci 'busy' || true`)).trim());
 
   describe.each(["nspawn", "nspawn-nix"])("on the %s runtime", (runtime) => {
     const tag = runtime === "nspawn" ? "h" : "n";
@@ -125,7 +145,10 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a protected name that 
     /** What of the user's files the attack changed: names no longer the same link, and files holding the agent's text. */
     const changed = (ws: string): string[] => [
       ...Object.entries(linkedNames).flatMap(([name, target]) =>
-        lstatSync(join(ws, name), { throwIfNoEntry: false })?.isSymbolicLink() === true && readlinkSync(join(ws, name)) === target ? [] : [name],
+        lstatSync(join(ws, name), { throwIfNoEntry: false })?.isSymbolicLink() === true &&
+        readlinkSync(join(ws, name)) === target
+          ? []
+          : [name],
       ),
       ...["../shared/envrc", "../shared/forage.yaml", "editor/tasks.json", "forage-dir/init", "realgit/config"].filter(
         (file) => existsSync(join(ws, file)) && /agent|fsmonitor/.test(readFileSync(join(ws, file), "utf8")),
@@ -136,7 +159,9 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a protected name that 
       const ws = await linkedFolder();
       await up(`${tag}lc2`, "lenient", runtime, ws);
       await attack(`${tag}lc2`, namesAttack);
-      expect(changed(ws)).toEqual(expect.arrayContaining([".envrc", ".forage", ".vscode", "forage.yaml", "realgit/config"]));
+      expect(changed(ws)).toEqual(
+        expect.arrayContaining([".envrc", ".forage", ".vscode", "forage.yaml", "realgit/config"]),
+      );
       expect(await statusRunsPlanted(ws)).toBe(true);
       expect((await host.run(["down", `${tag}lc2`])).exitCode).toBe(0);
     });

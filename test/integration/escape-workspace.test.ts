@@ -1,4 +1,15 @@
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,19 +26,25 @@ import { asOwner } from "./host-user.js";
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "git", "jj", "gcc");
 
 describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted workspace", () => {
-  const host = new TestHost("10.241", "nobody", "\n  lenient:\n    extends: basic\n    workspace: { unprotected: [.envrc] }\n");
+  const host = new TestHost(
+    "10.241",
+    "nobody",
+    "\n  lenient:\n    extends: basic\n    workspace: { unprotected: [.envrc] }\n",
+  );
   const repos = join(host.dir, "repos");
   const home = join(host.dir, "home");
 
   /** Runs a program on the host as the repositories' owner (the user the attacks aim at), with a jj identity too. */
-  const as = (program: string, args: string[], cwd = "/"): Promise<string> => asOwner(home, program, args, cwd, { JJ_USER: "Owner", JJ_EMAIL: "o@example.com" });
+  const as = (program: string, args: string[], cwd = "/"): Promise<string> =>
+    asOwner(home, program, args, cwd, { JJ_USER: "Owner", JJ_EMAIL: "o@example.com" });
   const gitRepo = async (name: string, extraConfig: string[] = []): Promise<string> => {
     const repo = join(repos, name);
     mkdirSync(repo, { recursive: true });
     writeFileSync(join(repo, "README.md"), "hello\n");
     await execa("chown", ["-R", `${agentUid}:${agentUid}`, repo]);
     await as("git", ["-C", repo, "init", "-q", "-b", "main"]);
-    for (let i = 0; i < extraConfig.length; i += 2) await as("git", ["-C", repo, "config", extraConfig[i] ?? "", extraConfig[i + 1] ?? ""]);
+    for (let i = 0; i < extraConfig.length; i += 2)
+      await as("git", ["-C", repo, "config", extraConfig[i] ?? "", extraConfig[i + 1] ?? ""]);
     await as("git", ["-C", repo, "add", "-A"]);
     await as("git", ["-C", repo, "commit", "-q", "-m", "initial"]);
     return repo;
@@ -38,10 +55,12 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     return existsSync(join(repo, marker));
   };
   /** Runs `script` as the agent in the sandbox; returns how many lines said "Read-only file system". */
-  const refusals = async (sandbox: string, script: string): Promise<number> => Number((await host.sh(sandbox, `(${script}) 2>&1 | grep -c 'Read-only file system' || true`)).trim());
+  const refusals = async (sandbox: string, script: string): Promise<number> =>
+    Number((await host.sh(sandbox, `(${script}) 2>&1 | grep -c 'Read-only file system' || true`)).trim());
 
   // The attack from the issue: .git/commondir → ../.x, whose config sets core.fsmonitor.
-  const commondirAttack = "mkdir -p .x/objects .x/refs && printf '[core]\\n\\tfsmonitor = \"touch fsmonitor-ran #\"\\n' > .x/config && printf '../.x\\n' > .git/commondir";
+  const commondirAttack =
+    "mkdir -p .x/objects .x/refs && printf '[core]\\n\\tfsmonitor = \"touch fsmonitor-ran #\"\\n' > .x/config && printf '../.x\\n' > .git/commondir";
   const worktreeConfigAttack = "printf '[core]\\n\\tfsmonitor = \"touch fsmonitor-ran #\"\\n' > .git/config.worktree";
   const excludeAttack = "echo hidden.sh > hidden.sh && mkdir -p .git/info && echo hidden.sh >> .git/info/exclude";
 
@@ -76,13 +95,18 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     expect(await as("git", ["status", "--short"], repo)).toContain("hidden.sh");
     // Their mount points are the user's own entries, holding what the stand-in holds.
     const commondir = statSync(join(repo, ".git/commondir"));
-    expect([commondir.isFile(), commondir.uid, readFileSync(join(repo, ".git/commondir"), "utf8")]).toEqual([true, agentUid, ".\n"]);
+    expect([commondir.isFile(), commondir.uid, readFileSync(join(repo, ".git/commondir"), "utf8")]).toEqual([
+      true,
+      agentUid,
+      ".\n",
+    ]);
     expect(statSync(join(repo, ".git/worktrees")).isDirectory()).toBe(true);
     expect(await statusRunsPlanted(repo, "fsmonitor-ran")).toBe(false);
     expect((await host.run(["down", "gitx"])).exitCode).toBe(0);
     expect(await statusRunsPlanted(repo, "fsmonitor-ran")).toBe(false);
     // Stopping removes the stand-ins' mount points from the user's .git.
-    for (const entry of ["commondir", "config.worktree", "worktrees"]) expect(existsSync(join(repo, ".git", entry))).toBe(false);
+    for (const entry of ["commondir", "config.worktree", "worktrees"])
+      expect(existsSync(join(repo, ".git", entry))).toBe(false);
   });
 
   it("still lets the agent's git add, commit, branch, pack refs and gc in the workspace", async () => {
@@ -128,7 +152,8 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
         env: { HOME: home, PATH: "/usr/local/bin:/usr/bin:/bin" },
       })
     ).stdout.trim();
-  const jjConfigAttack = "printf '[user]\\nname = \"attacker\"\\n' > .jj/workspace-config.toml; printf '[user]\\nname = \"attacker\"\\n' > .jj/repo/config.toml";
+  const jjConfigAttack =
+    "printf '[user]\\nname = \"attacker\"\\n' > .jj/workspace-config.toml; printf '[user]\\nname = \"attacker\"\\n' > .jj/repo/config.toml";
 
   it("control: on the host, a workspace-config.toml or repo config.toml written into .jj becomes the user's jj config", async () => {
     const repo = await jjRepo("jj-control");
@@ -140,12 +165,17 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     const repo = await jjRepo("jj-attacked");
     expect((await host.run(["up", "jjx", "-t", "basic", "-w", repo])).exitCode).toBe(0);
     expect(await refusals("jjx", jjConfigAttack)).toBe(2);
-    expect(await refusals("jjx", "echo /tmp/elsewhere > .jj/repo/store/git_target; echo local > .jj/repo/store/type")).toBe(2);
+    expect(
+      await refusals("jjx", "echo /tmp/elsewhere > .jj/repo/store/git_target; echo local > .jj/repo/store/type"),
+    ).toBe(2);
     expect(await jjUserName(repo)).not.toBe("attacker");
     // jj itself still works inside (its operation log and store are writable).
-    expect(await host.sh("jjx", "export HOME=/tmp JJ_USER=A JJ_EMAIL=a@x; echo y > y.txt && jj describe -m agent-change >/dev/null 2>&1 && jj log --no-graph -r @ -T description")).toBe(
-      "agent-change\n",
-    );
+    expect(
+      await host.sh(
+        "jjx",
+        "export HOME=/tmp JJ_USER=A JJ_EMAIL=a@x; echo y > y.txt && jj describe -m agent-change >/dev/null 2>&1 && jj log --no-graph -r @ -T description",
+      ),
+    ).toBe("agent-change\n");
     expect((await host.run(["down", "jjx"])).exitCode).toBe(0);
     expect(await jjUserName(repo)).not.toBe("attacker");
     expect(await as("jj", ["-R", repo, "log", "--no-graph", "-r", "@", "-T", "description"])).toBe("agent-change");
@@ -155,13 +185,28 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
     const repo = await jjRepo("jj-managed");
     expect((await host.run(["up", "jjr", "-t", "basic", "-r", repo])).exitCode).toBe(0);
     expect(await refusals("jjr", "printf '[user]\\nname = \"attacker\"\\n' > .jj/workspace-config.toml")).toBe(1);
-    expect(await host.sh("jjr", "export HOME=/tmp JJ_USER=A JJ_EMAIL=a@x; jj describe -m inside >/dev/null 2>&1 && jj log --no-graph -r @ -T description")).toBe("inside\n");
+    expect(
+      await host.sh(
+        "jjr",
+        "export HOME=/tmp JJ_USER=A JJ_EMAIL=a@x; jj describe -m inside >/dev/null 2>&1 && jj log --no-graph -r @ -T description",
+      ),
+    ).toBe("inside\n");
     expect((await host.run(["down", "jjr"])).exitCode).toBe(0);
   });
 
   it("protects protected paths that do not exist at up: the agent cannot create them (control: a lifted one can be), and none is left behind", async () => {
     const workspace = host.workspace("absent");
-    const absent = [".envrc", ".vscode/tasks.json", ".forage/init", "forage.config.ts", "forage.yaml", "forage.json", ".git/config", ".git/hooks/pre-commit", ".jj/repo/config.toml"];
+    const absent = [
+      ".envrc",
+      ".vscode/tasks.json",
+      ".forage/init",
+      "forage.config.ts",
+      "forage.yaml",
+      "forage.json",
+      ".git/config",
+      ".git/hooks/pre-commit",
+      ".jj/repo/config.toml",
+    ];
     expect((await host.run(["up", "absent", "-t", "basic", "-w", workspace])).exitCode).toBe(0);
     // Removing, moving or writing through the stand-in all fail (a mount point is busy, and read-only).
     const attempt = (path: string): string =>
@@ -186,7 +231,11 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
      * `linkHoldUs` (checks then mostly see the directory, and a later lookup sometimes the link).
      */
     const swapping = (seconds: number, dirHoldUs = 0, linkHoldUs = 0) =>
-      execa(swapper, [join(swapDir, "ws"), join(swapDir, "link"), String(seconds), String(dirHoldUs), String(linkHoldUs)], { uid: agentUid, gid: agentUid, reject: false });
+      execa(
+        swapper,
+        [join(swapDir, "ws"), join(swapDir, "link"), String(seconds), String(dirHoldUs), String(linkHoldUs)],
+        { uid: agentUid, gid: agentUid, reject: false },
+      );
 
     /** Puts the directory back at swap/ws after a swapper was killed half-way. */
     const unswap = (): void => {
@@ -216,7 +265,18 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
       for (let i = 0; i < 25 && seen === 0; i++) {
         const run = await execa(
           "systemd-nspawn",
-          ["--quiet", "--register=no", "--keep-unit", "--console=pipe", `--directory=${root}`, "--bind-ro=/usr", `--bind-ro=${join(swapDir, "ws")}:/mnt/x`, "--", "/usr/bin/ls", "/mnt/x"],
+          [
+            "--quiet",
+            "--register=no",
+            "--keep-unit",
+            "--console=pipe",
+            `--directory=${root}`,
+            "--bind-ro=/usr",
+            `--bind-ro=${join(swapDir, "ws")}:/mnt/x`,
+            "--",
+            "/usr/bin/ls",
+            "/mnt/x",
+          ],
           { reject: false, timeout: 20_000 },
         );
         if (run.stdout.includes("secret.txt")) seen++;
@@ -244,14 +304,18 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a directly mounted wor
           continue;
         }
         outcomes.up++;
-        expect(await host.sh(`sw${i}`, "ls /workspace/mine.txt /workspace/secret.txt 2>/dev/null || true")).toBe("/workspace/mine.txt\n");
+        expect(await host.sh(`sw${i}`, "ls /workspace/mine.txt /workspace/secret.txt 2>/dev/null || true")).toBe(
+          "/workspace/mine.txt\n",
+        );
         expect((await host.run(["down", `sw${i}`])).exitCode).toBe(0);
       }
       swap.kill("SIGKILL");
       await swap;
       // Some ups must have got through the swapping for the check above to mean anything.
       expect(outcomes.up).toBeGreaterThan(0);
-      console.log(`swap loop: ${outcomes.up} ups succeeded (the user's directory each time), ${outcomes.refused} refused`);
+      console.log(
+        `swap loop: ${outcomes.up} ups succeeded (the user's directory each time), ${outcomes.refused} refused`,
+      );
     });
   });
 });
@@ -278,7 +342,8 @@ int main(int argc, char **argv) {
 
 /** The smallest tree systemd-nspawn runs a host program in: the host's /usr is bound over usr/. */
 function minimalRoot(root: string): string {
-  for (const dir of ["usr", "etc", "proc", "sys", "dev", "tmp", "mnt/x"]) mkdirSync(join(root, dir), { recursive: true });
+  for (const dir of ["usr", "etc", "proc", "sys", "dev", "tmp", "mnt/x"])
+    mkdirSync(join(root, dir), { recursive: true });
   for (const dir of ["bin", "sbin", "lib", "lib64"]) symlinkSync(`usr/${dir}`, join(root, dir));
   copyFileSync("/etc/os-release", join(root, "etc/os-release"));
   return root;

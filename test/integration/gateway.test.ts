@@ -16,7 +16,22 @@ import { freePort } from "../support/free-port.js";
  * NixOS module writes, with ForceCommand pointing at the built CLI. The client is the real ssh,
  * on a real terminal (tmux) where a person would type.
  */
-const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "tmux", "sshd", "ssh", "ssh-keygen", "scp", "sftp", "useradd", "userdel", "usermod");
+const tools = toolsAvailable(
+  "systemd-nspawn",
+  "nsenter",
+  "setpriv",
+  "ip",
+  "flock",
+  "tmux",
+  "sshd",
+  "ssh",
+  "ssh-keygen",
+  "scp",
+  "sftp",
+  "useradd",
+  "userdel",
+  "usermod",
+);
 
 describe.skipIf(!tools.run || !isRoot())("forage-ctl gateway as sshd's ForceCommand", () => {
   // 10.217 is used by no other test file (grep test/ bench/ for "10.2").
@@ -47,12 +62,23 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl gateway as sshd's ForceComm
   ];
   const target = (): string => `${account}@127.0.0.1`;
   /** ssh with `args` (after the options), no terminal, never rejecting. */
-  const ssh = (args: string[], extra: string[] = []) => execa("ssh", [...sshOptions(), ...extra, target(), ...args], { reject: false, stdin: "ignore", timeout: 60_000 });
+  const ssh = (args: string[], extra: string[] = []) =>
+    execa("ssh", [...sshOptions(), ...extra, target(), ...args], { reject: false, stdin: "ignore", timeout: 60_000 });
 
   beforeAll(async () => {
     // Every forage-ctl of this host, and the daemon its `up` starts, names the gateway account.
     host.extraEnv.FORAGE_GATEWAY_USER = account;
-    execFileSync("useradd", ["--system", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/bin/sh", "--comment", "Forage gateway test (removed at the end)", account]);
+    execFileSync("useradd", [
+      "--system",
+      "--no-create-home",
+      "--home-dir",
+      "/nonexistent",
+      "--shell",
+      "/bin/sh",
+      "--comment",
+      "Forage gateway test (removed at the end)",
+      account,
+    ]);
     // "*": no password matches, and (unlike useradd's "!") sshd without PAM does not take it for locked; as the module sets it.
     execFileSync("usermod", ["-p", "*", account]);
     // The gateway account reads the config and reaches the run directory's sockets.
@@ -72,7 +98,11 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl gateway as sshd's ForceComm
 
   /** ssh on the test's terminal (start waits for its previous tmux server to be gone). */
   async function sshOnTerminal(args: string[]): Promise<void> {
-    await terminal.start(["ssh", "-t", ...sshOptions(), target(), ...args], { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: host.dir, TERM: "xterm-256color" }, host.dir);
+    await terminal.start(
+      ["ssh", "-t", ...sshOptions(), target(), ...args],
+      { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: host.dir, TERM: "xterm-256color" },
+      host.dir,
+    );
   }
 
   /** sshd -D on 127.0.0.1 with a test host key, the client's key for the account, and the module's Match block. */
@@ -82,7 +112,10 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl gateway as sshd's ForceComm
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(sshDir, "host_key")]);
     writeFileSync(join(sshDir, "authorized_keys"), readFileSync(`${host.sshKey}.pub`), { mode: 0o644 });
     const free = await freePort();
-    writeFileSync(join(sshDir, "known_hosts"), `[127.0.0.1]:${free} ${readFileSync(join(sshDir, "host_key.pub"), "utf8")}`);
+    writeFileSync(
+      join(sshDir, "known_hosts"),
+      `[127.0.0.1]:${free} ${readFileSync(join(sshDir, "host_key.pub"), "utf8")}`,
+    );
     const env = Object.entries(host.env)
       .map(([key, value]) => `${key}=${value}`)
       .join(" ");
@@ -115,7 +148,8 @@ Match all
     );
     const child = runSshd(join(sshDir, "sshd_config"), free);
     child.stderr?.on("data", (chunk: Buffer) => (sshdLog += chunk.toString()));
-    for (let i = 0; i < 100 && !sshdLog.includes("Server listening"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 100 && !sshdLog.includes("Server listening"); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(sshdLog).toContain(`Server listening on 127.0.0.1 port ${free}`);
     return { port: free, sshd: child };
   }
@@ -146,7 +180,15 @@ Match all
   it("lets the gateway account ask the daemon only what the gateway does (ps yes; port, a root shell no)", async () => {
     const uid = Number(execFileSync("id", ["-u", account], { encoding: "utf8" }));
     const asGateway = (args: string[]) =>
-      execa(process.execPath, [cliPath, "--config", host.config, ...args], { uid, gid: uid, env: host.env, extendEnv: false, reject: false, stdin: "ignore", cwd: "/" });
+      execa(process.execPath, [cliPath, "--config", host.config, ...args], {
+        uid,
+        gid: uid,
+        env: host.env,
+        extendEnv: false,
+        reject: false,
+        stdin: "ignore",
+        cwd: "/",
+      });
     const listed = await asGateway(["ps", "--json"]);
     expect(listed.exitCode).toBe(0);
     expect(JSON.parse(String(listed.stdout))).toEqual([expect.objectContaining({ name: "remote", status: "running" })]);
@@ -162,7 +204,9 @@ Match all
     const marker = `/tmp/forage-gateway-owned-${process.pid}`;
     const result = await ssh([`remote; touch ${marker}`]);
     expect(result.exitCode).toBe(64);
-    expect(String(result.stderr)).toMatch(/^forage-ctl: gateway: refused the command "remote; touch \/tmp\/forage-gateway-owned-\d+": it has more than one word/m);
+    expect(String(result.stderr)).toMatch(
+      /^forage-ctl: gateway: refused the command "remote; touch \/tmp\/forage-gateway-owned-\d+": it has more than one word/m,
+    );
     expect(existsSync(marker)).toBe(false);
   });
 
@@ -174,7 +218,11 @@ Match all
 
   it("refuses sftp and scp: their requests arrive as a command the gateway does not run", async () => {
     // sftp shows none of the gateway's message, only that the connection closed before its handshake.
-    const sftp = await execa("sftp", ["-b", "-", ...sshOptions().map((o) => (o === "-p" ? "-P" : o)), target()], { reject: false, input: "ls /etc\n", timeout: 60_000 });
+    const sftp = await execa("sftp", ["-b", "-", ...sshOptions().map((o) => (o === "-p" ? "-P" : o)), target()], {
+      reject: false,
+      input: "ls /etc\n",
+      timeout: 60_000,
+    });
     expect(sftp.exitCode).not.toBe(0);
     expect(String(sftp.stderr)).toMatch(/Connection closed/);
     expect(String(sftp.stdout)).not.toMatch(/passwd/);
@@ -182,11 +230,15 @@ Match all
     // the gateway's refusal (64, usage), not sftp-server's.
     const subsystem = await ssh(["sftp"], ["-s"]);
     expect(subsystem.exitCode).toBe(64);
-    const scp = await execa("scp", ["-O", ...sshOptions().map((o) => (o === "-p" ? "-P" : o)), host.config, `${target()}:/tmp/forage-gateway-scp`], {
-      reject: false,
-      stdin: "ignore",
-      timeout: 60_000,
-    });
+    const scp = await execa(
+      "scp",
+      ["-O", ...sshOptions().map((o) => (o === "-p" ? "-P" : o)), host.config, `${target()}:/tmp/forage-gateway-scp`],
+      {
+        reject: false,
+        stdin: "ignore",
+        timeout: 60_000,
+      },
+    );
     expect(scp.exitCode).not.toBe(0);
     expect(String(scp.stderr)).toMatch(/refused the command "scp -t \/tmp\/forage-gateway-scp"/);
     expect(existsSync("/tmp/forage-gateway-scp")).toBe(false);
@@ -198,21 +250,28 @@ Match all
     const targetPort = (listener.address() as { port: number }).port;
     const [tcpPort, unixPort] = [await freePort(), await freePort()];
     const gatewaySocket = join(host.env.FORAGE_RUN_DIR ?? "", "daemon-gateway.sock");
-    const forwarding = ssh([], ["-N", "-L", `${tcpPort}:127.0.0.1:${targetPort}`, "-L", `${unixPort}:${gatewaySocket}`]);
+    const forwarding = ssh(
+      [],
+      ["-N", "-L", `${tcpPort}:127.0.0.1:${targetPort}`, "-L", `${unixPort}:${gatewaySocket}`],
+    );
     let log = "";
     forwarding.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
     try {
       await waitForListener(tcpPort);
       expect(await readThrough(tcpPort, "")).toBe("");
       expect(await readThrough(unixPort, `${JSON.stringify({ op: "hello", args: {} })}\n`)).toBe("");
-      for (let i = 0; i < 50 && (log.match(/administratively prohibited/g) ?? []).length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 50 && (log.match(/administratively prohibited/g) ?? []).length < 2; i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect((log.match(/administratively prohibited/g) ?? []).length).toBe(2);
     } finally {
       forwarding.kill("SIGTERM");
       await forwarding;
       listener.close();
     }
-    const remote = await ssh([], ["-N", "-o", "ExitOnForwardFailure=yes", "-R", `${await freePort()}:127.0.0.1:${targetPort}`]);
+    const remote = await ssh(
+      [],
+      ["-N", "-o", "ExitOnForwardFailure=yes", "-R", `${await freePort()}:127.0.0.1:${targetPort}`],
+    );
     expect(remote.exitCode).not.toBe(0);
     expect(String(remote.stderr)).toMatch(/remote port forwarding failed/);
   });

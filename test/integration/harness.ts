@@ -30,14 +30,27 @@ export class TestHost {
    * `extraConfig` is appended under `templates:`; `networkSettings` goes inside `network: { … }`;
    * `more.secrets` (name → value) become secret files too; `more.topLevel` is added as is.
    */
-  constructor(base = "10.231", user = "nobody", extraConfig = "", networkSettings = "", more: { secrets?: Record<string, string>; topLevel?: string } = {}) {
+  constructor(
+    base = "10.231",
+    user = "nobody",
+    extraConfig = "",
+    networkSettings = "",
+    more: { secrets?: Record<string, string>; topLevel?: string } = {},
+  ) {
     const secretFiles: Record<string, string> = {};
     for (const [name, value] of Object.entries({ "demo-key": this.secretValue, ...more.secrets })) {
       secretFiles[name] = join(this.dir, name);
       writeFileSync(secretFiles[name], `${value}\n`, { mode: 0o600 });
     }
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "forage-test", "-f", this.sshKey]);
-    const config = testConfig(secretFiles, base, readFileSync(`${this.sshKey}.pub`, "utf8").trim(), user, networkSettings, more.topLevel ?? "");
+    const config = testConfig(
+      secretFiles,
+      base,
+      readFileSync(`${this.sshKey}.pub`, "utf8").trim(),
+      user,
+      networkSettings,
+      more.topLevel ?? "",
+    );
     writeFileSync(this.config, config + extraConfig);
   }
 
@@ -92,7 +105,8 @@ export class TestHost {
    */
   async rootSh(sandbox: string, script: string): Promise<string> {
     const result = await this.run(["shell", sandbox], script);
-    if (result.exitCode !== 0) throw new Error(`root shell in ${sandbox} failed (${result.exitCode}): ${result.stderr}`);
+    if (result.exitCode !== 0)
+      throw new Error(`root shell in ${sandbox} failed (${result.exitCode}): ${result.stderr}`);
     return result.stdout;
   }
 
@@ -115,7 +129,14 @@ export class TestHost {
   }
 }
 
-function testConfig(secretFiles: Record<string, string>, base: string, sshKey: string, user: string, networkSettings: string, topLevel: string): string {
+function testConfig(
+  secretFiles: Record<string, string>,
+  base: string,
+  sshKey: string,
+  user: string,
+  networkSettings: string,
+  topLevel: string,
+): string {
   const secrets = Object.entries(secretFiles)
     .map(([name, path]) => `  ${name}: ${path}\n`)
     .join("");

@@ -49,7 +49,8 @@ describe.skipIf(!tools.run || !isRoot())("the host-side network policy of a sand
    * "open" or "refused", and how long it took. Host and port arrive as arguments, not as text.
    */
   const connect = async (port: number): Promise<[string, number]> => {
-    const script = 'start=$(date +%s%N); (echo hi > "/dev/tcp/$1/$2") 2>/dev/null && r=open || r=refused; echo $r $(( ($(date +%s%N) - start) / 1000000 ))';
+    const script =
+      'start=$(date +%s%N); (echo hi > "/dev/tcp/$1/$2") 2>/dev/null && r=open || r=refused; echo $r $(( ($(date +%s%N) - start) / 1000000 ))';
     const result = await host.run(["exec", "pol", "--", "bash", "-c", script, "bash", hostAddress, String(port)]);
     expect(result.exitCode, result.stderr).toBe(0);
     const [outcome = "", ms = ""] = result.stdout.trim().split(" ");
@@ -72,14 +73,26 @@ describe.skipIf(!tools.run || !isRoot())("the host-side network policy of a sand
     const control = createSocket("udp4");
     await new Promise<void>((resolve) => control.send("hi", 47002, hostAddress, () => resolve()));
     control.close();
-    const sent = await host.run(["exec", "pol", "--", "bash", "-c", 'echo hi > "/dev/udp/$1/$2"; sleep 0.2', "bash", hostAddress, "47002"]);
+    const sent = await host.run([
+      "exec",
+      "pol",
+      "--",
+      "bash",
+      "-c",
+      'echo hi > "/dev/udp/$1/$2"; sleep 0.2',
+      "bash",
+      hostAddress,
+      "47002",
+    ]);
     expect(sent.exitCode, sent.stderr).toBe(0);
     expect(udpSeen).toEqual([hostAddress]);
   });
 
   it("is a table of the host that goes with the sandbox", async () => {
     const { execa } = await import("execa");
-    expect((await execa("nft", ["list", "table", "inet", `forage_f${slot}`])).stdout).toContain(`iifname "ve-f${slot}"`);
+    expect((await execa("nft", ["list", "table", "inet", `forage_f${slot}`])).stdout).toContain(
+      `iifname "ve-f${slot}"`,
+    );
     expect((await host.run(["down", "pol"])).exitCode).toBe(0);
     expect((await execa("nft", ["list", "table", "inet", `forage_f${slot}`], { reject: false })).exitCode).not.toBe(0);
   });

@@ -8,7 +8,13 @@ import { agentUid } from "./harness.js";
  * Runs a program on the host as the workspaces' owner (the user the attacks aim at), with a home
  * of the test's own and a git identity; resolves with its stdout (rejects when it fails).
  */
-export async function asOwner(home: string, program: string, args: string[], cwd = "/", extraEnv: Record<string, string> = {}): Promise<string> {
+export async function asOwner(
+  home: string,
+  program: string,
+  args: string[],
+  cwd = "/",
+  extraEnv: Record<string, string> = {},
+): Promise<string> {
   const result = await execa(program, args, {
     uid: agentUid,
     gid: agentUid,
@@ -32,8 +38,14 @@ export async function asOwner(home: string, program: string, args: string[], cwd
  * prebuilt system of each of `templates`, so `up --runtime nspawn-nix` boots it; `--runtime
  * nspawn` still gives those templates a host root.
  */
-export function installStandInSystem(hostDir: string, extraEnv: Record<string, string>, templates: readonly string[]): void {
-  const system = nixBuild(`import ${nixString(join(standInDir, "nixos-system.nix"))} { uid = ${agentUid}; gid = ${agentUid}; }`);
+export function installStandInSystem(
+  hostDir: string,
+  extraEnv: Record<string, string>,
+  templates: readonly string[],
+): void {
+  const system = nixBuild(
+    `import ${nixString(join(standInDir, "nixos-system.nix"))} { uid = ${agentUid}; gid = ${agentUid}; }`,
+  );
   const systems = join(hostDir, "systems");
   mkdirSync(systems, { recursive: true });
   for (const template of templates) symlinkSync(system, join(systems, template));

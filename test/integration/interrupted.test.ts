@@ -22,12 +22,16 @@ async function ourNamespaces(): Promise<string[]> {
 }
 
 async function killedUp(host: TestHost, name: string, afterMs: number): Promise<void> {
-  const child = execa(process.execPath, [cliPath, "--config", host.config, "up", name, "-t", "keyed", "-w", host.workspace(name)], {
-    cwd: repoRoot,
-    env: host.env,
-    extendEnv: false,
-    reject: false,
-  });
+  const child = execa(
+    process.execPath,
+    [cliPath, "--config", host.config, "up", name, "-t", "keyed", "-w", host.workspace(name)],
+    {
+      cwd: repoRoot,
+      env: host.env,
+      extendEnv: false,
+      reject: false,
+    },
+  );
   await new Promise((resolve) => setTimeout(resolve, afterMs));
   child.kill("SIGKILL");
   await child;
@@ -80,7 +84,10 @@ describe.skipIf(!tools.run || !isRoot())("interrupted creation", () => {
 
   it("lists orphans in a dry run and removes nothing without --force", async () => {
     await killedUp(host, "dry", 600);
-    const dry = JSON.parse((await host.run(["gc", "--json"])).stdout) as { removed: boolean; orphans: { kind: string }[] };
+    const dry = JSON.parse((await host.run(["gc", "--json"])).stdout) as {
+      removed: boolean;
+      orphans: { kind: string }[];
+    };
     expect(dry.removed).toBe(false);
     const again = JSON.parse((await host.run(["gc", "--json"])).stdout) as { orphans: unknown[] };
     expect(again.orphans).toEqual(dry.orphans);

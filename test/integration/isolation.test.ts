@@ -21,7 +21,10 @@ describe.skipIf(!tools.run || !isRoot())("a running sandbox is isolated", () => 
   afterAll(() => host.cleanup());
 
   it("runs the agent as the host user's uid/gid, not root", async () => {
-    expect((await host.sh("iso", "id -u; id -g")).split("\n").slice(0, 2)).toEqual([String(agentUid), String(agentUid)]);
+    expect((await host.sh("iso", "id -u; id -g")).split("\n").slice(0, 2)).toEqual([
+      String(agentUid),
+      String(agentUid),
+    ]);
   });
 
   it("gives agent processes no capabilities and no way to gain them", async () => {
@@ -47,7 +50,12 @@ describe.skipIf(!tools.run || !isRoot())("a running sandbox is isolated", () => 
   it("hides the host's home directories, /root and the host's other files", async () => {
     expect((await host.sh("iso", "ls -A /home")).trim()).toBe("agent");
     expect(await host.run(["exec", "iso", "--", "ls", "/root"])).toMatchObject({ exitCode: 2 });
-    expect((await host.sh("iso", "cut -d: -f1 /etc/passwd")).trim().split("\n").sort()).toEqual(["agent", "nobody", "root", "sshd"]);
+    expect((await host.sh("iso", "cut -d: -f1 /etc/passwd")).trim().split("\n").sort()).toEqual([
+      "agent",
+      "nobody",
+      "root",
+      "sshd",
+    ]);
     expect(await host.sh("iso", `test -e ${host.dir} && echo visible || echo hidden`)).toBe("hidden\n");
   });
 
@@ -78,7 +86,9 @@ describe.skipIf(!tools.run || !isRoot())("a running sandbox is isolated", () => 
   it("resolves nothing in network mode none: its only resolver is its own DNS filter, which refuses", async () => {
     // The query goes to the sandbox's host end only (the filter never forwards in mode none).
     expect(await host.sh("iso", "cat /etc/resolv.conf")).toMatch(/^nameserver 10\.\d+\.\d+\.1$/m);
-    expect(await host.sh("iso", "getent hosts example.com > /dev/null && echo resolved || echo refused")).toBe("refused\n");
+    expect(await host.sh("iso", "getent hosts example.com > /dev/null && echo resolved || echo refused")).toBe(
+      "refused\n",
+    );
   });
 });
 
@@ -90,7 +100,8 @@ describe.skipIf(!tools.run || !isRoot())("logs of the agent session", () => {
     expect((await host.run(["up", "lg", "-t", "basic", "-w", host.workspace("lg")])).exitCode).toBe(0);
     await host.sh("lg", "tmux send-keys -t forage:helper 'echo hello-from-agent' Enter");
     let logs = "";
-    for (let i = 0; i < 30 && !logs.includes("\nhello-from-agent"); i++) logs = (await host.run(["logs", "lg", "-n", "20"])).stdout;
+    for (let i = 0; i < 30 && !logs.includes("\nhello-from-agent"); i++)
+      logs = (await host.run(["logs", "lg", "-n", "20"])).stdout;
     expect(logs).toMatch(/^hello-from-agent$/m);
     const missing = await host.run(["logs", "nope"]);
     expect(missing.exitCode).toBe(2);

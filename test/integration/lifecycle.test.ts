@@ -23,13 +23,20 @@ describe.skipIf(!tools.run || !isRoot())("sandbox lifecycle on real containers",
     expect((await host.run(["up", "rs", "-t", "basic", "-w", workspace])).exitCode).toBe(0);
     // First use as root started the daemon for unprivileged use.
     expect(existsSync(join(host.env.FORAGE_RUN_DIR ?? "", "daemon.sock"))).toBe(true);
-    const before = JSON.parse((await host.run(["status", "rs", "--json"])).stdout) as { slot: number; createdAt: string };
+    const before = JSON.parse((await host.run(["status", "rs", "--json"])).stdout) as {
+      slot: number;
+      createdAt: string;
+    };
     await host.sh("rs", "echo gone > /tmp/scratch; echo gone > ~/dotfile; echo kept > /workspace/kept");
     expect((await host.run(["reset", "rs"])).exitCode).toBe(0);
     expect(await host.sh("rs", "cat /tmp/scratch ~/dotfile 2>&1 || true")).toContain("No such file");
     expect(await host.sh("rs", "cat /workspace/kept")).toBe("kept\n");
     expect(await host.sh("rs", "cat /tmp/init-marker")).toBe("ready\n");
-    const after = JSON.parse((await host.run(["status", "rs", "--json"])).stdout) as { slot: number; createdAt: string; status: string };
+    const after = JSON.parse((await host.run(["status", "rs", "--json"])).stdout) as {
+      slot: number;
+      createdAt: string;
+      status: string;
+    };
     expect(after).toMatchObject({ slot: before.slot, createdAt: before.createdAt, status: "running" });
     const events = (await host.run(["audit-log", "rs", "--json"])).stdout
       .trim()
@@ -51,7 +58,11 @@ describe.skipIf(!tools.run || !isRoot())("sandbox lifecycle on real containers",
   it("gives two sandboxes distinct slots, addresses and workspaces that cannot see each other", async () => {
     const other = host.workspace("other");
     expect((await host.run(["up", "two", "-t", "basic", "-w", other])).exitCode).toBe(0);
-    const list = JSON.parse((await host.run(["ps", "--json"])).stdout) as { name: string; slot: number; address: string }[];
+    const list = JSON.parse((await host.run(["ps", "--json"])).stdout) as {
+      name: string;
+      slot: number;
+      address: string;
+    }[];
     const slots = list.map((s) => s.slot);
     expect(new Set(slots).size).toBe(slots.length);
     expect(list.find((s) => s.name === "two")?.address).toMatch(/^10\.232\.\d+\.2$/);
@@ -105,7 +116,10 @@ describe.skipIf(!tools.run || !isRoot())("sandbox lifecycle on real containers",
     expect((await host.run(["up", "x", "-t", "missing", "-w", host.workspace("x")])).exitCode).toBe(3);
     // A name no template can have is a usage error, in-process as through the daemon.
     const notAName = await host.run(["up", "x", "-t", "Claude", "-w", host.workspace("x")]);
-    expect([notAName.exitCode, notAName.stderr]).toEqual([64, expect.stringContaining("invalid up request: template: must be 1-32 characters")]);
+    expect([notAName.exitCode, notAName.stderr]).toEqual([
+      64,
+      expect.stringContaining("invalid up request: template: must be 1-32 characters"),
+    ]);
     const bad = await host.run(["up", "Bad_Name", "-t", "basic", "-w", host.workspace("x")]);
     expect(bad.exitCode).toBe(64);
     expect(bad.stderr).toContain("invalid sandbox name");
@@ -121,7 +135,9 @@ describe.skipIf(!tools.run || !isRoot())("sandbox lifecycle on real containers",
       expect(failed.exitCode).toBe(6);
       expect(failed.stderr).toContain('cannot copy secret "demo-key"');
       expect(await namespaces()).toEqual(before);
-      expect(readdirSync(join(host.env.FORAGE_STATE_DIR ?? "", "sandboxes")).filter((f) => f === "fail.json")).toEqual([]);
+      expect(readdirSync(join(host.env.FORAGE_STATE_DIR ?? "", "sandboxes")).filter((f) => f === "fail.json")).toEqual(
+        [],
+      );
       expect(existsSync(join(host.env.FORAGE_SECRETS_DIR ?? "", "fail"))).toBe(false);
     } finally {
       await execa("sh", ["-c", 'cat > "$1"', "sh", join(host.dir, "demo-key")], { input: secret });
@@ -159,13 +175,19 @@ describe.skipIf(!tools.run || !isRoot())("the health monitor", () => {
     expect(restarted.stdout).toContain("mon: unhealthy (container is gone), restarted");
     expect(await host.sh("mon", "echo back")).toBe("back\n");
     // The old container's processes (reparented when nspawn was killed) are gone too.
-    const inits = (await execa("pgrep", ["-x", "\\(sd-stubinit\\)"], { reject: false })).stdout.trim().split("\n").filter(Boolean);
+    const inits = (await execa("pgrep", ["-x", "\\(sd-stubinit\\)"], { reject: false })).stdout
+      .trim()
+      .split("\n")
+      .filter(Boolean);
     const ours: string[] = [];
     for (const pid of inits) {
       // A killed init nobody reaped yet (the host's PID 1 may take its time) is a zombie: it is
       // gone, though /proc still shows its v2 group (the sandbox's, now that it has one there).
-      const zombie = / Z /.test((await execa("cat", [`/proc/${pid}/stat`], { reject: false })).stdout.replace(/^.*\)/, ")"));
-      if (!zombie && (await execa("cat", [`/proc/${pid}/cgroup`], { reject: false })).stdout.includes("/forage/mon")) ours.push(pid);
+      const zombie = / Z /.test(
+        (await execa("cat", [`/proc/${pid}/stat`], { reject: false })).stdout.replace(/^.*\)/, ")"),
+      );
+      if (!zombie && (await execa("cat", [`/proc/${pid}/cgroup`], { reject: false })).stdout.includes("/forage/mon"))
+        ours.push(pid);
     }
     expect(ours.length).toBe(1);
   });

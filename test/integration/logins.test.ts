@@ -21,7 +21,8 @@ const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "floc
 const proxyPort = 18214;
 
 function templates(port: number): string {
-  const api = (flavor: string): string => `api: { upstream: "https://localhost:${port}/${flavor}/api", tokenUrl: "https://localhost:${port}/${flavor}/oauth/token" }`;
+  const api = (flavor: string): string =>
+    `api: { upstream: "https://localhost:${port}/${flavor}/api", tokenUrl: "https://localhost:${port}/${flavor}/oauth/token" }`;
   // No context: Claude's wrapper would pass node (standing in for claude) --append-system-prompt.
   return `  tok:
     network: none
@@ -67,7 +68,13 @@ describe.skipIf(!tools.run || !isRoot())("subscription logins kept on the host",
   });
 
   const inSandbox = (sandbox: string, ...command: string[]): Promise<string> => inSandboxOf(host, sandbox, ...command);
-  const call = (sandbox: string, agent: string, baseVariable: string, path: string, ...headers: string[]): Promise<Reply> => callApi(host, sandbox, agent, baseVariable, path, ...headers);
+  const call = (
+    sandbox: string,
+    agent: string,
+    baseVariable: string,
+    path: string,
+    ...headers: string[]
+  ): Promise<Reply> => callApi(host, sandbox, agent, baseVariable, path, ...headers);
   const up = async (name: string, template: string): Promise<void> => {
     const workspace = host.workspace(name);
     copyFileSync(fileURLToPath(new URL("../support/api-client.mjs", import.meta.url)), join(workspace, "client.mjs"));
@@ -91,7 +98,12 @@ describe.skipIf(!tools.run || !isRoot())("subscription logins kept on the host",
     const auth = {
       auth_mode: "chatgpt",
       OPENAI_API_KEY: null,
-      tokens: { id_token: codexLogin.accessToken, access_token: codexLogin.accessToken, refresh_token: codexLogin.refreshToken, account_id: codex.accountId },
+      tokens: {
+        id_token: codexLogin.accessToken,
+        access_token: codexLogin.accessToken,
+        refresh_token: codexLogin.refreshToken,
+        account_id: codex.accountId,
+      },
     };
     expect((await host.run(["auth", "set", "codex"], JSON.stringify(auth))).exitCode).toBe(0);
     const status = await host.run(["auth", "status", "--json"]);
@@ -118,7 +130,11 @@ describe.skipIf(!tools.run || !isRoot())("subscription logins kept on the host",
 
   it("gives a token login to the agent's process only, with auth wrapper", async () => {
     await up("lt", "tok");
-    expect((await inSandbox("lt", "/opt/forage/bin/claude", "-e", "console.log(process.env.CLAUDE_CODE_OAUTH_TOKEN)")).trim()).toBe(setupToken);
+    expect(
+      (
+        await inSandbox("lt", "/opt/forage/bin/claude", "-e", "console.log(process.env.CLAUDE_CODE_OAUTH_TOKEN)")
+      ).trim(),
+    ).toBe(setupToken);
     // A login shell of the sandbox does not have it.
     expect(await inSandbox("lt", "sh", "-c", "echo ${CLAUDE_CODE_OAUTH_TOKEN:-unset}")).toBe("unset\n");
     expect(JSON.parse(await host.sh("lt", "cat ~/.claude.json"))).toEqual({ hasCompletedOnboarding: true });
@@ -127,9 +143,17 @@ describe.skipIf(!tools.run || !isRoot())("subscription logins kept on the host",
   it("keeps a token login on the host with auth proxy: the sandbox holds a stand-in that works", async () => {
     await up("lp", "tokp");
     await waitForProxy(host, ["lp"]);
-    const standIn = (await inSandbox("lp", "/opt/forage/bin/claudep", "-e", "console.log(process.env.CLAUDE_CODE_OAUTH_TOKEN)")).trim();
+    const standIn = (
+      await inSandbox("lp", "/opt/forage/bin/claudep", "-e", "console.log(process.env.CLAUDE_CODE_OAUTH_TOKEN)")
+    ).trim();
     expect(standIn).toMatch(/^forage-login-stand-in-[0-9a-f]{32}$/);
-    const reply = await call("lp", "claudep", "ANTHROPIC_BASE_URL", "/v1/messages", "authorization=Bearer {env:CLAUDE_CODE_OAUTH_TOKEN}");
+    const reply = await call(
+      "lp",
+      "claudep",
+      "ANTHROPIC_BASE_URL",
+      "/v1/messages",
+      "authorization=Bearer {env:CLAUDE_CODE_OAUTH_TOKEN}",
+    );
     expect(reply.status, reply.body ?? reply.error).toBe(200);
     expect(upstream.requestsTo("/claude/api").at(-1)?.headers.authorization).toBe(`Bearer ${setupToken}`);
   });
@@ -137,12 +161,20 @@ describe.skipIf(!tools.run || !isRoot())("subscription logins kept on the host",
   it("starts oauth agents logged in with stand-in files, refreshes on the host, and leaves no real token inside", async () => {
     await up("lo", "oa");
     await waitForProxy(host, ["lo"]);
-    const credentials = JSON.parse(await host.sh("lo", "cat ~/.claude/.credentials.json")) as { claudeAiOauth: Record<string, unknown> };
+    const credentials = JSON.parse(await host.sh("lo", "cat ~/.claude/.credentials.json")) as {
+      claudeAiOauth: Record<string, unknown>;
+    };
     expect(credentials.claudeAiOauth.accessToken).toMatch(/^forage-login-stand-in-/);
     expect(credentials.claudeAiOauth.subscriptionType).toBe("max");
     expect(credentials.claudeAiOauth.expiresAt).toBeGreaterThan(Date.now() + 365 * 24 * 3600_000);
     const before = claude.refreshes;
-    const reply = await call("lo", "claudeo", "ANTHROPIC_BASE_URL", "/v1/messages", "authorization=Bearer forage-login-stand-in");
+    const reply = await call(
+      "lo",
+      "claudeo",
+      "ANTHROPIC_BASE_URL",
+      "/v1/messages",
+      "authorization=Bearer forage-login-stand-in",
+    );
     expect(reply.status, reply.body ?? reply.error).toBe(200);
     expect(claude.refreshes).toBe(before + 1);
     const codexReply = await call("lo", "codex", "OPENAI_BASE_URL", "/responses");
@@ -150,24 +182,37 @@ describe.skipIf(!tools.run || !isRoot())("subscription logins kept on the host",
     const auth = JSON.parse(await host.sh("lo", "cat ~/.codex/auth.json")) as { tokens: Record<string, string> };
     expect(auth.tokens.account_id).toBe(codex.accountId);
     // Nothing real anywhere the sandbox can read: its home, its secrets, any process's environment.
-    const everything = await host.sh("lo", "cat ~/.claude/.credentials.json ~/.codex/auth.json /run/secrets/_proxy/* /proc/[0-9]*/environ 2>/dev/null; true");
-    const variables = JSON.parse(await inSandbox("lo", "/opt/forage/bin/codex", "-e", "console.log(JSON.stringify(Object.keys(process.env)))")) as string[];
+    const everything = await host.sh(
+      "lo",
+      "cat ~/.claude/.credentials.json ~/.codex/auth.json /run/secrets/_proxy/* /proc/[0-9]*/environ 2>/dev/null; true",
+    );
+    const variables = JSON.parse(
+      await inSandbox("lo", "/opt/forage/bin/codex", "-e", "console.log(JSON.stringify(Object.keys(process.env)))"),
+    ) as string[];
     expect(variables).toContain("OPENAI_BASE_URL");
     // Control: the read reached the stand-ins, so finding no real token there means something.
     expect(everything).toMatch(/"accessToken": ?"forage-login-stand-in-/);
-    for (const real of [claudeLogin.accessToken, claudeLogin.refreshToken, "rt-claude", "rt-codex", setupToken]) expect(everything).not.toContain(real);
+    for (const real of [claudeLogin.accessToken, claudeLogin.refreshToken, "rt-claude", "rt-codex", setupToken])
+      expect(everything).not.toContain(real);
   });
 
   it("takes and shows logins from the configured user through the daemon (no sudo), never echoing a value", async () => {
     // The user reaches the daemon's socket in the run directory, as a person without sudo would.
     chmodSync(host.dir, 0o711);
-    const asUser = async (args: string[], input?: string): Promise<{ exitCode: number; stdout: string; stderr: string }> => {
-      const result = await execa("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath, cliPath, ...args], {
-        env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
-        extendEnv: false,
-        reject: false,
-        ...(input === undefined ? { stdin: "ignore" as const } : { input }),
-      });
+    const asUser = async (
+      args: string[],
+      input?: string,
+    ): Promise<{ exitCode: number; stdout: string; stderr: string }> => {
+      const result = await execa(
+        "setpriv",
+        ["--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath, cliPath, ...args],
+        {
+          env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
+          extendEnv: false,
+          reject: false,
+          ...(input === undefined ? { stdin: "ignore" as const } : { input }),
+        },
+      );
       return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
     };
     const fresh = claude.issue().accessToken;

@@ -46,7 +46,9 @@ describe.skipIf(!tools.run || !isRoot())("the host user's tmux configuration", (
   });
 
   it("leaves it out with --no-mux-config, and refuses an unknown --runtime", async () => {
-    expect((await host.run(["up", "nomux", "-t", "basic", "-w", workspace("nomux"), "--no-mux-config"])).exitCode).toBe(0);
+    expect((await host.run(["up", "nomux", "-t", "basic", "-w", workspace("nomux"), "--no-mux-config"])).exitCode).toBe(
+      0,
+    );
     expect(await host.sh("nomux", "test -e ~/.tmux.conf && echo present || echo absent")).toBe("absent\n");
     const runtime = await host.run(["up", "rt", "-t", "basic", "-w", workspace("rt"), "--runtime", "docker"]);
     expect(runtime.exitCode).toBe(64);

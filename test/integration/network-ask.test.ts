@@ -36,7 +36,12 @@ const template = `  asking:
 `;
 
 describe.skipIf(!tools.run || !isRoot())("network ask mode: a name not on the allowlist waits for the human", () => {
-  const host = new TestHost("10.251", "nobody", template, `upstreamResolver: "${hosts.dns}", admitPrivate: ["10.199.251.0/24", "fd99:1251::/32"]`);
+  const host = new TestHost(
+    "10.251",
+    "nobody",
+    template,
+    `upstreamResolver: "${hosts.dns}", admitPrivate: ["10.199.251.0/24", "fd99:1251::/32"]`,
+  );
   const workspace = host.workspace("ask");
   let daemon: Promise<unknown> | undefined;
 
@@ -55,9 +60,14 @@ describe.skipIf(!tools.run || !isRoot())("network ask mode: a name not on the al
 
   /** Resolves in the sandbox (its resolver retries while the filter holds the question). */
   const resolve = (name: string): Promise<{ addresses?: string[]; error?: string }> =>
-    host.sh("ak", `node /workspace/probe.mjs resolve ${name}`).then((out) => JSON.parse(out) as { addresses?: string[]; error?: string });
+    host
+      .sh("ak", `node /workspace/probe.mjs resolve ${name}`)
+      .then((out) => JSON.parse(out) as { addresses?: string[]; error?: string });
   /** A connection from the sandbox (net-probe.mjs): what it read, or its error. */
-  const probe = (args: string): Promise<{ reply?: string; error?: string }> => host.sh("ak", `node /workspace/probe.mjs ${args}`).then((out) => JSON.parse(out) as { reply?: string; error?: string });
+  const probe = (args: string): Promise<{ reply?: string; error?: string }> =>
+    host
+      .sh("ak", `node /workspace/probe.mjs ${args}`)
+      .then((out) => JSON.parse(out) as { reply?: string; error?: string });
   const pending = async (name: string): Promise<ApprovalView> => {
     for (let i = 0; i < 200; i++) {
       const listed = JSON.parse((await host.run(["approvals", "--json"])).stdout) as ApprovalView[];
@@ -76,7 +86,9 @@ describe.skipIf(!tools.run || !isRoot())("network ask mode: a name not on the al
     const approved = Date.now();
     expect((await host.run(["approve", request.id, "--always"])).exitCode).toBe(0);
     expect((await answer).addresses).toEqual([pkgs]);
-    process.stdout.write(`ask mode: the held answer reached the sandbox ${Date.now() - approved} ms after forage-ctl approve was run (its process start included)\n`);
+    process.stdout.write(
+      `ask mode: the held answer reached the sandbox ${Date.now() - approved} ms after forage-ctl approve was run (its process start included)\n`,
+    );
     const view = JSON.parse((await host.run(["network", "ak", "--json"])).stdout) as { policy: { allow: string[] } };
     expect(view.policy.allow).toEqual(["api.test.example", "pkgs.test.example:443"]);
   });
@@ -86,12 +98,20 @@ describe.skipIf(!tools.run || !isRoot())("network ask mode: a name not on the al
     const request = await pending("once.test.example");
     expect((await host.run(["approve", request.id])).exitCode).toBe(0);
     expect((await answer).addresses).toEqual([once]);
-    const view = JSON.parse((await host.run(["network", "ak", "--json"])).stdout) as { policy: { allow: string[] }; guard: { admitted: string[] } };
+    const view = JSON.parse((await host.run(["network", "ak", "--json"])).stdout) as {
+      policy: { allow: string[] };
+      guard: { admitted: string[] };
+    };
     expect(view.policy.allow).not.toContain("once.test.example");
     expect(view.guard.admitted).toEqual(["once.test.example"]);
-    const suggestion = JSON.parse((await host.run(["network", "ak", "--suggest", "--json"])).stdout) as { add: { entry: string; sources: string[] }[] };
+    const suggestion = JSON.parse((await host.run(["network", "ak", "--suggest", "--json"])).stdout) as {
+      add: { entry: string; sources: string[] }[];
+    };
     expect(suggestion.add).toEqual(
-      expect.arrayContaining([expect.objectContaining({ entry: "once.test.example:443", sources: ["once"] }), expect.objectContaining({ entry: "pkgs.test.example:443", sources: ["always"] })]),
+      expect.arrayContaining([
+        expect.objectContaining({ entry: "once.test.example:443", sources: ["once"] }),
+        expect.objectContaining({ entry: "pkgs.test.example:443", sources: ["always"] }),
+      ]),
     );
   });
 
@@ -99,8 +119,14 @@ describe.skipIf(!tools.run || !isRoot())("network ask mode: a name not on the al
     expect((await probe(`tls ${once} 443 once.test.example`)).reply).toBe(`hello ${once} 443 tls once.test.example`);
     expect(await probe(`tcp ${once} 8080`)).toMatchObject({ error: "ECONNREFUSED" });
     expect(await probe(`tcp ${once} 80`)).toMatchObject({ error: "ECONNREFUSED" });
-    const admissions = (JSON.parse((await host.run(["network", "ak", "--json"])).stdout) as { guard: { admissions: unknown[] } }).guard.admissions;
-    expect(admissions).toContainEqual({ name: "once.test.example", port: 443, addresses: [{ address: once, until: null }] });
+    const admissions = (
+      JSON.parse((await host.run(["network", "ak", "--json"])).stdout) as { guard: { admissions: unknown[] } }
+    ).guard.admissions;
+    expect(admissions).toContainEqual({
+      name: "once.test.example",
+      port: 443,
+      addresses: [{ address: once, until: null }],
+    });
   });
 
   it("asks again when the name is re-pointed at another address, showing it; denied, the new address is never admitted", async () => {
@@ -108,7 +134,12 @@ describe.skipIf(!tools.run || !isRoot())("network ask mode: a name not on the al
     try {
       const answer = resolve("once.test.example");
       const request = await pending("once.test.example");
-      expect(request.subject).toEqual({ name: "once.test.example", port: 443, addresses: [elsewhere], approved: [once] });
+      expect(request.subject).toEqual({
+        name: "once.test.example",
+        port: 443,
+        addresses: [elsewhere],
+        approved: [once],
+      });
       expect((await host.run(["deny", request.id])).exitCode).toBe(0);
       expect((await answer).error).toBe("ENOTFOUND");
       expect(await probe(`tls ${elsewhere} 443 once.test.example`)).toMatchObject({ error: expect.any(String) });
@@ -125,7 +156,9 @@ describe.skipIf(!tools.run || !isRoot())("network ask mode: a name not on the al
     const request = await pending("timed.test.example");
     expect((await host.run(["approve", request.id, "--for", "3s"])).exitCode).toBe(0);
     expect((await answer).addresses).toEqual([timed]);
-    expect((await probe(`tls ${timed} 443 timed.test.example`)).reply).toBe(`hello ${timed} 443 tls timed.test.example`);
+    expect((await probe(`tls ${timed} 443 timed.test.example`)).reply).toBe(
+      `hello ${timed} 443 tls timed.test.example`,
+    );
     // The guard takes the approval back on its next round (every second) after its end.
     await new Promise((done) => setTimeout(done, 4500));
     expect(await probe(`tls ${timed} 443 timed.test.example`)).toMatchObject({ error: "ECONNREFUSED" });
@@ -146,8 +179,12 @@ describe.skipIf(!tools.run || !isRoot())("network ask mode: a name not on the al
     expect(hosts.queries()).not.toContain("denied.test.example");
     // `denials` records what the guard refused up to now (its tally is otherwise written on its next round).
     expect((await host.run(["denials", "ak", "--json"])).exitCode).toBe(0);
-    const denials = JSON.parse((await host.run(["network", "ak", "--json"])).stdout) as { deniedNames: { name: string; rule: string }[] };
-    expect(denials.deniedNames).toContainEqual(expect.objectContaining({ name: "denied.test.example", rule: "denied when asked" }));
+    const denials = JSON.parse((await host.run(["network", "ak", "--json"])).stdout) as {
+      deniedNames: { name: string; rule: string }[];
+    };
+    expect(denials.deniedNames).toContainEqual(
+      expect.objectContaining({ name: "denied.test.example", rule: "denied when asked" }),
+    );
   });
 
   it("with sni on, lets the name gate take an approved name on its port to the addresses approved for it only", async () => {

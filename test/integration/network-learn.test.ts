@@ -40,7 +40,12 @@ interface View {
 }
 
 describe.skipIf(!tools.run || !isRoot())("learn mode and the allow list it suggests", () => {
-  const host = new TestHost("10.252", "nobody", template, `upstreamResolver: "${hosts.dns}", admitPrivate: ["10.199.252.0/24", "fd99:1252::/32"]`);
+  const host = new TestHost(
+    "10.252",
+    "nobody",
+    template,
+    `upstreamResolver: "${hosts.dns}", admitPrivate: ["10.199.252.0/24", "fd99:1252::/32"]`,
+  );
   const workspace = host.workspace("learn");
 
   beforeAll(async () => {
@@ -55,7 +60,11 @@ describe.skipIf(!tools.run || !isRoot())("learn mode and the allow list it sugge
   });
 
   const probe = async (...args: string[]): Promise<{ addresses?: string[]; reply?: string; error?: string }> =>
-    JSON.parse(await host.sh("ln", `node /workspace/probe.mjs ${args.join(" ")}`)) as { addresses?: string[]; reply?: string; error?: string };
+    JSON.parse(await host.sh("ln", `node /workspace/probe.mjs ${args.join(" ")}`)) as {
+      addresses?: string[];
+      reply?: string;
+      error?: string;
+    };
   const network = async (...args: string[]): Promise<View> => {
     const result = await host.run(["network", "ln", ...args, "--json"]);
     expect(result.exitCode, result.stderr).toBe(0);
@@ -66,13 +75,22 @@ describe.skipIf(!tools.run || !isRoot())("learn mode and the allow list it sugge
     expect((await probe("resolve", "blocked.test.example")).error).toBe("ENOTFOUND");
     const learning = await network("learn");
     expect(learning.policy).toMatchObject({ mode: "full", learn: true });
-    for (const name of ["a.cdn.test.example", "b.cdn.test.example", "c.cdn.test.example", "api.test.example"]) expect((await probe("resolve", name)).addresses).toEqual([expect.any(String)]);
+    for (const name of ["a.cdn.test.example", "b.cdn.test.example", "c.cdn.test.example", "api.test.example"])
+      expect((await probe("resolve", name)).addresses).toEqual([expect.any(String)]);
     expect((await probe("tcp", "files.test.example", "80")).reply).toBe(`hello ${files} 80`);
     const view = await network();
-    expect(view.learned.map((each) => each.name).sort()).toEqual(["a.cdn.test.example", "api.test.example", "b.cdn.test.example", "c.cdn.test.example", "files.test.example"]);
+    expect(view.learned.map((each) => each.name).sort()).toEqual([
+      "a.cdn.test.example",
+      "api.test.example",
+      "b.cdn.test.example",
+      "c.cdn.test.example",
+      "files.test.example",
+    ]);
     expect(view.learned.find((each) => each.name === "files.test.example")?.addresses).toEqual([files]);
     // Refused before learning began, and shown beside the learned names.
-    expect(view.deniedNames).toContainEqual(expect.objectContaining({ name: "blocked.test.example", rule: "not in allow" }));
+    expect(view.deniedNames).toContainEqual(
+      expect.objectContaining({ name: "blocked.test.example", rule: "not in allow" }),
+    );
     const text = await host.run(["network", "ln"]);
     expect(text.stdout).toContain("full, learning");
     expect(text.stdout).toMatch(/learned {3}5 names/);
@@ -92,8 +110,15 @@ describe.skipIf(!tools.run || !isRoot())("learn mode and the allow list it sugge
   it("suggests the smallest allow list covering what was used, leaving out what the template allows", async () => {
     const result = await host.run(["network", "ln", "--suggest", "--json"]);
     expect(result.exitCode, result.stderr).toBe(0);
-    const suggestion = JSON.parse(result.stdout) as { add: { entry: string }[]; covered: { name: string; by: string }[] };
-    expect(suggestion.add.map((each) => each.entry)).toEqual(["blocked.test.example", "*.cdn.test.example", "files.test.example"]);
+    const suggestion = JSON.parse(result.stdout) as {
+      add: { entry: string }[];
+      covered: { name: string; by: string }[];
+    };
+    expect(suggestion.add.map((each) => each.entry)).toEqual([
+      "blocked.test.example",
+      "*.cdn.test.example",
+      "files.test.example",
+    ]);
     expect(suggestion.covered).toEqual([{ name: "api.test.example", by: "api.test.example" }]);
   });
 
@@ -107,7 +132,10 @@ describe.skipIf(!tools.run || !isRoot())("learn mode and the allow list it sugge
     expect(written.exitCode, written.stderr).toBe(0);
     expect(written.stdout).toContain("added 3 entries");
     expect(readFileSync(host.config, "utf8")).toBe(
-      original.replace('      allow: ["api.test.example"]\n', '      allow: ["api.test.example", "blocked.test.example", "*.cdn.test.example", "files.test.example"]\n'),
+      original.replace(
+        '      allow: ["api.test.example"]\n',
+        '      allow: ["api.test.example", "blocked.test.example", "*.cdn.test.example", "files.test.example"]\n',
+      ),
     );
     const validate = await host.run(["validate", host.config]);
     expect(validate.exitCode, validate.stderr).toBe(0);

@@ -15,7 +15,15 @@ import { TestHost } from "./harness.js";
  */
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "nft", "ping");
 const hosts = new TestHosts("fth221", "10.220.1", "fd99:220");
-const [api, blocked, cdn, web, rotateFirst, rotateSecond, chainTarget] = hosts.v4 as [string, string, string, string, string, string, string];
+const [api, blocked, cdn, web, rotateFirst, rotateSecond, chainTarget] = hosts.v4 as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 const [six, sixBlocked] = hosts.v6 as [string, string];
 
 const zone = {
@@ -58,7 +66,12 @@ interface Probe {
 
 describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host", () => {
   // The test hosts live in a private range, which restricted sandboxes reach only when admitted.
-  const host = new TestHost("10.221", "nobody", template, `upstreamResolver: "${hosts.dns}", admitPrivate: ["10.220.0.0/16", "fd99:220::/32"]`);
+  const host = new TestHost(
+    "10.221",
+    "nobody",
+    template,
+    `upstreamResolver: "${hosts.dns}", admitPrivate: ["10.220.0.0/16", "fd99:220::/32"]`,
+  );
   const workspace = host.workspace("net");
   let slot = 0;
 
@@ -74,9 +87,11 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     hosts.stop();
   });
 
-  const probe = async (...args: string[]): Promise<Probe> => JSON.parse(await host.sh("net", `node /workspace/probe.mjs ${args.join(" ")}`)) as Probe;
+  const probe = async (...args: string[]): Promise<Probe> =>
+    JSON.parse(await host.sh("net", `node /workspace/probe.mjs ${args.join(" ")}`)) as Probe;
   /** Runs a command in the sandbox's network namespace, with the powers of root inside it. */
-  const asSandboxRoot = (...command: string[]) => execa("ip", ["netns", "exec", `f${slot}`, ...command], { reject: false });
+  const asSandboxRoot = (...command: string[]) =>
+    execa("ip", ["netns", "exec", `f${slot}`, ...command], { reject: false });
 
   it("resolves an allowed name through its DNS filter and reaches the address it got", async () => {
     expect((await probe("resolve", "api.test.example")).addresses).toEqual([api]);
@@ -151,16 +166,45 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const listed = await host.run(["denials", "net", "--json"]);
     expect(listed.exitCode, listed.stderr).toBe(0);
-    const records = JSON.parse(listed.stdout) as { kind: string; name?: string; address?: string; port?: number; rule: string }[];
-    expect(records).toContainEqual(expect.objectContaining({ kind: "dns", name: "blocked.test.example", rule: "not in allow" }));
-    expect(records).toContainEqual(expect.objectContaining({ kind: "tcp", address: blocked, port: 80, rule: "not in allow" }));
+    const records = JSON.parse(listed.stdout) as {
+      kind: string;
+      name?: string;
+      address?: string;
+      port?: number;
+      rule: string;
+    }[];
+    expect(records).toContainEqual(
+      expect.objectContaining({ kind: "dns", name: "blocked.test.example", rule: "not in allow" }),
+    );
+    expect(records).toContainEqual(
+      expect.objectContaining({ kind: "tcp", address: blocked, port: 80, rule: "not in allow" }),
+    );
     expect(records).toContainEqual(expect.objectContaining({ kind: "udp", address: blocked, port: hosts.udpPort }));
     expect(records).toContainEqual(expect.objectContaining({ kind: "icmp", address: blocked }));
-    expect(records).toContainEqual(expect.objectContaining({ kind: "tcp", address: web, port: 80, name: "web.test.example", rule: "port 80 not in allow for web.test.example" }));
-    expect(records).toContainEqual(expect.objectContaining({ kind: "tcp", address: api, port: 853, rule: "DNS or DoT to another resolver" }));
+    expect(records).toContainEqual(
+      expect.objectContaining({
+        kind: "tcp",
+        address: web,
+        port: 80,
+        name: "web.test.example",
+        rule: "port 80 not in allow for web.test.example",
+      }),
+    );
+    expect(records).toContainEqual(
+      expect.objectContaining({ kind: "tcp", address: api, port: 853, rule: "DNS or DoT to another resolver" }),
+    );
     expect(records).toContainEqual(expect.objectContaining({ kind: "tcp", address: sixBlocked, port: 80 }));
-    expect(records).toContainEqual(expect.objectContaining({ kind: "dns", name: "lan.test.example", rule: "192.168.77.1 is private (not in network.admitPrivate)" }));
-    const inside = await host.sh("net", "cat /run/forage/network/denials.jsonl; echo x >> /run/forage/network/denials.jsonl 2>/dev/null && echo WRITABLE || true");
+    expect(records).toContainEqual(
+      expect.objectContaining({
+        kind: "dns",
+        name: "lan.test.example",
+        rule: "192.168.77.1 is private (not in network.admitPrivate)",
+      }),
+    );
+    const inside = await host.sh(
+      "net",
+      "cat /run/forage/network/denials.jsonl; echo x >> /run/forage/network/denials.jsonl 2>/dev/null && echo WRITABLE || true",
+    );
     expect(inside).toContain('"name":"blocked.test.example"');
     expect(inside).not.toContain("WRITABLE");
     // Not other users' to read: root's, the agent's group, setgid so the records get that group.
@@ -177,7 +221,9 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
 
   it("holds when root in the sandbox flushes its ruleset and changes its routes", async () => {
     expect((await asSandboxRoot("nft", "flush", "ruleset")).exitCode).toBe(0);
-    expect((await asSandboxRoot("ip", "route", "replace", "default", "via", `10.221.${slot}.1`, "dev", "eth0")).exitCode).toBe(0);
+    expect(
+      (await asSandboxRoot("ip", "route", "replace", "default", "via", `10.221.${slot}.1`, "dev", "eth0")).exitCode,
+    ).toBe(0);
     expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
     expect((await probe("tcp", "api.test.example", "80")).reply).toBe(`hello ${api} 80`);
   });
@@ -185,7 +231,9 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
   it("with sni, refuses a name not on the allowlist even on an allowed address, and TLS without SNI", async () => {
     const on = await host.run(["network", "net", "--sni", "--json"]);
     expect(on.exitCode, on.stderr).toBe(0);
-    expect((await probe("tls", "api.test.example", "443", "api.test.example")).reply).toBe(`hello ${api} 443 tls api.test.example`);
+    expect((await probe("tls", "api.test.example", "443", "api.test.example")).reply).toBe(
+      `hello ${api} 443 tls api.test.example`,
+    );
     const shared = await probe("tls", api, "443", "blocked.test.example");
     expect(shared.error).toBe("ECONNRESET");
     expect((await probe("tls", api, "443")).error).toBe("ECONNRESET");
@@ -193,18 +241,29 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     expect((await probe("http", api, "80", "blocked.test.example")).error).toBe("ECONNRESET");
     expect((await probe("tcp", api, "8080")).reply).toBe(`hello ${api} 8080`);
     expect(hosts.queries()).not.toContain("blocked.test.example");
-    const records = JSON.parse((await host.run(["denials", "net", "--json"])).stdout) as { kind: string; name?: string; rule: string }[];
-    expect(records).toContainEqual(expect.objectContaining({ kind: "sni", name: "blocked.test.example", port: 443, rule: "not in allow" }));
+    const records = JSON.parse((await host.run(["denials", "net", "--json"])).stdout) as {
+      kind: string;
+      name?: string;
+      rule: string;
+    }[];
+    expect(records).toContainEqual(
+      expect.objectContaining({ kind: "sni", name: "blocked.test.example", port: 443, rule: "not in allow" }),
+    );
     expect(records).toContainEqual(expect.objectContaining({ kind: "sni", rule: "no SNI" }));
     expect((await host.run(["network", "net", "--no-sni"])).exitCode).toBe(0);
-    expect((await probe("tls", api, "443", "blocked.test.example")).reply).toBe(`hello ${api} 443 tls blocked.test.example`);
+    expect((await probe("tls", api, "443", "blocked.test.example")).reply).toBe(
+      `hello ${api} 443 tls blocked.test.example`,
+    );
   });
 
   it("switches none → restricted → full → none live, and keeps the mode across a daemon restart", async () => {
     const network = async (...args: string[]) => {
       const result = await host.run(["network", "net", ...args, "--json"]);
       expect(result.exitCode, result.stderr).toBe(0);
-      return JSON.parse(result.stdout) as { policy: { mode: string; allow: string[] }; guard: { queries: number } | null };
+      return JSON.parse(result.stdout) as {
+        policy: { mode: string; allow: string[] };
+        guard: { queries: number } | null;
+      };
     };
     expect((await network("none")).policy.mode).toBe("none");
     expect((await probe("tcp", api, "80")).error).toBe("ECONNREFUSED");
@@ -237,7 +296,12 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     await network2(host, ["restricted", "--allow", "blocked.test.example"]);
     expect((await probe("tcp", "blocked.test.example", "80")).reply).toBe(`hello ${blocked} 80`);
     // A connection open when a change refuses its destination is cut; one still allowed carries on.
-    const hold = (address: string) => execa("ip", ["netns", "exec", `f${slot}`, process.execPath, "-e", holdConnection, address, String(hosts.sinkPort)], { reject: false });
+    const hold = (address: string) =>
+      execa(
+        "ip",
+        ["netns", "exec", `f${slot}`, process.execPath, "-e", holdConnection, address, String(hosts.sinkPort)],
+        { reject: false },
+      );
     await probe("resolve", "api.test.example");
     const [toBlocked, toApi] = [hold(blocked), hold(api)];
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -249,12 +313,19 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
     expect((await probe("resolve", "api.test.example")).error).toBe("ENOTFOUND");
     const view = await network2(host, ["--reset"]);
     expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
-    expect(view.policy).toEqual({ mode: "restricted", allow: expect.arrayContaining(["api.test.example"]) as unknown, deny: [], sni: false });
+    expect(view.policy).toEqual({
+      mode: "restricted",
+      allow: expect.arrayContaining(["api.test.example"]) as unknown,
+      deny: [],
+      sni: false,
+    });
     expect(view.policy.allow).not.toContain("blocked.test.example");
   });
 
   it("notices a dead network guard, and the monitor restarts it", async () => {
-    const shown = JSON.parse((await host.run(["network", "net", "--json"])).stdout) as { guard: { pid: number } | null };
+    const shown = JSON.parse((await host.run(["network", "net", "--json"])).stdout) as {
+      guard: { pid: number } | null;
+    };
     expect(shown.guard).not.toBeNull();
     process.kill(shown.guard?.pid ?? 0, "SIGKILL");
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -277,7 +348,10 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
   });
 });
 
-async function network2(host: TestHost, args: string[]): Promise<{ policy: { mode: string; allow: string[]; deny: string[] } }> {
+async function network2(
+  host: TestHost,
+  args: string[],
+): Promise<{ policy: { mode: string; allow: string[]; deny: string[] } }> {
   const result = await host.run(["network", "net", ...args, "--json"]);
   expect(result.exitCode, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as { policy: { mode: string; allow: string[]; deny: string[] } };

@@ -1,4 +1,15 @@
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
@@ -34,23 +45,39 @@ class Host {
     this.run = join(dir, "run");
   }
   get env(): Record<string, string> {
-    return { FORAGE_STATE_DIR: join(this.dir, "state"), FORAGE_RUN_DIR: this.run, FORAGE_SECRETS_DIR: join(this.dir, "secrets"), PATH: process.env.PATH ?? "/usr/bin:/bin" };
+    return {
+      FORAGE_STATE_DIR: join(this.dir, "state"),
+      FORAGE_RUN_DIR: this.run,
+      FORAGE_SECRETS_DIR: join(this.dir, "secrets"),
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+    };
   }
   /** forage-ctl as the user types it: in `cwd`, no --config unless given, no terminal. */
   async cli(cwd: string, args: string[], more: Record<string, string> = {}): Promise<CliRun> {
-    const result = await execa(process.execPath, [cliPath, ...args], { cwd, env: { ...this.env, ...more }, extendEnv: false, reject: false, stripFinalNewline: false, stdin: "ignore" });
-    return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
-  }
-  /** The same as a user without sudo (the daemon's configured user), as the daemon test does it. */
-  async asUser(cwd: string, args: string[]): Promise<CliRun> {
-    const result = await execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, cliPath, ...args], {
+    const result = await execa(process.execPath, [cliPath, ...args], {
       cwd,
-      env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: this.run },
+      env: { ...this.env, ...more },
       extendEnv: false,
       reject: false,
       stripFinalNewline: false,
       stdin: "ignore",
     });
+    return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+  }
+  /** The same as a user without sudo (the daemon's configured user), as the daemon test does it. */
+  async asUser(cwd: string, args: string[]): Promise<CliRun> {
+    const result = await execa(
+      "setpriv",
+      [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, cliPath, ...args],
+      {
+        cwd,
+        env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: this.run },
+        extendEnv: false,
+        reject: false,
+        stripFinalNewline: false,
+        stdin: "ignore",
+      },
+    );
     return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
   }
   async cleanup(cwd: string): Promise<void> {
@@ -82,7 +109,10 @@ function literal(text: string): string {
 
 /** init's "next" lines, as argv: `  sudo forage-ctl up demo -t default -w DIR   # …` → ["sudo", "up", "demo", …]. */
 function printedSteps(stdout: string): string[][] {
-  return [...stdout.matchAll(/^ {2}(sudo )?forage-ctl (.+?)(?: +#.*)?$/gm)].map((match) => [...(match[1] === undefined ? [] : ["sudo"]), ...(match[2] ?? "").split(" ")]);
+  return [...stdout.matchAll(/^ {2}(sudo )?forage-ctl (.+?)(?: +#.*)?$/gm)].map((match) => [
+    ...(match[1] === undefined ? [] : ["sudo"]),
+    ...(match[2] ?? "").split(" "),
+  ]);
 }
 
 /** A printed step as its user types it: with sudo as root, else as the user (who owns the config). */
@@ -93,7 +123,13 @@ function typed(host: Host, cwd: string, step: string[] | undefined): Promise<Cli
 
 /** The path overrides a daemon started by this host's forage-ctl runs with, written out. */
 function servedPaths(host: Host): Record<string, string | null> {
-  return { FORAGE_STATE_DIR: join(host.dir, "state"), FORAGE_SECRETS_DIR: join(host.dir, "secrets"), FORAGE_SYSTEMS_DIR: null, FORAGE_GENERATED_DIR: null, FORAGE_MODULES_DIR: null };
+  return {
+    FORAGE_STATE_DIR: join(host.dir, "state"),
+    FORAGE_SECRETS_DIR: join(host.dir, "secrets"),
+    FORAGE_SYSTEMS_DIR: null,
+    FORAGE_GENERATED_DIR: null,
+    FORAGE_MODULES_DIR: null,
+  };
 }
 
 /** A fresh host and an empty project directory in a temp directory of their own. */
@@ -125,13 +161,22 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
     // The invoking user's file: they edit it.
     expect(statSync(config).uid).toBe(agentUid);
     steps = printedSteps(result.stdout);
-    expect(steps).toEqual([["validate"], ["sudo", "up", "demo", "-t", "default", "-w", "DIR"], ["sudo", "exec", "demo", "--", "id"], ["sudo", "down", "demo"]]);
+    expect(steps).toEqual([
+      ["validate"],
+      ["sudo", "up", "demo", "-t", "default", "-w", "DIR"],
+      ["sudo", "exec", "demo", "--", "id"],
+      ["sudo", "down", "demo"],
+    ]);
     isolateNetwork(config);
   });
 
   it("validate, as printed, finds ./forage.config.ts", async () => {
     const result = await typed(host, project, steps[0]);
-    expect(result).toMatchObject({ exitCode: 0, stderr: "", stdout: "forage.config.ts: valid (2 templates: claude, default)\n" });
+    expect(result).toMatchObject({
+      exitCode: 0,
+      stderr: "",
+      stdout: "forage.config.ts: valid (2 templates: claude, default)\n",
+    });
   });
 
   it("up, as printed with -w ./ws, runs the first template from ./forage.config.ts and starts a daemon serving that file", async () => {
@@ -143,7 +188,9 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
     );
     expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toMatch(/^sandbox demo is up \(template default, 10\.225\.\d+\.2, workspace .*\/project\/ws, direct\)$/m);
+    expect(result.stdout).toMatch(
+      /^sandbox demo is up \(template default, 10\.225\.\d+\.2, workspace .*\/project\/ws, direct\)$/m,
+    );
     // Absolute: the daemon runs in "/", not here.
     expect(await daemonHello(join(host.run, "daemon.sock"))).toEqual({
       settings: config,
@@ -153,14 +200,23 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
     });
     expect(readFileSync(join(host.run, "daemon.log"), "utf8")).toContain(`settings from ${config}`);
     // Like every request, hello's arguments are checked: it takes none.
-    await expect(sendRequest({ op: "hello", args: { settings: "/etc/shadow" } }, {}, join(host.run, "daemon.sock"))).rejects.toThrow(/^invalid hello request: /);
+    await expect(
+      sendRequest({ op: "hello", args: { settings: "/etc/shadow" } }, {}, join(host.run, "daemon.sock")),
+    ).rejects.toThrow(/^invalid hello request: /);
   });
 
   it("exec, as printed, runs in the sandbox as the agent; what it writes to /workspace is in ./ws", async () => {
     const id = await typed(host, project, steps[2]);
     expect(id).toMatchObject({ exitCode: 0, stderr: "" });
     expect(id.stdout).toMatch(/^uid=65534\(agent\) gid=65534\(agent\)/);
-    const write = await host.cli(project, ["exec", "demo", "--", "sh", "-c", "echo written inside > /workspace/hello.txt"]);
+    const write = await host.cli(project, [
+      "exec",
+      "demo",
+      "--",
+      "sh",
+      "-c",
+      "echo written inside > /workspace/hello.txt",
+    ]);
     expect(write).toMatchObject({ exitCode: 0, stderr: "" });
     expect(readFileSync(join(project, "ws/hello.txt"), "utf8")).toBe("written inside\n");
   });
@@ -176,7 +232,9 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
     copyFileSync(config, join(elsewhere, "forage.config.ts"));
     const result = await host.asUser(elsewhere, ["ps"]);
     expect(result.exitCode).toBe(0);
-    expect(result.stderr).toBe(`forage-ctl: note: the daemon serves ${config}, not ./forage.config.ts (it never loads a user's config; sudo forage-ctl runs from ./forage.config.ts)\n`);
+    expect(result.stderr).toBe(
+      `forage-ctl: note: the daemon serves ${config}, not ./forage.config.ts (it never loads a user's config; sudo forage-ctl runs from ./forage.config.ts)\n`,
+    );
     expect(result.stdout).toMatch(/^demo +default /m);
   });
 
@@ -185,7 +243,11 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
     copyFileSync(config, other);
     const result = await host.cli(project, ["up", "second", "-t", "default", "-w", "./ws", "--config", other]);
     expect(result.exitCode).toBe(0);
-    expect(result.stderr).toMatch(new RegExp(`^forage-ctl: warning: the running forage daemon \\(pid \\d+\\) serves ${literal(config)}, not ${literal(other)}: `));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^forage-ctl: warning: the running forage daemon \\(pid \\d+\\) serves ${literal(config)}, not ${literal(other)}: `,
+      ),
+    );
     expect(result.stdout).toMatch(/^sandbox second is up /m);
     expect((await host.cli(project, ["down", "second", "-t", "1"])).exitCode).toBe(0);
   });
@@ -196,13 +258,18 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's own config, in the curren
     expect(readFileSync(join(project, "ws/hello.txt"), "utf8")).toBe("written inside\n");
   });
 
-  it.skipIf(!rootWithoutLoginSession())("init refuses with exit 64 when it has no user to write (no --user, sudo or login session) and no terminal to ask on", async () => {
-    const empty = freshDir(root, "no-user");
-    const result = await host.cli(empty, ["init"]);
-    expect(result.exitCode).toBe(64);
-    expect(result.stderr).toMatch(/^forage-ctl: init: cannot tell which host user owns your workspaces \(.*\): pass --user NAME, the host user who owns your workspaces/);
-    expect(result.stdout).toBe("");
-  });
+  it.skipIf(!rootWithoutLoginSession())(
+    "init refuses with exit 64 when it has no user to write (no --user, sudo or login session) and no terminal to ask on",
+    async () => {
+      const empty = freshDir(root, "no-user");
+      const result = await host.cli(empty, ["init"]);
+      expect(result.exitCode).toBe(64);
+      expect(result.stderr).toMatch(
+        /^forage-ctl: init: cannot tell which host user owns your workspaces \(.*\): pass --user NAME, the host user who owns your workspaces/,
+      );
+      expect(result.stdout).toBe("");
+    },
+  );
 });
 
 describe.skipIf(!tools.run || !isRoot())("a newcomer's config with errors, and --config", () => {
@@ -217,14 +284,25 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's config with errors, and -
     workspaceIn(project);
     const up = await host.cli(project, ["up", "demo", "-t", "default", "-w", "./ws"]);
     expect(up.exitCode).toBe(6);
-    expect(up.stderr).toMatch(/^forage\.config\.ts:\d+:\d+: templates\.default\.network: must be "none", "restricted", "full" or an object\nforage-ctl: 1 problem in the config\n$/);
+    expect(up.stderr).toMatch(
+      /^forage\.config\.ts:\d+:\d+: templates\.default\.network: must be "none", "restricted", "full" or an object\nforage-ctl: 1 problem in the config\n$/,
+    );
     expect(existsSync(join(host.run, "daemon.log"))).toBe(false);
     const exec = await host.cli(project, ["exec", "demo", "--", "true"]);
     expect(exec).toMatchObject({ exitCode: 6, stderr: up.stderr });
   });
 
   it("--config given explicitly reports the same errors", async () => {
-    const up = await host.cli(root, ["up", "demo", "-t", "default", "-w", "./project/ws", "--config", "project/forage.config.ts"]);
+    const up = await host.cli(root, [
+      "up",
+      "demo",
+      "-t",
+      "default",
+      "-w",
+      "./project/ws",
+      "--config",
+      "project/forage.config.ts",
+    ]);
     expect(up.exitCode).toBe(6);
     expect(up.stderr).toMatch(/^project\/forage\.config\.ts:\d+:\d+: templates\.default\.network: must be /);
     expect(existsSync(join(host.run, "daemon.log"))).toBe(false);
@@ -232,7 +310,16 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's config with errors, and -
 
   it("--config given explicitly (relative, from another directory) runs the sandbox and hands the daemon the absolute path", async () => {
     writeFileSync(config, readFileSync(config, "utf8").replace('network: "open"', 'network: "none"'));
-    const up = await host.cli(root, ["up", "demo", "-t", "default", "-w", "./project/ws", "--config", "project/forage.config.ts"]);
+    const up = await host.cli(root, [
+      "up",
+      "demo",
+      "-t",
+      "default",
+      "-w",
+      "./project/ws",
+      "--config",
+      "project/forage.config.ts",
+    ]);
     expect(up.stderr).toBe("");
     expect(up.exitCode).toBe(0);
     expect(await daemonHello(join(host.run, "daemon.sock"))).toEqual({
@@ -241,7 +328,16 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's config with errors, and -
       version: expect.stringMatching(/^\d+\.\d+\.\d+\+\d+@\/.+$/) as string,
       paths: servedPaths(host),
     });
-    const exec = await host.cli(root, ["--config", "project/forage.config.ts", "exec", "demo", "--", "sh", "-c", "echo via --config > /workspace/f"]);
+    const exec = await host.cli(root, [
+      "--config",
+      "project/forage.config.ts",
+      "exec",
+      "demo",
+      "--",
+      "sh",
+      "-c",
+      "echo via --config > /workspace/f",
+    ]);
     expect(exec.exitCode).toBe(0);
     expect(readFileSync(join(project, "ws/f"), "utf8")).toBe("via --config\n");
     // Root's exec went to the daemon, which serves this very file with this build.
@@ -252,9 +348,13 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's config with errors, and -
     expect(execsLogged()).toBe(1);
     // Control: with another settings file (a copy), root does the work itself.
     copyFileSync(config, join(project, "copy.config.ts"));
-    expect((await host.cli(root, ["--config", "project/copy.config.ts", "exec", "demo", "--", "true"])).exitCode).toBe(0);
+    expect((await host.cli(root, ["--config", "project/copy.config.ts", "exec", "demo", "--", "true"])).exitCode).toBe(
+      0,
+    );
     expect(execsLogged()).toBe(1);
-    expect((await host.cli(root, ["down", "demo", "--config", "project/forage.config.ts"])).stdout).toBe("removed demo\n");
+    expect((await host.cli(root, ["down", "demo", "--config", "project/forage.config.ts"])).stdout).toBe(
+      "removed demo\n",
+    );
   });
 
   it("root's up and down go to that daemon, with the config as the file says now: a template added meanwhile, errors written meanwhile", async () => {
@@ -264,7 +364,10 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's config with errors, and -
         .filter((line) => line.endsWith(call)).length;
     const original = readFileSync(config, "utf8");
     // A second template, added after the daemon loaded the file.
-    writeFileSync(config, original.replace(/\n  templates: \{\n/, '\n  templates: {\n    later: { extends: "default" },\n'));
+    writeFileSync(
+      config,
+      original.replace(/\n  templates: \{\n/, '\n  templates: {\n    later: { extends: "default" },\n'),
+    );
     const up = await host.cli(project, ["up", "late", "-t", "later", "-w", "./ws"]);
     expect(up.stderr).toBe("");
     expect(up.stdout).toMatch(/^sandbox late is up \(template later, /m);
@@ -274,7 +377,9 @@ describe.skipIf(!tools.run || !isRoot())("a newcomer's config with errors, and -
     const broken = await host.cli(project, ["down", "late"]);
     expect(broken.exitCode).toBe(6);
     expect(broken.stderr).toMatch(
-      new RegExp(`^${literal(config)}:\\d+:\\d+: templates\\.default\\.network: must be "none", "restricted", "full" or an object\\nforage-ctl: 1 problem in the config\\n$`),
+      new RegExp(
+        `^${literal(config)}:\\d+:\\d+: templates\\.default\\.network: must be "none", "restricted", "full" or an object\\nforage-ctl: 1 problem in the config\\n$`,
+      ),
     );
     writeFileSync(config, original);
     expect(await host.cli(project, ["down", "late"])).toMatchObject({ exitCode: 0, stdout: "removed late\n" });
@@ -303,8 +408,12 @@ describe.skipIf(!tools.run || !isRoot())("up as root when the daemon does not co
     await new Promise<void>((resolve) => holder?.stdout?.once("data", () => resolve()));
     const up = await host.cli(project, ["up", "demo", "-t", "default", "-w", "./ws"]);
     expect(up.exitCode).toBe(0);
-    expect(up.stderr).toContain("forage-ctl: warning: the forage daemon exited (status 0); carrying on without it (root does this command itself), but commands run without sudo need it.");
-    expect(up.stderr).toContain(`The end of ${join(host.run, "daemon.log")}:\n  | forage-ctl: a daemon is already running for this run directory\n`);
+    expect(up.stderr).toContain(
+      "forage-ctl: warning: the forage daemon exited (status 0); carrying on without it (root does this command itself), but commands run without sudo need it.",
+    );
+    expect(up.stderr).toContain(
+      `The end of ${join(host.run, "daemon.log")}:\n  | forage-ctl: a daemon is already running for this run directory\n`,
+    );
     expect(up.stderr).not.toContain("internal error");
     expect((await host.cli(project, ["exec", "demo", "--", "true"])).exitCode).toBe(0);
     expect((await host.cli(project, ["down", "demo"])).exitCode).toBe(0);

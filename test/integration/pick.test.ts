@@ -27,9 +27,19 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl pick on a terminal", () => 
    * pick on the terminal, run in `cwd`, with the test host's settings and state. CI=true as on a
    * CI machine, always: ink would draw nothing but the last frame if pick let it see that.
    */
-  const pick = (cwd = host.dir): Promise<void> => terminal.start([process.execPath, cliPath, "--config", host.config, "pick"], { ...host.env, HOME: home, LANG: lang, CI: "true" }, cwd);
+  const pick = (cwd = host.dir): Promise<void> =>
+    terminal.start(
+      [process.execPath, cliPath, "--config", host.config, "pick"],
+      { ...host.env, HOME: home, LANG: lang, CI: "true" },
+      cwd,
+    );
   const listed = async (): Promise<{ name: string; template: string; status: string; workspaceMode: string }[]> =>
-    JSON.parse((await host.run(["ps", "--json"])).stdout) as { name: string; template: string; status: string; workspaceMode: string }[];
+    JSON.parse((await host.run(["ps", "--json"])).stdout) as {
+      name: string;
+      template: string;
+      status: string;
+      workspaceMode: string;
+    }[];
 
   /** Detaches from `name`'s session as a person would (C-b d): the list comes back, and q ends pick. */
   const detach = async (name: string): Promise<void> => {
@@ -63,7 +73,13 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl pick on a terminal", () => 
       execa("git", ["-C", repo, ...args], {
         uid: agentUid,
         gid: agentUid,
-        env: { HOME: host.dir, GIT_AUTHOR_NAME: "o", GIT_AUTHOR_EMAIL: "o@example.com", GIT_COMMITTER_NAME: "o", GIT_COMMITTER_EMAIL: "o@example.com" },
+        env: {
+          HOME: host.dir,
+          GIT_AUTHOR_NAME: "o",
+          GIT_AUTHOR_EMAIL: "o@example.com",
+          GIT_COMMITTER_NAME: "o",
+          GIT_COMMITTER_EMAIL: "o@example.com",
+        },
       });
     await git(["init", "-q", "-b", "main"]);
     await git(["add", "-A"]);
@@ -135,12 +151,15 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl pick on a terminal", () => 
     await terminal.keys("Enter");
     // The sandbox's own tmux session "forage" (its status line) is on the screen.
     await terminal.waitFor(/\[forage\] 0:helper/, 90_000);
-    expect(await listed()).toEqual([expect.objectContaining({ name: "wizard-made", template: "basic", status: "running", workspaceMode: "direct" })]);
+    expect(await listed()).toEqual([
+      expect.objectContaining({ name: "wizard-made", template: "basic", status: "running", workspaceMode: "direct" }),
+    ]);
     await detach("wizard-made");
   });
 
   it("lists the sandboxes grouped by repository, with template, status and workspace mode", async () => {
-    for (const name of ["app-one", "app-two"]) expect((await host.run(["up", name, "-t", "basic", "-r", repo])).exitCode).toBe(0);
+    for (const name of ["app-one", "app-two"])
+      expect((await host.run(["up", name, "-t", "basic", "-r", repo])).exitCode).toBe(0);
     expect((await host.run(["stop", "app-two", "-t", "1"])).exitCode).toBe(0);
     await pick();
     const screen = await terminal.waitFor("Forage sandboxes");
@@ -207,13 +226,19 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl pick on a terminal", () => 
     await terminal.waitFor(/› wizard-made/);
     expect((await host.run(["up", "app-new", "-t", "basic", "-r", repo])).exitCode).toBe(0);
     expect((await host.run(["stop", "app-one", "-t", "1"])).exitCode).toBe(0);
-    const followed = await terminal.waitFor((screen) => /app-one +basic +stopped/.test(screen) && /app-new +basic +running/.test(screen), 15_000);
+    const followed = await terminal.waitFor(
+      (screen) => /app-one +basic +stopped/.test(screen) && /app-new +basic +running/.test(screen),
+      15_000,
+    );
     expect(followed).toMatch(/› wizard-made/);
     expect((await host.run(["start", "app-one"])).exitCode).toBe(0);
     await terminal.waitFor(/app-one +basic +running/, 15_000);
 
     // A request as the network guard would put it (askThroughDaemon on the daemon's root socket).
-    const ask = askThroughDaemon({ log: () => undefined, socket: join(host.env.FORAGE_RUN_DIR ?? "", "daemon-root.sock") });
+    const ask = askThroughDaemon({
+      log: () => undefined,
+      socket: join(host.env.FORAGE_RUN_DIR ?? "", "daemon-root.sock"),
+    });
     const answer = ask({ sandbox: "app-one", kind: "host", subject: { name: "pkgs.example.org" }, deadlineMs: 60_000 });
     const screen = await terminal.waitFor(/app-one +basic +running +git-worktree +⚑ 1 waiting/, 15_000);
     expect(screen).toContain("1 request waits for your answer: forage-ctl approvals");

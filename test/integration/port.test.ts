@@ -51,13 +51,16 @@ function fetchLoopback(port: number): Promise<string> {
     socket.setTimeout(5000, () => socket.destroy(new Error("timeout")));
     socket.on("data", (chunk: Buffer) => (answer += chunk.toString()));
     socket.on("error", (error: NodeJS.ErrnoException) => resolve(`error ${error.code ?? error.message}`));
-    socket.on("close", () => resolve(answer === "" ? "closed without an answer" : (answer.split("\r\n\r\n")[1] ?? answer)));
+    socket.on("close", () =>
+      resolve(answer === "" ? "closed without an answer" : (answer.split("\r\n\r\n")[1] ?? answer)),
+    );
     socket.end("GET / HTTP/1.0\r\nHost: dev\r\n\r\n");
   });
 }
 
 /** A server in the sandbox on 0.0.0.0:port, detached from the exec that starts it. */
-const serverScript = (port: number): string => `setsid node -e 'require("http").createServer((q, s) => s.end("hello from web")).listen(${port}, "0.0.0.0")' </dev/null >/dev/null 2>&1 & sleep 0.5`;
+const serverScript = (port: number): string =>
+  `setsid node -e 'require("http").createServer((q, s) => s.end("hello from web")).listen(${port}, "0.0.0.0")' </dev/null >/dev/null 2>&1 & sleep 0.5`;
 
 interface PortView {
   hostPort: number;
@@ -87,7 +90,10 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl port: a sandbox's server on
 
   it("forwards 127.0.0.1:PORT to the sandbox's PORT, listening on loopback and nowhere else", async () => {
     const opened = await host.run(["port", "web", String(inside)]);
-    expect(opened, opened.stderr).toMatchObject({ exitCode: 0, stdout: `web: 127.0.0.1:${inside} → 10.243.${slot}.2:${inside} (open)\n` });
+    expect(opened, opened.stderr).toMatchObject({
+      exitCode: 0,
+      stdout: `web: 127.0.0.1:${inside} → 10.243.${slot}.2:${inside} (open)\n`,
+    });
     expect(await fetchLoopback(inside)).toBe("hello from web");
     // One listener on the port in the host's namespace, bound to 127.0.0.1: no wildcard, no link address, no IPv6.
     expect(listeningOn(inside)).toEqual(["0100007F"]);
@@ -97,8 +103,22 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl port: a sandbox's server on
     expect((await host.run(["port", "web", `${other}:${inside}`])).exitCode).toBe(0);
     expect(await fetchLoopback(other)).toBe("hello from web");
     const expected = [
-      { hostPort: inside, port: inside, hostAddress: "127.0.0.1", sandboxAddress: `10.243.${slot}.2`, state: "open", error: null },
-      { hostPort: other, port: inside, hostAddress: "127.0.0.1", sandboxAddress: `10.243.${slot}.2`, state: "open", error: null },
+      {
+        hostPort: inside,
+        port: inside,
+        hostAddress: "127.0.0.1",
+        sandboxAddress: `10.243.${slot}.2`,
+        state: "open",
+        error: null,
+      },
+      {
+        hostPort: other,
+        port: inside,
+        hostAddress: "127.0.0.1",
+        sandboxAddress: `10.243.${slot}.2`,
+        state: "open",
+        error: null,
+      },
     ];
     expect(await ports()).toEqual(expected);
     const listed = (await host.run(["port", "web"])).stdout;
@@ -107,7 +127,9 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl port: a sandbox's server on
       { hostPort: inside, port: inside },
       { hostPort: other, port: inside },
     ];
-    expect((await json<{ name: string; ports: unknown }[]>(["ps", "--json"])).find((view) => view.name === "web")?.ports).toEqual(forwards);
+    expect(
+      (await json<{ name: string; ports: unknown }[]>(["ps", "--json"])).find((view) => view.name === "web")?.ports,
+    ).toEqual(forwards);
     expect((await json<{ ports: unknown }>(["status", "web", "--json"])).ports).toEqual(forwards);
     expect((await host.run(["ps"])).stdout).toContain(`127.0.0.1:${inside}→${inside},127.0.0.1:${other}→${inside}`);
   });
@@ -130,7 +152,11 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl port: a sandbox's server on
     try {
       const refused = await host.run(["port", "web", `${taken}:${inside}`]);
       expect(refused.exitCode).toBe(1);
-      expect(refused.stderr).toMatch(new RegExp(`^forage-ctl: 127\\.0\\.0\\.1:${taken} cannot be opened for web: the port is in use by pid ${process.pid} \\(.*node`));
+      expect(refused.stderr).toMatch(
+        new RegExp(
+          `^forage-ctl: 127\\.0\\.0\\.1:${taken} cannot be opened for web: the port is in use by pid ${process.pid} \\(.*node`,
+        ),
+      );
       expect((await ports()).map((view) => view.hostPort)).toEqual([inside, other]);
     } finally {
       holder.close();
@@ -154,19 +180,26 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl port: a sandbox's server on
 
   it("lets the configured user open and close forwards through the daemon", async () => {
     const runAs = async (args: string[]): Promise<CliRun> => {
-      const result = await execa("setpriv", [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, cliPath, ...args], {
-        cwd: repoRoot,
-        env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
-        extendEnv: false,
-        reject: false,
-        stripFinalNewline: false,
-      });
+      const result = await execa(
+        "setpriv",
+        [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, cliPath, ...args],
+        {
+          cwd: repoRoot,
+          env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
+          extendEnv: false,
+          reject: false,
+          stripFinalNewline: false,
+        },
+      );
       return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
     };
     const [mine = 0] = await freePorts(1);
     expect(await runAs(["port", "web", `${mine}:${inside}`])).toMatchObject({ exitCode: 0, stderr: "" });
     expect(await fetchLoopback(mine)).toBe("hello from web");
-    expect(await runAs(["port", "web", String(mine), "--remove"])).toMatchObject({ exitCode: 0, stdout: `web: closed 127.0.0.1:${mine}\n` });
+    expect(await runAs(["port", "web", String(mine), "--remove"])).toMatchObject({
+      exitCode: 0,
+      stdout: `web: closed 127.0.0.1:${mine}\n`,
+    });
     expect(listeningOn(mine)).toEqual([]);
   });
 
@@ -200,7 +233,10 @@ describe.skipIf(!tools.run || !isRoot())("forage-ctl port: a sandbox's server on
   });
 
   it("--remove closes a forward: nothing listens on its host port any more", async () => {
-    expect(await host.run(["port", "web", `${other}:${inside}`, "--remove"])).toMatchObject({ exitCode: 0, stdout: `web: closed 127.0.0.1:${other}\n` });
+    expect(await host.run(["port", "web", `${other}:${inside}`, "--remove"])).toMatchObject({
+      exitCode: 0,
+      stdout: `web: closed 127.0.0.1:${other}\n`,
+    });
     expect(listeningOn(other)).toEqual([]);
     expect(await fetchLoopback(other)).toBe("error ECONNREFUSED");
     expect((await ports()).map((view) => view.hostPort)).toEqual([inside]);

@@ -15,13 +15,17 @@ describe.skipIf(!tools.run || !isRoot())("resource limits of a real sandbox", ()
   let cgroup: { directories: string[] } = { directories: [] };
   beforeAll(async () => {
     expect((await host.run(["up", "lim", "-t", "limited", "-w", host.workspace("lim")])).exitCode).toBe(0);
-    const metadata = JSON.parse(readFileSync(`${host.env.FORAGE_STATE_DIR}/sandboxes/lim.json`, "utf8")) as { cgroup: { directories: string[] } };
+    const metadata = JSON.parse(readFileSync(`${host.env.FORAGE_STATE_DIR}/sandboxes/lim.json`, "utf8")) as {
+      cgroup: { directories: string[] };
+    };
     cgroup = metadata.cgroup;
   });
   afterAll(() => host.cleanup());
 
   it("applies the template's limits to the sandbox's cgroup", () => {
-    const files = cgroup.directories.flatMap((dir) => ["memory.limit_in_bytes", "pids.max", "cpu.cfs_quota_us", "memory.max", "cpu.max"].map((f) => `${dir}/${f}`));
+    const files = cgroup.directories.flatMap((dir) =>
+      ["memory.limit_in_bytes", "pids.max", "cpu.cfs_quota_us", "memory.max", "cpu.max"].map((f) => `${dir}/${f}`),
+    );
     const values = files.flatMap((file) => {
       try {
         return [readFileSync(file, "utf8").trim()];
@@ -57,14 +61,22 @@ describe.skipIf(!tools.run || !isRoot())("resource limits of a real sandbox", ()
   });
 
   it("kills a memory hog inside the sandbox only, and the sandbox keeps running", async () => {
-    const hog = await host.run(["exec", "lim", "--", "python3", "-c", "a = bytearray(400 * 1024 * 1024); print('survived')"]);
+    const hog = await host.run([
+      "exec",
+      "lim",
+      "--",
+      "python3",
+      "-c",
+      "a = bytearray(400 * 1024 * 1024); print('survived')",
+    ]);
     expect(hog.stdout).not.toContain("survived");
     expect(hog.exitCode).toBe(137);
     expect(await host.sh("lim", "echo alive")).toBe("alive\n");
   });
 
   it("caps CPU at the quota: a 2-second busy loop gets about one second of CPU", async () => {
-    const script = "import time,os\nend=time.time()+2\nwhile time.time()<end: pass\nt=os.times()\nprint(t.user+t.system)";
+    const script =
+      "import time,os\nend=time.time()+2\nwhile time.time()<end: pass\nt=os.times()\nprint(t.user+t.system)";
     const cpu = Number((await host.sh("lim", `python3 -c "${script}"`)).trim());
     expect(cpu).toBeGreaterThan(0.3);
     expect(cpu).toBeLessThan(1.4);

@@ -19,7 +19,26 @@ export async function inSandbox(host: TestHost, sandbox: string, ...command: str
  * variables), by /workspace/client.mjs: `path` appended to the URL in `baseVariable`, with
  * "name=value" headers ("{env:VAR}" filled from the agent's environment).
  */
-export async function callApi(host: TestHost, sandbox: string, agent: string, baseVariable: string, path: string, ...headers: string[]): Promise<Reply> {
-  const replies = JSON.parse(await inSandbox(host, sandbox, `/opt/forage/bin/${agent}`, "/workspace/client.mjs", baseVariable, "POST", path, "1", ...headers)) as Reply[];
+export async function callApi(
+  host: TestHost,
+  sandbox: string,
+  agent: string,
+  baseVariable: string,
+  path: string,
+  ...headers: string[]
+): Promise<Reply> {
+  const replies = JSON.parse(
+    await inSandbox(
+      host,
+      sandbox,
+      `/opt/forage/bin/${agent}`,
+      "/workspace/client.mjs",
+      baseVariable,
+      "POST",
+      path,
+      "1",
+      ...headers,
+    ),
+  ) as Reply[];
   return replies[0] as Reply;
 }

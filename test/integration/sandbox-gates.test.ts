@@ -21,7 +21,17 @@ interface PushRequest {
   subject: { remote: string; url: string; ref: string; commits: string[] };
 }
 
-const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "tmux", "git", "ssh-keygen", "ssh-add");
+const tools = toolsAvailable(
+  "systemd-nspawn",
+  "nsenter",
+  "setpriv",
+  "ip",
+  "flock",
+  "tmux",
+  "git",
+  "ssh-keygen",
+  "ssh-add",
+);
 
 describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates for running sandboxes", () => {
   const host = new TestHost("10.253", "nobody", "", "", { topLevel: "approvals: { deadline: 3 }" });
@@ -30,7 +40,11 @@ describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates
   let fingerprint = "";
 
   /** git as root in the test's own repositories (chowned to the agent user afterwards). */
-  const git = (...args: string[]): string => execFileSync("git", args, { encoding: "utf8", env: { HOME: join(host.dir, "root-home"), PATH: process.env.PATH ?? "/usr/bin:/bin" } });
+  const git = (...args: string[]): string =>
+    execFileSync("git", args, {
+      encoding: "utf8",
+      env: { HOME: join(host.dir, "root-home"), PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    });
 
   /** What the daemon `up` started said (shown when a gate is missing). */
   const daemonLog = (): string => {
@@ -62,10 +76,14 @@ describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates
     chmodSync(host.dir, 0o755);
     // root's git here: its identity, and the agent user's repositories are safe to it (only a global config can say so).
     mkdirSync(join(host.dir, "root-home"));
-    writeFileSync(join(host.dir, "root-home", ".gitconfig"), "[user]\n\tname = Host User\n\temail = user@example.test\n[safe]\n\tdirectory = *\n");
+    writeFileSync(
+      join(host.dir, "root-home", ".gitconfig"),
+      "[user]\n\tname = Host User\n\temail = user@example.test\n[safe]\n\tdirectory = *\n",
+    );
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "gated@test", "-f", key]);
     execFileSync("chown", [`${agentUid}:${agentUid}`, key]);
-    fingerprint = execFileSync("ssh-keygen", ["-l", "-E", "sha256", "-f", `${key}.pub`], { encoding: "utf8" }).split(" ")[1] ?? "";
+    fingerprint =
+      execFileSync("ssh-keygen", ["-l", "-E", "sha256", "-f", `${key}.pub`], { encoding: "utf8" }).split(" ")[1] ?? "";
     // The upstream: main (its default branch) and topic, one commit each.
     const seed = join(host.dir, "seed");
     git("init", "-q", "--bare", "-b", "main", upstream);
@@ -76,7 +94,10 @@ describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates
     git("-C", seed, "push", "-q", "origin", "HEAD:refs/heads/topic");
     execFileSync("chown", ["-R", `${agentUid}:${agentUid}`, upstream]);
     // The templates name the key, so they are added once it exists (the config ends with templates:).
-    appendFileSync(host.config, `  agented:\n    extends: basic\n    sshAgent: { keys: ["${key}"], confirm: false }\n  gated:\n    extends: basic\n    pushGate: {}\n`);
+    appendFileSync(
+      host.config,
+      `  agented:\n    extends: basic\n    sshAgent: { keys: ["${key}"], confirm: false }\n  gated:\n    extends: basic\n    pushGate: {}\n`,
+    );
   });
   afterAll(() => host.cleanup());
 
@@ -108,7 +129,8 @@ describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates
       expect(socket.exitCode, daemonLog()).toBe(0);
     }, 120_000);
 
-    const upstreamRef = (ref: string): string => git("--git-dir", upstream, "rev-parse", "--verify", "--quiet", ref).trim();
+    const upstreamRef = (ref: string): string =>
+      git("--git-dir", upstream, "rev-parse", "--verify", "--quiet", ref).trim();
     const commitInside = 'git -c user.name=Agent -c user.email=agent@example.test commit -q --allow-empty -m "$1"';
 
     /** The first waiting approval (polled for up to ~10 s), approved with forage-ctl approve (and `flags`); what it asked. */
@@ -123,9 +145,15 @@ describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates
     };
 
     it("sends the push to the gate, which asks; approved with forage-ctl approve, it lands upstream", async () => {
-      const pushing = inside("gated", `cd /workspace && set -- "A feature" && ${commitInside} && git push origin HEAD:refs/heads/feature`);
+      const pushing = inside(
+        "gated",
+        `cd /workspace && set -- "A feature" && ${commitInside} && git push origin HEAD:refs/heads/feature`,
+      );
       const request = await approveNext();
-      expect(request).toMatchObject({ kind: "push", subject: { ref: "refs/heads/feature", commits: [expect.stringMatching(/^[0-9a-f]+ A feature$/)] } });
+      expect(request).toMatchObject({
+        kind: "push",
+        subject: { ref: "refs/heads/feature", commits: [expect.stringMatching(/^[0-9a-f]+ A feature$/)] },
+      });
       const pushed = await pushing;
       expect(pushed.output).toMatch(/forage push gate: refs\/heads\/feature: approved and pushed to origin/);
       expect(pushed.exitCode).toBe(0);
@@ -133,7 +161,10 @@ describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates
     }, 60_000);
 
     it("pushes nothing when nobody answers by the deadline", async () => {
-      const pushed = await inside("gated", `cd /workspace && set -- "Another" && ${commitInside} && git push origin HEAD:refs/heads/later`);
+      const pushed = await inside(
+        "gated",
+        `cd /workspace && set -- "Another" && ${commitInside} && git push origin HEAD:refs/heads/later`,
+      );
       expect(pushed.output).toMatch(/forage push gate: refs\/heads\/later: nobody answered/);
       expect(pushed.exitCode).not.toBe(0);
       expect(() => upstreamRef("refs/heads/later")).toThrow();
@@ -153,28 +184,51 @@ describe.skipIf(!tools.run || !isRoot())("the daemon's SSH agents and push gates
       git("-C", workspace, "remote", "add", "second", second);
       execFileSync("chown", ["-R", `${agentUid}:${agentUid}`, second, join(workspace, ".git")]);
       // The sandbox's git includes the gate's remotes config, which the daemon's next round rewrites.
-      expect((await eventually("gated", `grep -qF '"${second}"' /run/forage-push/remotes.gitconfig`)).exitCode, daemonLog()).toBe(0);
+      expect(
+        (await eventually("gated", `grep -qF '"${second}"' /run/forage-push/remotes.gitconfig`)).exitCode,
+        daemonLog(),
+      ).toBe(0);
       const pushing = inside("gated", `cd /workspace && git push second HEAD:refs/heads/elsewhere`);
-      expect(await approveNext()).toMatchObject({ kind: "push", subject: { remote: "second", url: second, ref: "refs/heads/elsewhere" } });
+      expect(await approveNext()).toMatchObject({
+        kind: "push",
+        subject: { remote: "second", url: second, ref: "refs/heads/elsewhere" },
+      });
       const pushed = await pushing;
       expect(pushed.output).toMatch(/refs\/heads\/elsewhere: approved and pushed to second/);
       expect(pushed.exitCode).toBe(0);
-      expect(git("--git-dir", second, "rev-parse", "--verify", "--quiet", "refs/heads/elsewhere").trim()).toMatch(/^[0-9a-f]{40}$/);
+      expect(git("--git-dir", second, "rev-parse", "--verify", "--quiet", "refs/heads/elsewhere").trim()).toMatch(
+        /^[0-9a-f]{40}$/,
+      );
     }, 60_000);
 
     it("keeps a push approved --always: status shows it, and later pushes of that ref go unasked, also after a restart", async () => {
-      const first = inside("gated", `cd /workspace && set -- "Kept 1" && ${commitInside} && git push origin HEAD:refs/heads/kept`);
-      expect(await approveNext("--always")).toMatchObject({ kind: "push", subject: { ref: "refs/heads/kept", url: upstream } });
+      const first = inside(
+        "gated",
+        `cd /workspace && set -- "Kept 1" && ${commitInside} && git push origin HEAD:refs/heads/kept`,
+      );
+      expect(await approveNext("--always")).toMatchObject({
+        kind: "push",
+        subject: { ref: "refs/heads/kept", url: upstream },
+      });
       expect((await first).exitCode).toBe(0);
-      const status = JSON.parse((await host.run(["status", "gated", "--json"])).stdout) as { pushGate: { alwaysPushed: unknown[] } };
+      const status = JSON.parse((await host.run(["status", "gated", "--json"])).stdout) as {
+        pushGate: { alwaysPushed: unknown[] };
+      };
       expect(status.pushGate.alwaysPushed).toEqual([{ url: upstream, ref: "refs/heads/kept" }]);
-      expect((await host.run(["status", "gated"])).stdout).toContain(`pushes     refs/heads/kept to ${upstream} go unasked (approved --always)`);
+      expect((await host.run(["status", "gated"])).stdout).toContain(
+        `pushes     refs/heads/kept to ${upstream} go unasked (approved --always)`,
+      );
       expect((await host.run(["stop", "gated"])).exitCode).toBe(0);
       expect((await host.run(["start", "gated"])).exitCode).toBe(0);
       expect((await eventually("gated", "test -S /run/forage-push/gate.sock")).exitCode, daemonLog()).toBe(0);
       // The gate of the new run reads the kept approval from the metadata: nothing is asked (nobody would answer).
-      const second = await inside("gated", `cd /workspace && set -- "Kept 2" && ${commitInside} && git push origin HEAD:refs/heads/kept`);
-      expect(second.output).toMatch(/refs\/heads\/kept: pushed to origin as \S+ without asking: approved --always for this ref/);
+      const second = await inside(
+        "gated",
+        `cd /workspace && set -- "Kept 2" && ${commitInside} && git push origin HEAD:refs/heads/kept`,
+      );
+      expect(second.output).toMatch(
+        /refs\/heads\/kept: pushed to origin as \S+ without asking: approved --always for this ref/,
+      );
       expect(second.exitCode).toBe(0);
       expect(upstreamRef("refs/heads/kept")).toBe(git("-C", workspace, "rev-parse", "HEAD").trim());
       expect(JSON.parse((await host.run(["approvals", "--json"])).stdout)).toEqual([]);

@@ -22,7 +22,11 @@ function readProcesses(printed: string): { pid: string; cmdline: string; env: st
     .map((block) => {
       const [pid = "", ...lines] = block.split("\n");
       const cmdline = lines.find((line) => line.startsWith("cmdline "))?.slice("cmdline ".length) ?? "";
-      return { pid, cmdline: cmdline.trim(), env: lines.filter((line) => line.startsWith("env ")).map((line) => line.slice("env ".length)) };
+      return {
+        pid,
+        cmdline: cmdline.trim(),
+        env: lines.filter((line) => line.startsWith("env ")).map((line) => line.slice("env ".length)),
+      };
     });
 }
 
@@ -52,18 +56,28 @@ describe.skipIf(!tools.run || !isRoot())("secrets in a real sandbox", () => {
 
   it("keeps the key out of every process's command line, and out of every environment but the running agent's", async () => {
     // GIVEN the agent running in a tmux window, as agents run; WHEN root inside reads them all.
-    const start = "tmux new-window -d -n probe keyed sleep 300; for i in $(seq 100); do pgrep -fx 'sleep 300' >/dev/null && echo started && exit; sleep 0.1; done";
+    const start =
+      "tmux new-window -d -n probe keyed sleep 300; for i in $(seq 100); do pgrep -fx 'sleep 300' >/dev/null && echo started && exit; sleep 0.1; done";
     expect(await host.sh("sec", start)).toBe("started\n");
     const processes = readProcesses(await host.rootSh("sec", everyProcess));
     expect(await host.sh("sec", "tmux kill-window -t probe && echo stopped")).toBe("stopped\n");
     // Control: the sandbox's own processes and the agent are among those read, each one's environment read.
-    expect(processes.map((each) => each.cmdline)).toEqual(expect.arrayContaining(["/usr/bin/sleep infinity", "sleep 300", "bash -l", expect.stringMatching(/^tmux new-session -d -s forage /)]));
+    expect(processes.map((each) => each.cmdline)).toEqual(
+      expect.arrayContaining([
+        "/usr/bin/sleep infinity",
+        "sleep 300",
+        "bash -l",
+        expect.stringMatching(/^tmux new-session -d -s forage /),
+      ]),
+    );
     for (const each of processes) {
       expect(each.env.length, `${each.pid} ${each.cmdline}: environment read`).toBeGreaterThan(0);
       expect(each.cmdline, each.pid).not.toContain(host.secretValue);
     }
     const holders = processes.filter((each) => each.env.some((entry) => entry.includes(host.secretValue)));
-    expect(holders.map((each) => [each.cmdline, each.env.filter((entry) => entry.includes(host.secretValue))])).toEqual([["sleep 300", [`DEMO_API_KEY=${host.secretValue}`]]]);
+    expect(holders.map((each) => [each.cmdline, each.env.filter((entry) => entry.includes(host.secretValue))])).toEqual(
+      [["sleep 300", [`DEMO_API_KEY=${host.secretValue}`]]],
+    );
   });
 
   it("keeps the key out of the sandbox's metadata and audit log", async () => {
@@ -77,7 +91,9 @@ describe.skipIf(!tools.run || !isRoot())("secrets in a real sandbox", () => {
     const audit = await host.run(["audit-log", "sec", "--json"]);
     expect(audit.exitCode, audit.stderr).toBe(0);
     const events = audit.stdout.trim().split("\n");
-    expect(events.map((line) => JSON.parse(line) as unknown)).toContainEqual(expect.objectContaining({ sandbox: "sec", event: "create" }));
+    expect(events.map((line) => JSON.parse(line) as unknown)).toContainEqual(
+      expect.objectContaining({ sandbox: "sec", event: "create" }),
+    );
     expect(audit.stdout).not.toContain(host.secretValue);
   });
 
@@ -86,7 +102,9 @@ describe.skipIf(!tools.run || !isRoot())("secrets in a real sandbox", () => {
     const scan = `grep -rlsF ${host.secretValue} /run /tmp /home /etc /workspace; echo scanned`;
     // Control: the same scan finds the key where it is.
     expect(await host.sh("sec", scan)).toBe("/run/secrets/demo-key\nscanned\n");
-    expect(await host.sh("nosec", `ls /run/secrets 2>&1; ${scan}`)).toBe("ls: cannot access '/run/secrets': No such file or directory\nscanned\n");
+    expect(await host.sh("nosec", `ls /run/secrets 2>&1; ${scan}`)).toBe(
+      "ls: cannot access '/run/secrets': No such file or directory\nscanned\n",
+    );
     expect((await host.run(["down", "nosec"])).exitCode).toBe(0);
   });
 
@@ -94,9 +112,12 @@ describe.skipIf(!tools.run || !isRoot())("secrets in a real sandbox", () => {
     const key = join(host.dir, "identity_ed25519");
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "agent-identity", "-f", key]);
     chownSync(key, agentUid, agentUid);
-    expect((await host.run(["up", "idk", "-t", "basic", "-w", host.workspace("idk"), "--ssh-key-path", key])).exitCode).toBe(0);
+    expect(
+      (await host.run(["up", "idk", "-t", "basic", "-w", host.workspace("idk"), "--ssh-key-path", key])).exitCode,
+    ).toBe(0);
     const publicKey = readFileSync(`${key}.pub`, "utf8").trim();
-    const check = "stat -c '%a %u' /run/secrets/.ssh-identity; ssh -G example.invalid | grep -E '^(identityfile|identitiesonly) '; ssh-keygen -y -f /run/secrets/.ssh-identity";
+    const check =
+      "stat -c '%a %u' /run/secrets/.ssh-identity; ssh -G example.invalid | grep -E '^(identityfile|identitiesonly) '; ssh-keygen -y -f /run/secrets/.ssh-identity";
     const expected = `400 ${agentUid}\nidentitiesonly yes\nidentityfile /run/secrets/.ssh-identity\n${publicKey}\n`;
     expect(await host.sh("idk", check)).toBe(expected);
     expect((await host.run(["reset", "idk"])).exitCode).toBe(0);
@@ -114,8 +135,20 @@ describe.skipIf(!tools.run || !isRoot())("secrets in a real sandbox", () => {
   it("refuses an identity key that is not the user's own file: root's, or a symbolic link", async () => {
     const rootsKey = join(host.dir, "root_ed25519");
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", rootsKey]);
-    const refused = await host.run(["up", "idk2", "-t", "basic", "-w", host.workspace("idk2"), "--ssh-key-path", rootsKey]);
-    expect(refused).toMatchObject({ exitCode: 64, stderr: expect.stringContaining("is not owned by the sandbox's user") as unknown });
+    const refused = await host.run([
+      "up",
+      "idk2",
+      "-t",
+      "basic",
+      "-w",
+      host.workspace("idk2"),
+      "--ssh-key-path",
+      rootsKey,
+    ]);
+    expect(refused).toMatchObject({
+      exitCode: 64,
+      stderr: expect.stringContaining("is not owned by the sandbox's user") as unknown,
+    });
     const link = join(host.dir, "link_ed25519");
     symlinkSync(rootsKey, link);
     const linked = await host.run(["up", "idk2", "-t", "basic", "-w", host.workspace("idk2"), "--ssh-key-path", link]);
@@ -135,9 +168,15 @@ describe.skipIf(!tools.run || !isRoot())("concurrent creation", () => {
 
   it("gives 10 concurrent ups 10 different slots and consistent state", async () => {
     const names = Array.from({ length: 10 }, (_, i) => `c${i}`);
-    const results = await Promise.all(names.map((name) => host.run(["up", name, "-t", "basic", "-w", host.workspace(name)])));
+    const results = await Promise.all(
+      names.map((name) => host.run(["up", name, "-t", "basic", "-w", host.workspace(name)])),
+    );
     expect(results.map((r) => r.exitCode)).toEqual(names.map(() => 0));
-    const list = JSON.parse((await host.run(["ps", "--json"])).stdout) as { name: string; slot: number; status: string }[];
+    const list = JSON.parse((await host.run(["ps", "--json"])).stdout) as {
+      name: string;
+      slot: number;
+      status: string;
+    }[];
     expect(list.map((s) => s.name).sort()).toEqual(names);
     expect(new Set(list.map((s) => s.slot)).size).toBe(10);
     expect(list.every((s) => s.status === "running")).toBe(true);

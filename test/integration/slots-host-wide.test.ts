@@ -32,7 +32,9 @@ describe.skipIf(!tools.run || !isRoot())("escape: slots are host-wide, gc takes 
   };
   /** What stands of slot N's link: the sandbox end's address, the host end, the host table. */
   const linkOf = async (slot: number) => ({
-    address: (await execa("ip", ["-n", `f${slot}`, "-o", "addr", "show", "dev", "eth0"], { reject: false })).stdout.includes(` 10.242.${slot}.2/`),
+    address: (
+      await execa("ip", ["-n", `f${slot}`, "-o", "addr", "show", "dev", "eth0"], { reject: false })
+    ).stdout.includes(` 10.242.${slot}.2/`),
     hostEnd: existsSync(`/sys/class/net/ve-f${slot}`),
     table: (await execa("nft", ["list", "table", "inet", `forage_f${slot}`], { reject: false })).exitCode === 0,
   });

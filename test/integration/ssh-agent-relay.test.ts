@@ -19,18 +19,38 @@ import { agentUid, TestHost } from "./harness.js";
  * the server's host key; relayed to the user's agent as the user; in the audit log); a start
  * after the agent moved takes the new SSH_AUTH_SOCK.
  */
-const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "tmux", "nft", "openssl", "ssh", "sshd", "ssh-keygen", "ssh-add", "ssh-agent");
+const tools = toolsAvailable(
+  "systemd-nspawn",
+  "nsenter",
+  "setpriv",
+  "ip",
+  "flock",
+  "tmux",
+  "nft",
+  "openssl",
+  "ssh",
+  "sshd",
+  "ssh-keygen",
+  "ssh-add",
+  "ssh-agent",
+);
 const hosts = new TestHosts("fth254", "10.199.254", "fd99:1254");
 const [sshHost] = hosts.v4 as [string];
 
 describe.skipIf(!tools.run || !isRoot())("an SSH agent whose key is the user's own agent's", () => {
-  const host = new TestHost("10.254", "nobody", "", `upstreamResolver: "${hosts.dns}", admitPrivate: ["10.199.254.0/24", "fd99:1254::/32"]`);
+  const host = new TestHost(
+    "10.254",
+    "nobody",
+    "",
+    `upstreamResolver: "${hosts.dns}", admitPrivate: ["10.199.254.0/24", "fd99:1254::/32"]`,
+  );
   const sshdDir = join(host.dir, "sshd");
   let sshd: TestSshd | undefined;
   const userDir = join(host.dir, "user");
   const asUser = ["--reuid", String(agentUid), "--regid", String(agentUid), "--clear-groups", "--"];
   /** A real ssh-agent of the user's on `socket` (in the foreground, until the test kills it). */
-  const runUserAgent = (socket: string) => execa("setpriv", [...asUser, "ssh-agent", "-D", "-a", socket], { reject: false });
+  const runUserAgent = (socket: string) =>
+    execa("setpriv", [...asUser, "ssh-agent", "-D", "-a", socket], { reject: false });
   const agents: ReturnType<typeof runUserAgent>[] = [];
   let fingerprint = "";
 
@@ -38,7 +58,12 @@ describe.skipIf(!tools.run || !isRoot())("an SSH agent whose key is the user's o
   const startUserAgent = async (socket: string): Promise<void> => {
     agents.push(runUserAgent(socket));
     const env = { SSH_AUTH_SOCK: socket };
-    for (let i = 0; i < 100 && (await execa("setpriv", [...asUser, "ssh-add", "-l"], { env, reject: false })).exitCode !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (
+      let i = 0;
+      i < 100 && (await execa("setpriv", [...asUser, "ssh-add", "-l"], { env, reject: false })).exitCode !== 1;
+      i++
+    )
+      await new Promise((resolve) => setTimeout(resolve, 50));
     await execa("setpriv", [...asUser, "ssh-add", join(userDir, "relayed")], { env });
   };
 
@@ -70,13 +95,22 @@ describe.skipIf(!tools.run || !isRoot())("an SSH agent whose key is the user's o
     chownSync(userDir, agentUid, agentUid);
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "relayed@test", "-f", join(userDir, "relayed")]);
     for (const file of ["relayed", "relayed.pub"]) chownSync(join(userDir, file), agentUid, agentUid);
-    fingerprint = execFileSync("ssh-keygen", ["-l", "-E", "sha256", "-f", join(userDir, "relayed.pub")], { encoding: "utf8" }).split(" ")[1] ?? "";
+    fingerprint =
+      execFileSync("ssh-keygen", ["-l", "-E", "sha256", "-f", join(userDir, "relayed.pub")], {
+        encoding: "utf8",
+      }).split(" ")[1] ?? "";
     const network = '{ mode: restricted, allow: ["ssh.test.example:22"] }';
-    appendFileSync(host.config, `  relayed:\n    extends: basic\n    network: ${network}\n    sshAgent: { keys: ["${fingerprint}"] }\n`);
+    appendFileSync(
+      host.config,
+      `  relayed:\n    extends: basic\n    network: ${network}\n    sshAgent: { keys: ["${fingerprint}"] }\n`,
+    );
     await startUserAgent(join(userDir, "first.sock"));
     await hosts.start({ "ssh.test.example": { A: [sshHost] } });
     mkdirSync(sshdDir);
-    sshd = await startTestSshd(sshdDir, readFileSync(join(userDir, "relayed.pub"), "utf8"), { namespace: hosts.namespace, address: sshHost });
+    sshd = await startTestSshd(sshdDir, readFileSync(join(userDir, "relayed.pub"), "utf8"), {
+      namespace: hosts.namespace,
+      address: sshHost,
+    });
   });
 
   afterAll(async () => {
@@ -90,7 +124,11 @@ describe.skipIf(!tools.run || !isRoot())("an SSH agent whose key is the user's o
   /** The sandbox's signature request, once the daemon's queue holds it. */
   const pendingSignature = async (): Promise<{ id: string; subject: SshSignSubject }> => {
     for (let i = 0; i < 200; i++) {
-      const listed = JSON.parse((await host.run(["approvals", "--json"])).stdout) as { id: string; kind: string; subject: SshSignSubject }[];
+      const listed = JSON.parse((await host.run(["approvals", "--json"])).stdout) as {
+        id: string;
+        kind: string;
+        subject: SshSignSubject;
+      }[];
       const found = listed.find((each) => each.kind === "ssh-sign");
       if (found !== undefined) return found;
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -98,12 +136,15 @@ describe.skipIf(!tools.run || !isRoot())("an SSH agent whose key is the user's o
     throw new Error("no signature request came");
   };
 
-  const listed = async (): Promise<string[]> => (JSON.parse((await host.run(["ps", "--json"])).stdout) as { name: string }[]).map((sandbox) => sandbox.name);
+  const listed = async (): Promise<string[]> =>
+    (JSON.parse((await host.run(["ps", "--json"])).stdout) as { name: string }[]).map((sandbox) => sandbox.name);
 
   it("refuses up before anything is made without SSH_AUTH_SOCK, or when the agent there lacks the key", async () => {
     const unset = await withAgent(undefined, ["up", "relay", "-t", "relayed", "-w", host.workspace("relay")]);
     expect(unset.exitCode).not.toBe(0);
-    expect(unset.stderr).toContain(`sshAgent names keys by fingerprint (${fingerprint}), which are relayed to your own SSH agent, and SSH_AUTH_SOCK is not set here`);
+    expect(unset.stderr).toContain(
+      `sshAgent names keys by fingerprint (${fingerprint}), which are relayed to your own SSH agent, and SSH_AUTH_SOCK is not set here`,
+    );
     const empty = join(userDir, "empty.sock");
     agents.push(runUserAgent(empty));
     let lacking = await withAgent(empty, ["up", "relay", "-t", "relayed", "-w", host.workspace("relay")]);
@@ -113,12 +154,21 @@ describe.skipIf(!tools.run || !isRoot())("an SSH agent whose key is the user's o
       lacking = await withAgent(empty, ["up", "relay", "-t", "relayed", "-w", host.workspace("relay")]);
     }
     expect(lacking.exitCode).not.toBe(0);
-    expect(lacking.stderr).toContain(`your SSH agent at ${empty} (SSH_AUTH_SOCK): the user's agent holds no key ${fingerprint}`);
+    expect(lacking.stderr).toContain(
+      `your SSH agent at ${empty} (SSH_AUTH_SOCK): the user's agent holds no key ${fingerprint}`,
+    );
     expect(await listed()).not.toContain("relay");
   }, 120_000);
 
   it("logs in from the sandbox to the test host once the signature is approved, relayed to the user's agent", async () => {
-    const up = await withAgent(join(userDir, "first.sock"), ["up", "relay", "-t", "relayed", "-w", host.workspace("relay")]);
+    const up = await withAgent(join(userDir, "first.sock"), [
+      "up",
+      "relay",
+      "-t",
+      "relayed",
+      "-w",
+      host.workspace("relay"),
+    ]);
     expect(up.exitCode, up.stderr).toBe(0);
     const keys = await eventually("ssh-add -l");
     expect(keys.output).toContain(fingerprint);
@@ -126,11 +176,16 @@ describe.skipIf(!tools.run || !isRoot())("an SSH agent whose key is the user's o
     // Only the public halves go in: the client's, to name the key, and the server's, to trust it.
     writeFileSync(join(host.workspace("relay"), "known_hosts"), `ssh.test.example ${sshd?.hostKey ?? ""}\n`);
     copyFileSync(join(userDir, "relayed.pub"), join(host.workspace("relay"), "relayed.pub"));
-    const options = "-T -F /dev/null -o BatchMode=yes -o UserKnownHostsFile=/workspace/known_hosts -o IdentitiesOnly=yes -i /workspace/relayed.pub";
+    const options =
+      "-T -F /dev/null -o BatchMode=yes -o UserKnownHostsFile=/workspace/known_hosts -o IdentitiesOnly=yes -i /workspace/relayed.pub";
     const login = host.run(["exec", "relay", "--", "sh", "-c", `ssh ${options} root@ssh.test.example 2>&1`]);
     const request = await pendingSignature();
     expect(request.subject).toMatchObject({ fingerprint, comment: "relayed@test" });
-    expect(request.subject.destination).toEqual({ kind: "ssh-login", user: "root", hostKey: sshd?.hostKeyFingerprint ?? "none" });
+    expect(request.subject.destination).toEqual({
+      kind: "ssh-login",
+      user: "root",
+      hostKey: sshd?.hostKeyFingerprint ?? "none",
+    });
     expect((await host.run(["approve", request.id])).exitCode).toBe(0);
     const result = await login;
     expect([result.exitCode, result.stdout.trim()]).toEqual([0, "logged-in"]);
@@ -138,7 +193,9 @@ describe.skipIf(!tools.run || !isRoot())("an SSH agent whose key is the user's o
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line) as { event: string; detail?: string });
-    expect(audit.filter((event) => event.event === "ssh-sign").map((event) => event.detail)).toContainEqual(expect.stringContaining(`signed with ${fingerprint} (relayed@test)`));
+    expect(audit.filter((event) => event.event === "ssh-sign").map((event) => event.detail)).toContainEqual(
+      expect.stringContaining(`signed with ${fingerprint} (relayed@test)`),
+    );
   }, 120_000);
 
   it("starts again with the SSH_AUTH_SOCK of the start, and refuses when the recorded agent is gone and none is given", async () => {

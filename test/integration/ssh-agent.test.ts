@@ -1,5 +1,16 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -76,13 +87,30 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
       ["ec", "ecdsa"],
       ["other", "ed25519"],
     ]) {
-      execFileSync("ssh-keygen", ["-q", "-t", type ?? "", "-N", "", "-C", `${name}@test`, "-f", join(keysDir, name ?? "")]);
+      execFileSync("ssh-keygen", [
+        "-q",
+        "-t",
+        type ?? "",
+        "-N",
+        "",
+        "-C",
+        `${name}@test`,
+        "-f",
+        join(keysDir, name ?? ""),
+      ]);
       // Only the public half where ssh looks: it must sign through the agent.
       copyFileSync(join(keysDir, `${name}.pub`), join(pubsDir, `${name}.pub`));
-      fingerprints[name ?? ""] = execFileSync("ssh-keygen", ["-l", "-E", "sha256", "-f", join(keysDir, `${name}.pub`)], { encoding: "utf8" }).split(" ")[1] ?? "";
+      fingerprints[name ?? ""] =
+        execFileSync("ssh-keygen", ["-l", "-E", "sha256", "-f", join(keysDir, `${name}.pub`)], {
+          encoding: "utf8",
+        }).split(" ")[1] ?? "";
     }
     await hosts.start({});
-    sshd = await startTestSshd(dir, ["ed", "rsa", "ec", "other"].map((k) => readFileSync(join(keysDir, `${k}.pub`), "utf8")).join(""), { namespace: hosts.namespace, address: sshHost });
+    sshd = await startTestSshd(
+      dir,
+      ["ed", "rsa", "ec", "other"].map((k) => readFileSync(join(keysDir, `${k}.pub`), "utf8")).join(""),
+      { namespace: hosts.namespace, address: sshHost },
+    );
     hostKeyFingerprint = sshd.hostKeyFingerprint;
   });
 
@@ -108,13 +136,23 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
     const agent = await startAgent("approve", await fileKeys("ed"), true, queue);
     const ssh = login(agent.socket, "ed");
     const pending = await queue.next();
-    expect(pending.ask).toMatchObject({ sandbox: "approve", kind: "ssh-sign", subject: { fingerprint: fingerprints.ed, comment: "ed@test" } });
+    expect(pending.ask).toMatchObject({
+      sandbox: "approve",
+      kind: "ssh-sign",
+      subject: { fingerprint: fingerprints.ed, comment: "ed@test" },
+    });
     // OpenSSH's host-bound login names the server's host key: the signature is good for that server only.
-    expect((pending.ask.subject as SshSignSubject).destination).toEqual({ kind: "ssh-login", user: "root", hostKey: hostKeyFingerprint });
+    expect((pending.ask.subject as SshSignSubject).destination).toEqual({
+      kind: "ssh-login",
+      user: "root",
+      hostKey: hostKeyFingerprint,
+    });
     pending.answer({ decision: "once" });
     const result = await ssh;
     expect([result.exitCode, result.stdout]).toEqual([0, "logged-in"]);
-    expect(agent.records).toEqual([expect.objectContaining({ fingerprint: fingerprints.ed, signed: true, reason: "once" })]);
+    expect(agent.records).toEqual([
+      expect.objectContaining({ fingerprint: fingerprints.ed, signed: true, reason: "once" }),
+    ]);
     await agent.server.close();
   });
 
@@ -153,7 +191,14 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
     let now = 1_000_000;
     const records: SignRecord[] = [];
     const socket = join(dir, "for.sock");
-    const server = new SshAgentServer({ sandbox: "for", keys: await fileKeys("ed"), confirm: true, ask: queue.ask, record: (r) => records.push(r), now: () => now });
+    const server = new SshAgentServer({
+      sandbox: "for",
+      keys: await fileKeys("ed"),
+      confirm: true,
+      ask: queue.ask,
+      record: (r) => records.push(r),
+      now: () => now,
+    });
     await server.listen(socket, 0);
     const first = login(socket, "ed");
     (await queue.next()).answer({ decision: "for", untilMs: now + 10 * 60_000 });
@@ -173,16 +218,25 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
     const agent = await startAgent("for-where", await fileKeys("ed"), true, queue);
     const first = login(agent.socket, "ed");
     const asked = await queue.next();
-    expect(asked.ask.subject).toMatchObject({ destination: { kind: "ssh-login", user: "root", hostKey: hostKeyFingerprint } });
+    expect(asked.ask.subject).toMatchObject({
+      destination: { kind: "ssh-login", user: "root", hostKey: hostKeyFingerprint },
+    });
     asked.answer({ decision: "for", untilMs: Date.now() + 10 * 60_000 });
     expect((await first).stdout).toBe("logged-in");
     expect((await login(agent.socket, "ed")).stdout).toBe("logged-in");
     // The same key asked to sign a file (an SSHSIG in namespace "file"): not what was approved.
     const message = join(dir, "message.txt");
     writeFileSync(message, "a file the sandbox wants signed\n");
-    const sign = execa("ssh-keygen", ["-Y", "sign", "-U", "-f", join(pubsDir, "ed.pub"), "-n", "file", message], { env: { SSH_AUTH_SOCK: agent.socket }, reject: false, stdin: "ignore" });
+    const sign = execa("ssh-keygen", ["-Y", "sign", "-U", "-f", join(pubsDir, "ed.pub"), "-n", "file", message], {
+      env: { SSH_AUTH_SOCK: agent.socket },
+      reject: false,
+      stdin: "ignore",
+    });
     const again = await queue.next();
-    expect(again.ask.subject).toMatchObject({ fingerprint: fingerprints.ed, destination: { kind: "sshsig", namespace: "file" } });
+    expect(again.ask.subject).toMatchObject({
+      fingerprint: fingerprints.ed,
+      destination: { kind: "sshsig", namespace: "file" },
+    });
     again.answer({ decision: "deny" });
     expect((await sign).exitCode).not.toBe(0);
     expect(agent.records.map((r) => r.reason)).toEqual(["for", "approved-earlier", "deny"]);
@@ -195,7 +249,12 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
     expect((await login(agent.socket, "ed")).stdout).toBe("logged-in");
     expect(queue.asks).toEqual([]);
     expect(agent.records).toEqual([
-      expect.objectContaining({ fingerprint: fingerprints.ed, signed: true, reason: "confirm-off", destination: expect.objectContaining({ kind: "ssh-login", user: "root" }) }),
+      expect.objectContaining({
+        fingerprint: fingerprints.ed,
+        signed: true,
+        reason: "confirm-off",
+        destination: expect.objectContaining({ kind: "ssh-login", user: "root" }),
+      }),
     ]);
     await agent.server.close();
   });
@@ -218,7 +277,10 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
     const add = await execa("ssh-add", [join(keysDir, "other")], { env, reject: false });
     expect([add.exitCode, add.stderr]).toEqual([1, expect.stringMatching(/Could not add identity/)]);
     const removeAll = await execa("ssh-add", ["-D"], { env, reject: false });
-    expect([removeAll.exitCode, removeAll.stderr]).toEqual([1, expect.stringMatching(/Failed to remove all identities/)]);
+    expect([removeAll.exitCode, removeAll.stderr]).toEqual([
+      1,
+      expect.stringMatching(/Failed to remove all identities/),
+    ]);
     const remove = await execa("ssh-add", ["-d", join(pubsDir, "ed.pub")], { env, reject: false });
     expect(remove.exitCode).toBe(1);
     const lock = await execa("ssh-add", ["-x"], { env, input: "pw\npw\n", reject: false });
@@ -229,7 +291,13 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
 
   it("listens on a socket only its owner (and root) can connect to", async () => {
     const queue = new TestApprovalQueue();
-    const server = new SshAgentServer({ sandbox: "mode", keys: [], confirm: true, ask: queue.ask, record: () => undefined });
+    const server = new SshAgentServer({
+      sandbox: "mode",
+      keys: [],
+      confirm: true,
+      ask: queue.ask,
+      record: () => undefined,
+    });
     const socket = join(dir, "mode.sock");
     await server.listen(socket, nobody);
     const info = lstatSync(socket);
@@ -251,7 +319,9 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
     const userAgent = execa("setpriv", [...asNobody, "ssh-agent", "-D", "-a", upstream], { reject: false });
     try {
       for (let i = 0; i < 100 && !existsSocket(upstream); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      await execa("setpriv", [...asNobody, "ssh-add", join(userDir, "ed"), join(userDir, "other")], { env: { SSH_AUTH_SOCK: upstream } });
+      await execa("setpriv", [...asNobody, "ssh-add", join(userDir, "ed"), join(userDir, "other")], {
+        env: { SSH_AUTH_SOCK: upstream },
+      });
       const keys = await upstreamKeys({ socket: upstream, uid: nobody, gid: nobody }, [fingerprints.ed ?? ""]);
       expect(keys.map((k) => k.fingerprint)).toEqual([fingerprints.ed]);
       const queue = new TestApprovalQueue();
@@ -259,7 +329,9 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
       const ssh = login(agent.socket, "ed");
       (await queue.next()).answer({ decision: "once" });
       expect((await ssh).stdout).toBe("logged-in");
-      await expect(upstreamKeys({ socket: upstream, uid: nobody, gid: nobody }, ["SHA256:nothere"])).rejects.toThrow(/holds no key SHA256:nothere/);
+      await expect(upstreamKeys({ socket: upstream, uid: nobody, gid: nobody }, ["SHA256:nothere"])).rejects.toThrow(
+        /holds no key SHA256:nothere/,
+      );
       await agent.server.close();
     } finally {
       userAgent.kill("SIGTERM");
@@ -268,7 +340,9 @@ describe.skipIf(!tools.run || !isRoot())("the sandbox's SSH agent with real ssh,
   });
 
   it("reads a key file only when it is the user's own regular file, never through a link", async () => {
-    await expect(readKeyFile(join(keysDir, "ed"), nobody)).rejects.toThrow(/is not owned by the sandbox's user \(uid 65534\)/);
+    await expect(readKeyFile(join(keysDir, "ed"), nobody)).rejects.toThrow(
+      /is not owned by the sandbox's user \(uid 65534\)/,
+    );
     symlinkSync(join(keysDir, "ed"), join(dir, "link"));
     await expect(readKeyFile(join(dir, "link"), 0)).rejects.toThrow(/is a symbolic link/);
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "secret", "-f", join(dir, "locked")]);

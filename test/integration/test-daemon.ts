@@ -10,12 +10,21 @@ import { agentUid, type CliRun, type TestHost } from "./harness.js";
  * Starts `forage-ctl daemon` for a test host and waits until it says it listens: that line comes
  * after the socket's owner and mode are set. `exited` settles when it ends (after --stop).
  */
-export async function startTestDaemon(host: TestHost, config = host.config): Promise<{ exited: Promise<unknown>; log: () => string }> {
-  const child = execa(process.execPath, [cliPath, "--config", config, "daemon"], { cwd: repoRoot, env: host.env, extendEnv: false, reject: false });
+export async function startTestDaemon(
+  host: TestHost,
+  config = host.config,
+): Promise<{ exited: Promise<unknown>; log: () => string }> {
+  const child = execa(process.execPath, [cliPath, "--config", config, "daemon"], {
+    cwd: repoRoot,
+    env: host.env,
+    extendEnv: false,
+    reject: false,
+  });
   let log = "";
   child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
   // A TypeScript config takes a second or two to load cold.
-  for (let i = 0; i < 200 && !log.includes("listening on"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let i = 0; i < 200 && !log.includes("listening on"); i++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   expect(log).toContain("listening on");
   expect(existsSync(join(host.env.FORAGE_RUN_DIR ?? "", "daemon.sock"))).toBe(true);
   return { exited: child, log: () => log };
@@ -45,12 +54,16 @@ export function daemonForTests(host: TestHost, config = (): string => host.confi
 
 /** forage-ctl as `uid` (the configured user's by default) with the user's group and no others, without sudo: through the daemon's socket. */
 export async function runAsUser(host: TestHost, args: string[], uid = agentUid): Promise<CliRun> {
-  const result = await execa("setpriv", [`--reuid=${uid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, cliPath, ...args], {
-    cwd: repoRoot,
-    env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
-    extendEnv: false,
-    reject: false,
-    stdin: "ignore",
-  });
+  const result = await execa(
+    "setpriv",
+    [`--reuid=${uid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, cliPath, ...args],
+    {
+      cwd: repoRoot,
+      env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
+      extendEnv: false,
+      reject: false,
+      stdin: "ignore",
+    },
+  );
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }

@@ -25,7 +25,21 @@ export class TmuxTerminal {
     const environment = Object.entries(env).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
     // "$@" is argv as given: nothing of it is parsed by the shell.
     const wrapper = ["sh", "-c", '"$@"; echo "[exited $?]"; exec sleep 3600', "sh", ...argv];
-    await this.tmux(["new-session", "-d", "-s", "pick", "-x", "120", "-y", "40", "-c", cwd, ...environment, "--", ...wrapper]);
+    await this.tmux([
+      "new-session",
+      "-d",
+      "-s",
+      "pick",
+      "-x",
+      "120",
+      "-y",
+      "40",
+      "-c",
+      cwd,
+      ...environment,
+      "--",
+      ...wrapper,
+    ]);
   }
 
   /** The screen as it is now, one line per row (trailing blanks trimmed). */
@@ -38,7 +52,12 @@ export class TmuxTerminal {
    * fails after `timeoutMs` with what the screen showed last.
    */
   async waitFor(expected: string | RegExp | ((screen: string) => boolean), timeoutMs = 20_000): Promise<string> {
-    const matches = (screen: string): boolean => (typeof expected === "string" ? screen.includes(expected) : expected instanceof RegExp ? expected.test(screen) : expected(screen));
+    const matches = (screen: string): boolean =>
+      typeof expected === "string"
+        ? screen.includes(expected)
+        : expected instanceof RegExp
+          ? expected.test(screen)
+          : expected(screen);
     const deadline = Date.now() + timeoutMs;
     let last = "";
     while (Date.now() < deadline) {

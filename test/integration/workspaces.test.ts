@@ -100,12 +100,28 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
 
   it("gives each sandbox its own git worktree on branch forage-NAME: both commit in parallel and the host repo has both", async () => {
     const repo = await gitRepo("parallel-git");
-    const ups = await Promise.all(["gw1", "gw2"].map((name) => host.run(["up", name, "-t", "basic", "-r", repo, ...identity])));
+    const ups = await Promise.all(
+      ["gw1", "gw2"].map((name) => host.run(["up", name, "-t", "basic", "-r", repo, ...identity])),
+    );
     expect(ups.map((up) => up.exitCode)).toEqual([0, 0]);
-    expect(JSON.parse((await host.run(["status", "gw1", "--json"])).stdout)).toMatchObject({ workspaceMode: "git-worktree", workspaceVcs: "forage-gw1" });
-    await Promise.all(["gw1", "gw2"].map((name) => host.sh(name, `echo ${name} > ${name}.txt && git add ${name}.txt && git commit -q -m "work from ${name}" && git status --short | wc -l`)));
-    expect(await host.sh("gw1", "git log --format=%s -2; git rev-parse --abbrev-ref HEAD")).toBe("work from gw1\ninitial\nforage-gw1\n");
-    expect(await as("git", ["-C", repo, "log", "--format=%s %an", "forage-gw1", "-1"])).toBe("work from gw1 Agent Smith");
+    expect(JSON.parse((await host.run(["status", "gw1", "--json"])).stdout)).toMatchObject({
+      workspaceMode: "git-worktree",
+      workspaceVcs: "forage-gw1",
+    });
+    await Promise.all(
+      ["gw1", "gw2"].map((name) =>
+        host.sh(
+          name,
+          `echo ${name} > ${name}.txt && git add ${name}.txt && git commit -q -m "work from ${name}" && git status --short | wc -l`,
+        ),
+      ),
+    );
+    expect(await host.sh("gw1", "git log --format=%s -2; git rev-parse --abbrev-ref HEAD")).toBe(
+      "work from gw1\ninitial\nforage-gw1\n",
+    );
+    expect(await as("git", ["-C", repo, "log", "--format=%s %an", "forage-gw1", "-1"])).toBe(
+      "work from gw1 Agent Smith",
+    );
     expect(await as("git", ["-C", repo, "log", "--format=%s", "forage-gw2", "-1"])).toBe("work from gw2");
   });
 
@@ -115,7 +131,9 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     expect(down.exitCode).toBe(0);
     expect(down.stderr).toContain("branch forage-gw1 in");
     expect(down.stderr).toContain("not merged anywhere: kept");
-    await as("git", ["-C", repo, "merge", "-q", "--ff-only", "forage-gw2"]).catch(() => as("git", ["-C", repo, "branch", "-f", "main", "forage-gw2"]));
+    await as("git", ["-C", repo, "merge", "-q", "--ff-only", "forage-gw2"]).catch(() =>
+      as("git", ["-C", repo, "branch", "-f", "main", "forage-gw2"]),
+    );
     expect((await host.run(["down", "gw2"])).stderr).toBe("");
     expect(await as("git", ["-C", repo, "branch", "--format=%(refname:short)"])).toBe("forage-gw1\nmain");
     expect((await as("git", ["-C", repo, "worktree", "list"])).split("\n")).toHaveLength(1);
@@ -125,16 +143,38 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     const repo = await jjRepo("parallel-jj");
     writeFileSync(join(repo, "base.txt"), "base\n");
     await as("jj", ["-R", repo, "commit", "-m", "base"]);
-    const ups = await Promise.all(["jj1", "jj2"].map((name) => host.run(["up", name, "-t", "basic", "-r", repo, ...identity])));
+    const ups = await Promise.all(
+      ["jj1", "jj2"].map((name) => host.run(["up", name, "-t", "basic", "-r", repo, ...identity])),
+    );
     expect(ups.map((up) => [up.exitCode, up.stderr])).toEqual([
       [0, ""],
       [0, ""],
     ]);
-    await Promise.all(["jj1", "jj2"].map((name) => host.sh(name, `echo ${name} > ${name}.txt && jj describe -m "change from ${name}" && jj --quiet new`)));
+    await Promise.all(
+      ["jj1", "jj2"].map((name) =>
+        host.sh(name, `echo ${name} > ${name}.txt && jj describe -m "change from ${name}" && jj --quiet new`),
+      ),
+    );
     const store = `${repo}/.jj/repo`;
-    expect(await host.sh("jj1", `for f in ${store}/config.toml ${store}/store/git_target .jj/repo; do (echo x >> "$f") 2>&1 | grep -c Read-only; done`)).toBe("1\n1\n1\n");
-    expect(await host.sh("jj1", `jj log --no-graph -r '@-' -T 'description ++ author.name() ++ "\\n"'; jj status | head -1`)).toBe("change from jj1\nAgent Smith\nThe working copy has no changes.\n");
-    const log = await as("jj", ["-R", repo, "log", "--no-graph", "-r", "all()", "-T", 'description.first_line() ++ "\\n"']);
+    expect(
+      await host.sh(
+        "jj1",
+        `for f in ${store}/config.toml ${store}/store/git_target .jj/repo; do (echo x >> "$f") 2>&1 | grep -c Read-only; done`,
+      ),
+    ).toBe("1\n1\n1\n");
+    expect(
+      await host.sh("jj1", `jj log --no-graph -r '@-' -T 'description ++ author.name() ++ "\\n"'; jj status | head -1`),
+    ).toBe("change from jj1\nAgent Smith\nThe working copy has no changes.\n");
+    const log = await as("jj", [
+      "-R",
+      repo,
+      "log",
+      "--no-graph",
+      "-r",
+      "all()",
+      "-T",
+      'description.first_line() ++ "\\n"',
+    ]);
     expect(log).toContain("change from jj1");
     expect(log).toContain("change from jj2");
     expect(await as("jj", ["-R", repo, "workspace", "list", "-T", 'name ++ "\\n"'])).toBe("default\njj1\njj2");
@@ -143,7 +183,9 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
   it("makes the repository forget the jj workspace on down", async () => {
     expect((await host.run(["down", "jj1"])).exitCode).toBe(0);
     expect((await host.run(["down", "jj2"])).exitCode).toBe(0);
-    expect(await as("jj", ["-R", join(repos, "parallel-jj"), "workspace", "list", "-T", 'name ++ "\\n"'])).toBe("default");
+    expect(await as("jj", ["-R", join(repos, "parallel-jj"), "workspace", "list", "-T", 'name ++ "\\n"'])).toBe(
+      "default",
+    );
   });
 
   it("gives a sandbox a jj workspace of a repository jj made as it does by default (colocated with git), without a git worktree", async () => {
@@ -158,7 +200,12 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     await as("jj", ["-R", repo, "commit", "-m", "base"]);
     const up = await host.run(["up", "jjco", "-t", "basic", "-r", repo, ...identity]);
     expect([up.exitCode, up.stderr]).toEqual([0, ""]);
-    expect(await host.sh("jjco", "cat base.txt; test -f .git && echo git-worktree || echo no-git-worktree; jj status | head -1")).toBe("base\nno-git-worktree\nThe working copy has no changes.\n");
+    expect(
+      await host.sh(
+        "jjco",
+        "cat base.txt; test -f .git && echo git-worktree || echo no-git-worktree; jj status | head -1",
+      ),
+    ).toBe("base\nno-git-worktree\nThe working copy has no changes.\n");
     expect(await as("git", ["-C", repo, "worktree", "list", "--porcelain"])).not.toContain("jjco");
     expect((await host.run(["down", "jjco"])).exitCode).toBe(0);
     expect(await as("jj", ["-R", repo, "workspace", "list", "-T", 'name ++ "\\n"'])).toBe("default");
@@ -172,10 +219,25 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     writeFileSync(join(repo, "deploy.sh"), "echo deploy\n");
     // The user's own Forage config in the workspace: `sudo forage-ctl` run there loads it.
     writeFileSync(join(repo, "forage.config.ts"), "export default {};\n");
-    await execa("chown", ["-R", `${agentUid}:${agentUid}`, join(repo, ".forage"), join(repo, "deploy.sh"), join(repo, "forage.config.ts")]);
+    await execa("chown", [
+      "-R",
+      `${agentUid}:${agentUid}`,
+      join(repo, ".forage"),
+      join(repo, "deploy.sh"),
+      join(repo, "forage.config.ts"),
+    ]);
     expect((await host.run(["up", "prot", "-t", "basic", "-w", repo])).exitCode).toBe(0);
-    const attempt = (path: string): Promise<string> => host.sh("prot", `(echo x >> ${path}) 2>&1 | grep -c 'Read-only file system' || true`);
-    for (const path of [".git/config", ".git/hooks/pre-commit", ".envrc", ".forage/init", "deploy.sh", "forage.config.ts"]) expect(await attempt(path)).toBe("1\n");
+    const attempt = (path: string): Promise<string> =>
+      host.sh("prot", `(echo x >> ${path}) 2>&1 | grep -c 'Read-only file system' || true`);
+    for (const path of [
+      ".git/config",
+      ".git/hooks/pre-commit",
+      ".envrc",
+      ".forage/init",
+      "deploy.sh",
+      "forage.config.ts",
+    ])
+      expect(await attempt(path)).toBe("1\n");
     expect(await attempt("README.md")).toBe("0\n");
     // .git cannot be moved aside to put another config in its place.
     expect(await host.sh("prot", "mv .git .git-aside 2>&1 | grep -c 'busy' || true")).toBe("1\n");
@@ -186,7 +248,12 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
   it("protects the shared git directory of a worktree too, and lets a template lift a protection", async () => {
     const repo = await gitRepo("lenient");
     expect((await host.run(["up", "len", "-t", "lenient", "-r", repo, ...identity])).exitCode).toBe(0);
-    expect(await host.sh("len", "(echo x >> \"$(git rev-parse --git-common-dir)/config\") 2>&1 | grep -c 'Read-only' || true")).toBe("1\n");
+    expect(
+      await host.sh(
+        "len",
+        "(echo x >> \"$(git rev-parse --git-common-dir)/config\") 2>&1 | grep -c 'Read-only' || true",
+      ),
+    ).toBe("1\n");
     expect(await host.sh("len", "echo 'use flake' > .envrc && cat .envrc")).toBe("use flake\n");
     // Nothing the agent writes can point the user's git elsewhere: the store's root and the
     // worktree's pointer file are read-only (commits still work: objects and refs are writable).
@@ -235,7 +302,9 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     expect((await host.run(["snapshot", "create", "sg", "s1"])).exitCode).toBe(0);
     await host.sh("sg", "echo v2 > notes.txt && rm README.md");
     expect((await host.run(["snapshot", "restore", "sg", "s1"])).exitCode).toBe(0);
-    expect(await host.sh("sg", "cat notes.txt README.md; git log --format=%s; git status --short")).toBe("v1\nchanged\ninitial\n M README.md\n?? notes.txt\n");
+    expect(await host.sh("sg", "cat notes.txt README.md; git log --format=%s; git status --short")).toBe(
+      "v1\nchanged\ninitial\n M README.md\n?? notes.txt\n",
+    );
     const list = JSON.parse((await host.run(["snapshot", "list", "sg", "--json"])).stdout) as { name: string }[];
     expect(list.map((s) => s.name)).toEqual(["s1"]);
     expect((await host.run(["snapshot", "create", "sg", "s1"])).stderr).toContain('snapshot "s1" of sg exists already');
@@ -260,7 +329,8 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
   it("makes the workspace and the repository's shared directory read-only with readOnlyWorkspace", async () => {
     const repo = await gitRepo("read-only");
     expect((await host.run(["up", "ro", "-t", "readonly", "-r", repo])).exitCode).toBe(0);
-    const attempts = "(touch new.txt) 2>&1 | grep -c Read-only; (git commit -q --allow-empty -m nope) 2>&1 | grep -c 'Read-only'; git log --format=%s";
+    const attempts =
+      "(touch new.txt) 2>&1 | grep -c Read-only; (git commit -q --allow-empty -m nope) 2>&1 | grep -c 'Read-only'; git log --format=%s";
     expect(await host.sh("ro", attempts)).toBe("1\n1\ninitial\n");
     expect((await host.run(["down", "ro"])).exitCode).toBe(0);
   });
@@ -271,7 +341,12 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
     await as("jj", ["-R", repo, "commit", "-m", "beads database"]);
     await as("jj", ["-R", repo, "bookmark", "create", "beads-sync", "-r", "@-"]);
     expect((await host.run(["up", "bd", "-t", "beads", "-r", repo])).exitCode).toBe(0);
-    expect(await host.sh("bd", "cat /workspace/.beads/issues.jsonl; cd /workspace/.beads && jj log --no-graph -r '@-' -T 'bookmarks ++ \"\\n\"'")).toBe('{"id":"bd-1"}\nbeads-sync\n');
+    expect(
+      await host.sh(
+        "bd",
+        "cat /workspace/.beads/issues.jsonl; cd /workspace/.beads && jj log --no-graph -r '@-' -T 'bookmarks ++ \"\\n\"'",
+      ),
+    ).toBe('{"id":"bd-1"}\nbeads-sync\n');
     expect(await as("jj", ["-R", repo, "workspace", "list", "-T", 'name ++ "\\n"'])).toBe("bd\nbd-beads\ndefault");
     expect((await host.run(["down", "bd"])).exitCode).toBe(0);
     expect(await as("jj", ["-R", repo, "workspace", "list", "-T", 'name ++ "\\n"'])).toBe("default");
@@ -280,7 +355,9 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
   it("reports a workspace directory no sandbox owns to gc, and removes it with --force", async () => {
     const ghost = join(host.env.FORAGE_STATE_DIR ?? "", "workspaces", "ghost", "_workspace");
     mkdirSync(ghost, { recursive: true });
-    const found = JSON.parse((await host.run(["gc", "--json"])).stdout) as { orphans: { kind: string; name: string }[] };
+    const found = JSON.parse((await host.run(["gc", "--json"])).stdout) as {
+      orphans: { kind: string; name: string }[];
+    };
     expect(found.orphans).toEqual([expect.objectContaining({ kind: "workspace", name: "ghost" })]);
     expect((await host.run(["gc", "--force"])).exitCode).toBe(0);
     expect(existsSync(ghost)).toBe(false);
@@ -289,8 +366,12 @@ describe.skipIf(!tools.run || !isRoot())("workspaces: jj workspaces, git worktre
   it("binds an agent's hostConfigDir into the sandbox (read-only if asked), and warns about a missing one", async () => {
     const up = await host.run(["up", "cfg", "-t", "configured", "-w", host.workspace("cfg")]);
     expect(up.exitCode).toBe(0);
-    expect(up.stderr).toContain("agent other: /nonexistent/forage-config (hostConfigDir) does not exist on the host; it is not mounted");
-    expect(await host.sh("cfg", "cat /home/agent/data/table.csv; (touch /home/agent/data/x) 2>&1 | grep -c Read-only")).toBe("a,b\n1\n");
+    expect(up.stderr).toContain(
+      "agent other: /nonexistent/forage-config (hostConfigDir) does not exist on the host; it is not mounted",
+    );
+    expect(
+      await host.sh("cfg", "cat /home/agent/data/table.csv; (touch /home/agent/data/x) 2>&1 | grep -c Read-only"),
+    ).toBe("a,b\n1\n");
     expect((await host.run(["down", "cfg"])).exitCode).toBe(0);
   });
 

@@ -52,7 +52,8 @@ describe.skipIf(!tools.run)("the agent's tmux session", () => {
     execFileSync(script, { env });
     for (let i = 0; i < 50 && !safeRead(join(dir, "codex.out")); i++) execFileSync("sleep", ["0.1"]);
     // A window whose command has exited stays open (dead pane) so the user can read its output.
-    const windows = (): string[] => tmux("list-windows", "-t", "forage", "-F", "#{window_name}:#{pane_dead}").trim().split("\n");
+    const windows = (): string[] =>
+      tmux("list-windows", "-t", "forage", "-F", "#{window_name}:#{pane_dead}").trim().split("\n");
     for (let i = 0; i < 50 && windows()[2] !== "quits:1"; i++) execFileSync("sleep", ["0.1"]);
     expect(windows()).toEqual(["claude:0", "codex:0", "quits:1"]);
     expect(safeRead(join(dir, "claude.out"))).toBe(`${dir}\n`);

@@ -21,7 +21,14 @@ const keys = {
 };
 
 /** An agent's proxy settings file, with lines a wrapper must not export. */
-const proxySettings = ["ANTHROPIC_BASE_URL=http://10.100.1.1:8080/claude", "EXTRA_URL=a=b $(touch /tmp/forage-pwned)", "bad name=ignored", "=ignored", "no equals sign", ""].join("\n");
+const proxySettings = [
+  "ANTHROPIC_BASE_URL=http://10.100.1.1:8080/claude",
+  "EXTRA_URL=a=b $(touch /tmp/forage-pwned)",
+  "bad name=ignored",
+  "=ignored",
+  "no equals sign",
+  "",
+].join("\n");
 
 interface AgentRun {
   status: number | null;
@@ -33,7 +40,9 @@ interface AgentRun {
 async function buildWrappers(root: string, input: string, template: string): Promise<string> {
   const outDir = await writeCaseOutput(join(root, "out"), input);
   const model = await loadCaseModel(input);
-  const packages = model.templates.flatMap((t) => t.agents).map((a) => ({ path: a.package, bins: [a.executable ?? a.package.at(-1) ?? ""] }));
+  const packages = model.templates
+    .flatMap((t) => t.agents)
+    .map((a) => ({ path: a.package, bins: [a.executable ?? a.package.at(-1) ?? ""] }));
   return `
     let
       lib = ${standInLib};
@@ -59,11 +68,14 @@ describe.skipIf(!tools.run)("agent wrappers built with nix-build and executed", 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "forage-wrappers-"));
     mkdirSync(join(root, "secrets"), { mode: 0o700 });
-    for (const [name, value] of Object.entries(keys)) writeFileSync(join(root, "secrets", name), `${value}\n`, { mode: 0o400 });
+    for (const [name, value] of Object.entries(keys))
+      writeFileSync(join(root, "secrets", name), `${value}\n`, { mode: 0o400 });
     // What forage-ctl writes for the agents behind the API proxy (claude: auth proxy, codex: placeholder).
     mkdirSync(join(root, "secrets", "_proxy"));
     writeFileSync(join(root, "secrets", "_proxy", "claude"), proxySettings, { mode: 0o400 });
-    writeFileSync(join(root, "secrets", "_proxy", "codex"), "OPENAI_BASE_URL=http://10.100.1.1:8080/codex/v1\n", { mode: 0o400 });
+    writeFileSync(join(root, "secrets", "_proxy", "codex"), "OPENAI_BASE_URL=http://10.100.1.1:8080/codex/v1\n", {
+      mode: 0o400,
+    });
     expression = await buildWrappers(root, "examples/multi-agent/forage.yaml", "trio");
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -170,7 +182,9 @@ describe.skipIf(!tools.run)("agent wrappers built with nix-build and executed", 
 
   it("reads a login agent's env file (its token, or the proxy's URL and a stand-in) even with auth wrapper", () => {
     mkdirSync(join(root, "login", "_proxy"), { recursive: true });
-    writeFileSync(join(root, "login", "_proxy", "claude"), "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-test\n", { mode: 0o400 });
+    writeFileSync(join(root, "login", "_proxy", "claude"), "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-test\n", {
+      mode: 0o400,
+    });
     const expression = `
       let
         lib = ${standInLib};

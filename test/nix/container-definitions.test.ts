@@ -34,7 +34,13 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   /** What every sandbox container in slot 7 is, whatever its mounts. */
-  const slot7 = { ephemeral: true, privateNetwork: true, autoStart: false, hostAddress: "10.100.7.1", localAddress: "10.100.7.2" };
+  const slot7 = {
+    ephemeral: true,
+    privateNetwork: true,
+    autoStart: false,
+    hostAddress: "10.100.7.1",
+    localAddress: "10.100.7.2",
+  };
   const slot7v6 = { hostAddress6: "fd66:a64:7::1", localAddress6: "fd66:a64:7::2" };
 
   it("defines one ephemeral, privately networked container with the addresses and mounts it is given", () => {
@@ -102,7 +108,10 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
   });
 
   it("configures the container module with the template, the agent user's uid/gid and no secret values", () => {
-    const sandbox = nixEvalJson(`${prelude} (definition.module { inherit pkgs; }).forage.sandbox`) as Record<string, unknown>;
+    const sandbox = nixEvalJson(`${prelude} (definition.module { inherit pkgs; }).forage.sandbox`) as Record<
+      string,
+      unknown
+    >;
     expect(sandbox).toMatchObject({
       templateName: "claude",
       user: "agent",
@@ -124,7 +133,9 @@ describe.skipIf(!tools.run)("generated container definitions", () => {
     expect(result.imports).toEqual([join(repoRoot, "modules/container")]);
     expect(result.sandbox.uid).toBe(1234);
     expect(result.sandbox.template).toMatchObject({
-      agents: { claude: { package: "<package claude-code>", secretName: "anthropic-api-key", authEnvVar: "ANTHROPIC_API_KEY" } },
+      agents: {
+        claude: { package: "<package claude-code>", secretName: "anthropic-api-key", authEnvVar: "ANTHROPIC_API_KEY" },
+      },
       extraPackages: ["<package nodejs_22>", "<package black>"],
       network: { mode: "restricted" },
     });

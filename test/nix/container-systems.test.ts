@@ -27,9 +27,12 @@ describe.skipIf(!tools.run)("container systems on every route to NixOS", () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it("covers every bundled example", () => {
-    const examples = readdirSync(join(repoRoot, "examples"), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    const examples = readdirSync(join(repoRoot, "examples"), { withFileTypes: true }).filter((entry) =>
+      entry.isDirectory(),
+    );
     const covered = cases.map((c) => c.input.split("/")[1]);
-    for (const example of examples) expect(covered, `examples/${example.name} is not a golden case`).toContain(example.name);
+    for (const example of examples)
+      expect(covered, `examples/${example.name} is not a golden case`).toContain(example.name);
   });
 
   describe.each(cases)("$name", ({ name, input }) => {
@@ -45,8 +48,12 @@ describe.skipIf(!tools.run)("container systems on every route to NixOS", () => {
     });
 
     it.each(routes)("builds every template's system through the %s route", (route) => {
-      const systems = nixEvalJson(`let ${flakePrelude} in ${routeExpression(route, routeCase)}`) as Record<string, string>;
-      for (const template of routeCase.templates) expect(systems[template], template).toMatch(/^\/nix\/store\/[a-z0-9]{32}-.*\.drv$/);
+      const systems = nixEvalJson(`let ${flakePrelude} in ${routeExpression(route, routeCase)}`) as Record<
+        string,
+        string
+      >;
+      for (const template of routeCase.templates)
+        expect(systems[template], template).toMatch(/^\/nix\/store\/[a-z0-9]{32}-.*\.drv$/);
     });
   });
 });

@@ -52,7 +52,9 @@ describe.skipIf(!tools.run)("services.forage settings set outside the generated 
   });
 
   it("refuses a list setting added beside the generated one (NixOS would concatenate it)", () => {
-    const result = buildHost(`{ services.forage.authorizedKeys = [ "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBY2y5Z6n1qOvhNKO9GmD9F5vzV3ZKkPNMwA2hk9nQyH bob" ]; }`);
+    const result = buildHost(
+      `{ services.forage.authorizedKeys = [ "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBY2y5Z6n1qOvhNKO9GmD9F5vzV3ZKkPNMwA2hk9nQyH bob" ]; }`,
+    );
     expect(result).toEqual({ refused: expect.stringContaining("Failed assertions:") as unknown });
     expect((result as { refused: string }).refused).toContain(refusal("authorizedKeys"));
   });

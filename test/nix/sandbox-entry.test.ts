@@ -40,7 +40,23 @@ describe.skipIf(!tools.run || !isRoot())("a NixOS sandbox's own entry points run
     const env = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", HOME: "/nonexistent" };
     const result = spawnSync(
       "unshare",
-      ["-m", "--propagation", "private", "sh", "-c", bind, "sh", enterHelperPath(), join(dir, "filter.bpf"), "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", ...argv],
+      [
+        "-m",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        bind,
+        "sh",
+        enterHelperPath(),
+        join(dir, "filter.bpf"),
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "--",
+        ...argv,
+      ],
       { encoding: "utf8", env },
     );
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -58,7 +74,8 @@ describe.skipIf(!tools.run || !isRoot())("a NixOS sandbox's own entry points run
     const overlay = `(final: prev: { bashInteractive = ${hostBash}; })`;
     const system = `(nixpkgs.lib.nixosSystem { modules = [ (import (/. + ${nixString(generated)} + "/containers/agentbox.nix") { forage = self; uid = 1000; gid = 100; }).module { nixpkgs.hostPlatform = system; nixpkgs.overlays = [ ${overlay} ]; } ]; }).config`;
     // One derivation that names the three, so building it builds them; its output lists their paths.
-    const listed = nixBuild(`let ${flakePrelude} sys = ${system}; session = sys.systemd.services.forage-session.serviceConfig; shell = sys.users.users.agent.shell; in
+    const listed =
+      nixBuild(`let ${flakePrelude} sys = ${system}; session = sys.systemd.services.forage-session.serviceConfig; shell = sys.users.users.agent.shell; in
       derivation { name = "entry-points"; system = builtins.currentSystem; builder = "/bin/sh"; PATH = "/usr/bin:/bin";
         args = [ "-c" "printf '%s\\n' \${session.ExecStart} \${session.ExecStartPre} \${shell}\${shell.shellPath} > $out" ]; }`);
     const [session = "", seed = "", shell = ""] = readFileSync(listed, "utf8").trim().split("\n");
@@ -68,16 +85,29 @@ describe.skipIf(!tools.run || !isRoot())("a NixOS sandbox's own entry points run
 
   it("has the session service start its home seed and its tmux session through forage-enter and the sandbox's filter", () => {
     for (const script of [entry.session, entry.seed]) {
-      expect(readFileSync(script, "utf8")).toMatch(new RegExp(`\\nexec ${enterMountPath} ${filterMountPath} '/nix/store/[a-z0-9]{32}-forage-(tmux-session|home-seed-copy)/bin/[a-z-]+' "\\$@"\\n`));
+      expect(readFileSync(script, "utf8")).toMatch(
+        new RegExp(
+          `\\nexec ${enterMountPath} ${filterMountPath} '/nix/store/[a-z0-9]{32}-forage-(tmux-session|home-seed-copy)/bin/[a-z-]+' "\\$@"\\n`,
+        ),
+      );
     }
   });
 
   it("gives the agent a login shell that runs bash under the filter (control: bash itself has none)", () => {
-    expect(withEntryBound(["bash", "-c", status])).toMatchObject({ status: 0, stdout: "NoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n" });
-    expect(withEntryBound([entry.shell, "-c", status])).toMatchObject({ status: 0, stdout: "NoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t1\n" });
+    expect(withEntryBound(["bash", "-c", status])).toMatchObject({
+      status: 0,
+      stdout: "NoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n",
+    });
+    expect(withEntryBound([entry.shell, "-c", status])).toMatchObject({
+      status: 0,
+      stdout: "NoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t1\n",
+    });
     // A login (no arguments, as sshd and tmux start it) is a login shell, under the filter too.
     writeFileSync(join(dir, "login-script"), `shopt -q login_shell && echo login\n${status}\n`, { mode: 0o644 });
-    expect(withEntryBound(["sh", "-c", `exec "$0" < "$1"`, entry.shell, join(dir, "login-script")])).toMatchObject({ status: 0, stdout: "login\nNoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t1\n" });
+    expect(withEntryBound(["sh", "-c", `exec "$0" < "$1"`, entry.shell, join(dir, "login-script")])).toMatchObject({
+      status: 0,
+      stdout: "login\nNoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t1\n",
+    });
   });
 
   it("refuses in the login shell what the host-root filter refuses (btrfs subvolumes, TIOCSTI), not only what systemd's could", () => {
@@ -89,9 +119,13 @@ for request in (0x5412, 0x5000940e):
     except OSError as error:
         print(errno.errorcode[error.errno])`;
     const python = "/usr/bin/python3";
-    expect(withEntryBound([entry.shell, "-c", `${python} -c '${probe}' </dev/null`])).toMatchObject({ stdout: "EPERM\nEPERM\n" });
+    expect(withEntryBound([entry.shell, "-c", `${python} -c '${probe}' </dev/null`])).toMatchObject({
+      stdout: "EPERM\nEPERM\n",
+    });
     // Control: outside the filter the kernel itself answers (not a terminal, not a btrfs file).
-    expect(withEntryBound(["bash", "-c", `${python} -c '${probe}' </dev/null`])).toMatchObject({ stdout: "ENOTTY\nENOTTY\n" });
+    expect(withEntryBound(["bash", "-c", `${python} -c '${probe}' </dev/null`])).toMatchObject({
+      stdout: "ENOTTY\nENOTTY\n",
+    });
   });
 
   it("runs nothing when forage-enter or the filter is missing (a container not started by forage-ctl)", () => {
@@ -99,7 +133,9 @@ for request in (0x5412, 0x5000940e):
       const result = spawnSync(script, ["-c", "echo ran"], { encoding: "utf8" });
       expect(result.status).toBe(126);
       expect(result.stdout).toBe("");
-      expect(result.stderr).toBe(`forage: ${enterMountPath} or ${filterMountPath} is missing: a sandbox runs only as forage-ctl starts it\n`);
+      expect(result.stderr).toBe(
+        `forage: ${enterMountPath} or ${filterMountPath} is missing: a sandbox runs only as forage-ctl starts it\n`,
+      );
     }
   });
 });

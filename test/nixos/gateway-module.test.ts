@@ -25,7 +25,8 @@ describe.skipIf(!tools.run)("the SSH gateway of the host module (services.forage
     { services.forage.gateway = { enable = true; authorizedKeys = [ "${key}" ]; }; }
     (${extra})
   ]; }).config)`;
-  const failing = (extra?: string): string[] => nixEvalJson(`map (a: a.message) (builtins.filter (a: !a.assertion) ${host(extra)}.assertions)`) as string[];
+  const failing = (extra?: string): string[] =>
+    nixEvalJson(`map (a: a.message) (builtins.filter (a: !a.assertion) ${host(extra)}.assertions)`) as string[];
 
   /** The host's sshd_config written out, with a host key for sshd -T (nixpkgs' check makes one too). */
   const sshdConfig = (extra?: string): string => {
@@ -35,7 +36,10 @@ describe.skipIf(!tools.run)("the SSH gateway of the host module (services.forage
   };
   /** What the real sshd applies to a connection (`sshd -T -C …`), as "keyword value" lines by keyword. */
   const effective = (file: string, connection: string): Map<string, string> => {
-    const output = execFileSync("sshd", ["-T", "-f", file, "-h", join(root, "host_key"), "-C", connection], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const output = execFileSync("sshd", ["-T", "-f", file, "-h", join(root, "host_key"), "-C", connection], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     return new Map(output.split("\n").map((line) => [line.split(" ")[0] ?? "", line.slice(line.indexOf(" ") + 1)]));
   };
 
@@ -72,28 +76,38 @@ describe.skipIf(!tools.run)("the SSH gateway of the host module (services.forage
     expect(nixEvalJson(`${host()}.systemd.services.forage.environment.FORAGE_GATEWAY_USER`)).toBe("forage");
   });
 
-  it.skipIf(!isRoot())("gives a gateway login the forced command and a terminal, and no forwarding of any kind (real sshd -T)", () => {
-    const gateway = effective(sshdConfig(), "user=forage,host=remote,addr=192.0.2.7,lport=22");
-    expect(gateway.get("forcecommand")).toMatch(/^\/nix\/store\/[^ ]+\/bin\/forage-ctl gateway$/);
-    expect(
-      Object.fromEntries(
-        ["permittty", "disableforwarding", "allowtcpforwarding", "allowstreamlocalforwarding", "allowagentforwarding", "x11forwarding", "permittunnel", "gatewayports", "permituserrc"].map((k) => [
-          k,
-          gateway.get(k),
-        ]),
-      ),
-    ).toEqual({
-      permittty: "yes",
-      disableforwarding: "yes",
-      allowtcpforwarding: "no",
-      allowstreamlocalforwarding: "no",
-      allowagentforwarding: "no",
-      x11forwarding: "no",
-      permittunnel: "no",
-      gatewayports: "no",
-      permituserrc: "no",
-    });
-  });
+  it.skipIf(!isRoot())(
+    "gives a gateway login the forced command and a terminal, and no forwarding of any kind (real sshd -T)",
+    () => {
+      const gateway = effective(sshdConfig(), "user=forage,host=remote,addr=192.0.2.7,lport=22");
+      expect(gateway.get("forcecommand")).toMatch(/^\/nix\/store\/[^ ]+\/bin\/forage-ctl gateway$/);
+      expect(
+        Object.fromEntries(
+          [
+            "permittty",
+            "disableforwarding",
+            "allowtcpforwarding",
+            "allowstreamlocalforwarding",
+            "allowagentforwarding",
+            "x11forwarding",
+            "permittunnel",
+            "gatewayports",
+            "permituserrc",
+          ].map((k) => [k, gateway.get(k)]),
+        ),
+      ).toEqual({
+        permittty: "yes",
+        disableforwarding: "yes",
+        allowtcpforwarding: "no",
+        allowstreamlocalforwarding: "no",
+        allowagentforwarding: "no",
+        x11forwarding: "no",
+        permittunnel: "no",
+        gatewayports: "no",
+        permituserrc: "no",
+      });
+    },
+  );
 
   it.skipIf(!isRoot())("leaves every other login as it was (real sshd -T)", () => {
     const alice = effective(sshdConfig(), "user=alice,host=remote,addr=192.0.2.7,lport=22");
@@ -104,14 +118,23 @@ describe.skipIf(!tools.run)("the SSH gateway of the host module (services.forage
   it.skipIf(!isRoot())("adds its own port beside NixOS's 22 (never replacing it) and opens it in the firewall", () => {
     const file = sshdConfig("{ services.forage.gateway.port = 2222; }");
     for (const port of ["22", "2222"]) effective(file, `lport=${port}`);
-    expect(execFileSync("sshd", ["-T", "-f", file, "-h", join(root, "host_key")], { encoding: "utf8" }).match(/^port \d+$/gm)).toEqual(["port 22", "port 2222"]);
-    expect(nixEvalJson(`${host("{ services.forage.gateway.port = 2222; }")}.networking.firewall.allowedTCPPorts`)).toEqual([22, 2222]);
+    expect(
+      execFileSync("sshd", ["-T", "-f", file, "-h", join(root, "host_key")], { encoding: "utf8" }).match(
+        /^port \d+$/gm,
+      ),
+    ).toEqual(["port 22", "port 2222"]);
+    expect(
+      nixEvalJson(`${host("{ services.forage.gateway.port = 2222; }")}.networking.firewall.allowedTCPPorts`),
+    ).toEqual([22, 2222]);
   });
 
-  it.skipIf(!isRoot())("keeps its block last and closed, so another module's settings are not scoped to the gateway", () => {
-    const file = sshdConfig(`{ lib, ... }: { services.openssh.extraConfig = "ClientAliveInterval 30"; }`);
-    expect(effective(file, "user=alice,host=remote,addr=192.0.2.7,lport=22").get("clientaliveinterval")).toBe("30");
-  });
+  it.skipIf(!isRoot())(
+    "keeps its block last and closed, so another module's settings are not scoped to the gateway",
+    () => {
+      const file = sshdConfig(`{ lib, ... }: { services.openssh.extraConfig = "ClientAliveInterval 30"; }`);
+      expect(effective(file, "user=alice,host=remote,addr=192.0.2.7,lport=22").get("clientaliveinterval")).toBe("30");
+    },
+  );
 
   it("refuses a gateway nobody could log in to", () => {
     expect(failing(`{ lib, ... }: { services.forage.gateway.authorizedKeys = lib.mkForce [ ]; }`)).toEqual([
@@ -121,6 +144,8 @@ describe.skipIf(!tools.run)("the SSH gateway of the host module (services.forage
 
   it("refuses a key with a line break (one key per entry, as nixpkgs' singleLineStr)", () => {
     const smuggled = `{ lib, ... }: { services.forage.gateway.authorizedKeys = lib.mkForce [ "ssh-ed25519 AAAA a\\ncommand=\\"sh\\" ssh-ed25519 BBBB" ]; }`;
-    expect(() => nixEvalJson(`${host(smuggled)}.users.users.forage.openssh.authorizedKeys.keys`)).toThrow(/single-line string/);
+    expect(() => nixEvalJson(`${host(smuggled)}.users.users.forage.openssh.authorizedKeys.keys`)).toThrow(
+      /single-line string/,
+    );
   });
 });

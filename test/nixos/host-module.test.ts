@@ -36,8 +36,15 @@ describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's
    * not read it; test/nix/host-settings.test.ts): that refusal is left out here.
    */
   const failing = (extra?: string): string[] =>
-    (nixEvalJson(`builtins.filter (m: builtins.substring 0 15 m == "services.forage") (map (a: a.message) (builtins.filter (a: !a.assertion) ${host(extra)}.assertions))`) as string[]).filter(
-      (message) => !/^services\.forage\.\w+ is set in .*, but forage-ctl reads the settings the generated default\.nix sets/.test(message),
+    (
+      nixEvalJson(
+        `builtins.filter (m: builtins.substring 0 15 m == "services.forage") (map (a: a.message) (builtins.filter (a: !a.assertion) ${host(extra)}.assertions))`,
+      ) as string[]
+    ).filter(
+      (message) =>
+        !/^services\.forage\.\w+ is set in .*, but forage-ctl reads the settings the generated default\.nix sets/.test(
+          message,
+        ),
     );
 
   beforeAll(async () => {
@@ -47,24 +54,30 @@ describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it("publishes runtime settings with the expected version and templates", () => {
-    const settings = JSON.parse(readFileSync(join(root, "out/forage.json"), "utf8")) as { version: number; templates: object };
+    const settings = JSON.parse(readFileSync(join(root, "out/forage.json"), "utf8")) as {
+      version: number;
+      templates: object;
+    };
     expect(settings.version).toBe(expectations.runtimeSettingsVersion);
     expect(Object.keys(settings.templates).sort()).toEqual(expectations.templates);
   });
 
-  it.skipIf(!isRoot())("creates the state and secrets directories with the expected modes (real systemd-tmpfiles)", () => {
-    const rules = nixEvalJson(`${host()}.systemd.tmpfiles.rules`) as string[];
-    const config = join(root, "forage.conf");
-    writeFileSync(config, `${rules.join("\n")}\n`);
-    const fsRoot = join(root, "fs");
-    mkdirSync(join(fsRoot, "run"), { recursive: true });
-    execFileSync("systemd-tmpfiles", ["--create", `--root=${fsRoot}`, config], { stdio: "pipe" });
-    for (const directory of expectations.directories) {
-      const stat = statSync(join(fsRoot, directory.path));
-      expect(stat.isDirectory(), directory.path).toBe(true);
-      expect((stat.mode & 0o7777).toString(8), directory.path).toBe(directory.mode);
-    }
-  });
+  it.skipIf(!isRoot())(
+    "creates the state and secrets directories with the expected modes (real systemd-tmpfiles)",
+    () => {
+      const rules = nixEvalJson(`${host()}.systemd.tmpfiles.rules`) as string[];
+      const config = join(root, "forage.conf");
+      writeFileSync(config, `${rules.join("\n")}\n`);
+      const fsRoot = join(root, "fs");
+      mkdirSync(join(fsRoot, "run"), { recursive: true });
+      execFileSync("systemd-tmpfiles", ["--create", `--root=${fsRoot}`, config], { stdio: "pipe" });
+      for (const directory of expectations.directories) {
+        const stat = statSync(join(fsRoot, directory.path));
+        expect(stat.isDirectory(), directory.path).toBe(true);
+        expect((stat.mode & 0o7777).toString(8), directory.path).toBe(directory.mode);
+      }
+    },
+  );
 
   it("passes every assertion for a correct config, NixOS's own included", () => {
     expect(nixEvalJson(`map (a: a.message) (builtins.filter (a: !a.assertion) ${host()}.assertions)`)).toEqual([]);
@@ -87,13 +100,21 @@ describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's
   });
 
   it("fails when a template uses full network but no external interface is set", () => {
-    expect(failing(`{ lib, ... }: { services.forage.templates.tiny.network.mode = lib.mkForce "full"; services.forage.templates.tiny.network.allow = lib.mkForce null; }`)).toEqual([
-      expect.stringMatching(/^services\.forage\.templates\.tiny\.network is "full" but services\.forage\.externalInterface is not set; set it to/),
+    expect(
+      failing(
+        `{ lib, ... }: { services.forage.templates.tiny.network.mode = lib.mkForce "full"; services.forage.templates.tiny.network.allow = lib.mkForce null; }`,
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /^services\.forage\.templates\.tiny\.network is "full" but services\.forage\.externalInterface is not set; set it to/,
+      ),
     ]);
   });
 
   it("fails when the generated directory is not imported", () => {
-    expect(failing(`{ lib, ... }: { services.forage.generated = lib.mkForce null; }`)).toEqual([expect.stringMatching(/^services\.forage\.generated is not set: run `forage-ctl generate`/)]);
+    expect(failing(`{ lib, ... }: { services.forage.generated = lib.mkForce null; }`)).toEqual([
+      expect.stringMatching(/^services\.forage\.generated is not set: run `forage-ctl generate`/),
+    ]);
   });
 
   it("gives the agent the host user's uid and its primary group's gid (users, 100, on NixOS)", () => {
@@ -102,16 +123,22 @@ describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's
 
   it("fails, saying what to set, when the host user has no fixed uid or its group no fixed gid", () => {
     expect(failing(`{ lib, ... }: { users.users.alice.uid = lib.mkForce null; }`)).toEqual([
-      expect.stringMatching(/^services\.forage\.uid: users\.users\.alice\.uid is not set, .*; set users\.users\.alice\.uid/),
+      expect.stringMatching(
+        /^services\.forage\.uid: users\.users\.alice\.uid is not set, .*; set users\.users\.alice\.uid/,
+      ),
     ]);
     expect(failing(`{ users.users.alice.group = "staff"; users.groups.staff = { }; }`)).toEqual([
-      expect.stringMatching(/^services\.forage\.gid: the primary group of alice \(staff\) has no fixed gid, .*; set users\.groups\.staff\.gid/),
+      expect.stringMatching(
+        /^services\.forage\.gid: the primary group of alice \(staff\) has no fixed gid, .*; set users\.groups\.staff\.gid/,
+      ),
     ]);
   });
 
   it('accepts the reference\'s spelling network = "restricted" with allowedHosts, as network = { mode; allow; }, with a warning naming the new spelling', () => {
     const reference = `{ services.forage.templates.extra = { network = "restricted"; allowedHosts = [ "api.example.org" ]; }; services.forage.templates.alone.allowedHosts = [ "b.example.org" ]; }`;
-    const result = nixEvalJson(`let c = ${host(reference)}; in { extra = c.services.forage.templates.extra.network; alone = c.services.forage.templates.alone.network; warnings = c.warnings; }`);
+    const result = nixEvalJson(
+      `let c = ${host(reference)}; in { extra = c.services.forage.templates.extra.network; alone = c.services.forage.templates.alone.network; warnings = c.warnings; }`,
+    );
     expect(result).toEqual({
       extra: { mode: "restricted", allow: ["api.example.org"], sni: null, ask: null },
       alone: { mode: "restricted", allow: ["b.example.org"], sni: null, ask: null },
@@ -123,12 +150,14 @@ describe.skipIf(!tools.run)("the host module (services.forage) for the VM test's
   });
 
   it("refuses allowedHosts beside a network mode other than restricted", () => {
-    expect(failing(`{ lib, ... }: { services.forage.templates.extra = { network = "full"; allowedHosts = [ "api.example.org" ]; }; services.forage.externalInterface = lib.mkForce "eth0"; }`)).toEqual(
-      [
-        expect.stringMatching(
-          /^services\.forage\.templates\.extra\.allowedHosts only applies to network "restricted", and this template's network is "full"; write network = \{ mode = "restricted"; allow = \[ … \]; \} or remove allowedHosts\.$/,
-        ),
-      ],
-    );
+    expect(
+      failing(
+        `{ lib, ... }: { services.forage.templates.extra = { network = "full"; allowedHosts = [ "api.example.org" ]; }; services.forage.externalInterface = lib.mkForce "eth0"; }`,
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /^services\.forage\.templates\.extra\.allowedHosts only applies to network "restricted", and this template's network is "full"; write network = \{ mode = "restricted"; allow = \[ … \]; \} or remove allowedHosts\.$/,
+      ),
+    ]);
   });
 });

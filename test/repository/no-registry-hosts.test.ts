@@ -26,7 +26,11 @@ const hostPatterns = registryHosts.map((host) => ({ host, pattern: hostPattern(h
 
 /** `line: host` for every line of `text` that names a registry host. */
 function registryHostsIn(text: string): string[] {
-  return text.split("\n").flatMap((line, index) => hostPatterns.filter(({ pattern }) => pattern.test(line)).map(({ host }) => `${index + 1}: ${host}`));
+  return text
+    .split("\n")
+    .flatMap((line, index) =>
+      hostPatterns.filter(({ pattern }) => pattern.test(line)).map(({ host }) => `${index + 1}: ${host}`),
+    );
 }
 
 /** Committed files (as in the working tree), except the lock file, which records where npm fetched from. */
@@ -64,7 +68,9 @@ describe.skipIf(registryHosts.length === 0)("package-registry hosts in the repos
         `image: ${host.toUpperCase()}/owner/image`,
         `allow: [registry.example.org, files.example.org:443, my-${host}, ${host}.example, ${host}-mirror.example.org]`,
       ].join("\n");
-      expect(registryHostsIn(planted).filter((hit) => hit.endsWith(`: ${host}`))).toEqual([1, 2, 3, 4, 5].map((line) => `${line}: ${host}`));
+      expect(registryHostsIn(planted).filter((hit) => hit.endsWith(`: ${host}`))).toEqual(
+        [1, 2, 3, 4, 5].map((line) => `${line}: ${host}`),
+      );
     }
   });
 

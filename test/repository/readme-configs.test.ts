@@ -23,17 +23,31 @@ describe("the README's config snippets", () => {
     expect(snippets.filter(({ check }) => check.kind === "fragment").length).toBeGreaterThan(0);
   });
 
-  it.each(snippets.map((snippet) => [`README.md:${snippet.line} (${snippet.language}, ${snippet.check.kind})`, snippet] as const))("%s loads clean", async (_, snippet) => {
+  it.each(
+    snippets.map(
+      (snippet) => [`README.md:${snippet.line} (${snippet.language}, ${snippet.check.kind})`, snippet] as const,
+    ),
+  )("%s loads clean", async (_, snippet) => {
     expect(await snippetProblems(snippet)).toEqual([]);
   });
 });
 
 describe("the snippet check", () => {
   it("refuses a snippet the loader refuses (control: agents belong to a template, not the top level)", async () => {
-    const planted = readmeSnippets(["<!-- config: fragment -->", "```yaml", "agents:", "  claude: { package: claude-code, login: token }", "```"].join("\n"));
+    const planted = readmeSnippets(
+      [
+        "<!-- config: fragment -->",
+        "```yaml",
+        "agents:",
+        "  claude: { package: claude-code, login: token }",
+        "```",
+      ].join("\n"),
+    );
     expect(planted.problems).toEqual([]);
     const [snippet] = planted.snippets;
-    expect(snippet === undefined ? [] : await snippetProblems(snippet)).toEqual([expect.stringMatching(/^forage\.json:\d+:\d+: agents: /)]);
+    expect(snippet === undefined ? [] : await snippetProblems(snippet)).toEqual([
+      expect.stringMatching(/^forage\.json:\d+:\d+: agents: /),
+    ]);
   });
 
   it("takes an unmarked config block for a whole config, so a fragment must say it is one", async () => {
@@ -43,12 +57,34 @@ describe("the snippet check", () => {
   });
 
   it("puts a fragment at the path its marker names, beside the user it needs", () => {
-    expect(wholeConfigOf({ pushGate: {} }, ["templates", "reviewer"])).toEqual({ user: "alice", templates: { reviewer: { pushGate: {} } } });
-    expect(wholeConfigOf({ approvals: { deadline: 60 } }, [])).toEqual({ user: "alice", approvals: { deadline: 60 }, templates: { demo: {} } });
+    expect(wholeConfigOf({ pushGate: {} }, ["templates", "reviewer"])).toEqual({
+      user: "alice",
+      templates: { reviewer: { pushGate: {} } },
+    });
+    expect(wholeConfigOf({ approvals: { deadline: 60 } }, [])).toEqual({
+      user: "alice",
+      approvals: { deadline: 60 },
+      templates: { demo: {} },
+    });
   });
 
   it("says which markers it does not know, and which are not before a config block", () => {
-    const text = ["<!-- config: fragmnet -->", "```yaml", "a: 1", "```", "<!-- config: none -->", "", "```sh", "ls", "```", "<!-- config: none -->", "prose", "```json", "{}", "```"];
+    const text = [
+      "<!-- config: fragmnet -->",
+      "```yaml",
+      "a: 1",
+      "```",
+      "<!-- config: none -->",
+      "",
+      "```sh",
+      "ls",
+      "```",
+      "<!-- config: none -->",
+      "prose",
+      "```json",
+      "{}",
+      "```",
+    ];
     expect(readmeSnippets(text.join("\n")).problems).toEqual([
       '1: unknown marker "config: fragmnet": use "config: fragment", "config: fragment in a.b" or "config: none"',
       "5: a config marker before a `sh` block, which is never taken for a config",

@@ -2,7 +2,13 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { makeTempDir, removeTempDir } from "../cli/run-cli.js";
-import { aptSource, configuredRegistryHosts, deb822SourceUris, hostOfUrl, oneLineSourceUris } from "../support/registry-hosts.js";
+import {
+  aptSource,
+  configuredRegistryHosts,
+  deb822SourceUris,
+  hostOfUrl,
+  oneLineSourceUris,
+} from "../support/registry-hosts.js";
 
 /*
  * How the registry-host scan learns its hosts from this machine's configuration. The fixtures
@@ -18,7 +24,11 @@ describe("apt's one-line sources", () => {
       "",
       "   deb [trusted=yes] mirror+http://list.example.net/mirrors.txt bookworm main",
     ].join("\n");
-    expect(oneLineSourceUris(text)).toEqual(["http://mirror.example.org/debian", "https://src.example.org/debian", "mirror+http://list.example.net/mirrors.txt"]);
+    expect(oneLineSourceUris(text)).toEqual([
+      "http://mirror.example.org/debian",
+      "https://src.example.org/debian",
+      "mirror+http://list.example.net/mirrors.txt",
+    ]);
   });
 });
 
@@ -38,28 +48,34 @@ describe("apt's deb822 sources", () => {
       "types: deb-src",
       "uris: https://three.example.org/debian",
     ].join("\n");
-    expect(deb822SourceUris(text)).toEqual(["http://one.example.org/debian", "https://two.example.org/debian", "https://three.example.org/debian"]);
+    expect(deb822SourceUris(text)).toEqual([
+      "http://one.example.org/debian",
+      "https://two.example.org/debian",
+      "https://three.example.org/debian",
+    ]);
   });
 });
 
 describe("a source URL's host", () => {
   it("is the host of an http, https or ftp URL, through apt's transport prefixes", () => {
-    expect(["https://Registry.Example.org/", "mirror+http://list.example.net/m.txt", "ftp://ftp.example.org/debian"].map(hostOfUrl)).toEqual([
-      "registry.example.org",
-      "list.example.net",
-      "ftp.example.org",
-    ]);
+    expect(
+      ["https://Registry.Example.org/", "mirror+http://list.example.net/m.txt", "ftp://ftp.example.org/debian"].map(
+        hostOfUrl,
+      ),
+    ).toEqual(["registry.example.org", "list.example.net", "ftp.example.org"]);
   });
 
   it("is none for local files, cdroms, IP literals and single-label names (they would match ordinary words)", () => {
-    expect(["file:/srv/mirror", "cdrom:[Debian]/", "http://10.0.0.5/debian", "http://[fd00::1]/debian", "http://localhost:4873/", "not a url"].map(hostOfUrl)).toEqual([
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-    ]);
+    expect(
+      [
+        "file:/srv/mirror",
+        "cdrom:[Debian]/",
+        "http://10.0.0.5/debian",
+        "http://[fd00::1]/debian",
+        "http://localhost:4873/",
+        "not a url",
+      ].map(hostOfUrl),
+    ).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
   });
 });
 
@@ -78,7 +94,10 @@ describe("apt's source files", () => {
     await writeFile(join(dir, "sources.list.d/b.list"), "deb http://b.example.org/debian bookworm main\n");
     await writeFile(join(dir, "sources.list.d/c.sources"), "Types: deb\nURIs: http://c.example.org/debian\n");
     await writeFile(join(dir, "sources.list.d/d.sources.disabled"), "Types: deb\nURIs: http://d.example.org/debian\n");
-    expect(aptSource(dir)).toEqual({ source: `apt sources in ${dir}`, hosts: ["a.example.org", "b.example.org", "c.example.org"] });
+    expect(aptSource(dir)).toEqual({
+      source: `apt sources in ${dir}`,
+      hosts: ["a.example.org", "b.example.org", "c.example.org"],
+    });
   });
 
   it("are missing when none names a host", async () => {
@@ -95,7 +114,9 @@ describe("the configured registry hosts", () => {
   });
 
   it("fail under CI=true when a source is missing (DESIGN rule 11), rather than scan for less", () => {
-    expect(() => configuredRegistryHosts({ npm, apt: undefined }, true)).toThrow(/^CI=true and no package-registry hosts from apt:/);
+    expect(() => configuredRegistryHosts({ npm, apt: undefined }, true)).toThrow(
+      /^CI=true and no package-registry hosts from apt:/,
+    );
   });
 
   it("locally, say which source is missing and go on with the others", () => {

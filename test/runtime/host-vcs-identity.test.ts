@@ -15,7 +15,11 @@ describe.skipIf(!tools.run)("the host user's git identity (lowest precedence)", 
     return dir;
   };
   afterEach(() => homes.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-  const me = (dir: string): { home: string; uid: number; gid: number } => ({ home: dir, uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 });
+  const me = (dir: string): { home: string; uid: number; gid: number } => ({
+    home: dir,
+    uid: process.getuid?.() ?? 0,
+    gid: process.getgid?.() ?? 0,
+  });
 
   it.skipIf(!isRoot())("reads the files as the user: a file only root can read gives nothing", async () => {
     const dir = home();
@@ -50,7 +54,10 @@ describe.skipIf(!tools.run)("the host user's git identity (lowest precedence)", 
   it("ignores values the config schema would refuse, and does not follow includes", async () => {
     const dir = home();
     writeFileSync(join(dir, "other"), "[user]\n\temail = included@example.com\n");
-    writeFileSync(join(dir, ".gitconfig"), `[include]\n\tpath = ${join(dir, "other")}\n[user]\n\tname = Eve <root@localhost>\n`);
+    writeFileSync(
+      join(dir, ".gitconfig"),
+      `[include]\n\tpath = ${join(dir, "other")}\n[user]\n\tname = Eve <root@localhost>\n`,
+    );
     expect(await hostGitIdentity(me(dir))).toEqual({});
   });
 

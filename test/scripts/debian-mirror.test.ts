@@ -17,7 +17,10 @@ function mirrorOf(files: Record<string, string>): { status: number | null; stdou
   roots.push(root);
   mkdirSync(join(root, "sources.list.d"));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(root, name), text);
-  const run = spawnSync("bash", [join(repoRoot, "scripts/debian-mirror.sh")], { env: { PATH: process.env.PATH, APT_SOURCES_DIR: root }, encoding: "utf8" });
+  const run = spawnSync("bash", [join(repoRoot, "scripts/debian-mirror.sh")], {
+    env: { PATH: process.env.PATH, APT_SOURCES_DIR: root },
+    encoding: "utf8",
+  });
   return { status: run.status, stdout: run.stdout.trim(), stderr: run.stderr };
 }
 
@@ -31,12 +34,17 @@ describe("scripts/debian-mirror.sh", () => {
   });
 
   it("reads one-line sources.list entries, options in brackets included", () => {
-    const run = mirrorOf({ "sources.list": "# comment\ndeb [arch=amd64 signed-by=/usr/share/keyrings/k.gpg] http://proxy.example:3142/debian bookworm main\n" });
+    const run = mirrorOf({
+      "sources.list":
+        "# comment\ndeb [arch=amd64 signed-by=/usr/share/keyrings/k.gpg] http://proxy.example:3142/debian bookworm main\n",
+    });
     expect(run).toMatchObject({ status: 0, stdout: "http://proxy.example:3142/debian" });
   });
 
   it("ignores sources for other suites and fails, saying where to add a mirror, when none serves bookworm", () => {
-    const run = mirrorOf({ "sources.list.d/other.sources": "Types: deb\nURIs: http://other.example/apt\nSuites: nodistro\n" });
+    const run = mirrorOf({
+      "sources.list.d/other.sources": "Types: deb\nURIs: http://other.example/apt\nSuites: nodistro\n",
+    });
     expect(run.status).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain("no apt source for Debian bookworm");

@@ -16,7 +16,8 @@ describe.skipIf(!isRoot())("reachable-by-others.sh", () => {
   afterAll(async () => {
     await removeTempDir(dir);
   });
-  const check = (path: string) => execa("bash", [join(repoRoot, "scripts/reachable-by-others.sh"), path], { reject: false });
+  const check = (path: string) =>
+    execa("bash", [join(repoRoot, "scripts/reachable-by-others.sh"), path], { reject: false });
 
   it("names the directory on the way that keeps other accounts out, and fails", async () => {
     chmodSync(join(dir, "private"), 0o700);

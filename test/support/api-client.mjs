@@ -8,7 +8,10 @@ import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 
 const [, , baseVariable, method, path, count, ...headerSpecs] = process.argv;
-const fill = (text) => text.replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable) => process.env[variable] ?? "").replace(/\{file:([^}]+)\}/g, (_, file) => readFileSync(file, "utf8").trim());
+const fill = (text) =>
+  text
+    .replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable) => process.env[variable] ?? "")
+    .replace(/\{file:([^}]+)\}/g, (_, file) => readFileSync(file, "utf8").trim());
 const base = process.env[baseVariable];
 if (base === undefined) {
   console.log(JSON.stringify({ error: `${baseVariable} is not set` }));
@@ -23,11 +26,29 @@ const url = new URL(`${base}${fill(path)}`);
 const agent = new Agent({ keepAlive: false, maxSockets: 64 });
 const one = () =>
   new Promise((resolve) => {
-    const req = request({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method, headers, agent, timeout: 20000 }, (res) => {
-      const chunks = [];
-      res.on("data", (chunk) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString(), bytes: Buffer.concat(chunks).toString("base64") }));
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers,
+        agent,
+        timeout: 20000,
+      },
+      (res) => {
+        const chunks = [];
+        res.on("data", (chunk) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString(),
+            bytes: Buffer.concat(chunks).toString("base64"),
+          }),
+        );
+      },
+    );
     req.on("timeout", () => req.destroy(new Error("timeout")));
     req.on("error", (error) => resolve({ error: error.message }));
     req.end(method === "GET" ? undefined : "{}");

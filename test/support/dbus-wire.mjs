@@ -5,7 +5,25 @@
 // D-Bus library is packaged for Node in Debian, and the test needs only this much.
 
 /** Alignment of each type code, in bytes (the specification's table of types). */
-const alignments = { y: 1, b: 4, n: 2, q: 2, i: 4, u: 4, x: 8, t: 8, d: 8, h: 4, s: 4, o: 4, g: 1, a: 4, "(": 8, "{": 8, v: 1 };
+const alignments = {
+  y: 1,
+  b: 4,
+  n: 2,
+  q: 2,
+  i: 4,
+  u: 4,
+  x: 8,
+  t: 8,
+  d: 8,
+  h: 4,
+  s: 4,
+  o: 4,
+  g: 1,
+  a: 4,
+  "(": 8,
+  "{": 8,
+  v: 1,
+};
 
 /** Parses a signature into its complete types: { code } | { code: "a", element } | { code: "(" | "{", fields }. */
 export function parseSignature(signature) {
@@ -80,7 +98,8 @@ export class Writer {
       this.u32(text.length);
       return this.raw(Buffer.concat([text, Buffer.from([0])]));
     }
-    if (code === "g") return this.raw(Buffer.concat([Buffer.from([value.length]), Buffer.from(value, "ascii"), Buffer.from([0])]));
+    if (code === "g")
+      return this.raw(Buffer.concat([Buffer.from([value.length]), Buffer.from(value, "ascii"), Buffer.from([0])]));
     if (code === "v") {
       const [signature, inner] = value;
       this.write({ code: "g" }, signature);
@@ -173,7 +192,16 @@ export class Reader {
 
 /** Message types and header field codes (the specification's "Message Format"). */
 export const messageType = { methodCall: 1, methodReturn: 2, error: 3, signal: 4 };
-const fieldCodes = { path: [1, "o"], interface: [2, "s"], member: [3, "s"], errorName: [4, "s"], replySerial: [5, "u"], destination: [6, "s"], sender: [7, "s"], signature: [8, "g"] };
+const fieldCodes = {
+  path: [1, "o"],
+  interface: [2, "s"],
+  member: [3, "s"],
+  errorName: [4, "s"],
+  replySerial: [5, "u"],
+  destination: [6, "s"],
+  sender: [7, "s"],
+  signature: [8, "g"],
+};
 const fieldNames = Object.fromEntries(Object.entries(fieldCodes).map(([name, [code]]) => [code, name]));
 const headerFields = parseSignature("a(yv)")[0];
 
@@ -207,7 +235,8 @@ export function messageLength(bytes) {
 export function decodeMessage(bytes) {
   const reader = new Reader(bytes, 12);
   const fields = {};
-  for (const [code, variant] of reader.read(headerFields)) if (code in fieldNames) fields[fieldNames[code]] = variant.value;
+  for (const [code, variant] of reader.read(headerFields))
+    if (code in fieldNames) fields[fieldNames[code]] = variant.value;
   reader.align(8);
   const body = parseSignature(fields.signature ?? "").map((bodyType) => reader.read(bodyType));
   return { type: bytes[1], flags: bytes[2], serial: bytes.readUInt32LE(8), fields, body };

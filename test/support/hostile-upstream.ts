@@ -58,13 +58,17 @@ export function leakedEncodings(key: string, headers: unknown, body: Buffer): st
   const texts = [JSON.stringify(headers), body.toString("latin1")];
   let layer = [body];
   for (let depth = 0; depth < 3; depth += 1) {
-    layer = layer.flatMap((bytes) => [gunzipSync, inflateSync, brotliDecompressSync].flatMap((decode) => attempt(() => decode(bytes))));
+    layer = layer.flatMap((bytes) =>
+      [gunzipSync, inflateSync, brotliDecompressSync].flatMap((decode) => attempt(() => decode(bytes))),
+    );
     texts.push(...layer.map((bytes) => bytes.toString("latin1")));
   }
   const readable = texts.join("\n");
   // A form in a JSON body is JSON-escaped again (the \u form's backslashes doubled).
   const spellings = (form: string): string[] => [form, JSON.stringify(form).slice(1, -1)];
-  return Object.entries(encodedKey(key)).flatMap(([name, form]) => (spellings(form).some((spelling) => readable.includes(spelling)) ? [name] : []));
+  return Object.entries(encodedKey(key)).flatMap(([name, form]) =>
+    spellings(form).some((spelling) => readable.includes(spelling)) ? [name] : [],
+  );
 }
 
 function attempt(decode: () => Buffer): Buffer[] {
@@ -92,7 +96,14 @@ export function readAnswer(req: ClientRequest): Promise<Answer> {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("error", () => undefined);
-      res.on("close", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks), whole: res.complete }));
+      res.on("close", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          bytes: Buffer.concat(chunks),
+          whole: res.complete,
+        }),
+      );
     });
     req.on("error", () => resolve({ status: 0, headers: {}, bytes: Buffer.alloc(0), whole: false }));
     req.end("{}");
@@ -101,7 +112,16 @@ export function readAnswer(req: ClientRequest): Promise<Answer> {
 
 /** Asks the upstream itself, with `headers` (the key), as the proxy would: what the proxy has to relay. */
 export function askDirectly(upstream: TestUpstream, path: string, headers: Record<string, string>): Promise<Answer> {
-  return readAnswer(request({ host: "127.0.0.1", port: upstream.port, method: "POST", path, ca: readFileSync(upstream.caFile), headers }));
+  return readAnswer(
+    request({
+      host: "127.0.0.1",
+      port: upstream.port,
+      method: "POST",
+      path,
+      ca: readFileSync(upstream.caFile),
+      headers,
+    }),
+  );
 }
 
 /** The key the upstream received (x-api-key, or Authorization: Bearer). */
@@ -130,18 +150,35 @@ export function serveHostile(upstream: TestUpstream): { release(): void } {
     const label = url.searchParams.get("label") ?? codings.join(", ");
     const via = url.searchParams.get("via") === "transfer" ? "transfer-encoding" : "content-encoding";
     const key = receivedKey(received);
-    const headers: Record<string, string> = { "x-echo-hex": encodedKey(key).hex, "x-echo-b64url": encodedKey(key).base64url };
+    const headers: Record<string, string> = {
+      "x-echo-hex": encodedKey(key).hex,
+      "x-echo-b64url": encodedKey(key).base64url,
+    };
     if (label !== "") headers[via] = via === "transfer-encoding" ? `${label}, chunked` : label;
-    const body = JSON.stringify({ error: { type: "invalid_request", message: "key rejected", echoes: encodedKey(key) } });
+    const body = JSON.stringify({
+      error: { type: "invalid_request", message: "key rejected", echoes: encodedKey(key) },
+    });
     if (url.pathname.endsWith("/events")) return void events(res, headers, codings, key, waiting);
-    if (url.pathname.endsWith("/bomb")) return void res.writeHead(200, { ...headers, "content-type": "application/json" }).end(bomb(key, Number(url.searchParams.get("mib"))));
+    if (url.pathname.endsWith("/bomb"))
+      return void res
+        .writeHead(200, { ...headers, "content-type": "application/json" })
+        .end(bomb(key, Number(url.searchParams.get("mib"))));
     const malformed = url.searchParams.get("malformed");
-    if (malformed !== null) return void res.writeHead(400, { ...headers, "content-type": "application/json" }).end(broken(Buffer.from(body), malformed));
+    if (malformed !== null)
+      return void res
+        .writeHead(400, { ...headers, "content-type": "application/json" })
+        .end(broken(Buffer.from(body), malformed));
     if (url.pathname.endsWith("/usage")) {
-      const usage = compress(Buffer.from(JSON.stringify({ usage: { input_tokens: Number(url.searchParams.get("tokens")), output_tokens: 0 } })), codings);
+      const usage = compress(
+        Buffer.from(
+          JSON.stringify({ usage: { input_tokens: Number(url.searchParams.get("tokens")), output_tokens: 0 } }),
+        ),
+        codings,
+      );
       return void res.writeHead(200, { ...headers, "content-type": "application/json" }).end(usage);
     }
-    if (url.searchParams.get("stream") !== null) return void trickle(res, { ...headers, "content-type": "text/event-stream" }, codings, `data: ${body}\n\n`);
+    if (url.searchParams.get("stream") !== null)
+      return void trickle(res, { ...headers, "content-type": "text/event-stream" }, codings, `data: ${body}\n\n`);
     const encoded = compress(Buffer.from(body), codings);
     // A transfer coding goes chunked (Node frames it): a length would contradict it.
     const length = via === "transfer-encoding" && label !== "" ? {} : { "content-length": String(encoded.length) };
@@ -156,7 +193,11 @@ export function serveHostile(upstream: TestUpstream): { release(): void } {
  */
 function bomb(key: string, mib: number): Buffer {
   const zeros = gzipSync(Buffer.alloc(1024 * 1024, "0"));
-  return Buffer.concat([gzipSync(`{"echo":"${key}","zeros":"`), ...Array.from({ length: mib }, () => zeros), gzipSync(`","again":"${key}"}`)]);
+  return Buffer.concat([
+    gzipSync(`{"echo":"${key}","zeros":"`),
+    ...Array.from({ length: mib }, () => zeros),
+    gzipSync(`","again":"${key}"}`),
+  ]);
 }
 
 /** `body` in a gzip that does not decode: `plain` (not gzip at all), `trailing` (after a whole gzip), `truncated` (cut in half). */
@@ -168,11 +209,18 @@ function broken(body: Buffer, kind: string): Buffer {
 }
 
 function compress(body: Buffer, codings: readonly string[]): Buffer {
-  return codings.reduce((data, coding) => (coding === "br" ? brotliCompressSync(data) : coding === "deflate" ? deflateSync(data) : gzipSync(data)), body);
+  return codings.reduce(
+    (data, coding) =>
+      coding === "br" ? brotliCompressSync(data) : coding === "deflate" ? deflateSync(data) : gzipSync(data),
+    body,
+  );
 }
 
 /** A chain of compressors whose writes are each flushed through to the wire. */
-function compressing(res: ServerResponse, codings: readonly string[]): { write(text: string): Promise<void>; end(): void } {
+function compressing(
+  res: ServerResponse,
+  codings: readonly string[],
+): { write(text: string): Promise<void>; end(): void } {
   const stages = codings.map((coding) => (compressors[coding] as () => Gzip)());
   const head = stages[0] ?? new PassThrough();
   stages
@@ -190,7 +238,12 @@ function compressing(res: ServerResponse, codings: readonly string[]): { write(t
 }
 
 /** The body as an event stream, three bytes a write, each write flushed. */
-async function trickle(res: ServerResponse, headers: Record<string, string>, codings: readonly string[], text: string): Promise<void> {
+async function trickle(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  codings: readonly string[],
+  text: string,
+): Promise<void> {
   res.writeHead(400, headers);
   const out = compressing(res, codings);
   for (let index = 0; index < text.length; index += 3) await out.write(text.slice(index, index + 3));
@@ -198,7 +251,13 @@ async function trickle(res: ServerResponse, headers: Record<string, string>, cod
 }
 
 /** Two events, the first with the key in it; the second only once released. */
-async function events(res: ServerResponse, headers: Record<string, string>, codings: readonly string[], key: string, waiting: (() => void)[]): Promise<void> {
+async function events(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  codings: readonly string[],
+  key: string,
+  waiting: (() => void)[],
+): Promise<void> {
   res.writeHead(200, { ...headers, "content-type": "text/event-stream" });
   const out = compressing(res, codings);
   await out.write(`event: first\ndata: {"echo":"${encodedKey(key).hex}"}\n\n`);

@@ -44,7 +44,15 @@ if (command === "resolve") {
   resolver.resolve4(b).then((addresses) => print({ addresses }), failed);
 } else if (command === "tls") {
   const servername = process.argv[5] ?? (isIP(a) === 0 ? a : undefined);
-  readReply(connectTls({ host: a, port: Number(b), rejectUnauthorized: false, ...(servername === undefined ? {} : { servername }), timeout: 5000 }));
+  readReply(
+    connectTls({
+      host: a,
+      port: Number(b),
+      rejectUnauthorized: false,
+      ...(servername === undefined ? {} : { servername }),
+      timeout: 5000,
+    }),
+  );
 } else if (command === "http") {
   const socket = connect({ host: a, port: Number(b), timeout: 5000 });
   socket.on("connect", () => socket.write(`GET / HTTP/1.1\r\nHost: ${process.argv[5]}\r\nConnection: close\r\n\r\n`));

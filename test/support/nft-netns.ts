@@ -20,7 +20,10 @@ export function withNftFile<T>(text: string, use: (file: string) => T): T {
 
 /** `nft -c -f FILE`: parse and validate against the kernel without committing. Throws with nft's stderr. */
 export function nftCheck(file: string): void {
-  execFileSync("unshare", ["-n", "--", "nft", "-c", "-f", file], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync("unshare", ["-n", "--", "nft", "-c", "-f", file], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 // Constant script; the file, the load count and the `nft list` arguments arrive as positional

@@ -9,7 +9,12 @@ export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
   try {
-    return execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024, env });
+    return execFileSync(command, args, {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      maxBuffer: 64 * 1024 * 1024,
+      env,
+    });
   } catch (error) {
     const stderr = (error as { stderr?: unknown }).stderr;
     throw new Error(`${command} ${args.slice(0, 3).join(" ")} … failed:\n${String(stderr).slice(0, 4000)}`);
@@ -21,7 +26,9 @@ function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv = 
  * into the store and derivations it names are instantiated, as when Nix builds.
  */
 export function nixEvalJson(expression: string): unknown {
-  return JSON.parse(run("nix-instantiate", ["--eval", "--strict", "--json", "--read-write-mode", "-E", expression])) as unknown;
+  return JSON.parse(
+    run("nix-instantiate", ["--eval", "--strict", "--json", "--read-write-mode", "-E", expression]),
+  ) as unknown;
 }
 
 /** Parses a Nix file with the real parser (throws with Nix's message on a syntax error). */
@@ -44,7 +51,12 @@ export function nixBuild(expression: string, attribute?: string, env?: NodeJS.Pr
  */
 export async function nixBuildAsync(expression: string, env: NodeJS.ProcessEnv): Promise<string> {
   const { execa } = await import("execa");
-  const result = await execa("nix-build", ["--no-out-link", "--option", "substituters", "", "-E", expression], { env, extendEnv: false, reject: false, stdin: "ignore" });
+  const result = await execa("nix-build", ["--no-out-link", "--option", "substituters", "", "-E", expression], {
+    env,
+    extendEnv: false,
+    reject: false,
+    stdin: "ignore",
+  });
   if (result.exitCode !== 0) throw new Error(`nix-build failed:\n${String(result.stderr).slice(0, 4000)}`);
   return String(result.stdout).trim();
 }

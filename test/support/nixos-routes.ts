@@ -54,7 +54,8 @@ function generatedPath(routeCase: RouteCase): string {
 export function routeExpression(route: Route, routeCase: RouteCase): string {
   const generated = generatedPath(routeCase);
   const names = routeCase.templates.map((template, index) => ({ template, container: `f${index + 1}` }));
-  const perTemplate = (body: (template: string, container: string) => string): string => names.map(({ template, container }) => `${nixString(template)} = ${body(template, container)};`).join("\n");
+  const perTemplate = (body: (template: string, container: string) => string): string =>
+    names.map(({ template, container }) => `${nixString(template)} = ${body(template, container)};`).join("\n");
   switch (route) {
     case "host-module":
       return `let host = ${hostExpression(routeCase.user, `self.nixosModules.default (${generated} + "/default.nix")`)}; in {

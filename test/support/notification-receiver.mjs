@@ -32,7 +32,13 @@ function send(message) {
   return new Promise((resolve, reject) => replies.set(sent.serial, { resolve, reject }));
 }
 
-const reply = (call, signature = "", body = []) => send({ type: messageType.methodReturn, fields: { replySerial: call.serial, destination: call.fields.sender }, signature, body });
+const reply = (call, signature = "", body = []) =>
+  send({
+    type: messageType.methodReturn,
+    fields: { replySerial: call.serial, destination: call.fields.sender },
+    signature,
+    body,
+  });
 
 /** What the server answers each method of the Notifications interface. */
 function answer(call) {
@@ -44,7 +50,16 @@ function answer(call) {
     case "GetCapabilities":
       return reply(call, "as", [["body", "body-markup"]]);
     case "Notify": {
-      const received = { appName, replacesId, icon, summary, body, actions, hints: Object.fromEntries(hints.map(([name, variant]) => [name, variant.value])), expireTimeout };
+      const received = {
+        appName,
+        replacesId,
+        icon,
+        summary,
+        body,
+        actions,
+        hints: Object.fromEntries(hints.map(([name, variant]) => [name, variant.value])),
+        expireTimeout,
+      };
       // Printed before the reply: by the time notify-send exits, the line is in the pipe.
       process.stdout.write(`${JSON.stringify(received)}\n`);
       return reply(call, "u", [nextNotificationId++]);
@@ -52,7 +67,14 @@ function answer(call) {
     case "CloseNotification":
       return reply(call);
     default:
-      return send({ type: messageType.error, fields: { replySerial: call.serial, destination: call.fields.sender, errorName: "org.freedesktop.DBus.Error.UnknownMethod" } });
+      return send({
+        type: messageType.error,
+        fields: {
+          replySerial: call.serial,
+          destination: call.fields.sender,
+          errorName: "org.freedesktop.DBus.Error.UnknownMethod",
+        },
+      });
   }
 }
 
@@ -60,7 +82,8 @@ function dispatch(message) {
   if (message.type === messageType.methodReturn || message.type === messageType.error) {
     const waiting = replies.get(message.fields.replySerial);
     replies.delete(message.fields.replySerial);
-    if (message.type === messageType.error) waiting?.reject(new Error(`${message.fields.errorName}: ${String(message.body[0] ?? "")}`));
+    if (message.type === messageType.error)
+      waiting?.reject(new Error(`${message.fields.errorName}: ${String(message.body[0] ?? "")}`));
     else waiting?.resolve(message.body);
   } else if (message.type === messageType.methodCall && (message.flags & 1) === 0) {
     // Flag 1: NO_REPLY_EXPECTED.
@@ -89,12 +112,19 @@ socket.on("data", (chunk) => {
     dispatch(message);
   }
 });
-socket.on("connect", () => socket.write(`\0AUTH EXTERNAL ${Buffer.from(String(process.getuid())).toString("hex")}\r\n`));
+socket.on("connect", () =>
+  socket.write(`\0AUTH EXTERNAL ${Buffer.from(String(process.getuid())).toString("hex")}\r\n`),
+);
 
 async function start() {
   await send({ type: messageType.methodCall, fields: { ...bus, member: "Hello" } });
   // Flag 4: DO_NOT_QUEUE. 1: we are the primary owner.
-  const [owned] = await send({ type: messageType.methodCall, fields: { ...bus, member: "RequestName" }, signature: "su", body: [notifications, 4] });
+  const [owned] = await send({
+    type: messageType.methodCall,
+    fields: { ...bus, member: "RequestName" },
+    signature: "su",
+    body: [notifications, 4],
+  });
   if (owned !== 1) throw new Error(`could not own ${notifications} (RequestName answered ${owned})`);
   process.stdout.write("ready\n");
 }

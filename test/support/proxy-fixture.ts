@@ -47,10 +47,18 @@ export class ProxyFixture {
   constructor(
     /** The HTTPS upstream: its loopback port and the CA its certificate comes from. */
     private readonly upstream: { port: number; caFile: string },
-    limits: { requests: number; tokens: number | null; windowMs: number } = { requests: 1000, tokens: null, windowMs: 60_000 },
+    limits: { requests: number; tokens: number | null; windowMs: number } = {
+      requests: 1000,
+      tokens: null,
+      windowMs: 60_000,
+    },
   ) {
     const origin = `https://localhost:${upstream.port}`;
-    const upstreams = new UpstreamAgents("10.100", new Set([origin, `https://127.0.0.1:${upstream.port}`]), readFileSync(upstream.caFile, "utf8"));
+    const upstreams = new UpstreamAgents(
+      "10.100",
+      new Set([origin, `https://127.0.0.1:${upstream.port}`]),
+      readFileSync(upstream.caFile, "utf8"),
+    );
     this.services = {
       keys: this.keys,
       logins: new LoginKeeper(this.paths, "dev", httpsTokenPost(upstreams), (line) => this.loginLog.push(line)),
@@ -82,15 +90,45 @@ export class ProxyFixture {
     await this.keys.use(files);
   }
 
-  addAgent(name: string, auth: ProxiedAgent["auth"], secret: string, api: Partial<AgentApiModel> & Pick<AgentApiModel, "provider" | "header" | "value">): void {
-    const full: AgentApiModel = { upstream: `https://localhost:${this.upstream.port}`, baseUrlEnv: {}, hosts: [`localhost:${this.upstream.port}`], ...api };
-    (this.route.agents as Map<string, ProxiedAgent>).set(name, { name, auth, secret, login: null, api: full, upstreamUrl: new URL(full.upstream) });
+  addAgent(
+    name: string,
+    auth: ProxiedAgent["auth"],
+    secret: string,
+    api: Partial<AgentApiModel> & Pick<AgentApiModel, "provider" | "header" | "value">,
+  ): void {
+    const full: AgentApiModel = {
+      upstream: `https://localhost:${this.upstream.port}`,
+      baseUrlEnv: {},
+      hosts: [`localhost:${this.upstream.port}`],
+      ...api,
+    };
+    (this.route.agents as Map<string, ProxiedAgent>).set(name, {
+      name,
+      auth,
+      secret,
+      login: null,
+      api: full,
+      upstreamUrl: new URL(full.upstream),
+    });
   }
 
   /** An agent whose requests get its login (stored under user "dev") instead of a key. */
   addLoginAgent(name: string, login: LoginModel, api: Pick<AgentApiModel, "provider" | "upstream">): void {
-    const full: AgentApiModel = { header: "authorization", value: "Bearer {key}", baseUrlEnv: {}, hosts: [new URL(api.upstream).host], ...api };
-    (this.route.agents as Map<string, ProxiedAgent>).set(name, { name, auth: "proxy", secret: null, login, api: full, upstreamUrl: new URL(full.upstream) });
+    const full: AgentApiModel = {
+      header: "authorization",
+      value: "Bearer {key}",
+      baseUrlEnv: {},
+      hosts: [new URL(api.upstream).host],
+      ...api,
+    };
+    (this.route.agents as Map<string, ProxiedAgent>).set(name, {
+      name,
+      auth: "proxy",
+      secret: null,
+      login,
+      api: full,
+      upstreamUrl: new URL(full.upstream),
+    });
   }
 
   /** Listens as a sandbox's listener does (its timeouts may be shortened for a test). */
@@ -115,7 +153,14 @@ export class ProxyFixture {
       const req = request({ host: "127.0.0.1", port: this.port, method, path, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString(), bytes: Buffer.concat(chunks) }));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString(),
+            bytes: Buffer.concat(chunks),
+          }),
+        );
         res.on("error", reject);
       });
       req.on("error", reject);

@@ -55,7 +55,12 @@ export function fencedBlocks(markdown: string): { blocks: FencedBlock[]; problem
     } else if (fence !== null) {
       const close = lines.findIndex((candidate, at) => at > index && candidate.trim() === fence[1]);
       const end = close === -1 ? lines.length : close;
-      blocks.push({ line: index + 1, language: (fence[2] ?? "").toLowerCase(), text: lines.slice(index + 1, end).join("\n"), ...(marker === undefined ? {} : { marker }) });
+      blocks.push({
+        line: index + 1,
+        language: (fence[2] ?? "").toLowerCase(),
+        text: lines.slice(index + 1, end).join("\n"),
+        ...(marker === undefined ? {} : { marker }),
+      });
       marker = undefined;
       index = end;
     }
@@ -71,7 +76,10 @@ export function readmeSnippets(markdown: string): { snippets: Snippet[]; problem
     const check = marker === undefined ? { kind: "whole" as const } : parseMarker(marker.body);
     if (typeof check === "string") problems.push(`${marker?.line}: ${check}`);
     else if (configLanguages.has(language)) snippets.push({ line, language, text, check });
-    else if (marker !== undefined) problems.push(`${marker.line}: a config marker before a \`${language || "plain"}\` block, which is never taken for a config`);
+    else if (marker !== undefined)
+      problems.push(
+        `${marker.line}: a config marker before a \`${language || "plain"}\` block, which is never taken for a config`,
+      );
   }
   return { snippets, problems: problems.sort((a, b) => Number.parseInt(a) - Number.parseInt(b)) };
 }

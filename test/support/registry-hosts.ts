@@ -60,7 +60,10 @@ export function deb822SourceUris(text: string): string[] {
 export function npmRegistrySource(): RegistrySource | undefined {
   let url: string;
   try {
-    url = execFileSync("npm", ["config", "get", "registry"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    url = execFileSync("npm", ["config", "get", "registry"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
   } catch {
     return undefined;
   }
@@ -73,7 +76,9 @@ export function npmRegistrySource(): RegistrySource | undefined {
  * the files apt reads; others, like `*.disabled`, it ignores), or undefined when there are none.
  */
 export function aptSource(etcApt = "/etc/apt"): RegistrySource | undefined {
-  const files: { path: string; uris: (text: string) => string[] }[] = [{ path: join(etcApt, "sources.list"), uris: oneLineSourceUris }];
+  const files: { path: string; uris: (text: string) => string[] }[] = [
+    { path: join(etcApt, "sources.list"), uris: oneLineSourceUris },
+  ];
   let listed: string[] = [];
   try {
     listed = readdirSync(join(etcApt, "sources.list.d")).sort();
@@ -101,11 +106,15 @@ export function aptSource(etcApt = "/etc/apt"): RegistrySource | undefined {
  * failure under `CI=true` (DESIGN rule 11: CI runs on a fresh Debian root with both); locally it
  * is reported on stderr and the others are used.
  */
-export function configuredRegistryHosts(sources: Record<string, RegistrySource | undefined>, ci = process.env.CI === "true"): string[] {
+export function configuredRegistryHosts(
+  sources: Record<string, RegistrySource | undefined>,
+  ci = process.env.CI === "true",
+): string[] {
   const missing = Object.entries(sources).flatMap(([name, found]) => (found === undefined ? [name] : []));
   if (missing.length > 0) {
     const reason = `no package-registry hosts from ${missing.join(", ")}`;
-    if (ci) throw new Error(`CI=true and ${reason}: the scan for registry hosts needs this machine's configured sources`);
+    if (ci)
+      throw new Error(`CI=true and ${reason}: the scan for registry hosts needs this machine's configured sources`);
     console.warn(`skipping part of the scan: ${reason}`);
   }
   return [...new Set(Object.values(sources).flatMap((found) => found?.hosts ?? []))].sort();

@@ -4,7 +4,9 @@ import type { SandboxMetadata } from "../../runtime/state/metadata.js";
  * A created sandbox's metadata as forage-ctl records it, with what a test cares about given:
  * direct workspace at `hostPath`, nobody's uid and gid, nothing running (pid null) unless given.
  */
-export function sandboxMetadata(given: Pick<SandboxMetadata, "name" | "template" | "slot"> & Partial<SandboxMetadata> & { hostPath: string }): SandboxMetadata {
+export function sandboxMetadata(
+  given: Pick<SandboxMetadata, "name" | "template" | "slot"> & Partial<SandboxMetadata> & { hostPath: string },
+): SandboxMetadata {
   const { hostPath, ...rest } = given;
   return {
     version: 1,

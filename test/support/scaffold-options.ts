@@ -30,7 +30,8 @@ export function switchOn(text: string, option: OfferedOption): string {
   const lines = text.split("\n");
   const [, indent = "", name, value] = offered.exec(lines[option.index] ?? "") ?? [];
   lines[option.index] = `${indent}${name}: ${value}`;
-  const sameObject = (index: number): boolean => (lines[index] ?? "").startsWith(indent) || (lines[index] ?? "").trim() === "";
+  const sameObject = (index: number): boolean =>
+    (lines[index] ?? "").startsWith(indent) || (lines[index] ?? "").trim() === "";
   const sibling = new RegExp(`^${indent}(${option.replaces.join("|")}):`);
   const removed = new Set<number>();
   for (const step of option.replaces.length === 0 ? [] : [-1, 1]) {

@@ -21,7 +21,8 @@ export interface Def {
 }
 
 export const defOf = (schema: AnySchema): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
-export const descriptionOf = (schema: AnySchema): string | undefined => (schema as unknown as { meta(): { description?: string } | undefined }).meta()?.description;
+export const descriptionOf = (schema: AnySchema): string | undefined =>
+  (schema as unknown as { meta(): { description?: string } | undefined }).meta()?.description;
 
 /** The field schema and every schema it wraps, outermost first. */
 function wrapperLayers(schema: AnySchema): AnySchema[] {

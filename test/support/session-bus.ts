@@ -45,18 +45,31 @@ export async function startSessionBus(user: HostUser, runUserDir: string): Promi
   mkdirSync(runtimeDir, { mode: 0o700 });
   chownSync(runtimeDir, user.uid, user.gid);
   // The user may not reach the checkout (under /root on a fresh machine): the server's copy is in its runtime dir.
-  for (const file of ["dbus-wire.mjs", "notification-receiver.mjs"]) copyFileSync(join(support, file), join(runtimeDir, file));
-  const asUser = { uid: user.uid, gid: user.gid, cwd: "/", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: user.home, XDG_RUNTIME_DIR: runtimeDir } };
+  for (const file of ["dbus-wire.mjs", "notification-receiver.mjs"])
+    copyFileSync(join(support, file), join(runtimeDir, file));
+  const asUser = {
+    uid: user.uid,
+    gid: user.gid,
+    cwd: "/",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: user.home, XDG_RUNTIME_DIR: runtimeDir },
+  };
   const children: ChildProcess[] = [];
   const stop = async (): Promise<void> => {
     await Promise.all(children.reverse().map(ended));
   };
   try {
-    const daemon = spawn("dbus-daemon", ["--session", "--nofork", `--address=unix:path=${socket}`, "--print-address=1"], { ...asUser, stdio: ["ignore", "pipe", "pipe"] });
+    const daemon = spawn(
+      "dbus-daemon",
+      ["--session", "--nofork", `--address=unix:path=${socket}`, "--print-address=1"],
+      { ...asUser, stdio: ["ignore", "pipe", "pipe"] },
+    );
     children.push(daemon);
     const address = lines(daemon);
     expectLine(await address.next(10_000), (line) => line.startsWith(`unix:path=${socket},`), "dbus-daemon's address");
-    const receiver = spawn(process.execPath, [join(runtimeDir, "notification-receiver.mjs"), socket], { ...asUser, stdio: ["ignore", "pipe", "pipe"] });
+    const receiver = spawn(process.execPath, [join(runtimeDir, "notification-receiver.mjs"), socket], {
+      ...asUser,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     children.push(receiver);
     const received = lines(receiver);
     expectLine(await received.next(10_000), (line) => line === "ready", "the notification server's ready");
@@ -111,7 +124,8 @@ function lines(child: ChildProcess): { next(timeoutMs: number): Promise<string>;
           done();
           resolve(taken);
         };
-        const exited = (error?: unknown): void => fail(error instanceof Error ? `could not start: ${error.message}` : "exited");
+        const exited = (error?: unknown): void =>
+          fail(error instanceof Error ? `could not start: ${error.message}` : "exited");
         const timer = setTimeout(() => fail(`printed nothing within ${timeoutMs} ms`), timeoutMs);
         child.once("exit", exited).once("error", exited);
         waiting.push(taker);

@@ -23,8 +23,13 @@ function answer(query) {
   const records = zone[name];
   const answers = [];
   if (records !== undefined) {
-    if (records.CNAME !== undefined) answers.push({ type: "CNAME", name: question.name, ttl: records.ttl ?? 60, data: records.CNAME });
-    for (const address of question.type === "A" ? (records.A ?? []) : question.type === "AAAA" ? (records.AAAA ?? []) : []) {
+    if (records.CNAME !== undefined)
+      answers.push({ type: "CNAME", name: question.name, ttl: records.ttl ?? 60, data: records.CNAME });
+    for (const address of question.type === "A"
+      ? (records.A ?? [])
+      : question.type === "AAAA"
+        ? (records.AAAA ?? [])
+        : []) {
       answers.push({ type: question.type, name: question.name, ttl: records.ttl ?? 60, data: address });
     }
   }

@@ -62,13 +62,30 @@ export class TestHosts {
     ip("link", "set", this.hostInterface, "up");
     ip("-n", ns, "link", "set", "lo", "up");
     for (const address of [this.dns, ...this.v4]) ip("-n", ns, "addr", "add", `${address}/24`, "dev", "eth0");
-    for (const address of [this.dns6, ...this.v6]) ip("-n", ns, "-6", "addr", "add", `${address}/64`, "dev", "eth0", "nodad");
+    for (const address of [this.dns6, ...this.v6])
+      ip("-n", ns, "-6", "addr", "add", `${address}/64`, "dev", "eth0", "nodad");
     ip("-n", ns, "link", "set", "eth0", "up");
     const tlsKey = join(this.dir, "tls.key");
     const tlsCert = join(this.dir, "tls.crt");
     execFileSync(
       "openssl",
-      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=forage test host", "-days", "1", "-keyout", tlsKey, "-out", tlsCert],
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-subj",
+        "/CN=forage test host",
+        "-days",
+        "1",
+        "-keyout",
+        tlsKey,
+        "-out",
+        tlsCert,
+      ],
       { stdio: "ignore" },
     );
     const spec = {
@@ -82,7 +99,18 @@ export class TestHosts {
       tlsKey,
       tlsCert,
     };
-    const server = spawn("ip", ["netns", "exec", ns, process.execPath, join(packageRoot(), "test/support/test-host-server.mjs"), JSON.stringify(spec)], { stdio: ["ignore", "pipe", "inherit"] });
+    const server = spawn(
+      "ip",
+      [
+        "netns",
+        "exec",
+        ns,
+        process.execPath,
+        join(packageRoot(), "test/support/test-host-server.mjs"),
+        JSON.stringify(spec),
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.stdout?.once("data", () => resolve());
@@ -98,7 +126,10 @@ export class TestHosts {
   private removeStale(): void {
     if (!existsSync(join("/run/netns", this.namespace))) return;
     const pids = execFileSync("ip", ["netns", "pids", this.namespace], { encoding: "utf8" }).trim();
-    if (pids !== "") throw new Error(`test hosts: namespace ${this.namespace} is in use (pids ${pids.split("\n").join(", ")}): is this test file running twice at once?`);
+    if (pids !== "")
+      throw new Error(
+        `test hosts: namespace ${this.namespace} is in use (pids ${pids.split("\n").join(", ")}): is this test file running twice at once?`,
+      );
     ip("netns", "delete", this.namespace);
     try {
       ip("link", "delete", this.hostInterface);

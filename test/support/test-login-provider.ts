@@ -46,7 +46,10 @@ export class TestLoginProvider {
   issue(expiresInMs = this.lifetimeMs): { accessToken: string; refreshToken: string; expiresAt: number } {
     this.issued += 1;
     const expiresAt = Date.now() + expiresInMs;
-    const accessToken = this.flavor === "codex" ? unsignedJwt({ exp: Math.floor(expiresAt / 1000), n: this.issued }) : `at-${this.flavor}-${this.issued}`;
+    const accessToken =
+      this.flavor === "codex"
+        ? unsignedJwt({ exp: Math.floor(expiresAt / 1000), n: this.issued })
+        : `at-${this.flavor}-${this.issued}`;
     const refreshToken = `rt-${this.flavor}-${this.issued}`;
     this.access.set(accessToken, expiresAt);
     this.refresh.add(refreshToken);
@@ -56,14 +59,27 @@ export class TestLoginProvider {
   private token(received: ReceivedRequest, res: ServerResponse): void {
     this.refreshes += 1;
     const form = this.flavor === "gemini";
-    if (received.method !== "POST" || !String(received.headers["content-type"]).startsWith(form ? "application/x-www-form-urlencoded" : "application/json")) return fail(res, 400, "invalid_request");
-    const fields: Record<string, unknown> = form ? Object.fromEntries(new URLSearchParams(received.body)) : (JSON.parse(received.body) as Record<string, unknown>);
-    if (fields.grant_type !== "refresh_token" || fields.client_id !== clientIds[this.flavor]) return fail(res, 400, "invalid_client");
+    if (
+      received.method !== "POST" ||
+      !String(received.headers["content-type"]).startsWith(
+        form ? "application/x-www-form-urlencoded" : "application/json",
+      )
+    )
+      return fail(res, 400, "invalid_request");
+    const fields: Record<string, unknown> = form
+      ? Object.fromEntries(new URLSearchParams(received.body))
+      : (JSON.parse(received.body) as Record<string, unknown>);
+    if (fields.grant_type !== "refresh_token" || fields.client_id !== clientIds[this.flavor])
+      return fail(res, 400, "invalid_client");
     if (form && typeof fields.client_secret !== "string") return fail(res, 400, "invalid_client");
     const presented = String(fields.refresh_token);
     if (!this.refresh.has(presented)) return fail(res, 400, "invalid_grant");
     const fresh = this.issue();
-    const answer: Record<string, unknown> = { access_token: fresh.accessToken, expires_in: Math.floor(this.lifetimeMs / 1000), token_type: "Bearer" };
+    const answer: Record<string, unknown> = {
+      access_token: fresh.accessToken,
+      expires_in: Math.floor(this.lifetimeMs / 1000),
+      token_type: "Bearer",
+    };
     this.refresh.delete(fresh.refreshToken);
     if (this.flavor !== "gemini") {
       // Rotated: the one presented is used up.
@@ -71,14 +87,19 @@ export class TestLoginProvider {
       this.refresh.add(fresh.refreshToken);
       answer.refresh_token = fresh.refreshToken;
     }
-    if (this.flavor === "codex") answer.id_token = unsignedJwt({ email: "dev@example.test", "https://api.openai.com/auth": { chatgpt_plan_type: "plus" } });
+    if (this.flavor === "codex")
+      answer.id_token = unsignedJwt({
+        email: "dev@example.test",
+        "https://api.openai.com/auth": { chatgpt_plan_type: "plus" },
+      });
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
   }
 
   private api(received: ReceivedRequest, res: ServerResponse): void {
     const bearer = /^Bearer (\S+)$/.exec(String(received.headers.authorization ?? ""))?.[1];
     const expiry = bearer === undefined ? undefined : this.access.get(bearer);
-    if (expiry === undefined || expiry <= Date.now() || received.headers["x-api-key"] !== undefined) return fail(res, 401, "authentication_error");
+    if (expiry === undefined || expiry <= Date.now() || received.headers["x-api-key"] !== undefined)
+      return fail(res, 401, "authentication_error");
     if (
       this.flavor === "claude" &&
       !String(received.headers["anthropic-beta"] ?? "")
@@ -86,8 +107,11 @@ export class TestLoginProvider {
         .includes("oauth-2025-04-20")
     )
       return fail(res, 401, "oauth_beta_missing");
-    if (this.flavor === "codex" && received.headers["chatgpt-account-id"] !== this.accountId) return fail(res, 401, "account_mismatch");
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, token: bearer, path: received.path }));
+    if (this.flavor === "codex" && received.headers["chatgpt-account-id"] !== this.accountId)
+      return fail(res, 401, "account_mismatch");
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ ok: true, token: bearer, path: received.path }));
   }
 }
 

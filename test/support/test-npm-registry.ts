@@ -58,7 +58,9 @@ export class TestNpmRegistry {
     this.packuments.set(name, {
       name,
       "dist-tags": { latest: version },
-      versions: { [version]: { name, version, dist: { tarball: `${this.url.slice(0, -1)}${tarballPath}`, integrity } } },
+      versions: {
+        [version]: { name, version, dist: { tarball: `${this.url.slice(0, -1)}${tarballPath}`, integrity } },
+      },
     });
     return { name, version, integrity };
   }
@@ -73,7 +75,11 @@ export class TestNpmRegistry {
     mkdirSync(source, { recursive: true });
     writeFileSync(join(source, "package.json"), JSON.stringify({ name, version, description: `run ${Math.random()}` }));
     writeFileSync(join(source, "index.js"), "module.exports = 42;\n");
-    const file = execFileSync("npm", ["pack", "--silent", "--pack-destination", source], { cwd: source, encoding: "utf8", env: { ...process.env, npm_config_update_notifier: "false" } }).trim();
+    const file = execFileSync("npm", ["pack", "--silent", "--pack-destination", source], {
+      cwd: source,
+      encoding: "utf8",
+      env: { ...process.env, npm_config_update_notifier: "false" },
+    }).trim();
     return readFileSync(join(source, file));
   }
 

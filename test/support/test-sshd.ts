@@ -29,7 +29,8 @@ export interface SshdPlace {
 export async function startTestSshd(dir: string, authorizedKeys: string, place: SshdPlace): Promise<TestSshd> {
   const hostKey = join(dir, "host_key");
   execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", hostKey]);
-  const hostKeyFingerprint = execFileSync("ssh-keygen", ["-l", "-f", `${hostKey}.pub`], { encoding: "utf8" }).split(" ")[1] ?? "";
+  const hostKeyFingerprint =
+    execFileSync("ssh-keygen", ["-l", "-f", `${hostKey}.pub`], { encoding: "utf8" }).split(" ")[1] ?? "";
   const publicKey = readFileSync(`${hostKey}.pub`, "utf8").trim();
   writeFileSync(join(dir, "authorized_keys"), authorizedKeys);
   const { address } = place;
@@ -55,10 +56,13 @@ export async function startTestSshd(dir: string, authorizedKeys: string, place: 
   );
   // sshd refuses to start without its privilege separation directory.
   mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
-  const sshd = execa("ip", ["netns", "exec", place.namespace, "/usr/sbin/sshd", "-D", "-e", "-f", config, "-p", "22"], { reject: false });
+  const sshd = execa("ip", ["netns", "exec", place.namespace, "/usr/sbin/sshd", "-D", "-e", "-f", config, "-p", "22"], {
+    reject: false,
+  });
   let log = "";
   sshd.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
-  for (let i = 0; i < 100 && !log.includes("Server listening"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let i = 0; i < 100 && !log.includes("Server listening"); i++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   if (!log.includes("Server listening")) {
     sshd.kill("SIGTERM");
     throw new Error(`sshd did not start: ${log}`);

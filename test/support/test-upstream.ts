@@ -35,14 +35,58 @@ export class TestUpstream {
 
   constructor() {
     const openssl = (...args: string[]): void => void execFileSync("openssl", args, { cwd: this.dir, stdio: "ignore" });
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=forage test CA");
-    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost");
+    openssl(
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.pem",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=forage test CA",
+    );
+    openssl(
+      "req",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      "server.key",
+      "-out",
+      "server.csr",
+      "-subj",
+      "/CN=localhost",
+    );
     writeFileSync(join(this.dir, "san.ext"), "subjectAltName=DNS:localhost,IP:127.0.0.1\n");
-    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "san.ext");
+    openssl(
+      "x509",
+      "-req",
+      "-in",
+      "server.csr",
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      "server.pem",
+      "-days",
+      "2",
+      "-extfile",
+      "san.ext",
+    );
   }
 
   async start(): Promise<void> {
-    this.server = createServer({ key: readFileSync(join(this.dir, "server.key")), cert: readFileSync(join(this.dir, "server.pem")) }, (req, res) => void this.serve(req, res));
+    this.server = createServer(
+      { key: readFileSync(join(this.dir, "server.key")), cert: readFileSync(join(this.dir, "server.pem")) },
+      (req, res) => void this.serve(req, res),
+    );
     await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
     this.port = (this.server.address() as AddressInfo).port;
   }
@@ -75,7 +119,12 @@ export class TestUpstream {
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const received: ReceivedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString() };
+    const received: ReceivedRequest = {
+      method: req.method ?? "",
+      path: req.url ?? "",
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString(),
+    };
     if (this.record) this.received.push(received);
     const url = new URL(req.url ?? "/", "https://localhost");
     const route = [...this.routes].find(([prefix]) => url.pathname.startsWith(prefix));
@@ -90,11 +139,23 @@ export class TestUpstream {
       await reflect(received, res, url.searchParams.get("stream") !== null);
     } else if (url.pathname.endsWith("/usage")) {
       await new Promise((resolve) => setTimeout(resolve, Number(url.searchParams.get("delayMs") ?? 0)));
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ usage: { input_tokens: Number(url.searchParams.get("tokens") ?? 0), output_tokens: 0 } }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(
+          JSON.stringify({ usage: { input_tokens: Number(url.searchParams.get("tokens") ?? 0), output_tokens: 0 } }),
+        );
     } else if (url.pathname.endsWith("/big")) {
-      res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.alloc(Number(url.searchParams.get("bytes") ?? 0), 120));
+      res
+        .writeHead(200, { "content-type": "application/octet-stream" })
+        .end(Buffer.alloc(Number(url.searchParams.get("bytes") ?? 0), 120));
     } else {
-      res.writeHead(200, { "content-type": "application/json", connection: "x-upstream-private", "x-upstream-private": "hop" }).end(JSON.stringify(received));
+      res
+        .writeHead(200, {
+          "content-type": "application/json",
+          connection: "x-upstream-private",
+          "x-upstream-private": "hop",
+        })
+        .end(JSON.stringify(received));
     }
   }
 }
@@ -102,7 +163,9 @@ export class TestUpstream {
 /** Header values that carry keys, as the upstream received them. */
 function credentials(received: ReceivedRequest): string[] {
   const values = ["authorization", "x-api-key", "x-goog-api-key", "api-key"].map((name) => received.headers[name]);
-  return values.filter((value): value is string => typeof value === "string").map((value) => value.replace(/^Bearer /, ""));
+  return values
+    .filter((value): value is string => typeof value === "string")
+    .map((value) => value.replace(/^Bearer /, ""));
 }
 
 /**

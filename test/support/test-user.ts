@@ -16,7 +16,16 @@ export interface TestUser extends HostUser {
  */
 export function makeTestUser(purpose: string, home = "/nonexistent"): TestUser {
   const name = `f${purpose}${process.pid % 100000}`.slice(0, 32);
-  execFileSync("useradd", ["--no-create-home", "--home-dir", home, "--shell", "/usr/sbin/nologin", "--comment", `Forage test (${purpose}); removed at the end`, name]);
+  execFileSync("useradd", [
+    "--no-create-home",
+    "--home-dir",
+    home,
+    "--shell",
+    "/usr/sbin/nologin",
+    "--comment",
+    `Forage test (${purpose}); removed at the end`,
+    name,
+  ]);
   const [uid, gid] = ["-u", "-g"].map((flag) => Number(execFileSync("id", [flag, name], { encoding: "utf8" }).trim()));
   return {
     name,

@@ -33,7 +33,8 @@ export function toolsAvailable(...tools: string[]): { run: boolean; reason: stri
  */
 export function isRoot(): boolean {
   const root = typeof process.getuid === "function" && process.getuid() === 0;
-  if (!root && process.env.CI === "true") throw new Error("CI=true and the tests are not running as root (real containers need root)");
+  if (!root && process.env.CI === "true")
+    throw new Error("CI=true and the tests are not running as root (real containers need root)");
   if (!root) console.warn("skipping: needs root (real containers, namespaces)");
   return root;
 }
@@ -52,7 +53,8 @@ export function rootWithoutLoginSession(): boolean {
   }
   const usable = process.getuid?.() === 0 && (loginUid === "4294967295" || loginUid === "0");
   if (usable) return true;
-  const reason = "needs root without a non-root login session (see /proc/self/loginuid): init would take that session's user";
+  const reason =
+    "needs root without a non-root login session (see /proc/self/loginuid): init would take that session's user";
   if (process.env.CI === "true") throw new Error(`CI=true and the tests ${reason}`);
   console.warn(`skipping: ${reason}`);
   return false;

@@ -15,7 +15,9 @@ export function decodeAnswer(message: Buffer | null): Decoded {
  * (NXDOMAIN for a name it does not have) and logs every name it is asked, so a test can show
  * what was, or was never, forwarded.
  */
-export async function startZoneUpstream(zone: Record<string, Answer[]>): Promise<{ port: number; asked: string[]; close: () => void }> {
+export async function startZoneUpstream(
+  zone: Record<string, Answer[]>,
+): Promise<{ port: number; asked: string[]; close: () => void }> {
   const asked: string[] = [];
   const socket = createSocket("udp4");
   socket.on("message", (message, from) => {
@@ -24,7 +26,17 @@ export async function startZoneUpstream(zone: Record<string, Answer[]>): Promise
     if (question === undefined) return;
     asked.push(question.name);
     const answers = zone[question.name] ?? [];
-    socket.send(dnsPacket.encode({ id: query.id, type: "response", flags: answers.length === 0 ? 3 : 0, questions: query.questions, answers }), from.port, from.address);
+    socket.send(
+      dnsPacket.encode({
+        id: query.id,
+        type: "response",
+        flags: answers.length === 0 ? 3 : 0,
+        questions: query.questions,
+        answers,
+      }),
+      from.port,
+      from.address,
+    );
   });
   await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
   return { port: socket.address().port, asked, close: () => socket.close() };

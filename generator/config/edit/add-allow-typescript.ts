@@ -1,5 +1,19 @@
-import { Node, Project, QuoteKind, SyntaxKind, type ArrayLiteralExpression, type ObjectLiteralExpression } from "ts-morph";
-import { AllowEditRefused, inheritedRefusal, modeNote, restrictedMode, type AllowEdit, type AllowEditResult } from "./allow-edit.js";
+import {
+  Node,
+  Project,
+  QuoteKind,
+  SyntaxKind,
+  type ArrayLiteralExpression,
+  type ObjectLiteralExpression,
+} from "ts-morph";
+import {
+  AllowEditRefused,
+  inheritedRefusal,
+  modeNote,
+  restrictedMode,
+  type AllowEdit,
+  type AllowEditResult,
+} from "./allow-edit.js";
 
 /**
  * Adds entries to a template's `network.allow` in a `forage.config.ts`, through ts-morph: only
@@ -13,8 +27,12 @@ import { AllowEditRefused, inheritedRefusal, modeNote, restrictedMode, type Allo
 export function addAllowToTypescript(text: string, edit: AllowEdit): AllowEditResult {
   const project = new Project({ useInMemoryFileSystem: true });
   const source = project.createSourceFile("forage.config.ts", text);
-  const template = templateObject(edit.template, source.getExportAssignment((each) => !each.isExportEquals())?.getExpression());
-  const quote = template.getFirstDescendantByKind(SyntaxKind.StringLiteral)?.getQuoteKind() === QuoteKind.Single ? "'" : '"';
+  const template = templateObject(
+    edit.template,
+    source.getExportAssignment((each) => !each.isExportEquals())?.getExpression(),
+  );
+  const quote =
+    template.getFirstDescendantByKind(SyntaxKind.StringLiteral)?.getQuoteKind() === QuoteKind.Single ? "'" : '"';
   // Entries are host names (letters, digits, '.', '-', '*'): quoted, they cannot become code.
   const items = edit.entries.map((entry) => `${quote}${entry}${quote}`);
   const notes: string[] = [];
@@ -22,12 +40,15 @@ export function addAllowToTypescript(text: string, edit: AllowEdit): AllowEditRe
     // A list written here (network.allow, allowedHosts) replaces an inherited one, whatever else the template writes.
     if (edit.inheritsAllow) throw inheritedRefusal(edit);
     const legacy = ownProperty(template, "allowedHosts");
-    if (legacy !== undefined) return appendElements(text, arrayOf(legacy, `template "${edit.template}": allowedHosts`), items);
+    if (legacy !== undefined)
+      return appendElements(text, arrayOf(legacy, `template "${edit.template}": allowedHosts`), items);
     const network = ownProperty(template, "network");
     const created = `{ mode: ${quote}${restrictedMode}${quote}, allow: [${items.join(", ")}] }`;
     if (network === undefined) {
       if (template.getProperties().some((property) => Node.isSpreadAssignment(property))) {
-        throw new AllowEditRefused(`template "${edit.template}" spreads in another object and has no network of its own: a network written here could replace one from the spread`);
+        throw new AllowEditRefused(
+          `template "${edit.template}" spreads in another object and has no network of its own: a network written here could replace one from the spread`,
+        );
       }
       notes.push(`created network: { mode: "${restrictedMode}", allow: [...] }`);
       return addProperty(text, template, template.getProperties().at(-1), `network: ${created}`);
@@ -37,10 +58,13 @@ export function addAllowToTypescript(text: string, edit: AllowEdit): AllowEditRe
       return [{ start: network.getStart(), end: network.getEnd(), text: created }];
     }
     if (Node.isObjectLiteralExpression(network)) return networkSplices(text, network, edit, items, quote, notes);
-    throw new AllowEditRefused(`template "${edit.template}": network is computed (${network.getKindName()}), not written as a string or an object literal`);
+    throw new AllowEditRefused(
+      `template "${edit.template}": network is computed (${network.getKindName()}), not written as a string or an object literal`,
+    );
   })();
   let result = text;
-  for (const splice of splices.sort((a, b) => b.start - a.start)) result = result.slice(0, splice.start) + splice.text + result.slice(splice.end);
+  for (const splice of splices.sort((a, b) => b.start - a.start))
+    result = result.slice(0, splice.start) + splice.text + result.slice(splice.end);
   return { text: result, notes };
 }
 
@@ -51,7 +75,14 @@ interface Splice {
   text: string;
 }
 
-function networkSplices(text: string, network: ObjectLiteralExpression, edit: AllowEdit, items: string[], quote: string, notes: string[]): Splice[] {
+function networkSplices(
+  text: string,
+  network: ObjectLiteralExpression,
+  edit: AllowEdit,
+  items: string[],
+  quote: string,
+  notes: string[],
+): Splice[] {
   const mode = ownProperty(network, "mode");
   if (mode === undefined || !(Node.isStringLiteral(mode) || Node.isNoSubstitutionTemplateLiteral(mode))) {
     throw new AllowEditRefused(`template "${edit.template}": network.mode is not written as a string literal`);
@@ -63,9 +94,12 @@ function networkSplices(text: string, network: ObjectLiteralExpression, edit: Al
   }
   const allow = ownProperty(network, "allow");
   if (allow === undefined && network.getProperties().some((property) => Node.isSpreadAssignment(property))) {
-    throw new AllowEditRefused(`template "${edit.template}": network spreads in another object and writes no allow of its own: an allow written here would replace the spread's`);
+    throw new AllowEditRefused(
+      `template "${edit.template}": network spreads in another object and writes no allow of its own: an allow written here would replace the spread's`,
+    );
   }
-  if (allow !== undefined) splices.push(...appendElements(text, arrayOf(allow, `template "${edit.template}": network.allow`), items));
+  if (allow !== undefined)
+    splices.push(...appendElements(text, arrayOf(allow, `template "${edit.template}": network.allow`), items));
   else splices.push(...addProperty(text, network, mode.getParentOrThrow(), `allow: [${items.join(", ")}]`));
   return splices;
 }
@@ -76,12 +110,18 @@ function appendElements(text: string, array: ArrayLiteralExpression, items: stri
   const last = elements.at(-1);
   if (last === undefined) return [{ start: array.getStart() + 1, end: array.getStart() + 1, text: items.join(", ") }];
   const first = elements[0] ?? last;
-  if (!text.slice(array.getStart(), first.getStart()).includes("\n")) return [{ start: last.getEnd(), end: last.getEnd(), text: items.map((item) => `, ${item}`).join("") }];
+  if (!text.slice(array.getStart(), first.getStart()).includes("\n"))
+    return [{ start: last.getEnd(), end: last.getEnd(), text: items.map((item) => `, ${item}`).join("") }];
   return afterOnItsLine(text, last, columnOf(text, first.getStart()), items, true);
 }
 
 /** Adds a property to an object literal after `after` (its last, or `mode`), keeping the object's layout and trailing comma. */
-function addProperty(text: string, object: ObjectLiteralExpression, after: Node | undefined, property: string): Splice[] {
+function addProperty(
+  text: string,
+  object: ObjectLiteralExpression,
+  after: Node | undefined,
+  property: string,
+): Splice[] {
   if (after === undefined) return [{ start: object.getStart() + 1, end: object.getStart() + 1, text: ` ${property} ` }];
   const first = object.getProperties()[0] ?? after;
   const isLast = object.getProperties().at(-1) === after;
@@ -105,7 +145,9 @@ function afterOnItsLine(text: string, node: Node, indent: string, added: string[
   const rest = /^[ \t]*(\/\/[^\n]*)?(?=\n)/.exec(text.slice(afterComma));
   const lineEnd = rest === null ? afterComma : afterComma + rest[0].length;
   const trailing = comma !== null && isLast;
-  const lines = added.map((item, index) => `\n${indent}${item}${index < added.length - 1 || trailing || !isLast ? "," : ""}`).join("");
+  const lines = added
+    .map((item, index) => `\n${indent}${item}${index < added.length - 1 || trailing || !isLast ? "," : ""}`)
+    .join("");
   const splices: Splice[] = [{ start: lineEnd, end: lineEnd, text: lines }];
   if (comma === null) splices.push({ start: node.getEnd(), end: node.getEnd(), text: "," });
   return splices;
@@ -116,17 +158,23 @@ function columnOf(text: string, offset: number): string {
 }
 
 function arrayOf(node: Node, what: string): ArrayLiteralExpression {
-  if (!Node.isArrayLiteralExpression(node)) throw new AllowEditRefused(`${what} is computed (${node.getKindName()}), not written as an array literal`);
+  if (!Node.isArrayLiteralExpression(node))
+    throw new AllowEditRefused(`${what} is computed (${node.getKindName()}), not written as an array literal`);
   return node;
 }
 
 function templateObject(name: string, exported: Node | undefined): ObjectLiteralExpression {
   const config = Node.isCallExpression(exported) ? exported.getArguments()[0] : exported;
-  if (!Node.isObjectLiteralExpression(config)) throw new AllowEditRefused("expected `export default defineConfig({ … })` with an object literal");
+  if (!Node.isObjectLiteralExpression(config))
+    throw new AllowEditRefused("expected `export default defineConfig({ … })` with an object literal");
   const templates = ownProperty(config, "templates");
-  if (!Node.isObjectLiteralExpression(templates)) throw new AllowEditRefused("`templates` is not written as an object literal in the default export");
+  if (!Node.isObjectLiteralExpression(templates))
+    throw new AllowEditRefused("`templates` is not written as an object literal in the default export");
   const template = ownProperty(templates, name);
-  if (!Node.isObjectLiteralExpression(template)) throw new AllowEditRefused(`template "${name}" is not written as an object literal under templates (it may be computed or spread in)`);
+  if (!Node.isObjectLiteralExpression(template))
+    throw new AllowEditRefused(
+      `template "${name}" is not written as an object literal under templates (it may be computed or spread in)`,
+    );
   return template;
 }
 
@@ -143,6 +191,7 @@ function ownProperty(object: ObjectLiteralExpression, name: string): Node | unde
 function propertyName(property: Node): string | undefined {
   if (!Node.isPropertyAssignment(property) && !Node.isShorthandPropertyAssignment(property)) return undefined;
   const nameNode = property.getNameNode();
-  if (Node.isStringLiteral(nameNode) || Node.isNoSubstitutionTemplateLiteral(nameNode)) return nameNode.getLiteralValue();
+  if (Node.isStringLiteral(nameNode) || Node.isNoSubstitutionTemplateLiteral(nameNode))
+    return nameNode.getLiteralValue();
   return nameNode.getText();
 }

@@ -1,5 +1,12 @@
 import { isMap, isPair, isScalar, isSeq, parseDocument, type Node as YamlNode, type YAMLMap, type YAMLSeq } from "yaml";
-import { AllowEditRefused, inheritedRefusal, modeNote, restrictedMode, type AllowEdit, type AllowEditResult } from "./allow-edit.js";
+import {
+  AllowEditRefused,
+  inheritedRefusal,
+  modeNote,
+  restrictedMode,
+  type AllowEdit,
+  type AllowEditResult,
+} from "./allow-edit.js";
 
 /** One text insertion or replacement at a byte offset of the original file. */
 interface Splice {
@@ -20,11 +27,13 @@ interface Splice {
  */
 export function addAllowToYaml(text: string, edit: AllowEdit, json = false): AllowEditResult {
   const doc = parseDocument(text, { keepSourceTokens: false });
-  if (doc.errors.length > 0) throw new AllowEditRefused(`the file does not parse: ${doc.errors[0]?.message ?? "error"}`);
+  if (doc.errors.length > 0)
+    throw new AllowEditRefused(`the file does not parse: ${doc.errors[0]?.message ?? "error"}`);
   const templates = doc.get("templates", true);
   if (!isMap(templates)) throw new AllowEditRefused("`templates` is not written as a map");
   const template = templates.get(edit.template, true);
-  if (!isMap(template)) throw new AllowEditRefused(`template "${edit.template}" is not written as a map under templates`);
+  if (!isMap(template))
+    throw new AllowEditRefused(`template "${edit.template}" is not written as a map under templates`);
   const style = new Style(text, json);
   const notes: string[] = [];
   const splices = ((): Splice[] => {
@@ -32,7 +41,8 @@ export function addAllowToYaml(text: string, edit: AllowEdit, json = false): All
     if (edit.inheritsAllow) throw inheritedRefusal(edit);
     const legacy = template.get("allowedHosts", true);
     if (legacy !== undefined) {
-      if (!isSeq(legacy)) throw new AllowEditRefused(`template "${edit.template}": allowedHosts is not written as a list`);
+      if (!isSeq(legacy))
+        throw new AllowEditRefused(`template "${edit.template}": allowedHosts is not written as a list`);
       return [
         appendItems(
           style,
@@ -50,18 +60,21 @@ export function addAllowToYaml(text: string, edit: AllowEdit, json = false): All
       if (network.value !== restrictedMode) notes.push(modeNote(network.value));
       return [{ start: network.range[0], end: network.range[1], text: style.networkFlow(edit.entries) }];
     }
-    if (!isMap(network)) throw new AllowEditRefused(`template "${edit.template}": network is neither a mode nor a map written here`);
+    if (!isMap(network))
+      throw new AllowEditRefused(`template "${edit.template}": network is neither a mode nor a map written here`);
     return networkSplices(style, network, edit, notes);
   })();
   let result = text;
-  for (const splice of splices.sort((a, b) => b.start - a.start)) result = result.slice(0, splice.start) + splice.text + result.slice(splice.end);
+  for (const splice of splices.sort((a, b) => b.start - a.start))
+    result = result.slice(0, splice.start) + splice.text + result.slice(splice.end);
   return { text: result, notes };
 }
 
 function networkSplices(style: Style, network: YAMLMap, edit: AllowEdit, notes: string[]): Splice[] {
   const splices: Splice[] = [];
   const mode = network.get("mode", true);
-  if (!isScalar(mode) || typeof mode.value !== "string" || !mode.range) throw new AllowEditRefused(`template "${edit.template}": network.mode is not written as a string`);
+  if (!isScalar(mode) || typeof mode.value !== "string" || !mode.range)
+    throw new AllowEditRefused(`template "${edit.template}": network.mode is not written as a string`);
   if (mode.value !== restrictedMode) {
     notes.push(modeNote(mode.value));
     splices.push({ start: mode.range[0], end: mode.range[1], text: style.string(restrictedMode) });
@@ -88,22 +101,40 @@ function appendItems(style: Style, seq: YAMLSeq, items: string[]): Splice {
 /** Adds `key: value` to a map (a block map: a line after its last entry; a flow map: before its `}`). */
 function addPair(style: Style, map: YAMLMap, key: string, value: Block): Splice {
   if (!map.range) throw new AllowEditRefused("a map without a position");
-  if (map.flow) return appendFlow(style, map.range, map.items, (pair) => (isPair(pair) ? (pair.value as YamlNode | null)?.range?.[1] : undefined), [`${style.key(key)}: ${value.flow}`]);
+  if (map.flow)
+    return appendFlow(
+      style,
+      map.range,
+      map.items,
+      (pair) => (isPair(pair) ? (pair.value as YamlNode | null)?.range?.[1] : undefined),
+      [`${style.key(key)}: ${value.flow}`],
+    );
   const first = map.items[0]?.key as YamlNode | undefined;
   if (first?.range === undefined || first.range === null) throw new AllowEditRefused("an empty block map");
   const indent = style.column(first.range[0]);
-  return style.linesAt(map.range[1], [`${indent}${style.key(key)}:${value.block.length === 0 ? ` ${value.flow}` : ""}`, ...value.block.map((line) => `${indent}${style.unit}${line}`)]);
+  return style.linesAt(map.range[1], [
+    `${indent}${style.key(key)}:${value.block.length === 0 ? ` ${value.flow}` : ""}`,
+    ...value.block.map((line) => `${indent}${style.unit}${line}`),
+  ]);
 }
 
 /** Items added to a flow collection: after its last item (on lines of their own when it spans lines), or inside an empty one. */
-function appendFlow<T>(style: Style, range: readonly number[], items: T[], endOf: (item: T) => number | undefined, added: string[]): Splice {
+function appendFlow<T>(
+  style: Style,
+  range: readonly number[],
+  items: T[],
+  endOf: (item: T) => number | undefined,
+  added: string[],
+): Splice {
   const last = items.at(-1);
   if (last === undefined) {
     const open = range[0] ?? 0;
     return { start: open + 1, end: open + 1, text: added.join(", ") };
   }
   const end = endOf(last);
-  const firstStart = (items[0] as { range?: number[]; key?: { range?: number[] } }).range?.[0] ?? (items[0] as { key?: { range?: number[] } }).key?.range?.[0];
+  const firstStart =
+    (items[0] as { range?: number[]; key?: { range?: number[] } }).range?.[0] ??
+    (items[0] as { key?: { range?: number[] } }).key?.range?.[0];
   if (end === undefined || firstStart === undefined) throw new AllowEditRefused("a flow collection without positions");
   const multiLine = style.text.slice(range[0], end).includes("\n");
   const separator = multiLine ? `,\n${style.column(firstStart)}` : ", ";
@@ -145,7 +176,10 @@ class Style {
 
   networkObject(entries: string[]): Block {
     if (this.json) return { flow: this.networkFlow(entries), block: [] };
-    return { flow: this.networkFlow(entries), block: [`mode: ${restrictedMode}`, "allow:", ...entries.map((entry) => `${this.unit}- ${this.string(entry)}`)] };
+    return {
+      flow: this.networkFlow(entries),
+      block: [`mode: ${restrictedMode}`, "allow:", ...entries.map((entry) => `${this.unit}- ${this.string(entry)}`)],
+    };
   }
 
   column(offset: number): string {

@@ -16,7 +16,10 @@ export interface NewTemplate {
  * `export default defineConfig({ … })` or `export default { … }` with an object-literal `templates`.
  */
 export function addTemplateToTypescript(file: string, text: string, entry: NewTemplate): string {
-  const project = new Project({ useInMemoryFileSystem: true, manipulationSettings: { indentationText: detectIndentation(text) } });
+  const project = new Project({
+    useInMemoryFileSystem: true,
+    manipulationSettings: { indentationText: detectIndentation(text) },
+  });
   const source = project.createSourceFile("forage.config.ts", text);
   const templates = templatesObject(file, source.getExportAssignment((e) => !e.isExportEquals())?.getExpression());
   // JSON string literals are valid TypeScript string literals, so user text cannot become code.

@@ -11,13 +11,24 @@ export const providerNames = ["anthropic", "openai", "google", "custom"] as cons
 export type ProviderName = (typeof providerNames)[number];
 
 /** Headers that frame or route a request: a key in one of them would corrupt the request. */
-const reservedHeaders = ["connection", "content-length", "host", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade"];
+const reservedHeaders = [
+  "connection",
+  "content-length",
+  "host",
+  "keep-alive",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+];
 
 /** An HTTP header name (RFC 9110 token), lower-case so lookups need no folding. */
 export const headerName = z
   .string()
   .regex(/^[a-z0-9!#$%&'*+.^_`|~-]{1,64}$/, { error: 'must be a lower-case HTTP header name, e.g. "x-api-key"' })
-  .refine((name) => !reservedHeaders.includes(name), { error: `must not be a header that frames or routes the request (${reservedHeaders.join(", ")})` });
+  .refine((name) => !reservedHeaders.includes(name), {
+    error: `must not be a header that frames or routes the request (${reservedHeaders.join(", ")})`,
+  });
 
 /**
  * A variable that points an agent at the proxy: it must look like one, so the wrappers, which
@@ -31,10 +42,14 @@ export const baseUrlVariable = envVarName.regex(/^[A-Z][A-Z0-9_]*_(URL|BASE|ENDP
 export const headerValue = z
   .string()
   .max(256)
-  .regex(/^[\x20-\x7e]*\{key\}[\x20-\x7e]*$/, { error: 'must contain {key} once, in printable ASCII, e.g. "Bearer {key}"' });
+  .regex(/^[\x20-\x7e]*\{key\}[\x20-\x7e]*$/, {
+    error: 'must contain {key} once, in printable ASCII, e.g. "Bearer {key}"',
+  });
 
 /** What a base-URL variable appends to the agent's proxy URL: nothing, or a path such as "/v1". */
-export const baseUrlPath = z.string().regex(/^(\/[A-Za-z0-9._~-]+)*$/, { error: 'must be empty or a path such as "/v1"' });
+export const baseUrlPath = z
+  .string()
+  .regex(/^(\/[A-Za-z0-9._~-]+)*$/, { error: 'must be empty or a path such as "/v1"' });
 
 /** How the API proxy reaches and authenticates to the agent's provider. */
 export const agentApiSchema = z
@@ -50,12 +65,18 @@ export const agentApiSchema = z
       .optional()
       .describe("Where the proxy sends the agent's requests. Default: the provider's public API."),
     header: headerName.optional().describe('custom provider: the header that carries the key, e.g. "x-api-key".'),
-    value: headerValue.optional().describe('custom provider: the header\'s value, with {key} where the key goes. Default: "{key}".'),
+    value: headerValue
+      .optional()
+      .describe('custom provider: the header\'s value, with {key} where the key goes. Default: "{key}".'),
     baseUrlEnv: z
       .record(baseUrlVariable, baseUrlPath)
-      .refine((variables) => Object.keys(variables).length >= 1, { error: "name at least one variable, or the agent will not find the proxy" })
+      .refine((variables) => Object.keys(variables).length >= 1, {
+        error: "name at least one variable, or the agent will not find the proxy",
+      })
       .optional()
-      .describe('Variables that point the agent at the proxy, each with a path to append, e.g. { OPENAI_BASE_URL: "/v1" }. Default: the agent\'s preset.'),
+      .describe(
+        'Variables that point the agent at the proxy, each with a path to append, e.g. { OPENAI_BASE_URL: "/v1" }. Default: the agent\'s preset.',
+      ),
     tokenUrl: z
       .url({ protocol: /^https$/, error: 'must be an https URL, e.g. "https://auth.example.com/oauth/token"' })
       .optional()
@@ -65,7 +86,9 @@ export const agentApiSchema = z
       .min(1)
       .max(64)
       .optional()
-      .describe("placeholder: the only hosts the real key is substituted for (exact names or *.suffix, optional :port). Default: the upstream's host."),
+      .describe(
+        "placeholder: the only hosts the real key is substituted for (exact names or *.suffix, optional :port). Default: the upstream's host.",
+      ),
   })
   .describe("The agent's API, for auth proxy and placeholder.");
 

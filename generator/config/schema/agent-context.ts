@@ -11,7 +11,9 @@ const skillSchema = z.strictObject({
     .string()
     .min(1)
     .max(1024)
-    .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "must be one line without control characters (it is the skill's front matter)" })
+    .regex(/^[^\u0000-\u001f\u007f]*$/, {
+      error: "must be one line without control characters (it is the skill's front matter)",
+    })
     .describe("When the agent should use the skill (one line; Claude reads it to decide)."),
   body: z.string().min(1).max(65536).describe("The skill's instructions, in Markdown."),
 });
@@ -22,8 +24,15 @@ const skillSchema = z.strictObject({
  */
 export const agentContextSchema = z
   .strictObject({
-    enable: z.boolean().optional().describe("Give agents Forage's context (system prompt, skills, AGENTS.md, GEMINI.md). Default: true."),
-    fragments: z.array(z.string().min(1).max(16384)).max(32).optional().describe("Your own paragraphs (Markdown), added to the context every agent reads. Default: none."),
+    enable: z
+      .boolean()
+      .optional()
+      .describe("Give agents Forage's context (system prompt, skills, AGENTS.md, GEMINI.md). Default: true."),
+    fragments: z
+      .array(z.string().min(1).max(16384))
+      .max(32)
+      .optional()
+      .describe("Your own paragraphs (Markdown), added to the context every agent reads. Default: none."),
     skills: z
       .record(skillName, skillSchema)
       .refine((skills) => Object.keys(skills).length <= 32, { error: "at most 32 skills" })

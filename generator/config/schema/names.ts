@@ -35,7 +35,8 @@ export const unixUserName = z.string().regex(/^[a-z_][a-z0-9_-]{0,31}$/, {
 export const vcsName = z
   .string()
   .regex(/^[a-zA-Z0-9][a-zA-Z0-9._/-]{0,127}$/, {
-    error: "must start with a letter or digit and use only letters, digits, '.', '_', '/' and '-' (at most 128 characters)",
+    error:
+      "must start with a letter or digit and use only letters, digits, '.', '_', '/' and '-' (at most 128 characters)",
   })
   .refine((name) => !name.includes("..") && !name.endsWith("/") && !name.endsWith(".lock"), {
     error: "must not contain '..', end with '/' or end with '.lock' (git refuses such names)",
@@ -82,15 +83,33 @@ export const packageRef = z
     error: 'must be a nixpkgs attribute path such as "ripgrep" or "python3Packages.black"',
   })
   // In the NixOS module the same option holds a real derivation (types.package).
-  .meta({ nixType: "package", description: 'A nixpkgs attribute path, e.g. "claude-code" or "python3Packages.black".' });
+  .meta({
+    nixType: "package",
+    description: 'A nixpkgs attribute path, e.g. "claude-code" or "python3Packages.black".',
+  });
 
-const sshKeyTypes = ["ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com"];
+const sshKeyTypes = [
+  "ssh-ed25519",
+  "ssh-rsa",
+  "ecdsa-sha2-nistp256",
+  "ecdsa-sha2-nistp384",
+  "ecdsa-sha2-nistp521",
+  "sk-ssh-ed25519@openssh.com",
+  "sk-ecdsa-sha2-nistp256@openssh.com",
+];
 
 /** An OpenSSH public key line; the key type must be one OpenSSH knows (reference rule). */
 export const sshPublicKey = z.string().refine(
   (key) => {
     const [type, body, ...rest] = key.trim().split(/\s+/);
-    return type !== undefined && sshKeyTypes.includes(type) && body !== undefined && /^[A-Za-z0-9+/]+={0,3}$/.test(body) && !key.includes("\n") && rest.join(" ").length <= 256;
+    return (
+      type !== undefined &&
+      sshKeyTypes.includes(type) &&
+      body !== undefined &&
+      /^[A-Za-z0-9+/]+={0,3}$/.test(body) &&
+      !key.includes("\n") &&
+      rest.join(" ").length <= 256
+    );
   },
   { error: `must be an OpenSSH public key line starting with one of: ${sshKeyTypes.join(", ")}` },
 );

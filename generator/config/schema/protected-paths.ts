@@ -4,6 +4,16 @@
  * sandbox commands) or change how Forage starts the sandbox. Sandboxes see them read-only unless
  * a template lists them in `workspace.unprotected`. The config names are find-config.ts's.
  */
-export const protectedPaths = [".git/hooks", ".git/config", ".jj/repo/config.toml", ".envrc", ".vscode", ".forage", "forage.config.ts", "forage.yaml", "forage.json"] as const;
+export const protectedPaths = [
+  ".git/hooks",
+  ".git/config",
+  ".jj/repo/config.toml",
+  ".envrc",
+  ".vscode",
+  ".forage",
+  "forage.config.ts",
+  "forage.yaml",
+  "forage.json",
+] as const;
 
 export type ProtectedPath = (typeof protectedPaths)[number];

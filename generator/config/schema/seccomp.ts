@@ -9,7 +9,19 @@ export const seccompGroups = {
   /** New namespaces are how an unprivileged user gets a root-owned view of mounts and nets. */
   namespaces: ["unshare", "setns", "clone", "clone3"],
   /** The sandbox's mounts are set up from outside; nothing inside may rearrange them. */
-  mount: ["mount", "umount2", "pivot_root", "open_tree", "open_tree_attr", "move_mount", "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr"],
+  mount: [
+    "mount",
+    "umount2",
+    "pivot_root",
+    "open_tree",
+    "open_tree_attr",
+    "move_mount",
+    "fsopen",
+    "fsmount",
+    "fsconfig",
+    "fspick",
+    "mount_setattr",
+  ],
   /** Keyrings are per uid, not per container: the agent's uid shares the host user's keyring. */
   keyring: ["keyctl", "add_key", "request_key"],
   bpf: ["bpf"],
@@ -44,7 +56,9 @@ export const allowableNames: readonly string[] = [...new Set([...Object.keys(sec
  * @example deniedSyscalls(["namespaces", "ptrace"]) // mount, umount2, …, without unshare/setns/clone/clone3/ptrace
  */
 export function deniedSyscalls(allow: readonly string[]): string[] {
-  const allowed = new Set(allow.flatMap((name) => (name in seccompGroups ? [...seccompGroups[name as SeccompGroup]] : [name])));
+  const allowed = new Set(
+    allow.flatMap((name) => (name in seccompGroups ? [...seccompGroups[name as SeccompGroup]] : [name])),
+  );
   return filteredSyscalls.filter((syscall) => !allowed.has(syscall));
 }
 

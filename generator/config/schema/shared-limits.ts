@@ -6,7 +6,9 @@ import { z } from "zod";
  */
 
 /** A rate-limit window of the API proxy: seconds, minutes or hours. */
-export const rateWindow = z.string().regex(/^[1-9][0-9]*(s|m|h)$/, { error: 'must be a duration such as "30s", "1m" or "1h"' });
+export const rateWindow = z
+  .string()
+  .regex(/^[1-9][0-9]*(s|m|h)$/, { error: 'must be a duration such as "30s", "1m" or "1h"' });
 export const rateRequests = z.number().int().min(1).max(1_000_000);
 export const rateTokens = z.number().int().min(1).max(1_000_000_000);
 
@@ -18,10 +20,15 @@ export const auditLogBytes = z
   .max(1024 * 1024 * 1024);
 
 /** An upstream origin allowed although it is not a public address. */
-export const upstreamOrigin = z.url({ protocol: /^https$/, error: 'must be an https origin, e.g. "https://127.0.0.1:8443"' });
+export const upstreamOrigin = z.url({
+  protocol: /^https$/,
+  error: 'must be an https origin, e.g. "https://127.0.0.1:8443"',
+});
 
 /** CPU quota as systemd's CPUQuota=, a percentage of one CPU. */
-export const cpuQuota = z.string().regex(/^[1-9][0-9]{0,4}%$/, { error: 'must be a percentage of one CPU, e.g. "200%" for two cores' });
+export const cpuQuota = z
+  .string()
+  .regex(/^[1-9][0-9]{0,4}%$/, { error: 'must be a percentage of one CPU, e.g. "200%" for two cores' });
 
 /** A URL path prefix the proxy forwards; never a way up with "..". */
 export const proxyPathPrefix = z

@@ -22,8 +22,15 @@ import { cpuQuota } from "./shared-limits.js";
 const networkObject = z
   .strictObject({
     mode: z.enum(networkModes).describe("none: loopback only; restricted: only `allow`; full: NAT to the internet."),
-    allow: allowList.optional().describe('Hosts reachable in restricted mode: "host", "*.suffix", optional ":port". Default: none.'),
-    sni: z.boolean().optional().describe("Also check TLS SNI / HTTP Host against `allow` (refuses other names on shared CDN addresses). Default: false."),
+    allow: allowList
+      .optional()
+      .describe('Hosts reachable in restricted mode: "host", "*.suffix", optional ":port". Default: none.'),
+    sni: z
+      .boolean()
+      .optional()
+      .describe(
+        "Also check TLS SNI / HTTP Host against `allow` (refuses other names on shared CDN addresses). Default: false.",
+      ),
     ask: z
       .boolean()
       .optional()
@@ -35,16 +42,21 @@ const networkObject = z
     error: 'allow only applies to mode "restricted": set mode to "restricted" or remove allow',
   })
   .refine((n) => n.mode === "restricted" || n.sni !== true, {
-    error: 'sni only applies to mode "restricted" (it checks names against allow): set mode to "restricted" or remove sni',
+    error:
+      'sni only applies to mode "restricted" (it checks names against allow): set mode to "restricted" or remove sni',
   })
   .refine((n) => n.mode === "restricted" || n.ask !== true, {
-    error: 'ask only applies to mode "restricted" (it asks about names not in allow): set mode to "restricted" or remove ask',
+    error:
+      'ask only applies to mode "restricted" (it asks about names not in allow): set mode to "restricted" or remove ask',
   });
 
 export const networkSchema = z
   .union([z.enum(networkModes), networkObject])
   // In NixOS a bare mode becomes { mode = …; }, so modules always read network.mode.
-  .meta({ nixCoerceTo: "mode", description: 'Network policy: "none", "restricted", "full", or { mode, allow, sni, ask }. Default: "none".' });
+  .meta({
+    nixCoerceTo: "mode",
+    description: 'Network policy: "none", "restricted", "full", or { mode, allow, sni, ask }. Default: "none".',
+  });
 
 /** systemd's word for "no limit"; a limit is lifted only when a template says so. */
 const unlimited = z.enum(["infinity"]);
@@ -54,24 +66,38 @@ const resourceLimitsSchema = z
     cpuQuota: cpuQuota.optional().describe('CPU quota as systemd CPUQuota=, e.g. "200%". Default: none.'),
     memoryMax: z
       .string()
-      .regex(/^([1-9][0-9]{0,6}[KMGT]?|infinity)$/, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "4G", or "infinity" for no limit' })
+      .regex(/^([1-9][0-9]{0,6}[KMGT]?|infinity)$/, {
+        error: 'must be bytes with an optional K/M/G/T suffix, e.g. "4G", or "infinity" for no limit',
+      })
       .optional()
       .describe(
         'Memory limit as systemd MemoryMax=, e.g. "8G"; it also caps the tmpfs mounts (root 1/2, /tmp 1/4, /dev/shm 1/8, /run 1/16 of it). Default: "4G". "infinity" lifts it (status shows it).',
       ),
     tasksMax: z
-      .union([z.number().int({ error: "must be a whole number" }).min(16, { error: "must be at least 16 (an agent with git and a shell needs a few dozen tasks)" }).max(1_000_000), unlimited])
+      .union([
+        z
+          .number()
+          .int({ error: "must be a whole number" })
+          .min(16, { error: "must be at least 16 (an agent with git and a shell needs a few dozen tasks)" })
+          .max(1_000_000),
+        unlimited,
+      ])
       .optional()
-      .describe('Maximum number of tasks (processes and threads), systemd TasksMax=. Default: 4096. "infinity" lifts it (status shows it).'),
+      .describe(
+        'Maximum number of tasks (processes and threads), systemd TasksMax=. Default: 4096. "infinity" lifts it (status shows it).',
+      ),
   })
-  .describe("Resource limits applied to the whole sandbox (its cgroup, or its systemd unit). Default: 4G of memory, 4096 tasks.");
+  .describe(
+    "Resource limits applied to the whole sandbox (its cgroup, or its systemd unit). Default: 4G of memory, 4096 tasks.",
+  );
 
 /** A key the SSH agent offers: a private key file of the user's, or a key of the user's own agent by fingerprint. */
 const sshAgentKey = z
   .string()
   .max(4096)
   .regex(/^(SHA256:[A-Za-z0-9+/]{43}|~\/[^\u0000]+|\/[^\u0000]+)$/, {
-    error: 'must be a private key file ("~/.ssh/id_ed25519" or an absolute path) or a fingerprint of a key in your own agent ("SHA256:…", as ssh-add -l shows it)',
+    error:
+      'must be a private key file ("~/.ssh/id_ed25519" or an absolute path) or a fingerprint of a key in your own agent ("SHA256:…", as ssh-add -l shows it)',
   });
 
 const sshAgentSchema = z
@@ -86,24 +112,35 @@ const sshAgentSchema = z
     confirm: z
       .boolean()
       .optional()
-      .describe("Ask for every signature through the approvals queue (forage-ctl approve ID [--for 10m]); false signs without asking and records each signature in the audit log. Default: true."),
+      .describe(
+        "Ask for every signature through the approvals queue (forage-ctl approve ID [--for 10m]); false signs without asking and records each signature in the audit log. Default: true.",
+      ),
   })
-  .describe("An SSH agent on the host, served into the sandbox as SSH_AUTH_SOCK: private keys stay on the host, and each signature is approved. Default: none.");
+  .describe(
+    "An SSH agent on the host, served into the sandbox as SSH_AUTH_SOCK: private keys stay on the host, and each signature is approved. Default: none.",
+  );
 
 /** A branch the push gate never pushes: a name as git allows it ("main", "release/1.x"), or a full "refs/heads/…" name. */
 const protectedBranch = z
   .string()
   .max(255)
   .regex(/^(?!.*\.\.)(?!.*\/\/)(?!.*\.lock$)(?!.*\/$)[A-Za-z0-9][A-Za-z0-9._/-]*$/, {
-    error: 'must be a branch name as git allows it, e.g. "main" or "release/1.x" (letters, digits, ".", "_", "-" and "/"; no "..", "//" or trailing "/")',
+    error:
+      'must be a branch name as git allows it, e.g. "main" or "release/1.x" (letters, digits, ".", "_", "-" and "/"; no "..", "//" or trailing "/")',
   });
 
 const pushGateSchema = z
   .strictObject({
-    enable: z.boolean().optional().describe("Send the sandbox's git pushes through the push gate. Default: true (writing pushGate turns it on)."),
+    enable: z
+      .boolean()
+      .optional()
+      .describe("Send the sandbox's git pushes through the push gate. Default: true (writing pushGate turns it on)."),
     protectedBranches: z
       .array(protectedBranch)
-      .min(1, { error: "must name at least one branch (leave it out for the defaults: the upstream's default branch, main and master)" })
+      .min(1, {
+        error:
+          "must name at least one branch (leave it out for the defaults: the upstream's default branch, main and master)",
+      })
       .max(64)
       .optional()
       .describe(
@@ -117,7 +154,8 @@ const pushGateSchema = z
       code: "custom",
       path: ["protectedBranches"],
       params: { atKey: true },
-      message: "pushGate.protectedBranches says which branches the push gate refuses, and pushGate.enable is off: remove enable: false, or protectedBranches",
+      message:
+        "pushGate.protectedBranches says which branches the push gate refuses, and pushGate.enable is off: remove enable: false, or protectedBranches",
     });
   })
   .describe(
@@ -137,9 +175,19 @@ export const templateSchema = z
       .union([templateName, z.array(templateName).min(1).max(8)])
       .optional()
       // Flattened by the generator; the NixOS module only ever sees resolved templates.
-      .meta({ nixType: "omit", description: "Template(s) to inherit from; later ones and this template override earlier ones." }),
-    agents: z.record(agentName, agentSchema).optional().describe("Agents by name; the name is the command on the agent's PATH. Merged by name with parents."),
-    extraPackages: z.array(packageRef).max(256).optional().describe('Extra nixpkgs attribute paths installed in the sandbox, e.g. ["nodejs_22", "python3Packages.black"].'),
+      .meta({
+        nixType: "omit",
+        description: "Template(s) to inherit from; later ones and this template override earlier ones.",
+      }),
+    agents: z
+      .record(agentName, agentSchema)
+      .optional()
+      .describe("Agents by name; the name is the command on the agent's PATH. Merged by name with parents."),
+    extraPackages: z
+      .array(packageRef)
+      .max(256)
+      .optional()
+      .describe('Extra nixpkgs attribute paths installed in the sandbox, e.g. ["nodejs_22", "python3Packages.black"].'),
     network: networkSchema.optional(),
     allowedHosts: allowList
       .optional()
@@ -153,12 +201,19 @@ export const templateSchema = z
       }),
     readOnlyWorkspace: z.boolean().optional().describe("Mount every workspace read-only. Default: false."),
     resourceLimits: resourceLimitsSchema.optional(),
-    initCommands: z.array(z.string().min(1).max(4096)).max(64).optional().describe("Commands run as the agent in /workspace after start; failures warn. Default: none."),
+    initCommands: z
+      .array(z.string().min(1).max(4096))
+      .max(64)
+      .optional()
+      .describe("Commands run as the agent in /workspace after start; failures warn. Default: none."),
     agentIdentity: identitySchema.optional(),
     workspace: z
       .strictObject({
         mounts: z
-          .record(z.string().regex(templateNamePattern, { error: "mount names must be 1-32 characters of a-z, 0-9 and '-'" }), mountSchema)
+          .record(
+            z.string().regex(templateNamePattern, { error: "mount names must be 1-32 characters of a-z, 0-9 and '-'" }),
+            mountSchema,
+          )
           .optional()
           .describe("Extra workspaces by name: host paths or repositories mounted at chosen paths."),
         useBeads: beadsSchema.optional(),
@@ -166,7 +221,9 @@ export const templateSchema = z
           .array(z.enum(protectedPaths))
           .max(protectedPaths.length)
           .optional()
-          .describe(`Protected workspace paths the agent may write after all (by default read-only: ${protectedPaths.join(", ")}).`),
+          .describe(
+            `Protected workspace paths the agent may write after all (by default read-only: ${protectedPaths.join(", ")}).`,
+          ),
         maxSize: z
           .string()
           .regex(sizePattern, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "10G"' })
@@ -184,35 +241,62 @@ export const templateSchema = z
           'must be "tmux" (or left out): every sandbox\'s agent session is a tmux session. "wezterm" (a WezTerm mux server in the sandbox) is not supported: WezTerm is not packaged for the roots sandboxes run on; from WezTerm, use forage-ctl attach',
       })
       .optional()
-      .describe('Terminal multiplexer of the agent session: "tmux", the only one (attach with forage-ctl attach). Default: "tmux".'),
-    tmuxWindows: z.array(tmuxWindowSchema).max(32).optional().describe("tmux windows to open instead of one window per agent."),
-    ssh: z.boolean().optional().describe("Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false."),
+      .describe(
+        'Terminal multiplexer of the agent session: "tmux", the only one (attach with forage-ctl attach). Default: "tmux".',
+      ),
+    tmuxWindows: z
+      .array(tmuxWindowSchema)
+      .max(32)
+      .optional()
+      .describe("tmux windows to open instead of one window per agent."),
+    ssh: z
+      .boolean()
+      .optional()
+      .describe(
+        "Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false.",
+      ),
     sshAgent: sshAgentSchema.optional(),
     pushGate: pushGateSchema.optional(),
-    useProxy: z.boolean().optional().describe("Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false."),
+    useProxy: z
+      .boolean()
+      .optional()
+      .describe(
+        "Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false.",
+      ),
     proxyFilter: proxyFilterSchema.optional(),
     seccomp: seccompSchema.optional(),
     context: agentContextSchema.optional(),
   })
   .superRefine(refuseAllowedHostsConflicts)
-  .meta({ nixModule: "template", description: "A sandbox template: what a sandbox created from it contains and may reach." });
+  .meta({
+    nixModule: "template",
+    description: "A sandbox template: what a sandbox created from it contains and may reach.",
+  });
 
 /**
  * `allowedHosts` (the reference's spelling) is `network.allow` in another place: both at once
  * would leave one list silently unused, and a list beside a mode that ignores lists would too.
  */
-function refuseAllowedHostsConflicts(template: { network?: z.output<typeof networkSchema> | undefined; allowedHosts?: string[] | undefined }, ctx: z.RefinementCtx): void {
+function refuseAllowedHostsConflicts(
+  template: { network?: z.output<typeof networkSchema> | undefined; allowedHosts?: string[] | undefined },
+  ctx: z.RefinementCtx,
+): void {
   const { network, allowedHosts } = template;
   if (allowedHosts === undefined) return;
   // Reported at the key: the fix is to remove or move it.
-  const refuse = (message: string): void => ctx.addIssue({ code: "custom", path: ["allowedHosts"], params: { atKey: true }, message });
+  const refuse = (message: string): void =>
+    ctx.addIssue({ code: "custom", path: ["allowedHosts"], params: { atKey: true }, message });
   if (typeof network === "object" && network.allow !== undefined) {
-    refuse("allowedHosts (the reference's spelling) and network.allow both list the allowed hosts: keep one list, in network.allow");
+    refuse(
+      "allowedHosts (the reference's spelling) and network.allow both list the allowed hosts: keep one list, in network.allow",
+    );
     return;
   }
   const mode = typeof network === "object" ? network.mode : network;
   if (mode !== undefined && mode !== "restricted" && allowedHosts.length > 0) {
-    refuse(`allowedHosts only applies to network "restricted", and this template's network is "${mode}": write network: { mode: "restricted", allow: [...] } with these hosts, or remove allowedHosts`);
+    refuse(
+      `allowedHosts only applies to network "restricted", and this template's network is "${mode}": write network: { mode: "restricted", allow: [...] } with these hosts, or remove allowedHosts`,
+    );
   }
 }
 

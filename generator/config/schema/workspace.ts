@@ -8,12 +8,24 @@ export const mountSchema = z
     hostPath: hostPath.optional().describe("A host directory bound as is (direct mode)."),
     repo: z
       .string()
-      .regex(new RegExp(`^(${templateNameSource}|\\/.*)$`), { error: "must be a --repo name (a-z, 0-9, '-') or an absolute path" })
+      .regex(new RegExp(`^(${templateNameSource}|\\/.*)$`), {
+        error: "must be a --repo name (a-z, 0-9, '-') or an absolute path",
+      })
       .optional()
-      .describe("Repository: a name given as `--repo NAME=PATH`, or an absolute path. Default: the `--repo` repository."),
-    mode: z.enum(["jj", "git-worktree", "direct"]).optional().describe("How the repository is mounted; default: jj if it has .jj, else git-worktree."),
+      .describe(
+        "Repository: a name given as `--repo NAME=PATH`, or an absolute path. Default: the `--repo` repository.",
+      ),
+    mode: z
+      .enum(["jj", "git-worktree", "direct"])
+      .optional()
+      .describe("How the repository is mounted; default: jj if it has .jj, else git-worktree."),
     branch: vcsName.optional().describe("Branch or bookmark checked out in this mount."),
-    readOnly: z.boolean().optional().describe("Mount read-only. Default: false (but the template's readOnlyWorkspace makes every mount read-only, and readOnly: false beside it is refused)."),
+    readOnly: z
+      .boolean()
+      .optional()
+      .describe(
+        "Mount read-only. Default: false (but the template's readOnlyWorkspace makes every mount read-only, and readOnly: false beside it is refused).",
+      ),
   })
   .refine((m) => !(m.hostPath !== undefined && m.repo !== undefined), {
     error: "a mount has either hostPath or repo, not both",
@@ -22,7 +34,8 @@ export const mountSchema = z
     error: "hostPath mounts are always direct: remove mode or use repo",
   })
   .refine((m) => !(m.branch !== undefined && (m.hostPath !== undefined || m.mode === "direct")), {
-    error: "branch applies to a jj or git-worktree checkout: a hostPath or direct mount is bound as it is; remove branch",
+    error:
+      "branch applies to a jj or git-worktree checkout: a hostPath or direct mount is bound as it is; remove branch",
   });
 
 /** What useBeads mounts when it is enabled and leaves a field out (applied in the model). */
@@ -39,8 +52,12 @@ export const beadsSchema = z
   .strictObject({
     enable: z.boolean().default(false).describe("Mount the beads branch."),
     branch: vcsName.optional().describe(`Branch holding the beads database. Default: "${beadsDefaults.branch}".`),
-    package: packageRef.optional().describe(`Package providing the \`bd\` command. Default: "${beadsDefaults.package}".`),
-    containerPath: absolutePath.optional().describe(`Where the beads workspace appears. Default: "${beadsDefaults.containerPath}".`),
+    package: packageRef
+      .optional()
+      .describe(`Package providing the \`bd\` command. Default: "${beadsDefaults.package}".`),
+    containerPath: absolutePath
+      .optional()
+      .describe(`Where the beads workspace appears. Default: "${beadsDefaults.containerPath}".`),
     repo: z.string().optional().describe("Repository holding the branch; default: the `--repo` repository."),
   })
   // Only an enabled useBeads mounts anything: its fields beside enable off would be read by nothing.

@@ -211,7 +211,17 @@ export interface NftMarkMatch {
 }
 
 /** One match expression of a rule; all of a rule's matches must hold. */
-export type NftMatch = NftIfaceMatch | NftCtStateMatch | NftL4ProtoMatch | NftNfProtoMatch | NftAddrMatch | NftPortMatch | NftConcatMatch | NftIcmpMatch | NftIcmpv6Match | NftMarkMatch;
+export type NftMatch =
+  | NftIfaceMatch
+  | NftCtStateMatch
+  | NftL4ProtoMatch
+  | NftNfProtoMatch
+  | NftAddrMatch
+  | NftPortMatch
+  | NftConcatMatch
+  | NftIcmpMatch
+  | NftIcmpv6Match
+  | NftMarkMatch;
 
 /** Reject flavours: `reject with tcp reset`, `reject with icmpx type admin-prohibited`, … */
 export type NftRejectKind = "tcp-reset" | "admin-prohibited" | "port-unreachable" | "default";

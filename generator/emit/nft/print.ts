@@ -102,7 +102,12 @@ export function printNftDeleteTable(table: NftTableRef): string {
  * printNftElements({ family: "inet", name: "forage_f1" }, allowed4, [{ value: "93.184.216.34", timeout: 300 }]);
  * // add element inet forage_f1 allowed4 { 93.184.216.34 timeout 300s }
  */
-export function printNftElements(table: NftTableRef, set: NftSet, elements: readonly NftElement[], command: "add" | "delete" = "add"): string {
+export function printNftElements(
+  table: NftTableRef,
+  set: NftSet,
+  elements: readonly NftElement[],
+  command: "add" | "delete" = "add",
+): string {
   checkOneOf("table.family", table.family, FAMILIES);
   checkIdentifier("table.name", table.name);
   validateSet(set, "set");

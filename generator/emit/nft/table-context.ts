@@ -25,7 +25,11 @@ export function lookupSet(ctx: TableContext, name: unknown, expected: readonly N
   }
   const actual = setTypes(set);
   if (actual.length !== expected.length || actual.some((type, index) => type !== expected[index])) {
-    throw new NftValidationError(path, name, `a set of type ${expected.join(" . ")}, but set ${set.name} has type ${actual.join(" . ")}`);
+    throw new NftValidationError(
+      path,
+      name,
+      `a set of type ${expected.join(" . ")}, but set ${set.name} has type ${actual.join(" . ")}`,
+    );
   }
   return set;
 }
@@ -44,6 +48,10 @@ export function concatFieldType(ctx: TableContext, field: unknown, path: string)
 /** IPv4-only selectors cannot appear in an ip6 table, nor IPv6-only ones in an ip table. */
 export function checkLayer3(ctx: TableContext, version: 4 | 6, value: unknown, path: string): void {
   if ((version === 4 && ctx.family === "ip6") || (version === 6 && ctx.family === "ip")) {
-    throw new NftValidationError(path, value, `a selector for the table's family (${ctx.family}); use an inet table to mix IPv4 and IPv6`);
+    throw new NftValidationError(
+      path,
+      value,
+      `a selector for the table's family (${ctx.family}); use an inet table to mix IPv4 and IPv6`,
+    );
   }
 }

@@ -1,7 +1,25 @@
-import type { NftAddrMatch, NftConcatMatch, NftIcmpMatch, NftIcmpv6Match, NftIfaceMatch, NftL4ProtoMatch, NftMatch, NftPortMatch, NftSetRef } from "./ast.js";
+import type {
+  NftAddrMatch,
+  NftConcatMatch,
+  NftIcmpMatch,
+  NftIcmpv6Match,
+  NftIfaceMatch,
+  NftL4ProtoMatch,
+  NftMatch,
+  NftPortMatch,
+  NftSetRef,
+} from "./ast.js";
 import { NftValidationError } from "./errors.js";
 import { checkLayer3, concatFieldType, lookupSet, type TableContext } from "./table-context.js";
-import { checkAddress, checkIfname, checkMark, checkNonEmpty, checkObject, checkOneOf, checkPort } from "./validate-values.js";
+import {
+  checkAddress,
+  checkIfname,
+  checkMark,
+  checkNonEmpty,
+  checkObject,
+  checkOneOf,
+  checkPort,
+} from "./validate-values.js";
 import { CT_STATES, FIELD_TYPES, ICMP_TYPES, ICMPV6_TYPES, L4_PROTOS } from "./vocabulary.js";
 
 const PORT_FIELDS = ["tcp dport", "tcp sport", "udp dport", "udp sport", "th dport", "th sport"] as const;

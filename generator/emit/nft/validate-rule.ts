@@ -3,10 +3,19 @@ import { NftValidationError } from "./errors.js";
 import { ruleProtocols } from "./rule-protocols.js";
 import { concatFieldType, lookupSet, type TableContext } from "./table-context.js";
 import { validateMatch } from "./validate-match.js";
-import { checkAddress, checkIdentifier, checkInteger, checkObject, checkOneOf, checkPort, checkText } from "./validate-values.js";
+import {
+  checkAddress,
+  checkIdentifier,
+  checkInteger,
+  checkObject,
+  checkOneOf,
+  checkPort,
+  checkText,
+} from "./validate-values.js";
 import { LOG_LEVELS, REJECT_KINDS } from "./vocabulary.js";
 
-const VERDICT_FORMS = "accept, drop, return, continue, { reject }, { jump }, { goto }, { redirect }, { dnat }, or { masquerade: true }";
+const VERDICT_FORMS =
+  "accept, drop, return, continue, { reject }, { jump }, { goto }, { redirect }, { dnat }, or { masquerade: true }";
 
 /**
  * Validates a rule: its matches, counter, log statement, verdict and comment.
@@ -29,7 +38,8 @@ export function validateRule(rule: NftRule, ctx: TableContext, path: string): vo
 /** The key's fields must produce exactly the set's type, and the set must be able to grow. */
 function validateSetUpdate(update: NftSetUpdate, ctx: TableContext, path: string): void {
   checkObject(path, update, "an update object { set, key }");
-  if (!Array.isArray(update.key) || update.key.length === 0) throw new NftValidationError(`${path}.key`, update.key, "a non-empty list of fields");
+  if (!Array.isArray(update.key) || update.key.length === 0)
+    throw new NftValidationError(`${path}.key`, update.key, "a non-empty list of fields");
   const types = update.key.map((part, index): NftDataType => {
     if (typeof part === "number") {
       checkInteger(`${path}.key[${index}]`, part, 0, 65535, "a constant port");
@@ -38,7 +48,8 @@ function validateSetUpdate(update: NftSetUpdate, ctx: TableContext, path: string
     return concatFieldType(ctx, part, `${path}.key[${index}]`);
   });
   const set = lookupSet(ctx, update.set, types, `${path}.set`);
-  if (!(set.flags?.includes("dynamic") ?? false)) throw new NftValidationError(`${path}.set`, update.set, `a set with flags dynamic (set ${set.name} has none)`);
+  if (!(set.flags?.includes("dynamic") ?? false))
+    throw new NftValidationError(`${path}.set`, update.set, `a set with flags dynamic (set ${set.name} has none)`);
 }
 
 function validateLog(log: NftLog, path: string): void {
@@ -112,9 +123,13 @@ function checkPortMapping(rule: NftRule, path: string, value: unknown): void {
 
 function validateDnat(rule: NftRule, target: NftDnatTarget, ctx: TableContext, path: string): void {
   const family = checkOneOf(`${path}.family`, target.family, ["ip", "ip6"]);
-  const allowed: readonly string[] = ctx.family === "inet" ? ["ip", "ip6"] : ctx.family === "ip" || ctx.family === "ip6" ? [ctx.family] : [];
+  const allowed: readonly string[] =
+    ctx.family === "inet" ? ["ip", "ip6"] : ctx.family === "ip" || ctx.family === "ip6" ? [ctx.family] : [];
   if (!allowed.includes(family)) {
-    const expected = allowed.length === 0 ? "no dnat here: it needs an ip, ip6 or inet table" : `${allowed.join(" or ")} in an ${ctx.family} table`;
+    const expected =
+      allowed.length === 0
+        ? "no dnat here: it needs an ip, ip6 or inet table"
+        : `${allowed.join(" or ")} in an ${ctx.family} table`;
     throw new NftValidationError(`${path}.family`, family, expected);
   }
   checkAddress(`${path}.address`, target.address, { version: family === "ip" ? 4 : 6, allowPrefix: false });

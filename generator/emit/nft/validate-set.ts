@@ -1,6 +1,17 @@
 import type { NftDataType, NftElement, NftElementAtom, NftSet } from "./ast.js";
 import { NftValidationError } from "./errors.js";
-import { checkAddress, checkIdentifier, checkIfname, checkInteger, checkMark, checkObject, checkOneOf, checkPort, checkSeconds, checkText } from "./validate-values.js";
+import {
+  checkAddress,
+  checkIdentifier,
+  checkIfname,
+  checkInteger,
+  checkMark,
+  checkObject,
+  checkOneOf,
+  checkPort,
+  checkSeconds,
+  checkText,
+} from "./validate-values.js";
 import { DATA_TYPES, L4_PROTOS, SET_FLAGS } from "./vocabulary.js";
 
 /** The set's element type as a list: one entry, or one per concatenated field. */
@@ -25,7 +36,8 @@ export function validateSet(set: NftSet, path: string): void {
   if (set.gcInterval !== undefined) checkSeconds(`${path}.gcInterval`, set.gcInterval);
   if (set.size !== undefined) checkInteger(`${path}.size`, set.size, 1, 0xffff_ffff, "a set size");
   if (set.comment !== undefined) checkText(`${path}.comment`, set.comment, 128);
-  if (set.counter !== undefined && typeof set.counter !== "boolean") throw new NftValidationError(`${path}.counter`, set.counter, "true or false");
+  if (set.counter !== undefined && typeof set.counter !== "boolean")
+    throw new NftValidationError(`${path}.counter`, set.counter, "true or false");
   if (set.elements !== undefined) validateElements(set, set.elements, `${path}.elements`);
 }
 

@@ -90,9 +90,15 @@ export function checkNonEmpty<T>(field: string, value: readonly T[]): readonly T
  * An IPv4/IPv6 address, or a CIDR when `allowPrefix`; with `version` the family is fixed.
  * CIDRs must have no host bits set, since nft would silently mask `10.0.0.5/8` to `10.0.0.0/8`.
  */
-export function checkAddress(field: string, value: unknown, options: { readonly version?: 4 | 6; readonly allowPrefix: boolean; readonly prefixHint?: string }): 4 | 6 {
+export function checkAddress(
+  field: string,
+  value: unknown,
+  options: { readonly version?: 4 | 6; readonly allowPrefix: boolean; readonly prefixHint?: string },
+): 4 | 6 {
   const family = options.version === undefined ? "an IPv4 or IPv6" : `an IPv${options.version}`;
-  const form = options.allowPrefix ? `${family} address or CIDR` : `${family} address (${options.prefixHint ?? "no prefix"})`;
+  const form = options.allowPrefix
+    ? `${family} address or CIDR`
+    : `${family} address (${options.prefixHint ?? "no prefix"})`;
   const parsed = typeof value === "string" ? parseAddress(value) : undefined;
   if (parsed === undefined || (options.version !== undefined && parsed.version !== options.version)) {
     throw new NftValidationError(field, value, form);

@@ -1,4 +1,17 @@
-import type { NftConcatField, NftCtState, NftDataType, NftFamily, NftHook, NftIcmpType, NftIcmpv6Type, NftL4Proto, NftLogLevel, NftPriorityName, NftRejectKind, NftSetFlag } from "./ast.js";
+import type {
+  NftConcatField,
+  NftCtState,
+  NftDataType,
+  NftFamily,
+  NftHook,
+  NftIcmpType,
+  NftIcmpv6Type,
+  NftL4Proto,
+  NftLogLevel,
+  NftPriorityName,
+  NftRejectKind,
+  NftSetFlag,
+} from "./ast.js";
 
 // Each vocabulary is written as an exhaustive Record so the compiler flags a word added to an
 // ast.ts union but not here; the runtime list is its keys, in the order written.

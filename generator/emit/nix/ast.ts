@@ -151,7 +151,24 @@ export interface NixRaw {
 }
 
 /** Any Nix expression. `with` is deliberately absent: it hides where names come from. */
-export type NixExpr = NixString | NixPath | NixInt | NixBool | NixNull | NixList | NixAttrs | NixVar | NixSelect | NixApply | NixLambda | NixLet | NixBinop | NixNot | NixIf | NixRaw;
+export type NixExpr =
+  | NixString
+  | NixPath
+  | NixInt
+  | NixBool
+  | NixNull
+  | NixList
+  | NixAttrs
+  | NixVar
+  | NixSelect
+  | NixApply
+  | NixLambda
+  | NixLet
+  | NixBinop
+  | NixNot
+  | NixIf
+  | NixRaw;
 
 /** Plain JSON-like data that `fromValue` (and data holes of the `nix` tag) accept. */
-export type NixData = string | number | boolean | null | readonly NixData[] | { readonly [key: string]: NixData | undefined };
+export type NixData =
+  string | number | boolean | null | readonly NixData[] | { readonly [key: string]: NixData | undefined };

@@ -28,7 +28,15 @@ import type {
 } from "./ast.js";
 import { fromValue } from "./from-value.js";
 import { markNode } from "./node-brand.js";
-import { assertAttrPath, assertFormalNames, assertInheritNames, assertPathLiteral, assertSafeInt, assertVarName, NixAstError } from "./validate.js";
+import {
+  assertAttrPath,
+  assertFormalNames,
+  assertInheritNames,
+  assertPathLiteral,
+  assertSafeInt,
+  assertVarName,
+  NixAstError,
+} from "./validate.js";
 
 /** Options for attribute sets. */
 export interface AttrsOptions {
@@ -56,7 +64,9 @@ function recordBindings(record: NixRecord): NixBinding[] {
 
 function attrsNode(bindings: readonly NixBinding[], options: AttrsOptions): NixAttrs {
   const copy = [...bindings];
-  return markNode(options.rec === true ? { kind: "attrs", bindings: copy, rec: true } : { kind: "attrs", bindings: copy });
+  return markNode(
+    options.rec === true ? { kind: "attrs", bindings: copy, rec: true } : { kind: "attrs", bindings: copy },
+  );
 }
 
 function isBindingList(value: NixRecord | readonly NixBinding[]): value is readonly NixBinding[] {
@@ -121,7 +131,9 @@ export const n = {
   attr: (path: string | readonly string[], value: NixExpr, comment?: string): NixAttrBinding => {
     const segments = typeof path === "string" ? [path] : [...path];
     assertAttrPath(segments, "attribute binding");
-    return comment === undefined ? { kind: "attr", path: segments, value } : { kind: "attr", path: segments, value, comment };
+    return comment === undefined
+      ? { kind: "attr", path: segments, value }
+      : { kind: "attr", path: segments, value, comment };
   },
   /** `inherit a b;` or `inherit (from) a b;`. */
   inherit: (names: readonly string[], from?: NixExpr): NixInheritBinding => {
@@ -149,7 +161,8 @@ export const n = {
     return markNode({ kind: "apply", fn, args });
   },
   /** `x: body`, or `{ a, b ? d, ... }:` + body when given a list of formals. */
-  fn: (param: string | readonly (string | NixFormal)[], body: NixExpr, options: FnOptions = {}): NixLambda => markNode({ kind: "lambda", param: makeParam(param, options), body }),
+  fn: (param: string | readonly (string | NixFormal)[], body: NixExpr, options: FnOptions = {}): NixLambda =>
+    markNode({ kind: "lambda", param: makeParam(param, options), body }),
   /** `let a = ...; in body` from a record or explicit bindings. */
   let: (bindings: NixRecord | readonly NixBinding[], body: NixExpr): NixLet => {
     const list = isBindingList(bindings) ? [...bindings] : recordBindings(bindings);
@@ -166,7 +179,8 @@ export const n = {
   /** `!x`. */
   not: (operand: NixExpr): NixNot => markNode({ kind: "not", operand }),
   /** `if cond then a else b`. */
-  ifThen: (cond: NixExpr, then: NixExpr, otherwise: NixExpr): NixIf => markNode({ kind: "if", cond, then, else: otherwise }),
+  ifThen: (cond: NixExpr, then: NixExpr, otherwise: NixExpr): NixIf =>
+    markNode({ kind: "if", cond, then, else: otherwise }),
   /** Plain JSON data as literals; see {@link fromValue}. */
   fromValue,
 } as const;

@@ -12,7 +12,18 @@ export class NixEscapeError extends Error {
  * Nix keywords that cannot be bare attribute names or variables. `or` is only a soft keyword in
  * Nix 2.8, but quoting it keeps the output valid for every Nix version.
  */
-export const NIX_KEYWORDS: ReadonlySet<string> = new Set(["if", "then", "else", "assert", "with", "let", "in", "rec", "inherit", "or"]);
+export const NIX_KEYWORDS: ReadonlySet<string> = new Set([
+  "if",
+  "then",
+  "else",
+  "assert",
+  "with",
+  "let",
+  "in",
+  "rec",
+  "inherit",
+  "or",
+]);
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_'-]*$/;
 
@@ -43,10 +54,14 @@ export function isNixIdentifier(name: string): boolean {
  */
 export function quoteNixString(s: string): string {
   if (s.includes("\0")) {
-    throw new NixEscapeError(`cannot quote a string containing NUL (\\0) as a Nix string: Nix strings cannot hold NUL bytes`);
+    throw new NixEscapeError(
+      `cannot quote a string containing NUL (\\0) as a Nix string: Nix strings cannot hold NUL bytes`,
+    );
   }
   if (LONE_SURROGATE.test(s)) {
-    throw new NixEscapeError(`cannot quote a string containing a lone UTF-16 surrogate as a Nix string: it has no UTF-8 encoding`);
+    throw new NixEscapeError(
+      `cannot quote a string containing a lone UTF-16 surrogate as a Nix string: it has no UTF-8 encoding`,
+    );
   }
   let out = '"';
   for (const ch of s) {

@@ -27,7 +27,9 @@ function convert(value: unknown, where: string, stack: Set<object>): NixExpr {
       return markNode({ kind: "bool", value });
     case "number":
       if (!Number.isSafeInteger(value)) {
-        throw new NixAstError(`cannot convert ${where} = ${String(value)} to Nix: only safe integers are supported (no floats, NaN or Infinity)`);
+        throw new NixAstError(
+          `cannot convert ${where} = ${String(value)} to Nix: only safe integers are supported (no floats, NaN or Infinity)`,
+        );
       }
       return markNode({ kind: "int", value });
     case "object":

@@ -7,7 +7,24 @@ import { fromValue } from "./from-value.js";
 import { isMarkedNode, markNode } from "./node-brand.js";
 import { NixAstError } from "./validate.js";
 
-const NODE_KINDS: ReadonlySet<string> = new Set(["string", "path", "int", "bool", "null", "list", "attrs", "var", "select", "apply", "lambda", "let", "binop", "not", "if", "raw"]);
+const NODE_KINDS: ReadonlySet<string> = new Set([
+  "string",
+  "path",
+  "int",
+  "bool",
+  "null",
+  "list",
+  "attrs",
+  "var",
+  "select",
+  "apply",
+  "lambda",
+  "let",
+  "binop",
+  "not",
+  "if",
+  "raw",
+]);
 
 /** A hole of the `nix` tag: an AST node (spliced as code) or plain data (a literal). */
 export type NixHole = NixExpr | NixData;
@@ -45,7 +62,10 @@ function holeToExpr(hole: NixHole, index: number): NixExpr {
     const kind = (hole as { kind?: unknown }).kind;
     // Ambiguous: refuse rather than guess, since guessing "code" would be an injection.
     if (typeof kind === "string" && NODE_KINDS.has(kind)) {
-      throw new NixAstError(`nix\`...\` hole ${index} looks like a Nix AST node (kind "${kind}") but was not built ` + "with n.*; build it with n.* for code, or pass n.fromValue(data) for data");
+      throw new NixAstError(
+        `nix\`...\` hole ${index} looks like a Nix AST node (kind "${kind}") but was not built ` +
+          "with n.*; build it with n.* for code, or pass n.fromValue(data) for data",
+      );
     }
   }
   return fromValue(hole as NixData);

@@ -4,10 +4,29 @@
  * Every function takes the indentation of the line the expression starts on and returns text
  * whose first line carries no indentation and whose later lines are fully indented.
  */
-import type { NixApply, NixAttrs, NixBinding, NixExpr, NixIf, NixLambda, NixLet, NixList, NixRaw, NixSelect } from "./ast.js";
+import type {
+  NixApply,
+  NixAttrs,
+  NixBinding,
+  NixExpr,
+  NixIf,
+  NixLambda,
+  NixLet,
+  NixList,
+  NixRaw,
+  NixSelect,
+} from "./ast.js";
 import { formatAttrName, quoteNixString } from "./escape.js";
 import { isMarkedNode } from "./node-brand.js";
-import { assertAttrPath, assertFormalNames, assertInheritNames, assertPathLiteral, assertSafeInt, assertVarName, NixAstError } from "./validate.js";
+import {
+  assertAttrPath,
+  assertFormalNames,
+  assertInheritNames,
+  assertPathLiteral,
+  assertSafeInt,
+  assertVarName,
+  NixAstError,
+} from "./validate.js";
 
 const STEP = "  ";
 const MAX_ONE_LINE_IF = 80;
@@ -190,7 +209,9 @@ function printLambda(lambda: NixLambda, indent: string): string {
     return `${param.name}: ${printExpr(lambda.body, indent)}`;
   }
   assertFormalNames(param.formals.map((formal) => formal.name));
-  const formals = param.formals.map((formal) => (formal.default === undefined ? formal.name : `${formal.name} ? ${operand(formal.default, indent)}`));
+  const formals = param.formals.map((formal) =>
+    formal.default === undefined ? formal.name : `${formal.name} ? ${operand(formal.default, indent)}`,
+  );
   if (param.ellipsis) formals.push("...");
   const head = formals.length === 0 ? "{ }:" : `{ ${formals.join(", ")} }:`;
   return `${head}\n${indent}${printExpr(lambda.body, indent)}`;

@@ -16,7 +16,9 @@ const PATH_LITERAL = /^\.\.?(\/[A-Za-z0-9._+-]+)+$/;
 /** Throws unless `name` can be a bare Nix variable (identifier, not a keyword). */
 export function assertVarName(name: string, what = "variable name"): void {
   if (!isNixIdentifier(name)) {
-    throw new NixAstError(`invalid Nix ${what} ${JSON.stringify(name)}: must match [A-Za-z_][A-Za-z0-9_'-]* and not be a keyword`);
+    throw new NixAstError(
+      `invalid Nix ${what} ${JSON.stringify(name)}: must match [A-Za-z_][A-Za-z0-9_'-]* and not be a keyword`,
+    );
   }
 }
 
@@ -26,7 +28,9 @@ export function assertVarName(name: string, what = "variable name"): void {
  */
 export function assertPathLiteral(value: string): void {
   if (!PATH_LITERAL.test(value)) {
-    throw new NixAstError(`invalid Nix path literal ${JSON.stringify(value)}: expected ./x/y.nix or ../x with segments of [A-Za-z0-9._+-], no "//" and no trailing slash`);
+    throw new NixAstError(
+      `invalid Nix path literal ${JSON.stringify(value)}: expected ./x/y.nix or ../x with segments of [A-Za-z0-9._+-], no "//" and no trailing slash`,
+    );
   }
 }
 

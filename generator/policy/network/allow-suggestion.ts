@@ -54,7 +54,11 @@ export const minNamesPerGroup = 3;
  * @example suggestAllowlist([{ name: "a.cdn.example.org", source: "learned" }, …b, c…, { name: "api.example.org", source: "learned" }], [])
  * // add: [{ entry: "*.cdn.example.org", names: [a, b, c] }, { entry: "api.example.org", names: ["api.example.org"] }]
  */
-export function suggestAllowlist(seen: readonly SeenName[], templateAllow: readonly string[], denied: readonly string[] = []): AllowSuggestion {
+export function suggestAllowlist(
+  seen: readonly SeenName[],
+  templateAllow: readonly string[],
+  denied: readonly string[] = [],
+): AllowSuggestion {
   const rules = templateAllow.map(parseAllowEntry);
   const deniedRules = denied.map(parseAllowEntry);
   const plain = new Map<string, Set<SeenNameSource>>();
@@ -70,21 +74,39 @@ export function suggestAllowlist(seen: readonly SeenName[], templateAllow: reado
       continue;
     }
     // A name approved on one port is covered only by an entry that allows that port.
-    const by = rules.find((rule) => matches(rule, name) && (port === undefined || rule.port === null || rule.port === port));
+    const by = rules.find(
+      (rule) => matches(rule, name) && (port === undefined || rule.port === null || rule.port === port),
+    );
     if (by !== undefined) {
       if (!covered.some((each) => each.name === name)) covered.push({ name, by: by.entry });
       continue;
     }
     if (port === undefined) plain.set(name, (plain.get(name) ?? new Set()).add(source));
-    else ported.set(`${name}:${port}`, { name, sources: (ported.get(`${name}:${port}`)?.sources ?? new Set()).add(source) });
+    else
+      ported.set(`${name}:${port}`, {
+        name,
+        sources: (ported.get(`${name}:${port}`)?.sources ?? new Set()).add(source),
+      });
   }
   // A name also seen without a port needs no entry of its own for a port: the port-less one covers it.
   for (const [entry, { name }] of ported) if (plain.has(name)) ported.delete(entry);
-  const groups = [...groupNames([...plain.keys()], deniedRules), ...[...ported].map(([entry, { name }]) => ({ entry, names: [name] }))];
-  const sourcesOf = (entry: string, name: string): SeenNameSource[] => [...(ported.get(entry)?.sources ?? plain.get(name) ?? [])];
+  const groups = [
+    ...groupNames([...plain.keys()], deniedRules),
+    ...[...ported].map(([entry, { name }]) => ({ entry, names: [name] })),
+  ];
+  const sourcesOf = (entry: string, name: string): SeenNameSource[] => [
+    ...(ported.get(entry)?.sources ?? plain.get(name) ?? []),
+  ];
   const add = groups
-    .map(({ entry, names }) => ({ entry, names: names.sort(), sources: [...new Set(names.flatMap((name) => sourcesOf(entry, name)))].sort() }))
-    .sort((a, b) => a.entry.replace(/^\*\./, "").localeCompare(b.entry.replace(/^\*\./, "")) || a.entry.localeCompare(b.entry));
+    .map(({ entry, names }) => ({
+      entry,
+      names: names.sort(),
+      sources: [...new Set(names.flatMap((name) => sourcesOf(entry, name)))].sort(),
+    }))
+    .sort(
+      (a, b) =>
+        a.entry.replace(/^\*\./, "").localeCompare(b.entry.replace(/^\*\./, "")) || a.entry.localeCompare(b.entry),
+    );
   return { add, covered: covered.sort((a, b) => a.name.localeCompare(b.name)), skipped };
 }
 
@@ -101,7 +123,12 @@ function groupNames(names: string[], denied: readonly AllowRule[]): { entry: str
   const byDepth = [...candidates].sort((a, b) => b.split(".").length - a.split(".").length || a.localeCompare(b));
   for (const suffix of byDepth) {
     const below = [...remaining].filter((name) => name.endsWith(`.${suffix}`));
-    if (below.length < minNamesPerGroup || wildcardRefusal(suffix) !== null || denied.some((rule) => overlaps(rule, suffix))) continue;
+    if (
+      below.length < minNamesPerGroup ||
+      wildcardRefusal(suffix) !== null ||
+      denied.some((rule) => overlaps(rule, suffix))
+    )
+      continue;
     entries.push({ entry: `*.${suffix}`, names: below });
     below.forEach((name) => remaining.delete(name));
   }
@@ -126,7 +153,8 @@ function unusable(name: string): string | null {
   if (name.endsWith(".arpa")) return "a reverse lookup";
   if (!name.includes(".")) return "a single label (a local name)";
   if (name === "localhost" || name.endsWith(".localhost")) return "loopback";
-  if (!allowEntry.safeParse(name).success || name.startsWith("*.") || name.includes(":")) return "not a host name an allow entry can hold";
+  if (!allowEntry.safeParse(name).success || name.startsWith("*.") || name.includes(":"))
+    return "not a host name an allow entry can hold";
   if (isPublicSuffix(name)) return "a public suffix";
   return null;
 }

@@ -26,7 +26,11 @@ export function chainVerdict(policy: PolicyRules, chain: readonly string[]): Nam
     if (!narrowing.allowed || narrowing.ports === null) continue;
     const own = narrowing.ports;
     ports = ports === null ? own : ports.filter((port) => own.includes(port));
-    if (ports.length === 0) return { allowed: false, rule: `CNAME to ${target} (allowed on port ${own.join(", ")} only) shares no port with ${asked}` };
+    if (ports.length === 0)
+      return {
+        allowed: false,
+        rule: `CNAME to ${target} (allowed on port ${own.join(", ")} only) shares no port with ${asked}`,
+      };
   }
   return { allowed: true, ports };
 }

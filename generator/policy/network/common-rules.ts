@@ -11,7 +11,13 @@ import { allowedSets } from "./policy-sets.js";
 export const neighbourDiscovery: NftMatch = {
   kind: "icmpType",
   protocol: "icmpv6",
-  types: ["nd-neighbor-solicit", "nd-neighbor-advert", "nd-router-solicit", "mld-listener-report", "mld2-listener-report"],
+  types: [
+    "nd-neighbor-solicit",
+    "nd-neighbor-advert",
+    "nd-router-solicit",
+    "mld-listener-report",
+    "mld2-listener-report",
+  ],
 };
 
 /** The sandbox's DNS to `address` (its host end): UDP and TCP port 53, one match list each. */
@@ -43,7 +49,13 @@ export function allowSetRules(from: readonly NftMatch[], ported: readonly NftMat
   return [
     { match: [...from, { kind: "addr", field: "ip daddr", value: { set: allowedSets.v4.name } }], verdict: "accept" },
     { match: [...from, { kind: "addr", field: "ip6 daddr", value: { set: allowedSets.v6.name } }], verdict: "accept" },
-    { match: [...from, ...ported, { kind: "concat", fields: ["ip daddr", "th dport"], set: allowedSets.v4Port.name }], verdict: "accept" },
-    { match: [...from, ...ported, { kind: "concat", fields: ["ip6 daddr", "th dport"], set: allowedSets.v6Port.name }], verdict: "accept" },
+    {
+      match: [...from, ...ported, { kind: "concat", fields: ["ip daddr", "th dport"], set: allowedSets.v4Port.name }],
+      verdict: "accept",
+    },
+    {
+      match: [...from, ...ported, { kind: "concat", fields: ["ip6 daddr", "th dport"], set: allowedSets.v6Port.name }],
+      verdict: "accept",
+    },
   ];
 }

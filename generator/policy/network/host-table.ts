@@ -60,18 +60,41 @@ export function hostPolicyTable(
   const restricted = policy.mode === "restricted";
   const gated = restricted && policy.sni;
   const chains: NftChain[] = [
-    { name: "spoofed", base: { type: "filter", hook: "prerouting", priority: "raw", policy: "accept" }, rules: antiSpoofRules(link, from) },
+    {
+      name: "spoofed",
+      base: { type: "filter", hook: "prerouting", priority: "raw", policy: "accept" },
+      rules: antiSpoofRules(link, from),
+    },
     { name: "refuse", rules: refuseRules(), comment: "record what was refused, then refuse it" },
-    { name: "input", base: { type: "filter", hook: "input", priority: "filter", policy: "accept" }, rules: inputRules(link, from, services, gated, proxyPort) },
-    { name: "forward", base: { type: "filter", hook: "forward", priority: "filter", policy: "accept" }, rules: forwardRules(link, policy, from, externalInterface) },
+    {
+      name: "input",
+      base: { type: "filter", hook: "input", priority: "filter", policy: "accept" },
+      rules: inputRules(link, from, services, gated, proxyPort),
+    },
+    {
+      name: "forward",
+      base: { type: "filter", hook: "forward", priority: "filter", policy: "accept" },
+      rules: forwardRules(link, policy, from, externalInterface),
+    },
   ];
   if (services !== null) {
     const rules = [...dnsRedirect(link, from, services), ...(gated ? gateRedirect(link, from, services) : [])];
-    chains.push({ name: "prerouting", base: { type: "nat", hook: "prerouting", priority: "dstnat", policy: "accept" }, rules });
+    chains.push({
+      name: "prerouting",
+      base: { type: "nat", hook: "prerouting", priority: "dstnat", policy: "accept" },
+      rules,
+    });
   }
   if (routesOut(policy.mode)) {
-    const masquerade: NftRule = { match: [from, { kind: "iface", field: "oifname", op: "!=", value: link.hostInterface }], verdict: { masquerade: true } };
-    chains.push({ name: "postrouting", base: { type: "nat", hook: "postrouting", priority: "srcnat", policy: "accept" }, rules: [masquerade] });
+    const masquerade: NftRule = {
+      match: [from, { kind: "iface", field: "oifname", op: "!=", value: link.hostInterface }],
+      verdict: { masquerade: true },
+    };
+    chains.push({
+      name: "postrouting",
+      base: { type: "nat", hook: "postrouting", priority: "srcnat", policy: "accept" },
+      rules: [masquerade],
+    });
   }
   return {
     ...hostPolicyTableRef(link),
@@ -83,14 +106,31 @@ export function hostPolicyTable(
 
 const replies: NftMatch = { kind: "ctState", states: ["established", "related"] };
 
-function inputRules(link: SandboxLink, from: NftMatch, services: GuardServices | null, gated: boolean, proxyPort: number | null): NftRule[] {
-  const gatePorts: NftMatch | null = services === null || !gated ? null : { kind: "port", field: "tcp dport", value: [services.tlsPort, services.httpPort] };
+function inputRules(
+  link: SandboxLink,
+  from: NftMatch,
+  services: GuardServices | null,
+  gated: boolean,
+  proxyPort: number | null,
+): NftRule[] {
+  const gatePorts: NftMatch | null =
+    services === null || !gated
+      ? null
+      : { kind: "port", field: "tcp dport", value: [services.tlsPort, services.httpPort] };
   const gate: NftRule[] =
     gatePorts === null
       ? []
       : [
-          { match: [from, { kind: "addr", field: "ip daddr", value: link.hostAddress }, gatePorts], verdict: "accept", comment: "the sandbox's name gate (sni)" },
-          { match: [from, { kind: "addr", field: "ip6 daddr", value: link.hostAddress6 }, gatePorts], verdict: "accept", comment: "the sandbox's name gate (sni)" },
+          {
+            match: [from, { kind: "addr", field: "ip daddr", value: link.hostAddress }, gatePorts],
+            verdict: "accept",
+            comment: "the sandbox's name gate (sni)",
+          },
+          {
+            match: [from, { kind: "addr", field: "ip6 daddr", value: link.hostAddress6 }, gatePorts],
+            verdict: "accept",
+            comment: "the sandbox's name gate (sni)",
+          },
         ];
   const toFilter: NftMatch[] =
     services === null
@@ -100,7 +140,8 @@ function inputRules(link: SandboxLink, from: NftMatch, services: GuardServices |
           { kind: "l4proto", value: ["tcp", "udp"] },
           { kind: "port", field: "th dport", value: services.dnsPort },
         ];
-  const dns: NftRule[] = services === null ? [] : [{ match: [from, ...toFilter], verdict: "accept", comment: "the sandbox's DNS filter" }];
+  const dns: NftRule[] =
+    services === null ? [] : [{ match: [from, ...toFilter], verdict: "accept", comment: "the sandbox's DNS filter" }];
   const toProxy = proxyPort === null ? null : proxyAt(link.hostAddress, proxyPort);
   const proxy: NftRule[] =
     toProxy === null
@@ -108,7 +149,11 @@ function inputRules(link: SandboxLink, from: NftMatch, services: GuardServices |
       : [
           { match: [from, ...toProxy], verdict: "accept", comment: "the API proxy" },
           // The proxy also checks the source; this keeps everyone else (host users included) off the listener.
-          { match: [{ kind: "iface", field: "iifname", op: "!=", value: link.hostInterface }, ...toProxy], verdict: "drop", comment: "the API proxy is its sandbox's only" },
+          {
+            match: [{ kind: "iface", field: "iifname", op: "!=", value: link.hostInterface }, ...toProxy],
+            verdict: "drop",
+            comment: "the API proxy is its sandbox's only",
+          },
         ];
   return [
     { match: [from, replies], verdict: "accept" },
@@ -127,17 +172,37 @@ function inputRules(link: SandboxLink, from: NftMatch, services: GuardServices |
  */
 function antiSpoofRules(link: SandboxLink, from: NftMatch): NftRule[] {
   return [
-    { match: [from, { kind: "addr", field: "ip saddr", op: "!=", value: link.sandboxAddress }], counter: true, verdict: "drop", comment: "not the sandbox's address" },
-    { match: [from, { kind: "addr", field: "ip6 saddr", op: "!=", value: [link.sandboxAddress6, "fe80::/10"] }], counter: true, verdict: "drop", comment: "not the sandbox's address" },
+    {
+      match: [from, { kind: "addr", field: "ip saddr", op: "!=", value: link.sandboxAddress }],
+      counter: true,
+      verdict: "drop",
+      comment: "not the sandbox's address",
+    },
+    {
+      match: [from, { kind: "addr", field: "ip6 saddr", op: "!=", value: [link.sandboxAddress6, "fe80::/10"] }],
+      counter: true,
+      verdict: "drop",
+      comment: "not the sandbox's address",
+    },
   ];
 }
 
-function forwardRules(link: SandboxLink, policy: Pick<PolicyRules, "mode" | "sni">, from: NftMatch, externalInterface: string | null): NftRule[] {
+function forwardRules(
+  link: SandboxLink,
+  policy: Pick<PolicyRules, "mode" | "sni">,
+  from: NftMatch,
+  externalInterface: string | null,
+): NftRule[] {
   const to: NftMatch = { kind: "iface", field: "oifname", value: link.hostInterface };
   const out: NftRule[] = [];
-  if (policy.mode === "restricted") out.push(...namedRefusalRules(policy, from), ...allowSetRules([from], [{ kind: "l4proto", value: ["tcp", "udp"] }]));
+  if (policy.mode === "restricted")
+    out.push(
+      ...namedRefusalRules(policy, from),
+      ...allowSetRules([from], [{ kind: "l4proto", value: ["tcp", "udp"] }]),
+    );
   if (policy.mode === "full") {
-    const exit: NftMatch[] = externalInterface === null ? [] : [{ kind: "iface", field: "oifname", value: externalInterface }];
+    const exit: NftMatch[] =
+      externalInterface === null ? [] : [{ kind: "iface", field: "oifname", value: externalInterface }];
     out.push({ match: [from, ...exit], verdict: "accept", comment: "full: routed out" });
   }
   return [
@@ -147,7 +212,12 @@ function forwardRules(link: SandboxLink, policy: Pick<PolicyRules, "mode" | "sni
     ...out,
     { match: [from], verdict: { jump: "refuse" }, comment: "sandbox to anywhere else" },
     { match: [from], verdict: "drop" },
-    { match: [to, { kind: "l4proto", value: "tcp" }], counter: true, verdict: { reject: "tcp-reset" }, comment: "into the sandbox" },
+    {
+      match: [to, { kind: "l4proto", value: "tcp" }],
+      counter: true,
+      verdict: { reject: "tcp-reset" },
+      comment: "into the sandbox",
+    },
     { match: [to], counter: true, verdict: { reject: "admin-prohibited" }, comment: "into the sandbox" },
   ];
 }
@@ -164,7 +234,13 @@ function gateRedirect(link: SandboxLink, from: NftMatch, services: GuardServices
       [80, services.httpPort],
     ] as const
   ).flatMap(([original, port]): NftRule[] => [
-    { match: [from, { kind: "nfproto", value: "ipv4" }, { kind: "port", field: "tcp dport", value: original }], verdict: { dnat: { family: "ip", address: link.hostAddress, port } } },
-    { match: [from, { kind: "nfproto", value: "ipv6" }, { kind: "port", field: "tcp dport", value: original }], verdict: { dnat: { family: "ip6", address: link.hostAddress6, port } } },
+    {
+      match: [from, { kind: "nfproto", value: "ipv4" }, { kind: "port", field: "tcp dport", value: original }],
+      verdict: { dnat: { family: "ip", address: link.hostAddress, port } },
+    },
+    {
+      match: [from, { kind: "nfproto", value: "ipv6" }, { kind: "port", field: "tcp dport", value: original }],
+      verdict: { dnat: { family: "ip6", address: link.hostAddress6, port } },
+    },
   ]);
 }

@@ -24,7 +24,12 @@ export const inSandboxTableRef: NftTableRef = { family: "inet", name: "forage" }
  *     ct state { established, related } accept
  *     …
  */
-export function inSandboxTable(base: string, mode: Exclude<NetworkMode, "full">, proxyPort: number | null, templateName: string): NftTable {
+export function inSandboxTable(
+  base: string,
+  mode: Exclude<NetworkMode, "full">,
+  proxyPort: number | null,
+  templateName: string,
+): NftTable {
   const hostSide = `${base}.0.0/16`;
   const restricted = mode === "restricted";
   // Every accept comes before the refusals, so their order is free: the most frequent first (a
@@ -38,7 +43,11 @@ export function inSandboxTable(base: string, mode: Exclude<NetworkMode, "full">,
     ...(proxyPort === null ? [] : [{ match: proxyAt(hostSide, proxyPort), verdict: "accept" } satisfies NftRule]),
     ...refuseRules(),
   ];
-  const output: NftChain = { name: "output", base: { type: "filter", hook: "output", priority: "filter", policy: "drop" }, rules };
+  const output: NftChain = {
+    name: "output",
+    base: { type: "filter", hook: "output", priority: "filter", policy: "drop" },
+    rules,
+  };
   return {
     ...inSandboxTableRef,
     comment: `forage template ${templateName}: network ${mode}`,

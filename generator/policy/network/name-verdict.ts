@@ -2,7 +2,8 @@ import type { AllowRule } from "../../model/model.js";
 import type { PolicyRules } from "./policy-rules.js";
 
 /** What a name lookup may do under a policy. */
-export type NameVerdict = { allowed: true; /** null: any port; else only these. */ ports: number[] | null } | { allowed: false; rule: string };
+export type NameVerdict =
+  { allowed: true; /** null: any port; else only these. */ ports: number[] | null } | { allowed: false; rule: string };
 
 /**
  * Decides whether the sandbox may resolve `name` (lower case, no trailing dot): the deny list

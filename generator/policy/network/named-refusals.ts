@@ -60,6 +60,14 @@ export function namedRefusalRules(policy: Pick<PolicyRules, "mode" | "sni">, fro
 }
 
 /** The named refusal a policy applies to a destination, if any. */
-export function namedRefusalOf(policy: Pick<PolicyRules, "mode" | "sni">, destination: { protocol: string; port: number }): NamedRefusal | undefined {
-  return namedRefusals.find((refusal) => refusal.applies(policy) && (refusal.protocols as readonly string[]).includes(destination.protocol) && refusal.ports.includes(destination.port));
+export function namedRefusalOf(
+  policy: Pick<PolicyRules, "mode" | "sni">,
+  destination: { protocol: string; port: number },
+): NamedRefusal | undefined {
+  return namedRefusals.find(
+    (refusal) =>
+      refusal.applies(policy) &&
+      (refusal.protocols as readonly string[]).includes(destination.protocol) &&
+      refusal.ports.includes(destination.port),
+  );
 }

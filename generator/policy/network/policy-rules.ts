@@ -20,12 +20,24 @@ export interface PolicyRules {
 
 /** Parses a policy's entries (already checked by `networkPolicySchema`). */
 export function policyRules(policy: NetworkPolicy): PolicyRules {
-  return { mode: policy.mode, allow: policy.allow.map(parseAllowEntry), deny: policy.deny.map(parseAllowEntry), sni: policy.sni, ask: policy.ask === true, learn: policy.learn === true };
+  return {
+    mode: policy.mode,
+    allow: policy.allow.map(parseAllowEntry),
+    deny: policy.deny.map(parseAllowEntry),
+    sni: policy.sni,
+    ask: policy.ask === true,
+    learn: policy.learn === true,
+  };
 }
 
 /** The policy a sandbox of this template starts with, as its metadata records it. */
 export function templatePolicy(template: TemplateModel): NetworkPolicy {
-  const policy: NetworkPolicy = { mode: template.network.mode, allow: template.network.allow.map((rule) => rule.entry), deny: [], sni: template.network.sni };
+  const policy: NetworkPolicy = {
+    mode: template.network.mode,
+    allow: template.network.allow.map((rule) => rule.entry),
+    deny: [],
+    sni: template.network.sni,
+  };
   // Written only when on: absent is off, and a policy without it reads as it always did.
   return template.network.ask ? { ...policy, ask: true } : policy;
 }

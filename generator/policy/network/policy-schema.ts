@@ -32,7 +32,11 @@ export const networkPolicySchema = z
      */
     learn: z.literal(true).exactOptional(),
   })
-  .refine((policy) => policy.learn !== true || policy.mode === "full", { error: 'learn only applies to mode "full" (it records what a full-mode sandbox resolves)' })
-  .refine((policy) => policy.ask !== true || policy.mode === "restricted", { error: 'ask only applies to mode "restricted" (it asks about names not in allow)' });
+  .refine((policy) => policy.learn !== true || policy.mode === "full", {
+    error: 'learn only applies to mode "full" (it records what a full-mode sandbox resolves)',
+  })
+  .refine((policy) => policy.ask !== true || policy.mode === "restricted", {
+    error: 'ask only applies to mode "restricted" (it asks about names not in allow)',
+  });
 
 export type NetworkPolicy = z.infer<typeof networkPolicySchema>;

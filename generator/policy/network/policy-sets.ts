@@ -25,6 +25,20 @@ export function allowedSetOf(family: 4 | 6, ported: boolean): NftSet {
  * one alike; the guard polls them into denial records (`forage-ctl denials`).
  */
 export const deniedSets = {
-  v4: { name: "denied4", type: ["ipv4_addr", "inet_proto", "inet_service"], flags: ["dynamic", "timeout"], timeout: 3600, size: 4096, counter: true },
-  v6: { name: "denied6", type: ["ipv6_addr", "inet_proto", "inet_service"], flags: ["dynamic", "timeout"], timeout: 3600, size: 4096, counter: true },
+  v4: {
+    name: "denied4",
+    type: ["ipv4_addr", "inet_proto", "inet_service"],
+    flags: ["dynamic", "timeout"],
+    timeout: 3600,
+    size: 4096,
+    counter: true,
+  },
+  v6: {
+    name: "denied6",
+    type: ["ipv6_addr", "inet_proto", "inet_service"],
+    flags: ["dynamic", "timeout"],
+    timeout: 3600,
+    size: 4096,
+    counter: true,
+  },
 } as const satisfies Record<string, NftSet>;

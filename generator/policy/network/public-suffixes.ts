@@ -46,7 +46,10 @@ export function edgesOf(node: number): { label: string; child: number }[] {
   const edges: { label: string; child: number }[] = [];
   for (let edge = trie.edgeStart[node] ?? 0; edge < (trie.edgeStart[node + 1] ?? 0); edge++) {
     const start = starts[edge] ?? 0;
-    edges.push({ label: trie.labelText.slice(start, start + (trie.edgeLength[edge] ?? 0)), child: trie.edgeChild[edge] ?? -1 });
+    edges.push({
+      label: trie.labelText.slice(start, start + (trie.edgeLength[edge] ?? 0)),
+      child: trie.edgeChild[edge] ?? -1,
+    });
   }
   return edges;
 }
@@ -80,7 +83,8 @@ function nodeOf(name: string): number | null {
 export function wildcardRefusal(suffix: string): string | null {
   if (isPublicSuffix(suffix)) return `${suffix} is a public suffix (anyone registers names under it)`;
   const node = nodeOf(suffix);
-  if (node !== null && edgesOf(node).length > 0) return `the Public Suffix List has suffixes below ${suffix} (anyone's names are there)`;
+  if (node !== null && edgesOf(node).length > 0)
+    return `the Public Suffix List has suffixes below ${suffix} (anyone's names are there)`;
   return null;
 }
 

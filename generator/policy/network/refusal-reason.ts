@@ -17,11 +17,17 @@ export interface RefusedDestination {
  * @example refusalReason(restricted, link, { address: "93.184.216.34", protocol: "tcp", port: 22 }, "example.com")
  * // "port 22 not in allow for example.com"
  */
-export function refusalReason(policy: Pick<PolicyRules, "mode" | "sni">, link: Pick<SandboxLink, "hostAddress" | "hostAddress6">, destination: RefusedDestination, name: string | undefined): string {
+export function refusalReason(
+  policy: Pick<PolicyRules, "mode" | "sni">,
+  link: Pick<SandboxLink, "hostAddress" | "hostAddress6">,
+  destination: RefusedDestination,
+  name: string | undefined,
+): string {
   if (destination.address === link.hostAddress || destination.address === link.hostAddress6) return "host service";
   if (policy.mode === "none") return "mode none";
   const named = namedRefusalOf(policy, destination);
   if (named !== undefined) return named.rule;
-  if (policy.mode === "restricted") return name === undefined ? "not in allow" : `port ${destination.port} not in allow for ${name}`;
+  if (policy.mode === "restricted")
+    return name === undefined ? "not in allow" : `port ${destination.port} not in allow for ${name}`;
   return "full: only through the external interface";
 }

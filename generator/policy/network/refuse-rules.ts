@@ -21,10 +21,21 @@ export function refuseRules(match: readonly NftMatch[] = []): NftRule[] {
   ] as const) {
     const is: NftMatch[] = [...match, { kind: "nfproto", value: family }];
     rules.push(
-      { match: [...is, { kind: "l4proto", value: ["tcp", "udp"] }], update: { set, key: [address, "meta l4proto", "th dport"] }, verdict: "continue" },
-      { match: [...is, { kind: "l4proto", op: "!=", value: ["tcp", "udp"] }], update: { set, key: [address, "meta l4proto", 0] }, verdict: "continue" },
+      {
+        match: [...is, { kind: "l4proto", value: ["tcp", "udp"] }],
+        update: { set, key: [address, "meta l4proto", "th dport"] },
+        verdict: "continue",
+      },
+      {
+        match: [...is, { kind: "l4proto", op: "!=", value: ["tcp", "udp"] }],
+        update: { set, key: [address, "meta l4proto", 0] },
+        verdict: "continue",
+      },
     );
   }
-  rules.push({ match: [...match, { kind: "l4proto", value: "tcp" }], counter: true, verdict: { reject: "tcp-reset" } }, { match: [...match], counter: true, verdict: { reject: "admin-prohibited" } });
+  rules.push(
+    { match: [...match, { kind: "l4proto", value: "tcp" }], counter: true, verdict: { reject: "tcp-reset" } },
+    { match: [...match], counter: true, verdict: { reject: "admin-prohibited" } },
+  );
   return rules;
 }

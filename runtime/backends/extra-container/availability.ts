@@ -14,6 +14,7 @@ export async function extraContainerUnavailable(paths: RuntimePaths, template?: 
     return "extra-container is not installed (NixOS: add pkgs.extra-container or its flake)";
   if (!(await pathExists("/run/systemd/system"))) return "systemd is not this host's init (container@ units need it)";
   const file = template === undefined ? paths.generatedDir : `${paths.generatedDir}/containers/${template}.nix`;
-  if (!(await pathExists(file))) return `${file} does not exist (set services.forage.generated, or run forage-ctl generate and point FORAGE_GENERATED_DIR at it)`;
+  if (!(await pathExists(file)))
+    return `${file} does not exist (set services.forage.generated, or run forage-ctl generate and point FORAGE_GENERATED_DIR at it)`;
   return undefined;
 }

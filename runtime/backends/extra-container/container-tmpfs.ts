@@ -24,7 +24,8 @@ const cappedMounts: readonly (readonly [string, keyof TmpfsCaps])[] = [
  */
 export async function capContainerTmpfs(leaderPid: number, caps: TmpfsCaps): Promise<void> {
   const mountinfo = await readFile(`/proc/${leaderPid}/mountinfo`, "utf8");
-  for (const [path, cap] of cappedMounts) if (fsTypeAt(mountinfo, path) === "tmpfs") await resizeTmpfs(leaderPid, path, caps[cap]);
+  for (const [path, cap] of cappedMounts)
+    if (fsTypeAt(mountinfo, path) === "tmpfs") await resizeTmpfs(leaderPid, path, caps[cap]);
 }
 
 /** The type of the filesystem mounted at `point` (a path without escapes), or undefined when none is. */

@@ -40,7 +40,9 @@ export function extraContainerDefinition(input: DefinitionInput): string {
     n.v("import"),
     n.str(`${input.generatedDir}/containers/${input.template}.nix`),
     n.attrs({
-      forage: n.attrs({ nixosModules: n.attrs({ container: n.call(n.v("import"), n.str(`${input.modulesDir}/container`)) }) }),
+      forage: n.attrs({
+        nixosModules: n.attrs({ container: n.call(n.v("import"), n.str(`${input.modulesDir}/container`)) }),
+      }),
       uid: n.int(input.uid),
       gid: n.int(input.gid),
     }),

@@ -32,15 +32,27 @@ export function definitionPath(paths: RuntimePaths, name: string): string {
  * The template's resource limits are set on that unit and its tmpfs mounts capped below them;
  * its main pid and cgroup are recorded. A failed start stops what it started.
  */
-async function start(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
+async function start(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  template: TemplateModel,
+): Promise<SandboxMetadata> {
   try {
     await writeSandboxFilter(context.paths, metadata.name, template.seccomp.allow);
     const prepared = await createContainer(context, metadata, template);
     const limits = limitProperties(template.resourceLimits);
-    if (limits.length > 0) await runTool("systemctl", ["set-property", "--runtime", containerUnit(metadata.containerName), ...limits], "apply the resource limits");
+    if (limits.length > 0)
+      await runTool(
+        "systemctl",
+        ["set-property", "--runtime", containerUnit(metadata.containerName), ...limits],
+        "apply the resource limits",
+      );
     const pid = await unitMainPid(metadata.containerName);
     const leaderPid = pid === null ? undefined : await leaderOf(pid);
-    if (pid === null || leaderPid === undefined) throw new ContainerError(`${containerUnit(metadata.containerName)} is active but its container's init is not running`);
+    if (pid === null || leaderPid === undefined)
+      throw new ContainerError(
+        `${containerUnit(metadata.containerName)} is active but its container's init is not running`,
+      );
     await capContainerTmpfs(leaderPid, tmpfsCaps(template.resourceLimits.memoryMax));
     // Read once the limits are set: systemd realises the unit's groups on their hierarchies then.
     const running = { ...prepared, pid, cgroup: await unitCgroup(metadata.containerName, pid) };
@@ -54,11 +66,18 @@ async function start(context: RuntimeContext, metadata: SandboxMetadata, templat
 }
 
 /** Writes the sandbox's definition, fences its network and creates and starts its container. */
-async function createContainer(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel): Promise<SandboxMetadata> {
+async function createContainer(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  template: TemplateModel,
+): Promise<SandboxMetadata> {
   const link = sandboxLink(metadata.slot, context.settings.host.network.base);
   // The primary workspace (the first bind) is the definition's own `workspace`; the rest ride
   // along as extra bind mounts.
-  const extraBinds = [...(await sandboxBinds(context, metadata, template, extraContainerBackend.capabilities)).slice(1), ...(await systemSshBinds(context, metadata, template))];
+  const extraBinds = [
+    ...(await sandboxBinds(context, metadata, template, extraContainerBackend.capabilities)).slice(1),
+    ...(await systemSshBinds(context, metadata, template)),
+  ];
   const file = definitionPath(context.paths, metadata.name);
   const definition = extraContainerDefinition({
     sandbox: metadata.name,
@@ -74,9 +93,12 @@ async function createContainer(context: RuntimeContext, metadata: SandboxMetadat
     gid: metadata.gid,
     workspace: metadata.workspace.hostPath,
     secretsDir: metadata.secrets.length > 0 ? sandboxSecretsPath(context.paths, metadata.name) : null,
-    extraBindMounts: Object.fromEntries(extraBinds.map((bind) => [bind.target, { hostPath: bind.source, readOnly: bind.readOnly }])),
+    extraBindMounts: Object.fromEntries(
+      extraBinds.map((bind) => [bind.target, { hostPath: bind.source, readOnly: bind.readOnly }]),
+    ),
   });
-  for (const path of [metadata.workspace.hostPath, ...extraBinds.flatMap((bind) => [bind.source, bind.target])]) assertPlainBindPath(path);
+  for (const path of [metadata.workspace.hostPath, ...extraBinds.flatMap((bind) => [bind.source, bind.target])])
+    assertPlainBindPath(path);
   await writeFile(file, definition, { mode: 0o644 });
   // NixOS makes ve-f<N> when the container starts; the table matches it by name, so it goes first.
   const prepared = await prepareNetwork(context, metadata, template);
@@ -89,7 +111,12 @@ async function createContainer(context: RuntimeContext, metadata: SandboxMetadat
  * The unit's cgroup is systemd's: it goes with the unit, never removed here.
  */
 async function stop(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
-  if (await isUnitActive(metadata.containerName)) await runTool("systemctl", ["stop", containerUnit(metadata.containerName)], `stop container ${metadata.containerName}`);
+  if (await isUnitActive(metadata.containerName))
+    await runTool(
+      "systemctl",
+      ["stop", containerUnit(metadata.containerName)],
+      `stop container ${metadata.containerName}`,
+    );
   await stopNetwork(context, metadata);
   await removeSandboxFilter(context.paths, metadata.name);
 }
@@ -97,8 +124,15 @@ async function stop(context: RuntimeContext, metadata: SandboxMetadata): Promise
 /** Removes the container's definition from the host (`extra-container destroy`) and our copy. */
 async function destroy(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
   // A sandbox whose create failed has nothing installed: only what extra-container lists is destroyed.
-  const installed = (await runTool("extra-container", ["list"], "list the installed containers")).split("\n").map((line) => line.trim());
-  if (installed.includes(metadata.containerName)) await runTool("extra-container", ["destroy", metadata.containerName], `destroy container ${metadata.containerName}`);
+  const installed = (await runTool("extra-container", ["list"], "list the installed containers"))
+    .split("\n")
+    .map((line) => line.trim());
+  if (installed.includes(metadata.containerName))
+    await runTool(
+      "extra-container",
+      ["destroy", metadata.containerName],
+      `destroy container ${metadata.containerName}`,
+    );
   await rm(definitionPath(context.paths, metadata.name), { force: true });
 }
 
@@ -140,15 +174,27 @@ async function leader(metadata: SandboxMetadata): Promise<number | undefined> {
  */
 export const extraContainerBackend: Backend = {
   name: "extra-container",
-  capabilities: { nixosConfig: true, networkIsolation: true, ephemeralRoot: true, ssh: true, generatedFiles: true, resourceLimits: true, gracefulShutdown: true, pinnedBinds: false, ownInit: true },
+  capabilities: {
+    nixosConfig: true,
+    networkIsolation: true,
+    ephemeralRoot: true,
+    ssh: true,
+    generatedFiles: true,
+    resourceLimits: true,
+    gracefulShutdown: true,
+    pinnedBinds: false,
+    ownInit: true,
+  },
   inside: nixosInside,
-  describe: async () => "NixOS containers (container@f<N>.service) created with extra-container from containers/<template>.nix; chosen with --runtime",
+  describe: async () =>
+    "NixOS containers (container@f<N>.service) created with extra-container from containers/<template>.nix; chosen with --runtime",
   async unavailable(paths, template) {
     return (await nspawnUnavailable()) ?? (await extraContainerUnavailable(paths, template));
   },
   async preflight(context, template) {
     const reason = await extraContainerUnavailable(context.paths, template.name);
-    if (reason !== undefined) throw new SandboxError(`runtime extra-container cannot run template "${template.name}": ${reason}`, "usage");
+    if (reason !== undefined)
+      throw new SandboxError(`runtime extra-container cannot run template "${template.name}": ${reason}`, "usage");
   },
   start,
   stop: (context, metadata) => stop(context, metadata),

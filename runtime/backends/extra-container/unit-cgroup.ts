@@ -26,6 +26,9 @@ export async function unitCgroup(containerName: string, mainPid: number): Promis
     if (at > 0) directories.push(`${hierarchy.mount}${parts.slice(0, at + 1).join("/")}`);
   }
   // Without the unit's group, commands started later would escape the unit's limits: refused.
-  if (directories.length === 0) throw new ContainerError(`${unit}'s main process (pid ${mainPid}) is in no cgroup of the unit (/proc/${mainPid}/cgroup)`);
+  if (directories.length === 0)
+    throw new ContainerError(
+      `${unit}'s main process (pid ${mainPid}) is in no cgroup of the unit (/proc/${mainPid}/cgroup)`,
+    );
   return { procsFiles: directories.map((dir) => `${dir}/cgroup.procs`), directories };
 }

@@ -80,7 +80,11 @@ export const maxTtl = 86_400;
  *   answer with another address waits for a new question, and is NXDOMAIN if it is refused.
  * Returns null for bytes that are not DNS at all (dropped).
  */
-export async function filterDnsMessage(deps: DnsFilterDeps, message: Buffer, transport: "udp" | "tcp"): Promise<Buffer | null> {
+export async function filterDnsMessage(
+  deps: DnsFilterDeps,
+  message: Buffer,
+  transport: "udp" | "tcp",
+): Promise<Buffer | null> {
   const read = readQuery(message);
   if (read === null) return null;
   if ("refuse" in read) return refusalMessage(read.refuse.id);
@@ -91,10 +95,12 @@ export async function filterDnsMessage(deps: DnsFilterDeps, message: Buffer, tra
       deps.refused({ name: query.name, type: query.question.type, rule: verdict.rule });
       return answerMessage(query, policy.mode === "none" ? rcode.refused : rcode.nxDomain, [], transport);
     }
-    if (policy.mode !== "full" && !restrictedTypes.includes(query.question.type)) return answerMessage(query, rcode.noError, [], transport);
+    if (policy.mode !== "full" && !restrictedTypes.includes(query.question.type))
+      return answerMessage(query, rcode.noError, [], transport);
     const chain = await followChain(deps.upstream, query.name, query.question.type);
     if (policy.mode === "full") {
-      if (policy.learn && chain.code === rcode.noError && restrictedTypes.includes(query.question.type)) deps.learned?.(query.name, addressesIn(chain.records));
+      if (policy.learn && chain.code === rcode.noError && restrictedTypes.includes(query.question.type))
+        deps.learned?.(query.name, addressesIn(chain.records));
       return answerMessage(
         query,
         chain.code,
@@ -114,10 +120,20 @@ export async function filterDnsMessage(deps: DnsFilterDeps, message: Buffer, tra
 type Query = Extract<ReturnType<typeof readQuery>, { query: unknown }>["query"];
 
 /** The policy, the name's verdict under it, and in ask mode the admitted lookup (after asking, if it had to). */
-async function judgeName(deps: DnsFilterDeps, name: string): Promise<{ policy: PolicyRules; verdict: NameVerdict; lookup?: AdmittedLookup }> {
+async function judgeName(
+  deps: DnsFilterDeps,
+  name: string,
+): Promise<{ policy: PolicyRules; verdict: NameVerdict; lookup?: AdmittedLookup }> {
   const policy = deps.policy();
   const verdict = nameVerdict(policy, name);
-  if (verdict.allowed || policy.mode !== "restricted" || !policy.ask || deps.ask === undefined || deniedBy(policy, name) !== undefined) return { policy, verdict };
+  if (
+    verdict.allowed ||
+    policy.mode !== "restricted" ||
+    !policy.ask ||
+    deps.ask === undefined ||
+    deniedBy(policy, name) !== undefined
+  )
+    return { policy, verdict };
   const outcome = await deps.ask(name);
   const now = deps.policy();
   if ("refused" in outcome) return { policy: now, verdict: { allowed: false, rule: outcome.refused } };
@@ -131,9 +147,18 @@ async function judgeName(deps: DnsFilterDeps, name: string): Promise<{ policy: P
  * still refuses); addresses that may never be admitted left out; then the admission, before the
  * answer goes out. The ports are those every allowlisted name on the chain is allowed on (chain-verdict.ts).
  */
-async function answerRestricted(deps: DnsFilterDeps, query: Query, chain: Chain, transport: "udp" | "tcp", lookup: AdmittedLookup | undefined): Promise<Buffer> {
+async function answerRestricted(
+  deps: DnsFilterDeps,
+  query: Query,
+  chain: Chain,
+  transport: "udp" | "tcp",
+  lookup: AdmittedLookup | undefined,
+): Promise<Buffer> {
   const targets = aliasTargets(chain.records);
-  const now = lookup === undefined ? chainVerdict(deps.policy(), [query.name, ...targets]) : admittedVerdict(deps.policy(), targets, lookup.port);
+  const now =
+    lookup === undefined
+      ? chainVerdict(deps.policy(), [query.name, ...targets])
+      : admittedVerdict(deps.policy(), targets, lookup.port);
   if (!now.allowed || deps.policy().mode === "none") {
     deps.refused({ name: query.name, type: query.question.type, rule: now.allowed ? "mode none" : now.rule });
     return answerMessage(query, rcode.refused, [], transport);
@@ -157,7 +182,9 @@ async function answerRestricted(deps: DnsFilterDeps, query: Query, chain: Chain,
   return answerMessage(
     query,
     chain.code,
-    records.map((record) => capTtl(record, record.type === "A" || record.type === "AAAA" ? untilOf(String(record.data)) : undefined)),
+    records.map((record) =>
+      capTtl(record, record.type === "A" || record.type === "AAAA" ? untilOf(String(record.data)) : undefined),
+    ),
     transport,
   );
 }
@@ -165,8 +192,11 @@ async function answerRestricted(deps: DnsFilterDeps, query: Query, chain: Chain,
 /** An admitted lookup's verdict: the approval's port, unless a name on the chain is denied. */
 function admittedVerdict(policy: PolicyRules, targets: readonly string[], port: number): NameVerdict {
   const denied = targets.find((target) => deniedBy(policy, target) !== undefined);
-  if (denied !== undefined) return { allowed: false, rule: `CNAME to ${denied}: deny ${deniedBy(policy, denied)?.entry ?? ""}` };
-  return policy.mode === "restricted" ? { allowed: true, ports: [port] } : { allowed: false, rule: `mode ${policy.mode}` };
+  if (denied !== undefined)
+    return { allowed: false, rule: `CNAME to ${denied}: deny ${deniedBy(policy, denied)?.entry ?? ""}` };
+  return policy.mode === "restricted"
+    ? { allowed: true, ports: [port] }
+    : { allowed: false, rule: `mode ${policy.mode}` };
 }
 
 /** Answer records with owner, TTL and data (every kind but EDNS's OPT pseudo-record). */
@@ -223,11 +253,24 @@ function upstreamCode(packet: Packet): number {
   return code === rcode.noError || code === rcode.nxDomain ? code : rcode.servFail;
 }
 
-function addressesOf(records: RecordAnswer[], name: string, chain: string[], ports: number[] | null, untilOf: (address: string) => number | undefined): ResolvedAddress[] {
+function addressesOf(
+  records: RecordAnswer[],
+  name: string,
+  chain: string[],
+  ports: number[] | null,
+  untilOf: (address: string) => number | undefined,
+): ResolvedAddress[] {
   return records.flatMap((record): ResolvedAddress[] => {
     if (record.type !== "A" && record.type !== "AAAA") return [];
     const untilMs = untilOf(String(record.data));
-    const resolved: ResolvedAddress = { address: String(record.data), family: record.type === "A" ? 4 : 6, ports, ttl: record.ttl ?? 0, name, chain };
+    const resolved: ResolvedAddress = {
+      address: String(record.data),
+      family: record.type === "A" ? 4 : 6,
+      ports,
+      ttl: record.ttl ?? 0,
+      name,
+      chain,
+    };
     return [untilMs === undefined || untilMs === Infinity ? resolved : { ...resolved, untilMs }];
   });
 }
@@ -238,11 +281,14 @@ function addressesIn(records: RecordAnswer[]): string[] {
 
 /** The names the chain's CNAME records lead to, in order. */
 function aliasTargets(records: RecordAnswer[]): string[] {
-  return records.flatMap((record) => (record.type === "CNAME" ? [String(record.data).toLowerCase().replace(/\.$/, "")] : []));
+  return records.flatMap((record) =>
+    record.type === "CNAME" ? [String(record.data).toLowerCase().replace(/\.$/, "")] : [],
+  );
 }
 
 /** The record with its TTL capped (maxTtl, and the end of its address's approval: no client caches past it). */
 function capTtl(record: RecordAnswer, untilMs?: number): RecordAnswer {
-  const approved = untilMs === undefined || untilMs === Infinity ? maxTtl : Math.max(Math.floor((untilMs - Date.now()) / 1000), 0);
+  const approved =
+    untilMs === undefined || untilMs === Infinity ? maxTtl : Math.max(Math.floor((untilMs - Date.now()) / 1000), 0);
   return { ...record, ttl: Math.min(record.ttl ?? 0, maxTtl, approved) };
 }

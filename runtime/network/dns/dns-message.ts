@@ -45,7 +45,11 @@ export function readQuery(message: Buffer): { query: DnsQuery } | { refuse: { id
 
 /** Letters, digits, '-' and '_' in labels of 1-63, at most 253 in all. */
 export function isHostName(name: string): boolean {
-  return name.length > 0 && name.length <= 253 && name.split(".").every((label) => /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/.test(label));
+  return (
+    name.length > 0 &&
+    name.length <= 253 &&
+    name.split(".").every((label) => /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/.test(label))
+  );
 }
 
 /**
@@ -54,9 +58,21 @@ export function isHostName(name: string): boolean {
  * Over UDP an answer longer than 512 bytes is sent empty with TC set, so the client retries
  * over TCP.
  */
-export function answerMessage(query: { id: number; recursionDesired: boolean; question: Question }, code: number, answers: Answer[], transport: "udp" | "tcp"): Buffer {
+export function answerMessage(
+  query: { id: number; recursionDesired: boolean; question: Question },
+  code: number,
+  answers: Answer[],
+  transport: "udp" | "tcp",
+): Buffer {
   const flags = (query.recursionDesired ? recursionDesired : 0) | recursionAvailable | code;
-  const encode = (list: Answer[], extra: number): Buffer => dnsPacket.encode({ id: query.id, type: "response", flags: flags | extra, questions: [query.question], answers: list });
+  const encode = (list: Answer[], extra: number): Buffer =>
+    dnsPacket.encode({
+      id: query.id,
+      type: "response",
+      flags: flags | extra,
+      questions: [query.question],
+      answers: list,
+    });
   const message = encode(answers, 0);
   if (transport === "udp" && message.length > udpAnswerLimit) return encode([], truncated);
   return message;

@@ -22,10 +22,18 @@ const truncatedFlag = 0x0200;
  */
 export function parseUpstream(text: string): UpstreamResolver {
   const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text);
-  const [address, port] = bracketed !== null ? [bracketed[1] ?? "", bracketed[2]] : isIP(text) !== 0 ? [text, undefined] : (text.split(":") as [string, string | undefined]);
+  const [address, port] =
+    bracketed !== null
+      ? [bracketed[1] ?? "", bracketed[2]]
+      : isIP(text) !== 0
+        ? [text, undefined]
+        : (text.split(":") as [string, string | undefined]);
   const number = port === undefined ? 53 : Number(port);
   if (isIP(address) === 0 || !Number.isInteger(number) || number < 1 || number > 65535) {
-    throw new SandboxError(`upstream resolver "${text}" must be an IP address with an optional port, e.g. "192.0.2.53" or "192.0.2.53:5353"`, "config");
+    throw new SandboxError(
+      `upstream resolver "${text}" must be an IP address with an optional port, e.g. "192.0.2.53" or "192.0.2.53:5353"`,
+      "config",
+    );
   }
   return { address, port: number };
 }
@@ -60,19 +68,34 @@ export async function askUpstream(upstream: UpstreamResolver, name: string, type
 }
 
 function question(id: number, name: string, type: RecordType): Buffer {
-  return dnsPacket.encode({ id, type: "query", flags: dnsPacket.RECURSION_DESIRED, questions: [{ type, name, class: "IN" }] });
+  return dnsPacket.encode({
+    id,
+    type: "query",
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: [{ type, name, class: "IN" }],
+  });
 }
 
 function matches(packet: Packet, id: number, name: string, type: RecordType): boolean {
   const asked = packet.questions?.[0];
-  return packet.type === "response" && packet.id === id && asked !== undefined && asked.name.toLowerCase() === name && asked.type === type;
+  return (
+    packet.type === "response" &&
+    packet.id === id &&
+    asked !== undefined &&
+    asked.name.toLowerCase() === name &&
+    asked.type === type
+  );
 }
 
 /**
  * One attempt: `start` sends the question and calls `finish` with the answer or an error; the
  * attempt fails after the timeout, and `close` releases its socket however it ends.
  */
-function attempt(close: () => void, timeoutMessage: string, start: (finish: (outcome: Packet | Error) => void) => void): Promise<Packet> {
+function attempt(
+  close: () => void,
+  timeoutMessage: string,
+  start: (finish: (outcome: Packet | Error) => void) => void,
+): Promise<Packet> {
   return new Promise<Packet>((resolve, reject) => {
     const timer = setTimeout(() => finish(new Error(timeoutMessage)), attemptTimeoutMs);
     const finish = (outcome: Packet | Error): void => {

@@ -15,7 +15,8 @@ export function readClientHello(data: Buffer): FirstBytes {
   if (data.length < 5) return { kind: "need-more" };
   if (data[0] !== 22) return { kind: "refuse", reason: "not TLS" };
   const recordLength = data.readUInt16BE(3);
-  if (data.length < 5 + recordLength) return data.length >= maxFirstBytes ? { kind: "refuse", reason: "ClientHello too long" } : { kind: "need-more" };
+  if (data.length < 5 + recordLength)
+    return data.length >= maxFirstBytes ? { kind: "refuse", reason: "ClientHello too long" } : { kind: "need-more" };
   const record = data.subarray(5, 5 + recordLength);
   try {
     return serverName(record);

@@ -15,7 +15,10 @@ const maxGatedConnections = 512;
  * on, on kernel-chosen ports of the link's host addresses; `handle` gets each connection with the
  * port it was meant for. Node builtins only: the guard listens before it loads the rest.
  */
-export async function listenGate(addresses: { v4: string; v6: string }, handle: (socket: Socket, originalPort: number) => void): Promise<GateListener> {
+export async function listenGate(
+  addresses: { v4: string; v6: string },
+  handle: (socket: Socket, originalPort: number) => void,
+): Promise<GateListener> {
   const servers: Server[] = [];
   const listen = async (originalPort: number): Promise<number> => {
     const server = (): Server =>

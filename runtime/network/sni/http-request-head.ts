@@ -12,7 +12,14 @@ export const maxHeadBytes = 16 * 1024 + 5;
 export type BodyFraming = { kind: "none" } | { kind: "length"; bytes: number } | { kind: "chunked" };
 
 export type RequestHead =
-  { kind: "need-more" } | { kind: "refuse"; reason: string } | { kind: "head"; host: string; /** bytes of the head, with its closing empty line */ length: number; body: BodyFraming };
+  | { kind: "need-more" }
+  | { kind: "refuse"; reason: string }
+  | {
+      kind: "head";
+      host: string;
+      /** bytes of the head, with its closing empty line */ length: number;
+      body: BodyFraming;
+    };
 
 /** RFC 9110 §5.6.2 token: a method or a field name. */
 const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -34,7 +41,8 @@ export function readRequestHead(data: Buffer, port: number): RequestHead {
   if (end === -1) return { kind: "need-more" };
   const text = data.subarray(0, end).toString("latin1");
   const lines = text.split("\r\n");
-  if (lines.some((line) => line.includes("\r") || line.includes("\n"))) return refuse("bare CR or LF in the request head");
+  if (lines.some((line) => line.includes("\r") || line.includes("\n")))
+    return refuse("bare CR or LF in the request head");
   const start = requestLine(lines[0] ?? "");
   if ("reason" in start) return refuse(start.reason);
   const fields = headerFields(lines.slice(1));
@@ -56,7 +64,8 @@ type Refusal = { reason: string };
 
 function requestLine(line: string): { method: string; target: string; version: string } | Refusal {
   const [method = "", target = "", version = "", ...rest] = line.split(" ");
-  if (rest.length > 0 || !token.test(method) || !/^HTTP\/1\.[01]$/.test(version) || !/^[\x21-\x7e]+$/.test(target)) return { reason: "not HTTP/1" };
+  if (rest.length > 0 || !token.test(method) || !/^HTTP\/1\.[01]$/.test(version) || !/^[\x21-\x7e]+$/.test(target))
+    return { reason: "not HTTP/1" };
   // CONNECT (authority-form) asks the upstream for a tunnel to wherever it names.
   if (method === "CONNECT") return { reason: "CONNECT through the name gate" };
   return { method, target, version };
@@ -74,7 +83,8 @@ function headerFields(lines: string[]): Fields | Refusal {
     const name = line.slice(0, Math.max(colon, 0));
     // No whitespace between a field name and its colon (RFC 9112 §5.1: a server must reject it).
     // The record shows the line only up to its colon: no header value goes into the logs.
-    if (colon <= 0 || !token.test(name)) return { reason: `malformed header line ${JSON.stringify(line.slice(0, colon === -1 ? 40 : colon + 1))}` };
+    if (colon <= 0 || !token.test(name))
+      return { reason: `malformed header line ${JSON.stringify(line.slice(0, colon === -1 ? 40 : colon + 1))}` };
     const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
     if (!fieldValue.test(value)) return { reason: `control character in ${name}` };
     const key = name.toLowerCase();
@@ -103,7 +113,8 @@ function judgeAuthority(target: string, hosts: string[], port: number): { name: 
 function hostName(value: string, port: number): { name: string } | Refusal {
   const match = authority.exec(value.toLowerCase());
   if (match === null) return { reason: "Host is not a host name" };
-  if (match[2] !== undefined && Number(match[2]) !== port) return { reason: `Host names port ${match[2]}, the connection is for port ${port}` };
+  if (match[2] !== undefined && Number(match[2]) !== port)
+    return { reason: `Host names port ${match[2]}, the connection is for port ${port}` };
   return { name: match[1] ?? "" };
 }
 
@@ -117,9 +128,11 @@ function bodyFraming(method: string, version: string, fields: Fields): BodyFrami
   const lengths = fields.values("content-length");
   const codings = fields.values("transfer-encoding");
   if (lengths.length > 0 && codings.length > 0) return { reason: "Transfer-Encoding with Content-Length" };
-  const withBody = (framing: BodyFraming): BodyFraming | Refusal => ((method === "GET" || method === "HEAD") && framing.kind !== "none" ? { reason: `${method} with a body` } : framing);
+  const withBody = (framing: BodyFraming): BodyFraming | Refusal =>
+    (method === "GET" || method === "HEAD") && framing.kind !== "none" ? { reason: `${method} with a body` } : framing;
   if (codings.length > 0) {
-    if (version !== "HTTP/1.1" || codings.length !== 1 || codings[0]?.toLowerCase() !== "chunked") return { reason: "Transfer-Encoding other than chunked alone" };
+    if (version !== "HTTP/1.1" || codings.length !== 1 || codings[0]?.toLowerCase() !== "chunked")
+      return { reason: "Transfer-Encoding other than chunked alone" };
     return withBody({ kind: "chunked" });
   }
   if (lengths.length > 1) return { reason: "several Content-Length headers" };

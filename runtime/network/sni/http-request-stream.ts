@@ -5,7 +5,13 @@ import { readRequestHead } from "./http-request-head.js";
 export class RefusedRequest extends Error {}
 
 /** Where the stream is in the connection's requests. */
-type State = { kind: "head" } | { kind: "length"; left: number } | { kind: "chunk-size" } | { kind: "chunk-data"; left: number } | { kind: "chunk-end" } | { kind: "trailers" };
+type State =
+  | { kind: "head" }
+  | { kind: "length"; left: number }
+  | { kind: "chunk-size" }
+  | { kind: "chunk-data"; left: number }
+  | { kind: "chunk-end" }
+  | { kind: "trailers" };
 
 /** Longest chunk-size or trailer line read (chunk extensions are not for carrying data). */
 const maxLineBytes = 4096;
@@ -60,7 +66,8 @@ export class HttpRequestStream extends Transform {
       }
       case "chunk-end":
         if (this.pending.length < 2) return false;
-        if (this.pending.readUInt16BE(0) !== 0x0d0a) throw new RefusedRequest(`request ${this.requests}: chunk data not followed by CRLF`);
+        if (this.pending.readUInt16BE(0) !== 0x0d0a)
+          throw new RefusedRequest(`request ${this.requests}: chunk data not followed by CRLF`);
         this.forward(2);
         this.state = { kind: "chunk-size" };
         return true;
@@ -79,7 +86,12 @@ export class HttpRequestStream extends Transform {
     if (refusal !== null) throw new RefusedRequest(refusal);
     this.forward(head.length);
     const { body } = head;
-    this.state = body.kind === "none" ? { kind: "head" } : body.kind === "length" ? { kind: "length", left: body.bytes } : { kind: "chunk-size" };
+    this.state =
+      body.kind === "none"
+        ? { kind: "head" }
+        : body.kind === "length"
+          ? { kind: "length", left: body.bytes }
+          : { kind: "chunk-size" };
     return true;
   }
 
@@ -87,12 +99,14 @@ export class HttpRequestStream extends Transform {
   private line(kind: "chunk-size" | "trailers"): boolean {
     const end = this.pending.indexOf("\r\n");
     if (end === -1 || end > maxLineBytes) {
-      if (end > maxLineBytes || this.pending.length > maxLineBytes) throw new RefusedRequest(`request ${this.requests}: ${kind} line too long`);
+      if (end > maxLineBytes || this.pending.length > maxLineBytes)
+        throw new RefusedRequest(`request ${this.requests}: ${kind} line too long`);
       return false;
     }
     const text = this.pending.subarray(0, end).toString("latin1");
     if (kind === "trailers") {
-      if (text !== "" && !trailerLine.test(text)) throw new RefusedRequest(`request ${this.requests}: malformed trailer`);
+      if (text !== "" && !trailerLine.test(text))
+        throw new RefusedRequest(`request ${this.requests}: malformed trailer`);
       this.state = text === "" ? { kind: "head" } : this.state;
     } else {
       const size = chunkSizeLine.exec(text)?.[1];

@@ -55,17 +55,28 @@ export function createNameGate(deps: NameGateDeps): NameGate {
     for (const connection of spliced) {
       const verdict = nameVerdict(deps.policy(), connection.name);
       const approved = deps.admittedAt?.(connection.name, connection.port)?.has(connection.address) === true;
-      const allowed = deps.policy().mode === "restricted" && ((verdict.allowed && (verdict.ports === null || verdict.ports.includes(connection.port))) || approved);
+      const allowed =
+        deps.policy().mode === "restricted" &&
+        ((verdict.allowed && (verdict.ports === null || verdict.ports.includes(connection.port))) || approved);
       if (!allowed) {
         connection.client.resetAndDestroy();
         connection.server.destroy();
       }
     }
   };
-  return { handle: (socket, port) => gate(socket, port, port === 443 ? readClientHello : readHttpHost, deps, spliced), recheck };
+  return {
+    handle: (socket, port) => gate(socket, port, port === 443 ? readClientHello : readHttpHost, deps, spliced),
+    recheck,
+  };
 }
 
-function gate(client: Socket, port: number, read: (data: Buffer) => FirstBytes, deps: NameGateDeps, spliced: Set<Spliced>): void {
+function gate(
+  client: Socket,
+  port: number,
+  read: (data: Buffer) => FirstBytes,
+  deps: NameGateDeps,
+  spliced: Set<Spliced>,
+): void {
   let buffered = Buffer.alloc(0);
   const refuse = (rule: string, name?: string): void => {
     deps.refused({ ...(name === undefined ? {} : { name }), port, rule });
@@ -86,8 +97,11 @@ function gate(client: Socket, port: number, read: (data: Buffer) => FirstBytes, 
     // A name approved when asked goes only on its port, and only to the addresses approved for it.
     const approved = verdict.allowed ? null : (deps.admittedAt?.(first.name, port) ?? null);
     if (!verdict.allowed && approved === null) return refuse(verdict.rule, first.name);
-    if (verdict.allowed && verdict.ports !== null && !verdict.ports.includes(port)) return refuse(`port ${port} not in allow for ${first.name}`, first.name);
-    void splice(client, { name: first.name, port, approved }, buffered, deps, spliced).catch((error: Error) => refuse(error.message, first.name));
+    if (verdict.allowed && verdict.ports !== null && !verdict.ports.includes(port))
+      return refuse(`port ${port} not in allow for ${first.name}`, first.name);
+    void splice(client, { name: first.name, port, approved }, buffered, deps, spliced).catch((error: Error) =>
+      refuse(error.message, first.name),
+    );
   };
   client.on("data", onData);
 }
@@ -96,13 +110,18 @@ function gate(client: Socket, port: number, read: (data: Buffer) => FirstBytes, 
  * Client → server: TLS as it comes (the name cannot change inside it); HTTP through a judge of
  * every request on the connection, each of which must be for the name the gate connected to.
  */
-function forward(client: Socket, server: Socket, gated: { name: string; port: number; head: Buffer; refused: (rule: string) => void }): Promise<void> {
+function forward(
+  client: Socket,
+  server: Socket,
+  gated: { name: string; port: number; head: Buffer; refused: (rule: string) => void },
+): Promise<void> {
   const { name, port, head } = gated;
   if (port === 443) {
     server.write(head);
     return pipeline(client, server);
   }
-  const judge = (host: string, index: number): string | null => (host === name ? null : `request ${index} names ${host}, the connection is for ${name}`);
+  const judge = (host: string, index: number): string | null =>
+    host === name ? null : `request ${index} names ${host}, the connection is for ${name}`;
   const requests = new HttpRequestStream(port, judge);
   // Registered before pipeline's own listener, so the client is reset before pipeline closes it.
   requests.once("error", (error) => {
@@ -113,11 +132,24 @@ function forward(client: Socket, server: Socket, gated: { name: string; port: nu
   return pipeline(client, requests, server);
 }
 
-async function splice(client: Socket, to: { name: string; port: number; approved: ReadonlySet<string> | null }, head: Buffer, deps: NameGateDeps, spliced: Set<Spliced>): Promise<void> {
+async function splice(
+  client: Socket,
+  to: { name: string; port: number; approved: ReadonlySet<string> | null },
+  head: Buffer,
+  deps: NameGateDeps,
+  spliced: Set<Spliced>,
+): Promise<void> {
   const { name, port, approved } = to;
   // The gate connects from the host, outside the sandbox's table, so it checks this itself.
-  const address = (await resolveAddresses(deps.upstream, name)).find((candidate) => deps.special.refusal(candidate) === null && (approved === null || approved.has(candidate)));
-  if (address === undefined) throw new Error(approved === null ? `${name} resolves to no address the sandbox may reach` : `${name} resolves to no address approved for it (a new lookup asks again)`);
+  const address = (await resolveAddresses(deps.upstream, name)).find(
+    (candidate) => deps.special.refusal(candidate) === null && (approved === null || approved.has(candidate)),
+  );
+  if (address === undefined)
+    throw new Error(
+      approved === null
+        ? `${name} resolves to no address the sandbox may reach`
+        : `${name} resolves to no address approved for it (a new lookup asks again)`,
+    );
   if (client.destroyed) return;
   const server = connect({ host: address, port, timeout: connectTimeoutMs });
   await new Promise<void>((resolve, reject) => {
@@ -138,7 +170,9 @@ async function splice(client: Socket, to: { name: string; port: number; approved
     client.resetAndDestroy();
   };
   // pipeline destroys both ends when either ends or fails, so no socket outlives its peer.
-  await Promise.all([forward(client, server, { name, port, head, refused }), pipeline(server, client)]).catch(() => undefined);
+  await Promise.all([forward(client, server, { name, port, head, refused }), pipeline(server, client)]).catch(
+    () => undefined,
+  );
   client.destroy();
   server.destroy();
   spliced.delete(connection);

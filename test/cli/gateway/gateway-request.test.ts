@@ -76,8 +76,12 @@ describe("the gateway's reading of SSH_ORIGINAL_COMMAND", () => {
   it("with a name on its own command line, attaches only there, whatever the client asks", () => {
     expect(gatewayRequest(undefined, "pinned")).toEqual({ kind: "attach", name: "pinned" });
     expect(gatewayRequest("pinned", "pinned")).toEqual({ kind: "attach", name: "pinned" });
-    expect(refusal("other", "pinned").message).toMatch(/"other": it is not pinned, the only sandbox this login may attach to/);
-    expect(() => gatewayRequest(undefined, "Not A Name")).toThrow(/refused the command "Not A Name": it is not a sandbox name/);
+    expect(refusal("other", "pinned").message).toMatch(
+      /"other": it is not pinned, the only sandbox this login may attach to/,
+    );
+    expect(() => gatewayRequest(undefined, "Not A Name")).toThrow(
+      /refused the command "Not A Name": it is not a sandbox name/,
+    );
   });
 });
 
@@ -94,7 +98,9 @@ describe("forage-ctl gateway, run as sshd's ForceCommand would", () => {
   it("refuses a hostile command in one line with exit 64, before anything else (no daemon, no terminal needed)", async () => {
     const result = await runCli(["gateway"], { env: { SSH_ORIGINAL_COMMAND: "myproj;id>/tmp/owned" } });
     expect(result.exitCode).toBe(64);
-    expect(result.stderr).toMatch(/^forage-ctl: .*gateway: refused the command "myproj;id>\/tmp\/owned": it is not a sandbox name\./);
+    expect(result.stderr).toMatch(
+      /^forage-ctl: .*gateway: refused the command "myproj;id>\/tmp\/owned": it is not a sandbox name\./,
+    );
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
     expect(result.stderr).not.toMatch(stackFrame);
   });

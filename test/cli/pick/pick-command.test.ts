@@ -15,6 +15,7 @@ describe("forage-ctl pick outside a terminal", () => {
     const result = await runCli(["pick", "--help"]);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^Usage: forage-ctl pick /);
-    for (const text of ["/ filter", "Enter attach", "n new sandbox", "d remove", "q quit", "Tab completes"]) expect(result.stdout).toContain(text);
+    for (const text of ["/ filter", "Enter attach", "n new sandbox", "d remove", "q quit", "Tab completes"])
+      expect(result.stdout).toContain(text);
   });
 });

@@ -4,14 +4,19 @@ import { keyPresses, typed, type KeyPress } from "../../../cli/pick/key-press.js
 
 const listed = ["alpha", "beta", "gamma"];
 const press = (state: PickerState, ...keys: KeyPress[]) =>
-  keys.reduce<{ state: PickerState; effect?: unknown }>((at, key) => (at.effect === undefined ? pickerKey(at.state, key, listed) : at), { state });
+  keys.reduce<{ state: PickerState; effect?: unknown }>(
+    (at, key) => (at.effect === undefined ? pickerKey(at.state, key, listed) : at),
+    { state },
+  );
 const enter: KeyPress = { input: "\r", key: { return: true } };
 const escape: KeyPress = { input: "", key: { escape: true } };
 
 describe("the picker's keys", () => {
   it("moves with j/k and the arrows, and stays inside the list", () => {
     expect(press(initialPickerState, typed("j"), typed("j"), typed("j")).state.selected).toBe(2);
-    expect(press(initialPickerState, { input: "", key: { downArrow: true } }, typed("k"), typed("k")).state.selected).toBe(0);
+    expect(
+      press(initialPickerState, { input: "", key: { downArrow: true } }, typed("k"), typed("k")).state.selected,
+    ).toBe(0);
   });
 
   it("attaches to the selected sandbox on Enter", () => {

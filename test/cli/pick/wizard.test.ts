@@ -3,13 +3,27 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { completeDirectory, expandPath, isDirectory } from "../../../cli/pick/path-completion.js";
-import { defaultName, isRepository, nameProblem, upRequestOf, type WizardAnswers } from "../../../cli/pick/wizard-answers.js";
-import { initialWizardState, retryWizardState, wizardKey, type WizardEffect, type WizardEnvironment, type WizardState } from "../../../cli/pick/wizard-state.js";
+import {
+  defaultName,
+  isRepository,
+  nameProblem,
+  upRequestOf,
+  type WizardAnswers,
+} from "../../../cli/pick/wizard-answers.js";
+import {
+  initialWizardState,
+  retryWizardState,
+  wizardKey,
+  type WizardEffect,
+  type WizardEnvironment,
+  type WizardState,
+} from "../../../cli/pick/wizard-state.js";
 import { typed, type KeyPress } from "../../../cli/pick/key-press.js";
 
 // A real directory tree: completion reads the file system as it is.
 const root = mkdtempSync(join(tmpdir(), "forage-wizard-"));
-for (const dir of ["src/app", "src/api", "src/site", "src/.hidden", "My_Project"]) mkdirSync(join(root, dir), { recursive: true });
+for (const dir of ["src/app", "src/api", "src/site", "src/.hidden", "My_Project"])
+  mkdirSync(join(root, dir), { recursive: true });
 writeFileSync(join(root, "src/apple.txt"), "");
 mkdirSync(join(root, "src/app/.git"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -24,8 +38,14 @@ const environment: WizardEnvironment = {
 };
 const enter: KeyPress = { input: "\r", key: { return: true } };
 const text = (value: string): KeyPress[] => [{ input: "u", key: { ctrl: true } }, ...[...value].map(typed)];
-const run = (keys: KeyPress[], state = initialWizardState(root, environment)): { state: WizardState; effect?: WizardEffect } =>
-  keys.reduce<{ state: WizardState; effect?: WizardEffect }>((at, key) => (at.effect === undefined ? wizardKey(at.state, key, environment) : at), { state });
+const run = (
+  keys: KeyPress[],
+  state = initialWizardState(root, environment),
+): { state: WizardState; effect?: WizardEffect } =>
+  keys.reduce<{ state: WizardState; effect?: WizardEffect }>(
+    (at, key) => (at.effect === undefined ? wizardKey(at.state, key, environment) : at),
+    { state },
+  );
 
 describe("directory completion", () => {
   it("completes one matching directory with a slash, several to their common start, never a file", () => {
@@ -89,15 +109,47 @@ describe("the wizard's steps", () => {
 
   it("ends with the answers for up, the directory made absolute", () => {
     const down: KeyPress = { input: "", key: { downArrow: true } };
-    const keys = [...text("src/app"), enter, typed("j"), enter, ...text("app-2"), enter, typed(" "), down, typed(" "), down, ...[..."Ann"].map(typed), enter, enter];
+    const keys = [
+      ...text("src/app"),
+      enter,
+      typed("j"),
+      enter,
+      ...text("app-2"),
+      enter,
+      typed(" "),
+      down,
+      typed(" "),
+      down,
+      ...[..."Ann"].map(typed),
+      enter,
+      enter,
+    ];
     expect(run(keys).effect).toEqual({
       kind: "create",
-      answers: { directory: join(root, "src/app"), template: "writer", name: "app-2", direct: true, muxConfig: false, gitUser: "Ann", gitEmail: "", sshKeyPath: "" },
+      answers: {
+        directory: join(root, "src/app"),
+        template: "writer",
+        name: "app-2",
+        direct: true,
+        muxConfig: false,
+        gitUser: "Ann",
+        gitEmail: "",
+        sshKeyPath: "",
+      },
     });
   });
 
   it("comes back after a failed up on the summary with the same answers, and goes back from there", () => {
-    const answers: WizardAnswers = { directory: join(root, "src/site"), template: "writer", name: "site-2", direct: false, muxConfig: true, gitUser: "", gitEmail: "", sshKeyPath: "" };
+    const answers: WizardAnswers = {
+      directory: join(root, "src/site"),
+      template: "writer",
+      name: "site-2",
+      direct: false,
+      muxConfig: true,
+      gitUser: "",
+      gitEmail: "",
+      sshKeyPath: "",
+    };
     const again = retryWizardState(answers, environment, "up failed: no free slot");
     expect(again).toMatchObject({ step: "confirm", templateIndex: 1, note: "up failed: no free slot" });
     const escape: KeyPress = { input: "", key: { escape: true } };
@@ -109,16 +161,35 @@ describe("the wizard's steps", () => {
 });
 
 describe("the up request the answers make", () => {
-  const answers: WizardAnswers = { directory: "/src/app", template: "claude", name: "app", direct: false, muxConfig: true, gitUser: "", gitEmail: "", sshKeyPath: "" };
+  const answers: WizardAnswers = {
+    directory: "/src/app",
+    template: "claude",
+    name: "app",
+    direct: false,
+    muxConfig: true,
+    gitUser: "",
+    gitEmail: "",
+    sshKeyPath: "",
+  };
 
   it("gives a repository as -r (its own workspace), --direct when asked, and any other directory as -w", () => {
     expect(upRequestOf(answers, true)).toEqual({ name: "app", template: "claude", repo: "/src/app" });
-    expect(upRequestOf({ ...answers, direct: true }, true)).toEqual({ name: "app", template: "claude", repo: "/src/app", direct: true });
+    expect(upRequestOf({ ...answers, direct: true }, true)).toEqual({
+      name: "app",
+      template: "claude",
+      repo: "/src/app",
+      direct: true,
+    });
     expect(upRequestOf(answers, false)).toEqual({ name: "app", template: "claude", workspace: "/src/app" });
   });
 
   it("adds the advanced choices only when they differ from up's defaults", () => {
-    expect(upRequestOf({ ...answers, muxConfig: false, gitUser: " Ann ", gitEmail: "ann@example.com", sshKeyPath: "/k" }, false)).toEqual({
+    expect(
+      upRequestOf(
+        { ...answers, muxConfig: false, gitUser: " Ann ", gitEmail: "ann@example.com", sshKeyPath: "/k" },
+        false,
+      ),
+    ).toEqual({
       name: "app",
       template: "claude",
       workspace: "/src/app",

@@ -38,7 +38,10 @@ describe("cross-references between parts of the config", () => {
   });
 
   it("reports `extends` of a template that does not exist, naming the known templates", async () => {
-    await temp.write("forage.yaml", ["user: alice", "templates:", "  base: {}", "  child:", "    extends: missing", ""].join("\n"));
+    await temp.write(
+      "forage.yaml",
+      ["user: alice", "templates:", "  base: {}", "  child:", "    extends: missing", ""].join("\n"),
+    );
     const error = await configErrorOf("forage.yaml", temp.dir);
     expect(error.diagnostics).toHaveLength(1);
     expect(error.diagnostics[0]?.path).toEqual(["templates", "child", "extends"]);
@@ -47,14 +50,20 @@ describe("cross-references between parts of the config", () => {
   });
 
   it("reports a missing parent in an `extends` list at its index", async () => {
-    await temp.write("forage.yaml", ["user: alice", "templates:", "  base: {}", "  child:", "    extends: [base, missing]", ""].join("\n"));
+    await temp.write(
+      "forage.yaml",
+      ["user: alice", "templates:", "  base: {}", "  child:", "    extends: [base, missing]", ""].join("\n"),
+    );
     const error = await configErrorOf("forage.yaml", temp.dir);
     expect(error.diagnostics.map((d) => d.path)).toEqual([["templates", "child", "extends", 1]]);
     expect(where(error.diagnostics[0]!)).toBe("forage.yaml:5:21");
   });
 
   it("reports an extends cycle a → b → a on every template in it", async () => {
-    await temp.write("forage.yaml", ["user: alice", "templates:", "  a:", "    extends: b", "  b:", "    extends: [a]", ""].join("\n"));
+    await temp.write(
+      "forage.yaml",
+      ["user: alice", "templates:", "  a:", "    extends: b", "  b:", "    extends: [a]", ""].join("\n"),
+    );
     const error = await configErrorOf("forage.yaml", temp.dir);
     expect(error.diagnostics.map((d) => [d.path.join("."), d.message])).toEqual([
       ["templates.a.extends", "inheritance cycle: a → b → a"],
@@ -66,7 +75,9 @@ describe("cross-references between parts of the config", () => {
   it("reports a template that extends itself", async () => {
     await temp.write("forage.yaml", ["user: alice", "templates:", "  a:", "    extends: a", ""].join("\n"));
     const error = await configErrorOf("forage.yaml", temp.dir);
-    expect(error.diagnostics.map((d) => [d.path.join("."), d.message])).toEqual([["templates.a.extends", "inheritance cycle: a → a"]]);
+    expect(error.diagnostics.map((d) => [d.path.join("."), d.message])).toEqual([
+      ["templates.a.extends", "inheritance cycle: a → a"],
+    ]);
   });
 
   it("reports every reference problem at once", async () => {
@@ -87,11 +98,27 @@ describe("cross-references between parts of the config", () => {
       ),
     );
     const error = await configErrorOf("forage.json", temp.dir);
-    expect(error.diagnostics.map((d) => d.path.join(".")).sort()).toEqual(["templates.c.extends", "templates.t.agents.a.secretName", "templates.x.extends", "templates.y.extends"]);
+    expect(error.diagnostics.map((d) => d.path.join(".")).sort()).toEqual([
+      "templates.c.extends",
+      "templates.t.agents.a.secretName",
+      "templates.x.extends",
+      "templates.y.extends",
+    ]);
   });
 
   it("accepts a diamond (two parents sharing a grandparent) as no cycle", async () => {
-    await temp.write("forage.yaml", ["user: alice", "templates:", "  root: {}", "  left: { extends: root }", "  right: { extends: root }", "  both: { extends: [left, right] }", ""].join("\n"));
+    await temp.write(
+      "forage.yaml",
+      [
+        "user: alice",
+        "templates:",
+        "  root: {}",
+        "  left: { extends: root }",
+        "  right: { extends: root }",
+        "  both: { extends: [left, right] }",
+        "",
+      ].join("\n"),
+    );
     const loaded = await loadConfig("forage.yaml", temp.dir);
     expect(loaded.config.templates.both?.extends).toEqual(["left", "right"]);
   });
@@ -118,10 +145,22 @@ describe("workspace mounts", () => {
   it("reports every mount path used twice, the workspace path, and a mount named like useBeads'", () => {
     const problems = checkReferences(parseConfig(base));
     expect(problems.map((p) => [p.path.join("."), p.message])).toEqual([
-      ["templates.t.workspace.mounts.beads", 'the mount name "beads" is taken by useBeads: rename this mount or disable useBeads'],
-      ["templates.t.workspace.mounts.b.containerPath", '"/workspace/docs" is already used by mount "a": choose another containerPath'],
-      ["templates.t.workspace.mounts.c.containerPath", '"/workspace" is already used by the workspace (workspacePath): choose another containerPath'],
-      ["templates.t.workspace.useBeads.containerPath", '"/workspace/docs" is already used by mount "a": choose another containerPath'],
+      [
+        "templates.t.workspace.mounts.beads",
+        'the mount name "beads" is taken by useBeads: rename this mount or disable useBeads',
+      ],
+      [
+        "templates.t.workspace.mounts.b.containerPath",
+        '"/workspace/docs" is already used by mount "a": choose another containerPath',
+      ],
+      [
+        "templates.t.workspace.mounts.c.containerPath",
+        '"/workspace" is already used by the workspace (workspacePath): choose another containerPath',
+      ],
+      [
+        "templates.t.workspace.useBeads.containerPath",
+        '"/workspace/docs" is already used by mount "a": choose another containerPath',
+      ],
     ]);
   });
 });

@@ -126,18 +126,30 @@ describe("a YAML config with several errors", () => {
     const lines = error.message.split("\n");
     expect(lines).toHaveLength(8);
     expect(lines).toEqual(error.diagnostics.map(formatDiagnostic));
-    expect(lines[0]).toBe("forage.yaml:2:7: user: must be a Unix user name: 1-32 characters of a-z, 0-9, '_' and '-', starting with a letter or '_'");
-    expect(lines[4]).toBe("forage.yaml:14:11: templates.t.network.allow[0]: must be a host name, not an IP address (allowlists follow DNS; hard-coded addresses are refused)");
-    const byPosition = [...error.diagnostics].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+    expect(lines[0]).toBe(
+      "forage.yaml:2:7: user: must be a Unix user name: 1-32 characters of a-z, 0-9, '_' and '-', starting with a letter or '_'",
+    );
+    expect(lines[4]).toBe(
+      "forage.yaml:14:11: templates.t.network.allow[0]: must be a host name, not an IP address (allowlists follow DNS; hard-coded addresses are refused)",
+    );
+    const byPosition = [...error.diagnostics].sort(
+      (a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
+    );
     expect(error.diagnostics).toEqual(byPosition);
   });
 
   it("reports an unknown key at the key itself, where the typo is", async () => {
     // GIVEN a misspelt key whose value starts on a later line
-    await temp.write("forage.yaml", ["user: alice", "templates:", "  t:", "    netwrk:", "      mode: none", "    descripton: hi", ""].join("\n"));
+    await temp.write(
+      "forage.yaml",
+      ["user: alice", "templates:", "  t:", "    netwrk:", "      mode: none", "    descripton: hi", ""].join("\n"),
+    );
     const error = await configErrorOf("forage.yaml", temp.dir);
     // THEN the position is the key (line 4, col 5; line 6, col 5), not the value after it
-    expect(error.diagnostics.map((d) => `${where(d)}: ${d.path.join(".")}`)).toEqual(["forage.yaml:4:5: templates.t.netwrk", "forage.yaml:6:5: templates.t.descripton"]);
+    expect(error.diagnostics.map((d) => `${where(d)}: ${d.path.join(".")}`)).toEqual([
+      "forage.yaml:4:5: templates.t.netwrk",
+      "forage.yaml:6:5: templates.t.descripton",
+    ]);
   });
 
   it("rejects duplicate keys instead of letting the last one win", async () => {
@@ -149,7 +161,10 @@ describe("a YAML config with several errors", () => {
   });
 
   it("reports a YAML syntax error with its line and column", async () => {
-    await temp.write("forage.yaml", ["user: alice", "templates:", "  t:", "    description: x", "   extraPackages: []", ""].join("\n"));
+    await temp.write(
+      "forage.yaml",
+      ["user: alice", "templates:", "  t:", "    description: x", "   extraPackages: []", ""].join("\n"),
+    );
     const error = await configErrorOf("forage.yaml", temp.dir);
     expect(error.diagnostics).toHaveLength(1);
     expect(where(error.diagnostics[0]!)).toBe("forage.yaml:5:1");
@@ -194,7 +209,9 @@ describe("a JSON config with several errors", () => {
   it("formats each JSON problem as `file:line:col: path: message`", async () => {
     await temp.write("forage.json", multiErrorJson);
     const error = await configErrorOf("forage.json", temp.dir);
-    expect(error.message.split("\n")).toContain('forage.json:5:28: templates.t.network.mode: must be one of "none", "restricted", "full"');
+    expect(error.message.split("\n")).toContain(
+      'forage.json:5:28: templates.t.network.mode: must be one of "none", "restricted", "full"',
+    );
   });
 
   it("reports a JSON syntax error with its line and column", async () => {
@@ -227,9 +244,19 @@ describe("a missing or unsupported config file", () => {
 
 describe("a TypeScript config", () => {
   it("that has no default export asks for `export default defineConfig(...)`", async () => {
-    await temp.write("forage.config.ts", ['import { defineConfig } from "forage";', "", 'export const config = defineConfig({ user: "alice", templates: { t: {} } });', ""].join("\n"));
+    await temp.write(
+      "forage.config.ts",
+      [
+        'import { defineConfig } from "forage";',
+        "",
+        'export const config = defineConfig({ user: "alice", templates: { t: {} } });',
+        "",
+      ].join("\n"),
+    );
     const error = await configErrorOf("forage.config.ts", temp.dir);
-    expect(error.diagnostics.map((d) => [d.file, d.message])).toEqual([["forage.config.ts", expect.stringMatching(/export default defineConfig\(/)]]);
+    expect(error.diagnostics.map((d) => [d.file, d.message])).toEqual([
+      ["forage.config.ts", expect.stringMatching(/export default defineConfig\(/)],
+    ]);
   });
 
   it("that exports nothing at all asks for `export default defineConfig(...)`", async () => {
@@ -239,7 +266,14 @@ describe("a TypeScript config", () => {
   });
 
   it("with a syntax error is a ConfigError at the error's line and column, saying what is wrong", async () => {
-    await temp.write("forage.config.ts", ['import { defineConfig } from "forage";', 'export default defineConfig({ user: "alice", templates: { t: {} } ;', ""].join("\n"));
+    await temp.write(
+      "forage.config.ts",
+      [
+        'import { defineConfig } from "forage";',
+        'export default defineConfig({ user: "alice", templates: { t: {} } ;',
+        "",
+      ].join("\n"),
+    );
     const error = await configErrorOf("forage.config.ts", temp.dir);
     expect(error.diagnostics).toEqual([
       { file: "forage.config.ts", line: 2, column: 67, path: [], message: "syntax error: ',' expected." },
@@ -250,28 +284,51 @@ describe("a TypeScript config", () => {
   it("with schema errors lists each with file, line:col of the literal and path", async () => {
     await temp.write(
       "forage.config.ts",
-      ['import { defineConfig } from "forage";', "export default defineConfig({", '  user: "Bad User",', '  templates: { t: { network: "sometimes" as never } },', "});", ""].join("\n"),
+      [
+        'import { defineConfig } from "forage";',
+        "export default defineConfig({",
+        '  user: "Bad User",',
+        '  templates: { t: { network: "sometimes" as never } },',
+        "});",
+        "",
+      ].join("\n"),
     );
     const error = await configErrorOf("forage.config.ts", temp.dir);
     expect(error.diagnostics.map((d) => [d.file, d.path.join("."), d.line, d.column])).toEqual([
       ["forage.config.ts", "user", 3, 9],
       ["forage.config.ts", "templates.t.network", 4, 30],
     ]);
-    expect(error.message.split("\n")).toContain('forage.config.ts:4:30: templates.t.network: must be "none", "restricted", "full" or an object');
+    expect(error.message.split("\n")).toContain(
+      'forage.config.ts:4:30: templates.t.network: must be "none", "restricted", "full" or an object',
+    );
   });
 
   it('refuses the reference\'s multiplexer "wezterm" with the reason, where it stands (no option is accepted and ignored)', async () => {
     await temp.write("forage.yaml", ["user: alice", "templates:", "  t:", "    multiplexer: wezterm", ""].join("\n"));
     const error = await configErrorOf("forage.yaml", temp.dir);
-    expect(error.diagnostics.map((d) => `${where(d)} ${d.path.join(".")}`)).toEqual(["forage.yaml:4:18 templates.t.multiplexer"]);
-    expect(error.message).toContain('templates.t.multiplexer: must be "tmux" (or left out): every sandbox\'s agent session is a tmux session. "wezterm"');
+    expect(error.diagnostics.map((d) => `${where(d)} ${d.path.join(".")}`)).toEqual([
+      "forage.yaml:4:18 templates.t.multiplexer",
+    ]);
+    expect(error.message).toContain(
+      'templates.t.multiplexer: must be "tmux" (or left out): every sandbox\'s agent session is a tmux session. "wezterm"',
+    );
     await temp.write("forage.yaml", ["user: alice", "templates:", "  t:", "    multiplexer: tmux", ""].join("\n"));
     expect((await loadConfig("forage.yaml", temp.dir)).config.templates.t?.multiplexer).toBe("tmux");
   });
 
   it.each([
-    ["sni beside a mode that checks no names", ["    network: { mode: full, sni: true }"], "templates.t.network", 'sni only applies to mode "restricted"'],
-    ["ask beside a mode that has no allowlist", ["    network: { mode: none, ask: true }"], "templates.t.network", 'ask only applies to mode "restricted" (it asks about names not in allow)'],
+    [
+      "sni beside a mode that checks no names",
+      ["    network: { mode: full, sni: true }"],
+      "templates.t.network",
+      'sni only applies to mode "restricted"',
+    ],
+    [
+      "ask beside a mode that has no allowlist",
+      ["    network: { mode: none, ask: true }"],
+      "templates.t.network",
+      'ask only applies to mode "restricted" (it asks about names not in allow)',
+    ],
     [
       "a branch on a mount bound as it is",
       ["    workspace:", "      mounts:", "        docs: { containerPath: /docs, hostPath: /srv/docs, branch: main }"],
@@ -290,11 +347,18 @@ describe("a TypeScript config", () => {
       "templates.t.agents.a",
       "containerConfigDir and hostConfigDirReadOnly say how hostConfigDir is mounted",
     ],
-    ["read-only for a config directory never mounted", ["    agents:", "      a: { package: hello, hostConfigDirReadOnly: true }"], "templates.t.agents.a", "set hostConfigDir, or remove them"],
+    [
+      "read-only for a config directory never mounted",
+      ["    agents:", "      a: { package: hello, hostConfigDirReadOnly: true }"],
+      "templates.t.agents.a",
+      "set hostConfigDir, or remove them",
+    ],
   ])("refuses %s rather than ignore it", async (_case, lines, path, message) => {
     await temp.write("forage.yaml", ["user: alice", "templates:", "  t:", ...lines, ""].join("\n"));
     const error = await configErrorOf("forage.yaml", temp.dir);
-    expect(error.diagnostics.map((d) => [d.path.join("."), d.message])).toEqual([[path, expect.stringContaining(message)]]);
+    expect(error.diagnostics.map((d) => [d.path.join("."), d.message])).toEqual([
+      [path, expect.stringContaining(message)],
+    ]);
   });
 
   it("without an import from forage still loads a plain default-exported object", async () => {
@@ -306,7 +370,18 @@ describe("a TypeScript config", () => {
 
 describe("`extends` problems in a config the schema refuses", () => {
   it("are reported in the same pass as the schema's: an unknown parent and a cycle, each positioned", async () => {
-    await temp.write("forage.yaml", ["user: Bad User", "templates:", "  a: { extends: b }", "  b: { extends: a }", "  c: { extends: [a, missing] }", "  d: { extends: 7 }", ""].join("\n"));
+    await temp.write(
+      "forage.yaml",
+      [
+        "user: Bad User",
+        "templates:",
+        "  a: { extends: b }",
+        "  b: { extends: a }",
+        "  c: { extends: [a, missing] }",
+        "  d: { extends: 7 }",
+        "",
+      ].join("\n"),
+    );
     const error = await configErrorOf("forage.yaml", temp.dir);
     expect(error.diagnostics.map((d) => [d.line, d.path.join("."), d.message])).toEqual([
       [1, "user", expect.stringMatching(/^must be a Unix user name/)],

@@ -10,7 +10,9 @@ const agent = 'sshAgent: { keys: ["~/.ssh/id_ed25519"], confirm: false }';
 
 describe("sshAgent.confirm: false beside pushGate", () => {
   it("loads with a note at the key, naming the gated templates it reaches (also through extends)", async () => {
-    const { notes, model } = await load(`templates:\n  base:\n    ${agent}\n  gated:\n    extends: base\n    pushGate: {}\n`);
+    const { notes, model } = await load(
+      `templates:\n  base:\n    ${agent}\n  gated:\n    extends: base\n    pushGate: {}\n`,
+    );
     expect(notes).toEqual([
       '4:46: templates.base.sshAgent.confirm: note: sshAgent.confirm: false signs without asking, and template "gated" gates pushes (pushGate): a key that can push over SSH lets the agent push around the gate; keep confirm: true (each signature is asked), or name only keys that cannot push',
     ]);

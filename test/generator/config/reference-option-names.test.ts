@@ -65,11 +65,18 @@ describe("a config using every option name of the reference", () => {
   it("loads, with notes for proxyUrl and allowedHosts, a useProxy with nothing to proxy and authorizedKeys with no sshd", async () => {
     await temp.write("forage.yaml", everyReferenceName);
     const loaded = await loadConfig("forage.yaml", temp.dir);
-    expect(loaded.notes.map((note) => note.path.join("."))).toEqual(["authorizedKeys", "proxyUrl", "templates.claude.allowedHosts", "templates.proxied.useProxy"]);
+    expect(loaded.notes.map((note) => note.path.join("."))).toEqual([
+      "authorizedKeys",
+      "proxyUrl",
+      "templates.claude.allowedHosts",
+      "templates.proxied.useProxy",
+    ]);
   });
 
   it("refuses the module's `enable`, which a config has no use for", async () => {
     await temp.write("forage.yaml", `enable: true\n${everyReferenceName}`);
-    expect((await configErrorOf("forage.yaml", temp.dir)).message).toBe('forage.yaml:1:1: enable: unknown option "enable" (check its spelling and the schema: forage-ctl schema)');
+    expect((await configErrorOf("forage.yaml", temp.dir)).message).toBe(
+      'forage.yaml:1:1: enable: unknown option "enable" (check its spelling and the schema: forage-ctl schema)',
+    );
   });
 });

@@ -10,13 +10,16 @@ beforeEach(async () => {
 });
 afterEach(() => temp.cleanup());
 
-const write = (lines: string[]): Promise<string> => temp.write("forage.yaml", ["user: alice", "templates:", "  t:", ...lines, ""].join("\n"));
+const write = (lines: string[]): Promise<string> =>
+  temp.write("forage.yaml", ["user: alice", "templates:", "  t:", ...lines, ""].join("\n"));
 
 describe("a template's seccomp exceptions", () => {
   it("refuses one namespace syscall alone, which a NixOS sandbox's own session could not honour", async () => {
     await write(["    seccomp: { allow: [setns] }"]);
     const error = await configErrorOf("forage.yaml", temp.dir);
-    expect(error.diagnostics.map((d) => [d.path.join("."), d.message])).toEqual([["templates.t.seccomp.allow", expect.stringContaining('as the group "namespaces"')]]);
+    expect(error.diagnostics.map((d) => [d.path.join("."), d.message])).toEqual([
+      ["templates.t.seccomp.allow", expect.stringContaining('as the group "namespaces"')],
+    ]);
   });
 
   it("takes the namespaces group whole", async () => {

@@ -23,34 +23,79 @@ describe("monitor.interval", () => {
   });
 
   it("is refused even at its default value, written beside enable: false", async () => {
-    expect(await problems(`monitor: { enable: false, interval: 60 }\n${plain}`)).toEqual([expect.stringMatching(/^3:\d+: monitor\.interval: interval is how often/)]);
+    expect(await problems(`monitor: { enable: false, interval: 60 }\n${plain}`)).toEqual([
+      expect.stringMatching(/^3:\d+: monitor\.interval: interval is how often/),
+    ]);
   });
 
   it("is read with monitor.enable, and defaults to 60 seconds when left out", async () => {
-    expect((await load(`monitor: { enable: true, interval: 30 }\n${plain}`)).model.host.monitor).toEqual({ enable: true, interval: 30, autoRestart: false });
-    expect((await load(`monitor: { enable: true }\n${plain}`)).model.host.monitor).toEqual({ enable: true, interval: 60, autoRestart: false });
+    expect((await load(`monitor: { enable: true, interval: 30 }\n${plain}`)).model.host.monitor).toEqual({
+      enable: true,
+      interval: 30,
+      autoRestart: false,
+    });
+    expect((await load(`monitor: { enable: true }\n${plain}`)).model.host.monitor).toEqual({
+      enable: true,
+      interval: 60,
+      autoRestart: false,
+    });
     expect((await load(plain)).model.host.monitor).toEqual({ enable: false, interval: 60, autoRestart: false });
   });
 });
 
 describe("workspace.useBeads", () => {
   it("refuses each field but enable, at its key, while enable is off or left out", async () => {
-    const found = await problems("templates:\n  t:\n    workspace:\n      useBeads: { branch: tracker, package: beads-unstable, containerPath: /workspace/.issues, repo: /srv/issues }\n");
+    const found = await problems(
+      "templates:\n  t:\n    workspace:\n      useBeads: { branch: tracker, package: beads-unstable, containerPath: /workspace/.issues, repo: /srv/issues }\n",
+    );
     const because = (field: string) =>
       `templates.t.workspace.useBeads.${field}: useBeads.${field} says how the beads branch is mounted, and useBeads.enable is off: set useBeads.enable: true, or remove ${field}`;
-    expect(found).toEqual([`6:19: ${because("branch")}`, `6:36: ${because("package")}`, `6:61: ${because("containerPath")}`, `6:96: ${because("repo")}`]);
-    expect(await problems("templates:\n  t:\n    workspace:\n      useBeads: { enable: false, branch: tracker }\n")).toEqual([`6:34: ${because("branch")}`]);
+    expect(found).toEqual([
+      `6:19: ${because("branch")}`,
+      `6:36: ${because("package")}`,
+      `6:61: ${because("containerPath")}`,
+      `6:96: ${because("repo")}`,
+    ]);
+    expect(
+      await problems("templates:\n  t:\n    workspace:\n      useBeads: { enable: false, branch: tracker }\n"),
+    ).toEqual([`6:34: ${because("branch")}`]);
   });
 
   it("loads enable alone, on or off, and the fields beside enable: true", async () => {
-    expect((await load("templates:\n  t:\n    workspace:\n      useBeads: { enable: false }\n")).model.templates[0]?.mounts).toEqual([]);
-    const model = (await load("templates:\n  t:\n    workspace:\n      useBeads: { enable: true, branch: tracker, containerPath: /workspace/.issues }\n")).model;
-    expect(model.templates[0]?.mounts).toEqual([{ name: "beads", containerPath: "/workspace/.issues", hostPath: null, repo: null, mode: "jj", branch: "tracker", readOnly: false }]);
+    expect(
+      (await load("templates:\n  t:\n    workspace:\n      useBeads: { enable: false }\n")).model.templates[0]?.mounts,
+    ).toEqual([]);
+    const model = (
+      await load(
+        "templates:\n  t:\n    workspace:\n      useBeads: { enable: true, branch: tracker, containerPath: /workspace/.issues }\n",
+      )
+    ).model;
+    expect(model.templates[0]?.mounts).toEqual([
+      {
+        name: "beads",
+        containerPath: "/workspace/.issues",
+        hostPath: null,
+        repo: null,
+        mode: "jj",
+        branch: "tracker",
+        readOnly: false,
+      },
+    ]);
   });
 
   it("mounts the defaults when enable: true leaves the fields out", async () => {
     const model = (await load("templates:\n  t:\n    workspace:\n      useBeads: { enable: true }\n")).model;
-    expect(model.templates[0]?.mounts).toEqual([{ name: "beads", containerPath: "/workspace/.beads", hostPath: null, repo: null, mode: "jj", branch: "beads-sync", readOnly: false }]);
+    expect(model.templates[0]?.mounts).toEqual([
+      {
+        name: "beads",
+        containerPath: "/workspace/.beads",
+        hostPath: null,
+        repo: null,
+        mode: "jj",
+        branch: "beads-sync",
+        readOnly: false,
+      },
+    ]);
     expect(model.templates[0]?.extraPackages).toEqual([["beads"]]);
   });
 });
@@ -62,18 +107,27 @@ describe("an agent's permissions", () => {
     ["llm-agents.opencode", "OpenCode"],
     ["aider-chat", "Aider"],
   ])("are refused at their key on %s, which is not Claude Code (only Claude Code reads them)", async (pkg, title) => {
-    expect(await problems(`templates:\n  t:\n    agents:\n      x: { package: ${pkg}, permissions: { allow: [Read] } }\n`)).toEqual([
+    expect(
+      await problems(`templates:\n  t:\n    agents:\n      x: { package: ${pkg}, permissions: { allow: [Read] } }\n`),
+    ).toEqual([
       `6:${23 + pkg.length}: templates.t.agents.x.permissions: only Claude Code reads permissions (they become its managed settings, /etc/claude-code/managed-settings.json), and "${pkg}" is ${title}: remove permissions, and set ${title}'s own rules in its config`,
     ]);
   });
 
   it("of another program are refused alone, not also as differing from a Claude agent's", async () => {
-    const yaml = "templates:\n  t:\n    agents:\n      c: { package: claude-code, permissions: { skipAll: true } }\n      x: { package: codex, permissions: { allow: [Read] } }\n";
-    expect(await problems(yaml)).toEqual([expect.stringMatching(/^7:\d+: templates\.t\.agents\.x\.permissions: only Claude Code reads permissions .*"codex" is Codex: /)]);
+    const yaml =
+      "templates:\n  t:\n    agents:\n      c: { package: claude-code, permissions: { skipAll: true } }\n      x: { package: codex, permissions: { allow: [Read] } }\n";
+    expect(await problems(yaml)).toEqual([
+      expect.stringMatching(
+        /^7:\d+: templates\.t\.agents\.x\.permissions: only Claude Code reads permissions .*"codex" is Codex: /,
+      ),
+    ]);
   });
 
   it("load with a note on a package not recognised as Claude Code nor as another agent", async () => {
-    const { notes, model } = await bare.load("templates:\n  t:\n    agents:\n      x: { package: my-claude, permissions: { allow: [Read] } }\n");
+    const { notes, model } = await bare.load(
+      "templates:\n  t:\n    agents:\n      x: { package: my-claude, permissions: { allow: [Read] } }\n",
+    );
     expect(notes).toEqual([
       '5:32: templates.t.agents.x.permissions: note: only Claude Code reads permissions (they become its managed settings, /etc/claude-code/managed-settings.json); "my-claude" is not recognised as Claude Code (whose package name contains "claude-code"): remove permissions unless it is Claude Code',
     ]);
@@ -82,14 +136,22 @@ describe("an agent's permissions", () => {
 
   it("load without a note on Claude Code, also under another attribute path or build name", async () => {
     for (const pkg of ["claude-code", "llm-agents.claude-code", "claude-code-bin"]) {
-      const { notes, model } = await bare.load(`templates:\n  t:\n    agents:\n      c: { package: ${pkg}, permissions: { deny: [WebFetch] } }\n`);
+      const { notes, model } = await bare.load(
+        `templates:\n  t:\n    agents:\n      c: { package: ${pkg}, permissions: { deny: [WebFetch] } }\n`,
+      );
       expect(notes, pkg).toEqual([]);
       expect(model.templates[0]?.agents[0]?.permissions, pkg).toEqual({ allow: [], deny: ["WebFetch"] });
     }
   });
 
   it("left out (or null) is fine on any agent", async () => {
-    expect((await bare.load("templates:\n  t:\n    agents:\n      x: { package: codex, permissions: null }\n      y: { package: aider-chat }\n")).notes).toEqual([]);
+    expect(
+      (
+        await bare.load(
+          "templates:\n  t:\n    agents:\n      x: { package: codex, permissions: null }\n      y: { package: aider-chat }\n",
+        )
+      ).notes,
+    ).toEqual([]);
   });
 });
 
@@ -109,9 +171,15 @@ describe("the proxy's settings", () => {
   });
 
   it("load without a note and are read when an agent goes by the proxy", async () => {
-    const { notes, model } = await load(`proxy: { port: 9000, rateLimit: { requests: 10 } }\ntemplates:\n  t:\n    agents:\n      c: { package: claude-code, ${key}, auth: proxy }\n`);
+    const { notes, model } = await load(
+      `proxy: { port: 9000, rateLimit: { requests: 10 } }\ntemplates:\n  t:\n    agents:\n      c: { package: claude-code, ${key}, auth: proxy }\n`,
+    );
     expect(notes).toEqual([]);
-    expect(model.host.proxy).toMatchObject({ enable: true, port: 9000, rateLimit: { requests: 10, window: "1m", tokens: null } });
+    expect(model.host.proxy).toMatchObject({
+      enable: true,
+      port: 9000,
+      rateLimit: { requests: 10, window: "1m", tokens: null },
+    });
   });
 
   it("keep their defaults when left out", async () => {
@@ -138,20 +206,28 @@ describe("authorizedKeys", () => {
   });
 
   it("loads without a note when a template (or one extending it) runs sshd", async () => {
-    expect((await bare.load(`${keys}templates:\n  t: { network: none }\n  u: { extends: t, ssh: true }\n`)).notes).toEqual([]);
+    expect(
+      (await bare.load(`${keys}templates:\n  t: { network: none }\n  u: { extends: t, ssh: true }\n`)).notes,
+    ).toEqual([]);
   });
 });
 
 describe("what only a writable workspace reads, beside readOnlyWorkspace: true", () => {
   it("refuses workspace.unprotected at its key, naming the templates it reaches", async () => {
-    expect(await problems("templates:\n  t:\n    readOnlyWorkspace: true\n    workspace: { unprotected: [.envrc] }\n  u: { extends: t }\n")).toEqual([
+    expect(
+      await problems(
+        "templates:\n  t:\n    readOnlyWorkspace: true\n    workspace: { unprotected: [.envrc] }\n  u: { extends: t }\n",
+      ),
+    ).toEqual([
       '6:18: templates.t.workspace.unprotected: unprotected lets the agent write protected paths of a writable workspace, and readOnlyWorkspace makes every workspace of templates "t", "u" read-only, so nothing reads it: remove unprotected, or readOnlyWorkspace',
     ]);
   });
 
   it("refuses a mount's readOnly: false at its key", async () => {
     expect(
-      await problems("templates:\n  t:\n    readOnlyWorkspace: true\n    workspace:\n      mounts:\n        docs: { containerPath: /workspace/docs, hostPath: /srv/docs, readOnly: false }\n"),
+      await problems(
+        "templates:\n  t:\n    readOnlyWorkspace: true\n    workspace:\n      mounts:\n        docs: { containerPath: /workspace/docs, hostPath: /srv/docs, readOnly: false }\n",
+      ),
     ).toEqual([
       '8:70: templates.t.workspace.mounts.docs.readOnly: readOnly: false asks for a writable mount, and readOnlyWorkspace makes every workspace of template "t" read-only, so nothing reads it: remove readOnly, or readOnlyWorkspace',
     ]);
@@ -168,7 +244,9 @@ describe("what only a writable workspace reads, beside readOnlyWorkspace: true",
   });
 
   it("loads readOnly: true beside it (it says the same)", async () => {
-    const { model } = await load("templates:\n  t:\n    readOnlyWorkspace: true\n    workspace: { mounts: { docs: { containerPath: /workspace/docs, hostPath: /srv/docs, readOnly: true } } }\n");
+    const { model } = await load(
+      "templates:\n  t:\n    readOnlyWorkspace: true\n    workspace: { mounts: { docs: { containerPath: /workspace/docs, hostPath: /srv/docs, readOnly: true } } }\n",
+    );
     expect(model.templates[0]?.mounts[0]?.readOnly).toBe(true);
   });
 });
@@ -183,7 +261,9 @@ describe("a template's pushGate", () => {
   it("is on when written, protecting the upstream's default branch unless it names others, and off when left out or disabled", async () => {
     const gate = async (yaml: string) => (await load(`templates:\n  t:\n    ${yaml}\n`)).model.templates[0]?.pushGate;
     expect(await gate("pushGate: {}")).toEqual({ protectedBranches: null });
-    expect(await gate("pushGate: { protectedBranches: [main, release/1.x] }")).toEqual({ protectedBranches: ["main", "release/1.x"] });
+    expect(await gate("pushGate: { protectedBranches: [main, release/1.x] }")).toEqual({
+      protectedBranches: ["main", "release/1.x"],
+    });
     expect(await gate("pushGate: { enable: false }")).toBeNull();
     expect(await gate("network: none")).toBeNull();
   });
@@ -203,6 +283,8 @@ describe("secrets", () => {
   });
 
   it("load without a note when an agent of any template names it", async () => {
-    expect((await load(`templates:\n  t:\n    agents:\n      c: { package: claude-code, ${key} }\n`)).notes).toEqual([]);
+    expect((await load(`templates:\n  t:\n    agents:\n      c: { package: claude-code, ${key} }\n`)).notes).toEqual(
+      [],
+    );
   });
 });

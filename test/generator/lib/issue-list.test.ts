@@ -4,11 +4,15 @@ import { issueList } from "../../../generator/lib/issue-list.js";
 
 describe("issueList", () => {
   it("lists every issue of a parse at its path, not the first alone", () => {
-    const parsed = z.strictObject({ name: z.string(), limits: z.object({ tasks: z.number().max(10) }) }).safeParse({ limits: { tasks: 99 }, extra: 1 });
+    const parsed = z
+      .strictObject({ name: z.string(), limits: z.object({ tasks: z.number().max(10) }) })
+      .safeParse({ limits: { tasks: 99 }, extra: 1 });
     expect(parsed.success).toBe(false);
     const line = issueList(parsed.error?.issues ?? []);
     expect(line.split("; ")).toHaveLength(3);
-    expect(line).toMatch(/^name: Invalid input: expected string, received undefined; limits\.tasks: Too big: expected number to be <=10; Unrecognized key: "extra"$/);
+    expect(line).toMatch(
+      /^name: Invalid input: expected string, received undefined; limits\.tasks: Too big: expected number to be <=10; Unrecognized key: "extra"$/,
+    );
   });
 
   it("shows an issue of the value itself without a path", () => {

@@ -8,6 +8,7 @@ describe("package paths: the dotted spelling of the config and forage.json, and 
   });
 
   it("joins segments back into the same string", () => {
-    for (const ref of ["ripgrep", "python3Packages.black", "llm-agents.codex", "python3Packages.in'"]) expect(joinPackagePath(splitPackagePath(ref))).toBe(ref);
+    for (const ref of ["ripgrep", "python3Packages.black", "llm-agents.codex", "python3Packages.in'"])
+      expect(joinPackagePath(splitPackagePath(ref))).toBe(ref);
   });
 });

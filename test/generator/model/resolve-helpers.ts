@@ -10,7 +10,11 @@ export function model(input: ConfigInput) {
 }
 
 /** Resolves a config holding only `templates` and returns the template called `name`. */
-export function template(templates: Record<string, TemplateInput>, name: string, secrets: Record<string, string> = {}): TemplateModel {
+export function template(
+  templates: Record<string, TemplateInput>,
+  name: string,
+  secrets: Record<string, string> = {},
+): TemplateModel {
   const found = model({ user: "alice", secrets, templates }).templates.find((t) => t.name === name);
   if (found === undefined) throw new Error(`template ${name} not in the model`);
   return found;

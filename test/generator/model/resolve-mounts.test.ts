@@ -4,11 +4,24 @@ import { template } from "./resolve-helpers.js";
 describe("workspace mounts", () => {
   it("adds a `beads` jj mount with the defaults when useBeads is enabled", () => {
     const t = template({ t: { workspace: { useBeads: { enable: true } } } }, "t");
-    expect(t.mounts).toEqual([{ name: "beads", containerPath: "/workspace/.beads", hostPath: null, repo: null, mode: "jj", branch: "beads-sync", readOnly: false }]);
+    expect(t.mounts).toEqual([
+      {
+        name: "beads",
+        containerPath: "/workspace/.beads",
+        hostPath: null,
+        repo: null,
+        mode: "jj",
+        branch: "beads-sync",
+        readOnly: false,
+      },
+    ]);
   });
 
   it("adds the beads package to extraPackages when useBeads is enabled", () => {
-    const t = template({ t: { extraPackages: ["ripgrep"], workspace: { useBeads: { enable: true, package: "beads-unstable" } } } }, "t");
+    const t = template(
+      { t: { extraPackages: ["ripgrep"], workspace: { useBeads: { enable: true, package: "beads-unstable" } } } },
+      "t",
+    );
     expect(t.extraPackages).toEqual([["ripgrep"], ["beads-unstable"]]);
   });
 
@@ -47,7 +60,19 @@ describe("workspace mounts", () => {
   });
 
   it("treats a hostPath mount as direct and sorts mounts by name", () => {
-    const t = template({ t: { workspace: { mounts: { zeta: { containerPath: "/z", hostPath: "/srv/z" }, alpha: { containerPath: "/a", repo: "docs", mode: "git-worktree" } } } } }, "t");
+    const t = template(
+      {
+        t: {
+          workspace: {
+            mounts: {
+              zeta: { containerPath: "/z", hostPath: "/srv/z" },
+              alpha: { containerPath: "/a", repo: "docs", mode: "git-worktree" },
+            },
+          },
+        },
+      },
+      "t",
+    );
     expect(t.mounts.map((m) => [m.name, m.mode])).toEqual([
       ["alpha", "git-worktree"],
       ["zeta", "direct"],
@@ -57,7 +82,11 @@ describe("workspace mounts", () => {
   it("merges mounts by name across extends", () => {
     const t = template(
       {
-        parent: { workspace: { mounts: { app: { containerPath: "/workspace/app" }, docs: { containerPath: "/workspace/docs" } } } },
+        parent: {
+          workspace: {
+            mounts: { app: { containerPath: "/workspace/app" }, docs: { containerPath: "/workspace/docs" } },
+          },
+        },
         child: { extends: "parent", workspace: { mounts: { docs: { containerPath: "/workspace/manual" } } } },
       },
       "child",

@@ -13,7 +13,13 @@ describe("template inheritance (extends)", () => {
     const child = template(
       {
         parent: { agents: { claude, codex: { package: "codex", hostConfigDir: "~/.codex" } } },
-        child: { extends: "parent", agents: { codex: { package: "codex-beta", hostConfigDir: "~/.codex" }, gemini: { package: "gemini-cli", hostConfigDir: "~/.gemini" } } },
+        child: {
+          extends: "parent",
+          agents: {
+            codex: { package: "codex-beta", hostConfigDir: "~/.codex" },
+            gemini: { package: "gemini-cli", hostConfigDir: "~/.gemini" },
+          },
+        },
       },
       "child",
     );
@@ -27,8 +33,17 @@ describe("template inheritance (extends)", () => {
   it("replaces the parent's lists with the child's instead of concatenating them", () => {
     const child = template(
       {
-        parent: { extraPackages: ["ripgrep", "fd"], initCommands: ["make deps"], network: { mode: "restricted", allow: ["a.example.com", "b.example.com"] } },
-        child: { extends: "parent", extraPackages: ["jq"], initCommands: ["npm ci"], network: { mode: "restricted", allow: ["c.example.com"] } },
+        parent: {
+          extraPackages: ["ripgrep", "fd"],
+          initCommands: ["make deps"],
+          network: { mode: "restricted", allow: ["a.example.com", "b.example.com"] },
+        },
+        child: {
+          extends: "parent",
+          extraPackages: ["jq"],
+          initCommands: ["npm ci"],
+          network: { mode: "restricted", allow: ["c.example.com"] },
+        },
       },
       "child",
     );
@@ -45,7 +60,12 @@ describe("template inheritance (extends)", () => {
       },
       "child",
     );
-    expect(child.network).toEqual({ mode: "restricted", allow: [parseAllowEntry("other.example.com")], sni: true, ask: false });
+    expect(child.network).toEqual({
+      mode: "restricted",
+      allow: [parseAllowEntry("other.example.com")],
+      sni: true,
+      ask: false,
+    });
   });
 
   it("replaces the network whole when the child changes the mode: a parent's allow and sni mean nothing in full", () => {
@@ -60,7 +80,10 @@ describe("template inheritance (extends)", () => {
   });
 
   it("inherits fields the child does not set", () => {
-    const child = template({ parent: { description: "from parent", ssh: true, readOnlyWorkspace: true }, child: { extends: "parent" } }, "child");
+    const child = template(
+      { parent: { description: "from parent", ssh: true, readOnlyWorkspace: true }, child: { extends: "parent" } },
+      "child",
+    );
     expect(child.description).toBe("from parent");
     expect(child.ssh).toBe(true);
     expect(child.readOnlyWorkspace).toBe(true);
@@ -80,13 +103,22 @@ describe("template inheritance (extends)", () => {
   });
 
   it("flattens grandparents through the chain", () => {
-    const grandchild = template({ root: { agents: { claude } }, middle: { extends: "root", description: "middle" }, leaf: { extends: "middle" } }, "leaf");
+    const grandchild = template(
+      { root: { agents: { claude } }, middle: { extends: "root", description: "middle" }, leaf: { extends: "middle" } },
+      "leaf",
+    );
     expect(grandchild.agents.map((a) => a.name)).toEqual(["claude"]);
     expect(grandchild.description).toBe("middle");
   });
 
   it("leaves the parent template itself unchanged by its children", () => {
-    const parent = template({ parent: { extraPackages: ["ripgrep"] }, child: { extends: "parent", extraPackages: ["jq"], agents: { claude } } }, "parent");
+    const parent = template(
+      {
+        parent: { extraPackages: ["ripgrep"] },
+        child: { extends: "parent", extraPackages: ["jq"], agents: { claude } },
+      },
+      "parent",
+    );
     expect(parent.extraPackages).toEqual([["ripgrep"]]);
     expect(parent.agents).toEqual([]);
   });
@@ -118,7 +150,13 @@ describe("template defaults", () => {
     expect(template({ t: {} }, "t").resourceLimits).toEqual({ cpuQuota: null, memoryMax: "4G", tasksMax: 4096 });
     const lifted = template({ t: { resourceLimits: { memoryMax: "infinity", tasksMax: "infinity" } } }, "t");
     expect(lifted.resourceLimits).toEqual({ cpuQuota: null, memoryMax: null, tasksMax: null });
-    const child = template({ base: { resourceLimits: { memoryMax: "infinity" } }, child: { extends: "base", resourceLimits: { tasksMax: 64 } } }, "child");
+    const child = template(
+      {
+        base: { resourceLimits: { memoryMax: "infinity" } },
+        child: { extends: "base", resourceLimits: { tasksMax: 64 } },
+      },
+      "child",
+    );
     expect(child.resourceLimits).toEqual({ cpuQuota: null, memoryMax: null, tasksMax: 64 });
   });
 
@@ -137,7 +175,12 @@ describe("template defaults", () => {
   });
 
   it("maps a string network mode to the same mode with no allow list", () => {
-    expect(template({ t: { network: "full" } }, "t").network).toEqual({ mode: "full", allow: [], sni: false, ask: false });
+    expect(template({ t: { network: "full" } }, "t").network).toEqual({
+      mode: "full",
+      allow: [],
+      sni: false,
+      ask: false,
+    });
   });
 });
 
@@ -145,14 +188,30 @@ describe("agents", () => {
   it("expands permissions.skipAll into the full list of Claude's built-in tools", () => {
     const t = template({ t: { agents: { claude: { ...claude, permissions: { skipAll: true } } } } }, "t");
     expect(t.agents[0]?.permissions).toEqual({
-      allow: ["Bash", "Edit", "Glob", "Grep", "NotebookEdit", "NotebookRead", "Read", "TodoRead", "TodoWrite", "WebFetch", "WebSearch", "Write"],
+      allow: [
+        "Bash",
+        "Edit",
+        "Glob",
+        "Grep",
+        "NotebookEdit",
+        "NotebookRead",
+        "Read",
+        "TodoRead",
+        "TodoWrite",
+        "WebFetch",
+        "WebSearch",
+        "Write",
+      ],
       deny: [],
     });
     expect(t.agents[0]?.permissions?.allow).toEqual(claudeBuiltinTools);
   });
 
   it("keeps explicit allow/deny permission rules as written", () => {
-    const t = template({ t: { agents: { claude: { ...claude, permissions: { allow: ["Read"], deny: ["Bash(curl:*)"] } } } } }, "t");
+    const t = template(
+      { t: { agents: { claude: { ...claude, permissions: { allow: ["Read"], deny: ["Bash(curl:*)"] } } } } },
+      "t",
+    );
     expect(t.agents[0]?.permissions).toEqual({ allow: ["Read"], deny: ["Bash(curl:*)"] });
   });
 
@@ -161,17 +220,34 @@ describe("agents", () => {
   });
 
   it("resolves an agent's secret to its host path and its path under /run/secrets", () => {
-    const t = template({ t: { agents: { claude: { package: "claude-code", secretName: "key", authEnvVar: "ANTHROPIC_API_KEY" } } } }, "t", { key: "/run/agenix/key" });
-    expect(t.agents[0]?.secret).toEqual({ name: "key", hostPath: "/run/agenix/key", containerPath: "/run/secrets/key", envVar: "ANTHROPIC_API_KEY" });
+    const t = template(
+      { t: { agents: { claude: { package: "claude-code", secretName: "key", authEnvVar: "ANTHROPIC_API_KEY" } } } },
+      "t",
+      { key: "/run/agenix/key" },
+    );
+    expect(t.agents[0]?.secret).toEqual({
+      name: "key",
+      hostPath: "/run/agenix/key",
+      containerPath: "/run/secrets/key",
+      envVar: "ANTHROPIC_API_KEY",
+    });
   });
 
   it("splits the package attribute path into its segments", () => {
-    const t = template({ t: { agents: { black: { package: "python3Packages.black", hostConfigDir: "~/.black" } } } }, "t");
+    const t = template(
+      { t: { agents: { black: { package: "python3Packages.black", hostConfigDir: "~/.black" } } } },
+      "t",
+    );
     expect(t.agents[0]?.package).toEqual(["python3Packages", "black"]);
   });
 
   it("sorts agents by name", () => {
-    const t = template({ t: { agents: { zed: { package: "z", hostConfigDir: "~/.z" }, alpha: { package: "a", hostConfigDir: "~/.a" } } } }, "t");
+    const t = template(
+      {
+        t: { agents: { zed: { package: "z", hostConfigDir: "~/.z" }, alpha: { package: "a", hostConfigDir: "~/.a" } } },
+      },
+      "t",
+    );
     expect(t.agents.map((a) => a.name)).toEqual(["alpha", "zed"]);
   });
 });
@@ -183,11 +259,21 @@ describe("network allow entries", () => {
   });
 
   it("parses a plain host name as exact, on any port", () => {
-    expect(parseAllowEntry("api.anthropic.com")).toEqual({ entry: "api.anthropic.com", host: "api.anthropic.com", wildcard: false, port: null });
+    expect(parseAllowEntry("api.anthropic.com")).toEqual({
+      entry: "api.anthropic.com",
+      host: "api.anthropic.com",
+      wildcard: false,
+      port: null,
+    });
   });
 
   it("parses a host name with a port as exact on that port", () => {
-    expect(parseAllowEntry("github.com:22")).toEqual({ entry: "github.com:22", host: "github.com", wildcard: false, port: 22 });
+    expect(parseAllowEntry("github.com:22")).toEqual({
+      entry: "github.com:22",
+      host: "github.com",
+      wildcard: false,
+      port: 22,
+    });
   });
 
   it("keeps the allow entries in the order written", () => {
@@ -209,9 +295,16 @@ describe("the model as a whole", () => {
   it("leaves the proxy audit log's default to run time, under the state directory in use", () => {
     const m = model({ user: "alice", stateDir: "/srv/forage", templates: { t: {} } });
     expect(m.host.proxy.auditLog).toBeNull();
-    expect(proxyAuditLogPath(runtimePaths(m.host.stateDir, {}), m.host.proxy.auditLog)).toBe("/srv/forage/proxy-audit.jsonl");
-    expect(proxyAuditLogPath(runtimePaths(m.host.stateDir, { FORAGE_STATE_DIR: "/tmp/s" }), m.host.proxy.auditLog)).toBe("/tmp/s/proxy-audit.jsonl");
-    expect(model({ user: "alice", proxy: { auditLog: "/var/log/forage-proxy.jsonl" }, templates: { t: {} } }).host.proxy.auditLog).toBe("/var/log/forage-proxy.jsonl");
+    expect(proxyAuditLogPath(runtimePaths(m.host.stateDir, {}), m.host.proxy.auditLog)).toBe(
+      "/srv/forage/proxy-audit.jsonl",
+    );
+    expect(
+      proxyAuditLogPath(runtimePaths(m.host.stateDir, { FORAGE_STATE_DIR: "/tmp/s" }), m.host.proxy.auditLog),
+    ).toBe("/tmp/s/proxy-audit.jsonl");
+    expect(
+      model({ user: "alice", proxy: { auditLog: "/var/log/forage-proxy.jsonl" }, templates: { t: {} } }).host.proxy
+        .auditLog,
+    ).toBe("/var/log/forage-proxy.jsonl");
   });
 
   it("gives a template the host agent identity, overridden field by field by the template's", () => {
@@ -224,15 +317,23 @@ describe("the model as a whole", () => {
   });
 
   it("is deterministic: the same config resolves to equal models", () => {
-    const input: ConfigInput = { user: "alice", templates: { b: { extends: "a", agents: { claude } }, a: { network: "full" } } };
+    const input: ConfigInput = {
+      user: "alice",
+      templates: { b: { extends: "a", agents: { claude } }, a: { network: "full" } },
+    };
     expect(model(input)).toEqual(model(input));
   });
 });
 
 describe("a template's sshAgent", () => {
   it("asks for every signature unless it says confirm: false, and none is served without it", () => {
-    expect(template({ t: { sshAgent: { keys: ["~/.ssh/id_ed25519"] } } }, "t").sshAgent).toEqual({ keys: ["~/.ssh/id_ed25519"], confirm: true });
-    expect(template({ t: { sshAgent: { keys: ["SHA256:" + "a".repeat(43)], confirm: false } } }, "t").sshAgent).toEqual({ keys: ["SHA256:" + "a".repeat(43)], confirm: false });
+    expect(template({ t: { sshAgent: { keys: ["~/.ssh/id_ed25519"] } } }, "t").sshAgent).toEqual({
+      keys: ["~/.ssh/id_ed25519"],
+      confirm: true,
+    });
+    expect(template({ t: { sshAgent: { keys: ["SHA256:" + "a".repeat(43)], confirm: false } } }, "t").sshAgent).toEqual(
+      { keys: ["SHA256:" + "a".repeat(43)], confirm: false },
+    );
     expect(template({ t: {} }, "t").sshAgent).toBeNull();
   });
 });

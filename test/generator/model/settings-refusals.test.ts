@@ -14,7 +14,10 @@ const file = "/etc/forage/forage.json";
 
 /** The multi-agent example as forage.json holds it, as plain JSON data to damage. */
 async function document(): Promise<Record<string, any>> {
-  return JSON.parse(JSON.stringify(encodeSettings(await loadCaseModel("examples/multi-agent/forage.yaml")))) as Record<string, any>;
+  return JSON.parse(JSON.stringify(encodeSettings(await loadCaseModel("examples/multi-agent/forage.yaml")))) as Record<
+    string,
+    any
+  >;
 }
 
 /** The SettingsError decoding `data` throws. */
@@ -69,7 +72,9 @@ describe("decodeSettings refuses a damaged forage.json", () => {
   it("refuses a name that is not a template name, at the key", async () => {
     const data = await document();
     data.templates["../etc"] = { ...data.templates.base, name: "../etc" };
-    expect(refusal(data).message).toContain(`${file}: templates["../etc"]: the name must be 1-32 characters of a-z, 0-9 and '-', starting with a letter`);
+    expect(refusal(data).message).toContain(
+      `${file}: templates["../etc"]: the name must be 1-32 characters of a-z, 0-9 and '-', starting with a letter`,
+    );
   });
 });
 
@@ -78,11 +83,15 @@ describe("decodeSettings refuses another version, as before the codec", () => {
     const data = await document();
     if (version === undefined) delete data.version;
     else data.version = version;
-    expect(refusal(data).message).toBe(`${file}: settings version ${String(version)} is not 1; regenerate it with this forage-ctl`);
+    expect(refusal(data).message).toBe(
+      `${file}: settings version ${String(version)} is not 1; regenerate it with this forage-ctl`,
+    );
   });
 
   it.each([null, [], "text", 1])("a document that is not an object (%j)", (data) => {
-    expect(refusal(data).message).toBe(`${file}: settings version undefined is not 1; regenerate it with this forage-ctl`);
+    expect(refusal(data).message).toBe(
+      `${file}: settings version undefined is not 1; regenerate it with this forage-ctl`,
+    );
   });
 });
 
@@ -100,6 +109,8 @@ describe("encodeSettings writes only what the runtime will read", () => {
     })();
     expect(thrown).toBeInstanceOf(Error);
     expect(thrown).not.toBeInstanceOf(UserError);
-    expect((thrown as Error).message).toMatch(/^internal: the model of examples\/multi-agent\/forage\.yaml does not fit forage\.json's schema:\nhost\.stateDir: must be an absolute path/);
+    expect((thrown as Error).message).toMatch(
+      /^internal: the model of examples\/multi-agent\/forage\.yaml does not fit forage\.json's schema:\nhost\.stateDir: must be an absolute path/,
+    );
   });
 });

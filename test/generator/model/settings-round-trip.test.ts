@@ -20,7 +20,8 @@ import { parseConfig } from "../config/parse-config.js";
  */
 
 /** model → encode → JSON text → parse → decode, with the source the model had. */
-const roundTrip = (model: Model): Model => decodeSettings(JSON.parse(JSON.stringify(encodeSettings(model), null, 2)), model.source);
+const roundTrip = (model: Model): Model =>
+  decodeSettings(JSON.parse(JSON.stringify(encodeSettings(model), null, 2)), model.source);
 
 /** A config validated as `generate` validates it (schema and cross-references), resolved. */
 function checkedModel(input: ConfigInput): Model {
@@ -33,7 +34,8 @@ describe("the settings codec: every config comes back as the model it was", () =
   it("covers every example: each examples/<name>/ is a golden case", () => {
     const examples = readdirSync(join(repoRoot, "examples"));
     expect(examples.length).toBeGreaterThan(0);
-    for (const example of examples) expect(goldenCases.map((c) => c.input.split("/").slice(0, 2).join("/"))).toContain(`examples/${example}`);
+    for (const example of examples)
+      expect(goldenCases.map((c) => c.input.split("/").slice(0, 2).join("/"))).toContain(`examples/${example}`);
   });
 
   it.each(goldenCases)("round-trips the golden case $name", async ({ input }) => {
@@ -43,7 +45,9 @@ describe("the settings codec: every config comes back as the model it was", () =
 
   it("decodes with the file's path as the model's source", async () => {
     const model = await loadCaseModel(goldenCases[0]?.input ?? "");
-    expect(decodeSettings(JSON.parse(JSON.stringify(encodeSettings(model))), "/etc/forage/forage.json").source).toBe("/etc/forage/forage.json");
+    expect(decodeSettings(JSON.parse(JSON.stringify(encodeSettings(model))), "/etc/forage/forage.json").source).toBe(
+      "/etc/forage/forage.json",
+    );
   });
 
   it("round-trips a host at every limit the config allows", () => {
@@ -53,8 +57,19 @@ describe("the settings codec: every config comes back as the model it was", () =
       externalInterface: "eth0.100",
       containerUsername: "a",
       monitor: { enable: true, interval: 86_400, autoRestart: true },
-      proxy: { enable: true, port: 65535, url: "http://10.0.0.1:1", rateLimit: { requests: 1_000_000, window: "99h", tokens: 1_000_000_000 }, auditLogMaxBytes: 1024 ** 3, caFile: "/etc/ca.pem" },
-      network: { base: "255.255", upstreamResolver: "", admitPrivate: Array.from({ length: 64 }, (_, i) => `10.${i}.0.0/16`) },
+      proxy: {
+        enable: true,
+        port: 65535,
+        url: "http://10.0.0.1:1",
+        rateLimit: { requests: 1_000_000, window: "99h", tokens: 1_000_000_000 },
+        auditLogMaxBytes: 1024 ** 3,
+        caFile: "/etc/ca.pem",
+      },
+      network: {
+        base: "255.255",
+        upstreamResolver: "",
+        admitPrivate: Array.from({ length: 64 }, (_, i) => `10.${i}.0.0/16`),
+      },
       stateVersion: "99.99",
     });
     expect(roundTrip(model)).toStrictEqual(model);
@@ -78,27 +93,52 @@ describe("the settings codec: every config comes back as the model it was", () =
               secretName: "one",
               authEnvVar: "OPENAI_API_KEY",
               auth: "placeholder",
-              api: { provider: "custom", upstream: "https://127.0.0.1:8443/v1/", header: "authorization", value: "Bearer {key}", baseUrlEnv: { OPENAI_BASE_URL: "/v1" } },
+              api: {
+                provider: "custom",
+                upstream: "https://127.0.0.1:8443/v1/",
+                header: "authorization",
+                value: "Bearer {key}",
+                baseUrlEnv: { OPENAI_BASE_URL: "/v1" },
+              },
               // The whole home: the container directory keeps a trailing '/'.
               hostConfigDir: "~/",
             },
-            v6: { package: "claude-code", secretName: "two", authEnvVar: "ANTHROPIC_API_KEY", auth: "proxy", api: { upstream: "https://[::1]:9443" } },
+            v6: {
+              package: "claude-code",
+              secretName: "two",
+              authEnvVar: "ANTHROPIC_API_KEY",
+              auth: "proxy",
+              api: { upstream: "https://[::1]:9443" },
+            },
           },
           extraPackages: Array.from({ length: 256 }, (_, i) => `p${i}`),
-          network: { mode: "restricted", allow: [...Array.from({ length: 511 }, (_, i) => `h${i}.example.com:${i + 1}`), "*.example.org"], sni: true },
+          network: {
+            mode: "restricted",
+            allow: [...Array.from({ length: 511 }, (_, i) => `h${i}.example.com:${i + 1}`), "*.example.org"],
+            sni: true,
+          },
           resourceLimits: { cpuQuota: "99999%", memoryMax: "infinity", tasksMax: "infinity" },
           initCommands: Array.from({ length: 64 }, () => "y".repeat(4096)),
           workspace: {
-            mounts: { docs: { containerPath: "/workspace/docs", hostPath: "~/docs" }, lib: { containerPath: "/lib-src", repo: "/srv/lib", branch: "feature/x" } },
+            mounts: {
+              docs: { containerPath: "/workspace/docs", hostPath: "~/docs" },
+              lib: { containerPath: "/lib-src", repo: "/srv/lib", branch: "feature/x" },
+            },
             // The config does not check useBeads' repo the way it checks a mount's.
             useBeads: { enable: true, repo: "Any Repo" },
             unprotected: [...protectedPaths],
             maxSize: "9999999T",
           },
           useProxy: true,
-          proxyFilter: { methods: [...proxyMethods], pathPrefixes: Array.from({ length: 64 }, (_, i) => `/v${i}/`), maxRequestBytes: 1024 ** 3 },
+          proxyFilter: {
+            methods: [...proxyMethods],
+            pathPrefixes: Array.from({ length: 64 }, (_, i) => `/v${i}/`),
+            maxRequestBytes: 1024 ** 3,
+          },
           // Every name a config takes: the namespace calls only as their group.
-          seccomp: { allow: allowableNames.filter((name) => !(seccompGroups.namespaces as readonly string[]).includes(name)) },
+          seccomp: {
+            allow: allowableNames.filter((name) => !(seccompGroups.namespaces as readonly string[]).includes(name)),
+          },
           ssh: true,
           multiplexer: "tmux",
         },

@@ -9,13 +9,17 @@ describe("workspace.maxSize", () => {
   });
 
   it("carries the size as written, and a child template inherits it", () => {
-    const templates = { parent: { workspace: { maxSize: "10G" } }, child: { extends: "parent", description: "inherits" } };
+    const templates = {
+      parent: { workspace: { maxSize: "10G" } },
+      child: { extends: "parent", description: "inherits" },
+    };
     expect(template(templates, "parent").workspaceMaxSize).toBe("10G");
     expect(template(templates, "child").workspaceMaxSize).toBe("10G");
   });
 
   it("takes memoryMax's size grammar, in bytes as the runtime reads it", () => {
-    for (const size of ["32M", "10G", "1T", "1048576"]) expect(templateSchema.safeParse({ workspace: { maxSize: size } }).success).toBe(true);
+    for (const size of ["32M", "10G", "1T", "1048576"])
+      expect(templateSchema.safeParse({ workspace: { maxSize: size } }).success).toBe(true);
     expect(parseSize("32M")).toBe(32 * 1024 ** 2);
   });
 

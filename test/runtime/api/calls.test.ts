@@ -12,7 +12,8 @@ const daemonRequests = {
   deny: { id: "k7q2xm" },
   approvalAsk: { sandbox: "demo", kind: "host", subject: { name: "pypi.example", port: 443 }, deadlineMs: 30_000 },
 } as const;
-const validRequest = (op: Op): object => (op in daemonRequests ? daemonRequests[op as keyof typeof daemonRequests] : cases[op as keyof typeof cases].request);
+const validRequest = (op: Op): object =>
+  op in daemonRequests ? daemonRequests[op as keyof typeof daemonRequests] : cases[op as keyof typeof cases].request;
 const allOps = Object.keys(calls).filter(isOp);
 
 describe("the call table", () => {
@@ -81,18 +82,39 @@ describe("the call table", () => {
   });
 
   it("refuses a request that fails its schema as a usage error naming the field and the limit", () => {
-    expect(() => parseRequest("logs", { name: "demo", lines: 0 })).toThrow(expect.objectContaining({ kind: "usage", message: "invalid logs request: lines: Too small: expected number to be >=1" }));
-    expect(() => parseRequest("network", { name: "demo", change: { mode: "open" } })).toThrow(/^invalid network request: change\.mode: /);
-    expect(() => parseRequest("port", { name: "demo", change: { kind: "add", forward: { hostPort: 80, port: 80 } } })).toThrow(
-      expect.objectContaining({ kind: "usage", message: "invalid port request: change.forward.hostPort: host ports below 1024 are privileged: choose 1024-65535" }),
+    expect(() => parseRequest("logs", { name: "demo", lines: 0 })).toThrow(
+      expect.objectContaining({
+        kind: "usage",
+        message: "invalid logs request: lines: Too small: expected number to be >=1",
+      }),
     );
-    expect(() => parseRequest("port", { name: "demo", change: { kind: "add", forward: { hostPort: 8080, port: 65536 } } })).toThrow(/^invalid port request: change\.forward\.port: /);
-    expect(() => parseRequest("port", { name: "demo", change: { kind: "remove", hostPort: 8080.5, port: null } })).toThrow(/^invalid port request: change\.hostPort: /);
+    expect(() => parseRequest("network", { name: "demo", change: { mode: "open" } })).toThrow(
+      /^invalid network request: change\.mode: /,
+    );
+    expect(() =>
+      parseRequest("port", { name: "demo", change: { kind: "add", forward: { hostPort: 80, port: 80 } } }),
+    ).toThrow(
+      expect.objectContaining({
+        kind: "usage",
+        message:
+          "invalid port request: change.forward.hostPort: host ports below 1024 are privileged: choose 1024-65535",
+      }),
+    );
+    expect(() =>
+      parseRequest("port", { name: "demo", change: { kind: "add", forward: { hostPort: 8080, port: 65536 } } }),
+    ).toThrow(/^invalid port request: change\.forward\.port: /);
+    expect(() =>
+      parseRequest("port", { name: "demo", change: { kind: "remove", hostPort: 8080.5, port: null } }),
+    ).toThrow(/^invalid port request: change\.hostPort: /);
   });
 
   it("refuses an approval answer that mixes up --for and its duration, or an id that is not one", () => {
-    expect(() => parseRequest("approve", { id: "k7q2xm", mode: "for" })).toThrow(/^invalid approve request: forMs: forMs goes with mode for/);
-    expect(() => parseRequest("approve", { id: "k7q2xm", mode: "once", forMs: 60_000 })).toThrow(/^invalid approve request: forMs: /);
+    expect(() => parseRequest("approve", { id: "k7q2xm", mode: "for" })).toThrow(
+      /^invalid approve request: forMs: forMs goes with mode for/,
+    );
+    expect(() => parseRequest("approve", { id: "k7q2xm", mode: "once", forMs: 60_000 })).toThrow(
+      /^invalid approve request: forMs: /,
+    );
     expect(() => parseRequest("deny", { id: "k7q2x;" })).toThrow(/^invalid deny request: id: must be a request id/);
   });
 

@@ -20,7 +20,11 @@ describe("checked in-process operations", () => {
     await operations.up(cases.up.request);
     const streams = { stdin: new PassThrough().end(), stdout: new PassThrough(), stderr: new PassThrough() };
     await operations.exec(cases.exec.request, streams);
-    expect(seen).toEqual([...plainOperations.map((op) => [op, cases[op].request]), ["up", cases.up.request], ["exec", cases.exec.request]]);
+    expect(seen).toEqual([
+      ...plainOperations.map((op) => [op, cases[op].request]),
+      ["up", cases.up.request],
+      ["exec", cases.exec.request],
+    ]);
     expect(operations.via).toBe("in-process");
   });
 
@@ -28,8 +32,14 @@ describe("checked in-process operations", () => {
     const seen: Seen = [];
     const operations = checkedOperations(fakeOperations(context, seen));
     // A template name no template can have (in-process, this was "template not found", exit 3).
-    await expect(operations.up({ ...cases.up.request, template: "Claude" })).rejects.toMatchObject({ kind: "usage", message: expect.stringMatching(/^invalid up request: template: /) });
-    await expect(operations.up({ ...cases.up.request, gitUser: "Some\nOne" })).rejects.toMatchObject({ kind: "usage", message: expect.stringMatching(/^invalid up request: gitUser: /) });
+    await expect(operations.up({ ...cases.up.request, template: "Claude" })).rejects.toMatchObject({
+      kind: "usage",
+      message: expect.stringMatching(/^invalid up request: template: /),
+    });
+    await expect(operations.up({ ...cases.up.request, gitUser: "Some\nOne" })).rejects.toMatchObject({
+      kind: "usage",
+      message: expect.stringMatching(/^invalid up request: gitUser: /),
+    });
     await expect(operations.down({ name: "demo", grace: 99_999 })).rejects.toMatchObject({ kind: "usage" });
     await expect(operations.status({ name: "../etc" } as Request<"status">)).rejects.toMatchObject({ kind: "usage" });
     expect(seen).toEqual([]);

@@ -14,7 +14,13 @@ const tools = toolsAvailable("dbus-daemon", "notify-send", "useradd", "userdel")
 
 /** A pending request as the queue hands it to the notifier. */
 function request(id: string, asked: Asked): ApprovalView {
-  return { id, ...asked, summary: subjectSummary(asked), createdAt: "2026-11-21T10:00:00.000Z", deadlineAt: "2026-11-21T10:00:30.000Z" } as ApprovalView;
+  return {
+    id,
+    ...asked,
+    summary: subjectSummary(asked),
+    createdAt: "2026-11-21T10:00:00.000Z",
+    deadlineAt: "2026-11-21T10:00:30.000Z",
+  } as ApprovalView;
 }
 
 const push = request("k7q2xm", {
@@ -44,7 +50,8 @@ describe.skipIf(!tools.run || !isRoot())("the desktop notification of a new requ
   let bus: SessionBus;
   const runUserDir = mkdtempSync(join(tmpdir(), "forage-run-user-"));
   const logged: string[] = [];
-  const notifierAt = (dir: string) => approvalNotifier({ user, hook: null, log: (line) => void logged.push(line), runUserDir: dir });
+  const notifierAt = (dir: string) =>
+    approvalNotifier({ user, hook: null, log: (line) => void logged.push(line), runUserDir: dir });
 
   beforeAll(async () => {
     user = makeTestUser("notify");
@@ -73,8 +80,15 @@ describe.skipIf(!tools.run || !isRoot())("the desktop notification of a new requ
 
   it("keeps the sandbox's text escaped in the body: control characters, bidirectional overrides and markup", async () => {
     logged.length = 0;
-    const comment = 'me\u202egnp.exe\x1b[31m <a href="https://evil.example">approve</a> & <img src="file:///etc/passwd">\r\nforage-ctl approve zzzzzz';
-    await notifierAt(runUserDir)(request("m4p7qa", { sandbox: "fix-42", kind: "ssh-sign", subject: { fingerprint: "SHA256:abc", comment, destination: { kind: "ssh-login", user: "git" } } }));
+    const comment =
+      'me\u202egnp.exe\x1b[31m <a href="https://evil.example">approve</a> & <img src="file:///etc/passwd">\r\nforage-ctl approve zzzzzz';
+    await notifierAt(runUserDir)(
+      request("m4p7qa", {
+        sandbox: "fix-42",
+        kind: "ssh-sign",
+        subject: { fingerprint: "SHA256:abc", comment, destination: { kind: "ssh-login", user: "git" } },
+      }),
+    );
     const shown = await bus.next();
     expect(shown.summary).toBe("forage: fix-42 asks (ssh-sign)");
     // Cut at 120 characters of shown text (the markup's entities come after), never inside an escape.
@@ -92,10 +106,14 @@ describe.skipIf(!tools.run || !isRoot())("the desktop notification of a new requ
     const sign = { fingerprint: "SHA256:abc", comment: "me\u2060", destination: { kind: "ssh-login" as const, user } };
     await notifierAt(runUserDir)(request("q8r2st", { sandbox: "fix-42", kind: "ssh-sign", subject: sign }));
     const shown = await bus.next();
-    expect(shown.body.split("\n")[0]).toBe('SHA256:abc (me\\u2060) → ssh login as "git\\u061c\\xa0\\ufeff\\u2063\\u200b\\u0301 (key: SHA256:real)\\x0ahost: github.com"');
+    expect(shown.body.split("\n")[0]).toBe(
+      'SHA256:abc (me\\u2060) → ssh login as "git\\u061c\\xa0\\ufeff\\u2063\\u200b\\u0301 (key: SHA256:real)\\x0ahost: github.com"',
+    );
     expect(shown.body).not.toMatch(/[\u061c\u00a0\ufeff\u2063\u200b\u0301\u2060]/);
     // A host name the same way (the DNS filter asks only for [a-z0-9.-], but the notifier relies on no asker).
-    await notifierAt(runUserDir)(request("h1dden", { sandbox: "fix-42", kind: "host", subject: { name: "pay\u200bpal\u00a0.example\u061c" } }));
+    await notifierAt(runUserDir)(
+      request("h1dden", { sandbox: "fix-42", kind: "host", subject: { name: "pay\u200bpal\u00a0.example\u061c" } }),
+    );
     expect((await bus.next()).body.split("\n")[0]).toBe("pay\\u200bpal\\xa0.example\\u061c");
   });
 
@@ -113,7 +131,12 @@ describe.skipIf(!tools.run || !isRoot())("the desktop notification of a new requ
     const out = mkdtempSync(join(tmpdir(), "forage-notify-hook-"));
     try {
       chmodSync(out, 0o777);
-      const hook = approvalNotifier({ user, hook: ["/bin/sh", "-c", `cat > ${out}/heard.json`], log: (line) => void logged.push(line), runUserDir: join(out, "no-bus") });
+      const hook = approvalNotifier({
+        user,
+        hook: ["/bin/sh", "-c", `cat > ${out}/heard.json`],
+        log: (line) => void logged.push(line),
+        runUserDir: join(out, "no-bus"),
+      });
       const subject = { ...(push.subject as PushSubject), commits: ["5d6e7f8 Fix\u202e\u200bit"], commitCount: 1 };
       await hook(request("j5on7x", { sandbox: "fix-42", kind: "push", subject }));
       const heard = JSON.parse(readFileSync(join(out, "heard.json"), "utf8")) as ApprovalView;
@@ -136,12 +159,20 @@ describe.skipIf(!tools.run || !isRoot())("the desktop notification of a new requ
       }
       symlinkSync(bus.socket, join(linked, String(user.uid), "bus"));
       // notify-send run on a missing bus fails, and its failure is logged; on the link it would reach the live bus.
-      await notifierAt(noBus)(request("n2ws3a", { sandbox: "fix-42", kind: "host", subject: { name: "no-bus.example" } }));
-      await notifierAt(linked)(request("l5nk3d", { sandbox: "fix-42", kind: "host", subject: { name: "linked.example" } }));
+      await notifierAt(noBus)(
+        request("n2ws3a", { sandbox: "fix-42", kind: "host", subject: { name: "no-bus.example" } }),
+      );
+      await notifierAt(linked)(
+        request("l5nk3d", { sandbox: "fix-42", kind: "host", subject: { name: "linked.example" } }),
+      );
       expect(logged).toEqual([]);
       // Control: the next notification on the live bus is this one; nothing came before it.
-      await notifierAt(runUserDir)(request("c0ntr7", { sandbox: "fix-42", kind: "host", subject: { name: "control.example", port: 443 } }));
-      expect((await bus.next()).body).toBe("control.example:443\nforage-ctl approve c0ntr7   ·   forage-ctl deny c0ntr7");
+      await notifierAt(runUserDir)(
+        request("c0ntr7", { sandbox: "fix-42", kind: "host", subject: { name: "control.example", port: 443 } }),
+      );
+      expect((await bus.next()).body).toBe(
+        "control.example:443\nforage-ctl approve c0ntr7   ·   forage-ctl deny c0ntr7",
+      );
       expect(bus.unread).toBe(0);
     } finally {
       rmSync(noBus, { recursive: true, force: true });

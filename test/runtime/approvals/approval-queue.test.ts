@@ -17,7 +17,11 @@ interface Recorded {
   detail: string;
 }
 
-function queueWithLog(options: { deadlineMs?: number; maxPending?: number } = {}): { queue: ApprovalQueue; events: Recorded[]; queued: ApprovalView[] } {
+function queueWithLog(options: { deadlineMs?: number; maxPending?: number } = {}): {
+  queue: ApprovalQueue;
+  events: Recorded[];
+  queued: ApprovalView[];
+} {
   const events: Recorded[] = [];
   const queued: ApprovalView[] = [];
   const queue = new ApprovalQueue({
@@ -92,7 +96,11 @@ describe("the approvals queue", () => {
 
   it("refuses a way of approving that the request's kind refuses, with the reason, and leaves the request pending", async () => {
     const { queue, events } = queueWithLog();
-    const answer = queue.ask({ sandbox: "demo", kind: "ssh-sign", subject: { fingerprint: "SHA256:abc", comment: "me@laptop" } });
+    const answer = queue.ask({
+      sandbox: "demo",
+      kind: "ssh-sign",
+      subject: { fingerprint: "SHA256:abc", comment: "me@laptop" },
+    });
     const id = queue.pending()[0]?.id ?? "";
     let thrown: unknown;
     try {
@@ -102,7 +110,9 @@ describe("the approvals queue", () => {
     }
     expect(thrown).toMatchObject({
       kind: "usage",
-      message: expect.stringMatching(/^[a-z2-7]{6}: ssh-sign requests take --once or --for, not --always: an SSH key that always signs is a key given away/),
+      message: expect.stringMatching(
+        /^[a-z2-7]{6}: ssh-sign requests take --once or --for, not --always: an SSH key that always signs is a key given away/,
+      ),
     });
     expect(queue.pending().map((request) => request.id)).toEqual([id]);
     queue.answer(id, { decision: "once" }, "root");
@@ -115,17 +125,29 @@ describe("the approvals queue", () => {
     const { queue } = queueWithLog();
     const hostKey = `SHA256:${"A".repeat(43)}`;
     const sign = (destination?: SshSignSubject["destination"]) =>
-      queue.ask({ sandbox: "demo", kind: "ssh-sign", subject: destination === undefined ? { fingerprint: "SHA256:abc", comment: "me" } : { fingerprint: "SHA256:abc", comment: "me", destination } });
+      queue.ask({
+        sandbox: "demo",
+        kind: "ssh-sign",
+        subject:
+          destination === undefined
+            ? { fingerprint: "SHA256:abc", comment: "me" }
+            : { fingerprint: "SHA256:abc", comment: "me", destination },
+      });
     const forTen = { decision: "for", untilMs: Date.now() + 600_000 } as const;
     // The attack: a login without the server's host key (method "publickey"), or data that is no login: --for would sign for any server.
     for (const destination of [undefined, { kind: "ssh-login", user: "git" } as const]) {
       void sign(destination);
       const id = queue.pending()[0]?.id ?? "";
-      expect(() => queue.answer(id, forTen, "root")).toThrow(/takes --once only: (its destination is not known|the server's host key is not shown)/);
+      expect(() => queue.answer(id, forTen, "root")).toThrow(
+        /takes --once only: (its destination is not known|the server's host key is not shown)/,
+      );
       queue.answer(id, { decision: "once" }, "root");
     }
     // The control: a destination shown in full (a login with its host key, an SSHSIG namespace) takes --for.
-    for (const destination of [{ kind: "ssh-login", user: "git", hostKey } as const, { kind: "sshsig", namespace: "git", hash: "sha512" } as const]) {
+    for (const destination of [
+      { kind: "ssh-login", user: "git", hostKey } as const,
+      { kind: "sshsig", namespace: "git", hash: "sha512" } as const,
+    ]) {
       const answer = sign(destination);
       queue.answer(queue.pending()[0]?.id ?? "", forTen, "root");
       await expect(answer).resolves.toEqual(forTen);
@@ -138,7 +160,9 @@ describe("the approvals queue", () => {
 
   it("refuses an unknown id naming forage-ctl approvals", () => {
     const { queue } = queueWithLog();
-    expect(() => queue.answer("zzzzzz", { decision: "once" }, "root")).toThrow(`no pending approval "zzzzzz" (answered, expired, or never asked): see forage-ctl approvals`);
+    expect(() => queue.answer("zzzzzz", { decision: "once" }, "root")).toThrow(
+      `no pending approval "zzzzzz" (answered, expired, or never asked): see forage-ctl approvals`,
+    );
   });
 
   it("writes the question and its answer to the sandbox's audit log, in that order", async () => {
@@ -146,20 +170,45 @@ describe("the approvals queue", () => {
     void queue.ask({
       sandbox: "demo",
       kind: "push",
-      subject: { remote: "origin", url: "/srv/up.git", ref: "refs/heads/fix", from: "1111111111111111", to: "2222222222222222", commitCount: 1, commits: ["2222222 fix"], diffstat: "1 file" },
+      subject: {
+        remote: "origin",
+        url: "/srv/up.git",
+        ref: "refs/heads/fix",
+        from: "1111111111111111",
+        to: "2222222222222222",
+        commitCount: 1,
+        commits: ["2222222 fix"],
+        diffstat: "1 file",
+      },
     });
     const id = queue.pending()[0]?.id ?? "";
     queue.answer(id, { decision: "for", untilMs: Date.parse("2026-11-21T11:00:00Z") }, "user alice");
     await queue.flush();
     expect(events).toEqual([
-      { sandbox: "demo", event: "approval-asked", detail: `${id} push origin refs/heads/fix 111111111111..222222222222 (1 commit) (deadline 30 s)` },
-      { sandbox: "demo", event: "approval-answered", detail: `${id} push origin refs/heads/fix 111111111111..222222222222 (1 commit): for until 2026-11-21T11:00:00.000Z by user alice` },
+      {
+        sandbox: "demo",
+        event: "approval-asked",
+        detail: `${id} push origin refs/heads/fix 111111111111..222222222222 (1 commit) (deadline 30 s)`,
+      },
+      {
+        sandbox: "demo",
+        event: "approval-answered",
+        detail: `${id} push origin refs/heads/fix 111111111111..222222222222 (1 commit): for until 2026-11-21T11:00:00.000Z by user alice`,
+      },
     ]);
   });
 
   it("records an expiry as answered at its deadline, the sandbox's text escaped and quoted in the log's line", async () => {
     const { queue, events } = queueWithLog({ deadlineMs: 1000 });
-    void queue.ask({ sandbox: "demo", kind: "ssh-sign", subject: { fingerprint: "SHA256:abc", comment: "me@laptop", destination: { kind: "ssh-login", user: "git\nhost: github.com" } } });
+    void queue.ask({
+      sandbox: "demo",
+      kind: "ssh-sign",
+      subject: {
+        fingerprint: "SHA256:abc",
+        comment: "me@laptop",
+        destination: { kind: "ssh-login", user: "git\nhost: github.com" },
+      },
+    });
     vi.advanceTimersByTime(1000);
     await queue.flush();
     expect(events.map((event) => event.detail.replace(/^[a-z2-7]{6} /, ""))).toEqual([
@@ -173,7 +222,9 @@ describe("the approvals queue", () => {
     void queue.ask(host("a.example"));
     void queue.ask(host("b.example"));
     await expect(queue.ask(host("c.example"))).resolves.toEqual({ decision: "expired" });
-    await expect(Promise.race([queue.ask(host("d.example", "other")), Promise.resolve("pending")])).resolves.toBe("pending");
+    await expect(Promise.race([queue.ask(host("d.example", "other")), Promise.resolve("pending")])).resolves.toBe(
+      "pending",
+    );
     await queue.flush();
     expect(events.at(-2)?.detail).toBe("host c.example: expired at once (2 requests of this sandbox already pending)");
   });
@@ -191,12 +242,17 @@ describe("the approvals queue's audit events", () => {
     const dir = mkdtempSync(join(tmpdir(), "forage-approvals-"));
     try {
       const paths = runtimePaths(dir);
-      const queue = new ApprovalQueue({ audit: (sandbox, event, detail) => recordEvent(paths, sandbox, event, { detail }) });
+      const queue = new ApprovalQueue({
+        audit: (sandbox, event, detail) => recordEvent(paths, sandbox, event, { detail }),
+      });
       const answer = queue.ask(host("pypi.example"));
       queue.answer(queue.pending()[0]?.id ?? "", { decision: "deny" }, "root");
       await answer;
       await queue.flush();
-      expect((await readEvents(paths, "demo")).map((event) => event.event)).toEqual(["approval-asked", "approval-answered"]);
+      expect((await readEvents(paths, "demo")).map((event) => event.event)).toEqual([
+        "approval-asked",
+        "approval-answered",
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -5,7 +5,8 @@ import { cutShown, escapeLine, escapeSandboxText, quoteSandboxText } from "../..
 function unescape(shown: string): string {
   return shown.replace(
     /\\(?:x([0-9a-f]{2})|u\{([0-9a-f]+)\}|u([0-9a-f]{4})|(["\\]))/g,
-    (_all, x?: string, braced?: string, u?: string, plain?: string) => plain ?? String.fromCodePoint(Number.parseInt(x ?? braced ?? u ?? "", 16)),
+    (_all, x?: string, braced?: string, u?: string, plain?: string) =>
+      plain ?? String.fromCodePoint(Number.parseInt(x ?? braced ?? u ?? "", 16)),
   );
 }
 
@@ -57,7 +58,8 @@ describe("the approval text escaper: one case of each kind of character it never
   });
 
   it("shows visible text as it is: ASCII and its space, accented, CJK and right-to-left letters, symbols, emoji", () => {
-    for (const text of ["origin refs/heads/fix-42 (3 commits)", "café", "日本語", "שלום", "مرحبا", "→ ≠ ©", "👍"]) expect(escapeSandboxText(text)).toBe(text);
+    for (const text of ["origin refs/heads/fix-42 (3 commits)", "café", "日本語", "שלום", "مرحبا", "→ ≠ ©", "👍"])
+      expect(escapeSandboxText(text)).toBe(text);
   });
 });
 
@@ -74,7 +76,8 @@ describe("a sweep over every code point", () => {
       const shown = escapeSandboxText(char);
       if (shown === char) {
         raw.push(code);
-        if (char !== " " && (!visible.test(char) || ignorable.test(char))) wrong.push(`U+${code.toString(16)} shown raw`);
+        if (char !== " " && (!visible.test(char) || ignorable.test(char)))
+          wrong.push(`U+${code.toString(16)} shown raw`);
       } else if (!/^\\(?:x[0-9a-f]{2}|u[0-9a-f]{4}|u\{[0-9a-f]{5,6}\}|\\)$/.test(shown) || unescape(shown) !== char) {
         wrong.push(`U+${code.toString(16)} shown as ${JSON.stringify(shown)}`);
       }

@@ -7,7 +7,10 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../generator/config/load-config.js";
 import { resolveModel } from "../../../generator/model/resolve.js";
-import { definitionPath, extraContainerBackend as backend } from "../../../runtime/backends/extra-container/extra-container-backend.js";
+import {
+  definitionPath,
+  extraContainerBackend as backend,
+} from "../../../runtime/backends/extra-container/extra-container-backend.js";
 import { runtimePaths } from "../../../runtime/core/paths.js";
 import type { RuntimeContext } from "../../../runtime/core/context.js";
 import { sandboxMetadataSchema, type SandboxMetadata } from "../../../runtime/state/metadata.js";
@@ -43,7 +46,10 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
       `user: nobody\ntemplates:\n  coder:\n    agents: { sh: { package: bash, executable: bash } }\n    ssh: true\n    resourceLimits: { tasksMax: 64, memoryMax: 1G, cpuQuota: 150% }\n`,
     );
     const settings = resolveModel((await loadConfig(config)).config, config);
-    const paths = runtimePaths(join(dir, "state"), { FORAGE_SECRETS_DIR: join(dir, "secrets"), FORAGE_GENERATED_DIR: "/etc/forage/generated" });
+    const paths = runtimePaths(join(dir, "state"), {
+      FORAGE_SECRETS_DIR: join(dir, "secrets"),
+      FORAGE_GENERATED_DIR: "/etc/forage/generated",
+    });
     mkdirSync(paths.sandboxesDir, { recursive: true });
     const hostKeys = join(paths.sandboxesDir, "demo.ssh");
     mkdirSync(hostKeys);
@@ -109,8 +115,15 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
       "systemctl show --property=MainPID --value container@f250.service",
     ]);
     const groups = unitGroups();
-    expect(groups.every((group) => group.startsWith("/sys/fs/cgroup/") && group.endsWith("/forage-test.slice/container@f250.service"))).toBe(true);
-    expect(started).toMatchObject({ pid: Number(readFileSync(join(dir, "f250.pid"), "utf8")), cgroup: { directories: groups, procsFiles: groups.map((group) => `${group}/cgroup.procs`) } });
+    expect(
+      groups.every(
+        (group) => group.startsWith("/sys/fs/cgroup/") && group.endsWith("/forage-test.slice/container@f250.service"),
+      ),
+    ).toBe(true);
+    expect(started).toMatchObject({
+      pid: Number(readFileSync(join(dir, "f250.pid"), "utf8")),
+      cgroup: { directories: groups, procsFiles: groups.map((group) => `${group}/cgroup.procs`) },
+    });
     // What the metadata file will hold passes its schema (cgroup paths under /sys/fs/cgroup/).
     expect(sandboxMetadataSchema.safeParse(started).success).toBe(true);
     const definition = readFileSync(file, "utf8");
@@ -137,7 +150,10 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
 
   it("runs an exec'd command in the container init's own group inside the unit's cgroup", async () => {
     const leader = (await backend.leader(context, started))!;
-    const [program = "", ...args] = await execCommand(context, started, ["/bin/sleep", "30"], { asRoot: true, cwd: "/" });
+    const [program = "", ...args] = await execCommand(context, started, ["/bin/sleep", "30"], {
+      asRoot: true,
+      cwd: "/",
+    });
     expect(program).toMatch(/dist\/native\/forage-enter$/);
     const enter = spawn(program, args, { stdio: "ignore" });
     try {
@@ -151,7 +167,9 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
         return child > 0 && readFileSync(`/proc/${child}/comm`, "utf8") === "sleep\n" ? child : undefined;
       });
       const inUnit = async (pid: number): Promise<string[]> =>
-        (await cgroupHierarchies(pid)).map((h) => `${h.mount}${h.path}`).filter((group) => unitGroups().some((unit) => group.startsWith(`${unit}/`)));
+        (await cgroupHierarchies(pid))
+          .map((h) => `${h.mount}${h.path}`)
+          .filter((group) => unitGroups().some((unit) => group.startsWith(`${unit}/`)));
       expect(await inUnit(command)).toEqual(unitGroups().map((unit) => `${unit}/payload`));
       expect(await inUnit(command)).toEqual(await inUnit(leader));
     } finally {
@@ -186,7 +204,9 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
     const linked = { ...sandbox, workspace: { ...sandbox.workspace, hostPath: ws } };
     await expect(backend.start(context, linked, context.settings.templates[0]!)).rejects.toMatchObject({
       kind: "usage",
-      message: expect.stringContaining(`${ws}/.vscode is a symbolic link, and the extra-container runtime cannot hold a link in place`) as unknown,
+      message: expect.stringContaining(
+        `${ws}/.vscode is a symbolic link, and the extra-container runtime cannot hold a link in place`,
+      ) as unknown,
     });
     expect(calls()).not.toContain(`extra-container create --start ${definitionPath(context.paths, "demo")}`);
   });
@@ -196,7 +216,9 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
     try {
       await expect(backend.start(context, sandbox, context.settings.templates[0]!)).rejects.toMatchObject({
         kind: "container",
-        message: expect.stringContaining("could not create container f250: extra-container create exited with 1:\nerror: building the container failed") as unknown,
+        message: expect.stringContaining(
+          "could not create container f250: extra-container create exited with 1:\nerror: building the container failed",
+        ) as unknown,
       });
       // Nothing half-started stays: the host-side table loaded before the create is gone again.
       expect((await execa("nft", ["list", "table", "inet", "forage_f250"], { reject: false })).exitCode).not.toBe(0);

@@ -31,7 +31,10 @@ describe.skipIf(!isRoot())("capping a NixOS container's tmpfs mounts", () => {
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     try {
-      await Promise.race([once(init.stdout, "data"), once(init, "exit").then(() => Promise.reject(new Error("the init stand-in exited before it was ready")))]);
+      await Promise.race([
+        once(init.stdout, "data"),
+        once(init, "exit").then(() => Promise.reject(new Error("the init stand-in exited before it was ready"))),
+      ]);
       const pid = init.pid ?? 0;
       const before = readFileSync(`/proc/${pid}/mountinfo`, "utf8");
       // WHEN the caps of a 1G limit are applied

@@ -11,19 +11,26 @@ describe("what a host-root sandbox cannot give a template is said at up, not ign
         t: {
           extraPackages: ["ripgrep", "python3Packages.black"],
           workspace: { useBeads: { enable: true } },
-          agents: { claude: { package: "claude-code", hostConfigDir: "~/.claude", permissions: { skipAll: true } }, plain: { package: "hello", hostConfigDir: "~/.hello" } },
+          agents: {
+            claude: { package: "claude-code", hostConfigDir: "~/.claude", permissions: { skipAll: true } },
+            plain: { package: "hello", hostConfigDir: "~/.hello" },
+          },
         },
       },
       "t",
     );
     const gaps = hostRootGaps(asked);
     expect(gaps).toHaveLength(2);
-    expect(gaps[0]).toMatch(/^template t's extraPackages \(ripgrep, python3Packages\.black, beads\) are not installed in a sandbox on the host's \/usr/);
+    expect(gaps[0]).toMatch(
+      /^template t's extraPackages \(ripgrep, python3Packages\.black, beads\) are not installed in a sandbox on the host's \/usr/,
+    );
     expect(gaps[1]).toMatch(/^template t's permissions for claude are not applied in a sandbox on the host's \/usr/);
   });
 
   it("says nothing for a template the host's /usr serves in full, and warns through the backend's preflight", async () => {
-    expect(hostRootGaps(template({ t: { agents: { plain: { package: "hello", hostConfigDir: "~/.hello" } } } }, "t"))).toEqual([]);
+    expect(
+      hostRootGaps(template({ t: { agents: { plain: { package: "hello", hostConfigDir: "~/.hello" } } } }, "t")),
+    ).toEqual([]);
     const warnings: string[] = [];
     const context = { warn: (message: string) => void warnings.push(message) } as unknown as RuntimeContext;
     await hostRootBackend.preflight(context, template({ t: { extraPackages: ["ripgrep"] } }, "t"));

@@ -21,18 +21,30 @@ describe("a running sandbox's limits, read from its cgroup", () => {
 
   it("reads v2's files back in the template's units", async () => {
     const dir = group({ "memory.max": String(96 * 1024 ** 2), "pids.max": "3000", "cpu.max": "150000 100000" });
-    expect(await cgroupLimits({ directories: [dir], procsFiles: [] })).toEqual({ memoryMax: "96M", tasksMax: 3000, cpuQuota: "150%" });
+    expect(await cgroupLimits({ directories: [dir], procsFiles: [] })).toEqual({
+      memoryMax: "96M",
+      tasksMax: 3000,
+      cpuQuota: "150%",
+    });
   });
 
   it("says unlimited (null) for v2's max", async () => {
     const dir = group({ "memory.max": "max", "pids.max": "max", "cpu.max": "max 100000" });
-    expect(await cgroupLimits({ directories: [dir], procsFiles: [] })).toEqual({ memoryMax: null, tasksMax: null, cpuQuota: null });
+    expect(await cgroupLimits({ directories: [dir], procsFiles: [] })).toEqual({
+      memoryMax: null,
+      tasksMax: null,
+      cpuQuota: null,
+    });
   });
 
   it("finds each limit in v1's hierarchy that holds it, and reads v1's unlimited values as null", async () => {
     const memory = group({ "memory.limit_in_bytes": "9223372036854771712" });
     const pids = group({ "pids.max": "64" });
     const cpu = group({ "cpu.cfs_quota_us": "-1" });
-    expect(await cgroupLimits({ directories: [memory, pids, cpu], procsFiles: [] })).toEqual({ memoryMax: null, tasksMax: 64, cpuQuota: null });
+    expect(await cgroupLimits({ directories: [memory, pids, cpu], procsFiles: [] })).toEqual({
+      memoryMax: null,
+      tasksMax: 64,
+      cpuQuota: null,
+    });
   });
 });

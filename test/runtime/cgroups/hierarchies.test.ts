@@ -9,7 +9,9 @@ describe("cgroup hierarchies of a process", () => {
     const mountinfo = readFileSync("/proc/self/mountinfo", "utf8");
     const mounted = lines.filter((line) => {
       const controllers = line.split(":")[1] ?? "";
-      return controllers === "" ? / - cgroup2 /.test(mountinfo) : new RegExp(` - cgroup \\S+ \\S*\\b${controllers.split(",")[0] ?? ""}\\b`).test(mountinfo);
+      return controllers === ""
+        ? / - cgroup2 /.test(mountinfo)
+        : new RegExp(` - cgroup \\S+ \\S*\\b${controllers.split(",")[0] ?? ""}\\b`).test(mountinfo);
     });
     const hierarchies = await cgroupHierarchies();
     expect(hierarchies).toHaveLength(mounted.length);

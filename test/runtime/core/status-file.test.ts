@@ -42,7 +42,11 @@ describe("the audit log", () => {
   it("reads back the events it wrote, and skips lines that are not events: not JSON, or JSON of another shape", async () => {
     const paths = runtimePaths(dir, {});
     await recordEvent(paths, "demo", "create");
-    writeFileSync(eventsPath(paths, "demo"), '42\n{"time": "t"}\n{"time":"t","sandbox":"demo","event":"launch"}\nnot json\n', { flag: "a" });
+    writeFileSync(
+      eventsPath(paths, "demo"),
+      '42\n{"time": "t"}\n{"time":"t","sandbox":"demo","event":"launch"}\nnot json\n',
+      { flag: "a" },
+    );
     await recordEvent(paths, "demo", "exec", { detail: "ls (0 args)", exitCode: 0 });
     const events = await readEvents(paths, "demo");
     expect(events.map((event) => event.event)).toEqual(["create", "exec"]);

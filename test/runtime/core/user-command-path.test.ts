@@ -17,49 +17,68 @@ import { isRoot, toolsAvailable } from "../../support/tools.js";
  */
 describe("the PATH of programs run as the user", () => {
   it("puts the user's NixOS profiles before the system's directories", () => {
-    expect(userCommandPath({ name: "alice", home: "/home/alice" }).split(":")).toEqual(["/home/alice/.nix-profile/bin", "/etc/profiles/per-user/alice/bin", ...systemProgramDirs]);
+    expect(userCommandPath({ name: "alice", home: "/home/alice" }).split(":")).toEqual([
+      "/home/alice/.nix-profile/bin",
+      "/etc/profiles/per-user/alice/bin",
+      ...systemProgramDirs,
+    ]);
     expect(userCommandPath({ home: "/home/bob" }).split(":")[1]).toBe("/run/wrappers/bin");
   });
 
   it("finds a system program for root in the system's directories only, and says where it looked", async () => {
     expect(systemProgramDirs).toContain((await systemProgram("sh")).replace(/\/sh$/, ""));
-    await expect(systemProgram("forage-no-such-program")).rejects.toThrow(/forage-no-such-program is not installed in \/run\/wrappers\/bin, /);
+    await expect(systemProgram("forage-no-such-program")).rejects.toThrow(
+      /forage-no-such-program is not installed in \/run\/wrappers\/bin, /,
+    );
   });
 });
 
 const tools = toolsAvailable("git", "setpriv", "useradd", "userdel");
 
-describe.skipIf(!tools.run || !isRoot())("git for the user's repositories, on a host where it is in their Nix profile", () => {
-  const dir = mkdtempSync(join(tmpdir(), "forage-user-path-"));
-  const home = join(dir, "home");
-  const planted = join(dir, "planted-setpriv-ran");
-  let user: TestUser;
+describe.skipIf(!tools.run || !isRoot())(
+  "git for the user's repositories, on a host where it is in their Nix profile",
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), "forage-user-path-"));
+    const home = join(dir, "home");
+    const planted = join(dir, "planted-setpriv-ran");
+    let user: TestUser;
 
-  beforeAll(() => {
-    chmodSync(dir, 0o755);
-    user = makeTestUser("path", home);
-    const bin = join(home, ".nix-profile", "bin");
-    mkdirSync(bin, { recursive: true });
-    writeFileSync(join(bin, "git"), `#!/bin/sh\nid -u >> "$HOME/git-ran-as"\nexec /usr/bin/git "$@"\n`, { mode: 0o755 });
-    writeFileSync(join(bin, "setpriv"), `#!/bin/sh\ntouch ${planted}\nexit 1\n`, { mode: 0o755 });
-    for (const path of [home, join(home, ".nix-profile"), bin, join(bin, "git"), join(bin, "setpriv")]) chownSync(path, user.uid, user.gid);
-  });
-  afterAll(() => {
-    user.remove();
-    rmSync(dir, { recursive: true, force: true });
-  });
+    beforeAll(() => {
+      chmodSync(dir, 0o755);
+      user = makeTestUser("path", home);
+      const bin = join(home, ".nix-profile", "bin");
+      mkdirSync(bin, { recursive: true });
+      writeFileSync(join(bin, "git"), `#!/bin/sh\nid -u >> "$HOME/git-ran-as"\nexec /usr/bin/git "$@"\n`, {
+        mode: 0o755,
+      });
+      writeFileSync(join(bin, "setpriv"), `#!/bin/sh\ntouch ${planted}\nexit 1\n`, { mode: 0o755 });
+      for (const path of [home, join(home, ".nix-profile"), bin, join(bin, "git"), join(bin, "setpriv")])
+        chownSync(path, user.uid, user.gid);
+    });
+    afterAll(() => {
+      user.remove();
+      rmSync(dir, { recursive: true, force: true });
+    });
 
-  const ranAs = (): string[] => readFileSync(join(home, "git-ran-as"), "utf8").trim().split("\n");
+    const ranAs = (): string[] => readFileSync(join(home, "git-ran-as"), "utf8").trim().split("\n");
 
-  it("runs the workspaces' git from the user's profile, as the user", async () => {
-    expect(await runVcs({ uid: user.uid, gid: user.gid, home, name: user.name }, "git", ["--version"], "ask git its version")).toMatch(/^git version /);
-    expect(ranAs()).toEqual([String(user.uid)]);
-  });
+    it("runs the workspaces' git from the user's profile, as the user", async () => {
+      expect(
+        await runVcs(
+          { uid: user.uid, gid: user.gid, home, name: user.name },
+          "git",
+          ["--version"],
+          "ask git its version",
+        ),
+      ).toMatch(/^git version /);
+      expect(ranAs()).toEqual([String(user.uid)]);
+    });
 
-  it("runs the push gate's git from the user's profile as the user, through the system's setpriv, never the planted one", async () => {
-    const result = await runUserGit(user, ["--version"]);
-    expect([result.exitCode, String(result.stdout)]).toEqual([0, expect.stringMatching(/^git version /)]);
-    expect(ranAs()).toEqual([String(user.uid), String(user.uid)]);
-    expect(existsSync(planted)).toBe(false);
-  });
-});
+    it("runs the push gate's git from the user's profile as the user, through the system's setpriv, never the planted one", async () => {
+      const result = await runUserGit(user, ["--version"]);
+      expect([result.exitCode, String(result.stdout)]).toEqual([0, expect.stringMatching(/^git version /)]);
+      expect(ranAs()).toEqual([String(user.uid), String(user.uid)]);
+      expect(existsSync(planted)).toBe(false);
+    });
+  },
+);

@@ -7,7 +7,12 @@ import { askThroughDaemon } from "../../../runtime/daemon/approval-client.js";
 import { callDaemon } from "../../../runtime/daemon/client.js";
 import { startCallServer, type CallFixture } from "./call-fixture.js";
 
-const ask: ApprovalAsk = { sandbox: "demo", kind: "host", subject: { name: "pypi.example", port: 443 }, deadlineMs: 10_000 };
+const ask: ApprovalAsk = {
+  sandbox: "demo",
+  kind: "host",
+  subject: { name: "pypi.example", port: 443 },
+  deadlineMs: 10_000,
+};
 
 /** The queue's pending requests as a client sees them, once one is there. */
 async function pendingOn(socket: string): Promise<{ id: string; summary: string }[]> {
@@ -57,7 +62,10 @@ describe("the approvals calls on root's socket", () => {
     await callDaemon("deny", { id: request?.id ?? "" }, fixture.socket);
     await expect(answer).resolves.toEqual({ decision: "deny" });
     // The queue writes its audit events in the background, in order.
-    const written = async () => (await readEvents(runtimePaths(join(fixture.dir, "state"), {}), "demo")).filter((event) => event.detail?.includes("denied.example"));
+    const written = async () =>
+      (await readEvents(runtimePaths(join(fixture.dir, "state"), {}), "demo")).filter((event) =>
+        event.detail?.includes("denied.example"),
+      );
     await expect.poll(async () => (await written()).length).toBe(2);
     expect((await written()).map((event) => [event.event, event.detail?.replace(/^[a-z2-7]{6} /, "")])).toEqual([
       ["approval-asked", "host denied.example (deadline 10 s)"],
@@ -66,11 +74,15 @@ describe("the approvals calls on root's socket", () => {
   });
 
   it("refuses to answer an id that is not pending, naming forage-ctl approvals", async () => {
-    await expect(callDaemon("approve", { id: "zzzzzz", mode: "once" }, fixture.socket)).rejects.toThrow(/no pending approval "zzzzzz".*see forage-ctl approvals/);
+    await expect(callDaemon("approve", { id: "zzzzzz", mode: "once" }, fixture.socket)).rejects.toThrow(
+      /no pending approval "zzzzzz".*see forage-ctl approvals/,
+    );
   });
 
   it("answers expired when nobody answers by the deadline", async () => {
-    await expect(callDaemon("approvalAsk", { ...ask, subject: { name: "slow.example" }, deadlineMs: 200 }, fixture.socket)).resolves.toEqual({ decision: "expired" });
+    await expect(
+      callDaemon("approvalAsk", { ...ask, subject: { name: "slow.example" }, deadlineMs: 200 }, fixture.socket),
+    ).resolves.toEqual({ decision: "expired" });
   });
 });
 
@@ -83,7 +95,9 @@ describe("the approvals calls on the user's socket", () => {
 
   it("lists and answers, but refuses approvalAsk: only root's own processes ask", async () => {
     expect(await callDaemon("approvals", {}, fixture.socket)).toEqual([]);
-    await expect(callDaemon("approvalAsk", ask, fixture.socket)).rejects.toThrow(/approvalAsk is for root's own host processes/);
+    await expect(callDaemon("approvalAsk", ask, fixture.socket)).rejects.toThrow(
+      /approvalAsk is for root's own host processes/,
+    );
     await expect(callDaemon("deny", { id: "zzzzzz" }, fixture.socket)).rejects.toThrow(/no pending approval/);
   });
 });
@@ -96,15 +110,26 @@ describe("the approvals calls on the gateway account's socket", () => {
   afterAll(() => fixture.close());
 
   it.each(["approvals", "approve", "deny", "approvalAsk"] as const)("refuses %s", async (op) => {
-    const requests = { approvals: {}, approve: { id: "zzzzzz", mode: "once" }, deny: { id: "zzzzzz" }, approvalAsk: ask } as const;
-    await expect(callDaemon(op, requests[op] as never, fixture.socket)).rejects.toThrow(`"${op}" is not for the gateway account`);
+    const requests = {
+      approvals: {},
+      approve: { id: "zzzzzz", mode: "once" },
+      deny: { id: "zzzzzz" },
+      approvalAsk: ask,
+    } as const;
+    await expect(callDaemon(op, requests[op] as never, fixture.socket)).rejects.toThrow(
+      `"${op}" is not for the gateway account`,
+    );
   });
 });
 
 describe("askThroughDaemon without a daemon", () => {
   it("answers expired, never an approval, and logs why", async () => {
     const logged: string[] = [];
-    await expect(askThroughDaemon({ log: (line) => void logged.push(line), socket: "/nonexistent/daemon-root.sock" })(ask)).resolves.toEqual({ decision: "expired" });
-    expect(logged).toEqual(["approval for demo host denied without asking: /nonexistent/daemon-root.sock is not the daemon's root socket (missing, or not root's)"]);
+    await expect(
+      askThroughDaemon({ log: (line) => void logged.push(line), socket: "/nonexistent/daemon-root.sock" })(ask),
+    ).resolves.toEqual({ decision: "expired" });
+    expect(logged).toEqual([
+      "approval for demo host denied without asking: /nonexistent/daemon-root.sock is not the daemon's root socket (missing, or not root's)",
+    ]);
   });
 });

@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../generator/config/load-config.js";
 import { resolveModel } from "../../../generator/model/resolve.js";
-import { methodsFor, plainOperations, type OperationName, type PlainOperation, type Request, type Result } from "../../../runtime/api/calls.js";
+import {
+  methodsFor,
+  plainOperations,
+  type OperationName,
+  type PlainOperation,
+  type Request,
+  type Result,
+} from "../../../runtime/api/calls.js";
 import type { ExecStreams } from "../../../runtime/api/exec-streams.js";
 import type { Operations } from "../../../runtime/api/operations.js";
 import type { SandboxView } from "../../../runtime/api/sandbox-view.js";
@@ -74,11 +81,17 @@ export const cases: { [K in OperationName]: { request: Request<K>; result: Resul
   start: { request: { name: "demo" }, result: undefined },
   stop: { request: { name: "demo", grace: 0 }, result: undefined },
   reset: { request: { name: "demo" }, result: undefined },
-  auditLog: { request: { name: "demo" }, result: [{ time: "2026-11-21T00:00:00.000Z", sandbox: "demo", event: "exec", detail: "id (1 args)", exitCode: 0 }] },
+  auditLog: {
+    request: { name: "demo" },
+    result: [{ time: "2026-11-21T00:00:00.000Z", sandbox: "demo", event: "exec", detail: "id (1 args)", exitCode: 0 }],
+  },
   logs: { request: { name: "demo", lines: 50 }, result: [{ window: "claude", lines: ["hello"] }] },
   gc: { request: { force: true }, result: [{ kind: "lock file", name: "old", detail: "/var/lib/forage/old.lock" }] },
   exec: { request: { name: "demo", command: ["tr", "a-z", "A-Z"], asRoot: false }, result: 7 },
-  snapshot: { request: { name: "demo", action: { kind: "create", snapshot: "before" } }, result: [{ name: "before", commit: "0123456789abcdef", createdAt: "2026-11-21T00:00:00.000Z" }] },
+  snapshot: {
+    request: { name: "demo", action: { kind: "create", snapshot: "before" } },
+    result: [{ name: "before", commit: "0123456789abcdef", createdAt: "2026-11-21T00:00:00.000Z" }],
+  },
   network: {
     request: { name: "demo", change: { mode: "restricted", allow: ["example.org:443"], sni: true } },
     result: {
@@ -88,18 +101,40 @@ export const cases: { [K in OperationName]: { request: Request<K>; result: Resul
       templatePolicy: { mode: "none", allow: [], deny: [], sni: false },
       running: false,
       guard: null,
-      deniedNames: [{ name: "evil.example", kind: "dns", rule: "not in allow", count: 1, last: "2026-11-21T00:00:00.000Z" }],
-      learned: [{ name: "api.example.org", addresses: ["192.0.2.1"], first: "2026-11-21T00:00:00.000Z", last: "2026-11-21T00:00:00.000Z", count: 2 }],
+      deniedNames: [
+        { name: "evil.example", kind: "dns", rule: "not in allow", count: 1, last: "2026-11-21T00:00:00.000Z" },
+      ],
+      learned: [
+        {
+          name: "api.example.org",
+          addresses: ["192.0.2.1"],
+          first: "2026-11-21T00:00:00.000Z",
+          last: "2026-11-21T00:00:00.000Z",
+          count: 2,
+        },
+      ],
       learnedLimit: 1024,
     },
   },
-  denials: { request: { name: "demo" }, result: [{ time: "2026-11-21T00:00:00.000Z", kind: "dns", name: "evil.example", rule: "not in allow", count: 1 }] },
+  denials: {
+    request: { name: "demo" },
+    result: [{ time: "2026-11-21T00:00:00.000Z", kind: "dns", name: "evil.example", rule: "not in allow", count: 1 }],
+  },
   authSet: { request: { agent: "claude", text: "sk-ant-oat01-test\n" }, result: login },
   authStatus: { request: {}, result: [login] },
   authRemove: { request: { agent: "claude" }, result: undefined },
   port: {
     request: { name: "demo", change: { kind: "add", forward: { hostPort: 8080, port: 3000 } } },
-    result: [{ hostPort: 8080, port: 3000, hostAddress: "127.0.0.1", sandboxAddress: "10.100.3.2", state: "open", error: null }],
+    result: [
+      {
+        hostPort: 8080,
+        port: 3000,
+        hostAddress: "127.0.0.1",
+        sandboxAddress: "10.100.3.2",
+        state: "open",
+        error: null,
+      },
+    ],
   },
   templates: { request: {}, result: [{ name: "claude", description: "Claude Code" }] },
   runtimes: {
@@ -110,7 +145,15 @@ export const cases: { [K in OperationName]: { request: Request<K>; result: Resul
         description: "systemd-nspawn on a tmpfs root",
         available: true,
         reason: "",
-        capabilities: { nixosConfig: false, networkIsolation: true, ephemeralRoot: true, ssh: true, generatedFiles: false, resourceLimits: true, gracefulShutdown: true },
+        capabilities: {
+          nixosConfig: false,
+          networkIsolation: true,
+          ephemeralRoot: true,
+          ssh: true,
+          generatedFiles: false,
+          resourceLimits: true,
+          gracefulShutdown: true,
+        },
       },
     ],
   },
@@ -184,18 +227,49 @@ export interface CallFixture {
 export async function startCallServer(ownerUid: number, caller: Caller = "user"): Promise<CallFixture> {
   const dir = mkdtempSync(join(tmpdir(), "forage-calls-"));
   const config = join(dir, "forage.yaml");
-  writeFileSync(config, "user: nobody\ntemplates:\n  coder:\n    agents: { sh: { package: bash, executable: bash } }\n");
+  writeFileSync(
+    config,
+    "user: nobody\ntemplates:\n  coder:\n    agents: { sh: { package: bash, executable: bash } }\n",
+  );
   const load = async (): Promise<LoadedSettings> => {
     const loaded = await loadConfig(config);
     return { settings: resolveModel(loaded.config, config), notes: loaded.notes };
   };
-  const context: RuntimeContext = { settings: (await load()).settings, paths: runtimePaths(join(dir, "state"), {}), warn: () => undefined };
-  const fixture: Omit<CallFixture, "server" | "close"> = { socket: join(dir, "daemon.sock"), dir, config, seen: [], templatesSeen: [], reloads: 0, log: [], stops: 0 };
+  const context: RuntimeContext = {
+    settings: (await load()).settings,
+    paths: runtimePaths(join(dir, "state"), {}),
+    warn: () => undefined,
+  };
+  const fixture: Omit<CallFixture, "server" | "close"> = {
+    socket: join(dir, "daemon.sock"),
+    dir,
+    config,
+    seen: [],
+    templatesSeen: [],
+    reloads: 0,
+    log: [],
+    stops: 0,
+  };
   const reloadSettings = (): Promise<LoadedSettings> => (fixture.reloads++, load());
   // The user's requests follow the file as the daemon's do (one stat a call, a load per change).
-  const followed = new FollowedSettings(config, context.settings, await fileKey(config), async () => (await reloadSettings()).settings);
-  const approvals = new ApprovalQueue({ audit: (sandbox, event, detail) => recordEvent(context.paths, sandbox, event, { detail }), defaultDeadlineMs: 2000 });
-  const served = { ownerUid, hello: { settings: config, pid: process.pid }, stop: () => void fixture.stops++, reloadSettings, followed, approvals };
+  const followed = new FollowedSettings(
+    config,
+    context.settings,
+    await fileKey(config),
+    async () => (await reloadSettings()).settings,
+  );
+  const approvals = new ApprovalQueue({
+    audit: (sandbox, event, detail) => recordEvent(context.paths, sandbox, event, { detail }),
+    defaultDeadlineMs: 2000,
+  });
+  const served = {
+    ownerUid,
+    hello: { settings: config, pid: process.pid },
+    stop: () => void fixture.stops++,
+    reloadSettings,
+    followed,
+    approvals,
+  };
   const operations = (requestContext: RuntimeContext): Operations => {
     fixture.templatesSeen.push(requestContext.settings.templates.map((template) => template.name));
     return fakeOperations(requestContext, fixture.seen);

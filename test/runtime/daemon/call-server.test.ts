@@ -12,11 +12,15 @@ import { cases, startCallServer, type CallFixture } from "./call-fixture.js";
 /** A writable that keeps what it is given, as text. */
 function collector(): { stream: Writable; text: () => string } {
   const chunks: Buffer[] = [];
-  return { stream: new Writable({ write: (chunk: Buffer, _encoding, done) => void (chunks.push(chunk), done()) }), text: () => Buffer.concat(chunks).toString() };
+  return {
+    stream: new Writable({ write: (chunk: Buffer, _encoding, done) => void (chunks.push(chunk), done()) }),
+    text: () => Buffer.concat(chunks).toString(),
+  };
 }
 
 /** Calls plain operation `op` with its case's request (generic, so the request and result stay typed). */
-const callPlain = <K extends PlainOperation>(operations: RequestMethods<PlainOperation>, op: K): Promise<Result<K>> => operations[op](cases[op].request);
+const callPlain = <K extends PlainOperation>(operations: RequestMethods<PlainOperation>, op: K): Promise<Result<K>> =>
+  operations[op](cases[op].request);
 
 /*
  * The call table end to end: the client's methods and the daemon's dispatch, over a real unix
@@ -55,7 +59,11 @@ describe("the daemon's call table, client to server", () => {
     stdin.end("through the daemon\n");
     const code = await remote().exec(cases.exec.request, { stdin, stdout: stdout.stream, stderr: stderr.stream });
     expect(lastSeen()).toEqual(["exec", cases.exec.request]);
-    expect({ code, stdout: stdout.text(), stderr: stderr.text() }).toEqual({ code: 7, stdout: "THROUGH THE DAEMON\n", stderr: "on stderr\n" });
+    expect({ code, stdout: stdout.text(), stderr: stderr.text() }).toEqual({
+      code: 7,
+      stdout: "THROUGH THE DAEMON\n",
+      stderr: "on stderr\n",
+    });
   });
 
   it("exec: stdin whose caller set a text encoding (its chunks are strings) goes in as its bytes", async () => {
@@ -70,17 +78,32 @@ describe("the daemon's call table, client to server", () => {
   it("exec: a relayed terminal's size and TERM arrive, and so do its resizes", async () => {
     const resizes = new EventEmitter<{ resize: [{ rows: number; cols: number }] }>();
     const stdout = collector();
-    const terminal = { size: { rows: 30, cols: 90 }, term: "xterm", onResize: (listener: (size: { rows: number; cols: number }) => void) => void resizes.on("resize", listener) };
+    const terminal = {
+      size: { rows: 30, cols: 90 },
+      term: "xterm",
+      onResize: (listener: (size: { rows: number; cols: number }) => void) => void resizes.on("resize", listener),
+    };
     // The fake says the size it got, then waits for a resize: sent once that line is here.
-    const onOutput = new Writable({ write: (chunk: Buffer, encoding, done) => void (stdout.stream.write(chunk, encoding), resizes.emit("resize", { rows: 50, cols: 132 }), done()) });
-    const code = await remote().exec(cases.exec.request, { stdin: null, stdout: onOutput, stderr: collector().stream, terminal });
+    const onOutput = new Writable({
+      write: (chunk: Buffer, encoding, done) =>
+        void (stdout.stream.write(chunk, encoding), resizes.emit("resize", { rows: 50, cols: 132 }), done()),
+    });
+    const code = await remote().exec(cases.exec.request, {
+      stdin: null,
+      stdout: onOutput,
+      stderr: collector().stream,
+      terminal,
+    });
     expect(stdout.text()).toBe("xterm 30x90\n");
     expect(code).toBe(50);
   });
 
   it("exec: refuses to run as root in a sandbox for a daemon client, before the operation runs", async () => {
     const before = fixture.seen.length;
-    const refused = remote().exec({ ...cases.exec.request, asRoot: true }, { stdin: null, stdout: collector().stream, stderr: collector().stream });
+    const refused = remote().exec(
+      { ...cases.exec.request, asRoot: true },
+      { stdin: null, stdout: collector().stream, stderr: collector().stream },
+    );
     await expect(refused).rejects.toThrow(/^a root shell in a sandbox is for root only/);
     await expect(refused).rejects.toMatchObject({ kind: "usage" });
     expect(fixture.seen.length).toBe(before);
@@ -110,7 +133,10 @@ describe("the daemon's call table, client to server", () => {
   });
 
   it("hello, proxyStatus and shutdown are answered by the daemon itself", async () => {
-    expect(await callDaemon("hello", {}, fixture.socket)).toEqual({ settings: join(fixture.dir, "forage.yaml"), pid: process.pid });
+    expect(await callDaemon("hello", {}, fixture.socket)).toEqual({
+      settings: join(fixture.dir, "forage.yaml"),
+      pid: process.pid,
+    });
     expect(await callDaemon("proxyStatus", {}, fixture.socket)).toBeNull();
     expect(await callDaemon("shutdown", {}, fixture.socket)).toBe("stopping");
     expect(fixture.stops).toBe(1);
@@ -163,7 +189,9 @@ describe("the daemon's calls on the user's socket, after the settings file is ed
     ]);
     const said = warnings.filter((warning) => warning.includes("not taken"));
     expect(said).toHaveLength(2);
-    expect(said[0]).toMatch(/forage\.yaml changed, but its settings are not taken \(the last good ones stay in force until it is fixed\):\n.*forage\.yaml:5:\d+: templates\.coder\.network/);
+    expect(said[0]).toMatch(
+      /forage\.yaml changed, but its settings are not taken \(the last good ones stay in force until it is fixed\):\n.*forage\.yaml:5:\d+: templates\.coder\.network/,
+    );
     writeFileSync(fixture.config, `user: nobody\ntemplates:\n${coder}`);
     warnings.length = 0;
     await remote().list({});
@@ -172,11 +200,16 @@ describe("the daemon's calls on the user's socket, after the settings file is ed
   });
 
   it("keeps the state directory it started with, and says the edit waits for its restart", async () => {
-    writeFileSync(fixture.config, `user: nobody\nstateDir: /var/lib/elsewhere\ntemplates:\n${coder}  third:\n    extends: coder\n`);
+    writeFileSync(
+      fixture.config,
+      `user: nobody\nstateDir: /var/lib/elsewhere\ntemplates:\n${coder}  third:\n    extends: coder\n`,
+    );
     warnings.length = 0;
     await remote().list({});
     expect(fixture.templatesSeen.at(-1)).toEqual(["coder", "third"]);
-    expect(warnings).toContainEqual(expect.stringMatching(/forage\.yaml changes stateDir: the daemon keeps what it started with until it restarts/));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/forage\.yaml changes stateDir: the daemon keeps what it started with until it restarts/),
+    );
   });
 });
 
@@ -220,21 +253,32 @@ describe("the daemon's calls on root's socket", () => {
     const before = fixture.reloads;
     await callDaemon("hello", {}, fixture.socket);
     expect(fixture.reloads).toBe(before);
-    writeFileSync(fixture.config, "user: nobody\ntemplates:\n  coder:\n    agents: { sh: { package: bash, executable: bash } }\n  writer:\n    extends: coder\n");
+    writeFileSync(
+      fixture.config,
+      "user: nobody\ntemplates:\n  coder:\n    agents: { sh: { package: bash, executable: bash } }\n  writer:\n    extends: coder\n",
+    );
     await remote().list({});
     expect(fixture.reloads).toBe(before + 1);
     expect(fixture.templatesSeen.at(-1)).toEqual(["coder", "writer"]);
   });
 
   it("relays the config's notes as lines for stderr", async () => {
-    writeFileSync(fixture.config, "user: nobody\ntemplates:\n  coder:\n    allowedHosts: [api.example.org]\n    agents: { sh: { package: bash, executable: bash } }\n");
+    writeFileSync(
+      fixture.config,
+      "user: nobody\ntemplates:\n  coder:\n    allowedHosts: [api.example.org]\n    agents: { sh: { package: bash, executable: bash } }\n",
+    );
     notes.length = 0;
     await remote().list({});
-    expect(notes).toEqual([expect.stringMatching(/forage\.yaml:4:\d+.*allowedHosts is the reference's spelling of network\.allow/)]);
+    expect(notes).toEqual([
+      expect.stringMatching(/forage\.yaml:4:\d+.*allowedHosts is the reference's spelling of network\.allow/),
+    ]);
   });
 
   it("refuses a call when the config has errors, with the report the CLI prints for them (kind config), before the operation runs", async () => {
-    writeFileSync(fixture.config, "user: nobody\ntemplates:\n  coder:\n    agents: { sh: { package: bash, executable: bash } }\n    network: sideways\n");
+    writeFileSync(
+      fixture.config,
+      "user: nobody\ntemplates:\n  coder:\n    agents: { sh: { package: bash, executable: bash } }\n    network: sideways\n",
+    );
     const before = fixture.seen.length;
     const refused = remote().down(cases.down.request);
     await expect(refused).rejects.toMatchObject({ kind: "config" });
@@ -246,7 +290,8 @@ describe("the daemon's calls on root's socket", () => {
 
 describe("the daemon's refusals of requests that fail their schema", () => {
   let fixture: CallFixture;
-  const send = (op: string, args: object, streams?: object) => sendRequest({ op, args, ...(streams === undefined ? {} : { streams }) }, {}, fixture.socket);
+  const send = (op: string, args: object, streams?: object) =>
+    sendRequest({ op, args, ...(streams === undefined ? {} : { streams }) }, {}, fixture.socket);
 
   beforeAll(async () => {
     fixture = await startCallServer(process.getuid?.() ?? 0);
@@ -263,8 +308,18 @@ describe("the daemon's refusals of requests that fail their schema", () => {
       { name: "../etc" },
       /^invalid start request: name: invalid sandbox name "\.\.\/etc": use 1-63 characters of a-z, 0-9 and '-'/,
     ],
-    ["a relative workspace path", "up", { name: "demo", template: "coder", workspace: "src" }, /^invalid up request: workspace: /],
-    ["a snapshot action of no known kind", "snapshot", { name: "demo", action: { kind: "delete" } }, /^invalid snapshot request: action/],
+    [
+      "a relative workspace path",
+      "up",
+      { name: "demo", template: "coder", workspace: "src" },
+      /^invalid up request: workspace: /,
+    ],
+    [
+      "a snapshot action of no known kind",
+      "snapshot",
+      { name: "demo", action: { kind: "delete" } },
+      /^invalid snapshot request: action/,
+    ],
   ])("refuses %s as a usage error naming the field, and runs nothing", async (_what, op, args, message) => {
     const refused = send(op, args);
     await expect(refused).rejects.toThrow(message);

@@ -59,11 +59,22 @@ describe("asking a daemon who it is (hello)", () => {
     await answering({ error: { message: "Cannot read properties of undefined", kind: "general", internal: true } });
     const bug = await daemonHello(socket).catch((error: unknown) => error);
     expect(bug).not.toBeInstanceOf(UserError);
-    expect(String(bug)).toContain("the forage daemon failed (a bug; its log has the details): Cannot read properties of undefined");
+    expect(String(bug)).toContain(
+      "the forage daemon failed (a bug; its log has the details): Cannot read properties of undefined",
+    );
     await new Promise((resolve) => server?.close(resolve));
-    await answering({ error: { message: "x.yaml:1:1: bad", kind: "config", report: "x.yaml:1:1: bad\nforage-ctl: 1 problem in the config\n" } });
+    await answering({
+      error: {
+        message: "x.yaml:1:1: bad",
+        kind: "config",
+        report: "x.yaml:1:1: bad\nforage-ctl: 1 problem in the config\n",
+      },
+    });
     const refused = (await daemonHello(socket).catch((error: unknown) => error)) as UserError;
-    expect([refused.kind, refused.report("forage-ctl")]).toEqual(["config", "x.yaml:1:1: bad\nforage-ctl: 1 problem in the config\n"]);
+    expect([refused.kind, refused.report("forage-ctl")]).toEqual([
+      "config",
+      "x.yaml:1:1: bad\nforage-ctl: 1 problem in the config\n",
+    ]);
   });
 
   it("rejects with DaemonUnavailableError when nothing listens", async () => {

@@ -4,12 +4,18 @@ import { requireGatewayUp } from "../../../runtime/daemon/gateway-socket.js";
 /** What the SSH gateway's account may not ask of `up` (the configured user here: root, home /root). */
 describe("an up through the gateway account", () => {
   it("refuses an SSH key: the user's private key would be copied into a sandbox the key holder attaches to", async () => {
-    await expect(requireGatewayUp({ sshKeyPath: "/root/.ssh/id_ed25519" }, "root")).rejects.toThrow("may not give a sandbox an SSH key");
+    await expect(requireGatewayUp({ sshKeyPath: "/root/.ssh/id_ed25519" }, "root")).rejects.toThrow(
+      "may not give a sandbox an SSH key",
+    );
   });
 
   it("refuses an SSH agent's keys and the caller's agent: they would sign for the key holder's sandbox", async () => {
-    await expect(requireGatewayUp({ sshAgent: ["/root/.ssh/id_ed25519"] }, "root")).rejects.toThrow("may not give a sandbox an SSH agent");
-    await expect(requireGatewayUp({ sshAuthSock: "/tmp/ssh-x/agent.1" }, "root")).rejects.toThrow("may not give a sandbox an SSH agent");
+    await expect(requireGatewayUp({ sshAgent: ["/root/.ssh/id_ed25519"] }, "root")).rejects.toThrow(
+      "may not give a sandbox an SSH agent",
+    );
+    await expect(requireGatewayUp({ sshAuthSock: "/tmp/ssh-x/agent.1" }, "root")).rejects.toThrow(
+      "may not give a sandbox an SSH agent",
+    );
   });
 
   it.each(["/root", "/root/", "/"])("refuses %s as a workspace: it holds the user's whole home", async (path) => {
@@ -18,6 +24,8 @@ describe("an up through the gateway account", () => {
   });
 
   it("takes a project directory, and a name that only starts like the home", async () => {
-    await expect(requireGatewayUp({ workspace: "/root/src/project", repo: "/rootfs" }, "root")).resolves.toBeUndefined();
+    await expect(
+      requireGatewayUp({ workspace: "/root/src/project", repo: "/rootfs" }, "root"),
+    ).resolves.toBeUndefined();
   });
 });

@@ -17,7 +17,11 @@ describe.skipIf(!isRoot())("the daemon's private socket", () => {
     await listenPrivately(server, path, 65534);
     const info = statSync(path);
     server.close();
-    expect({ uid: info.uid, gid: info.gid, mode: (info.mode & 0o777).toString(8) }).toEqual({ uid: 65534, gid: 0, mode: "600" });
+    expect({ uid: info.uid, gid: info.gid, mode: (info.mode & 0o777).toString(8) }).toEqual({
+      uid: 65534,
+      gid: 0,
+      mode: "600",
+    });
     expect((statSync(join(dir, "run")).mode & 0o777).toString(8)).toBe("755");
   });
 
@@ -51,13 +55,17 @@ describe.skipIf(!isRoot())("the daemon's private socket", () => {
   it("refuses a link as the socket directory (it is opened without following one)", async () => {
     mkdirSync(join(dir, "real"), { mode: 0o755 });
     symlinkSync(join(dir, "real"), join(dir, "linked"));
-    await expect(prepareSocketDirectory(join(dir, "linked", "daemon.sock"))).rejects.toThrow(/must be a directory owned by root .*\(it is a link or not a directory\)/);
+    await expect(prepareSocketDirectory(join(dir, "linked", "daemon.sock"))).rejects.toThrow(
+      /must be a directory owned by root .*\(it is a link or not a directory\)/,
+    );
   });
 
   it("refuses a socket directory that others can write to, and says how to fix it", async () => {
     const shared = join(dir, "shared");
     mkdirSync(shared);
     chmodSync(shared, 0o1777);
-    await expect(prepareSocketDirectory(join(shared, "daemon.sock"))).rejects.toThrow(/must be a directory owned by root that only root can write to .* chmod 755/);
+    await expect(prepareSocketDirectory(join(shared, "daemon.sock"))).rejects.toThrow(
+      /must be a directory owned by root that only root can write to .* chmod 755/,
+    );
   });
 });

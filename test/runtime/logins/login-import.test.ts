@@ -10,11 +10,25 @@ const claude = { agent: "claude", flavor: "claude" as const, kinds: ["token", "o
 describe("a login read from stdin", () => {
   it("takes Claude's setup token as one line, with the year it lasts", () => {
     const record = parseLogin({ ...claude, kinds: ["token"] }, "  sk-ant-oat01-abc_DEF-123\n\n", now);
-    expect(record).toEqual({ kind: "token", flavor: "claude", token: "sk-ant-oat01-abc_DEF-123", setAt: now.toISOString(), expiresAt: "2027-11-26T00:00:00.000Z" });
+    expect(record).toEqual({
+      kind: "token",
+      flavor: "claude",
+      token: "sk-ant-oat01-abc_DEF-123",
+      setAt: now.toISOString(),
+      expiresAt: "2027-11-26T00:00:00.000Z",
+    });
   });
 
   it("takes Claude's credentials file with its tokens, expiry, scopes and plan", () => {
-    const file = { claudeAiOauth: { accessToken: "at-1", refreshToken: "rt-1", expiresAt: 1_800_000_000_000, scopes: ["user:inference", "user:profile"], subscriptionType: "max" } };
+    const file = {
+      claudeAiOauth: {
+        accessToken: "at-1",
+        refreshToken: "rt-1",
+        expiresAt: 1_800_000_000_000,
+        scopes: ["user:inference", "user:profile"],
+        subscriptionType: "max",
+      },
+    };
     expect(parseLogin(claude, JSON.stringify(file), now)).toMatchObject({
       kind: "oauth",
       accessToken: "at-1",
@@ -27,15 +41,36 @@ describe("a login read from stdin", () => {
 
   it("takes Codex's auth.json, reading the expiry from the access token and the claims from the identity token", () => {
     const access = unsignedJwt({ exp: 1_800_000_000 });
-    const identity = unsignedJwt({ email: "dev@example.org", "https://api.openai.com/auth": { chatgpt_plan_type: "pro" } });
-    const file = { auth_mode: "chatgpt", OPENAI_API_KEY: null, tokens: { id_token: identity, access_token: access, refresh_token: "rt-c", account_id: "acct-9" }, last_refresh: now.toISOString() };
+    const identity = unsignedJwt({
+      email: "dev@example.org",
+      "https://api.openai.com/auth": { chatgpt_plan_type: "pro" },
+    });
+    const file = {
+      auth_mode: "chatgpt",
+      OPENAI_API_KEY: null,
+      tokens: { id_token: identity, access_token: access, refresh_token: "rt-c", account_id: "acct-9" },
+      last_refresh: now.toISOString(),
+    };
     const record = parseLogin({ agent: "codex", flavor: "codex", kinds: ["oauth"] }, JSON.stringify(file), now);
-    expect(record).toMatchObject({ kind: "oauth", expiresAt: 1_800_000_000_000, accountId: "acct-9", idClaims: { email: "dev@example.org" } });
+    expect(record).toMatchObject({
+      kind: "oauth",
+      expiresAt: 1_800_000_000_000,
+      accountId: "acct-9",
+      idClaims: { email: "dev@example.org" },
+    });
   });
 
   it("takes Gemini CLI's oauth_creds.json", () => {
-    const file = { access_token: "ya29.x", refresh_token: "1//r", expiry_date: 1_800_000_000_000, scope: "openid https://www.googleapis.com/auth/cloud-platform", token_type: "Bearer" };
-    expect(parseLogin({ agent: "gemini", flavor: "gemini", kinds: ["oauth"] }, JSON.stringify(file), now)).toMatchObject({
+    const file = {
+      access_token: "ya29.x",
+      refresh_token: "1//r",
+      expiry_date: 1_800_000_000_000,
+      scope: "openid https://www.googleapis.com/auth/cloud-platform",
+      token_type: "Bearer",
+    };
+    expect(
+      parseLogin({ agent: "gemini", flavor: "gemini", kinds: ["oauth"] }, JSON.stringify(file), now),
+    ).toMatchObject({
       accessToken: "ya29.x",
       refreshToken: "1//r",
       scopes: ["openid", "https://www.googleapis.com/auth/cloud-platform"],
@@ -47,7 +82,11 @@ describe("a login read from stdin", () => {
     ["two words", "sk-ant-oat01-a sk-ant-oat01-b", "one line without spaces"],
     ["an API key", "sk-ant-api03-secretvalue", "that is an Anthropic API key"],
     ["broken JSON", "{ not json", "starts like JSON but is not"],
-    ["another program's file", JSON.stringify({ tokens: { access_token: "a", refresh_token: "r" } }), "is not claude's login file"],
+    [
+      "another program's file",
+      JSON.stringify({ tokens: { access_token: "a", refresh_token: "r" } }),
+      "is not claude's login file",
+    ],
     ["a control character", "sk-ant-oat01-\u0007bell", "printable ASCII"],
   ])("refuses %s and never quotes it back", (_case, text, message) => {
     expect(() => parseLogin(claude, text, now)).toThrow(message);
@@ -60,12 +99,26 @@ describe("a login read from stdin", () => {
   });
 
   it("refuses a kind the agent's templates do not use, saying what to pipe", () => {
-    expect(() => parseLogin({ ...claude, kinds: ["oauth"] }, "sk-ant-oat01-x", now)).toThrow("pipe the contents of ~/.claude/.credentials.json");
+    expect(() => parseLogin({ ...claude, kinds: ["oauth"] }, "sk-ant-oat01-x", now)).toThrow(
+      "pipe the contents of ~/.claude/.credentials.json",
+    );
   });
 });
 
 describe("the stand-in files a sandbox gets", () => {
-  const oauth = parseLogin(claude, JSON.stringify({ claudeAiOauth: { accessToken: "at-real", refreshToken: "rt-real", expiresAt: 1, scopes: ["user:inference"], subscriptionType: "pro" } }), now);
+  const oauth = parseLogin(
+    claude,
+    JSON.stringify({
+      claudeAiOauth: {
+        accessToken: "at-real",
+        refreshToken: "rt-real",
+        expiresAt: 1,
+        scopes: ["user:inference"],
+        subscriptionType: "pro",
+      },
+    }),
+    now,
+  );
 
   it("keep the plan and scopes, never the tokens, and never expire as far as the agent can tell", () => {
     const files = standInFiles("claude", oauth, now.getTime());
@@ -74,14 +127,20 @@ describe("the stand-in files a sandbox gets", () => {
     expect(text).not.toContain("at-real");
     expect(text).not.toContain("rt-real");
     const login = JSON.parse(files[".claude/.credentials.json"] ?? "{}").claudeAiOauth;
-    expect(login).toMatchObject({ scopes: ["user:inference"], subscriptionType: "pro", accessToken: expect.stringMatching(/^forage-login-stand-in-/) });
+    expect(login).toMatchObject({
+      scopes: ["user:inference"],
+      subscriptionType: "pro",
+      accessToken: expect.stringMatching(/^forage-login-stand-in-/),
+    });
     expect(login.expiresAt).toBeGreaterThan(now.getTime() + 9 * 365 * 24 * 3600_000);
   });
 
   it("give Codex an identity token it can read but no server accepts, with the login's claims", () => {
     const codex = parseLogin(
       { agent: "codex", flavor: "codex", kinds: ["oauth"] },
-      JSON.stringify({ tokens: { access_token: "a", refresh_token: "r", id_token: unsignedJwt({ email: "e@x" }), account_id: "acct" } }),
+      JSON.stringify({
+        tokens: { access_token: "a", refresh_token: "r", id_token: unsignedJwt({ email: "e@x" }), account_id: "acct" },
+      }),
       now,
     );
     const auth = JSON.parse(standInFiles("codex", codex, now.getTime())[".codex/auth.json"] ?? "{}");

@@ -23,9 +23,17 @@ beforeAll(async () => {
   for (const flavor of ["claude", "codex", "gemini"] as const) {
     providers[flavor] = new TestLoginProvider(flavor, upstream, `/${flavor}`);
     const provider = { claude: "anthropic", codex: "openai", gemini: "google" } as const;
-    proxy.addLoginAgent(flavor, { flavor, kind: "oauth", tokenUrl: `${origin()}/${flavor}/oauth/token` }, { provider: provider[flavor], upstream: `${origin()}/${flavor}/api` });
+    proxy.addLoginAgent(
+      flavor,
+      { flavor, kind: "oauth", tokenUrl: `${origin()}/${flavor}/oauth/token` },
+      { provider: provider[flavor], upstream: `${origin()}/${flavor}/api` },
+    );
   }
-  proxy.addLoginAgent("setup", { flavor: "claude", kind: "token", tokenUrl: `${origin()}/claude/oauth/token` }, { provider: "anthropic", upstream: `${origin()}/claude/api` });
+  proxy.addLoginAgent(
+    "setup",
+    { flavor: "claude", kind: "token", tokenUrl: `${origin()}/claude/oauth/token` },
+    { provider: "anthropic", upstream: `${origin()}/claude/api` },
+  );
   await proxy.start();
 });
 afterAll(async () => {
@@ -34,7 +42,10 @@ afterAll(async () => {
 });
 
 /** Stores an oauth login for `agent` as `forage-ctl auth set` would, from tokens the provider issued. */
-async function storeOAuth(agent: LoginFlavor, tokens: { accessToken: string; refreshToken: string; expiresAt: number | null }): Promise<void> {
+async function storeOAuth(
+  agent: LoginFlavor,
+  tokens: { accessToken: string; refreshToken: string; expiresAt: number | null },
+): Promise<void> {
   const record: LoginRecord = {
     kind: "oauth",
     flavor: agent,
@@ -55,7 +66,12 @@ describe("an oauth login kept on the host", () => {
   it("reaches the API with the host's access token, never the sandbox's stand-in", async () => {
     const tokens = providers.claude.issue();
     await storeOAuth("claude", tokens);
-    const reply = await proxy.send("POST", "/claude/v1/messages", { ...standIns, "anthropic-beta": "fine-grained-tool-streaming-2025-05-14" }, "{}");
+    const reply = await proxy.send(
+      "POST",
+      "/claude/v1/messages",
+      { ...standIns, "anthropic-beta": "fine-grained-tool-streaming-2025-05-14" },
+      "{}",
+    );
     expect(reply.status).toBe(200);
     const received = upstream.requestsTo("/claude/api").at(-1);
     expect(received?.headers.authorization).toBe(`Bearer ${tokens.accessToken}`);
@@ -76,20 +92,29 @@ describe("an oauth login kept on the host", () => {
     expect(stored?.kind === "oauth" && stored.expiresAt).toBeGreaterThan(Date.now() + 3000_000);
     // The sandbox never sees a real token, new or old.
     expect(reply.body).not.toContain("rt-claude");
-    expect(upstream.requestsTo("/claude/api").at(-1)?.headers.authorization).toBe(`Bearer ${stored?.kind === "oauth" ? stored.accessToken : ""}`);
+    expect(upstream.requestsTo("/claude/api").at(-1)?.headers.authorization).toBe(
+      `Bearer ${stored?.kind === "oauth" ? stored.accessToken : ""}`,
+    );
   });
 
   it("is refreshed once however many requests need it at the same time", async () => {
     await storeOAuth("claude", providers.claude.issue(60_000)); // within the five-minute margin
     const before = providers.claude.refreshes;
-    const replies = await Promise.all(Array.from({ length: 8 }, () => proxy.send("POST", "/claude/v1/messages", standIns, "{}")));
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () => proxy.send("POST", "/claude/v1/messages", standIns, "{}")),
+    );
     expect(replies.map((reply) => reply.status)).toEqual(Array(8).fill(200));
     expect(providers.claude.refreshes).toBe(before + 1);
   });
 
   it("gives Codex its ChatGPT account and reads the expiry from the access token", async () => {
     await storeOAuth("codex", { ...providers.codex.issue(-1000), expiresAt: null });
-    const reply = await proxy.send("POST", "/codex/responses", { authorization: "Bearer stand-in", "chatgpt-account-id": "someone-else" }, "{}");
+    const reply = await proxy.send(
+      "POST",
+      "/codex/responses",
+      { authorization: "Bearer stand-in", "chatgpt-account-id": "someone-else" },
+      "{}",
+    );
     expect(reply.status).toBe(200);
     expect(upstream.requestsTo("/codex/api").at(-1)?.headers["chatgpt-account-id"]).toBe(providers.codex.accountId);
     const stored = await readLogin(proxy.paths, "dev", "codex");
@@ -99,7 +124,12 @@ describe("an oauth login kept on the host", () => {
   it("refreshes Gemini's Google login with a form and keeps its refresh token", async () => {
     const tokens = providers.gemini.issue(-1000);
     await storeOAuth("gemini", tokens);
-    const reply = await proxy.send("POST", "/gemini/v1internal:generateContent", { authorization: "Bearer stand-in" }, "{}");
+    const reply = await proxy.send(
+      "POST",
+      "/gemini/v1internal:generateContent",
+      { authorization: "Bearer stand-in" },
+      "{}",
+    );
     expect(reply.status).toBe(200);
     const stored = await readLogin(proxy.paths, "dev", "gemini");
     expect(stored?.kind === "oauth" && stored.refreshToken).toBe(tokens.refreshToken);
@@ -124,7 +154,13 @@ describe("an oauth login kept on the host", () => {
 describe("a setup token kept on the host", () => {
   it("is sent as Claude Code sends it: Bearer with the OAuth beta, no x-api-key", async () => {
     const { accessToken } = providers.claude.issue();
-    await storeLogin(proxy.paths, "dev", "setup", { kind: "token", flavor: "claude", token: accessToken, setAt: new Date().toISOString(), expiresAt: null });
+    await storeLogin(proxy.paths, "dev", "setup", {
+      kind: "token",
+      flavor: "claude",
+      token: accessToken,
+      setAt: new Date().toISOString(),
+      expiresAt: null,
+    });
     const reply = await proxy.send("POST", "/setup/v1/messages", standIns, "{}");
     expect(reply.status).toBe(200);
     const received = upstream.requestsTo("/claude/api").at(-1);
@@ -135,7 +171,11 @@ describe("a setup token kept on the host", () => {
   it("is refused with the command that stores it when none is stored", async () => {
     const reply = await proxy.send("POST", "/gemini-none/x", standIns);
     expect(reply.status).toBe(404);
-    proxy.addLoginAgent("nobody", { flavor: "claude", kind: "token", tokenUrl: `${origin()}/claude/oauth/token` }, { provider: "anthropic", upstream: `${origin()}/claude/api` });
+    proxy.addLoginAgent(
+      "nobody",
+      { flavor: "claude", kind: "token", tokenUrl: `${origin()}/claude/oauth/token` },
+      { provider: "anthropic", upstream: `${origin()}/claude/api` },
+    );
     const missing = await proxy.send("POST", "/nobody/v1/messages", standIns, "{}");
     expect(missing.status).toBe(503);
     expect(missing.body).toContain("forage-ctl auth set nobody");

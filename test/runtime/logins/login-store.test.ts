@@ -15,9 +15,14 @@ describe("the login store", () => {
     const file = loginPath(paths, "dev", "claude");
     mkdirSync(join(paths.loginsDir, "dev"), { recursive: true });
     const target = join(dir, "elsewhere.json");
-    writeFileSync(target, JSON.stringify({ kind: "token", flavor: "claude", token: "t", setAt: new Date().toISOString(), expiresAt: null }));
+    writeFileSync(
+      target,
+      JSON.stringify({ kind: "token", flavor: "claude", token: "t", setAt: new Date().toISOString(), expiresAt: null }),
+    );
     symlinkSync(target, file);
-    await expect(readLogin(paths, "dev", "claude")).rejects.toThrow(expect.objectContaining({ name: "SandboxError", message: expect.stringContaining("is a symbolic link") }));
+    await expect(readLogin(paths, "dev", "claude")).rejects.toThrow(
+      expect.objectContaining({ name: "SandboxError", message: expect.stringContaining("is a symbolic link") }),
+    );
     await expect(readLogin(paths, "dev", "codex")).resolves.toBeUndefined();
   });
 
@@ -27,6 +32,8 @@ describe("the login store", () => {
     writeFileSync(loginPath(paths, "dev", "claude"), JSON.stringify({ kind: "token", flavor: "claude" }));
     const refused = readLogin(paths, "dev", "claude");
     await expect(refused).rejects.toThrow(expect.objectContaining({ name: "SandboxError", kind: "general" }));
-    await expect(refused).rejects.toThrow(/is not a stored login \(.*token: .*; .*setAt: .*\); set it again with forage-ctl auth set claude/);
+    await expect(refused).rejects.toThrow(
+      /is not a stored login \(.*token: .*; .*setAt: .*\); set it again with forage-ctl auth set claude/,
+    );
   });
 });

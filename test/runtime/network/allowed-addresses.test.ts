@@ -15,18 +15,34 @@ const tools = toolsAvailable("nft", "ip");
 const hostNs = `fah${process.pid % 100_000}`;
 const sandboxNs = `fas${process.pid % 100_000}`;
 const link = sandboxLink(7, "10.100");
-const nft = (namespace: string, ...args: string[]): string => execFileSync("ip", ["netns", "exec", namespace, "nft", ...args], { encoding: "utf8" });
-const load = (namespace: string, script: string): string => execFileSync("ip", ["netns", "exec", namespace, "nft", "-f", "-"], { input: script, encoding: "utf8" });
+const nft = (namespace: string, ...args: string[]): string =>
+  execFileSync("ip", ["netns", "exec", namespace, "nft", ...args], { encoding: "utf8" });
+const load = (namespace: string, script: string): string =>
+  execFileSync("ip", ["netns", "exec", namespace, "nft", "-f", "-"], { input: script, encoding: "utf8" });
 const writer = (namespace: string): SetElementWriter => new SetElementWriter(`/run/netns/${namespace}`);
-const resolved = (address: string, ports: number[] | null = null, ttl = 60): ResolvedAddress => ({ address, family: address.includes(":") ? 6 : 4, ports, ttl, name: "api.example", chain: [] });
+const resolved = (address: string, ports: number[] | null = null, ttl = 60): ResolvedAddress => ({
+  address,
+  family: address.includes(":") ? 6 : 4,
+  ports,
+  ttl,
+  name: "api.example",
+  chain: [],
+});
 
 describe.skipIf(!tools.run || !isRoot())("the addresses admitted to a sandbox's allowed sets", () => {
   const writers = { host: writer(hostNs), sandbox: writer(sandboxNs) };
   let now = 1_000_000;
-  const allowed = new AllowedAddresses({ table: hostPolicyTableRef(link), writer: writers.host }, { table: inSandboxTableRef, writer: writers.sandbox }, () => now);
+  const allowed = new AllowedAddresses(
+    { table: hostPolicyTableRef(link), writer: writers.host },
+    { table: inSandboxTableRef, writer: writers.sandbox },
+    () => now,
+  );
   beforeAll(() => {
     for (const namespace of [hostNs, sandboxNs]) execFileSync("ip", ["netns", "add", namespace]);
-    load(hostNs, printNftTable(hostPolicyTable(link, { mode: "restricted", sni: false }, null, null), { replace: true }));
+    load(
+      hostNs,
+      printNftTable(hostPolicyTable(link, { mode: "restricted", sni: false }, null, null), { replace: true }),
+    );
     load(sandboxNs, printNftTable(inSandboxTable("10.100", "restricted", null, "t"), { replace: true }));
   });
   afterAll(() => {
@@ -41,13 +57,16 @@ describe.skipIf(!tools.run || !isRoot())("the addresses admitted to a sandbox's 
       const table = namespace === hostNs ? "forage_f7" : "forage";
       expect(nft(namespace, "list", "set", "inet", table, "allowed4")).toContain("192.0.2.10 ");
       expect(nft(namespace, "list", "set", "inet", table, "allowed6")).toContain("2001:db8::10 ");
-      expect(nft(namespace, "list", "set", "inet", table, "allowed4_port")).toMatch(/192\.0\.2\.11 \. 443 .*192\.0\.2\.11 \. 8443 /s);
+      expect(nft(namespace, "list", "set", "inet", table, "allowed4_port")).toMatch(
+        /192\.0\.2\.11 \. 443 .*192\.0\.2\.11 \. 8443 /s,
+      );
     }
     expect(allowed.lookup("192.0.2.10")?.name).toBe("api.example");
   });
 
   it("renew an element that would end before a client's cache of the answer, and leave a fresh one be", async () => {
-    const timeoutOf = (): string => /192\.0\.2\.10 timeout (\S+)/.exec(nft(hostNs, "list", "set", "inet", "forage_f7", "allowed4"))?.[1] ?? "";
+    const timeoutOf = (): string =>
+      /192\.0\.2\.10 timeout (\S+)/.exec(nft(hostNs, "list", "set", "inet", "forage_f7", "allowed4"))?.[1] ?? "";
     await allowed.admit([resolved("192.0.2.10")]);
     expect(timeoutOf()).toBe("5m");
     now += 290_000; // 10 s of the element's 300 left: less than the answer's 60 s TTL
@@ -56,7 +75,8 @@ describe.skipIf(!tools.run || !isRoot())("the addresses admitted to a sandbox's 
   });
 
   it("never outlive an approval's end, and go from both tables when it is taken back", async () => {
-    const ported = (namespace: string, table: string): string => nft(namespace, "list", "set", "inet", table, "allowed4_port");
+    const ported = (namespace: string, table: string): string =>
+      nft(namespace, "list", "set", "inet", table, "allowed4_port");
     await allowed.admit([{ ...resolved("192.0.2.40", [443], 3600), untilMs: now + 90_000 }]);
     expect(ported(hostNs, "forage_f7")).toMatch(/192\.0\.2\.40 \. 443 timeout 1m30s/);
     // A later answer while the approval runs does not stretch it.

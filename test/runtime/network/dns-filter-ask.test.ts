@@ -27,7 +27,13 @@ describe("the DNS filter in ask mode (restricted)", () => {
   const admitted: ResolvedAddress[] = [];
   const refused: string[] = [];
   const special = new SpecialAddresses({ v4: "10.100.0.0", v6: "fd66:a64::" }, []);
-  let policy: NetworkPolicy = { mode: "restricted", allow: ["api.example.test"], deny: ["*.exfil.test"], sni: false, ask: true };
+  let policy: NetworkPolicy = {
+    mode: "restricted",
+    allow: ["api.example.test"],
+    deny: ["*.exfil.test"],
+    sni: false,
+    ask: true,
+  };
   const deps = (): DnsFilterDeps => ({
     policy: () => policyRules(policy),
     upstream: { address: "127.0.0.1", port: upstream.port },
@@ -69,12 +75,17 @@ describe("the DNS filter in ask mode (restricted)", () => {
   it("holds a name not on the allowlist, asking once for both of its queries with the port it would admit, and sends nothing upstream until it is admitted", async () => {
     const [first, retry] = [held("new.example.test"), held("NEW.example.test")];
     await settle();
-    expect(questions.map((q) => q.ask)).toEqual([{ sandbox: "web", kind: "host", subject: { name: "new.example.test", port: 443 } }]);
+    expect(questions.map((q) => q.ask)).toEqual([
+      { sandbox: "web", kind: "host", subject: { name: "new.example.test", port: 443 } },
+    ]);
     expect(asked).not.toContain("new.example.test");
     questions.shift()?.answer({ decision: "once" });
-    for (const answer of await Promise.all([first, retry])) expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["44.0.113.90"]);
+    for (const answer of await Promise.all([first, retry]))
+      expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["44.0.113.90"]);
     // The port the question named, and no other: an approval is not every port of the name.
-    expect(admitted.filter((each) => each.name === "new.example.test").map((each) => [each.address, each.ports])).toEqual([
+    expect(
+      admitted.filter((each) => each.name === "new.example.test").map((each) => [each.address, each.ports]),
+    ).toEqual([
       ["44.0.113.90", [443]],
       ["44.0.113.90", [443]],
     ]);
@@ -89,7 +100,9 @@ describe("the DNS filter in ask mode (restricted)", () => {
     admitted.length = 0;
     const repointed = held("new.example.test");
     await settle();
-    expect(questions.map((q) => q.ask.subject)).toEqual([{ name: "new.example.test", port: 443, addresses: ["44.0.113.92"], approved: ["44.0.113.90"] }]);
+    expect(questions.map((q) => q.ask.subject)).toEqual([
+      { name: "new.example.test", port: 443, addresses: ["44.0.113.92"], approved: ["44.0.113.90"] },
+    ]);
     expect(admitted).toEqual([]);
     questions.shift()?.answer({ decision: "deny" });
     expect((await repointed).rcode).toBe("NXDOMAIN");
@@ -108,7 +121,11 @@ describe("the DNS filter in ask mode (restricted)", () => {
     // No client caches the answer past the approval's end (the zone says 60 s).
     const [record] = decoded.answers ?? [];
     expect(record !== undefined && "ttl" in record ? record.ttl : null).toBeLessThanOrEqual(1);
-    expect(admitted.find((each) => each.name === "timed.example.test")).toMatchObject({ address: "44.0.113.93", ports: [443], untilMs });
+    expect(admitted.find((each) => each.name === "timed.example.test")).toMatchObject({
+      address: "44.0.113.93",
+      ports: [443],
+      untilMs,
+    });
     await new Promise((resolve) => setTimeout(resolve, 1600));
     expect(approvals.expire()).toEqual([{ name: "timed.example.test", port: 443, addresses: ["44.0.113.93"] }]);
     const again = held("timed.example.test");
@@ -134,7 +151,9 @@ describe("the DNS filter in ask mode (restricted)", () => {
     questions.shift()?.answer({ decision: "deny" });
     questions.shift()?.answer({ decision: "expired" });
     expect([(await denied).rcode, (await ignored).rcode]).toEqual(["NXDOMAIN", "NXDOMAIN"]);
-    expect(refused).toEqual(expect.arrayContaining(["no.example.test denied when asked", "later.example.test not answered when asked"]));
+    expect(refused).toEqual(
+      expect.arrayContaining(["no.example.test denied when asked", "later.example.test not answered when asked"]),
+    );
     expect((await held("no.example.test")).rcode).toBe("NXDOMAIN");
     expect(questions).toEqual([]);
     expect(asked).not.toEqual(expect.arrayContaining(["no.example.test"]));
@@ -146,7 +165,9 @@ describe("the DNS filter in ask mode (restricted)", () => {
     expect((await held("*.wild.test")).rcode).toBe("REFUSED");
     expect((await held("_srv.wild.test")).rcode).toBe("NXDOMAIN");
     expect(questions).toEqual([]);
-    expect(refused).toEqual(expect.arrayContaining(["x.exfil.test deny *.exfil.test", "_srv.wild.test ask: not a host name"]));
+    expect(refused).toEqual(
+      expect.arrayContaining(["x.exfil.test deny *.exfil.test", "_srv.wild.test ask: not a host name"]),
+    );
   });
 
   it("refuses without asking when the mode is not restricted or ask is off", async () => {

@@ -39,7 +39,12 @@ const zone: Record<string, Answer[]> = {
   "plain.wide.test": [{ type: "A", name: "plain.wide.test", ttl: 60, data: "44.0.113.51" }],
   "x.ports.test": [{ type: "CNAME", name: "x.ports.test", ttl: 60, data: "other-port.example.test" }],
   "other-port.example.test": [{ type: "A", name: "other-port.example.test", ttl: 60, data: "44.0.113.52" }],
-  "many.example.test": Array.from({ length: 40 }, (_, i) => ({ type: "A" as const, name: "many.example.test", ttl: 60, data: `44.0.113.${i + 10}` })),
+  "many.example.test": Array.from({ length: 40 }, (_, i) => ({
+    type: "A" as const,
+    name: "many.example.test",
+    ttl: 60,
+    data: `44.0.113.${i + 10}`,
+  })),
 };
 
 describe("the DNS filter", () => {
@@ -81,8 +86,17 @@ describe("the DNS filter", () => {
   });
   afterAll(() => upstream.close());
 
-  const ask = async (name: string, type: "A" | "AAAA" | "TXT" = "A", transport: "udp" | "tcp" = "udp"): Promise<Decoded> => {
-    const message = dnsPacket.encode({ id: 4242, type: "query", flags: dnsPacket.RECURSION_DESIRED, questions: [{ type, name, class: "IN" }] });
+  const ask = async (
+    name: string,
+    type: "A" | "AAAA" | "TXT" = "A",
+    transport: "udp" | "tcp" = "udp",
+  ): Promise<Decoded> => {
+    const message = dnsPacket.encode({
+      id: 4242,
+      type: "query",
+      flags: dnsPacket.RECURSION_DESIRED,
+      questions: [{ type, name, class: "IN" }],
+    });
     const answer = await filterDnsMessage(deps(), message, transport);
     if (answer === null) throw new Error("no answer");
     return decodeAnswer(answer);
@@ -93,7 +107,14 @@ describe("the DNS filter", () => {
     expect(answer.id).toBe(4242);
     expect(answer.rcode).toBe("NOERROR");
     expect(answer.answers?.map((a) => ("data" in a ? a.data : null))).toEqual(["44.0.113.1"]);
-    expect(admitted).toContainEqual({ address: "44.0.113.1", family: 4, ports: null, ttl: 30, name: "api.example.test", chain: [] });
+    expect(admitted).toContainEqual({
+      address: "44.0.113.1",
+      family: 4,
+      ports: null,
+      ttl: 30,
+      name: "api.example.test",
+      chain: [],
+    });
   });
 
   it("answers a refused name NXDOMAIN without forwarding it", async () => {
@@ -135,14 +156,31 @@ describe("the DNS filter", () => {
   it("carries an entry's port restriction to the admitted addresses", async () => {
     zone["y.ports.test"] = [{ type: "A", name: "y.ports.test", ttl: 5, data: "44.0.113.9" }];
     await ask("y.ports.test");
-    expect(admitted).toContainEqual({ address: "44.0.113.9", family: 4, ports: [443], ttl: 5, name: "y.ports.test", chain: [] });
+    expect(admitted).toContainEqual({
+      address: "44.0.113.9",
+      family: 4,
+      ports: [443],
+      ttl: 5,
+      name: "y.ports.test",
+      chain: [],
+    });
   });
 
   it("admits an address reached through a CNAME only on the ports its allowlisted target is allowed on", async () => {
     // GIVEN *.wide.test (any port) and narrow.example.test:443; alias.wide.test → narrow.example.test
     const answer = await ask("alias.wide.test");
-    expect(answer.answers?.map((a) => `${a.type} ${a.name}`)).toEqual(["CNAME alias.wide.test", "A narrow.example.test"]);
-    expect(admitted).toContainEqual({ address: "44.0.113.50", family: 4, ports: [443], ttl: 60, name: "alias.wide.test", chain: ["narrow.example.test"] });
+    expect(answer.answers?.map((a) => `${a.type} ${a.name}`)).toEqual([
+      "CNAME alias.wide.test",
+      "A narrow.example.test",
+    ]);
+    expect(admitted).toContainEqual({
+      address: "44.0.113.50",
+      family: 4,
+      ports: [443],
+      ttl: 60,
+      name: "alias.wide.test",
+      chain: ["narrow.example.test"],
+    });
     // Control: a name under the same wildcard without such an alias keeps every port.
     await ask("plain.wide.test");
     expect(admitted).toContainEqual(expect.objectContaining({ address: "44.0.113.51", ports: null }));
@@ -153,7 +191,9 @@ describe("the DNS filter", () => {
     const answer = await ask("x.ports.test");
     expect(answer.rcode).toBe("REFUSED");
     expect(admitted.map((a) => a.address)).not.toContain("44.0.113.52");
-    expect(refused).toContain("x.ports.test CNAME to other-port.example.test (allowed on port 8080 only) shares no port with x.ports.test");
+    expect(refused).toContain(
+      "x.ports.test CNAME to other-port.example.test (allowed on port 8080 only) shares no port with x.ports.test",
+    );
   });
 
   it("gives restricted sandboxes an empty answer for types other than A, AAAA and CNAME, unforwarded", async () => {
@@ -181,7 +221,11 @@ describe("the DNS filter", () => {
       ],
     });
     expect(decodeAnswer(await filterDnsMessage(deps(), two, "udp")).rcode).toBe("REFUSED");
-    const response = dnsPacket.encode({ id: 8, type: "response", questions: [{ type: "A", name: "api.example.test" }] });
+    const response = dnsPacket.encode({
+      id: 8,
+      type: "response",
+      questions: [{ type: "A", name: "api.example.test" }],
+    });
     expect(decodeAnswer(await filterDnsMessage(deps(), response, "udp")).rcode).toBe("REFUSED");
     expect(await filterDnsMessage(deps(), Buffer.from("not dns"), "udp")).toBeNull();
   });
@@ -201,7 +245,15 @@ describe("the DNS filter", () => {
     await new Promise<void>((resolve) => silent.bind(0, "127.0.0.1", resolve));
     const message = dnsPacket.encode({ id: 1, type: "query", questions: [{ type: "A", name: "api.example.test" }] });
     const failures: string[] = [];
-    const answer = await filterDnsMessage({ ...deps(), upstream: { address: "127.0.0.1", port: silent.address().port }, upstreamFailed: (error) => void failures.push(error.message) }, message, "udp");
+    const answer = await filterDnsMessage(
+      {
+        ...deps(),
+        upstream: { address: "127.0.0.1", port: silent.address().port },
+        upstreamFailed: (error) => void failures.push(error.message),
+      },
+      message,
+      "udp",
+    );
     silent.close();
     expect(decodeAnswer(answer).rcode).toBe("SERVFAIL");
     expect(failures[0]).toContain("did not answer");

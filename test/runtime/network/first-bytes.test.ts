@@ -16,7 +16,12 @@ async function realClientHello(servername: string | undefined): Promise<Buffer> 
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
       const port = typeof address === "object" && address !== null ? address.port : 0;
-      const client = connectTls({ host: "127.0.0.1", port, ...(servername === undefined ? {} : { servername }), rejectUnauthorized: false });
+      const client = connectTls({
+        host: "127.0.0.1",
+        port,
+        ...(servername === undefined ? {} : { servername }),
+        rejectUnauthorized: false,
+      });
       client.on("error", () => undefined);
     });
     server.on("error", reject);
@@ -25,7 +30,10 @@ async function realClientHello(servername: string | undefined): Promise<Buffer> 
 
 describe("the name a connection is for", () => {
   it("reads the SNI of a real ClientHello, in lower case", async () => {
-    expect(readClientHello(await realClientHello("API.Example.test"))).toEqual({ kind: "name", name: "api.example.test" });
+    expect(readClientHello(await realClientHello("API.Example.test"))).toEqual({
+      kind: "name",
+      name: "api.example.test",
+    });
   });
 
   it("asks for more bytes until the record is complete", async () => {
@@ -50,14 +58,23 @@ describe("the name a connection is for", () => {
   });
 
   it("reads the Host header of an HTTP/1 request head, without its port", () => {
-    expect(readHttpHost(Buffer.from("GET /x HTTP/1.1\r\nUser-Agent: t\r\nHost: Api.Example.test:80\r\n\r\n"))).toEqual({ kind: "name", name: "api.example.test" });
+    expect(readHttpHost(Buffer.from("GET /x HTTP/1.1\r\nUser-Agent: t\r\nHost: Api.Example.test:80\r\n\r\n"))).toEqual({
+      kind: "name",
+      name: "api.example.test",
+    });
     expect(readHttpHost(Buffer.from("GET /x HTTP/1.1\r\nHost: a.test\r\n"))).toEqual({ kind: "need-more" });
   });
 
   it("refuses HTTP without exactly one Host that is a host name", () => {
     expect(readHttpHost(Buffer.from("GET / HTTP/1.1\r\n\r\n"))).toEqual({ kind: "refuse", reason: "no Host header" });
-    expect(readHttpHost(Buffer.from("GET / HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\n\r\n"))).toEqual({ kind: "refuse", reason: "several Host headers" });
-    expect(readHttpHost(Buffer.from("GET / HTTP/1.1\r\nHost: a b\r\n\r\n"))).toEqual({ kind: "refuse", reason: "Host is not a host name" });
+    expect(readHttpHost(Buffer.from("GET / HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\n\r\n"))).toEqual({
+      kind: "refuse",
+      reason: "several Host headers",
+    });
+    expect(readHttpHost(Buffer.from("GET / HTTP/1.1\r\nHost: a b\r\n\r\n"))).toEqual({
+      kind: "refuse",
+      reason: "Host is not a host name",
+    });
     expect(readHttpHost(Buffer.from("SSH-2.0-OpenSSH\r\n\r\n"))).toEqual({ kind: "refuse", reason: "not HTTP/1" });
   });
 
@@ -69,6 +86,8 @@ describe("the name a connection is for", () => {
     ];
     for (const attack of attacks) expect(readHttpHost(Buffer.from(attack)).kind).toBe("refuse");
     // Control: the same request, well-formed, is read for its Host.
-    expect(readHttpHost(Buffer.from("GET http://api.example.test/ HTTP/1.1\r\nHost: api.example.test\r\nX-A: 1\r\n\r\n"))).toEqual({ kind: "name", name: "api.example.test" });
+    expect(
+      readHttpHost(Buffer.from("GET http://api.example.test/ HTTP/1.1\r\nHost: api.example.test\r\nX-A: 1\r\n\r\n")),
+    ).toEqual({ kind: "name", name: "api.example.test" });
   });
 });

@@ -39,14 +39,20 @@ describe("the network guard host", () => {
       );
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(statSync(paths.guardSocket).mode & 0o777).toBe(0o600);
-      expect(await ask(paths.guardSocket, JSON.stringify({ op: "has", stateDir: paths.stateDir, sandbox: "web" }))).toEqual({ ok: true, pid: process.pid, has: false });
+      expect(
+        await ask(paths.guardSocket, JSON.stringify({ op: "has", stateDir: paths.stateDir, sandbox: "web" })),
+      ).toEqual({ ok: true, pid: process.pid, has: false });
       expect(await ask(paths.guardSocket, JSON.stringify({ op: "add", spec: { sandbox: "web" } }))).toMatchObject({
         ok: false,
         error: expect.stringMatching(/^invalid guard request: spec\./) as unknown,
       });
       expect(await ask(paths.guardSocket, "not json")).toEqual({ ok: false, error: "protocol line is not JSON" });
-      expect(await ask(paths.guardSocket, JSON.stringify({ op: "reload", stateDir: paths.stateDir, sandbox: "web" }))).toEqual({ ok: false, error: "sandbox web is not guarded here" });
-      expect(await ask(paths.guardSocket, JSON.stringify({ op: "ports", stateDir: paths.stateDir, sandbox: "web" }))).toEqual({ ok: false, error: "sandbox web is not guarded here" });
+      expect(
+        await ask(paths.guardSocket, JSON.stringify({ op: "reload", stateDir: paths.stateDir, sandbox: "web" })),
+      ).toEqual({ ok: false, error: "sandbox web is not guarded here" });
+      expect(
+        await ask(paths.guardSocket, JSON.stringify({ op: "ports", stateDir: paths.stateDir, sandbox: "web" })),
+      ).toEqual({ ok: false, error: "sandbox web is not guarded here" });
       // The client's calls: a sandbox the host does not guard is no guard of ours, and stopping or recording it is harmless.
       const handle = { pid: process.pid, dnsPort: 1, tlsPort: 2, httpPort: 3 };
       expect(await isOurGuard(paths, handle, "web")).toBe(false);
@@ -60,13 +66,21 @@ describe("the network guard host", () => {
   );
 
   it("checks the host's answers: ports are ports, an error is passed on, anything else is refused", () => {
-    expect(guardAnswer({ ok: true, pid: 7, services: { dnsPort: 53, tlsPort: 443, httpPort: 80 } })).toEqual({ ok: true, pid: 7, services: { dnsPort: 53, tlsPort: 443, httpPort: 80 } });
+    expect(guardAnswer({ ok: true, pid: 7, services: { dnsPort: 53, tlsPort: 443, httpPort: 80 } })).toEqual({
+      ok: true,
+      pid: 7,
+      services: { dnsPort: 53, tlsPort: 443, httpPort: 80 },
+    });
     expect(guardAnswer({ ok: false, error: "no" })).toEqual({ ok: false, error: "no" });
-    expect(() => guardAnswer({ ok: true, pid: 7, services: { dnsPort: 0, tlsPort: 443, httpPort: 80 } })).toThrow("a port that is none");
+    expect(() => guardAnswer({ ok: true, pid: 7, services: { dnsPort: 0, tlsPort: 443, httpPort: 80 } })).toThrow(
+      "a port that is none",
+    );
     expect(() => guardAnswer({ ready: true })).toThrow("not one");
     const forwards = [{ hostPort: 8080, port: 3000, open: false, error: "EADDRINUSE" }];
     expect(guardAnswer({ ok: true, pid: 7, forwards })).toEqual({ ok: true, pid: 7, forwards });
-    expect(() => guardAnswer({ ok: true, pid: 7, forwards: [{ hostPort: 8080, port: 0, open: true, error: null }] })).toThrow("a forward that is none");
+    expect(() =>
+      guardAnswer({ ok: true, pid: 7, forwards: [{ hostPort: 8080, port: 0, open: true, error: null }] }),
+    ).toThrow("a forward that is none");
     expect(() => guardAnswer({ ok: true, pid: 7, forwards: {} })).toThrow("forwards that are no list");
   });
 });

@@ -7,13 +7,20 @@ import { HttpRequestStream, RefusedRequest } from "../../../runtime/network/sni/
  * Every request on a gated HTTP connection, pipelined or kept alive, is judged before a byte of it
  * is forwarded. The judge here allows a.test only, as the gate allows only the name it connected to.
  */
-const judge = (host: string, index: number): string | null => (host === "a.test" ? null : `request ${index} names ${host}, the connection is for a.test`);
+const judge = (host: string, index: number): string | null =>
+  host === "a.test" ? null : `request ${index} names ${host}, the connection is for a.test`;
 
 /** What the stream forwards of `chunks`, and how it ended. */
 async function through(chunks: string[]): Promise<{ forwarded: string; error?: string }> {
   let forwarded = "";
-  const out = new Writable({ write: (chunk: Buffer, _encoding, done) => done(void (forwarded += chunk.toString("latin1"))) });
-  const error = await pipeline(Readable.from(chunks.map((chunk) => Buffer.from(chunk, "latin1"))), new HttpRequestStream(80, judge), out).then(
+  const out = new Writable({
+    write: (chunk: Buffer, _encoding, done) => done(void (forwarded += chunk.toString("latin1"))),
+  });
+  const error = await pipeline(
+    Readable.from(chunks.map((chunk) => Buffer.from(chunk, "latin1"))),
+    new HttpRequestStream(80, judge),
+    out,
+  ).then(
     () => undefined,
     (failure: Error) => (failure instanceof RefusedRequest ? failure.message : `unexpected: ${failure.message}`),
   );
@@ -52,7 +59,8 @@ describe("the requests of a gated HTTP connection", () => {
   });
 
   it("follows chunked bodies to the next request, trailers included", async () => {
-    const chunked = "POST / HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n1b\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n\r\n0\r\nX-T: 1\r\n\r\n";
+    const chunked =
+      "POST / HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n1b\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n\r\n0\r\nX-T: 1\r\n\r\n";
     expect(await through([chunked + get("a.test")])).toEqual({ forwarded: chunked + get("a.test") });
     const result = await through([chunked, get("other.example")]);
     expect(result.error).toBe("request 2 names other.example, the connection is for a.test");
@@ -62,6 +70,8 @@ describe("the requests of a gated HTTP connection", () => {
     const start = "POST / HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n";
     expect((await through([`${start}5\r\nhelloXX0\r\n\r\n`])).error).toBe("request 1: chunk data not followed by CRLF");
     expect((await through([`${start}-5\r\n`])).error).toBe("request 1: malformed chunk size");
-    expect((await through([get("a.test") + "GET / HTTP/1.1\r\nHost : other.example\r\n\r\n"])).error).toContain("request 2: malformed header line");
+    expect((await through([get("a.test") + "GET / HTTP/1.1\r\nHost : other.example\r\n\r\n"])).error).toContain(
+      "request 2: malformed header line",
+    );
   });
 });

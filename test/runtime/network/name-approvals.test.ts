@@ -8,7 +8,10 @@ import { NameApprovals, type AdmittedLookup, type NameOutcome } from "../../../r
  * answer it was for, for as long as it said), limits on what a sandbox can make the human see,
  * and how long a refusal holds.
  */
-function approvals(answer: (ask: ApprovalAsk) => Promise<ApprovalDecision>, persist = async (): Promise<boolean> => true) {
+function approvals(
+  answer: (ask: ApprovalAsk) => Promise<ApprovalDecision>,
+  persist = async (): Promise<boolean> => true,
+) {
   let now = 1_000_000;
   const logged: string[] = [];
   const asked: HostSubject[] = [];
@@ -60,13 +63,17 @@ describe("a sandbox's answers about names (network ask mode)", () => {
     const { names, asked } = approvals(async () => answers.shift() ?? { decision: "deny" });
     expect(await answered(names, "moving.example.org", ["192.0.2.7"])).toBe("port 443: 192.0.2.7");
     expect(await answered(names, "moving.example.org", ["192.0.2.7"])).toBe("port 443: 192.0.2.7");
-    expect(await answered(names, "moving.example.org", ["198.51.100.9"])).toBe("denied when asked (moving.example.org at 198.51.100.9)");
+    expect(await answered(names, "moving.example.org", ["198.51.100.9"])).toBe(
+      "denied when asked (moving.example.org at 198.51.100.9)",
+    );
     expect(asked).toEqual([
       { name: "moving.example.org", port: 443 },
       { name: "moving.example.org", port: 443, addresses: ["198.51.100.9"], approved: ["192.0.2.7"] },
     ]);
     // The denied address is not asked about again; the approved one still answers.
-    expect(await answered(names, "moving.example.org", ["198.51.100.9", "192.0.2.7"])).toBe("denied when asked (moving.example.org at 198.51.100.9)");
+    expect(await answered(names, "moving.example.org", ["198.51.100.9", "192.0.2.7"])).toBe(
+      "denied when asked (moving.example.org at 198.51.100.9)",
+    );
     expect(await answered(names, "moving.example.org", ["192.0.2.7"])).toBe("port 443: 192.0.2.7");
     expect(asked).toHaveLength(2);
     expect(names.admittedAt("moving.example.org", 443)).toEqual(new Set(["192.0.2.7"]));
@@ -77,7 +84,9 @@ describe("a sandbox's answers about names (network ask mode)", () => {
     const { names, asked } = approvals(async () => ({ decision: "once" }));
     expect(await answered(names, "wide.example.org", ["192.0.2.7"])).toBe("port 443: 192.0.2.7");
     const many = Array.from({ length: 65 }, (_, i) => `198.51.100.${i}`);
-    expect(await answered(names, "wide.example.org", many)).toBe("ask: an answer of 65 addresses is more than a question shows (64): put wide.example.org on the allowlist");
+    expect(await answered(names, "wide.example.org", many)).toBe(
+      "ask: an answer of 65 addresses is more than a question shows (64): put wide.example.org on the allowlist",
+    );
     expect(asked).toHaveLength(1);
   });
 
@@ -95,7 +104,12 @@ describe("a sandbox's answers about names (network ask mode)", () => {
     expect([...(names.admittedAt("both.example.org", 443) ?? [])].sort()).toEqual(["192.0.2.7", "2001:db8::7"]);
     const later = answered(names, "both.example.org", ["192.0.2.8"]);
     await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(asked.at(-1)).toEqual({ name: "both.example.org", port: 443, addresses: ["192.0.2.8"], approved: ["192.0.2.7", "2001:db8::7"] });
+    expect(asked.at(-1)).toEqual({
+      name: "both.example.org",
+      port: 443,
+      addresses: ["192.0.2.8"],
+      approved: ["192.0.2.7", "2001:db8::7"],
+    });
     approve({ decision: "deny" });
     expect(await later).toMatch(/^denied when asked/);
   });
@@ -103,7 +117,13 @@ describe("a sandbox's answers about names (network ask mode)", () => {
   it("admits a name approved --for until its time is up: then it gives the addresses back and the next lookup asks again", async () => {
     const { names, asked, advance, now } = approvals(async () => ({ decision: "for", untilMs: now() + 60_000 }));
     expect(await answered(names, "timed.example.org", ["192.0.2.7"])).toBe("port 443: 192.0.2.7");
-    expect(names.view()).toEqual([{ name: "timed.example.org", port: 443, addresses: [{ address: "192.0.2.7", until: new Date(now() + 60_000).toISOString() }] }]);
+    expect(names.view()).toEqual([
+      {
+        name: "timed.example.org",
+        port: 443,
+        addresses: [{ address: "192.0.2.7", until: new Date(now() + 60_000).toISOString() }],
+      },
+    ]);
     advance(59_999);
     expect(names.expire()).toEqual([]);
     expect(verdictOf(await names.decide("timed.example.org"))).toBe("admitted");
@@ -123,7 +143,9 @@ describe("a sandbox's answers about names (network ask mode)", () => {
     );
     expect(verdictOf(await names.decide("kept.example.org"))).toBe("policy");
     expect(persisted).toEqual(["kept.example.org:443"]);
-    expect(names.rules()).toEqual([{ entry: "kept.example.org:443", host: "kept.example.org", wildcard: false, port: 443 }]);
+    expect(names.rules()).toEqual([
+      { entry: "kept.example.org:443", host: "kept.example.org", wildcard: false, port: 443 },
+    ]);
     expect(names.forThisRun()).toEqual([]);
   });
 
@@ -134,7 +156,9 @@ describe("a sandbox's answers about names (network ask mode)", () => {
     );
     expect(await answered(names, "kept.example.org", ["192.0.2.7"])).toBe("port 443: 192.0.2.7");
     expect(names.rules()).toEqual([]);
-    expect(logged).toEqual(["kept.example.org:443 was approved always but could not be added to the allowlist: admitted as once, for this run only"]);
+    expect(logged).toEqual([
+      "kept.example.org:443 was approved always but could not be added to the allowlist: admitted as once, for this run only",
+    ]);
     expect(names.forThisRun()).toEqual(["kept.example.org"]);
   });
 

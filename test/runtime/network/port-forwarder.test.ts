@@ -53,7 +53,9 @@ describe("a sandbox's port forwards", () => {
   it("relays a connection both ways, and the client's end of its request still gets the whole answer", async () => {
     const sandbox = await echoAfterEnd();
     const hostPort = await freePort();
-    expect(await forwarder().sync([{ hostPort, port: portOf(sandbox) }])).toEqual([{ hostPort, port: portOf(sandbox), open: true, error: null }]);
+    expect(await forwarder().sync([{ hostPort, port: portOf(sandbox) }])).toEqual([
+      { hostPort, port: portOf(sandbox), open: true, error: null },
+    ]);
     expect(await exchange(hostPort, "GET / HTTP/1.0\r\n\r\n")).toBe("got GET / HTTP/1.0\r\n\r\n");
   });
 
@@ -101,7 +103,9 @@ describe("a sandbox's port forwards", () => {
     const held = connect({ host: "127.0.0.1", port: first });
     await new Promise((resolve) => held.once("connect", resolve));
     const cut = new Promise((resolve) => held.once("close", resolve));
-    expect(await forwards.sync([{ hostPort: second, port: portOf(quiet) }])).toEqual([{ hostPort: second, port: portOf(quiet), open: true, error: null }]);
+    expect(await forwards.sync([{ hostPort: second, port: portOf(quiet) }])).toEqual([
+      { hostPort: second, port: portOf(quiet), open: true, error: null },
+    ]);
     await cut;
     expect(await exchange(first, "x")).toBe("error ECONNREFUSED");
     forwards.close();
@@ -113,7 +117,9 @@ describe("a sandbox's port forwards", () => {
     const hostPort = await freePort();
     const forwards = forwarder();
     await forwards.sync([{ hostPort, port: portOf(one) }]);
-    expect(await forwards.sync([{ hostPort, port: portOf(two) }])).toEqual([{ hostPort, port: portOf(two), open: true, error: null }]);
+    expect(await forwards.sync([{ hostPort, port: portOf(two) }])).toEqual([
+      { hostPort, port: portOf(two), open: true, error: null },
+    ]);
     expect(await exchange(hostPort, "y")).toBe("got y");
   });
 
@@ -123,7 +129,10 @@ describe("a sandbox's port forwards", () => {
     const forwards = forwarder();
     const wanted = [{ hostPort, port: portOf(sandbox) }];
     const [first, second] = await Promise.all([forwards.sync(wanted), forwards.sync(async () => wanted)]);
-    expect([first, second]).toEqual([[{ hostPort, port: portOf(sandbox), open: true, error: null }], [{ hostPort, port: portOf(sandbox), open: true, error: null }]]);
+    expect([first, second]).toEqual([
+      [{ hostPort, port: portOf(sandbox), open: true, error: null }],
+      [{ hostPort, port: portOf(sandbox), open: true, error: null }],
+    ]);
   });
 
   it("leaves nothing listening when it is closed while a sync still opens a forward", async () => {

@@ -11,7 +11,9 @@ describe("a request of forage-set-elements", () => {
       { op: "add", set: allowedSets.v6Port, elements: [{ value: ["2001:db8::1", 443], timeout: 300 }] },
       { op: "delete", set: allowedSets.v4, elements: [{ value: "192.0.2.7", timeout: 300 }] },
     ];
-    expect(setElementRequest(table, ops)).toBe("inet forage_f7 flush allowed4 add allowed6_port ipv6_addr.inet_service 2001:db8::1,443/300 delete allowed4 ipv4_addr 192.0.2.7");
+    expect(setElementRequest(table, ops)).toBe(
+      "inet forage_f7 flush allowed4 add allowed6_port ipv6_addr.inet_service 2001:db8::1,443/300 delete allowed4 ipv4_addr 192.0.2.7",
+    );
   });
 
   it("refuses what is not a name, an address of the set's family or a port, and empty requests", () => {
@@ -26,6 +28,7 @@ describe("a request of forage-set-elements", () => {
       [table, [{ op: "add", set: allowedSets.v4, elements: [] }]],
       [table, []],
     ];
-    for (const [target, ops] of bad) expect(() => setElementRequest(target, ops), JSON.stringify(ops)).toThrow(/internal/);
+    for (const [target, ops] of bad)
+      expect(() => setElementRequest(target, ops), JSON.stringify(ops)).toThrow(/internal/);
   });
 });

@@ -13,9 +13,15 @@ const namespace = `fwt${process.pid % 100_000}`;
 const netns = `/run/netns/${namespace}`;
 const table: NftTable = { family: "inet", name: "forage_t", sets: Object.values(allowedSets), chains: [] };
 const missing = { family: "inet", name: "forage_nosuch" } as const;
-const load = (script: string): string => execFileSync("ip", ["netns", "exec", namespace, "nft", "-f", "-"], { input: script, encoding: "utf8" });
-const listed = (set: NftSet = allowedSets.v4): string => execFileSync("ip", ["netns", "exec", namespace, "nft", "list", "set", "inet", "forage_t", set.name], { encoding: "utf8" });
-const add = (...addresses: string[]): SetElementOp[] => [{ op: "add", set: allowedSets.v4, elements: addresses.map((value) => ({ value, timeout: 300 })) }];
+const load = (script: string): string =>
+  execFileSync("ip", ["netns", "exec", namespace, "nft", "-f", "-"], { input: script, encoding: "utf8" });
+const listed = (set: NftSet = allowedSets.v4): string =>
+  execFileSync("ip", ["netns", "exec", namespace, "nft", "list", "set", "inet", "forage_t", set.name], {
+    encoding: "utf8",
+  });
+const add = (...addresses: string[]): SetElementOp[] => [
+  { op: "add", set: allowedSets.v4, elements: addresses.map((value) => ({ value, timeout: 300 })) },
+];
 
 describe.skipIf(!tools.run || !isRoot())("the writer of set elements", () => {
   let writer: SetElementWriter;
@@ -50,7 +56,12 @@ describe.skipIf(!tools.run || !isRoot())("the writer of set elements", () => {
   });
 
   it("answers requests sent while others are in flight each on their own, a refused one failing alone", async () => {
-    const results = await Promise.allSettled([writer.run(table, add("192.0.2.10")), writer.run(missing, add("192.0.2.9")), writer.run(table, add("192.0.2.11")), writer.run(table, add("192.0.2.10"))]);
+    const results = await Promise.allSettled([
+      writer.run(table, add("192.0.2.10")),
+      writer.run(missing, add("192.0.2.9")),
+      writer.run(table, add("192.0.2.11")),
+      writer.run(table, add("192.0.2.10")),
+    ]);
     expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
     expect(listed()).toContain("192.0.2.10 ");
     expect(listed()).toContain("192.0.2.11 ");
@@ -78,7 +89,10 @@ describe.skipIf(!tools.run || !isRoot())("the writer of set elements", () => {
   });
 
   it("writes many elements at once (a policy change re-admitting them), past what one message holds", async () => {
-    const many = Array.from({ length: 5000 }, (_, i) => `10.${1 + Math.floor(i / 65536)}.${Math.floor(i / 256) % 256}.${i % 256}`);
+    const many = Array.from(
+      { length: 5000 },
+      (_, i) => `10.${1 + Math.floor(i / 65536)}.${Math.floor(i / 256) % 256}.${i % 256}`,
+    );
     await writer.run(table, [{ op: "flush", set: allowedSets.v4 }, ...add(...many)]);
     const count = (listed().match(/\d+\.\d+\.\d+\.\d+ timeout/g) ?? []).length;
     expect(count).toBe(5000);
@@ -128,7 +142,11 @@ describe.skipIf(!tools.run || !isRoot())("the writer of set elements", () => {
   });
 
   it("fails, saying why, when the namespace is gone or the helper cannot run", async () => {
-    await expect(new SetElementWriter("/run/netns/forage-no-such-namespace").run(table, add("192.0.2.60"))).rejects.toThrow(/No such file or directory/);
-    await expect(new SetElementWriter(null, { command: ["/nonexistent/forage-set-elements"] }).run(table, add("192.0.2.60"))).rejects.toThrow(/ENOENT/);
+    await expect(
+      new SetElementWriter("/run/netns/forage-no-such-namespace").run(table, add("192.0.2.60")),
+    ).rejects.toThrow(/No such file or directory/);
+    await expect(
+      new SetElementWriter(null, { command: ["/nonexistent/forage-set-elements"] }).run(table, add("192.0.2.60")),
+    ).rejects.toThrow(/ENOENT/);
   });
 });

@@ -57,7 +57,9 @@ describe("special-purpose addresses in a DNS answer", () => {
   });
 
   it("decodes the IPv4 address NAT64, 6to4, Teredo and mapped addresses lead to", () => {
-    expect(special.refusal("64:ff9b::a9fe:a9fe")).toBe("64:ff9b::a9fe:a9fe is NAT64 (64:ff9b::/96), for 169.254.169.254");
+    expect(special.refusal("64:ff9b::a9fe:a9fe")).toBe(
+      "64:ff9b::a9fe:a9fe is NAT64 (64:ff9b::/96), for 169.254.169.254",
+    );
     expect(special.refusal("2002:a00:1::1")).toBe("2002:a00:1::1 is 6to4 (2002::/16), for 10.0.0.1");
     expect(special.refusal("::ffff:127.0.0.1")).toBe("::ffff:127.0.0.1 is IPv4-mapped (::ffff:0:0/96), for 127.0.0.1");
     // RFC 4380's example: client 192.0.2.45 appears inverted as 3fff:fdd2.

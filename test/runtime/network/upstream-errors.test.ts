@@ -11,7 +11,13 @@ describe("the upstream resolver's errors", () => {
 
   it("refuses a name or a bad port as a config error, with an example", () => {
     for (const text of ["dns.example", "192.0.2.53:0", "[2001:db8::1]:70000"]) {
-      expect(() => parseUpstream(text)).toThrow(expect.objectContaining({ name: "SandboxError", kind: "config", message: expect.stringContaining('e.g. "192.0.2.53"') }));
+      expect(() => parseUpstream(text)).toThrow(
+        expect.objectContaining({
+          name: "SandboxError",
+          kind: "config",
+          message: expect.stringContaining('e.g. "192.0.2.53"'),
+        }),
+      );
     }
     expect(parseUpstream("[2001:db8::1]:5353")).toEqual({ address: "2001:db8::1", port: 5353 });
   });
@@ -19,6 +25,11 @@ describe("the upstream resolver's errors", () => {
   it("says to set network.upstreamResolver when resolv.conf names no usable nameserver", async () => {
     const file = join(dir, "resolv.conf");
     writeFileSync(file, "search example\nnameserver resolver.example\n");
-    await expect(systemResolver(file)).rejects.toThrow(expect.objectContaining({ kind: "config", message: `${file} names no nameserver: set network.upstreamResolver in the Forage config` }));
+    await expect(systemResolver(file)).rejects.toThrow(
+      expect.objectContaining({
+        kind: "config",
+        message: `${file} names no nameserver: set network.upstreamResolver in the Forage config`,
+      }),
+    );
   });
 });

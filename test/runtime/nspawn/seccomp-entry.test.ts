@@ -46,7 +46,14 @@ describe("where the seccomp helper sits on the way into a sandbox", () => {
   });
 
   it("wraps the host root's placeholder payload", () => {
-    const argv = nspawnArgs({ root: "/r", hostname: "h", payload: { kind: "placeholder", user: "agent", enter: enterArgv() }, networkNamespacePath: "/run/netns/f1", binds: [], logFile: "/l" });
+    const argv = nspawnArgs({
+      root: "/r",
+      hostname: "h",
+      payload: { kind: "placeholder", user: "agent", enter: enterArgv() },
+      networkNamespacePath: "/run/netns/f1",
+      binds: [],
+      logFile: "/l",
+    });
     expect(argv.slice(-4)).toEqual(["/run/forage/enter", "/run/forage/seccomp.bpf", "/usr/bin/sleep", "infinity"]);
   });
 });

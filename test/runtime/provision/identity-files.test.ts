@@ -11,8 +11,15 @@ describe("the identity files of an agent's home", () => {
     const home = mkdtempSync(join(tmpdir(), "forage-identity-"));
     try {
       const name = 'Ann "A" Lee \\ #1; ok';
-      writeFileSync(join(home, ".gitconfig"), identityHomeFiles({ gitUser: name, gitEmail: "ann@example.org" })[".gitconfig"] ?? "");
-      const read = (key: string): string => execFileSync("git", ["config", "--global", key], { env: { HOME: home, PATH: "/usr/bin:/bin" }, encoding: "utf8" }).trim();
+      writeFileSync(
+        join(home, ".gitconfig"),
+        identityHomeFiles({ gitUser: name, gitEmail: "ann@example.org" })[".gitconfig"] ?? "",
+      );
+      const read = (key: string): string =>
+        execFileSync("git", ["config", "--global", key], {
+          env: { HOME: home, PATH: "/usr/bin:/bin" },
+          encoding: "utf8",
+        }).trim();
       expect(read("user.name")).toBe(name);
       expect(read("user.email")).toBe("ann@example.org");
     } finally {
@@ -21,7 +28,9 @@ describe("the identity files of an agent's home", () => {
   });
 
   it("give jj the same identity as TOML strings, and nothing without an identity", () => {
-    expect(identityHomeFiles({ gitEmail: 'a"b@example.org' })[".config/jj/config.toml"]).toBe('[user]\nemail = "a\\"b@example.org"\n');
+    expect(identityHomeFiles({ gitEmail: 'a"b@example.org' })[".config/jj/config.toml"]).toBe(
+      '[user]\nemail = "a\\"b@example.org"\n',
+    );
     expect(identityHomeFiles({})).toEqual({});
   });
 });

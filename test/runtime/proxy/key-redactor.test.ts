@@ -10,8 +10,10 @@ const key = "sk-Test/KEY+0123456789=abc";
 const other = "sk-other-0000000000000000";
 
 const hex = Buffer.from(key).toString("hex");
-const base64At = (offset: number): string => Buffer.concat([Buffer.from("x".repeat(offset)), Buffer.from(key)]).toString("base64");
-const everyChar = (encode: (code: number) => string): string => [...key].map((char) => encode(char.charCodeAt(0))).join("");
+const base64At = (offset: number): string =>
+  Buffer.concat([Buffer.from("x".repeat(offset)), Buffer.from(key)]).toString("base64");
+const everyChar = (encode: (code: number) => string): string =>
+  [...key].map((char) => encode(char.charCodeAt(0))).join("");
 const pad = (code: number): string => code.toString(16).padStart(2, "0");
 
 /** Each form as an API might echo it: [name, the echoed text]. */
@@ -32,9 +34,18 @@ const forms: [string, string][] = [
   ["JSON-escaped with \\/", JSON.stringify(key).replaceAll("/", "\\/")],
   ["JSON \\u-escaped, every character", everyChar((code) => `\\u${code.toString(16).padStart(4, "0")}`)],
   ["JSON \\u-escaped, upper-case hex", everyChar((code) => `\\u${code.toString(16).padStart(4, "0").toUpperCase()}`)],
-  ["JSON \\u-escaped, quoted inside another JSON text", JSON.stringify(everyChar((code) => `\\u${code.toString(16).padStart(4, "0")}`)).slice(1, -1)],
-  ["JSON-escaped, quoted inside another JSON text", JSON.stringify(JSON.stringify(key).replaceAll("/", "\\/")).slice(3, -3)],
-  ["JSON \\u-escaped, some characters", key.replace(/[kT0/=]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)],
+  [
+    "JSON \\u-escaped, quoted inside another JSON text",
+    JSON.stringify(everyChar((code) => `\\u${code.toString(16).padStart(4, "0")}`)).slice(1, -1),
+  ],
+  [
+    "JSON-escaped, quoted inside another JSON text",
+    JSON.stringify(JSON.stringify(key).replaceAll("/", "\\/")).slice(3, -3),
+  ],
+  [
+    "JSON \\u-escaped, some characters",
+    key.replace(/[kT0/=]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`),
+  ],
   ["URL-encoded (encodeURIComponent)", encodeURIComponent(key)],
   ["URL-encoded, every character", everyChar((code) => `%${pad(code).toUpperCase()}`)],
   ["URL-encoded twice", encodeURIComponent(encodeURIComponent(key))],
@@ -49,7 +60,11 @@ const forms: [string, string][] = [
   ["hex of the URL-encoded key (as in ?key=)", Buffer.from(encodeURIComponent(key)).toString("hex")],
 ];
 
-async function throughStream(redactor: KeyRedactor, text: string, size: number): Promise<{ out: string; found: number }> {
+async function throughStream(
+  redactor: KeyRedactor,
+  text: string,
+  size: number,
+): Promise<{ out: string; found: number }> {
   const chunks: string[] = [];
   for (let index = 0; index < text.length; index += size) chunks.push(text.slice(index, index + size));
   return throughChunks(redactor, chunks);
@@ -83,14 +98,17 @@ describe("the forms of a reflected key that are masked", () => {
     expect(out.endsWith(' (see docs)"}')).toBe(true);
   });
 
-  it.each([1, 2, 3, 7, 64])("masks every form split across stream chunks of %i bytes, as it would whole", async (size) => {
-    const text = forms.map(([, echoed]) => `data: {"echo":"${echoed}"}\n\n`).join("");
-    const whole = redactor.redact(text);
-    const { out, found } = await throughStream(redactor, text, size);
-    expect(found).toBe(forms.length);
-    expect(whole.count).toBe(forms.length);
-    expect(out).toBe(whole.text);
-  });
+  it.each([1, 2, 3, 7, 64])(
+    "masks every form split across stream chunks of %i bytes, as it would whole",
+    async (size) => {
+      const text = forms.map(([, echoed]) => `data: {"echo":"${echoed}"}\n\n`).join("");
+      const whole = redactor.redact(text);
+      const { out, found } = await throughStream(redactor, text, size);
+      expect(found).toBe(forms.length);
+      expect(whole.count).toBe(forms.length);
+      expect(out).toBe(whole.text);
+    },
+  );
 
   it.each(forms)("masks the key %s split in two chunks at every offset, as it would whole", async (_name, echoed) => {
     const text = `data: {"echo":"${echoed}"}\n\n`;

@@ -31,13 +31,18 @@ const auditTail = async (count: number): Promise<Record<string, unknown>[]> => {
 };
 
 describe("paths are read by a strict grammar", () => {
-  it.each(["/v1/%c0%ae%c0%ae/files", "/v1/%u002e%u002e/files", "/v1/models%00.json", "/v1/%2e%2e/files", "/v1/a%2fb", "/v1//models", "/v1/%ff"])(
-    "refuses %s before it reaches the upstream",
-    async (path) => {
-      expect((await proxy.send("GET", `/claude${path}`)).status).toBe(400);
-      expect(upstream.received).toEqual([]);
-    },
-  );
+  it.each([
+    "/v1/%c0%ae%c0%ae/files",
+    "/v1/%u002e%u002e/files",
+    "/v1/models%00.json",
+    "/v1/%2e%2e/files",
+    "/v1/a%2fb",
+    "/v1//models",
+    "/v1/%ff",
+  ])("refuses %s before it reaches the upstream", async (path) => {
+    expect((await proxy.send("GET", `/claude${path}`)).status).toBe(400);
+    expect(upstream.received).toEqual([]);
+  });
 
   it("control: forwards a plain path as it is", async () => {
     expect((await proxy.send("POST", "/claude/v1/models/gemini-pro:generateContent", {}, "{}")).status).toBe(200);
@@ -52,7 +57,12 @@ describe("paths are read by a strict grammar", () => {
 
 describe("refusals tell the sandbox what to fix, never the upstream's address or errors", () => {
   it("answers 502 with a generic text, the cause in the audit log", async () => {
-    proxy.addAgent("down", "proxy", "anthropic", { provider: "anthropic", header: "x-api-key", value: "{key}", upstream: "https://localhost:1" });
+    proxy.addAgent("down", "proxy", "anthropic", {
+      provider: "anthropic",
+      header: "x-api-key",
+      value: "{key}",
+      upstream: "https://localhost:1",
+    });
     const reply = await proxy.send("GET", "/down/v1/models");
     expect(reply.status).toBe(502);
     expect(reply.body).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|localhost:1|::1/);
@@ -63,7 +73,12 @@ describe("refusals tell the sandbox what to fix, never the upstream's address or
 
 describe("headers only a browser or a proxy chain needs", () => {
   it("drops Cookie and Expect on the way up, and Set-Cookie on the way back", async () => {
-    const reply = await proxy.send("POST", "/claude/v1/reflect", { cookie: "session=stolen", expect: "100-continue", "x-kept": "yes" }, "{}");
+    const reply = await proxy.send(
+      "POST",
+      "/claude/v1/reflect",
+      { cookie: "session=stolen", expect: "100-continue", "x-kept": "yes" },
+      "{}",
+    );
     expect(upstream.received[0]?.headers.cookie).toBeUndefined();
     expect(upstream.received[0]?.headers.expect).toBeUndefined();
     expect(reply.headers["set-cookie"]).toBeUndefined();

@@ -10,13 +10,21 @@ import { ProxyFixture, type Reply } from "../../support/proxy-fixture.js";
 const upstream = new TestUpstream();
 let proxy: ProxyFixture;
 const placeholder = `forage-placeholder-${"ef".repeat(32)}`;
-const keys = { openai: "sk-openai-REAL-0123456789/+=", google: "AIza-google-REAL-0123456789", anthropic: "sk-ant-REAL-0123456789abcdef" };
+const keys = {
+  openai: "sk-openai-REAL-0123456789/+=",
+  google: "AIza-google-REAL-0123456789",
+  anthropic: "sk-ant-REAL-0123456789abcdef",
+};
 
 beforeAll(async () => {
   await upstream.start();
   proxy = new ProxyFixture(upstream);
   await proxy.setKeys(keys);
-  proxy.addAgent("codex", "placeholder", "openai", { provider: "openai", header: "authorization", value: "Bearer {key}" });
+  proxy.addAgent("codex", "placeholder", "openai", {
+    provider: "openai",
+    header: "authorization",
+    value: "Bearer {key}",
+  });
   proxy.addAgent("gemini", "placeholder", "google", { provider: "google", header: "x-goog-api-key", value: "{key}" });
   proxy.addAgent("claude", "proxy", "anthropic", { provider: "anthropic", header: "x-api-key", value: "{key}" });
   const hosts = [`localhost:${upstream.port}`];
@@ -45,7 +53,9 @@ const last = () => upstream.received.at(-1);
 
 describe("the key travels only where the provider reads it", () => {
   it("does not swap a placeholder in ?key= for OpenAI: neither the upstream nor its redirect sees the key", async () => {
-    const reply = await proxy.send("GET", `/codex/v1/reflect?key=${placeholder}&a=1`, { authorization: `Bearer ${placeholder}` });
+    const reply = await proxy.send("GET", `/codex/v1/reflect?key=${placeholder}&a=1`, {
+      authorization: `Bearer ${placeholder}`,
+    });
     expect(last()?.path).toBe("/v1/reflect?a=1");
     expect(reply.headers.location).toBe("https://upstream.test/v1/reflect/?a=1");
     expect(seenBySandbox(reply)).not.toContain(keys.openai);
@@ -56,11 +66,14 @@ describe("the key travels only where the provider reads it", () => {
     expect(last()?.path).toBe(`/v1beta/models?key=${encodeURIComponent(keys.google)}`);
   });
 
-  it.each(["x-goog-api-key", "api-key", "x-api-key"])("does not put the OpenAI key in %s: a placeholder there is dropped", async (header) => {
-    await proxy.send("GET", "/codex/v1/models", { [header]: placeholder });
-    expect(last()?.headers[header]).toBeUndefined();
-    expect(JSON.stringify(last())).not.toContain(keys.openai);
-  });
+  it.each(["x-goog-api-key", "api-key", "x-api-key"])(
+    "does not put the OpenAI key in %s: a placeholder there is dropped",
+    async (header) => {
+      await proxy.send("GET", "/codex/v1/models", { [header]: placeholder });
+      expect(last()?.headers[header]).toBeUndefined();
+      expect(JSON.stringify(last())).not.toContain(keys.openai);
+    },
+  );
 
   it("control: swaps the placeholder in OpenAI's own Authorization: Bearer", async () => {
     await proxy.send("GET", "/codex/v1/models", { authorization: `Bearer ${placeholder}` });
@@ -82,7 +95,9 @@ describe("a placeholder sent on another agent's route, both agents' upstreams on
   };
 
   it("refuses the Google agent's placeholder in the OpenAI agent's Authorization: Bearer, sending nothing upstream", async () => {
-    await refusedForeign(await proxy.send("GET", "/codex/v1/models", { authorization: `Bearer ${placeholderOf("google")}` }));
+    await refusedForeign(
+      await proxy.send("GET", "/codex/v1/models", { authorization: `Bearer ${placeholderOf("google")}` }),
+    );
   });
 
   it("refuses the OpenAI agent's placeholder in the Google agent's ?key=, sending nothing upstream", async () => {
@@ -100,7 +115,9 @@ describe("a placeholder sent on another agent's route, both agents' upstreams on
 
 describe("an upstream that reflects the key hands it to no one", () => {
   it("redacts the key from Location, Set-Cookie, custom headers, base64 and the body, and logs it", async () => {
-    const reply = await proxy.send("GET", `/gemini/v1beta/reflect?key=${placeholderOf("google")}`, { "x-goog-api-key": placeholderOf("google") });
+    const reply = await proxy.send("GET", `/gemini/v1beta/reflect?key=${placeholderOf("google")}`, {
+      "x-goog-api-key": placeholderOf("google"),
+    });
     // Control: the upstream did get the key, and echoed what it got (the sandbox's header shows up).
     expect(last()?.headers["x-goog-api-key"]).toBe(keys.google);
     expect(reply.status).toBe(404);
@@ -134,7 +151,9 @@ describe("the token limit under concurrency", () => {
     limited.addAgent("claude", "proxy", "anthropic", { provider: "anthropic", header: "x-api-key", value: "{key}" });
     await limited.start();
     try {
-      const replies = await Promise.all(Array.from({ length: 20 }, () => limited.send("POST", "/claude/v1/usage?tokens=900&delayMs=50", {}, "{}")));
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, () => limited.send("POST", "/claude/v1/usage?tokens=900&delayMs=50", {}, "{}")),
+      );
       return replies.filter((reply) => reply.status === 200).length;
     } finally {
       await limited.stop();

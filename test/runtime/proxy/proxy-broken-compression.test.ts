@@ -28,7 +28,8 @@ afterAll(async () => {
   await upstream.stop();
 });
 
-const viaProxy = (path: string): Promise<Answer> => readAnswer(request({ host: "127.0.0.1", port: proxy.port, method: "POST", path: `/claude${path}` }));
+const viaProxy = (path: string): Promise<Answer> =>
+  readAnswer(request({ host: "127.0.0.1", port: proxy.port, method: "POST", path: `/claude${path}` }));
 /** The unprotected path: the upstream asked directly with the key, as the proxy asks it. */
 const direct = (path: string): Promise<Answer> => askDirectly(upstream, path, { "x-api-key": key });
 
@@ -59,7 +60,9 @@ describe("a gzip answer that does not decode", () => {
   it("relays a gzip answer cut short as far as it decodes, masked (control: the upstream's bytes hold the key)", async () => {
     const path = "/v1/hostile/echo?coding=gzip&malformed=truncated";
     const straight = await direct(path);
-    expect(leakedEncodings(key, straight.headers, Buffer.from(gunzipSync(straight.bytes, { finishFlush: 2 })))).not.toEqual([]);
+    expect(
+      leakedEncodings(key, straight.headers, Buffer.from(gunzipSync(straight.bytes, { finishFlush: 2 }))),
+    ).not.toEqual([]);
     const reply = await viaProxy(path);
     expect(reply.bytes.toString()).toMatch(/^\{"error":\{"type":"invalid_request"/);
     expect(reply.bytes.toString()).toContain("[forage-redacted]");

@@ -14,7 +14,20 @@ describe("the path grammar", () => {
     expect(canonicalPath(raw)).toMatchObject({ ok: true, encoded });
   });
 
-  it.each(["/v1/%c0%ae", "/v1/%e0%80%ae", "/v1/%u002e", "/v1/a%00", "/v1/.", "/v1/%2E%2e", "/v1\\x", "/v1/a;b", "/v1/%252e", "/v1/%zz", "v1", "/v1/é"])("refuses %s", (raw) => {
+  it.each([
+    "/v1/%c0%ae",
+    "/v1/%e0%80%ae",
+    "/v1/%u002e",
+    "/v1/a%00",
+    "/v1/.",
+    "/v1/%2E%2e",
+    "/v1\\x",
+    "/v1/a;b",
+    "/v1/%252e",
+    "/v1/%zz",
+    "v1",
+    "/v1/é",
+  ])("refuses %s", (raw) => {
     expect(canonicalPath(raw).ok).toBe(false);
   });
 });

@@ -16,12 +16,27 @@ const otherPlaceholder = `forage-placeholder-${"cd".repeat(32)}`;
 beforeAll(async () => {
   await upstream.start();
   proxy = new ProxyFixture(upstream);
-  await proxy.setKeys({ anthropic: "sk-ant-real", openai: "sk-openai-real", google: "g-real", custom: "c-real", bound: "sk-bound-real" });
+  await proxy.setKeys({
+    anthropic: "sk-ant-real",
+    openai: "sk-openai-real",
+    google: "g-real",
+    custom: "c-real",
+    bound: "sk-bound-real",
+  });
   proxy.addAgent("claude", "proxy", "anthropic", { provider: "anthropic", header: "x-api-key", value: "{key}" });
-  proxy.addAgent("codex", "proxy", "openai", { provider: "openai", header: "authorization", value: "Bearer {key}", upstream: `https://localhost:${upstream.port}/prefix` });
+  proxy.addAgent("codex", "proxy", "openai", {
+    provider: "openai",
+    header: "authorization",
+    value: "Bearer {key}",
+    upstream: `https://localhost:${upstream.port}/prefix`,
+  });
   proxy.addAgent("gemini", "proxy", "google", { provider: "google", header: "x-goog-api-key", value: "{key}" });
   proxy.addAgent("tool", "proxy", "custom", { provider: "custom", header: "x-tool-token", value: "Token {key} v1" });
-  proxy.addAgent("holder", "placeholder", "bound", { provider: "openai", header: "authorization", value: "Bearer {key}" });
+  proxy.addAgent("holder", "placeholder", "bound", {
+    provider: "openai",
+    header: "authorization",
+    value: "Bearer {key}",
+  });
   proxy.addAgent("gholder", "placeholder", "bound", { provider: "google", header: "x-goog-api-key", value: "{key}" });
   // Same server, another host name: its secret's placeholder is bound to localhost only.
   proxy.addAgent("elsewhere", "placeholder", "openai", {
@@ -67,7 +82,12 @@ describe("with auth proxy the key is set by the proxy", () => {
     ["tool", "/v1/run", "x-tool-token", "Token c-real v1"],
   ])("%s: the upstream gets %s with the key the provider expects", async (agent, upstreamPath, header, value) => {
     const path = upstreamPath.replace("/prefix", "");
-    const reply = await proxy.send("POST", `/${agent}${path}?stream=true`, { "content-type": "application/json" }, "{}");
+    const reply = await proxy.send(
+      "POST",
+      `/${agent}${path}?stream=true`,
+      { "content-type": "application/json" },
+      "{}",
+    );
     expect(reply.status).toBe(200);
     expect(last()?.path).toBe(`${upstreamPath}?stream=true`);
     expect(last()?.headers[header]).toBe(value);
@@ -87,13 +107,17 @@ describe("with auth proxy the key is set by the proxy", () => {
     const headers = last()?.headers ?? {};
     expect(headers["x-api-key"]).toBe("sk-ant-real");
     expect(headers.authorization).toBeUndefined();
-    for (const name of ["x-forage-sandbox", "x-forwarded-for", "x-private", "proxy-authorization"]) expect(headers[name], name).toBeUndefined();
+    for (const name of ["x-forage-sandbox", "x-forwarded-for", "x-private", "proxy-authorization"])
+      expect(headers[name], name).toBeUndefined();
     expect(headers["x-kept"]).toBe("yes");
     expect(headers.host).toBe(`localhost:${upstream.port}`);
   });
 
   it("drops method overrides and client-address headers, and the sandbox's own key parameter", async () => {
-    await proxy.send("POST", "/gemini/v1beta/models?key=g-stolen&alt=sse", { "x-http-method-override": "DELETE", "true-client-ip": "1.2.3.4" });
+    await proxy.send("POST", "/gemini/v1beta/models?key=g-stolen&alt=sse", {
+      "x-http-method-override": "DELETE",
+      "true-client-ip": "1.2.3.4",
+    });
     expect(last()?.headers["x-http-method-override"]).toBeUndefined();
     expect(last()?.headers["true-client-ip"]).toBeUndefined();
     expect(last()?.path).toBe("/v1beta/models?alt=sse");
@@ -105,11 +129,19 @@ describe("with auth proxy the key is set by the proxy", () => {
     const chunked = `GET /claude/v1/models HTTP/1.1\r\nHost: p\r\nTransfer-Encoding: chunked\r\n\r\n${smuggled.length.toString(16)}\r\n${smuggled}\r\n0\r\n\r\n`;
     const listed = `GET /claude/v1/models HTTP/1.1\r\nHost: p\r\nConnection: content-length\r\nContent-Length: ${smuggled.length}\r\n\r\n${smuggled}`;
     for (const raw of [chunked, listed]) {
-      const replies = await rawExchange(proxy.port, raw + "GET /claude/v1/models HTTP/1.1\r\nHost: p\r\nConnection: close\r\n\r\n");
+      const replies = await rawExchange(
+        proxy.port,
+        raw + "GET /claude/v1/models HTTP/1.1\r\nHost: p\r\nConnection: close\r\n\r\n",
+      );
       expect(replies.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
     }
     expect(upstream.received.filter((request) => request.path === "/v1/files")).toEqual([]);
-    expect(upstream.received.map((request) => request.headers["x-api-key"])).toEqual(["sk-ant-real", "sk-ant-real", "sk-ant-real", "sk-ant-real"]);
+    expect(upstream.received.map((request) => request.headers["x-api-key"])).toEqual([
+      "sk-ant-real",
+      "sk-ant-real",
+      "sk-ant-real",
+      "sk-ant-real",
+    ]);
     // The hidden request arrived as what it was: the body of the GET it was sent in.
     expect(upstream.received.map((request) => request.body).sort()).toEqual(["", "", smuggled, smuggled]);
   });
@@ -133,7 +165,10 @@ describe("with auth placeholder the key replaces the stand-in only for its hosts
   });
 
   it("never swaps a placeholder anywhere an API could echo it back: a path, another header, part of a value", async () => {
-    await proxy.send("GET", `/holder/v1/models/${placeholder}?model=${placeholder}`, { "anthropic-beta": placeholder, authorization: `Bearer ${placeholder} extra` });
+    await proxy.send("GET", `/holder/v1/models/${placeholder}?model=${placeholder}`, {
+      "anthropic-beta": placeholder,
+      authorization: `Bearer ${placeholder} extra`,
+    });
     const text = JSON.stringify(last());
     expect(text).not.toContain("sk-bound-real");
     expect(last()?.headers["anthropic-beta"]).toBe(placeholder);
@@ -177,14 +212,24 @@ describe("streams and errors", () => {
   });
 
   it("answers 502 with the reason when the upstream cannot be reached", async () => {
-    proxy.addAgent("down", "proxy", "anthropic", { provider: "anthropic", header: "x-api-key", value: "{key}", upstream: "https://localhost:1" });
+    proxy.addAgent("down", "proxy", "anthropic", {
+      provider: "anthropic",
+      header: "x-api-key",
+      value: "{key}",
+      upstream: "https://localhost:1",
+    });
     const reply = await proxy.send("GET", "/down/v1/models");
     expect(reply.status).toBe(502);
     expect(JSON.parse(reply.body).error).toMatchObject({ type: "forage_upstream" });
   });
 
   it("refuses an upstream on loopback that the config did not allow, before connecting", async () => {
-    proxy.addAgent("loop", "proxy", "anthropic", { provider: "anthropic", header: "x-api-key", value: "{key}", upstream: `https://127.0.0.2:${upstream.port}` });
+    proxy.addAgent("loop", "proxy", "anthropic", {
+      provider: "anthropic",
+      header: "x-api-key",
+      value: "{key}",
+      upstream: `https://127.0.0.2:${upstream.port}`,
+    });
     const reply = await proxy.send("GET", "/loop/v1/models");
     expect(reply.status).toBe(502);
     // The sandbox is told it failed; the address and the setting to change are the host's to read.
@@ -204,13 +249,28 @@ describe("streams and errors", () => {
 
 describe("the audit log", () => {
   it("has one line per request with sandbox, agent, status and sizes, never a key, body or query", async () => {
-    await proxy.send("POST", `/holder/v1/chat?key=${placeholder}`, { authorization: `Bearer ${placeholder}` }, "secret-body-text");
+    await proxy.send(
+      "POST",
+      `/holder/v1/chat?key=${placeholder}`,
+      { authorization: `Bearer ${placeholder}` },
+      "secret-body-text",
+    );
     await proxy.services.audit.flushed();
     const record = proxy.auditRecords().at(-1);
-    expect(record).toMatchObject({ sandbox: "alpha", agent: "holder", provider: "openai", method: "POST", path: "/v1/chat", status: 200, requestBytes: 16, refused: null });
+    expect(record).toMatchObject({
+      sandbox: "alpha",
+      agent: "holder",
+      provider: "openai",
+      method: "POST",
+      path: "/v1/chat",
+      status: 200,
+      requestBytes: 16,
+      refused: null,
+    });
     expect(record?.responseBytes).toBeGreaterThan(0);
     expect(JSON.stringify(record)).not.toContain(placeholder);
     const text = JSON.stringify(proxy.auditRecords());
-    for (const secret of ["sk-bound-real", "sk-ant-real", "sk-openai-real", "g-real", "secret-body-text"]) expect(text).not.toContain(secret);
+    for (const secret of ["sk-bound-real", "sk-ant-real", "sk-openai-real", "g-real", "secret-body-text"])
+      expect(text).not.toContain(secret);
   });
 });

@@ -47,29 +47,36 @@ describe("an upstream that compresses its answer though the proxy asked for iden
     const echoes = (JSON.parse(reply.body) as { error: { echoes: Record<string, string> } }).error.echoes;
     expect(Object.keys(echoes)).toEqual(Object.keys(encodedKey(key)));
     // Base64's edges hold bits of "user:" and of what follows too: they stay.
-    for (const value of Object.values(echoes)) expect(value).toMatch(/^[A-Za-z0-9]{0,8}\[forage-redacted\]\**[A-Za-z0-9=]{0,3}$/);
+    for (const value of Object.values(echoes))
+      expect(value).toMatch(/^[A-Za-z0-9]{0,8}\[forage-redacted\]\**[A-Za-z0-9=]{0,3}$/);
     expect(Number(reply.headers["content-length"])).toBe(reply.bytes.length);
     expect((await lastAudit())?.redacted).toBe(Object.keys(echoes).length + 2);
   });
 
-  it.each(["gzip", "deflate,gzip,br"])("control: read straight from the upstream, the %s body holds every encoding of the key", async (coding) => {
-    const straight = await askDirectly(upstream, `/v1/hostile/echo?coding=${coding}`, { "x-api-key": key });
-    expect(straight.headers["content-encoding"]).toBe(coding.replaceAll(",", ", "));
-    expect(straight.bytes.includes(key)).toBe(false);
-    expect(leakedEncodings(key, straight.headers, straight.bytes)).toEqual(Object.keys(encodedKey(key)));
-  });
+  it.each(["gzip", "deflate,gzip,br"])(
+    "control: read straight from the upstream, the %s body holds every encoding of the key",
+    async (coding) => {
+      const straight = await askDirectly(upstream, `/v1/hostile/echo?coding=${coding}`, { "x-api-key": key });
+      expect(straight.headers["content-encoding"]).toBe(coding.replaceAll(",", ", "));
+      expect(straight.bytes.includes(key)).toBe(false);
+      expect(leakedEncodings(key, straight.headers, straight.bytes)).toEqual(Object.keys(encodedKey(key)));
+    },
+  );
 
-  it.each(["gzip", "x-gzip", "deflate", "br", "gzip,br", "gzip,gzip", "deflate,gzip,br"])("masks the key in a %s body and relays it decoded: the honest answer, byte for byte", async (coding) => {
-    const honest = await proxy.send("POST", "/claude/v1/hostile/echo", {}, "{}");
-    const honestCount = (await lastAudit())?.redacted;
-    const reply = await proxy.send("POST", `/claude/v1/hostile/echo?coding=${coding}`, {}, "{}");
-    expect(last()?.headers["x-api-key"]).toBe(key);
-    expect(leaked(reply)).toEqual([]);
-    expect(reply.status).toBe(400);
-    expect(reply.headers["content-encoding"]).toBeUndefined();
-    expect(reply.body).toBe(honest.body);
-    expect((await lastAudit())?.redacted).toBe(honestCount);
-  });
+  it.each(["gzip", "x-gzip", "deflate", "br", "gzip,br", "gzip,gzip", "deflate,gzip,br"])(
+    "masks the key in a %s body and relays it decoded: the honest answer, byte for byte",
+    async (coding) => {
+      const honest = await proxy.send("POST", "/claude/v1/hostile/echo", {}, "{}");
+      const honestCount = (await lastAudit())?.redacted;
+      const reply = await proxy.send("POST", `/claude/v1/hostile/echo?coding=${coding}`, {}, "{}");
+      expect(last()?.headers["x-api-key"]).toBe(key);
+      expect(leaked(reply)).toEqual([]);
+      expect(reply.status).toBe(400);
+      expect(reply.headers["content-encoding"]).toBeUndefined();
+      expect(reply.body).toBe(honest.body);
+      expect((await lastAudit())?.redacted).toBe(honestCount);
+    },
+  );
 
   it("masks the key in a gzip transfer coding, which Node's parser leaves compressed and the header no longer says", async () => {
     const honest = await proxy.send("POST", "/claude/v1/hostile/echo", {}, "{}");
@@ -90,20 +97,25 @@ describe("an upstream that compresses its answer though the proxy asked for iden
   it("relays a gzip event stream event by event: the first arrives, masked, before the second is sent", async () => {
     const received: string[] = [];
     const done = new Promise<void>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port: proxy.port, method: "POST", path: "/claude/v1/hostile/events?coding=gzip" }, (res) => {
-        res.on("data", (chunk: Buffer) => {
-          received.push(chunk.toString());
-          if (received.join("").includes("event: first") && !received.join("").includes("second")) hostile.release();
-        });
-        res.on("end", resolve);
-        res.on("error", reject);
-      });
+      const req = request(
+        { host: "127.0.0.1", port: proxy.port, method: "POST", path: "/claude/v1/hostile/events?coding=gzip" },
+        (res) => {
+          res.on("data", (chunk: Buffer) => {
+            received.push(chunk.toString());
+            if (received.join("").includes("event: first") && !received.join("").includes("second")) hostile.release();
+          });
+          res.on("end", resolve);
+          res.on("error", reject);
+        },
+      );
       req.on("error", reject);
       req.end("{}");
     });
     await done;
     const text = received.join("");
-    expect(text).toMatch(/^event: first\ndata: \{"echo":"\[forage-redacted\]\**"\}\n\nevent: second\ndata: \{"done":true\}\n\n$/);
+    expect(text).toMatch(
+      /^event: first\ndata: \{"echo":"\[forage-redacted\]\**"\}\n\nevent: second\ndata: \{"done":true\}\n\n$/,
+    );
     expect(text).not.toContain(encodedKey(key).hex);
   });
 
@@ -112,16 +124,19 @@ describe("an upstream that compresses its answer though the proxy asked for iden
     ["x-custom", "x-custom"],
     ["gzip, x-foo (one coding known, one not)", "gzip&label=gzip,x-foo"],
     ["gzip four times (more codings than it undoes)", "gzip,gzip,gzip,gzip"],
-  ])("refuses a body labelled %s, which it cannot decode: 502 naming the rule, nothing of the body relayed", async (_label, query) => {
-    const reply = await proxy.send("POST", `/claude/v1/hostile/echo?coding=${query}`, {}, "{}");
-    expect(last()?.headers["x-api-key"]).toBe(key);
-    expect(reply.status).toBe(502);
-    const error = (JSON.parse(reply.body) as { error: { type: string; message: string } }).error;
-    expect(error.type).toBe("forage_encoding");
-    expect(error.message).toContain("cannot search for keys");
-    expect(leaked(reply)).toEqual([]);
-    expect((await lastAudit())?.refused).toBe("encoding");
-  });
+  ])(
+    "refuses a body labelled %s, which it cannot decode: 502 naming the rule, nothing of the body relayed",
+    async (_label, query) => {
+      const reply = await proxy.send("POST", `/claude/v1/hostile/echo?coding=${query}`, {}, "{}");
+      expect(last()?.headers["x-api-key"]).toBe(key);
+      expect(reply.status).toBe(502);
+      const error = (JSON.parse(reply.body) as { error: { type: string; message: string } }).error;
+      expect(error.type).toBe("forage_encoding");
+      expect(error.message).toContain("cannot search for keys");
+      expect(leaked(reply)).toEqual([]);
+      expect((await lastAudit())?.refused).toBe("encoding");
+    },
+  );
 
   it("answers a HEAD whose answer says gzip: headers only, nothing to decode, the key masked in them", async () => {
     const reply = await proxy.send("HEAD", "/claude/v1/hostile/echo?coding=gzip");

@@ -78,7 +78,10 @@ describe("the template's request filter", () => {
   let proxy: ProxyFixture;
   beforeAll(async () => {
     proxy = await proxyWith({ requests: 1000, tokens: null, windowMs: 60_000 });
-    proxy.route = { ...proxy.route, filter: { methods: ["GET", "POST"], pathPrefixes: ["/v1/messages", "/v1/models"], maxRequestBytes: 2048 } };
+    proxy.route = {
+      ...proxy.route,
+      filter: { methods: ["GET", "POST"], pathPrefixes: ["/v1/messages", "/v1/models"], maxRequestBytes: 2048 },
+    };
   });
 
   it("answers 403 with the rule and the fix for a method not allowed", async () => {
@@ -92,7 +95,14 @@ describe("the template's request filter", () => {
     const outside = await proxy.send("POST", "/claude/v1/files");
     expect(outside.status).toBe(403);
     expect(JSON.parse(outside.body).error.message).toContain("proxyFilter.pathPrefixes");
-    for (const path of ["/v1/models/../files", "/v1/models/%2e%2E/files", "/v1/messages/..%2F..%2Ffiles", "/v1/models/..\\files", "/v1/models/..;/files", "/v1/models/%252e%252e/files"]) {
+    for (const path of [
+      "/v1/models/../files",
+      "/v1/models/%2e%2E/files",
+      "/v1/messages/..%2F..%2Ffiles",
+      "/v1/models/..\\files",
+      "/v1/models/..;/files",
+      "/v1/models/%252e%252e/files",
+    ]) {
       expect((await proxy.send("GET", `/claude${path}`)).status, path).toBe(400);
     }
     expect(upstream.received.length).toBe(count);
@@ -100,7 +110,12 @@ describe("the template's request filter", () => {
 
   it("answers 413 for a body over the limit, declared or streamed", async () => {
     expect((await proxy.send("POST", "/claude/v1/messages", {}, Buffer.alloc(4096))).status).toBe(413);
-    const streamed = await proxy.send("POST", "/claude/v1/messages", { "transfer-encoding": "chunked" }, Buffer.alloc(4096));
+    const streamed = await proxy.send(
+      "POST",
+      "/claude/v1/messages",
+      { "transfer-encoding": "chunked" },
+      Buffer.alloc(4096),
+    );
     expect(streamed.status).toBe(413);
     expect((await proxy.send("POST", "/claude/v1/messages", {}, Buffer.alloc(1024))).status).toBe(200);
   });

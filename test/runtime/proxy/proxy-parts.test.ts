@@ -24,7 +24,9 @@ describe("host binding of placeholders", () => {
 describe("the token meter", () => {
   it("reads Anthropic's streamed usage across chunk boundaries, counting cumulative fields once", () => {
     const meter = new TokenMeter();
-    const stream = 'data: {"usage":{"input_tokens":120,"output_tokens":1}}\n\ndata: {"usage":{"output_tokens":40}}\n\ndata: {"usage":{"output_tok' + 'ens":57}}\n\n';
+    const stream =
+      'data: {"usage":{"input_tokens":120,"output_tokens":1}}\n\ndata: {"usage":{"output_tokens":40}}\n\ndata: {"usage":{"output_tok' +
+      'ens":57}}\n\n';
     for (let index = 0; index < stream.length; index += 7) meter.observe(Buffer.from(stream.slice(index, index + 7)));
     expect(meter.total()).toBe(177);
   });
@@ -61,7 +63,18 @@ describe("the sliding windows", () => {
 
 describe("request headers", () => {
   it("drops headers the Connection header names, and keys only when asked", () => {
-    const pairs = headerPairs(["Connection", "X-One, x-two", "X-One", "1", "X-Two", "2", "Authorization", "Bearer k", "Accept", "*/*"]);
+    const pairs = headerPairs([
+      "Connection",
+      "X-One, x-two",
+      "X-One",
+      "1",
+      "X-Two",
+      "2",
+      "Authorization",
+      "Bearer k",
+      "Accept",
+      "*/*",
+    ]);
     expect(requestHeaders(pairs, false)).toEqual([
       ["authorization", "Bearer k"],
       ["accept", "*/*"],

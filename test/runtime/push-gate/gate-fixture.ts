@@ -32,7 +32,10 @@ export class GateFixture {
   readonly agentHome = join(this.root, "agent");
   readonly work = join(this.agentHome, "work");
   readonly desk = new ApprovalDesk();
-  readonly paths: RuntimePaths = runtimePaths(join(this.root, "state"), { FORAGE_STATE_DIR: join(this.root, "state"), FORAGE_RUN_DIR: join(this.root, "run") });
+  readonly paths: RuntimePaths = runtimePaths(join(this.root, "state"), {
+    FORAGE_STATE_DIR: join(this.root, "state"),
+    FORAGE_RUN_DIR: join(this.root, "run"),
+  });
   readonly layout: OutboxLayout = outboxLayout(this.paths, "pushy");
   uid = 0;
   gate: SandboxPushGate | undefined;
@@ -58,22 +61,35 @@ export class GateFixture {
 
   /** git as the host user (synchronously: it never reaches the gate). */
   asUser(args: string[], cwd = this.home): string {
-    return execFileSync("setpriv", [`--reuid=${this.uid}`, `--regid=${this.uid}`, "--init-groups", "--", "git", ...args], { cwd, env: { HOME: this.home, PATH: "/usr/bin:/bin" }, encoding: "utf8" });
+    return execFileSync(
+      "setpriv",
+      [`--reuid=${this.uid}`, `--regid=${this.uid}`, "--init-groups", "--", "git", ...args],
+      { cwd, env: { HOME: this.home, PATH: "/usr/bin:/bin" }, encoding: "utf8" },
+    );
   }
 
   /** git as the agent in its clone; asynchronous: the gate answers from this very process. */
-  async asAgent(args: string[], env: Record<string, string> = {}): Promise<{ status: number | undefined; output: string; stdout: string }> {
-    const result = await runCommand("setpriv", [`--reuid=${this.agentUid}`, `--regid=${this.agentUid}`, "--clear-groups", "--", "git", "-C", this.work, ...args], {
-      env: { HOME: this.agentHome, PATH: "/usr/bin:/bin", ...env },
-      reject: false,
-      timeoutMs: 60_000,
-    });
+  async asAgent(
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<{ status: number | undefined; output: string; stdout: string }> {
+    const result = await runCommand(
+      "setpriv",
+      [`--reuid=${this.agentUid}`, `--regid=${this.agentUid}`, "--clear-groups", "--", "git", "-C", this.work, ...args],
+      {
+        env: { HOME: this.agentHome, PATH: "/usr/bin:/bin", ...env },
+        reject: false,
+        timeoutMs: 60_000,
+      },
+    );
     return { status: result.exitCode, output: `${result.stdout}\n${result.stderr}`, stdout: `${result.stdout}` };
   }
 
   /** The commit `ref` names in a bare repository (default: the upstream), or null. */
   has(ref: string, repository = this.upstream): string | null {
-    const said = spawnSync("git", ["--git-dir", repository, "rev-parse", "--verify", "--quiet", ref], { encoding: "utf8" });
+    const said = spawnSync("git", ["--git-dir", repository, "rev-parse", "--verify", "--quiet", ref], {
+      encoding: "utf8",
+    });
     return said.status === 0 ? said.stdout.trim() : null;
   }
 
@@ -99,7 +115,16 @@ export class GateFixture {
   }
 
   private async setUp(): Promise<void> {
-    execFileSync("useradd", ["--no-create-home", "--home-dir", this.home, "--shell", "/bin/sh", "--comment", "Forage push gate test (removed at the end)", this.account]);
+    execFileSync("useradd", [
+      "--no-create-home",
+      "--home-dir",
+      this.home,
+      "--shell",
+      "/bin/sh",
+      "--comment",
+      "Forage push gate test (removed at the end)",
+      this.account,
+    ]);
     this.uid = Number(execFileSync("id", ["-u", this.account], { encoding: "utf8" }).trim());
     execFileSync("chmod", ["755", this.root]);
     mkdirSync(this.home, { mode: 0o700 });
@@ -117,14 +142,31 @@ export class GateFixture {
     execFileSync("chown", ["-R", `${this.agentUid}:${this.agentUid}`, this.agentHome]);
     if (this.options.standing === true) {
       // The sandbox's metadata, where an --always is kept, as up writes it for a template with pushGate.
-      await writeMetadata(this.paths, sandboxMetadata({ name: "pushy", template: "t", slot: 1, hostPath: this.work, pushGate: { protectedBranches: null } }));
+      await writeMetadata(
+        this.paths,
+        sandboxMetadata({
+          name: "pushy",
+          template: "t",
+          slot: 1,
+          hostPath: this.work,
+          pushGate: { protectedBranches: null },
+        }),
+      );
       this.standing = new StandingPushes([], (pushed) => keepAlwaysPushed(this.paths, "pushy", pushed));
     }
     this.gate = await startSandboxPushGate({
-      ...(this.standing === undefined ? {} : { standing: this.standing, record: (line: string) => void this.records.push(line) }),
+      ...(this.standing === undefined
+        ? {}
+        : { standing: this.standing, record: (line: string) => void this.records.push(line) }),
       paths: this.paths,
       sandbox: "pushy",
-      workspace: { mode: "git-worktree", hostPath: this.work, managed: true, sourceRepo: this.userRepo, stores: [{ kind: "git", path: join(this.userRepo, ".git") }] },
+      workspace: {
+        mode: "git-worktree",
+        hostPath: this.work,
+        managed: true,
+        sourceRepo: this.userRepo,
+        stores: [{ kind: "git", path: join(this.userRepo, ".git") }],
+      },
       user: { name: this.account, uid: this.uid, gid: this.uid, home: this.home },
       agent: { uid: this.agentUid, gid: this.agentUid },
       protectedBranches: this.options.protectedBranches ?? null,
@@ -133,7 +175,10 @@ export class GateFixture {
       // On the host the relay and socket are at their own paths, not the sandbox's mount points.
       sandboxPaths: { relay: relayPath(), socket: this.layout.socket },
     });
-    writeFileSync(join(this.agentHome, ".config/git/config"), `${agentIdentity}${pushGateHomeConfig(this.layout.remotesConfig)}`);
+    writeFileSync(
+      join(this.agentHome, ".config/git/config"),
+      `${agentIdentity}${pushGateHomeConfig(this.layout.remotesConfig)}`,
+    );
   }
 
   private async tearDown(): Promise<void> {

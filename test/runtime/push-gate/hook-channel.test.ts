@@ -26,11 +26,25 @@ describe("the hooks' control channel to the gate", () => {
   const layout = outboxLayout(runtimePaths(join(dir, "state"), { FORAGE_STATE_DIR: join(dir, "state") }), "hooked");
   const desk = new ApprovalDesk();
   const user = { name: "nobody", uid: 65534, gid: 65534, home: "/nonexistent" };
-  const session = (): PushSession => new PushSession(layout, { sandbox: "hooked", user, remote: "origin", url: "/nonexistent.git", protectedBranches: null, ask: desk.ask });
+  const session = (): PushSession =>
+    new PushSession(layout, {
+      sandbox: "hooked",
+      user,
+      remote: "origin",
+      url: "/nonexistent.git",
+      protectedBranches: null,
+      ask: desk.ask,
+    });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** Runs one hook with the gate's channel as its fd 3, as git-receive-pack would. */
-  const runHook = (hook: string, args: string[], served: PushSession, input = "", env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> =>
+  const runHook = (
+    hook: string,
+    args: string[],
+    served: PushSession,
+    input = "",
+    env: Record<string, string> = {},
+  ): Promise<{ code: number | null; stderr: string }> =>
     new Promise((resolve) => {
       const child = spawn(join(dir, hook), args, { stdio: ["pipe", "ignore", "pipe", "pipe"], env });
       serveControlChannel(child.stdio[3] as Socket, (message) => served.answer(message));
@@ -44,7 +58,10 @@ describe("the hooks' control channel to the gate", () => {
 
   it("refuses an update hook's ref that no pre-receive let through", async () => {
     const said = await runHook("update", ["refs/heads/a", zeros, id], session());
-    expect(said).toEqual({ code: 1, stderr: "error: forage push gate: refs/heads/a: an update the gate did not check\n" });
+    expect(said).toEqual({
+      code: 1,
+      stderr: "error: forage push gate: refs/heads/a: an update the gate did not check\n",
+    });
     expect(desk.asks).toEqual([]);
   });
 
@@ -55,23 +72,34 @@ describe("the hooks' control channel to the gate", () => {
   });
 
   it("has the update hook itself refuse a call without REF OLD NEW", async () => {
-    expect(await runHook("update", ["refs/heads/a"], session())).toMatchObject({ code: 1, stderr: expect.stringContaining("takes REF OLD NEW") });
+    expect(await runHook("update", ["refs/heads/a"], session())).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("takes REF OLD NEW"),
+    });
   });
 
   it("refuses a pre-receive whose quarantine is not git's own directory in the outbox", async () => {
-    const said = await runHook("pre-receive", [], session(), `${zeros} ${id} refs/heads/a\n`, { GIT_QUARANTINE_PATH: "/etc" });
+    const said = await runHook("pre-receive", [], session(), `${zeros} ${id} refs/heads/a\n`, {
+      GIT_QUARANTINE_PATH: "/etc",
+    });
     expect(said).toEqual({ code: 1, stderr: "error: forage push gate: unexpected quarantine directory\n" });
   });
 
   it("refuses a second pre-receive in one push", async () => {
     const served = session();
     await runHook("pre-receive", [], served, `${zeros} ${id} refs/heads/a\n`, { GIT_QUARANTINE_PATH: "/etc" });
-    expect((await runHook("pre-receive", [], served, `${zeros} ${id} refs/heads/a\n`)).stderr).toContain("a second pre-receive in one push");
+    expect((await runHook("pre-receive", [], served, `${zeros} ${id} refs/heads/a\n`)).stderr).toContain(
+      "a second pre-receive in one push",
+    );
   });
 
   it("has the pre-receive hook refuse input with a NUL, or larger than the gate takes", async () => {
-    expect((await runHook("pre-receive", [], session(), `${zeros} ${id} refs/heads/a\0\n`)).stderr).toContain("a NUL in what git handed the hook");
-    expect((await runHook("pre-receive", [], session(), `${zeros} ${id} refs/heads/a\n`.repeat(1000))).stderr).toContain("too many ref updates in one push");
+    expect((await runHook("pre-receive", [], session(), `${zeros} ${id} refs/heads/a\0\n`)).stderr).toContain(
+      "a NUL in what git handed the hook",
+    );
+    expect(
+      (await runHook("pre-receive", [], session(), `${zeros} ${id} refs/heads/a\n`.repeat(1000))).stderr,
+    ).toContain("too many ref updates in one push");
   });
 
   describe("framing, on a socket", () => {
@@ -107,7 +135,9 @@ describe("the hooks' control channel to the gate", () => {
 
     it("refuses a message longer than it takes, and closes the channel", async () => {
       const before = answered.length;
-      expect(await exchange("x".repeat(maxHookMessage + 1), 1)).toBe("1error: forage push gate: the push names too many refs\n\0");
+      expect(await exchange("x".repeat(maxHookMessage + 1), 1)).toBe(
+        "1error: forage push gate: the push names too many refs\n\0",
+      );
       expect(answered.length).toBe(before);
     });
 

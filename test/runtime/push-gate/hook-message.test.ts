@@ -6,7 +6,11 @@ const id = "a".repeat(40);
 
 describe("a hook's message to the gate", () => {
   it("reads pre-receive's quarantine and updates, a deletion's new id as null", () => {
-    expect(parseHookMessage(`pre-receive\n/o/./objects/tmp_objdir-incoming-x\n${zeros} ${id} refs/heads/a\n${id} ${zeros} refs/heads/b\n`)).toEqual({
+    expect(
+      parseHookMessage(
+        `pre-receive\n/o/./objects/tmp_objdir-incoming-x\n${zeros} ${id} refs/heads/a\n${id} ${zeros} refs/heads/b\n`,
+      ),
+    ).toEqual({
       hook: "pre-receive",
       quarantine: "/o/./objects/tmp_objdir-incoming-x",
       updates: [
@@ -17,16 +21,26 @@ describe("a hook's message to the gate", () => {
   });
 
   it("takes pre-receive's empty quarantine line (a push that brought no new objects)", () => {
-    expect(parseHookMessage(`pre-receive\n\n${zeros} ${id} refs/heads/a\n`)).toMatchObject({ quarantine: "", updates: [{ ref: "refs/heads/a" }] });
+    expect(parseHookMessage(`pre-receive\n\n${zeros} ${id} refs/heads/a\n`)).toMatchObject({
+      quarantine: "",
+      updates: [{ ref: "refs/heads/a" }],
+    });
   });
 
   it("reads the update hook's one update", () => {
-    expect(parseHookMessage(`update\n${zeros} ${id} refs/heads/a\n`)).toEqual({ hook: "update", update: { old: zeros, new: id, ref: "refs/heads/a" } });
+    expect(parseHookMessage(`update\n${zeros} ${id} refs/heads/a\n`)).toEqual({
+      hook: "update",
+      update: { old: zeros, new: id, ref: "refs/heads/a" },
+    });
   });
 
   it.each([
     ["an unknown hook", `post-receive\n${zeros} ${id} refs/heads/a\n`, /unknown hook/],
-    ["an update with two lines (a ref name with a newline)", `update\n${zeros} ${id} refs/heads/a\nrefs/heads/b\n`, /malformed/],
+    [
+      "an update with two lines (a ref name with a newline)",
+      `update\n${zeros} ${id} refs/heads/a\nrefs/heads/b\n`,
+      /malformed/,
+    ],
     ["a last line without its newline", `update\n${zeros} ${id} refs/heads/a`, /malformed/],
     ["an empty update line", `pre-receive\n\n\n${zeros} ${id} refs/heads/a\n`, /malformed ref update/],
     ["a short object id", `update\n${zeros} abc refs/heads/a\n`, /malformed ref update/],

@@ -20,7 +20,8 @@ describe.skipIf(!tools.run || !isRoot())("the push gate's remotes, kept current 
   const included = (): string => readFileSync(f.layout.remotesConfig, "utf8");
   /** The agent's clone mirrors the user's remote (in a sandbox they share the repository's config). */
   let second = "";
-  const agentRemote = async (...args: string[]): Promise<void> => expect((await f.asAgent(["remote", ...args])).status).toBe(0);
+  const agentRemote = async (...args: string[]): Promise<void> =>
+    expect((await f.asAgent(["remote", ...args])).status).toBe(0);
 
   it("writes the remotes config the sandbox's git includes: root's, 0640 for the agent's group, naming the user's remote", () => {
     const info = statSync(f.layout.remotesConfig);
@@ -31,7 +32,13 @@ describe.skipIf(!tools.run || !isRoot())("the push gate's remotes, kept current 
 
   it("is written when the sandbox's binds are made, before its gate runs: no early push goes around the gate", async () => {
     const paths = { ...f.paths, pushGateDir: join(f.root, "provisioned") };
-    const binds = await pushGateBinds(paths, { name: "pushy", pushGate: { protectedBranches: null }, uid: f.uid, gid: f.uid, workspace: { mode: "direct", hostPath: f.userRepo, managed: false } });
+    const binds = await pushGateBinds(paths, {
+      name: "pushy",
+      pushGate: { protectedBranches: null },
+      uid: f.uid,
+      gid: f.uid,
+      workspace: { mode: "direct", hostPath: f.userRepo, managed: false },
+    });
     expect(binds.map((bind) => bind.target)).toEqual(["/run/forage-push", "/run/forage-git-relay"]);
     const early = readFileSync(join(paths.pushGateDir, "pushy", "socket", "remotes.gitconfig"), "utf8");
     expect(early).toContain(`pushInsteadOf = "${f.upstream}"`);
@@ -40,7 +47,10 @@ describe.skipIf(!tools.run || !isRoot())("the push gate's remotes, kept current 
 
   it("still takes a sandbox provisioned before, whose home git config names its remotes itself", async () => {
     const oldStyle = join(f.agentHome, "old-style.gitconfig");
-    writeFileSync(oldStyle, `${agentIdentity}${sandboxGitConfig([{ name: "origin", url: f.upstream, fromPushUrl: false }], { relay: relayPath(), socket: f.layout.socket })}`);
+    writeFileSync(
+      oldStyle,
+      `${agentIdentity}${sandboxGitConfig([{ name: "origin", url: f.upstream, fromPushUrl: false }], { relay: relayPath(), socket: f.layout.socket })}`,
+    );
     chownSync(oldStyle, f.agentUid, f.agentUid);
     const to = await f.commit("old.txt", "From an old sandbox");
     f.desk.policy = () => ({ decision: "once" });

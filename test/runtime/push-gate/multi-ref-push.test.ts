@@ -19,14 +19,26 @@ describe.skipIf(!tools.run || !isRoot())("a push of several refs through the gat
 
   it("reports one ref ok and the other rejected when the user approves one and denies the other", async () => {
     const to = await f.commit("two.txt", "Two branches");
-    f.desk.policy = (ask) => (ask.kind === "push" && ask.subject.ref === "refs/heads/approved" ? { decision: "once" } : { decision: "deny" });
-    const pushed = await f.asAgent(["push", "--porcelain", "origin", "HEAD:refs/heads/approved", "HEAD:refs/heads/denied"]);
+    f.desk.policy = (ask) =>
+      ask.kind === "push" && ask.subject.ref === "refs/heads/approved" ? { decision: "once" } : { decision: "deny" };
+    const pushed = await f.asAgent([
+      "push",
+      "--porcelain",
+      "origin",
+      "HEAD:refs/heads/approved",
+      "HEAD:refs/heads/denied",
+    ]);
     expect(porcelainLine(pushed.stdout, "refs/heads/approved")).toMatch(/^\*\t.*\t\[new branch\]$/);
     expect(porcelainLine(pushed.stdout, "refs/heads/denied")).toMatch(/^!\t.*\t\[remote rejected\] \(hook declined\)$/);
-    expect(pushed.output).toContain("remote: error: forage push gate: refs/heads/denied: denied by the user: not pushed");
+    expect(pushed.output).toContain(
+      "remote: error: forage push gate: refs/heads/denied: denied by the user: not pushed",
+    );
     expect(pushed.output).toContain("remote: forage push gate: refs/heads/approved: approved and pushed to origin");
     expect(pushed.status).not.toBe(0);
-    expect(f.desk.asks.map((ask) => (ask.kind === "push" ? ask.subject.ref : ask.kind))).toEqual(["refs/heads/approved", "refs/heads/denied"]);
+    expect(f.desk.asks.map((ask) => (ask.kind === "push" ? ask.subject.ref : ask.kind))).toEqual([
+      "refs/heads/approved",
+      "refs/heads/denied",
+    ]);
     expect(f.has("refs/heads/approved")).toBe(to);
     expect(f.has("refs/heads/denied")).toBeNull();
   });
@@ -34,7 +46,13 @@ describe.skipIf(!tools.run || !isRoot())("a push of several refs through the gat
   it("reports both ok when both are approved, each pushed upstream", async () => {
     const to = await f.commit("both.txt", "Both branches");
     f.desk.policy = () => ({ decision: "once" });
-    const pushed = await f.asAgent(["push", "--porcelain", "origin", "HEAD:refs/heads/first", "HEAD:refs/heads/second"]);
+    const pushed = await f.asAgent([
+      "push",
+      "--porcelain",
+      "origin",
+      "HEAD:refs/heads/first",
+      "HEAD:refs/heads/second",
+    ]);
     expect(pushed.status).toBe(0);
     expect(porcelainLine(pushed.stdout, "refs/heads/first")).toMatch(/^\*\t/);
     expect(porcelainLine(pushed.stdout, "refs/heads/second")).toMatch(/^\*\t/);
@@ -48,7 +66,9 @@ describe.skipIf(!tools.run || !isRoot())("a push of several refs through the gat
     const pushed = await f.asAgent(["push", "--porcelain", "origin", "HEAD:refs/heads/fine", "HEAD:refs/heads/main"]);
     expect(pushed.output).toContain("refused: main is a protected branch");
     expect(pushed.output).toContain("nothing was pushed to origin");
-    expect(porcelainLine(pushed.stdout, "refs/heads/fine")).toMatch(/^!\t.*\[remote rejected\] \(pre-receive hook declined\)$/);
+    expect(porcelainLine(pushed.stdout, "refs/heads/fine")).toMatch(
+      /^!\t.*\[remote rejected\] \(pre-receive hook declined\)$/,
+    );
     expect(f.desk.asks).toEqual([]);
     expect(f.has("refs/heads/fine")).toBeNull();
     expect(f.has("refs/heads/main")).toBe(before);
@@ -57,7 +77,13 @@ describe.skipIf(!tools.run || !isRoot())("a push of several refs through the gat
   it("does not offer atomic pushes (an atomic push would report refs rejected that went upstream)", async () => {
     await f.commit("atomic.txt", "Atomic");
     f.desk.policy = () => ({ decision: "once" });
-    const pushed = await f.asAgent(["push", "--atomic", "origin", "HEAD:refs/heads/atomic-a", "HEAD:refs/heads/atomic-b"]);
+    const pushed = await f.asAgent([
+      "push",
+      "--atomic",
+      "origin",
+      "HEAD:refs/heads/atomic-a",
+      "HEAD:refs/heads/atomic-b",
+    ]);
     expect(pushed.status).not.toBe(0);
     expect(pushed.output).toContain("does not support --atomic");
     expect(f.desk.asks).toEqual([]);

@@ -31,22 +31,42 @@ describe.skipIf(!tools.run || !isRoot())("the push gate, with real git", () => {
     const info = statSync(f.layout.socket);
     expect([info.isSocket(), info.uid, info.mode & 0o777]).toEqual([true, f.agentUid, 0o600]);
     // Any other account (here the host user's own) is refused by the socket's mode, before the gate hears a word.
-    const other = await runCommand("setpriv", [`--reuid=${f.uid}`, `--regid=${f.uid}`, "--clear-groups", "--", relayPath(), "git-receive-pack", "origin", f.layout.socket], {
-      reject: false,
-      input: "",
-    });
+    const other = await runCommand(
+      "setpriv",
+      [
+        `--reuid=${f.uid}`,
+        `--regid=${f.uid}`,
+        "--clear-groups",
+        "--",
+        relayPath(),
+        "git-receive-pack",
+        "origin",
+        f.layout.socket,
+      ],
+      {
+        reject: false,
+        input: "",
+      },
+    );
     expect([other.exitCode, other.stderr]).toEqual([2, expect.stringContaining("does not answer: Permission denied")]);
     expect(desk.asks).toEqual([]);
   });
 
   it("asks for a new branch with its commits and diffstat, and once approved pushes it upstream as the user", async () => {
     const to = await commit("feature.txt", "Add the feature");
-    desk.policy = (ask) => (ask.kind === "push" && ask.subject.commits.some((line) => line.endsWith(" Add the feature")) ? { decision: "once" } : { decision: "deny" });
+    desk.policy = (ask) =>
+      ask.kind === "push" && ask.subject.commits.some((line) => line.endsWith(" Add the feature"))
+        ? { decision: "once" }
+        : { decision: "deny" };
     const pushed = await asAgent(["push", "origin", "HEAD:refs/heads/feature"]);
     expect(pushed.output).toContain("approved and pushed to origin");
     expect(pushed.status).toBe(0);
     expect(desk.asks).toHaveLength(1);
-    expect(desk.asks[0]).toMatchObject({ sandbox: "pushy", kind: "push", subject: { remote: "origin", url: f.upstream, ref: "refs/heads/feature", from: null, to } });
+    expect(desk.asks[0]).toMatchObject({
+      sandbox: "pushy",
+      kind: "push",
+      subject: { remote: "origin", url: f.upstream, ref: "refs/heads/feature", from: null, to },
+    });
     const subject = desk.asks[0]?.kind === "push" ? desk.asks[0].subject : undefined;
     expect(subject?.commits).toEqual([`${to.slice(0, 7)} Add the feature`]);
     expect(subject?.diffstat).toContain("feature.txt");
@@ -121,7 +141,12 @@ describe.skipIf(!tools.run || !isRoot())("the push gate, with real git", () => {
     const jj = (args: string[]): ReturnType<typeof runCommand> =>
       runCommand("setpriv", [`--reuid=${f.agentUid}`, `--regid=${f.agentUid}`, "--clear-groups", "--", "jj", ...args], {
         cwd: f.work,
-        env: { HOME: f.agentHome, PATH: "/usr/local/bin:/usr/bin:/bin", JJ_USER: "Agent", JJ_EMAIL: "agent@example.test" },
+        env: {
+          HOME: f.agentHome,
+          PATH: "/usr/local/bin:/usr/bin:/bin",
+          JJ_USER: "Agent",
+          JJ_EMAIL: "agent@example.test",
+        },
         reject: false,
       });
     await commit("jj.txt", "Pushed by jj");
@@ -144,7 +169,16 @@ describe.skipIf(!tools.run || !isRoot())("the push gate, with real git", () => {
     const victim = join(root, "root-only");
     mkdirSync(victim, { mode: 0o700 });
     writeFileSync(join(victim, "keep"), "root's\n");
-    execFileSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", "ln", "-s", victim, join(layout.gitDir, "planted")]);
+    execFileSync("setpriv", [
+      `--reuid=${uid}`,
+      `--regid=${uid}`,
+      "--clear-groups",
+      "--",
+      "ln",
+      "-s",
+      victim,
+      join(layout.gitDir, "planted"),
+    ]);
     await removePushGate(paths, "pushy", { uid, gid: uid });
     expect(existsSync(layout.dir)).toBe(false);
     expect(readFileSync(join(victim, "keep"), "utf8")).toBe("root's\n");

@@ -7,13 +7,20 @@ const tools = toolsAvailable("git", "setpriv", "useradd", "userdel");
 
 describe("the branches the gate protects", () => {
   it("protects the upstream's default branch, main and master when the template names none", () => {
-    expect(protectedRefsOf(null, "refs/heads/trunk")).toEqual(["refs/heads/main", "refs/heads/master", "refs/heads/trunk"]);
+    expect(protectedRefsOf(null, "refs/heads/trunk")).toEqual([
+      "refs/heads/main",
+      "refs/heads/master",
+      "refs/heads/trunk",
+    ]);
     expect(protectedRefsOf(null, "refs/heads/main")).toEqual(["refs/heads/main", "refs/heads/master"]);
     expect(protectedRefsOf(null, null)).toEqual(["refs/heads/main", "refs/heads/master"]);
   });
 
   it("protects exactly the template's list when it names one, the defaults not added", () => {
-    expect(protectedRefsOf(["release", "refs/heads/stable"], "refs/heads/main")).toEqual(["refs/heads/release", "refs/heads/stable"]);
+    expect(protectedRefsOf(["release", "refs/heads/stable"], "refs/heads/main")).toEqual([
+      "refs/heads/release",
+      "refs/heads/stable",
+    ]);
   });
 });
 
@@ -49,7 +56,11 @@ describe.skipIf(!tools.run || !isRoot())("the push gate's default protection, wi
     const [ask] = f.desk.asks;
     const subject = ask?.kind === "push" ? ask.subject : undefined;
     // The upstream's first commit and the agent's two: the fresh remote has none of them.
-    expect([subject?.from, subject?.commitCount, subject?.commits.map((line) => line.replace(/^\S+ /, ""))]).toEqual([null, 3, ["first", "For the fresh remote", "More for it"]]);
+    expect([subject?.from, subject?.commitCount, subject?.commits.map((line) => line.replace(/^\S+ /, ""))]).toEqual([
+      null,
+      3,
+      ["first", "For the fresh remote", "More for it"],
+    ]);
     expect(subject?.diffstat).toBe(" fresh.txt | 1 +\n more.txt  | 1 +\n 2 files changed, 2 insertions(+)");
   });
 
@@ -67,15 +78,20 @@ describe.skipIf(!tools.run || !isRoot())("the push gate's default protection, wi
 });
 
 /* The template's list is authoritative: with protectedBranches [release], main is the human's to answer. */
-describe.skipIf(!tools.run || !isRoot())("the push gate with the template's own protected branches, with real git", () => {
-  const f = new GateFixture("q", 4, { protectedBranches: ["release"] });
+describe.skipIf(!tools.run || !isRoot())(
+  "the push gate with the template's own protected branches, with real git",
+  () => {
+    const f = new GateFixture("q", 4, { protectedBranches: ["release"] });
 
-  it("refuses release, and asks for main instead of refusing it", async () => {
-    await f.commit("listed.txt", "Listed");
-    f.desk.policy = () => ({ decision: "deny" });
-    expect((await f.asAgent(["push", "origin", "HEAD:refs/heads/release"])).output).toContain("refused: release is a protected branch");
-    expect(f.desk.asks).toEqual([]);
-    expect((await f.asAgent(["push", "origin", "HEAD:refs/heads/main"])).output).toContain("denied by the user");
-    expect(f.desk.asks).toMatchObject([{ kind: "push", subject: { ref: "refs/heads/main" } }]);
-  });
-});
+    it("refuses release, and asks for main instead of refusing it", async () => {
+      await f.commit("listed.txt", "Listed");
+      f.desk.policy = () => ({ decision: "deny" });
+      expect((await f.asAgent(["push", "origin", "HEAD:refs/heads/release"])).output).toContain(
+        "refused: release is a protected branch",
+      );
+      expect(f.desk.asks).toEqual([]);
+      expect((await f.asAgent(["push", "origin", "HEAD:refs/heads/main"])).output).toContain("denied by the user");
+      expect(f.desk.asks).toMatchObject([{ kind: "push", subject: { ref: "refs/heads/main" } }]);
+    });
+  },
+);

@@ -20,7 +20,9 @@ describe.skipIf(!tools.run || !isRoot())("pushes approved beyond their request, 
     desk.policy = () => ({ decision: "always" });
     expect((await f.asAgent(["push", "origin", "HEAD:refs/heads/topic"])).status).toBe(0);
     expect(desk.asks).toHaveLength(1);
-    expect((await readMetadata(f.paths, "pushy"))?.pushGate?.alwaysPushed).toEqual([{ url: f.upstream, ref: "refs/heads/topic" }]);
+    expect((await readMetadata(f.paths, "pushy"))?.pushGate?.alwaysPushed).toEqual([
+      { url: f.upstream, ref: "refs/heads/topic" },
+    ]);
     const to = await f.commit("two.txt", "Second of the branch");
     desk.policy = () => ({ decision: "deny" });
     const pushed = await f.asAgent(["push", "origin", "HEAD:refs/heads/topic"]);
@@ -29,7 +31,11 @@ describe.skipIf(!tools.run || !isRoot())("pushes approved beyond their request, 
     expect(pushed.output).toContain("without asking: approved --always for this ref");
     expect(desk.asks).toHaveLength(1);
     expect(f.has("refs/heads/topic")).toBe(to);
-    expect(f.records).toEqual([expect.stringMatching(/^origin refs\/heads\/topic [0-9a-f]{12}\.\.[0-9a-f]{12} \(.*upstream\.git\): pushed without asking \(approved --always for this ref\)$/)]);
+    expect(f.records).toEqual([
+      expect.stringMatching(
+        /^origin refs\/heads\/topic [0-9a-f]{12}\.\.[0-9a-f]{12} \(.*upstream\.git\): pushed without asking \(approved --always for this ref\)$/,
+      ),
+    ]);
   });
 
   it("asks for any other ref, and for the same ref once the user's remote pushes to another URL", async () => {
@@ -73,7 +79,9 @@ describe.skipIf(!tools.run || !isRoot())("pushes approved beyond their request, 
     const within = await f.asAgent(["push", "origin", "HEAD:refs/heads/timed"]);
     expect(within.output).toMatch(/without asking: approved --for this ref until \d{4}-/);
     expect(desk.asks).toHaveLength(1);
-    expect((await readMetadata(f.paths, "pushy"))?.pushGate?.alwaysPushed?.map((each) => each.ref)).toEqual(["refs/heads/topic"]);
+    expect((await readMetadata(f.paths, "pushy"))?.pushGate?.alwaysPushed?.map((each) => each.ref)).toEqual([
+      "refs/heads/topic",
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 4100));
     const before = f.has("refs/heads/timed");
     await f.commit("timed-3.txt", "Timed three");

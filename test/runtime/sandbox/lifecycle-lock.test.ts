@@ -24,8 +24,14 @@ describe("a sandbox's lifecycle lock", () => {
 
   beforeAll(async () => {
     const config = join(dir, "forage.yaml");
-    writeFileSync(config, "user: nobody\ntemplates:\n  basic:\n    agents: { sh: { package: bash, executable: bash } }\n");
-    const paths = runtimePaths(join(dir, "state"), { FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets") });
+    writeFileSync(
+      config,
+      "user: nobody\ntemplates:\n  basic:\n    agents: { sh: { package: bash, executable: bash } }\n",
+    );
+    const paths = runtimePaths(join(dir, "state"), {
+      FORAGE_RUN_DIR: join(dir, "run"),
+      FORAGE_SECRETS_DIR: join(dir, "secrets"),
+    });
     context = { settings: resolveModel((await loadConfig(config)).config, config), paths, warn: () => undefined };
     // Ready, with a container pid that no longer runs: what the monitor sees mid-down.
     crashed = sandboxMetadata({
@@ -48,7 +54,9 @@ describe("a sandbox's lifecycle lock", () => {
       monitor = checkHealth(context, crashed, false);
       await new Promise((resolve) => setTimeout(resolve, 300));
       // THEN it has not answered yet: it waits for the lock (it would report the dead container)
-      expect(await Promise.race([monitor, new Promise((resolve) => setTimeout(() => resolve("waiting"), 0))])).toBe("waiting");
+      expect(await Promise.race([monitor, new Promise((resolve) => setTimeout(() => resolve("waiting"), 0))])).toBe(
+        "waiting",
+      );
       await removeMetadata(context.paths, "going");
     });
     expect(await monitor).toBeUndefined();

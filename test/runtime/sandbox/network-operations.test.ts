@@ -26,8 +26,14 @@ describe("forage-ctl network, sni and ask", () => {
 
   beforeAll(async () => {
     const config = join(dir, "forage.yaml");
-    writeFileSync(config, "user: nobody\ntemplates:\n  gated:\n    network: { mode: restricted, allow: [api.example.com], sni: true }\n");
-    const paths = runtimePaths(join(dir, "state"), { FORAGE_RUN_DIR: join(dir, "run"), FORAGE_SECRETS_DIR: join(dir, "secrets") });
+    writeFileSync(
+      config,
+      "user: nobody\ntemplates:\n  gated:\n    network: { mode: restricted, allow: [api.example.com], sni: true }\n",
+    );
+    const paths = runtimePaths(join(dir, "state"), {
+      FORAGE_RUN_DIR: join(dir, "run"),
+      FORAGE_SECRETS_DIR: join(dir, "secrets"),
+    });
     context = { settings: resolveModel((await loadConfig(config)).config, config), paths, warn: () => undefined };
   });
   beforeEach(() => writeMetadata(context.paths, stopped));
@@ -50,22 +56,40 @@ describe("forage-ctl network, sni and ask", () => {
     );
     expect((await readMetadata(context.paths, "net"))?.network).toBeNull();
     await networkOperation(context, "net", { mode: "none" });
-    await expect(networkOperation(context, "net", { sni: true })).rejects.toThrow(/--sni only applies to mode "restricted".*would be "none"/);
+    await expect(networkOperation(context, "net", { sni: true })).rejects.toThrow(
+      /--sni only applies to mode "restricted".*would be "none"/,
+    );
   });
 
   it("control: keeps sni within restricted, and takes it back with the mode", async () => {
     expect((await networkOperation(context, "net", { allow: ["files.example.com"] })).policy.sni).toBe(true);
     await networkOperation(context, "net", { mode: "full" });
-    expect((await networkOperation(context, "net", { mode: "restricted", sni: true })).policy).toEqual({ mode: "restricted", allow: ["api.example.com", "files.example.com"], deny: [], sni: true });
+    expect((await networkOperation(context, "net", { mode: "restricted", sni: true })).policy).toEqual({
+      mode: "restricted",
+      allow: ["api.example.com", "files.example.com"],
+      deny: [],
+      sni: true,
+    });
   });
 
   it("turns ask on and off within restricted, refuses it beside full or none, and drops it with the mode", async () => {
-    expect((await networkOperation(context, "net", { ask: true })).policy).toEqual({ mode: "restricted", allow: ["api.example.com"], deny: [], sni: true, ask: true });
+    expect((await networkOperation(context, "net", { ask: true })).policy).toEqual({
+      mode: "restricted",
+      allow: ["api.example.com"],
+      deny: [],
+      sni: true,
+      ask: true,
+    });
     expect((await readMetadata(context.paths, "net"))?.network?.ask).toBe(true);
     await expect(networkOperation(context, "net", { mode: "full", ask: true })).rejects.toThrow(
       'network net: --ask only applies to mode "restricted" (it asks about names not in the allowlist), and this sandbox\'s mode would be "full": switch it to restricted as well (forage-ctl network net restricted --ask), or leave out --ask',
     );
-    expect((await networkOperation(context, "net", { mode: "none" })).policy).toEqual({ mode: "none", allow: ["api.example.com"], deny: [], sni: false });
+    expect((await networkOperation(context, "net", { mode: "none" })).policy).toEqual({
+      mode: "none",
+      allow: ["api.example.com"],
+      deny: [],
+      sni: false,
+    });
     await networkOperation(context, "net", { mode: "restricted", ask: true });
     expect((await networkOperation(context, "net", { ask: false })).policy.ask).toBeUndefined();
   });

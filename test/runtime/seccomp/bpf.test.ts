@@ -41,8 +41,17 @@ describe("the classic-BPF assembler", () => {
 
   it("refuses a conditional jump longer than 255 instructions and a program over the kernel's limit", () => {
     const filler: Instruction[] = Array.from({ length: 256 }, () => ({ op: "load", offset: 0 }));
-    expect(() => assemble([{ op: "jeq", k: 0, then: "end", otherwise: next }, ...filler, { op: "label", name: "end" }, { op: "return", value: 0 }])).toThrow(/spans 256/);
+    expect(() =>
+      assemble([
+        { op: "jeq", k: 0, then: "end", otherwise: next },
+        ...filler,
+        { op: "label", name: "end" },
+        { op: "return", value: 0 },
+      ]),
+    ).toThrow(/spans 256/);
     const tooLong: Instruction[] = Array.from({ length: maxInstructions }, () => ({ op: "load", offset: 0 }));
-    expect(() => assemble([...tooLong, { op: "return", value: 0 }])).toThrow(/1 to 4096 instructions, this one has 4097/);
+    expect(() => assemble([...tooLong, { op: "return", value: 0 }])).toThrow(
+      /1 to 4096 instructions, this one has 4097/,
+    );
   });
 });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { compileFilter, ENOSYS, EPERM, RET_ALLOW, RET_ERRNO } from "../../../runtime/seccomp/compile.js";
-import { deniedSyscalls, filteredSyscalls, seccompGroups, seccompSchema } from "../../../generator/config/schema/seccomp.js";
+import {
+  deniedSyscalls,
+  filteredSyscalls,
+  seccompGroups,
+  seccompSchema,
+} from "../../../generator/config/schema/seccomp.js";
 import { aarch64, runningArch, x86_64, type SyscallArch } from "../../../runtime/seccomp/syscall-tables.js";
 import { runFilter } from "./bpf-interpreter.js";
 
@@ -48,7 +53,8 @@ describe.each([x86_64, aarch64])("the seccomp filter for $name", (arch) => {
 
   it("refuses btrfs subvolume and snapshot creation, and allows every other ioctl", () => {
     // BTRFS_IOC_SUBVOL_CREATE, _V2, SNAP_CREATE, _V2 (include/uapi/linux/btrfs.h): a new subvolume escapes workspace.maxSize.
-    for (const request of [0x5000940en, 0x50009418n, 0x50009401n, 0x50009417n]) expect(verdict(arch, program, "ioctl", [3n, request])).toBe(eperm);
+    for (const request of [0x5000940en, 0x50009418n, 0x50009401n, 0x50009417n])
+      expect(verdict(arch, program, "ioctl", [3n, request])).toBe(eperm);
     expect(verdict(arch, program, "ioctl", [1n, 0x5401n])).toBe(RET_ALLOW); // TCGETS
     expect(verdict(arch, program, "ioctl", [3n, 0x8100000050009418n])).toBe(eperm); // the kernel reads only the low 32 bits of the request
     expect(verdict(arch, compileFilter(arch, ["namespaces", "mount"]), "ioctl", [3n, 0x5000940en])).toBe(eperm);
@@ -64,7 +70,9 @@ describe.each([x86_64, aarch64])("the seccomp filter for $name", (arch) => {
   });
 
   it("refuses every call from another architecture's entry point", () => {
-    for (const other of [0x40000003, 0x40000028, x86_64.auditArch, aarch64.auditArch].filter((a) => a !== arch.auditArch)) {
+    for (const other of [0x40000003, 0x40000028, x86_64.auditArch, aarch64.auditArch].filter(
+      (a) => a !== arch.auditArch,
+    )) {
       expect(runFilter(program, { nr: 39, arch: other })).toBe(eperm);
     }
   });
@@ -92,23 +100,34 @@ describe("the x86_64 filter's other ABIs", () => {
 
 describe("the seccomp policy", () => {
   it("has a number for every filtered syscall on both architectures", () => {
-    for (const arch of [x86_64, aarch64]) for (const name of filteredSyscalls) expect([arch.name, name, arch.numbers[name]]).not.toContainEqual(undefined);
+    for (const arch of [x86_64, aarch64])
+      for (const name of filteredSyscalls) expect([arch.name, name, arch.numbers[name]]).not.toContainEqual(undefined);
   });
 
   it("accepts groups and their syscalls, and names what it accepts when given anything else", () => {
     expect(seccompSchema.safeParse({ allow: ["namespaces", "ptrace", "keyctl"] }).success).toBe(true);
     const refused = seccompSchema.safeParse({ allow: ["read"] });
-    expect(refused.error?.issues[0]?.message).toMatch(/must be a seccomp group \(namespaces, mount, keyring.*\) or one of their syscalls \(unshare, setns/);
+    expect(refused.error?.issues[0]?.message).toMatch(
+      /must be a seccomp group \(namespaces, mount, keyring.*\) or one of their syscalls \(unshare, setns/,
+    );
   });
 
   it("takes back exactly the syscalls of an allowed group", () => {
-    expect(deniedSyscalls(["keyring"])).toEqual(filteredSyscalls.filter((n) => !seccompGroups.keyring.includes(n as never)));
+    expect(deniedSyscalls(["keyring"])).toEqual(
+      filteredSyscalls.filter((n) => !seccompGroups.keyring.includes(n as never)),
+    );
   });
 
   it("generates only for x86_64 and aarch64 hosts, and says so for others", () => {
     expect(runningArch("x64")).toBe(x86_64);
     expect(runningArch("arm64")).toBe(aarch64);
     // A user error (exit 1, what to do), not "internal error (this is a bug)".
-    expect(() => runningArch("ia32")).toThrow(expect.objectContaining({ name: "SandboxError", kind: "general", message: expect.stringMatching(/x86_64 and aarch64 hosts only/) }));
+    expect(() => runningArch("ia32")).toThrow(
+      expect.objectContaining({
+        name: "SandboxError",
+        kind: "general",
+        message: expect.stringMatching(/x86_64 and aarch64 hosts only/),
+      }),
+    );
   });
 });

@@ -13,38 +13,69 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const config = (name: string, user = "nobody"): string => {
-  writeFileSync(join(dir, name), `user: ${user}\ntemplates:\n  shell:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n`);
+  writeFileSync(
+    join(dir, name),
+    `user: ${user}\ntemplates:\n  shell:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n`,
+  );
   return join(dir, name);
 };
 
 describe("settingsFile: which settings sandbox commands and the daemon run from", () => {
   it("--config comes first, made absolute against the current directory and shown as given", async () => {
     config("forage.yaml");
-    expect(await settingsFile("other.yaml", { FORAGE_CONFIG: "/env.yaml" }, dir)).toEqual({ path: join(dir, "other.yaml"), shown: "other.yaml", origin: "--config", searched: dir });
+    expect(await settingsFile("other.yaml", { FORAGE_CONFIG: "/env.yaml" }, dir)).toEqual({
+      path: join(dir, "other.yaml"),
+      shown: "other.yaml",
+      origin: "--config",
+      searched: dir,
+    });
   });
 
   it("FORAGE_CONFIG comes before a config in the current directory", async () => {
     config("forage.yaml");
-    expect(await settingsFile(undefined, { FORAGE_CONFIG: "sub/x.json" }, dir)).toMatchObject({ path: join(dir, "sub/x.json"), shown: "sub/x.json", origin: "FORAGE_CONFIG" });
+    expect(await settingsFile(undefined, { FORAGE_CONFIG: "sub/x.json" }, dir)).toMatchObject({
+      path: join(dir, "sub/x.json"),
+      shown: "sub/x.json",
+      origin: "FORAGE_CONFIG",
+    });
   });
 
   it("an empty FORAGE_CONFIG counts as unset", async () => {
     config("forage.yaml");
-    expect(await settingsFile(undefined, { FORAGE_CONFIG: "" }, dir)).toMatchObject({ path: join(dir, "forage.yaml"), origin: "current directory" });
+    expect(await settingsFile(undefined, { FORAGE_CONFIG: "" }, dir)).toMatchObject({
+      path: join(dir, "forage.yaml"),
+      origin: "current directory",
+    });
   });
 
   it("finds forage.config.ts, forage.yaml, forage.json in the current directory, in that order", async () => {
     config("forage.json");
-    expect(await settingsFile(undefined, {}, dir)).toMatchObject({ path: join(dir, "forage.json"), shown: "./forage.json" });
+    expect(await settingsFile(undefined, {}, dir)).toMatchObject({
+      path: join(dir, "forage.json"),
+      shown: "./forage.json",
+    });
     config("forage.yaml");
-    expect(await settingsFile(undefined, {}, dir)).toMatchObject({ path: join(dir, "forage.yaml"), shown: "./forage.yaml" });
+    expect(await settingsFile(undefined, {}, dir)).toMatchObject({
+      path: join(dir, "forage.yaml"),
+      shown: "./forage.yaml",
+    });
     writeFileSync(join(dir, "forage.config.ts"), "");
-    expect(await settingsFile(undefined, {}, dir)).toEqual({ path: join(dir, "forage.config.ts"), shown: "./forage.config.ts", origin: "current directory", searched: dir });
+    expect(await settingsFile(undefined, {}, dir)).toEqual({
+      path: join(dir, "forage.config.ts"),
+      shown: "./forage.config.ts",
+      origin: "current directory",
+      searched: dir,
+    });
   });
 
   it("falls back to /etc/forage/forage.json when nothing is named or found", async () => {
     expect(defaultSettingsFile).toBe("/etc/forage/forage.json");
-    expect(await settingsFile(undefined, {}, dir)).toEqual({ path: defaultSettingsFile, shown: defaultSettingsFile, origin: "default", searched: dir });
+    expect(await settingsFile(undefined, {}, dir)).toEqual({
+      path: defaultSettingsFile,
+      shown: defaultSettingsFile,
+      origin: "default",
+      searched: dir,
+    });
   });
 });
 
@@ -57,7 +88,12 @@ describe("loadSettings", () => {
   });
 
   it("a missing default says where it looked and what to do, as a SettingsError", async () => {
-    const file = { path: join(dir, "etc/forage.json"), shown: "/etc/forage/forage.json", origin: "default" as const, searched: dir };
+    const file = {
+      path: join(dir, "etc/forage.json"),
+      shown: "/etc/forage/forage.json",
+      origin: "default" as const,
+      searched: dir,
+    };
     const error = await loadSettings(file).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SettingsError);
     expect((error as Error).message).toBe(
@@ -67,7 +103,9 @@ describe("loadSettings", () => {
   });
 
   it("a missing file the user named is the config's own error, positioned like validate's", async () => {
-    const error = await loadSettings(await settingsFile(join(dir, "forage.json"), {}, dir)).catch((caught: unknown) => caught);
+    const error = await loadSettings(await settingsFile(join(dir, "forage.json"), {}, dir)).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(/forage\.json: \(root\): cannot read config: file not found$/);
   });
@@ -83,7 +121,9 @@ describe("loadSettings", () => {
     writeFileSync(join(dir, "forage.json"), '{ "$comment": "Generated by forage-ctl from x; do not edit.", ');
     const error = await loadSettings(await settingsFile(undefined, {}, dir)).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SettingsError);
-    expect((error as Error).message).toMatch(/forage\.json is not valid JSON \(.*\): regenerate it with forage-ctl generate$/);
+    expect((error as Error).message).toMatch(
+      /forage\.json is not valid JSON \(.*\): regenerate it with forage-ctl generate$/,
+    );
   });
 });
 
@@ -122,7 +162,9 @@ describe("settingsFile refuses a config an agent could have written", () => {
     const workspace = join(dir, "ws");
     mkdirSync(join(workspace, "sub"), { recursive: true });
     writeFileSync(join(workspace, "sub/forage.yaml"), "user: nobody\n");
-    await expect(settingsFile(undefined, { FORAGE_STATE_DIR: stateWith(workspace) }, join(workspace, "sub"))).rejects.toThrow(
+    await expect(
+      settingsFile(undefined, { FORAGE_STATE_DIR: stateWith(workspace) }, join(workspace, "sub")),
+    ).rejects.toThrow(
       "lies inside sandbox agent's workspace, where its agent can write: name a config you trust with --config",
     );
   });
@@ -131,7 +173,9 @@ describe("settingsFile refuses a config an agent could have written", () => {
     const workspace = join(dir, "ws");
     mkdirSync(workspace);
     writeFileSync(join(workspace, "forage.yaml"), "user: nobody\n");
-    await expect(settingsFile(undefined, { FORAGE_STATE_DIR: stateWith(workspace) }, workspace)).rejects.toThrow("changed since sandbox agent was made, in its workspace, where its agent can write");
+    await expect(settingsFile(undefined, { FORAGE_STATE_DIR: stateWith(workspace) }, workspace)).rejects.toThrow(
+      "changed since sandbox agent was made, in its workspace, where its agent can write",
+    );
   });
 
   it("control: takes the workspace's top-level config written before the sandbox, and any config outside workspaces", async () => {
@@ -139,8 +183,12 @@ describe("settingsFile refuses a config an agent could have written", () => {
     mkdirSync(workspace);
     writeFileSync(join(workspace, "forage.yaml"), "user: nobody\n");
     const state = stateWith(workspace, new Date(Date.now() + 3_600_000).toISOString());
-    expect(await settingsFile(undefined, { FORAGE_STATE_DIR: state }, workspace)).toMatchObject({ origin: "current directory" });
+    expect(await settingsFile(undefined, { FORAGE_STATE_DIR: state }, workspace)).toMatchObject({
+      origin: "current directory",
+    });
     config("forage.yaml");
-    expect(await settingsFile(undefined, { FORAGE_STATE_DIR: state }, dir)).toMatchObject({ origin: "current directory" });
+    expect(await settingsFile(undefined, { FORAGE_STATE_DIR: state }, dir)).toMatchObject({
+      origin: "current directory",
+    });
   });
 });

@@ -1,6 +1,14 @@
 import { generateKeyPairSync, verify } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { FrameDecoder, identitiesMessage, maxMessageBytes, parseIdentitiesAnswer, parseRequest, parseSignResponse, signResponseMessage } from "../../../runtime/ssh-agent/agent-messages.js";
+import {
+  FrameDecoder,
+  identitiesMessage,
+  maxMessageBytes,
+  parseIdentitiesAnswer,
+  parseRequest,
+  parseSignResponse,
+  signResponseMessage,
+} from "../../../runtime/ssh-agent/agent-messages.js";
 import { parsePrivateKey } from "../../../runtime/ssh-agent/key-file.js";
 import { signDestinationText } from "../../../runtime/approvals/sign-destination-text.js";
 import { signDetail } from "../../../runtime/ssh-agent/sandbox-ssh-agent.js";
@@ -14,7 +22,12 @@ describe("the SSH agent protocol's codec", () => {
   it("reads REQUEST_IDENTITIES and a SIGN_REQUEST with its key blob, data and flags", () => {
     expect(parseRequest(hex("0b"))).toEqual({ type: "identities" });
     const sign = new WireWriter().byte(13).string(Buffer.from("blob")).string(Buffer.from("data")).uint32(4).bytes();
-    expect(parseRequest(sign)).toEqual({ type: "sign", keyBlob: Buffer.from("blob"), data: Buffer.from("data"), flags: 4 });
+    expect(parseRequest(sign)).toEqual({
+      type: "sign",
+      keyBlob: Buffer.from("blob"),
+      data: Buffer.from("data"),
+      flags: 4,
+    });
   });
 
   it.each([
@@ -68,7 +81,15 @@ describe("the SSH agent protocol's codec", () => {
 
 describe("what the sign request's data shows the human", () => {
   const login = (method: string, extra: Buffer[] = []) => {
-    const writer = new WireWriter().string(Buffer.alloc(32, 7)).byte(50).string("alice").string("ssh-connection").string(method).byte(1).string("ssh-ed25519").string(Buffer.from("key"));
+    const writer = new WireWriter()
+      .string(Buffer.alloc(32, 7))
+      .byte(50)
+      .string("alice")
+      .string("ssh-connection")
+      .string(method)
+      .byte(1)
+      .string("ssh-ed25519")
+      .string(Buffer.from("key"));
     for (const part of extra) writer.string(part);
     return writer.bytes();
   };
@@ -79,17 +100,33 @@ describe("what the sign request's data shows the human", () => {
 
   it("reads the server's host key of an OpenSSH host-bound login, as its fingerprint", () => {
     const hostKey = Buffer.from("hostkey-blob");
-    expect(describeSignData(login("publickey-hostbound-v00@openssh.com", [hostKey]))).toEqual({ kind: "ssh-login", user: "alice", hostKey: fingerprintOf(hostKey) });
+    expect(describeSignData(login("publickey-hostbound-v00@openssh.com", [hostKey]))).toEqual({
+      kind: "ssh-login",
+      user: "alice",
+      hostKey: fingerprintOf(hostKey),
+    });
   });
 
   it("reads an SSHSIG signature's namespace (git commit signing) and hash", () => {
-    const data = Buffer.concat([Buffer.from("SSHSIG"), new WireWriter().string("git").string("").string("sha512").string(Buffer.alloc(64)).bytes()]);
+    const data = Buffer.concat([
+      Buffer.from("SSHSIG"),
+      new WireWriter().string("git").string("").string("sha512").string(Buffer.alloc(64)).bytes(),
+    ]);
     expect(describeSignData(data)).toEqual({ kind: "sshsig", namespace: "git", hash: "sha512" });
   });
 
   it("keeps a user name in the shape of forage's words as data: shown quoted, it cannot pass for the host key", () => {
     const user = `git to a server with host key ${fingerprintOf(Buffer.from("the real one"))} (`;
-    const data = new WireWriter().string(Buffer.alloc(32, 7)).byte(50).string(user).string("ssh-connection").string("publickey").byte(1).string("ssh-ed25519").string(Buffer.from("key")).bytes();
+    const data = new WireWriter()
+      .string(Buffer.alloc(32, 7))
+      .byte(50)
+      .string(user)
+      .string("ssh-connection")
+      .string("publickey")
+      .byte(1)
+      .string("ssh-ed25519")
+      .string(Buffer.from("key"))
+      .bytes();
     const destination = describeSignData(data);
     expect(destination).toEqual({ kind: "ssh-login", user });
     expect(destination === undefined ? "" : signDestinationText(destination)).toBe(`ssh login as "${user}"`);
@@ -97,14 +134,23 @@ describe("what the sign request's data shows the human", () => {
 
   it("writes a signature's audit line with the sandbox's text quoted and escaped", () => {
     const destination = { kind: "ssh-login" as const, user: 'git\u202e" for ssh login as "root' };
-    expect(signDetail({ fingerprint: "SHA256:k", comment: "me\u200b", destination, signed: true, reason: "once" })).toBe(
-      'signed with SHA256:k (me\\u200b) for ssh login as "git\\u202e\\" for ssh login as \\"root": once',
-    );
+    expect(
+      signDetail({ fingerprint: "SHA256:k", comment: "me\u200b", destination, signed: true, reason: "once" }),
+    ).toBe('signed with SHA256:k (me\\u200b) for ssh login as "git\\u202e\\" for ssh login as \\"root": once');
   });
 
   it("shows nothing for data it cannot read, or a user name with control characters", () => {
     expect(describeSignData(Buffer.from("random bytes"))).toBeUndefined();
-    const sneaky = new WireWriter().string(Buffer.alloc(32)).byte(50).string("root\u001b[2J").string("ssh-connection").string("publickey").byte(1).string("a").string("k").bytes();
+    const sneaky = new WireWriter()
+      .string(Buffer.alloc(32))
+      .byte(50)
+      .string("root\u001b[2J")
+      .string("ssh-connection")
+      .string("publickey")
+      .byte(1)
+      .string("a")
+      .string("k")
+      .bytes();
     expect(describeSignData(sneaky)).toBeUndefined();
   });
 });
@@ -122,8 +168,13 @@ describe("private keys in PEM (node:crypto reads them)", () => {
   it("signs with rsa-sha2-512 or rsa-sha2-256 as the flags ask, ssh-rsa without", async () => {
     const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
     const key = parsePrivateKey(privateKey.export({ format: "pem", type: "pkcs1" }).toString(), "rsa.pem");
-    const algorithm = async (flags: number) => new WireReader((await key.sign(Buffer.from("x"), flags)) ?? Buffer.alloc(0)).string().toString();
-    expect([await algorithm(4), await algorithm(2), await algorithm(0)]).toEqual(["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"]);
+    const algorithm = async (flags: number) =>
+      new WireReader((await key.sign(Buffer.from("x"), flags)) ?? Buffer.alloc(0)).string().toString();
+    expect([await algorithm(4), await algorithm(2), await algorithm(0)]).toEqual([
+      "rsa-sha2-512",
+      "rsa-sha2-256",
+      "ssh-rsa",
+    ]);
   });
 
   it("refuses an encrypted PEM key, naming the way through the user's own agent", () => {

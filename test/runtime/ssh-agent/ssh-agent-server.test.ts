@@ -13,14 +13,23 @@ describe("the sandbox's SSH agent given malformed messages", () => {
 
   it("answers a message over 256 KiB, or one whose fields run past its end, with FAILURE and closes", async () => {
     const queue = new TestApprovalQueue();
-    const server = new SshAgentServer({ sandbox: "bad", keys: [], confirm: true, ask: queue.ask, record: () => undefined });
+    const server = new SshAgentServer({
+      sandbox: "bad",
+      keys: [],
+      confirm: true,
+      ask: queue.ask,
+      record: () => undefined,
+    });
     const socket = join(dir, "bad.sock");
     await server.listen(socket, process.getuid?.() ?? 0);
     const huge = Buffer.alloc(4);
     huge.writeUInt32BE(256 * 1024 + 1);
     expect(await exchange(socket, huge)).toEqual({ reply: "0000000105", closed: true });
     // SIGN_REQUEST whose key blob claims 1000 bytes.
-    expect(await exchange(socket, Buffer.from("000000090d000003e8aabbccdd", "hex"))).toEqual({ reply: "0000000105", closed: true });
+    expect(await exchange(socket, Buffer.from("000000090d000003e8aabbccdd", "hex"))).toEqual({
+      reply: "0000000105",
+      closed: true,
+    });
     // A well-formed request it does not serve (REMOVE_ALL): FAILURE, and the connection stays.
     expect(await exchange(socket, Buffer.from("0000000113", "hex"))).toEqual({ reply: "0000000105", closed: false });
     expect(queue.asks).toEqual([]);

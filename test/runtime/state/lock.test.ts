@@ -13,7 +13,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * Whether another process gets the lock within a second, asked synchronously: this process's
  * event loop waits meanwhile, so nothing it left to the loop can release the lock.
  */
-const free = (file: string): boolean => spawnSync("flock", ["--exclusive", "--timeout", "1", file, "true"]).status === 0;
+const free = (file: string): boolean =>
+  spawnSync("flock", ["--exclusive", "--timeout", "1", file, "true"]).status === 0;
 
 describe("the state lock", () => {
   it("serializes two holders: the second's work starts after the first's ends", async () => {
@@ -62,7 +63,9 @@ describe("the state lock", () => {
     const file = join(dir, "killed");
     const lockModule = join(packageRoot(), "dist/runtime/state/lock.js");
     const script = `const { withLock } = await import(${JSON.stringify(lockModule)}); await withLock(${JSON.stringify(file)}, async () => { console.log("held"); await new Promise(() => setInterval(() => {}, 1000)); });`;
-    const holder = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    const holder = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     await new Promise((resolve) => holder.stdout.once("data", resolve));
     expect(free(file)).toBe(false);
     holder.kill("SIGKILL");

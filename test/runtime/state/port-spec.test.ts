@@ -30,11 +30,15 @@ describe("a port spec, [HOSTPORT:]PORT", () => {
     ["0.0.0.0:8080:3000", /the host address is always 127\.0\.0\.1 \(loopback only\)/],
     ["[::]:8080:3000", /the host address is always 127\.0\.0\.1/],
   ])("refuses %j as a usage error saying what is wrong", (spec, message) => {
-    expect(() => parsePortSpec(spec, "add")).toThrow(expect.objectContaining({ kind: "usage", message: expect.stringMatching(message) as unknown }));
+    expect(() => parsePortSpec(spec, "add")).toThrow(
+      expect.objectContaining({ kind: "usage", message: expect.stringMatching(message) as unknown }),
+    );
   });
 
   it("refuses a privileged host port for a new forward, suggesting a free-to-take one", () => {
-    expect(() => parsePortSpec("80", "add")).toThrow('port "80": host port 80 is privileged (below 1024); choose one from 1024-65535, e.g. 8080:80');
+    expect(() => parsePortSpec("80", "add")).toThrow(
+      'port "80": host port 80 is privileged (below 1024); choose one from 1024-65535, e.g. 8080:80',
+    );
     expect(() => parsePortSpec("443:3000", "add")).toThrow(/host port 443 is privileged/);
     expect(parsePortSpec("1024:80", "add").forward).toEqual({ hostPort: 1024, port: 80 });
   });
@@ -75,7 +79,9 @@ describe("the forwards a sandbox's metadata holds", () => {
         { hostPort: 8080, port: 2 },
       ]).error?.issues[0]?.message,
     ).toBe("a host port is forwarded twice");
-    expect(portForwardsSchema.safeParse(Array.from({ length: 33 }, (_, i) => ({ hostPort: 9000 + i, port: 80 }))).success).toBe(false);
+    expect(
+      portForwardsSchema.safeParse(Array.from({ length: 33 }, (_, i) => ({ hostPort: 9000 + i, port: 80 }))).success,
+    ).toBe(false);
     expect(portForwardsSchema.safeParse([{ hostPort: 22, port: 22 }]).success).toBe(false);
   });
 });

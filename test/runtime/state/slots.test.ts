@@ -21,7 +21,12 @@ describe("host-wide slot claims", () => {
   const b = (sandbox: string): SlotClaim => ({ stateDir: "/var/lib/b", sandbox });
   /** Claims a slot the way `up` does: the owner records it (its metadata) while the lock is held. */
   const claim = (owner: SlotClaim, own: Pick<SandboxMetadata, "name" | "slot">[] = []): Promise<number | undefined> =>
-    claimSlot(registry, owner, own as SandboxMetadata[], async (slot) => void held.add(`${owner.stateDir}/${owner.sandbox}@${slot}`));
+    claimSlot(
+      registry,
+      owner,
+      own as SandboxMetadata[],
+      async (slot) => void held.add(`${owner.stateDir}/${owner.sandbox}@${slot}`),
+    );
 
   beforeEach(() => {
     dir = join(mkdtempSync(join(tmpdir(), "forage-slots-")), "slots");
@@ -66,7 +71,9 @@ describe("host-wide slot claims", () => {
   });
 
   it("drops the claim when recording the sandbox fails", async () => {
-    await expect(claimSlot(registry, a("one"), [], () => Promise.reject(new Error("disk full")))).rejects.toThrow("disk full");
+    await expect(claimSlot(registry, a("one"), [], () => Promise.reject(new Error("disk full")))).rejects.toThrow(
+      "disk full",
+    );
     expect(existsSync(join(dir, "1"))).toBe(false);
   });
 

@@ -9,6 +9,8 @@ describe.skipIf(!tools.run)("quotaPlan", () => {
     // /proc is never btrfs; the escape-disk integration test covers btrfs, with and without quotas.
     const error = await quotaPlan("/proc/self", "10G").catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: "config" });
-    expect((error as Error).message).toMatch(/\/proc\/self is on proc, not btrfs .*put the state directory \(FORAGE_STATE_DIR\) on btrfs, or remove workspace\.maxSize/);
+    expect((error as Error).message).toMatch(
+      /\/proc\/self is on proc, not btrfs .*put the state directory \(FORAGE_STATE_DIR\) on btrfs, or remove workspace\.maxSize/,
+    );
   });
 });

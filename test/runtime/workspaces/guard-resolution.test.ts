@@ -22,8 +22,12 @@ describe("where a guarded path leads, as the host's tools resolve it", () => {
   it("finds a present path, and for an absent one the first missing component (a directory when the guard lies below it)", async () => {
     const { ws } = scratch();
     writeFileSync(join(ws, ".envrc"), "use nix\n");
-    expect(await resolveGuard([ws], 0, { path: ".envrc", placeholder: file })).toEqual([{ root: 0, path: ".envrc", state: "present" }]);
-    expect(await resolveGuard([ws], 0, { path: ".git/commondir", placeholder: file })).toEqual([{ root: 0, path: ".git", state: "absent", placeholder: dir }]);
+    expect(await resolveGuard([ws], 0, { path: ".envrc", placeholder: file })).toEqual([
+      { root: 0, path: ".envrc", state: "present" },
+    ]);
+    expect(await resolveGuard([ws], 0, { path: ".git/commondir", placeholder: file })).toEqual([
+      { root: 0, path: ".git", state: "absent", placeholder: dir },
+    ]);
     // An absent path with no safe stand-in is nothing to hold.
     expect(await resolveGuard([ws], 0, { path: ".jj/repo/store/type", placeholder: null })).toEqual([]);
   });
@@ -54,7 +58,9 @@ describe("where a guarded path leads, as the host's tools resolve it", () => {
     symlinkSync(join(outside, "x.git"), join(ws, ".git"));
     symlinkSync("../gitdirs/missing", join(ws, "forage.yaml"));
     for (const path of [".vscode", ".git/config", "forage.yaml"]) {
-      expect(await resolveGuard([ws], 0, { path, placeholder: dir })).toEqual([{ root: 0, path: path.split("/")[0], state: "link" }]);
+      expect(await resolveGuard([ws], 0, { path, placeholder: dir })).toEqual([
+        { root: 0, path: path.split("/")[0], state: "link" },
+      ]);
     }
   });
 
@@ -84,7 +90,9 @@ describe("where a guarded path leads, as the host's tools resolve it", () => {
     writeFileSync(join(ws, "a"), "a file\n");
     mkdirSync(join(ws, "real"));
     symlinkSync("real", join(ws, "sub"));
-    expect(await resolveGuard([ws], 0, { path: "a/b", placeholder: dir })).toEqual([{ root: 0, path: "a", state: "present" }]);
+    expect(await resolveGuard([ws], 0, { path: "a/b", placeholder: dir })).toEqual([
+      { root: 0, path: "a", state: "present" },
+    ]);
     expect(await resolveGuard([ws], 0, { path: "sub/x", placeholder: dir })).toEqual([
       { root: 0, path: "sub", state: "link" },
       { root: 0, path: "real/x", state: "absent", placeholder: dir },
@@ -97,8 +105,16 @@ describe("where a guarded path leads, as the host's tools resolve it", () => {
     symlinkSync("..", join(ws, ".forage"));
     symlinkSync("loop-b", join(ws, "loop-a"));
     symlinkSync("loop-a", join(ws, "loop-b"));
-    expect((await resolveGuard([ws], 0, { path: ".vscode", placeholder: dir })).at(-1)).toEqual({ root: 0, path: "", state: "unholdable" });
-    expect((await resolveGuard([ws], 0, { path: ".forage", placeholder: dir })).at(-1)).toEqual({ root: 0, path: "..", state: "unholdable" });
+    expect((await resolveGuard([ws], 0, { path: ".vscode", placeholder: dir })).at(-1)).toEqual({
+      root: 0,
+      path: "",
+      state: "unholdable",
+    });
+    expect((await resolveGuard([ws], 0, { path: ".forage", placeholder: dir })).at(-1)).toEqual({
+      root: 0,
+      path: "..",
+      state: "unholdable",
+    });
     const loop = await resolveGuard([ws], 0, { path: "loop-a", placeholder: dir });
     expect(new Set(loop.map((step) => `${step.state} ${step.path}`))).toEqual(new Set(["link loop-a", "link loop-b"]));
   });

@@ -13,7 +13,17 @@ describe("guarded paths of a workspace", () => {
     mkdirSync(join(root, ".forage"));
     writeFileSync(join(root, ".forage/protected"), "deploy.sh\n../escape\n");
     const paths = (await workspaceGuards(root, [".envrc"])).map((guard) => guard.path);
-    expect(paths).toEqual(expect.arrayContaining([".git/commondir", ".git/config.worktree", ".git/info", ".git/worktrees", ".git/objects/info/alternates", "deploy.sh", ".forage"]));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        ".git/commondir",
+        ".git/config.worktree",
+        ".git/info",
+        ".git/worktrees",
+        ".git/objects/info/alternates",
+        "deploy.sh",
+        ".forage",
+      ]),
+    );
     expect(paths).not.toContain(".envrc");
     expect(paths).not.toContain("../escape");
     const worktree = workspace();
@@ -27,7 +37,9 @@ describe("guarded paths of a workspace", () => {
     const root = workspace();
     mkdirSync(join(root, "realgit"));
     symlinkSync("realgit", join(root, ".git"));
-    expect((await workspaceGuards(root, [])).map((guard) => guard.path)).toEqual(expect.arrayContaining([".git/commondir", ".git/info", ".git/config", ".git/hooks"]));
+    expect((await workspaceGuards(root, [])).map((guard) => guard.path)).toEqual(
+      expect.arrayContaining([".git/commondir", ".git/info", ".git/config", ".git/hooks"]),
+    );
   });
 
   it("gives the stand-in for .git/commondir a '.' (git dies on an empty commondir; '.' is the directory itself)", async () => {

@@ -7,7 +7,14 @@ import { elfInterpreter, executables, runSafeGit } from "../../../runtime/worksp
 import { toolsAvailable } from "../../support/tools.js";
 
 const tools = toolsAvailable("git");
-const gitEnv = { HOME: "/nonexistent", PATH: "/usr/local/bin:/usr/bin:/bin", GIT_AUTHOR_NAME: "A", GIT_AUTHOR_EMAIL: "a@x", GIT_COMMITTER_NAME: "A", GIT_COMMITTER_EMAIL: "a@x" };
+const gitEnv = {
+  HOME: "/nonexistent",
+  PATH: "/usr/local/bin:/usr/bin:/bin",
+  GIT_AUTHOR_NAME: "A",
+  GIT_AUTHOR_EMAIL: "a@x",
+  GIT_COMMITTER_NAME: "A",
+  GIT_COMMITTER_EMAIL: "a@x",
+};
 const runner = { program: "/usr/bin/git", home: "/nonexistent", env: gitEnv };
 
 describe.skipIf(!tools.run)("the host's git with nothing of the workspace's run", () => {
@@ -32,7 +39,13 @@ describe.skipIf(!tools.run)("the host's git with nothing of the workspace's run"
   it("finds the ELF interpreter git starts through (Landlock must let it execute)", async () => {
     const interpreter = await elfInterpreter(realpathSync("/usr/bin/git"));
     expect(interpreter).toMatch(/^\/.*ld-linux.*\.so\.\d$/);
-    expect(await executables(runner, [])).toEqual(expect.arrayContaining([realpathSync("/usr/bin/git"), realpathSync(interpreter ?? ""), realpathSync("/usr/bin/cat")]));
+    expect(await executables(runner, [])).toEqual(
+      expect.arrayContaining([
+        realpathSync("/usr/bin/git"),
+        realpathSync(interpreter ?? ""),
+        realpathSync("/usr/bin/cat"),
+      ]),
+    );
   });
 
   it("control: plain git status runs the repository's fsmonitor", async () => {

@@ -37,13 +37,25 @@ describe("the keys a jj config file sets (for listing, never for reading values)
   });
 
   it("reads a multi-line string or array as one value, and keeps a line it cannot read as a key of its own", () => {
-    const keys = tomlKeys('[ui]\npager = """\nnot = a key\n"""\neditor = [\n  "sh",\n  "-c", "x = 1",\n]\n???\n[user]\nname = "A"');
+    const keys = tomlKeys(
+      '[ui]\npager = """\nnot = a key\n"""\neditor = [\n  "sh",\n  "-c", "x = 1",\n]\n???\n[user]\nname = "A"',
+    );
     expect(keys.map((entry) => entry.key)).toEqual(["ui.pager", "ui.editor", "ui.(unreadable line 9)", "user.name"]);
   });
 
   it("finds the settings that run a program, a scope's too, and passes the rest", () => {
-    const risky = ["ui.pager", "ui.diff-editor", "merge-tools.x.program", "fix.tools.a.command", "aliases.x", "signing.backend", "git.executable-path", "--scope.ui.editor"];
+    const risky = [
+      "ui.pager",
+      "ui.diff-editor",
+      "merge-tools.x.program",
+      "fix.tools.a.command",
+      "aliases.x",
+      "signing.backend",
+      "git.executable-path",
+      "--scope.ui.editor",
+    ];
     for (const key of risky) expect([key, jjRiskOf(key) !== undefined]).toEqual([key, true]);
-    for (const key of ["user.name", "user.email", "revset-aliases.mine", "ui.color", "snapshot.max-new-file-size"]) expect([key, jjRiskOf(key)]).toEqual([key, undefined]);
+    for (const key of ["user.name", "user.email", "revset-aliases.mine", "ui.color", "snapshot.max-new-file-size"])
+      expect([key, jjRiskOf(key)]).toEqual([key, undefined]);
   });
 });

@@ -8,7 +8,14 @@ import { neutralSettings } from "../../../runtime/workspaces/safe-git.js";
 import { toolsAvailable } from "../../support/tools.js";
 
 const tools = toolsAvailable("git");
-const gitEnv = { HOME: "/nonexistent", PATH: "/usr/local/bin:/usr/bin:/bin", GIT_AUTHOR_NAME: "A", GIT_AUTHOR_EMAIL: "a@x", GIT_COMMITTER_NAME: "A", GIT_COMMITTER_EMAIL: "a@x" };
+const gitEnv = {
+  HOME: "/nonexistent",
+  PATH: "/usr/local/bin:/usr/bin:/bin",
+  GIT_AUTHOR_NAME: "A",
+  GIT_AUTHOR_EMAIL: "a@x",
+  GIT_COMMITTER_NAME: "A",
+  GIT_COMMITTER_EMAIL: "a@x",
+};
 const git = (cwd: string, ...args: string[]) => execa("git", args, { cwd, env: gitEnv, extendEnv: false });
 const runner = { program: "/usr/bin/git", home: "/nonexistent", env: gitEnv };
 
@@ -81,7 +88,11 @@ describe.skipIf(!tools.run)("what in a workspace's repositories can run a progra
     await git(tree, "config", "--worktree", "core.sshCommand", "sh -c id");
     mkdirSync(join(top, "jjrepo/.jj/repo"), { recursive: true });
     writeFileSync(join(top, "jjrepo/.jj/repo/config.toml"), '[ui]\npager = "sh -c id"\n[user]\nname = "A"\n');
-    const found = (await scanWorkspace(top, runner)).findings.map((finding) => [finding.repository, finding.vcs, finding.key]);
+    const found = (await scanWorkspace(top, runner)).findings.map((finding) => [
+      finding.repository,
+      finding.vcs,
+      finding.key,
+    ]);
     expect(found).toEqual(
       expect.arrayContaining([
         ["sub", "git", "core.pager"],
@@ -99,6 +110,8 @@ describe.skipIf(!tools.run)("what in a workspace's repositories can run a progra
     writeFileSync(join(top, "broken/.git/config"), "[core\nfsmonitor = x\n");
     writeFileSync(join(top, "broken/.git/HEAD"), "ref: refs/heads/main\n");
     const found = (await scanWorkspace(top, runner)).findings;
-    expect(found).toContainEqual(expect.objectContaining({ repository: "broken", key: "(unreadable)", file: "broken/.git/config" }));
+    expect(found).toContainEqual(
+      expect.objectContaining({ repository: "broken", key: "(unreadable)", file: "broken/.git/config" }),
+    );
   });
 });

@@ -1,4 +1,14 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -37,9 +47,15 @@ describe.skipIf(!isRoot())("the pins of a sandbox's writable workspaces", () => 
     expect(byPath.get("realgit")).toEqual({ kind: "self", path: "realgit", readOnly: false });
     expect(byPath.get("realgit/config")).toEqual({ kind: "self", path: "realgit/config", readOnly: true });
     expect(byPath.get("realgit/hooks")).toEqual({ kind: "self", path: "realgit/hooks", readOnly: true });
-    expect(byPath.get("realgit/commondir")).toEqual({ kind: "stand-in", path: "realgit/commondir", placeholder: { kind: "file", text: ".\n" } });
+    expect(byPath.get("realgit/commondir")).toEqual({
+      kind: "stand-in",
+      path: "realgit/commondir",
+      placeholder: { kind: "file", text: ".\n" },
+    });
     // The stand-ins made are the ones reported (recorded for their removal), and exist as the user's.
-    expect(standIns[0]?.map((standIn) => standIn.path)).toEqual(expect.arrayContaining(["realgit/commondir", ".envrc", "forage.json"]));
+    expect(standIns[0]?.map((standIn) => standIn.path)).toEqual(
+      expect.arrayContaining(["realgit/commondir", ".envrc", "forage.json"]),
+    );
     expect(existsSync(join(ws, "realgit/commondir"))).toBe(true);
     // Mount order: a directory before anything in it.
     const order = (pins[0] ?? []).map((pin) => pin.path);

@@ -137,7 +137,9 @@ describe("printNftTable", () => {
     const printed = printNftTable(featureTable);
     expect(printed).toContain("\t\ttype filter hook prerouting priority raw;\n");
     expect(printed).toContain('\t\tiifname != { "lo", "ve-f1" } meta mark 0x00000007 goto classify\n');
-    expect(printed).toContain('\t\tmeta nfproto ipv6 meta l4proto != { tcp, udp } log prefix "odd: " level info drop\n');
+    expect(printed).toContain(
+      '\t\tmeta nfproto ipv6 meta l4proto != { tcp, udp } log prefix "odd: " level info drop\n',
+    );
     expect(printed).toContain("\t\tiifname @ifaces meta l4proto @protos return\n");
     expect(printed).toContain("\t\tip saddr != @nets4 ip daddr { 10.1.0.0/16, 10.2.3.4 } drop\n");
     expect(printed).toContain("\t\tip6 saddr @nets6 th dport { 1000-2000, 8080 } accept\n");
@@ -159,7 +161,9 @@ describe("printNftTable", () => {
 
   it("prefixes the table with a create-then-delete pair when replace is set", () => {
     const printed = printNftTable(noneTable, { replace: true });
-    expect(printed.startsWith("table inet forage_none\ndelete table inet forage_none\ntable inet forage_none {\n")).toBe(true);
+    expect(
+      printed.startsWith("table inet forage_none\ndelete table inet forage_none\ntable inet forage_none {\n"),
+    ).toBe(true);
     expect(printed.endsWith(printNftTable(noneTable))).toBe(true);
   });
 

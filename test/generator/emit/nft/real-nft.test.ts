@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { printNftElements, printNftTable, renderNftFile, type NftSet, type NftTable } from "../../../../generator/emit/nft/index.js";
+import {
+  printNftElements,
+  printNftTable,
+  renderNftFile,
+  type NftSet,
+  type NftTable,
+} from "../../../../generator/emit/nft/index.js";
 import { toolsAvailable } from "../../../support/tools.js";
 import { nftCheck, nftLoadAndList, withNftFile } from "../../../support/nft-netns.js";
 import { allSamples, hostTable, noneTable, restrictedTable } from "./sample-tables.js";
@@ -15,17 +21,23 @@ function loadAndList(table: NftTable, loads = 1): string {
 }
 
 describe.skipIf(!tools.run)("printed tables against the real nft", () => {
-  it.each(allSamples.map((table) => [table.name, table] as const))("nft -c accepts the %s table as a replace-style file", (_name, table) => {
-    withNftFile(renderNftFile("test", [table], { replace: true }), (path) => nftCheck(path));
-  });
+  it.each(allSamples.map((table) => [table.name, table] as const))(
+    "nft -c accepts the %s table as a replace-style file",
+    (_name, table) => {
+      withNftFile(renderNftFile("test", [table], { replace: true }), (path) => nftCheck(path));
+    },
+  );
 
   it("nft -c accepts all samples in one file", () => {
     withNftFile(renderNftFile("test", allSamples, { replace: true }), (path) => nftCheck(path));
   });
 
-  it.each(allSamples.map((table) => [table.name, table] as const))("the %s table loads into the kernel and lists back", (_name, table) => {
-    expect(loadAndList(table)).toContain(`table ${table.family} ${table.name} {`);
-  });
+  it.each(allSamples.map((table) => [table.name, table] as const))(
+    "the %s table loads into the kernel and lists back",
+    (_name, table) => {
+      expect(loadAndList(table)).toContain(`table ${table.family} ${table.name} {`);
+    },
+  );
 
   it("the none table lists back with its drop policy and rejects", () => {
     const listed = loadAndList(noneTable);
@@ -40,7 +52,9 @@ describe.skipIf(!tools.run)("printed tables against the real nft", () => {
   it("the host table lists back with counters and the nflog prefix intact", () => {
     const listed = loadAndList(hostTable);
     expect(listed).toContain('iifname "ve-f1" jump egress');
-    expect(listed).toMatch(/meta l4proto tcp counter packets 0 bytes 0 log prefix "forage-deny f1: " group 1 reject with tcp reset/);
+    expect(listed).toMatch(
+      /meta l4proto tcp counter packets 0 bytes 0 log prefix "forage-deny f1: " group 1 reject with tcp reset/,
+    );
     expect(listed).toContain('iifname "ve-f1" tcp dport { 53, 3128 } counter packets 0 bytes 0 accept');
   });
 
@@ -92,7 +106,14 @@ describe.skipIf(!tools.run)("validator limits against the real nft", () => {
           name: long,
           comment,
           base: { type: "filter", hook: "input", priority: 0 },
-          rules: [{ match: [{ kind: "iface", field: "iifname", value: { set: long } }], log: { prefix }, verdict: "accept", comment }],
+          rules: [
+            {
+              match: [{ kind: "iface", field: "iifname", value: { set: long } }],
+              log: { prefix },
+              verdict: "accept",
+              comment,
+            },
+          ],
         },
       ],
     };
@@ -103,8 +124,11 @@ describe.skipIf(!tools.run)("validator limits against the real nft", () => {
     expect(listed).toContain(`iifname @${long} log prefix "${prefix}" accept comment "${comment}"`);
   });
 
-  it.each(["accept", "counter", "ip"])("nft itself refuses a chain named %j, which is why keywords are rejected", (name) => {
-    const text = `table inet t {\n\tchain ${name} {\n\t}\n}\n`;
-    expect(() => withNftFile(text, (path) => nftCheck(path))).toThrow(/syntax error/);
-  });
+  it.each(["accept", "counter", "ip"])(
+    "nft itself refuses a chain named %j, which is why keywords are rejected",
+    (name) => {
+      const text = `table inet t {\n\tchain ${name} {\n\t}\n}\n`;
+      expect(() => withNftFile(text, (path) => nftCheck(path))).toThrow(/syntax error/);
+    },
+  );
 });

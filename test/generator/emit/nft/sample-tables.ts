@@ -59,8 +59,22 @@ export const restrictedTable: NftTable = {
           ],
           verdict: "accept",
         },
-        { match: [{ kind: "icmpType", protocol: "icmp", types: ["echo-request", "destination-unreachable", "time-exceeded"] }], verdict: "accept" },
-        { match: [{ kind: "icmpType", protocol: "icmpv6", types: ["echo-request", "packet-too-big", "nd-neighbor-solicit", "nd-neighbor-advert"] }], verdict: "accept" },
+        {
+          match: [
+            { kind: "icmpType", protocol: "icmp", types: ["echo-request", "destination-unreachable", "time-exceeded"] },
+          ],
+          verdict: "accept",
+        },
+        {
+          match: [
+            {
+              kind: "icmpType",
+              protocol: "icmpv6",
+              types: ["echo-request", "packet-too-big", "nd-neighbor-solicit", "nd-neighbor-advert"],
+            },
+          ],
+          verdict: "accept",
+        },
         { match: [{ kind: "addr", field: "ip daddr", value: { set: "allowed4" } }], verdict: "accept" },
         { match: [{ kind: "addr", field: "ip6 daddr", value: { set: "allowed6" } }], verdict: "accept" },
         { match: [{ kind: "concat", fields: ["ip daddr", "tcp dport"], set: "allowed4_ports" }], verdict: "accept" },
@@ -98,7 +112,11 @@ export const hostTable: NftTable = {
         established,
         { match: [{ kind: "addr", field: "ip daddr", value: { set: "allowed4" } }], counter: true, verdict: "accept" },
         { match: [{ kind: "addr", field: "ip6 daddr", value: { set: "allowed6" } }], counter: true, verdict: "accept" },
-        { match: [{ kind: "concat", fields: ["ip daddr", "tcp dport"], set: "allowed4_ports" }], counter: true, verdict: "accept" },
+        {
+          match: [{ kind: "concat", fields: ["ip daddr", "tcp dport"], set: "allowed4_ports" }],
+          counter: true,
+          verdict: "accept",
+        },
         { match: [{ kind: "l4proto", value: "tcp" }], counter: true, log: denyLog, verdict: { reject: "tcp-reset" } },
         { match: [], counter: true, log: denyLog, verdict: { reject: "admin-prohibited" }, comment: "deny the rest" },
       ],
@@ -109,8 +127,17 @@ export const hostTable: NftTable = {
       rules: [
         { match: [fromSandbox, { kind: "ctState", states: ["established", "related"] }], verdict: "accept" },
         { match: [fromSandbox, { kind: "port", field: "udp dport", value: 53 }], counter: true, verdict: "accept" },
-        { match: [fromSandbox, { kind: "port", field: "tcp dport", value: [53, 3128] }], counter: true, verdict: "accept" },
-        { match: [fromSandbox, { kind: "l4proto", value: "tcp" }], counter: true, log: denyLog, verdict: { reject: "tcp-reset" } },
+        {
+          match: [fromSandbox, { kind: "port", field: "tcp dport", value: [53, 3128] }],
+          counter: true,
+          verdict: "accept",
+        },
+        {
+          match: [fromSandbox, { kind: "l4proto", value: "tcp" }],
+          counter: true,
+          log: denyLog,
+          verdict: { reject: "tcp-reset" },
+        },
         { match: [fromSandbox], counter: true, log: denyLog, verdict: { reject: "admin-prohibited" } },
       ],
     },
@@ -122,12 +149,23 @@ export const featureTable: NftTable = {
   family: "inet",
   name: "forage_features",
   sets: [
-    { name: "nets4", type: "ipv4_addr", flags: ["interval"], elements: [{ value: "10.0.0.0/8" }, { value: "192.168.1.1" }] },
+    {
+      name: "nets4",
+      type: "ipv4_addr",
+      flags: ["interval"],
+      elements: [{ value: "10.0.0.0/8" }, { value: "192.168.1.1" }],
+    },
     { name: "nets6", type: "ipv6_addr", flags: ["interval"], elements: [{ value: "fd00::/8" }], comment: "ULA" },
     { name: "ifaces", type: "ifname", elements: [{ value: "ve-f1" }, { value: "ve-f2" }] },
     { name: "protos", type: "inet_proto", elements: [{ value: "tcp" }, { value: "icmpv6" }] },
     { name: "marks", type: "mark", elements: [{ value: 1 }, { value: 255 }] },
-    { name: "ports", type: "inet_service", flags: ["timeout"], timeout: 3600, elements: [{ value: 443, timeout: 60 }, { value: 80 }] },
+    {
+      name: "ports",
+      type: "inet_service",
+      flags: ["timeout"],
+      timeout: 3600,
+      elements: [{ value: 443, timeout: 60 }, { value: 80 }],
+    },
     { name: "proto_ports", type: ["inet_proto", "inet_service"], elements: [{ value: ["udp", 53] }] },
   ],
   chains: [
@@ -190,7 +228,10 @@ export const featureTable: NftTable = {
           ],
           verdict: "accept",
         },
-        { match: [{ kind: "port", field: "udp sport", value: { range: [0, 1023] } }], verdict: { reject: "port-unreachable" } },
+        {
+          match: [{ kind: "port", field: "udp sport", value: { range: [0, 1023] } }],
+          verdict: { reject: "port-unreachable" },
+        },
         { match: [], verdict: { reject: "default" } },
       ],
     },
@@ -207,9 +248,18 @@ export const natTable: NftTable = {
       name: "prerouting",
       base: { type: "nat", hook: "prerouting", priority: "dstnat" },
       rules: [
-        { match: [{ kind: "port", field: "tcp dport", value: 80 }], verdict: { dnat: { family: "ip", address: "10.100.1.2", port: 8080 } } },
-        { match: [{ kind: "port", field: "tcp dport", value: 81 }], verdict: { dnat: { family: "ip6", address: "fd00::2", port: 8080 } } },
-        { match: [{ kind: "addr", field: "ip daddr", value: "10.100.1.1" }], verdict: { dnat: { family: "ip", address: "10.100.1.2" } } },
+        {
+          match: [{ kind: "port", field: "tcp dport", value: 80 }],
+          verdict: { dnat: { family: "ip", address: "10.100.1.2", port: 8080 } },
+        },
+        {
+          match: [{ kind: "port", field: "tcp dport", value: 81 }],
+          verdict: { dnat: { family: "ip6", address: "fd00::2", port: 8080 } },
+        },
+        {
+          match: [{ kind: "addr", field: "ip daddr", value: "10.100.1.1" }],
+          verdict: { dnat: { family: "ip", address: "10.100.1.2" } },
+        },
         {
           match: [
             { kind: "l4proto", value: ["tcp", "udp"] },

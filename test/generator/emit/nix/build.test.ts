@@ -21,9 +21,12 @@ describe("n (AST constructors)", () => {
     expect([Object.isFrozen(items), printNix(list)]).toEqual([false, "[ 1 ]"]);
   });
 
-  it.each(["/abs/path", "x.nix", "./", "./a//b", "./a/", "../", "./a b", "./${x}", "~/x", "."])("rejects the path literal %j", (value) => {
-    expect(() => n.path(value)).toThrow(NixAstError);
-  });
+  it.each(["/abs/path", "x.nix", "./", "./a//b", "./a/", "../", "./a b", "./${x}", "~/x", "."])(
+    "rejects the path literal %j",
+    (value) => {
+      expect(() => n.path(value)).toThrow(NixAstError);
+    },
+  );
 
   it.each(["./x.nix", "../x", "./a/b-c_d+e.nix", "../../a/./b", "./."])("accepts the path literal %j", (value) => {
     expect(printNix(n.path(value))).toBe(value);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { formatAttrName, isNixIdentifier, NixEscapeError, quoteNixString } from "../../../../generator/emit/nix/index.js";
+import {
+  formatAttrName,
+  isNixIdentifier,
+  NixEscapeError,
+  quoteNixString,
+} from "../../../../generator/emit/nix/index.js";
 
 describe("quoteNixString", () => {
   it("wraps plain text in double quotes", () => {
@@ -45,9 +50,12 @@ describe("formatAttrName", () => {
     expect(formatAttrName("_a'-b_1")).toBe("_a'-b_1");
   });
 
-  it.each(["if", "then", "else", "assert", "with", "let", "in", "rec", "inherit", "or"])("quotes the keyword %s", (keyword) => {
-    expect(formatAttrName(keyword)).toBe(`"${keyword}"`);
-  });
+  it.each(["if", "then", "else", "assert", "with", "let", "in", "rec", "inherit", "or"])(
+    "quotes the keyword %s",
+    (keyword) => {
+      expect(formatAttrName(keyword)).toBe(`"${keyword}"`);
+    },
+  );
 
   it("quotes a dotted name as one attribute", () => {
     expect(formatAttrName("a.b")).toBe('"a.b"');

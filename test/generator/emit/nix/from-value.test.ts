@@ -3,7 +3,13 @@ import { fromValue, NixAstError, printNix, type NixData } from "../../../../gene
 
 describe("fromValue", () => {
   it("converts scalars to literals", () => {
-    expect(["x", 3, -3, true, null].map((value) => printNix(fromValue(value)))).toEqual(['"x"', "3", "-3", "true", "null"]);
+    expect(["x", 3, -3, true, null].map((value) => printNix(fromValue(value)))).toEqual([
+      '"x"',
+      "3",
+      "-3",
+      "true",
+      "null",
+    ]);
   });
 
   it("sorts object keys whatever order they were inserted in", () => {
@@ -19,7 +25,9 @@ describe("fromValue", () => {
   });
 
   it("converts nested arrays and objects", () => {
-    expect(printNix(fromValue({ l: [1, [], { k: "v" }] }))).toBe('{\n  l = [\n    1\n    [ ]\n    {\n      k = "v";\n    }\n  ];\n}');
+    expect(printNix(fromValue({ l: [1, [], { k: "v" }] }))).toBe(
+      '{\n  l = [\n    1\n    [ ]\n    {\n      k = "v";\n    }\n  ];\n}',
+    );
   });
 
   it.each([1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53])("rejects the number %d", (value) => {

@@ -41,7 +41,8 @@ function withFreeVariables(expr: NixExpr): NixExpr {
  * back to one call per string so the failure names the culprit. Returns one line per mismatch.
  */
 function hostileStringMismatches(): string[] {
-  const explain = ([name, value]: readonly [string, string], got: string): string => `${name}: ${JSON.stringify(value)} came back as ${got}`;
+  const explain = ([name, value]: readonly [string, string], got: string): string =>
+    `${name}: ${JSON.stringify(value)} came back as ${got}`;
   let batch: unknown;
   try {
     batch = evalNixJson(printNix(n.list(HOSTILE_STRINGS.map(([, value]) => n.str(value)))));
@@ -56,7 +57,9 @@ function hostileStringMismatches(): string[] {
     });
   }
   const results = batch as unknown[];
-  return HOSTILE_STRINGS.flatMap((entry, index) => (results[index] === entry[1] ? [] : [explain(entry, JSON.stringify(results[index]))]));
+  return HOSTILE_STRINGS.flatMap((entry, index) =>
+    results[index] === entry[1] ? [] : [explain(entry, JSON.stringify(results[index]))],
+  );
 }
 
 describe.skipIf(!tools.run)(`real Nix (nix-instantiate) ${tools.reason}`, () => {
@@ -103,13 +106,25 @@ describe.skipIf(!tools.run)(`real Nix (nix-instantiate) ${tools.reason}`, () => 
     );
     const printed = printNix(module);
     expect(printed).toBe(
-      ["{ config, lib, pkgs, ... }:", "{", "  services.x = lib.mkIf config.a.enable {", "    y = [", "      pkgs.hello", "      (pkgs.callPackage ./p.nix { })", "    ];", "  };", "}"].join("\n"),
+      [
+        "{ config, lib, pkgs, ... }:",
+        "{",
+        "  services.x = lib.mkIf config.a.enable {",
+        "    y = [",
+        "      pkgs.hello",
+        "      (pkgs.callPackage ./p.nix { })",
+        "    ];",
+        "  };",
+        "}",
+      ].join("\n"),
     );
     expect(() => parseNix(printed)).not.toThrow();
   });
 
   it("evaluates a function application in a list as one item", () => {
-    const printed = printNix(n.list([n.call(n.sel(n.v("builtins"), "toString"), n.int(1)), n.int(-1), n.selOr(n.attrs({}), ["a"], n.int(2))]));
+    const printed = printNix(
+      n.list([n.call(n.sel(n.v("builtins"), "toString"), n.int(1)), n.int(-1), n.selOr(n.attrs({}), ["a"], n.int(2))]),
+    );
     expect(evalNixJson(printed)).toEqual(["1", -1, 2]);
   });
 });

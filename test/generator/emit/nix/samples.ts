@@ -75,7 +75,14 @@ const attrs: PrintSample[] = [
   },
   {
     name: "keywords and odd attribute names are quoted",
-    expr: n.attrs({ in: n.int(1), "a.b": n.int(2), "x y": n.int(3), "": n.int(4), "${k}": n.int(5), "it's-ok_1": n.int(6) }),
+    expr: n.attrs({
+      in: n.int(1),
+      "a.b": n.int(2),
+      "x y": n.int(3),
+      "": n.int(4),
+      "${k}": n.int(5),
+      "it's-ok_1": n.int(6),
+    }),
     text: '{\n  "in" = 1;\n  "a.b" = 2;\n  "x y" = 3;\n  "" = 4;\n  "\\${k}" = 5;\n  it\'s-ok_1 = 6;\n}',
   },
   {
@@ -101,7 +108,11 @@ const attrs: PrintSample[] = [
 ];
 
 const selects: PrintSample[] = [
-  { name: "a select joins the path with dots", expr: n.sel(pkgs, "python3Packages", "black"), text: "pkgs.python3Packages.black" },
+  {
+    name: "a select joins the path with dots",
+    expr: n.sel(pkgs, "python3Packages", "black"),
+    text: "pkgs.python3Packages.black",
+  },
   { name: "a select quotes odd segments", expr: n.sel(pkgs, "a b", "or"), text: 'pkgs."a b"."or"' },
   { name: "a select on a select chains", expr: n.sel(n.sel(pkgs, "a"), "b"), text: "pkgs.a.b" },
   { name: "a select with a default prints or", expr: n.selOr(n.v("a"), ["b", "c"], n.str("d")), text: 'a.b.c or "d"' },
@@ -117,10 +128,22 @@ const selects: PrintSample[] = [
 ];
 
 const functions: PrintSample[] = [
-  { name: "an application separates arguments with spaces", expr: n.call(n.v("f"), n.v("x"), n.str("y")), text: 'f x "y"' },
-  { name: "an application parenthesises non-atomic arguments", expr: n.call(n.v("f"), fx, n.int(-1)), text: "f (f x) (-1)" },
+  {
+    name: "an application separates arguments with spaces",
+    expr: n.call(n.v("f"), n.v("x"), n.str("y")),
+    text: 'f x "y"',
+  },
+  {
+    name: "an application parenthesises non-atomic arguments",
+    expr: n.call(n.v("f"), fx, n.int(-1)),
+    text: "f (f x) (-1)",
+  },
   { name: "a curried application flattens", expr: n.call(fx, n.v("y")), text: "f x y" },
-  { name: "an application parenthesises a lambda function", expr: n.call(n.fn("x", n.v("x")), n.int(1)), text: "(x: x) 1" },
+  {
+    name: "an application parenthesises a lambda function",
+    expr: n.call(n.fn("x", n.v("x")), n.int(1)),
+    text: "(x: x) 1",
+  },
   {
     name: "an application keeps a set argument on the same line",
     expr: n.call(n.sel(lib, "mkIf"), n.sel(n.v("cfg"), "enable"), n.attrs({ a: n.int(1) })),
@@ -138,7 +161,11 @@ const functions: PrintSample[] = [
     text: '{ secretsDir ? "/run/secrets" }:\nsecretsDir',
   },
   { name: "a lambda with no formals prints { }:", expr: n.fn([], n.nul), text: "{ }:\nnull" },
-  { name: "a lambda with only an ellipsis prints { ... }:", expr: n.fn([], n.nul, { ellipsis: true }), text: "{ ... }:\nnull" },
+  {
+    name: "a lambda with only an ellipsis prints { ... }:",
+    expr: n.fn([], n.nul, { ellipsis: true }),
+    text: "{ ... }:\nnull",
+  },
   { name: "a let without bindings prints let in", expr: n.let({}, n.int(1)), text: "let in 1" },
   {
     name: "a let prints bindings, then in, then the body",
@@ -149,13 +176,29 @@ const functions: PrintSample[] = [
 
 const operators: PrintSample[] = [
   { name: "an update prints //", expr: n.update(n.v("a"), n.attrs({})), text: "a // { }" },
-  { name: "a concatenation parenthesises an application operand", expr: n.concat(fx, n.list([n.v("y")])), text: "(f x) ++ [\n  y\n]" },
-  { name: "nested operators are parenthesised", expr: n.update(n.update(n.v("a"), n.v("b")), n.v("c")), text: "(a // b) // c" },
-  { name: "every supported operator prints", expr: n.op("||", n.op("&&", n.v("a"), n.v("b")), n.op("!=", n.op("+", n.int(1), n.int(2)), n.int(3))), text: "(a && b) || ((1 + 2) != 3)" },
+  {
+    name: "a concatenation parenthesises an application operand",
+    expr: n.concat(fx, n.list([n.v("y")])),
+    text: "(f x) ++ [\n  y\n]",
+  },
+  {
+    name: "nested operators are parenthesised",
+    expr: n.update(n.update(n.v("a"), n.v("b")), n.v("c")),
+    text: "(a // b) // c",
+  },
+  {
+    name: "every supported operator prints",
+    expr: n.op("||", n.op("&&", n.v("a"), n.v("b")), n.op("!=", n.op("+", n.int(1), n.int(2)), n.int(3))),
+    text: "(a && b) || ((1 + 2) != 3)",
+  },
   { name: "equality prints ==", expr: n.eq(n.v("a"), n.str("b")), text: 'a == "b"' },
   { name: "a negation of a variable prints !x", expr: n.not(n.v("x")), text: "!x" },
   { name: "a negation parenthesises an application", expr: n.not(fx), text: "!(f x)" },
-  { name: "a short conditional prints on one line", expr: n.ifThen(n.v("a"), n.int(1), n.int(2)), text: "if a then 1 else 2" },
+  {
+    name: "a short conditional prints on one line",
+    expr: n.ifThen(n.v("a"), n.int(1), n.int(2)),
+    text: "if a then 1 else 2",
+  },
   {
     name: "a conditional with a multi-line branch prints on several lines",
     expr: n.ifThen(n.v("a"), n.attrs({ b: n.int(1) }), n.attrs({})),

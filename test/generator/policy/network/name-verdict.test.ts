@@ -3,14 +3,23 @@ import { nameVerdict as verdictOf } from "../../../../generator/policy/network/n
 import { policyRules } from "../../../../generator/policy/network/policy-rules.js";
 import { networkPolicySchema, type NetworkPolicy } from "../../../../generator/policy/network/policy-schema.js";
 
-const restricted = (allow: string[], deny: string[] = []): NetworkPolicy => ({ mode: "restricted", allow, deny, sni: false });
+const restricted = (allow: string[], deny: string[] = []): NetworkPolicy => ({
+  mode: "restricted",
+  allow,
+  deny,
+  sni: false,
+});
 /** The verdict under a policy as the metadata records it, its entries parsed as the guard parses them. */
-const nameVerdict = (policy: NetworkPolicy, name: string): ReturnType<typeof verdictOf> => verdictOf(policyRules(policy), name);
+const nameVerdict = (policy: NetworkPolicy, name: string): ReturnType<typeof verdictOf> =>
+  verdictOf(policyRules(policy), name);
 
 describe("which names a sandbox may resolve", () => {
   it("allows an exact name, with any port when the entry has none", () => {
     expect(nameVerdict(restricted(["api.example.com"]), "api.example.com")).toEqual({ allowed: true, ports: null });
-    expect(nameVerdict(restricted(["api.example.com"]), "www.api.example.com")).toEqual({ allowed: false, rule: "not in allow" });
+    expect(nameVerdict(restricted(["api.example.com"]), "www.api.example.com")).toEqual({
+      allowed: false,
+      rule: "not in allow",
+    });
   });
 
   it("lets *.suffix cover the names below it but not the suffix itself", () => {
@@ -22,15 +31,33 @@ describe("which names a sandbox may resolve", () => {
   });
 
   it("merges the ports of every matching entry, and an entry without a port allows all", () => {
-    expect(nameVerdict(restricted(["*.example.com:443", "api.example.com:8443"]), "api.example.com")).toEqual({ allowed: true, ports: [443, 8443] });
-    expect(nameVerdict(restricted(["*.example.com:443", "api.example.com"]), "api.example.com")).toEqual({ allowed: true, ports: null });
+    expect(nameVerdict(restricted(["*.example.com:443", "api.example.com:8443"]), "api.example.com")).toEqual({
+      allowed: true,
+      ports: [443, 8443],
+    });
+    expect(nameVerdict(restricted(["*.example.com:443", "api.example.com"]), "api.example.com")).toEqual({
+      allowed: true,
+      ports: null,
+    });
   });
 
   it("checks the deny list first, in every mode", () => {
-    expect(nameVerdict(restricted(["*.example.com"], ["paste.example.com"]), "paste.example.com")).toEqual({ allowed: false, rule: "deny paste.example.com" });
-    expect(nameVerdict({ mode: "full", allow: [], deny: ["*.paste.example"], sni: false }, "x.paste.example")).toEqual({ allowed: false, rule: "deny *.paste.example" });
-    expect(nameVerdict({ mode: "full", allow: [], deny: [], sni: false }, "anything.example")).toEqual({ allowed: true, ports: null });
-    expect(nameVerdict({ mode: "none", allow: ["a.example"], deny: [], sni: false }, "a.example")).toEqual({ allowed: false, rule: "mode none" });
+    expect(nameVerdict(restricted(["*.example.com"], ["paste.example.com"]), "paste.example.com")).toEqual({
+      allowed: false,
+      rule: "deny paste.example.com",
+    });
+    expect(nameVerdict({ mode: "full", allow: [], deny: ["*.paste.example"], sni: false }, "x.paste.example")).toEqual({
+      allowed: false,
+      rule: "deny *.paste.example",
+    });
+    expect(nameVerdict({ mode: "full", allow: [], deny: [], sni: false }, "anything.example")).toEqual({
+      allowed: true,
+      ports: null,
+    });
+    expect(nameVerdict({ mode: "none", allow: ["a.example"], deny: [], sni: false }, "a.example")).toEqual({
+      allowed: false,
+      rule: "mode none",
+    });
   });
 
   it("refuses addresses and malformed names as policy entries", () => {
