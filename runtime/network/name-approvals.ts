@@ -83,12 +83,10 @@ export class NameApprovals {
     return [...this.admissions.values()].map((admission) => ({
       name: admission.name,
       port: admission.port,
-      addresses: admission
-        .addresses()
-        .map(({ address, untilMs }) => ({
-          address,
-          until: untilMs === Infinity ? null : new Date(untilMs).toISOString(),
-        })),
+      addresses: admission.addresses().map(({ address, untilMs }) => ({
+        address,
+        until: untilMs === Infinity ? null : new Date(untilMs).toISOString(),
+      })),
     }));
   }
 

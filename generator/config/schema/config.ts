@@ -115,11 +115,9 @@ const addressingSchema = z
       .describe("DNS server the restricted-mode filter forwards to; default: the host's /etc/resolv.conf."),
     admitPrivate: z
       .array(
-        z
-          .string()
-          .regex(/^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-f:]+\/\d{1,3})$/, {
-            error: 'must be a CIDR range, e.g. "10.20.0.0/16" or "fd12:3456::/48"',
-          }),
+        z.string().regex(/^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-f:]+\/\d{1,3})$/, {
+          error: 'must be a CIDR range, e.g. "10.20.0.0/16" or "fd12:3456::/48"',
+        }),
       )
       .max(64)
       .default([])
