@@ -17,7 +17,7 @@ type Field = [label: string, value: string | readonly string[]];
  * destination), then how to answer. Every field is escaped line by line (sandbox-text.ts), so a
  * commit subject or diffstat cannot move the cursor, turn text around or fake a line of its own;
  * the sandbox's own text is quoted, or under a label that says so, so it never takes the shape of
- * what forage says (DESIGN rule 18).
+ * what forage says (ARCHITECTURE.md rule 18).
  *
  * @example
  * ID           k7q2xm

@@ -1,4 +1,4 @@
-/** Exit codes shared by every command (DESIGN.md, "Contracts worth keeping stable"). */
+/** Exit codes shared by every command (ARCHITECTURE.md, "Contracts kept stable"). */
 export const ExitCode = {
   ok: 0,
   general: 1,

@@ -8,7 +8,7 @@ import { packageRoot } from "../runtime/core/package-root.js";
 import { unknownCommand } from "./unknown-command.js";
 import { UserError, type UserErrorKind } from "../runtime/core/errors.js";
 
-/** The exit code of each kind of user error (DESIGN.md, "Exit codes"). */
+/** The exit code of each kind of user error (ARCHITECTURE.md, "Contracts kept stable"). */
 const exitCodes: Record<UserErrorKind, number> = {
   general: ExitCode.general,
   "not-found": ExitCode.sandboxNotFound,

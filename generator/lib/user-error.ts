@@ -1,6 +1,6 @@
 /**
- * What kind of failure a user error is. The CLI maps each kind to its exit code (DESIGN.md,
- * "Exit codes"); the daemon sends the kind with the message, so both sides agree.
+ * What kind of failure a user error is. The CLI maps each kind to its exit code (ARCHITECTURE.md,
+ * "Contracts kept stable"); the daemon sends the kind with the message, so both sides agree.
  */
 export const userErrorKinds = [
   "general",

@@ -10,7 +10,7 @@ export const approvalModes: readonly ApprovalMode[] = ["once", "for", "always"];
 export type ModeMeaning = { does: string } | { refused: string };
 
 /**
- * What each way of approving means for each kind of request (DESIGN rule 16: no flag accepted and
+ * What each way of approving means for each kind of request (ARCHITECTURE.md rule 16: no flag accepted and
  * ignored). The queue refuses a mode a kind refuses before anything is answered, so the request
  * stays pending; the gates implement the rest (name-approvals.ts, push-decision.ts,
  * ssh-agent-server.ts). `forage-ctl approve --help` prints this table.

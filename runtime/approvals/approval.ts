@@ -12,7 +12,7 @@ export type ApprovalKind = "host" | "push" | "ssh-sign";
 
 /**
  * A name the sandbox's DNS filter holds (restricted mode with ask): an approval admits the name on
- * `port` at the addresses of the answer it is for, and nothing else (DESIGN rule 18). The name is
+ * `port` at the addresses of the answer it is for, and nothing else (ARCHITECTURE.md rule 18). The name is
  * the sandbox's; the addresses are the upstream resolver's, checked to be addresses.
  */
 export interface HostSubject {

@@ -1,5 +1,5 @@
 /**
- * The one escaper of approval text (DESIGN rule 18: text from the sandbox is shown escaped). Every
+ * The one escaper of approval text (ARCHITECTURE.md rule 18: text from the sandbox is shown escaped). Every
  * surface that shows a request — `forage-ctl approvals`, `approvals show`, `--json`, the desktop
  * notification, the approvals.notify hook, the audit log's lines — passes the sandbox's text
  * through here, so what the human reads is what the sandbox sent, character for character.

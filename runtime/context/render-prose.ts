@@ -6,7 +6,7 @@ const compiled = new Map<string, TemplateDelegate>();
 /**
  * Renders a prose template (templates/) in an isolated Handlebars environment, strict (a missing
  * field is an error, not an empty string) and without HTML escaping (the output is Markdown or
- * text, never HTML) — DESIGN rule 1. Each source is compiled once per process.
+ * text, never HTML) — ARCHITECTURE.md rule 1. Each source is compiled once per process.
  */
 export async function renderProse(source: string, values: object): Promise<string> {
   let template = compiled.get(source);

@@ -1,7 +1,7 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import { UserError } from "./errors.js";
 
-/** Sandbox names (DESIGN.md): they become directory names, hostnames and unit names. */
+/** Sandbox names (ARCHITECTURE.md, "Contracts kept stable"): they become directory names, hostnames and unit names. */
 export const sandboxNamePattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Throws a message naming the rule when `name` is not a valid sandbox name. */

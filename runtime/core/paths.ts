@@ -1,6 +1,6 @@
 import { pathUnder } from "./names.js";
 
-/** Where a host keeps sandbox state and runtime files (DESIGN.md "Paths"). */
+/** Where a host keeps sandbox state and runtime files (ARCHITECTURE.md, "Contracts kept stable": paths). */
 export interface RuntimePaths {
   stateDir: string;
   /** `<state>/sandboxes/<name>.json` metadata, `<name>.events.jsonl` audit log. */

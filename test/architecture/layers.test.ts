@@ -7,7 +7,7 @@ import { sandboxRuntimes } from "../../runtime/state/metadata.js";
 import { cycles, folderOf, importEdges, loadedBy, packagesImported, sourceFiles } from "./import-graph.js";
 
 /*
- * The direction of dependencies (DESIGN.md, "Data flow"): cli → runtime → generator, and inside
+ * The direction of dependencies (ARCHITECTURE.md, "Three parts, one direction"): cli → runtime → generator, and inside
  * each, folders by rank: a file may import its own folder and folders of lower rank only. A
  * folder missing here fails the test, so every new folder is placed on purpose.
  */

@@ -28,7 +28,7 @@ const push: ApprovalAsk = {
 };
 
 /*
- * What every listing shows of the sandbox's text (DESIGN rule 18), against a real daemon
+ * What every listing shows of the sandbox's text (ARCHITECTURE.md rule 18), against a real daemon
  * (approvals-daemon.ts): the table, approvals show, --json and the answers' lines escape every
  * invisible or direction-changing character; a login's user name is quoted data; a long host
  * name keeps its end. The desktop notification and the hook: test/runtime/approvals/approval-notify.test.ts.

@@ -4,7 +4,7 @@ import { toolsAvailable } from "../support/tools.js";
 
 /*
  * The stand-in nixpkgs (test/nix/stand-in) refuses what the real nixpkgs and NixOS refuse, with
- * their messages: a stand-in that accepted everything would prove nothing (DESIGN rule 14). Each
+ * their messages: a stand-in that accepted everything would prove nothing (ARCHITECTURE.md rule 14). Each
  * refusal here is listed with its nixpkgs source in test/nix/stand-in/README.md.
  */
 const tools = toolsAvailable("nix-instantiate");

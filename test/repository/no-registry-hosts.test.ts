@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { aptSource, configuredRegistryHosts, npmRegistrySource } from "../support/registry-hosts.js";
 
 /*
- * DESIGN rule 15: the repository names no package-registry host. Installers use the sources the
+ * ARCHITECTURE.md rule 15: the repository names no package-registry host. Installers use the sources the
  * machine is already configured with, and fixtures, goldens and examples use example names
  * (`registry.example.org`), so nothing here quietly depends on, or advertises, a real registry.
  * The hosts looked for are this machine's own (npm's registry, apt's sources), read now: a list

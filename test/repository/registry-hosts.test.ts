@@ -113,7 +113,7 @@ describe("the configured registry hosts", () => {
     expect(configuredRegistryHosts({ npm, apt }, true)).toEqual(["deb.example.org", "registry.example.org"]);
   });
 
-  it("fail under CI=true when a source is missing (DESIGN rule 11), rather than scan for less", () => {
+  it("fail under CI=true when a source is missing (ARCHITECTURE.md rule 11), rather than scan for less", () => {
     expect(() => configuredRegistryHosts({ npm, apt: undefined }, true)).toThrow(
       /^CI=true and no package-registry hosts from apt:/,
     );

@@ -4,7 +4,7 @@ import { join } from "node:path";
 
 /*
  * The package-registry hosts this machine is configured with, read at test time so that the
- * repository never has to name one (DESIGN rule 15): npm's registry and apt's sources.
+ * repository never has to name one (ARCHITECTURE.md rule 15): npm's registry and apt's sources.
  */
 
 /** A configured source of registry hosts: where it was read, and the hosts it names. */
@@ -103,7 +103,7 @@ export function aptSource(etcApt = "/etc/apt"): RegistrySource | undefined {
 
 /**
  * The hosts of every configured source. A missing source (no npm registry, no apt source) is a
- * failure under `CI=true` (DESIGN rule 11: CI runs on a fresh Debian root with both); locally it
+ * failure under `CI=true` (ARCHITECTURE.md rule 11: CI runs on a fresh Debian root with both); locally it
  * is reported on stderr and the others are used.
  */
 export function configuredRegistryHosts(

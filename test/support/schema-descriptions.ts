@@ -1,7 +1,7 @@
 import type { z } from "zod";
 
 /*
- * DESIGN rule 4: every field of a schema carries a description (editors show it, the JSON Schema
+ * ARCHITECTURE.md rule 4: every field of a schema carries a description (editors show it, the JSON Schema
  * and the NixOS options reuse it). A field counts as described when the field schema or any
  * wrapper around it (optional, default, nullable, …) has one. Used by the config schema's and the
  * settings document's description tests.

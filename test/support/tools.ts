@@ -13,7 +13,7 @@ export function hasTool(name: string): boolean {
 
 /**
  * Decides whether a test that needs `tools` can run. Locally a missing tool skips the test with a
- * visible reason; under `CI=true` a missing tool is a failure (DESIGN rule 11), so it returns
+ * visible reason; under `CI=true` a missing tool is a failure (ARCHITECTURE.md rule 11), so it returns
  * true and lets the test fail loudly on the missing executable.
  */
 export function toolsAvailable(...tools: string[]): { run: boolean; reason: string } {
@@ -29,7 +29,7 @@ export function toolsAvailable(...tools: string[]): { run: boolean; reason: stri
 
 /**
  * True when this process is root (namespaces, mounts, nspawn). Like a missing tool, not being
- * root skips locally with a reason and fails under CI=true (DESIGN rule 11).
+ * root skips locally with a reason and fails under CI=true (ARCHITECTURE.md rule 11).
  */
 export function isRoot(): boolean {
   const root = typeof process.getuid === "function" && process.getuid() === 0;
@@ -42,7 +42,7 @@ export function isRoot(): boolean {
 /**
  * True when this process is root with no login session of another user (/proc/self/loginuid
  * unset or root's): then `init` has no user to take but the ones a test gives it. Otherwise
- * skips locally with a reason and fails under CI=true, like a missing tool (DESIGN rule 11).
+ * skips locally with a reason and fails under CI=true, like a missing tool (ARCHITECTURE.md rule 11).
  */
 export function rootWithoutLoginSession(): boolean {
   let loginUid = "4294967295";

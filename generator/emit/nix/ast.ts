@@ -1,6 +1,6 @@
 /**
  * A typed Nix AST. Generated Nix is built as these nodes and turned into text only by
- * `printNix`, so code and data never mix as strings (DESIGN rules 1 and 3).
+ * `printNix`, so code and data never mix as strings (ARCHITECTURE.md rules 1 and 3).
  *
  * Build nodes with the `n.*` helpers (build.ts): they validate eagerly and mark nodes so the
  * `nix` tag can tell code from data.

@@ -1,5 +1,5 @@
 /**
- * The one Nix string escaper (DESIGN rule 2). Everything that turns a JS string into Nix source
+ * The one Nix string escaper (ARCHITECTURE.md rule 2). Everything that turns a JS string into Nix source
  * text (string literals, attribute names) goes through this file.
  */
 

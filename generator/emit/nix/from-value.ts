@@ -1,6 +1,6 @@
 /**
  * Converts plain JSON-like data into AST. This is how every piece of user data becomes Nix: as
- * literals, never as code (DESIGN rule 3).
+ * literals, never as code (ARCHITECTURE.md rule 3).
  */
 import type { NixBinding, NixData, NixExpr } from "./ast.js";
 import { markNode } from "./node-brand.js";

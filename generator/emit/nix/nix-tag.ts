@@ -1,5 +1,5 @@
 /**
- * The only way to write Nix source text by hand (DESIGN rule 3): a tagged template whose
+ * The only way to write Nix source text by hand (ARCHITECTURE.md rule 3): a tagged template whose
  * literal text is code and whose holes are AST nodes (code) or plain data (literals).
  */
 import type { NixData, NixExpr, NixRaw } from "./ast.js";

@@ -13,7 +13,7 @@ export interface SandboxLink {
   namespacePath: string;
 }
 
-/** Addresses and names for slot N (DESIGN.md "Addresses"). */
+/** Addresses and names for slot N (ARCHITECTURE.md, "Contracts kept stable": addresses). */
 export function sandboxLink(slot: number, base: string): SandboxLink {
   const namespace = `f${slot}`;
   const prefix6 = ipv6Prefix(slot, base);

@@ -3,7 +3,7 @@ import { configSchema } from "../../../generator/config/schema/config.js";
 import { defOf, descriptionOf, undescribedFields, type AnySchema } from "../../support/schema-descriptions.js";
 
 /*
- * DESIGN rule 4: every field of the schema carries a description (editors show it, the JSON
+ * ARCHITECTURE.md rule 4: every field of the schema carries a description (editors show it, the JSON
  * Schema and the NixOS options reuse it). A field counts as described when the field schema or
  * any wrapper around it (optional, default, nullable, …) has one.
  */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { configProbe } from "./temp-config.js";
 
 /*
- * Options read by nothing while a switch beside them is off, or a mode excludes them (DESIGN rule
+ * Options read by nothing while a switch beside them is off, or a mode excludes them (ARCHITECTURE.md rule
  * 16, issue 15): each is refused at its own key with the fix, or, where the reference's configs
  * write it, noted as having no effect. The valid spellings load, and leaving an option out gives
  * the same model as before (the defaults moved from the schema into the model).

@@ -10,7 +10,7 @@ import { toolsAvailable } from "../../../support/tools.js";
 import { nftCheck, nftLoadAndList, withNftFile } from "../../../support/nft-netns.js";
 import { allSamples, hostTable, noneTable, restrictedTable } from "./sample-tables.js";
 
-// DESIGN rule 2/10: the printer is only trusted once the real nft parser and kernel accept it.
+// ARCHITECTURE.md rule 2/10: the printer is only trusted once the real nft parser and kernel accept it.
 // Each load happens in a fresh network namespace, so the host ruleset is never touched.
 const tools = toolsAvailable("nft", "unshare");
 

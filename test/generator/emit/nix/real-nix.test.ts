@@ -1,5 +1,5 @@
 /**
- * The printer and escaper checked against the real Nix parser and evaluator (DESIGN rules 2, 10).
+ * The printer and escaper checked against the real Nix parser and evaluator (ARCHITECTURE.md rules 2, 10).
  */
 import { describe, expect, it } from "vitest";
 import { fromValue, n, printNix, type NixExpr } from "../../../../generator/emit/nix/index.js";
