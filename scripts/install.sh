@@ -76,7 +76,9 @@ npm run --silent build
 if [ "$(id -u)" -eq 0 ]; then
   ln -sfn "$PWD/dist/bin/main.js" /usr/local/bin/forage-ctl
   echo "install.sh: forage-ctl is /usr/local/bin/forage-ctl (-> $PWD/dist/bin/main.js)"
-  if ! blocked=$(bash scripts/reachable-by-others.sh "$PWD"); then
+  reachable=0
+  blocked=$(bash scripts/reachable-by-others.sh "$PWD") || reachable=$?
+  if [ "$reachable" -eq 1 ]; then
     echo "install.sh: warning: $blocked keeps other accounts out of this checkout ($PWD): forage-ctl works for root" >&2
     echo "  alone here (your user cannot run it without sudo), and npm test fails (its tests run programs from the" >&2
     echo "  checkout as other accounts). Clone it where others can read, e.g. /opt/forage, and run install.sh there." >&2

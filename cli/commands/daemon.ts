@@ -53,8 +53,11 @@ installs one (forage-ctl service --help).`,
       const { context, file } = await loadRuntime(program.opts<{ config?: string }>().config);
       // One daemon per run directory: a second one (two `up`s racing to start it) steps aside.
       const release = await holdLock(`${dirname(socketPath())}/daemon.lock`);
-      if (release === undefined)
+      if (release === undefined) {
+        // Not a success: a service manager must see that this daemon did not start.
+        process.exitCode = 1;
         return void process.stderr.write("forage-ctl: a daemon is already running for this run directory\n");
+      }
       const { serveDaemon } = await import("../../runtime/daemon/server.js");
       const log = (line: string): void =>
         void process.stderr.write(`${new Date().toISOString()} forage-daemon: ${line}\n`);

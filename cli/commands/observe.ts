@@ -157,7 +157,12 @@ function limitsText(limits: SandboxView["resourceLimits"]): string {
 
 /** The mode in force (its table's) or the one its next start applies. */
 function networkText(v: SandboxView): string {
+  // A daemon of an older build sends no network: say so rather than fail.
+  if ((v.network as SandboxView["network"] | undefined) === undefined)
+    return "- (the running daemon is older than this forage-ctl: restart it)";
   if (v.network.from === "metadata") return `${v.network.mode ?? "-"} (applied at its next start)`;
+  if (v.network.mode === "unknown")
+    return "unknown: nft could not list its host-side table (forage-ctl network shows its guard)";
   if (v.network.mode === null)
     return `NOT IN FORCE: its host-side nftables table is missing, and with it the policy the host enforces (forage-ctl stop ${v.name}, then start ${v.name}, loads it again)`;
   return `${v.network.mode} (in force: its nftables table)`;

@@ -47,11 +47,19 @@ the next boot with systemd and says so; until then \`sudo forage-ctl up\` starts
       const fill = await fillFor(program, options.gatewayUser, true);
       const progress = (step: string): void => void process.stderr.write(`  ${step}\n`);
       const done = await installService(fill, progress);
-      if (options.json === true) return printJson(done);
+      if (options.json === true) {
+        // Scripts hear what people hear: a daemon that does not answer is a failure.
+        if (done.active === false) process.exitCode = 1;
+        return printJson(done);
+      }
       if (done.systemd === "not running") {
+        const why =
+          unitDirectory() === "/etc/systemd/system"
+            ? "systemd is not running on this machine (no /run/systemd/system)"
+            : `${unitDirectory()} is another root's unit directory (FORAGE_SYSTEMD_UNIT_DIR)`;
         return void process.stdout.write(
           `installed ${done.unit} (settings ${done.settings}).\n` +
-            "systemd is not running on this machine (no /run/systemd/system), so nothing was started: the unit starts the daemon at the next boot\n" +
+            `${why}, so nothing was started: the unit starts the daemon at that root's next boot\n` +
             "with systemd. Until then `sudo forage-ctl daemon` runs it, or `sudo forage-ctl up` starts one itself.\n",
         );
       }

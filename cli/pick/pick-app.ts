@@ -8,13 +8,13 @@ import type { WizardAnswers } from "./wizard-answers.js";
 import { retryWizardState, type WizardEffect, type WizardEnvironment } from "./wizard-state.js";
 import { WizardView } from "./wizard-view.js";
 
-/** What the user chose when the picker closed: the program does it with the terminal back. */
 /** What the list shows, read at one time. */
 export interface PickerSnapshot {
   sandboxes: readonly PickerSandbox[];
   waiting: ReadonlyMap<string, number>;
 }
 
+/** What the user chose when the picker closed: the program does it with the terminal back. */
 export type PickChoice =
   { kind: "quit" } | { kind: "attach"; name: string } | { kind: "create"; answers: WizardAnswers };
 
@@ -52,15 +52,19 @@ export function PickApp(props: PickAppProps): ReactElement {
   const [busy, setBusy] = useState(false);
   const [waiting, setWaiting] = useState(props.waiting);
   const close = (choice: PickChoice): void => exit(choice);
-  // The list as last shown, for the selection to follow its sandbox into the next one.
+  // The list as last shown, for the selection to follow its sandbox into the next one, and for
+  // keys that arrive before React renders it (they must read the list their selection indexes).
   const shown = useRef(sandboxes);
+  // Bumped by every new list: a read begun before a removal must not bring the removed one back.
+  const generation = useRef(0);
   const replaceList = (next: readonly PickerSandbox[]): void => {
+    generation.current += 1;
     const listed = (list: readonly PickerSandbox[]): string[] => listedNames(groupByRepository(list, latest().filter));
     setState(keepSelection(latest(), listed(shown.current), listed(next)));
     shown.current = next;
     setSandboxes(next);
   };
-  useRefresh(props, busy, (snapshot) => {
+  useRefresh(props, busy, generation, (snapshot) => {
     replaceList(snapshot.sandboxes);
     setWaiting(snapshot.waiting);
   });
@@ -97,7 +101,18 @@ export function PickApp(props: PickAppProps): ReactElement {
         : { initial: retryWizardState(failedUp.answers, environment, `up failed: ${failedUp.error}`) };
     return h(WizardView, { environment, directory: props.directory, onEffect: onWizard, ...initial });
   }
-  return h(PickerView, { sandboxes, state, latest, setState, onEffect: onPicker, message, busy, waiting });
+  const latestSandboxes = (): readonly PickerSandbox[] => shown.current;
+  return h(PickerView, {
+    sandboxes,
+    latestSandboxes,
+    state,
+    latest,
+    setState,
+    onEffect: onPicker,
+    message,
+    busy,
+    waiting,
+  });
 }
 
 /**
@@ -105,7 +120,12 @@ export function PickApp(props: PickAppProps): ReactElement {
  * and go, approvals arrive), one read at a time, none while a removal runs. A read that fails
  * keeps the last list: the next one may succeed, and the picker is no place for a daemon's error.
  */
-function useRefresh(props: PickAppProps, busy: boolean, apply: (snapshot: PickerSnapshot) => void): void {
+function useRefresh(
+  props: PickAppProps,
+  busy: boolean,
+  generation: { current: number },
+  apply: (snapshot: PickerSnapshot) => void,
+): void {
   const reading = useRef(false);
   const busyNow = useRef(busy);
   busyNow.current = busy;
@@ -116,11 +136,12 @@ function useRefresh(props: PickAppProps, busy: boolean, apply: (snapshot: Picker
     const timer = setInterval(() => {
       if (reading.current || busyNow.current) return;
       reading.current = true;
+      const asked = generation.current;
       props
         .refresh()
         .then(
           (snapshot) => {
-            if (open && !busyNow.current) applyNow.current(snapshot);
+            if (open && !busyNow.current && generation.current === asked) applyNow.current(snapshot);
           },
           () => undefined,
         )

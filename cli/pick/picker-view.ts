@@ -6,6 +6,8 @@ import { clampSelection, pickerKey, type PickerEffect, type PickerState } from "
 
 export interface PickerViewProps {
   sandboxes: readonly PickerSandbox[];
+  /** The newest list, which keys must read: one may arrive after a refresh, before the render. */
+  latestSandboxes: () => readonly PickerSandbox[];
   state: PickerState;
   /** The newest state, which keys arriving together must build on (see useLatestState). */
   latest: () => PickerState;
@@ -24,7 +26,7 @@ const keysHelp = "/ filter · ↑/↓ or k/j move · Enter attach · n new · d 
 /** The sandboxes grouped by repository, the selected one marked, with the keys that act on them. */
 export function PickerView(props: PickerViewProps): ReactElement {
   const { state, sandboxes } = props;
-  const listedFor = (filter: string): string[] => listedNames(groupByRepository(sandboxes, filter));
+  const listedFor = (filter: string): string[] => listedNames(groupByRepository(props.latestSandboxes(), filter));
   const groups = groupByRepository(sandboxes, state.filter);
   const listed = listedNames(groups);
   const selected = listed[clampSelection(state, listed.length).selected];

@@ -4,6 +4,8 @@ export interface IssueLike {
   readonly message: string;
 }
 
+const shownAtMost = 20;
+
 /**
  * Every issue of a failed parse in one line, each at its path: `limits.tasks: Too big; name:
  * Required` (an issue of the value itself has no path to show). All of them, not the first:
@@ -11,6 +13,9 @@ export interface IssueLike {
  */
 export function issueList(issues: readonly IssueLike[]): string {
   if (issues.length === 0) return "invalid";
+  // Bounded: a request of thousands of bad entries must not become a message of thousands of lines.
+  if (issues.length > shownAtMost)
+    return `${issueList(issues.slice(0, shownAtMost))}; and ${issues.length - shownAtMost} more`;
   return issues
     .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.map(String).join(".")}: ${issue.message}`))
     .join("; ");

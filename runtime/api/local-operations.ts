@@ -200,13 +200,11 @@ async function networkInForce(
   metadata: SandboxMetadata,
   running: boolean,
 ): Promise<SandboxView["network"]> {
-  if (running)
-    return {
-      mode: await networkModeInForce({
-        namespace: sandboxLink(metadata.slot, context.settings.host.network.base).namespace,
-      }),
-      from: "table",
-    };
+  if (running) {
+    const { namespace } = sandboxLink(metadata.slot, context.settings.host.network.base);
+    const mode = await networkModeInForce({ namespace });
+    return { mode: mode === "missing" ? null : mode === "unreadable" ? "unknown" : mode, from: "table" };
+  }
   const template = context.settings.templates.find((t) => t.name === metadata.template);
   return { mode: metadata.network?.mode ?? template?.network.mode ?? null, from: "metadata" };
 }

@@ -34,8 +34,8 @@ export interface SandboxView {
   resourceLimitsFrom: "cgroup" | "template";
   /**
    * The network mode: for a running sandbox the one its host-side nftables table enforces (null:
-   * the table is missing, so nothing of its policy is in force), for a stopped one what its next
-   * start applies (its recorded policy, else its template's).
+   * the table is missing, so nothing of its policy holds on the host; "unknown": nft could not
+   * say), for a stopped one what its next start applies (its recorded policy, else its template's).
    */
   network: { mode: string | null; from: "table" | "metadata" };
   /** The API proxy, for a template with agents behind it: whether one serves the sandbox now, and where; null otherwise. */

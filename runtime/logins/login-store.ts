@@ -50,7 +50,16 @@ export async function readLogin(paths: RuntimePaths, user: string, agent: string
       throw new SandboxError(`${file} is a symbolic link; remove it and set the login again`, "general");
     throw error;
   }
-  const parsed = loginRecord.safeParse(JSON.parse(text));
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new SandboxError(
+      `${file} is not a stored login (not JSON); set it again with forage-ctl auth set ${agent}`,
+      "general",
+    );
+  }
+  const parsed = loginRecord.safeParse(json);
   if (!parsed.success)
     throw new SandboxError(
       `${file} is not a stored login (${issueList(parsed.error.issues)}); set it again with forage-ctl auth set ${agent}`,

@@ -15,7 +15,7 @@ import { DenialLog, RefusalTally } from "./denials.js";
 import { filterDnsMessage, type DnsFilterDeps } from "./dns/dns-filter.js";
 import { listenDns, type DnsListener } from "./dns/dns-listener.js";
 import { parseUpstream, systemResolver, type UpstreamResolver } from "./dns/upstream.js";
-import { guardLogName, guardStatusFile, guardStatusSchema, type GuardStatus } from "./guard-status.js";
+import { guardLogName, guardStatusFile, type GuardStatus } from "./guard-status.js";
 import { writeStatusFile } from "../core/status-file.js";
 import type { GuardSpec } from "./guard-spec.js";
 import { SetElementWriter } from "./set-element-writer.js";
@@ -278,7 +278,7 @@ class Guard implements SandboxGuard {
     };
     // Whole or not at all: `forage-ctl network` reads it at any moment (a file being rewritten in
     // place read as empty, and the guard as gone); writes that overlap each have a temporary of their own.
-    await writeStatusFile(join(this.directory(), guardStatusFile), guardStatusSchema, status, 0o640);
+    await writeStatusFile(join(this.directory(), guardStatusFile), status, 0o640);
   }
 }
 

@@ -40,7 +40,7 @@ export async function writeProxyStatus(paths: RuntimePaths, status: ProxyStatus 
   const path = paths.proxyStatusFile;
   if (status === null) return rm(path, { force: true });
   await mkdir(dirname(path), { recursive: true, mode: 0o755 });
-  await writeStatusFile(path, proxyStatusSchema, status, 0o640, group);
+  await writeStatusFile(path, status, 0o640, group);
 }
 
 /** The group that may read the status: "forage" where the NixOS module made it, else the configured user's. */

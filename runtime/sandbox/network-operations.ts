@@ -15,6 +15,7 @@ import { networkPolicySchema, type NetworkPolicy } from "../../generator/policy/
 import { changeNetwork, policyOf } from "../network/sandbox-network.js";
 import { refreshContextFiles } from "../context/context-files.js";
 import { maxLearnedNames, readLearnedNames, type LearnedName } from "../network/learned-names.js";
+import { issueList } from "../../generator/lib/issue-list.js";
 
 /** A change asked with `forage-ctl network`: entries are added to the lists in force. */
 export interface NetworkChange {
@@ -84,11 +85,7 @@ export async function networkOperation(
         ...(learn ? { learn: true as const } : {}),
       };
       const checked = networkPolicySchema.safeParse(policy);
-      if (!checked.success)
-        throw new SandboxError(
-          `network ${name}: ${checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
-          "usage",
-        );
+      if (!checked.success) throw new SandboxError(`network ${name}: ${issueList(checked.error.issues)}`, "usage");
       const running = await isRunning(context, metadata);
       const namespace = running ? await backendOf(metadata.runtime).networkNamespace(context, metadata) : undefined;
       const changed = await changeNetwork(context, metadata, checked.data, running, namespace);

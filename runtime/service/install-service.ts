@@ -1,23 +1,34 @@
 import { existsSync } from "node:fs";
-import { lstat, mkdir, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, rm, stat, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { callDaemon, daemonHello } from "../daemon/client.js";
 import { runCommand } from "../core/run-command.js";
+import { SandboxError } from "../core/errors.js";
+import { writeFileAtomic } from "../core/write-file-atomic.js";
 import { renderUnit, shippedUnit, type UnitFill } from "./systemd-unit.js";
 
 export const unitName = "forage.service";
 
+const systemUnitDirectory = "/etc/systemd/system";
+
 /** Where units go: /etc/systemd/system, or FORAGE_SYSTEMD_UNIT_DIR (tests, a staged root). */
 export function unitDirectory(env: NodeJS.ProcessEnv = process.env): string {
   const dir = env.FORAGE_SYSTEMD_UNIT_DIR;
-  return dir !== undefined && dir !== "" ? dir : "/etc/systemd/system";
+  return dir !== undefined && dir !== "" ? dir : systemUnitDirectory;
 }
 
-/** Whether systemd runs this machine (sd_booted(3): it makes /run/systemd/system at boot). */
-export function systemdRunning(): boolean {
-  return existsSync("/run/systemd/system");
+/**
+ * Whether this machine's systemd runs the units in `dir` (sd_booted(3): it makes
+ * /run/systemd/system at boot). A directory of another root's (FORAGE_SYSTEMD_UNIT_DIR) never
+ * is: its units are written and enabled there, and this machine's service is left alone.
+ */
+export function systemdRunning(dir = unitDirectory()): boolean {
+  return dir === systemUnitDirectory && existsSync("/run/systemd/system");
 }
+
+/** How long the service's daemon gets to answer on its socket after a restart. */
+const answerWithinMs = 15_000;
 
 /** What `service install` did, as `--json` prints it. */
 export interface InstalledService {
@@ -34,9 +45,10 @@ export interface InstalledService {
 
 /**
  * Installs the shipped unit with this machine's paths, enabled for boot. The unit is written
- * whole (a file beside it, renamed over it), so a failure leaves the old unit or none. Where
- * systemd runs, it is (re)started; a daemon started by hand (`sudo forage-ctl up`) is asked to
- * stop first, or it would hold the run directory and the service's daemon would step aside.
+ * whole (writeFileAtomic), so a failure leaves the old unit or none. Where systemd runs, it is
+ * (re)started; a daemon started by hand (`sudo forage-ctl up`) is asked to stop first, or it
+ * would hold the run directory and the service's daemon would step aside. Active means the
+ * service's own daemon answers on its socket, not that systemd forked it.
  */
 export async function installService(
   fill: UnitFill,
@@ -47,19 +59,16 @@ export async function installService(
   const replaced = existsSync(unit);
   const text = renderUnit(await shippedUnit(), fill);
   await mkdir(dir, { recursive: true, mode: 0o755 });
-  const staged = `${unit}.forage-new`;
-  await writeFile(staged, text, { mode: 0o644 });
-  await rename(staged, unit);
-  const enabledBy = await enable(dir, unit);
+  await writeFileAtomic(unit, text, 0o644);
+  const enabledBy = await enable(dir);
   progress(`${replaced ? "replaced" : "wrote"} ${unit}, enabled for boot (${enabledBy})`);
-  if (!systemdRunning())
+  if (!systemdRunning(dir))
     return { unit, enabledBy, settings: fill.settings, replaced, systemd: "not running", active: null };
   await systemctl("daemon-reload");
   await stopUnmanagedDaemon(progress);
   progress("systemctl restart forage");
   await systemctl("restart", unitName);
-  const active = (await runCommand("systemctl", ["is-active", "--quiet", unitName], { reject: false })).exitCode === 0;
-  return { unit, enabledBy, settings: fill.settings, replaced, systemd: "running", active };
+  return { unit, enabledBy, settings: fill.settings, replaced, systemd: "running", active: await serviceAnswers() };
 }
 
 /** What `service uninstall` removed. */
@@ -74,7 +83,7 @@ export async function uninstallService(
   dir = unitDirectory(),
 ): Promise<RemovedService> {
   const unit = join(dir, unitName);
-  const running = systemdRunning();
+  const running = systemdRunning(dir);
   if (running && existsSync(unit)) {
     progress("systemctl stop forage (sandboxes keep running)");
     await systemctl("stop", unitName);
@@ -93,13 +102,27 @@ function wantsLink(dir: string): string {
   return join(dir, "multi-user.target.wants", unitName);
 }
 
-/** The link `systemctl enable` makes for WantedBy=multi-user.target, made here so it works without systemd running too. */
-async function enable(dir: string, unit: string): Promise<string> {
+/**
+ * The link `systemctl enable` makes for WantedBy=multi-user.target, made here so it works
+ * without systemd running too; relative, so it holds in a staged root once that root boots.
+ */
+async function enable(dir: string): Promise<string> {
   const link = wantsLink(dir);
   await mkdir(join(dir, "multi-user.target.wants"), { recursive: true, mode: 0o755 });
   await rm(link, { force: true });
-  await symlink(unit, link);
+  await symlink(`../${unitName}`, link);
   return link;
+}
+
+/** Whether the daemon systemd started (the unit's MainPID) answers on its socket within answerWithinMs. */
+async function serviceAnswers(): Promise<boolean> {
+  for (let waited = 0; waited < answerWithinMs; waited += 250) {
+    const shown = await runCommand("systemctl", ["show", "--property=MainPID", "--value", unitName], { reject: false });
+    const hello = await daemonHello().catch(() => null);
+    if (hello !== null && String(hello.pid) === shown.stdout.trim()) return true;
+    await sleep(250);
+  }
+  return false;
 }
 
 async function systemctl(...args: string[]): Promise<void> {
@@ -117,10 +140,13 @@ async function stopUnmanagedDaemon(progress: (step: string) => void): Promise<vo
   progress(`asking the daemon started by hand (pid ${hello.pid}) to exit; sandboxes keep running`);
   await callDaemon("shutdown", {});
   // Its lock goes with its process: wait for that, or the service's daemon would step aside.
-  for (
-    let waited = 0;
-    waited < 10_000 && (await stat(`/proc/${hello.pid}`).catch(() => undefined)) !== undefined;
-    waited += 100
-  )
+  for (let waited = 0; (await stat(`/proc/${hello.pid}`).catch(() => undefined)) !== undefined; waited += 100) {
+    if (waited >= 10_000) {
+      throw new SandboxError(
+        `the daemon started by hand (pid ${hello.pid}) did not exit within 10 s: stop it (sudo kill ${hello.pid}; sandboxes keep running), then install again`,
+        "general",
+      );
+    }
     await sleep(100);
+  }
 }

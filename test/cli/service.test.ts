@@ -59,13 +59,19 @@ describe.skipIf(!tools.run || !isRoot() || systemdIsPid1)("forage-ctl service", 
     }
   });
 
-  it("installs the unit enabled for boot, says that nothing was started where systemd is not running, and --json says the same", async () => {
+  it("installs the unit enabled for boot into another root's directory, says that nothing was started here, and --json says the same", async () => {
     const result = await runCli(["--config", config, "service", "install"], { env: env() });
     expect(result.exitCode, result.stderr).toBe(0);
     const unit = join(units, "forage.service");
-    expect(result.stdout).toContain(`installed ${unit} (settings ${config}).\nsystemd is not running on this machine`);
+    expect(result.stdout).toContain(
+      `installed ${unit} (settings ${config}).\n${units} is another root's unit directory (FORAGE_SYSTEMD_UNIT_DIR), so nothing was started`,
+    );
     expect(statSync(unit).mode & 0o777).toBe(0o644);
-    expect(readlinkSync(join(units, "multi-user.target.wants/forage.service"))).toBe(unit);
+    // Relative, as it must be in a root staged elsewhere that boots later.
+    expect(readlinkSync(join(units, "multi-user.target.wants/forage.service"))).toBe("../forage.service");
+    expect(readFileSync(join(units, "multi-user.target.wants/forage.service"), "utf8")).toBe(
+      readFileSync(unit, "utf8"),
+    );
     const printed = await runCli(["--config", config, "service", "unit"]);
     expect(readFileSync(unit, "utf8")).toBe(printed.stdout);
     expect(readFileSync(unit, "utf8")).toContain(`Environment="FORAGE_CONFIG=${config}"`);

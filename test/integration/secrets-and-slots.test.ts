@@ -171,7 +171,10 @@ describe.skipIf(!tools.run || !isRoot())("concurrent creation", () => {
     const results = await Promise.all(
       names.map((name) => host.run(["up", name, "-t", "basic", "-w", host.workspace(name)])),
     );
-    expect(results.map((r) => r.exitCode)).toEqual(names.map(() => 0));
+    expect(
+      results.map((r) => r.exitCode),
+      results.map((r) => r.stderr).join("\n---\n"),
+    ).toEqual(names.map(() => 0));
     const list = JSON.parse((await host.run(["ps", "--json"])).stdout) as {
       name: string;
       slot: number;

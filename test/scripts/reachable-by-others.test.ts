@@ -37,4 +37,18 @@ describe.skipIf(!isRoot())("reachable-by-others.sh", () => {
     const result = await check(join(dir, "private/checkout"));
     expect([result.exitCode, result.stdout, result.stderr]).toEqual([0, "", ""]);
   });
+
+  it("says it cannot check, exit 2, where it cannot switch to another account (not root): not a blocked directory", async () => {
+    const result = await execa(
+      "bash",
+      [join(repoRoot, "scripts/reachable-by-others.sh"), join(dir, "private/checkout")],
+      {
+        reject: false,
+        uid: 65534,
+        gid: 65534,
+      },
+    );
+    expect([result.exitCode, result.stdout]).toEqual([2, ""]);
+    expect(result.stderr).toContain("cannot run a program as uid 65534 here");
+  });
 });

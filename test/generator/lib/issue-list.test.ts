@@ -19,4 +19,11 @@ describe("issueList", () => {
     const parsed = z.string().min(3).safeParse("ab");
     expect(issueList(parsed.error?.issues ?? [])).toBe("Too small: expected string to have >=3 characters");
   });
+
+  it("shows 20 issues at most, and how many more there are", () => {
+    const parsed = z.array(z.number()).safeParse(Array.from({ length: 25 }, () => "x"));
+    const line = issueList(parsed.error?.issues ?? []);
+    expect(line.split("; ")).toHaveLength(21);
+    expect(line).toMatch(/^0: Invalid input: expected number, received string; .*19: Invalid input.*; and 5 more$/);
+  });
 });

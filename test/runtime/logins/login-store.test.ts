@@ -36,4 +36,16 @@ describe("the login store", () => {
       /is not a stored login \(.*token: .*; .*setAt: .*\); set it again with forage-ctl auth set claude/,
     );
   });
+
+  it("refuses a stored login that is not JSON (a torn write) as a user error, not a bug", async () => {
+    const paths = runtimePaths(dir, {});
+    mkdirSync(join(paths.loginsDir, "dev"), { recursive: true });
+    writeFileSync(loginPath(paths, "dev", "claude"), '{"kind": "tok');
+    await expect(readLogin(paths, "dev", "claude")).rejects.toThrow(
+      expect.objectContaining({
+        name: "SandboxError",
+        message: expect.stringContaining("is not a stored login (not JSON)"),
+      }),
+    );
+  });
 });
