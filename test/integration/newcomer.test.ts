@@ -409,7 +409,7 @@ describe.skipIf(!tools.run || !isRoot())("up as root when the daemon does not co
     const up = await host.cli(project, ["up", "demo", "-t", "default", "-w", "./ws"]);
     expect(up.exitCode).toBe(0);
     expect(up.stderr).toContain(
-      "forage-ctl: warning: the forage daemon exited (status 0); carrying on without it (root does this command itself), but commands run without sudo need it.",
+      "forage-ctl: warning: the forage daemon exited (status 1); carrying on without it (root does this command itself), but commands run without sudo need it.",
     );
     expect(up.stderr).toContain(
       `The end of ${join(host.run, "daemon.log")}:\n  | forage-ctl: a daemon is already running for this run directory\n`,
