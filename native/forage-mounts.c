@@ -9,7 +9,7 @@
  * or umount(8) process each (~5-10 ms apiece; a sandbox stages several):
  *
  * bind: binds the file each inherited descriptor refers to onto its mount point, private (the
- *   staging of user-controlled bind sources, runtime/nspawn/staged-binds.ts, which opened and
+ *   staging of user-controlled bind sources, runtime/mounts/staged-binds.ts, which opened and
  *   checked them). The source is /proc/self/fd/N, which the kernel follows to the descriptor's
  *   own file: no path is resolved again. All or nothing: on a failure the points bound so far
  *   are unmounted again and the exit status is 1.

@@ -2,7 +2,7 @@
  * forage-mounts pin ROOT {ro PATH "" | rw PATH "" | link PATH "" | from PATH SOURCE}...
  *
  * Assembles a workspace's tree in the staging directory before systemd-nspawn binds it (as one
- * recursive bind) into the container (runtime/nspawn/staged-binds.ts): ROOT is the staged bind of
+ * recursive bind) into the container (runtime/mounts/staged-binds.ts): ROOT is the staged bind of
  * the workspace (a mount point in root's staging directory), each PATH a path inside it, done in
  * order:
  *   ro    what is at PATH (a file, a directory or a symbolic link) bound onto itself, read-only;

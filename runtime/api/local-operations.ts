@@ -143,7 +143,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
       seccompStatus(
         context,
         metadata,
-        running ? await backendOf(metadata.runtime).leader(context, metadata) : undefined,
+        running ? await backendOf(metadata.runtime).refusals(context, metadata) : null,
       ))(),
   ]);
   const status = !running ? "stopped" : session ? "running" : "no-session";

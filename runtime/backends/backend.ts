@@ -1,6 +1,8 @@
 import type { TemplateModel } from "../../generator/model/model.js";
 import type { RuntimeContext } from "../core/context.js";
 import type { RuntimePaths } from "../core/paths.js";
+import type { ExecSpec } from "../seccomp/exec-args.js";
+import type { Refusals } from "../seccomp/kernel-refusals.js";
 import type { SandboxMetadata, SandboxRuntime } from "../state/metadata.js";
 
 /** What a runtime can do: the reference's capability list, and what the rest of forage-ctl relies on. */
@@ -30,9 +32,16 @@ export interface Inside {
 }
 
 /**
- * A runtime: how a sandbox's container is started, found, stopped and removed. One file per
- * runtime implements it (host-root nspawn, Nix-root nspawn, extra-container); nothing else in
- * forage-ctl tests a runtime's name. Everything common to all runtimes (workspaces, secrets,
+ * A command to run inside a running sandbox: who runs it, where, with what environment. How it
+ * gets in is the runtime's (see Backend.enter).
+ */
+export type Entry = Omit<ExecSpec, "sandbox" | "leaderPid" | "cgroupProcs" | "auditId">;
+
+/**
+ * A runtime: how a sandbox's container is started, found, entered, stopped and removed. One
+ * folder per runtime family implements it (nspawn/: nspawn and nspawn-nix; extra-container/),
+ * what families share lives in shared/, and no family imports another (ARCHITECTURE.md, "Backends
+ * as peers"); nothing else in forage-ctl tests a runtime's name. Everything common to all runtimes (workspaces, secrets,
  * the agent's session, metadata, audit events) is the caller's (runtime/sandbox/).
  */
 export interface Backend {
@@ -55,8 +64,17 @@ export interface Backend {
   stop(context: RuntimeContext, metadata: SandboxMetadata, graceSeconds: number): Promise<void>;
   /** True when the sandbox's container is running now. */
   isRunning(context: RuntimeContext, metadata: SandboxMetadata): Promise<boolean>;
-  /** The running container's PID 1 (whose namespaces commands enter), or undefined. */
-  leader(context: RuntimeContext, metadata: SandboxMetadata): Promise<number | undefined>;
+  /**
+   * The host argv that runs `entry` inside the running sandbox, or undefined when it is not
+   * running. Each runtime enters its own way (the nspawn ones through their PID 1's namespaces,
+   * shared/namespace-entry.ts), so nothing above the backends assumes a host PID to enter.
+   */
+  enter(context: RuntimeContext, metadata: SandboxMetadata, entry: Entry): Promise<string[] | undefined>;
+  /**
+   * What the sandbox's seccomp filter refused since its start (the kernel's records, a lower
+   * bound), or null when it is not running or the runtime has no such records.
+   */
+  refusals(context: RuntimeContext, metadata: SandboxMetadata): Promise<Refusals | null>;
   /** The sandbox's network namespace (a path to open), or undefined when it is not running. */
   networkNamespace(context: RuntimeContext, metadata: SandboxMetadata): Promise<string | undefined>;
   /** Removes what the runtime keeps beyond a stop (a container definition), at down. */

@@ -2,13 +2,13 @@ import { runtimePaths, type RuntimePaths } from "../core/paths.js";
 import type { SandboxRuntime } from "../state/metadata.js";
 import type { Backend, BackendCapabilities } from "./backend.js";
 import { extraContainerBackend } from "./extra-container/extra-container-backend.js";
-import { hostRootBackend } from "./host-root-backend.js";
-import { nixRootBackend } from "./nix-root-backend.js";
+import { nspawnBackend } from "./nspawn/nspawn-backend.js";
+import { nspawnNixBackend } from "./nspawn/nspawn-nix-backend.js";
 
 /** Every runtime, by its name in the metadata: a new runtime is one more backend file and entry here. */
 const backends: Readonly<Record<SandboxRuntime, Backend>> = {
-  "nspawn-nix": nixRootBackend,
-  nspawn: hostRootBackend,
+  "nspawn-nix": nspawnNixBackend,
+  nspawn: nspawnBackend,
   "extra-container": extraContainerBackend,
 };
 
@@ -27,7 +27,7 @@ export function backendNamed(name: string): Backend | undefined {
  * when the host has one (NixOS with the module), else the host's /usr.
  */
 export async function defaultBackend(paths: RuntimePaths, template: string): Promise<Backend> {
-  return (await nixRootBackend.unavailable(paths, template)) === undefined ? nixRootBackend : hostRootBackend;
+  return (await nspawnNixBackend.unavailable(paths, template)) === undefined ? nspawnNixBackend : nspawnBackend;
 }
 
 /** One runtime as `forage-ctl runtime` lists it. */

@@ -1,9 +1,6 @@
 import { spawn } from "node:child_process";
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
-import { execCgroupProcs } from "../cgroups/exec-cgroup.js";
 import { backendOf } from "../backends/registry.js";
-import { execArgs } from "../seccomp/exec-args.js";
-import { auditIdOf } from "../seccomp/kernel-refusals.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { sandboxEnv } from "./agent-env.js";
 import type { RuntimeContext } from "../core/context.js";
@@ -29,9 +26,9 @@ export interface ExecResult {
 }
 
 /**
- * The host argv that runs `command` inside a running sandbox (see execArgs): it joins the
- * sandbox's groups and cgroup namespace (so resource limits apply to everything started later
- * too), enters its namespaces, drops to the agent and loads the sandbox's filter.
+ * The host argv that runs `command` inside a running sandbox as the agent (or root), in its
+ * workspace (or /root), with the sandbox's environment and nothing of the caller's; how it gets
+ * in (namespaces, cgroups, the filter) is the sandbox's runtime's (Backend.enter).
  */
 export async function execCommand(
   context: RuntimeContext,
@@ -41,26 +38,21 @@ export async function execCommand(
 ): Promise<string[]> {
   if (command.length === 0)
     throw new SandboxError("no command given: forage-ctl exec NAME -- COMMAND [ARGS…]", "usage");
-  const backend = backendOf(metadata.runtime);
-  const leader = await backend.leader(context, metadata);
-  if (leader === undefined)
-    throw new SandboxError(
-      `sandbox "${metadata.name}" is not running (start it with forage-ctl start ${metadata.name})`,
-      "container",
-    );
   const { host } = context.settings;
   const user = options.asRoot === true ? null : { uid: metadata.uid, gid: metadata.gid };
-  return execArgs(context.paths, {
-    sandbox: metadata.name,
-    leaderPid: leader,
-    cgroupProcs: metadata.cgroup === null ? [] : await execCgroupProcs(metadata.cgroup, leader),
+  const argv = await backendOf(metadata.runtime).enter(context, metadata, {
     user,
-    auditId: auditIdOf(leader),
     cwd: options.cwd ?? (user === null ? "/root" : host.workspacePath),
     command,
     env: sandboxEnv(metadata, user === null ? null : host.containerUsername, options.term ?? process.env.TERM),
     ...dropUndefined({ rootCapabilities: options.rootCapabilities, terminal: options.terminal }),
   });
+  if (argv === undefined)
+    throw new SandboxError(
+      `sandbox "${metadata.name}" is not running (start it with forage-ctl start ${metadata.name})`,
+      "container",
+    );
+  return argv;
 }
 
 /** Runs a command in a running sandbox and collects its output (for internal steps). */

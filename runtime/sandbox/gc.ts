@@ -3,7 +3,7 @@ import { removeSandboxDir } from "../workspaces/remove-workspaces.js";
 import { pathUnder, sandboxNamePattern } from "../core/names.js";
 import { removeHostPolicy } from "../network/host-policy.js";
 import { removeLink, sandboxLink } from "../network/sandbox-link.js";
-import { unmountRoot } from "../nspawn/root-mount.js";
+import { unmountRoot } from "../mounts/root-mount.js";
 import { rootPath } from "../core/paths.js";
 import { isAlive } from "../core/process-alive.js";
 import { listMetadata, readMetadata } from "../state/metadata-store.js";

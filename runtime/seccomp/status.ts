@@ -1,6 +1,6 @@
 import type { RuntimeContext } from "../core/context.js";
 import type { SandboxMetadata } from "../state/metadata.js";
-import { sandboxRefusals, type Refusals } from "./kernel-refusals.js";
+import type { Refusals } from "./kernel-refusals.js";
 import { allowedBack } from "./sandbox-filter.js";
 import { seccompWarning } from "./warning.js";
 
@@ -15,18 +15,16 @@ export interface SeccompStatus {
 
 /**
  * The seccomp part of `status`: what the running filter allows back (else the template's), the
- * warning when that is anything, and what the filter refused since start (null when stopped:
- * `leader`, the running container's PID 1, is undefined).
+ * warning when that is anything, and what the filter refused since start (`refused`: the
+ * runtime's answer, Backend.refusals; null when stopped or unknown).
  */
 export async function seccompStatus(
   context: RuntimeContext,
   metadata: SandboxMetadata,
-  leader: number | undefined,
+  refused: Refusals | null,
 ): Promise<SeccompStatus> {
   const allowedNow = await allowedBack(context.paths, metadata.name);
   const allowed =
     allowedNow ?? context.settings.templates.find((t) => t.name === metadata.template)?.seccomp.allow ?? [];
-  const refused =
-    leader === undefined || metadata.startedAt === null ? null : sandboxRefusals(leader, metadata.startedAt);
   return { allowed, warning: seccompWarning(allowed), refused };
 }

@@ -4,7 +4,7 @@ import type { Placeholder } from "../core/bind.js";
 import { SandboxError } from "../core/errors.js";
 import { runCommand } from "../core/run-command.js";
 import { systemProgramDirs } from "../core/user-command-path.js";
-import { makePointsAs } from "../nspawn/host-mounts.js";
+import { makePointsAs } from "../mounts/host-mounts.js";
 
 /** A stand-in's mount point that `up` made in a workspace (a path relative to it). */
 export interface StandIn {

@@ -26,7 +26,7 @@ const runtimeRanks: Record<string, number> = {
   "runtime/core": 0, // errors, context, paths, process runner: uses nothing of the runtime
   "runtime/state": 1,
   "runtime/cgroups": 2,
-  "runtime/nspawn": 2,
+  "runtime/mounts": 2, // host-side mounts into a sandbox: pinned binds, stand-ins, its tmpfs root
   "runtime/seccomp": 2,
   "runtime/settings": 2,
   "runtime/approvals": 2, // the approvals queue: what gates ask the human (the network's DNS filter among them)
@@ -123,6 +123,67 @@ describe("the import graph", () => {
       .filter((f) => area(f) !== "generator" && !f.startsWith("runtime/backends/") && f !== "runtime/state/metadata.ts")
       .filter((f) => runtimeName.test(readFileSync(join(root, f), "utf8")));
     expect(named).toEqual([]);
+  });
+});
+
+/** A backend file's family: runtime/backends/<family>/…, "" for the interface and registry, "shared" for what families share. */
+function familyOf(file: string): string | undefined {
+  const parts = file.split("/");
+  if (parts[0] !== "runtime" || parts[1] !== "backends") return undefined;
+  return parts.length > 3 ? (parts[2] ?? "") : "";
+}
+
+/** Imports that break "backends as peers" (ARCHITECTURE.md): one family into another, shared into a family, the interface into an implementation. */
+function peerViolations(graph: readonly { from: string; to: string }[]): string[] {
+  return graph
+    .filter((e) => {
+      const from = familyOf(e.from);
+      const to = familyOf(e.to);
+      if (from === undefined || to === undefined || from === to) return false;
+      if (from === "") return e.from !== "runtime/backends/registry.ts" && to !== ""; // only the registry knows the families
+      if (to === "") return e.to !== "runtime/backends/backend.ts"; // the interface, never the registry
+      return to !== "shared"; // a family uses shared parts, never another family; shared uses no family
+    })
+    .map((e) => `${e.from} → ${e.to}`);
+}
+
+describe("backends as peers", () => {
+  it("keeps each runtime family in its own folder, importing only shared parts and the interface, never another family", () => {
+    expect(peerViolations(edges)).toEqual([]);
+  });
+
+  it("has one folder per family, and every runtime's backend lives in its family's folder, named for the runtime", () => {
+    for (const name of sandboxRuntimes) {
+      const file = files.find((f) => f.startsWith("runtime/backends/") && f.endsWith(`/${name}-backend.ts`));
+      expect(file, `runtime ${name} has no ${name}-backend.ts`).toBeDefined();
+      expect(["", "shared"]).not.toContain(familyOf(file ?? ""));
+    }
+  });
+
+  it("sees a planted violation (controls)", () => {
+    expect(
+      peerViolations([
+        { from: "runtime/backends/extra-container/x.ts", to: "runtime/backends/nspawn/nspawn-backend.ts" },
+        { from: "runtime/backends/shared/y.ts", to: "runtime/backends/nspawn/container-process.ts" },
+        { from: "runtime/backends/nspawn/z.ts", to: "runtime/backends/registry.ts" },
+        { from: "runtime/backends/nspawn/z.ts", to: "runtime/backends/shared/nspawn-leader.ts" },
+        { from: "runtime/backends/registry.ts", to: "runtime/backends/nspawn/nspawn-backend.ts" },
+      ]),
+    ).toEqual([
+      "runtime/backends/extra-container/x.ts → runtime/backends/nspawn/nspawn-backend.ts",
+      "runtime/backends/shared/y.ts → runtime/backends/nspawn/container-process.ts",
+      "runtime/backends/nspawn/z.ts → runtime/backends/registry.ts",
+    ]);
+  });
+
+  it("leaves entry to the backends: nothing above them reads a sandbox's PID 1 or builds forage-enter's argv", () => {
+    const above = files.filter((f) => area(f) === "runtime" && !f.startsWith("runtime/backends/"));
+    const against = edges
+      .filter((e) => above.includes(e.from) && e.from !== "runtime/seccomp/exec-args.ts")
+      .filter((e) => e.to === "runtime/seccomp/exec-args.ts" || e.to === "runtime/backends/shared/nspawn-leader.ts")
+      .filter((e) => !e.typeOnly)
+      .map((e) => `${e.from} → ${e.to}`);
+    expect(against).toEqual([]);
   });
 });
 

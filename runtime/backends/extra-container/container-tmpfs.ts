@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { TmpfsCaps } from "../../cgroups/tmpfs-caps.js";
-import { resizeTmpfs } from "../../nspawn/host-mounts.js";
+import { resizeTmpfs } from "../../mounts/host-mounts.js";
 
 /** The writable tmpfs mounts of a NixOS container, each with its share of the memory limit. */
 const cappedMounts: readonly (readonly [string, keyof TmpfsCaps])[] = [

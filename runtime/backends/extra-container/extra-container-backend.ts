@@ -8,13 +8,15 @@ import type { RuntimeContext } from "../../core/context.js";
 import { containerUnit, isUnitActive, limitProperties, runTool, unitMainPid } from "./container-unit.js";
 import { extraContainerDefinition } from "./definition.js";
 import { SandboxError } from "../../core/errors.js";
-import { ContainerError, leaderOf } from "../../nspawn/container-process.js";
+import { ContainerError } from "../shared/container-error.js";
+import { leaderOf } from "../shared/nspawn-leader.js";
+import { namespaceEntry } from "../shared/namespace-entry.js";
 import { tmpfsCaps } from "../../cgroups/tmpfs-caps.js";
 import { capContainerTmpfs } from "./container-tmpfs.js";
 import { unitCgroup } from "./unit-cgroup.js";
 import type { Backend } from "../backend.js";
-import { nspawnUnavailable } from "../host-root-backend.js";
-import { nixosInside } from "../nix-root-backend.js";
+import { nspawnUnavailable } from "../shared/nspawn-available.js";
+import { nixosInside } from "../shared/nixos-inside.js";
 import { extraContainerUnavailable } from "./availability.js";
 import { systemSshBinds } from "../../provision/system-ssh-binds.js";
 import { removeSandboxFilter, writeSandboxFilter } from "../../seccomp/sandbox-filter.js";
@@ -162,7 +164,7 @@ function namespaceOf(leaderPid: number | undefined): string | undefined {
 }
 
 /** The container's PID 1, found through the unit's main process (its systemd-nspawn). */
-async function leader(metadata: SandboxMetadata): Promise<number | undefined> {
+async function leader(_context: RuntimeContext, metadata: SandboxMetadata): Promise<number | undefined> {
   if (metadata.pid === null || !(await isUnitActive(metadata.containerName))) return undefined;
   return leaderOf(metadata.pid);
 }
@@ -199,7 +201,7 @@ export const extraContainerBackend: Backend = {
   start,
   stop: (context, metadata) => stop(context, metadata),
   isRunning: (_context, metadata) => isUnitActive(metadata.containerName),
-  leader: (_context, metadata) => leader(metadata),
-  networkNamespace: async (_context, metadata) => namespaceOf(await leader(metadata)),
+  ...namespaceEntry(leader),
+  networkNamespace: async (context, metadata) => namespaceOf(await leader(context, metadata)),
   destroy,
 };

@@ -1,6 +1,6 @@
 import { cgroupHierarchies } from "../../cgroups/hierarchies.js";
 import type { SandboxCgroup } from "../../cgroups/sandbox-cgroup.js";
-import { ContainerError } from "../../nspawn/container-process.js";
+import { ContainerError } from "../shared/container-error.js";
 import { containerUnit } from "./container-unit.js";
 
 /**

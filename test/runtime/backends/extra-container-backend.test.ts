@@ -16,7 +16,7 @@ import type { RuntimeContext } from "../../../runtime/core/context.js";
 import { sandboxMetadataSchema, type SandboxMetadata } from "../../../runtime/state/metadata.js";
 import { execCommand } from "../../../runtime/sandbox/exec.js";
 import { cgroupHierarchies } from "../../../runtime/cgroups/hierarchies.js";
-import { leaderOf } from "../../../runtime/nspawn/container-process.js";
+import { leaderOf } from "../../../runtime/backends/shared/nspawn-leader.js";
 import { execa } from "execa";
 import { isRoot, toolsAvailable } from "../../support/tools.js";
 
@@ -138,7 +138,7 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
   });
 
   it("caps the container's /run, /tmp and /dev/shm below the unit's 1G memory limit, their flags kept", async () => {
-    const leader = await backend.leader(context, started);
+    const leader = await leaderOf(started.pid!);
     expect(leader).toBeDefined();
     // 1/16, 1/4 and 1/8 of 1G (nspawn's, and the stand-in's, are half the host's RAM).
     expect([mountAt(leader!, "/run"), mountAt(leader!, "/tmp"), mountAt(leader!, "/dev/shm")]).toEqual([
@@ -149,7 +149,7 @@ describe.skipIf(!tools.run || !isRoot())("the extra-container runtime backend", 
   });
 
   it("runs an exec'd command in the container init's own group inside the unit's cgroup", async () => {
-    const leader = (await backend.leader(context, started))!;
+    const leader = (await leaderOf(started.pid!))!;
     const [program = "", ...args] = await execCommand(context, started, ["/bin/sleep", "30"], {
       asRoot: true,
       cwd: "/",

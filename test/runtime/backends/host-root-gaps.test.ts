@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { hostRootBackend } from "../../../runtime/backends/host-root-backend.js";
-import { hostRootGaps } from "../../../runtime/backends/host-root-gaps.js";
+import { nspawnBackend } from "../../../runtime/backends/nspawn/nspawn-backend.js";
+import { hostRootGaps } from "../../../runtime/backends/shared/host-root-gaps.js";
 import type { RuntimeContext } from "../../../runtime/core/context.js";
 import { template } from "../../generator/model/resolve-helpers.js";
 
@@ -33,7 +33,7 @@ describe("what a host-root sandbox cannot give a template is said at up, not ign
     ).toEqual([]);
     const warnings: string[] = [];
     const context = { warn: (message: string) => void warnings.push(message) } as unknown as RuntimeContext;
-    await hostRootBackend.preflight(context, template({ t: { extraPackages: ["ripgrep"] } }, "t"));
+    await nspawnBackend.preflight(context, template({ t: { extraPackages: ["ripgrep"] } }, "t"));
     expect(warnings).toEqual([expect.stringContaining("extraPackages (ripgrep) are not installed")]);
   });
 });

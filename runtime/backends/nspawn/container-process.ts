@@ -1,12 +1,13 @@
-import { SandboxError } from "../core/errors.js";
+import { ContainerError } from "../shared/container-error.js";
+import { leaderOf } from "../shared/nspawn-leader.js";
 import { spawn } from "node:child_process";
-import { open, readdir, readFile, readlink } from "node:fs/promises";
+import { open, readdir, readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { runCommand } from "../core/run-command.js";
-import { isAlive } from "../core/process-alive.js";
-import type { Bind } from "../core/bind.js";
-import { timed, type PhaseClock } from "../core/phase-clock.js";
-import { systemProgramDirs } from "../core/user-command-path.js";
+import { runCommand } from "../../core/run-command.js";
+import { isAlive } from "../../core/process-alive.js";
+import type { Bind } from "../../core/bind.js";
+import { timed, type PhaseClock } from "../../core/phase-clock.js";
+import { systemProgramDirs } from "../../core/user-command-path.js";
 
 /** How to start one container with systemd-nspawn. */
 export interface NspawnSpec {
@@ -27,14 +28,6 @@ export interface NspawnSpec {
  * an init cannot run under the filter (its boot mounts), its services get systemd's own.
  */
 export type ContainerPayload = { kind: "placeholder"; user: string; enter: string[] } | { kind: "init"; init: string };
-
-/** The container could not be started or reached. */
-export class ContainerError extends SandboxError {
-  override name = "ContainerError";
-  constructor(message: string) {
-    super(message, "container");
-  }
-}
 
 /**
  * Argv for systemd-nspawn. --register=no/--keep-unit: no machined or systemd-as-PID-1 needed;
@@ -136,24 +129,6 @@ export async function spawnContainer(
     if (went.status === "rejected") throw went.reason;
   }
   return pid;
-}
-
-/** The container's PID 1 (nspawn's child in a new PID namespace), or undefined. */
-export async function leaderOf(nspawnPid: number): Promise<number | undefined> {
-  try {
-    const children = (await readFile(`/proc/${nspawnPid}/task/${nspawnPid}/children`, "utf8")).trim().split(/\s+/);
-    for (const child of children.filter((c) => c !== "").map(Number)) {
-      const [mine, theirs] = await Promise.all([readNs("self"), readNs(String(child))]);
-      if (theirs !== undefined && theirs !== mine) return child;
-    }
-  } catch {
-    // nspawn is gone or not ours to read
-  }
-  return undefined;
-}
-
-async function readNs(pid: string): Promise<string | undefined> {
-  return readlink(`/proc/${pid}/ns/pid`).catch(() => undefined);
 }
 
 async function waitForLeader(

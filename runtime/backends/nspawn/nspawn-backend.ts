@@ -1,19 +1,19 @@
-import { agentPromptFiles } from "../../generator/model/agent-prompt-files.js";
-import type { TemplateModel } from "../../generator/model/model.js";
-import type { RuntimeContext } from "../core/context.js";
-import { findExecutable } from "../core/find-executable.js";
-import { buildHostRoot } from "./host-root-files.js";
-import { agentLauncherPath } from "../provision/assets.js";
-import { resolveAgentPrograms } from "../provision/host-programs.js";
-import { identityKeyFile } from "../provision/identity-key.js";
-import { installSsh } from "../provision/ssh-files.js";
-import { proxyEnvFile } from "../proxy/sandbox-credentials.js";
-import { enterArgv } from "../seccomp/sandbox-filter.js";
-import type { SandboxMetadata } from "../state/metadata.js";
-import type { Backend } from "./backend.js";
+import { agentPromptFiles } from "../../../generator/model/agent-prompt-files.js";
+import type { TemplateModel } from "../../../generator/model/model.js";
+import type { RuntimeContext } from "../../core/context.js";
+import { buildHostRoot } from "../shared/host-root-files.js";
+import { agentLauncherPath } from "../../provision/assets.js";
+import { resolveAgentPrograms } from "../../provision/host-programs.js";
+import { identityKeyFile } from "../../provision/identity-key.js";
+import { installSsh } from "../../provision/ssh-files.js";
+import { proxyEnvFile } from "../../proxy/sandbox-credentials.js";
+import { enterArgv } from "../../seccomp/sandbox-filter.js";
+import type { SandboxMetadata } from "../../state/metadata.js";
+import type { Backend } from "../backend.js";
+import { nspawnUnavailable } from "../shared/nspawn-available.js";
 import { nspawnQueries, startNspawn, stopNspawn, type NspawnRoot, type RootLayout } from "./nspawn-sandbox.js";
-import { hostRootGaps } from "./host-root-gaps.js";
-import { pathExists } from "../core/path-exists.js";
+import { hostRootGaps } from "../shared/host-root-gaps.js";
+import { pathExists } from "../../core/path-exists.js";
 
 /** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
 const optionalHostBinds = [
@@ -23,31 +23,6 @@ const optionalHostBinds = [
   "/etc/ld.so.cache",
   "/etc/localtime",
 ];
-
-/** Where the host tools the nspawn runtimes need are looked for. */
-const searchPath = [
-  "/usr/local/sbin",
-  "/usr/local/bin",
-  "/usr/sbin",
-  "/usr/bin",
-  "/sbin",
-  "/bin",
-  "/run/current-system/sw/bin",
-];
-
-/**
- * Why this host cannot run nspawn sandboxes at all (tools, root), or undefined: every nspawn
- * runtime needs this first.
- */
-export async function nspawnUnavailable(): Promise<string | undefined> {
-  const tools = ["systemd-nspawn", "nsenter", "ip", "flock", "mount"];
-  const found = await Promise.all(tools.map((tool) => findExecutable([tool], searchPath)));
-  const missing = tools.filter((_, i) => found[i] === undefined);
-  if (missing.length > 0)
-    return `missing ${missing.join(", ")} (Debian/Ubuntu: apt-get install systemd-container iproute2 util-linux)`;
-  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  return isRoot ? undefined : "needs root (or the forage daemon)";
-}
 
 /** Host root: generated /etc, the host's /usr and a few /etc files read-only, the agent launcher. */
 async function layOutHostRoot(
@@ -96,7 +71,7 @@ const hostRoot: NspawnRoot = { payload: "placeholder", layOut: layOutHostRoot };
  * payload waits under nspawn's stub init as the agent; forage-ctl opens the agent's session and
  * starts sshd in it.
  */
-export const hostRootBackend: Backend = {
+export const nspawnBackend: Backend = {
   name: "nspawn",
   capabilities: {
     nixosConfig: false,

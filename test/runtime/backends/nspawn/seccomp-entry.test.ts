@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { nspawnArgs } from "../../../runtime/nspawn/container-process.js";
-import { execArgs } from "../../../runtime/seccomp/exec-args.js";
-import { runtimePaths } from "../../../runtime/core/paths.js";
-import { enterArgv, enterHelperPath, sandboxFilterPath } from "../../../runtime/seccomp/sandbox-filter.js";
+import { nspawnArgs } from "../../../../runtime/backends/nspawn/container-process.js";
+import { execArgs } from "../../../../runtime/seccomp/exec-args.js";
+import { runtimePaths } from "../../../../runtime/core/paths.js";
+import { enterArgv, enterHelperPath, sandboxFilterPath } from "../../../../runtime/seccomp/sandbox-filter.js";
 
 describe("where the seccomp helper sits on the way into a sandbox", () => {
   it("enters from the host in one process: joins, drops to the agent, then loads the sandbox's program and runs the command", () => {

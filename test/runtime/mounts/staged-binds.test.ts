@@ -11,7 +11,7 @@ import {
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openPinned } from "../../../runtime/core/pinned-path.js";
-import { stageBinds } from "../../../runtime/nspawn/staged-binds.js";
+import { stageBinds } from "../../../runtime/mounts/staged-binds.js";
 import { scratchDirs } from "../../support/scratch-dirs.js";
 import { isRoot } from "../../support/tools.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { nspawnArgs } from "../../../runtime/nspawn/container-process.js";
-import { tmpfsCaps } from "../../../runtime/cgroups/tmpfs-caps.js";
+import { nspawnArgs } from "../../../../runtime/backends/nspawn/container-process.js";
+import { tmpfsCaps } from "../../../../runtime/cgroups/tmpfs-caps.js";
 
 describe("nspawn's tmpfs mounts", () => {
   it("lays size-capped /tmp and /dev/shm over nspawn's RAM-sized ones, before the payload", () => {

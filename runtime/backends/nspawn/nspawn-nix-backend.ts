@@ -1,13 +1,14 @@
 import { readdir } from "node:fs/promises";
-import type { TemplateModel } from "../../generator/model/model.js";
-import type { RuntimeContext } from "../core/context.js";
-import type { RuntimePaths } from "../core/paths.js";
-import { findSystem, prepareNixRoot, requireSystem } from "../nspawn/nix-root.js";
-import { systemSshBinds } from "../provision/system-ssh-binds.js";
-import type { SandboxMetadata } from "../state/metadata.js";
-import { templateNamePattern } from "../../generator/lib/template-name.js";
-import type { Backend, Inside } from "./backend.js";
-import { nspawnUnavailable } from "./host-root-backend.js";
+import type { TemplateModel } from "../../../generator/model/model.js";
+import type { RuntimeContext } from "../../core/context.js";
+import type { RuntimePaths } from "../../core/paths.js";
+import { findSystem, prepareNixRoot, requireSystem } from "./nix-root.js";
+import { systemSshBinds } from "../../provision/system-ssh-binds.js";
+import type { SandboxMetadata } from "../../state/metadata.js";
+import { templateNamePattern } from "../../../generator/lib/template-name.js";
+import type { Backend } from "../backend.js";
+import { nspawnUnavailable } from "../shared/nspawn-available.js";
+import { nixosInside } from "../shared/nixos-inside.js";
 import { nspawnQueries, startNspawn, stopNspawn, type NspawnRoot, type RootLayout } from "./nspawn-sandbox.js";
 
 /**
@@ -35,17 +36,6 @@ async function layOutNixRoot(
 
 const nixRoot: NspawnRoot = { payload: "init", layOut: layOutNixRoot };
 
-/** Inside a NixOS system (nspawn-nix, extra-container): NixOS's standard PATH. */
-export const nixosInside: Inside = {
-  path: (user) =>
-    [
-      ...(user === null ? [] : [`/etc/profiles/per-user/${user}/bin`]),
-      "/run/wrappers/bin",
-      "/run/current-system/sw/bin",
-    ].join(":"),
-  shell: "/run/current-system/sw/bin/bash",
-};
-
 /** Templates that have a prebuilt system (a link into /nix/store with an init). */
 async function templatesWithSystems(systems: string): Promise<string[]> {
   const entries = (await readdir(systems).catch(() => [] as string[])).filter((name) => templateNamePattern.test(name));
@@ -56,7 +46,7 @@ async function templatesWithSystems(systems: string): Promise<string[]> {
 }
 
 /** systemd-nspawn booting the template's prebuilt NixOS system, which opens the session and runs sshd itself. */
-export const nixRootBackend: Backend = {
+export const nspawnNixBackend: Backend = {
   name: "nspawn-nix",
   capabilities: {
     nixosConfig: true,

@@ -1,6 +1,6 @@
 import { chmod, chown, copyFile, mkdir, symlink, writeFile } from "node:fs/promises";
-import { profileAssetPath } from "../provision/assets.js";
-import { identitySshConfig } from "../provision/identity-ssh-config.js";
+import { profileAssetPath } from "../../provision/assets.js";
+import { identitySshConfig } from "../../provision/identity-ssh-config.js";
 import { join } from "node:path";
 
 /** What the generated /etc of a host-root sandbox says. */

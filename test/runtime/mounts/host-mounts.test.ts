@@ -24,7 +24,7 @@ import {
   pinInside,
   resizeTmpfs,
   unmountPoints,
-} from "../../../runtime/nspawn/host-mounts.js";
+} from "../../../runtime/mounts/host-mounts.js";
 import { runCommand } from "../../../runtime/core/run-command.js";
 import { scratchDirs } from "../../support/scratch-dirs.js";
 import { isRoot } from "../../support/tools.js";

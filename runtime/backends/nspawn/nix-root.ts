@@ -1,7 +1,7 @@
 import { access, constants, mkdir, realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { pathUnder } from "../core/names.js";
-import { SandboxError } from "../core/errors.js";
+import { pathUnder } from "../../core/names.js";
+import { SandboxError } from "../../core/errors.js";
 
 /**
  * The template's prebuilt NixOS system (`/etc/forage/systems/<template>`, which the NixOS module

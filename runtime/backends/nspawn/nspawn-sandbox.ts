@@ -1,35 +1,36 @@
-import { dropUndefined } from "../../generator/lib/drop-undefined.js";
-import type { TemplateModel } from "../../generator/model/model.js";
+import { dropUndefined } from "../../../generator/lib/drop-undefined.js";
+import type { TemplateModel } from "../../../generator/model/model.js";
 import {
   createSandboxCgroup,
   joinCgroupArgv,
   removeSandboxCgroup,
   sandboxCgroupName,
   type SandboxCgroup,
-} from "../cgroups/sandbox-cgroup.js";
-import { tmpfsCaps } from "../cgroups/tmpfs-caps.js";
-import type { Bind } from "../core/bind.js";
-import type { RuntimeContext } from "../core/context.js";
-import { timed } from "../core/phase-clock.js";
-import { metadataPath, rootPath, sandboxSecretsPath } from "../core/paths.js";
-import { createLink, removeLink } from "../network/sandbox-link.js";
-import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../network/sandbox-network.js";
+} from "../../cgroups/sandbox-cgroup.js";
+import { tmpfsCaps } from "../../cgroups/tmpfs-caps.js";
+import type { Bind } from "../../core/bind.js";
+import type { RuntimeContext } from "../../core/context.js";
+import { timed } from "../../core/phase-clock.js";
+import { metadataPath, rootPath, sandboxSecretsPath } from "../../core/paths.js";
+import { createLink, removeLink } from "../../network/sandbox-link.js";
+import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../../network/sandbox-network.js";
+import { ContainerError } from "../shared/container-error.js";
+import { leaderOf } from "../shared/nspawn-leader.js";
+import { namespaceEntry } from "../shared/namespace-entry.js";
 import {
-  ContainerError,
   findContainerByRoot,
   isOurContainer,
-  leaderOf,
   spawnContainer,
   stopContainer,
   type ContainerPayload,
   type NspawnSpec,
-} from "../nspawn/container-process.js";
-import { mountRoot, unmountRoot } from "../nspawn/root-mount.js";
-import { stageBinds } from "../nspawn/staged-binds.js";
-import { resizeTmpfs } from "../nspawn/host-mounts.js";
-import { sandboxBinds } from "../provision/sandbox-binds.js";
-import { removeSandboxFilter, writeSandboxFilter } from "../seccomp/sandbox-filter.js";
-import type { SandboxMetadata } from "../state/metadata.js";
+} from "./container-process.js";
+import { mountRoot, unmountRoot } from "../../mounts/root-mount.js";
+import { stageBinds } from "../../mounts/staged-binds.js";
+import { resizeTmpfs } from "../../mounts/host-mounts.js";
+import { sandboxBinds } from "../../provision/sandbox-binds.js";
+import { removeSandboxFilter, writeSandboxFilter } from "../../seccomp/sandbox-filter.js";
+import type { SandboxMetadata } from "../../state/metadata.js";
 
 /** How a sandbox's root is laid out and what its container runs: the part the nspawn runtimes differ in. */
 export interface RootLayout {
@@ -217,15 +218,18 @@ export async function stopNspawn(
   if (metadata.cgroup !== null) await removeSandboxCgroup(metadata.cgroup);
 }
 
-/** The nspawn runtimes' shared answers: running, leader, namespace, nothing kept beyond a stop. */
+/** The running container's PID 1 (the namespaces commands enter), or undefined. */
+async function nspawnLeader(context: RuntimeContext, metadata: SandboxMetadata): Promise<number | undefined> {
+  if (metadata.pid === null || !(await isOurContainer(metadata.pid, rootPath(context.paths, metadata.name))))
+    return undefined;
+  return leaderOf(metadata.pid);
+}
+
+/** The nspawn runtimes' shared answers: running, entry, namespace, nothing kept beyond a stop. */
 export const nspawnQueries = {
   isRunning: (context: RuntimeContext, metadata: SandboxMetadata): Promise<boolean> =>
     isOurContainer(metadata.pid, rootPath(context.paths, metadata.name)),
-  async leader(context: RuntimeContext, metadata: SandboxMetadata): Promise<number | undefined> {
-    if (metadata.pid === null || !(await isOurContainer(metadata.pid, rootPath(context.paths, metadata.name))))
-      return undefined;
-    return leaderOf(metadata.pid);
-  },
+  ...namespaceEntry(nspawnLeader),
   networkNamespace: async (context: RuntimeContext, metadata: SandboxMetadata): Promise<string | undefined> =>
     linkOf(context, metadata).namespacePath,
   destroy: async (): Promise<void> => undefined,

@@ -1,4 +1,4 @@
-import type { TemplateModel } from "../../generator/model/model.js";
+import type { TemplateModel } from "../../../generator/model/model.js";
 
 /**
  * What a template asks for that a host-root sandbox cannot give (it runs the host's /usr, with
