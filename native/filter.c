@@ -62,14 +62,20 @@ struct enter_filter *enter_read_filter(const char *path, int *error) {
   return *error == 0 ? &filter : NULL;
 }
 
+/* keyctl refused outright: a filter's EPERM, a kernel without keys' ENOSYS, gVisor's EACCES (2022). */
+static int refused_outright(int error) {
+  return error == EPERM || error == ENOSYS || error == EACCES;
+}
+
 /*
  * True when keyctl is refused outright here (an outer seccomp filter, such as systemd-nspawn's for
- * its payload, or a kernel without keys): then nothing from here down reaches any keyring, since
- * filters are inherited, and there is no session keyring to leave.
+ * its payload, a kernel without keys, or gVisor's kernel, which has no keyrings to reach): then
+ * nothing from here down reaches any keyring, since filters are inherited, and there is no session
+ * keyring to leave. Joining a new anonymous keyring never fails so otherwise.
  */
 static int keyrings_closed(int join_error) {
-  if (join_error != EPERM && join_error != ENOSYS) return 0;
-  return syscall(SYS_keyctl, FORAGE_KEYCTL_GET_KEYRING_ID, FORAGE_KEY_SPEC_SESSION_KEYRING, 0) < 0 && (errno == EPERM || errno == ENOSYS);
+  if (!refused_outright(join_error)) return 0;
+  return syscall(SYS_keyctl, FORAGE_KEYCTL_GET_KEYRING_ID, FORAGE_KEY_SPEC_SESSION_KEYRING, 0) < 0 && refused_outright(errno);
 }
 
 /* Tags this process and its descendants with the sandbox's audit id (digits only). */
@@ -94,6 +100,8 @@ int enter_fresh_session(const char *audit_id) {
 int enter_confine(const struct enter_filter *filter) {
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return enter_fail("setting no_new_privs", errno);
   struct sock_fprog program = {.len = filter->length, .filter = (struct sock_filter *)filter->instructions};
-  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_LOG, &program) != 0) return enter_fail("loading the seccomp filter", errno);
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_LOG, &program) == 0) return 0;
+  /* gVisor's kernel (2022) knows no flags: the same filter, its refusals only not logged. */
+  if (errno != EINVAL || syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) != 0) return enter_fail("loading the seccomp filter", errno);
   return 0;
 }

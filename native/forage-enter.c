@@ -1,5 +1,5 @@
 /*
- * forage-enter: every process entering a Forage sandbox passes through it. Two ways in:
+ * forage-enter: every process entering a Forage sandbox passes through it. Three ways in:
  *
  *   forage-enter [--audit-id=N] FILTER COMMAND [ARG...]
  *     Inside the sandbox's namespaces and root already (the host-root container's payload, run
@@ -17,6 +17,11 @@
  *     COMMAND is searched on the PATH of the new environment. With --terminal the command runs on
  *     a pseudo-terminal made inside the sandbox, relayed over stdin and stdout (terminal.c). See
  *     join.c.
+ *
+ *   forage-enter --inside [--user=UID:GID | --keep-caps=CAP,...] [--cwd=DIR] [--env=K=V]...
+ *                [--terminal=ROWS:COLS] FILTER COMMAND [ARG...]
+ *     The same, for a runtime that put this process inside itself (gVisor's `runsc exec`, as
+ *     root in the sandbox, FILTER a path inside): nothing is joined, the rest is as with --join.
  *
  * Either way, every descriptor but 0, 1 and 2 is closed first, and what runs inside never has
  * the caller's controlling terminal.
@@ -41,7 +46,8 @@ static int usage(const char *problem) {
   fprintf(stderr,
           "forage-enter: %s\n"
           "usage: forage-enter [--audit-id=N] FILTER /ABSOLUTE/COMMAND [ARG...]\n"
-          "       forage-enter --join=PID [--cgroup=FILE]... [--user=UID:GID | --keep-caps=CAP,...] [--cwd=DIR] [--env=K=V]... [--audit-id=N] [--terminal=ROWS:COLS] FILTER COMMAND [ARG...]\n",
+          "       forage-enter --join=PID [--cgroup=FILE]... [--user=UID:GID | --keep-caps=CAP,...] [--cwd=DIR] [--env=K=V]... [--audit-id=N] [--terminal=ROWS:COLS] FILTER COMMAND [ARG...]\n"
+          "       forage-enter --inside [--user=UID:GID | --keep-caps=CAP,...] [--cwd=DIR] [--env=K=V]... [--terminal=ROWS:COLS] FILTER COMMAND [ARG...]\n",
           problem);
   return FORAGE_FAILED;
 }
@@ -59,7 +65,8 @@ static long number(const char *text, long max) {
  */
 static int close_inherited(void) {
   if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return 0;
-  if (errno != ENOSYS) return enter_fail("closing inherited descriptors", errno);
+  /* ENOSYS: a kernel before 5.9; EINVAL for these valid arguments: gVisor's (2022) has no close_range. */
+  if (errno != ENOSYS && errno != EINVAL) return enter_fail("closing inherited descriptors", errno);
   struct rlimit limit;
   if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return enter_fail("closing inherited descriptors", errno);
   for (rlim_t fd = 3; fd < limit.rlim_cur && fd < 1048576; fd++) close((int)fd);
@@ -126,14 +133,16 @@ static char *strings_end(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   if (close_inherited() != 0) return FORAGE_FAILED;
-  if (argc > 1 && strncmp(argv[1], "--join=", 7) == 0) {
+  int inside = argc > 1 && strcmp(argv[1], "--inside") == 0;
+  if (inside || (argc > 1 && strncmp(argv[1], "--join=", 7) == 0)) {
     static struct join_request request = {.cwd = "/"};
     static struct join_user user;
-    int i = 1;
+    int i = inside ? 2 : 1;
     for (; i < argc && strncmp(argv[i], "--", 2) == 0 && strchr(argv[i], '=') != NULL; i++) {
       if (join_option(argv[i], &request, &user) != 0) return FORAGE_FAILED;
     }
     if (request.user != NULL && request.keep_caps != NULL) return usage("--keep-caps is for root, not with --user");
+    if (inside && (request.leader != 0 || request.cgroup_count != 0)) return usage("--inside joins nothing: no --join or --cgroup");
     if (i + 1 >= argc) return usage("needs FILTER and COMMAND");
     request.filter = argv[i];
     request.command = &argv[i + 1];

@@ -302,8 +302,9 @@ int join_sandbox(const struct join_request *request) {
   int error = 0;
   const struct enter_filter *filter = enter_read_filter(request->filter, &error);
   if (filter == NULL) return enter_fail(request->filter, error);
-  int failed = join_cgroups(request);
-  if (failed == 0) failed = join_namespaces(request->leader);
+  /* --inside: a runtime's own way in (gVisor's runsc exec) put this process in the sandbox already. */
+  int failed = request->leader == 0 ? 0 : join_cgroups(request);
+  if (failed == 0 && request->leader != 0) failed = join_namespaces(request->leader);
   if (failed != 0) return failed;
   pid_t child = fork();
   if (child < 0) return enter_fail("fork", errno);

@@ -16,6 +16,7 @@ struct join_user {
 
 /* What `forage-enter --join=PID …` was asked to do (see forage-enter.c's usage). */
 struct join_request {
+  /* The sandbox's PID 1, whose cgroups and namespaces are joined; 0 with --inside: inside already. */
   int leader;
   const char *cgroups[JOIN_MAX_LIST];
   int cgroup_count;
@@ -31,7 +32,7 @@ struct join_request {
   char *strings_start, *strings_end;
   /* Non-NULL: the command runs on a new pseudo-terminal of this size (see terminal.c). */
   const struct terminal_size *terminal;
-  /* The sandbox's seccomp program, a host path. */
+  /* The sandbox's seccomp program, a host path (inside: a path in the sandbox). */
   const char *filter;
   char **command;
 };

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -53,6 +54,15 @@ static int set_size(int master, unsigned short rows, unsigned short cols) {
   return ioctl(master, TIOCSWINSZ, &window);
 }
 
+/* The far end of `master` opened as /dev/pts/N. */
+static int open_by_number(int master) {
+  unsigned int number = 0;
+  char path[32];
+  if (ioctl(master, TIOCGPTN, &number) != 0) return -1;
+  snprintf(path, sizeof(path), "/dev/pts/%u", number);
+  return open(path, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+}
+
 int terminal_open(const struct terminal_size *size, uid_t uid, gid_t gid, int *peer) {
   int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (master < 0) return -1;
@@ -60,6 +70,11 @@ int terminal_open(const struct terminal_size *size, uid_t uid, gid_t gid, int *p
   if (ioctl(master, TIOCSPTLCK, &unlock) != 0 || set_size(master, size->rows, size->cols) != 0) goto failed;
   /* The far end through the near one: no path under /dev/pts is looked up. */
   far = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  /*
+   * gVisor's kernel (2022) has no TIOCGPTPEER: the far end by its number in the sandbox's own
+   * devpts, where names are the kernel's to give (nothing inside can put another file there).
+   */
+  if (far < 0 && (errno == ENOTTY || errno == EINVAL)) far = open_by_number(master);
   if (far < 0) goto failed;
   /* The agent's own terminal, as login(1) would make it: tty(1), ssh and tmux find it theirs. */
   if (uid != (uid_t)-1 && (fchown(far, uid, gid) != 0 || fchmod(far, 0600) != 0)) goto failed;

@@ -5,7 +5,8 @@
 # the network guard's writer of set elements), forage-git-relay (native/forage-git-relay.c: the
 # push gate's two ends that git runs, the ext:: relay and the outbox's hooks), forage-mounts (native/forage-mounts.c: a
 # sandbox start's host-side mounts in one process) and forage-exec-only (native/forage-exec-only.c:
-# Landlock, so that `forage-ctl git` runs nothing but git's own programs). Needs a C compiler, a static libc and the kernel's
+# Landlock, so that `forage-ctl git` runs nothing but git's own programs), and gvisor-statx.so
+# (native/gvisor-statx.c: a shim the gvisor runtime preloads). Needs a C compiler, a static libc and the kernel's
 # UAPI headers (Debian: gcc libc6-dev, which scripts/install.sh installs). CC overrides the compiler.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,3 +22,6 @@ build forage-set-elements native/forage-set-elements.c
 build forage-mounts native/forage-mounts.c native/pin-tree.c
 build forage-git-relay native/forage-git-relay.c
 build forage-exec-only native/forage-exec-only.c
+# Not static: a shared object the gvisor runtime preloads into the sandbox's programs (see its file).
+"${CC:-gcc}" -shared -fPIC -O2 -Wall -Wextra -Werror -o dist/native/gvisor-statx.so.tmp native/gvisor-statx.c
+mv dist/native/gvisor-statx.so.tmp dist/native/gvisor-statx.so

@@ -13,6 +13,8 @@ declare -A packages=(
   [ip]=iproute2
   [unshare]=util-linux
   [systemd-nspawn]=systemd-container
+  # The gvisor runtime: gVisor's OCI runtime (its own kernel between the agent and the host's).
+  [runsc]=runsc
   [systemd-tmpfiles]=systemd
   [git]=git
   [tmux]=tmux

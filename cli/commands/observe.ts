@@ -39,6 +39,7 @@ export function registerObserve(program: Command): void {
         ["status", v.status],
         ["address", v.address],
         ["runtime", v.runtime],
+        ...(v.kernel === undefined ? [] : ([["kernel", v.kernel]] as [string, string][])),
         ["container", v.containerName],
         ["workspace", `${v.workspace} (${v.workspaceMode}${v.workspaceVcs === null ? "" : ` ${v.workspaceVcs}`})`],
         ["uptime", uptime],

@@ -1,3 +1,4 @@
+import type { GvisorPlatform, SandboxRuntime } from "../config/runtime-names.js";
 import type { AuthMode, ProviderName } from "../config/schema/agent-api.js";
 import type { LoginFlavor, LoginKind } from "../config/agent-logins.js";
 import type { Identity } from "../config/schema/identity.js";
@@ -147,6 +148,10 @@ export interface TemplateModel {
   pushGate: { protectedBranches: string[] | null } | null;
   proxyFilter: ProxyFilterModel;
   ssh: boolean;
+  /** The runtime the template's sandboxes get, or null: the host's choice (nspawn-nix where it has the template's system, else nspawn). */
+  runtime: SandboxRuntime | null;
+  /** The gvisor runtime's platform ("auto": what the host runs). */
+  gvisor: { platform: GvisorPlatform };
   /** Seccomp groups and syscalls allowed back, sorted (runtime/seccomp/ denies the rest). */
   seccomp: { allow: string[] };
   /** What agents are told about the sandbox (rendered at start from templates/context/). */

@@ -64,6 +64,8 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
       maxRequestBytes: template.proxyFilter?.maxRequestBytes ?? 32 * 1024 * 1024,
     },
     ssh: template.ssh ?? false,
+    runtime: template.runtime ?? null,
+    gvisor: { platform: template.gvisor?.platform ?? "auto" },
     seccomp: { allow: [...new Set(template.seccomp?.allow ?? [])].sort() },
     context: {
       enable: template.context?.enable ?? true,

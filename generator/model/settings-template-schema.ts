@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { skillName } from "../config/schema/agent-context.js";
 import { networkModes } from "../config/network-modes.js";
+import { gvisorPlatforms, sandboxRuntimes } from "../config/runtime-names.js";
 import { allowEntry } from "../config/schema/allow-entry.js";
 import { identitySchema } from "../config/schema/identity.js";
 import {
@@ -154,6 +155,16 @@ export const settingsTemplateSchema = z
       .describe("The push gate, or null."),
     proxyFilter: proxyFilterSchema,
     ssh: z.boolean().describe("Run sshd in the sandbox."),
+    // Absent from forage.json files written before they existed: the host's choice, auto.
+    runtime: z
+      .enum(sandboxRuntimes)
+      .nullable()
+      .default(null)
+      .describe("The template's runtime, or null: the host's choice."),
+    gvisor: z
+      .strictObject({ platform: z.enum(gvisorPlatforms).describe("How gVisor intercepts system calls.") })
+      .default({ platform: "auto" })
+      .describe("Settings of the gvisor runtime."),
     seccomp: z
       .strictObject({
         allow: z

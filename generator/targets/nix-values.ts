@@ -37,6 +37,8 @@ export function templateValues(template: TemplateModel, nftFile: string | null):
     tmuxWindows: n.fromValue(template.tmuxWindows),
     useProxy: n.bool(template.useProxy),
     ssh: n.bool(template.ssh),
+    runtime: n.fromValue(template.runtime),
+    gvisor: n.fromValue(template.gvisor),
     // Recorded for the module's view of the template; the host-side agent reads forage.json.
     sshAgent: n.fromValue(template.sshAgent),
     // Likewise: the daemon's push gate reads forage.json.

@@ -344,6 +344,24 @@
       default = null;
       description = "Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false.";
     };
+    runtime = lib.mkOption {
+      type = lib.types.nullOr (lib.types.enum [ "nspawn" "nspawn-nix" "extra-container" "gvisor" ]);
+      default = null;
+      description = "The runtime this template's sandboxes get (forage-ctl runtime lists them; up --runtime overrides): \"nspawn\" (the host's /usr), \"nspawn-nix\" (the template's NixOS system), \"extra-container\" (a NixOS container), \"gvisor\" (the host's /usr under gVisor: a second kernel between the agent and the host's). Default: nspawn-nix where the template has a prebuilt system, else nspawn.";
+    };
+    gvisor = lib.mkOption {
+      type = lib.types.nullOr (lib.types.submodule {
+        options = {
+          platform = lib.mkOption {
+            type = lib.types.nullOr (lib.types.enum [ "auto" "systrap" "ptrace" "kvm" ]);
+            default = null;
+            description = "How gVisor intercepts the agent's system calls: \"auto\" (systrap where runsc has it, else ptrace; kvm only where a probe boots a guest), \"systrap\", \"ptrace\" or \"kvm\". Default: \"auto\".";
+          };
+        };
+      });
+      default = null;
+      description = "Settings of the gvisor runtime.";
+    };
     sshAgent = lib.mkOption {
       type = lib.types.nullOr (lib.types.submodule {
         options = {

@@ -154,6 +154,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     workspaceMode: metadata.workspace.mode,
     workspaceVcs: metadata.workspace.vcsName ?? null,
     runtime: metadata.runtime,
+    kernel: await backendOf(metadata.runtime).kernel(context, metadata),
     workspace: metadata.workspace.hostPath,
     sourceRepo: metadata.workspace.sourceRepo ?? null,
     status,

@@ -10,8 +10,10 @@ export interface SandboxView {
   workspaceMode: string;
   /** The jj workspace or git branch the sandbox works on, or null for a directory as is. */
   workspaceVcs: string | null;
-  /** nspawn (host /usr) or nspawn-nix (the template's NixOS system). */
+  /** nspawn (host /usr), nspawn-nix (the template's NixOS system), extra-container or gvisor. */
   runtime: string;
+  /** What answers the sandbox's system calls and which network stack it uses (Backend.kernel). */
+  kernel?: string;
   workspace: string;
   /** The repository the jj workspace or git worktree was made from, or null for a directory as is. */
   sourceRepo: string | null;

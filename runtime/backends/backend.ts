@@ -77,6 +77,11 @@ export interface Backend {
   refusals(context: RuntimeContext, metadata: SandboxMetadata): Promise<Refusals | null>;
   /** The sandbox's network namespace (a path to open), or undefined when it is not running. */
   networkNamespace(context: RuntimeContext, metadata: SandboxMetadata): Promise<string | undefined>;
+  /**
+   * What answers the sandbox's system calls, and which network stack it uses, for status: the
+   * host's kernel (shared), or gVisor's with its platform (a running sandbox's, as it was started).
+   */
+  kernel(context: RuntimeContext, metadata: SandboxMetadata): Promise<string>;
   /** Removes what the runtime keeps beyond a stop (a container definition), at down. */
   destroy(context: RuntimeContext, metadata: SandboxMetadata): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { runtimePaths, type RuntimePaths } from "../core/paths.js";
 import type { SandboxRuntime } from "../state/metadata.js";
 import type { Backend, BackendCapabilities } from "./backend.js";
 import { extraContainerBackend } from "./extra-container/extra-container-backend.js";
+import { gvisorBackend } from "./gvisor/gvisor-backend.js";
 import { nspawnBackend } from "./nspawn/nspawn-backend.js";
 import { nspawnNixBackend } from "./nspawn/nspawn-nix-backend.js";
 
@@ -10,6 +11,7 @@ const backends: Readonly<Record<SandboxRuntime, Backend>> = {
   "nspawn-nix": nspawnNixBackend,
   nspawn: nspawnBackend,
   "extra-container": extraContainerBackend,
+  gvisor: gvisorBackend,
 };
 
 /** The backend a sandbox runs on. */

@@ -20,6 +20,8 @@ export interface RuntimePaths {
   contextDir: string;
   /** Per-sandbox SSH agent sockets (`<dir>/<name>/agent.sock`, dirs root's): bound read-only at /run/forage/ssh-agent. */
   sshAgentDir: string;
+  /** The gvisor runtime's: runsc's state (`<dir>/state`) and each sandbox's OCI bundle (`<dir>/bundles/<name>`). */
+  gvisorDir: string;
   /** Per-sandbox seccomp programs (`<dir>/<name>.bpf`), bound read-only into the sandbox. */
   seccompDir: string;
   /**
@@ -55,6 +57,7 @@ export function runtimePaths(configuredStateDir: string, env: NodeJS.ProcessEnv 
     rootsDir: `${runDir}/roots`,
     networkDir: `${runDir}/network`,
     seccompDir: `${runDir}/seccomp`,
+    gvisorDir: `${runDir}/gvisor`,
     sshAgentDir: `${runDir}/ssh-agent`,
     contextDir: `${runDir}/context`,
     pushGateDir: `${stateDir}/push-gate`,

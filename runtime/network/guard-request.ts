@@ -18,6 +18,7 @@ const paths: z.ZodType<RuntimePaths> = z.strictObject({
   networkDir: absolute,
   pushGateDir: absolute,
   seccompDir: absolute,
+  gvisorDir: absolute,
   sshAgentDir: absolute,
   contextDir: absolute,
   secretsDir: absolute,

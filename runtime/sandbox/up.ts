@@ -181,18 +181,20 @@ async function reserve(
 }
 
 /**
- * The runtime a new sandbox gets: the one asked for (refused when no runtime has that name), or
- * the template's prebuilt NixOS system when the host has one, else the host's /usr.
+ * The runtime a new sandbox gets: the one asked for (--runtime), else the template's (its
+ * `runtime`), else the template's prebuilt NixOS system when the host has one, else the host's
+ * /usr. A name no runtime has is refused.
  */
 async function chooseBackend(
   context: RuntimeContext,
   template: TemplateModel,
   requested: string | undefined,
 ): Promise<Backend> {
-  if (requested === undefined) return defaultBackend(context.paths, template.name);
-  const backend = backendNamed(requested);
+  const named = requested ?? template.runtime ?? undefined;
+  if (named === undefined) return defaultBackend(context.paths, template.name);
+  const backend = backendNamed(named);
   if (backend === undefined)
-    throw new SandboxError(`runtime "${requested}" is not available on this host: see forage-ctl runtime`, "usage");
+    throw new SandboxError(`runtime "${named}" is not available on this host: see forage-ctl runtime`, "usage");
   return backend;
 }
 

@@ -31,6 +31,25 @@ export interface ExecSpec {
  * --user=1000:100 --cwd=/workspace --env=PATH=… <state>/seccomp/NAME.bpf git status`.
  */
 export function execArgs(paths: RuntimePaths, spec: ExecSpec): string[] {
+  return [
+    enterHelperPath(),
+    `--join=${spec.leaderPid}`,
+    ...spec.cgroupProcs.map((file) => `--cgroup=${file}`),
+    ...commandOptions(spec),
+    ...(spec.auditId === undefined ? [] : [`--audit-id=${spec.auditId}`]),
+    sandboxFilterPath(paths, spec.sandbox),
+    ...spec.command,
+  ];
+}
+
+/**
+ * forage-enter's options saying who runs the command (the agent, or root keeping only the named
+ * capabilities), where, with what environment, on a terminal or not: the same for every way in
+ * (`--join` from the host, `--inside` after a runtime's own entry).
+ */
+export function commandOptions(
+  spec: Pick<ExecSpec, "user" | "rootCapabilities" | "cwd" | "env" | "terminal">,
+): string[] {
   const who =
     spec.user !== null
       ? [`--user=${spec.user.uid}:${spec.user.gid}`]
@@ -38,15 +57,9 @@ export function execArgs(paths: RuntimePaths, spec: ExecSpec): string[] {
         ? []
         : [`--keep-caps=${spec.rootCapabilities.join(",")}`];
   return [
-    enterHelperPath(),
-    `--join=${spec.leaderPid}`,
-    ...spec.cgroupProcs.map((file) => `--cgroup=${file}`),
     ...who,
     `--cwd=${spec.cwd}`,
     ...Object.entries(spec.env).map(([key, value]) => `--env=${key}=${value}`),
-    ...(spec.auditId === undefined ? [] : [`--audit-id=${spec.auditId}`]),
     ...(spec.terminal === undefined ? [] : [`--terminal=${spec.terminal.rows}:${spec.terminal.cols}`]),
-    sandboxFilterPath(paths, spec.sandbox),
-    ...spec.command,
   ];
 }

@@ -57,13 +57,9 @@ export const namedMountSchema = workspaceMountSchema.extend({
 export type WorkspaceMount = z.infer<typeof workspaceMountSchema>;
 export type NamedMount = z.infer<typeof namedMountSchema>;
 
-/**
- * The runtimes a sandbox can run on, by where its root comes from (runtime/backends/ implements
- * each): nspawn, a tmpfs root on the host's /usr; nspawn-nix, the template's NixOS system booted
- * from its init; extra-container, a NixOS container (container@f<N>.service) made by extra-container.
- */
-export const sandboxRuntimes = ["nspawn", "nspawn-nix", "extra-container"] as const;
-export type SandboxRuntime = (typeof sandboxRuntimes)[number];
+import { sandboxRuntimes } from "../../generator/config/runtime-names.js";
+
+export { sandboxRuntimes, type SandboxRuntime } from "../../generator/config/runtime-names.js";
 
 export const sandboxMetadataSchema = z.strictObject({
   version: z.literal(1),

@@ -64,10 +64,17 @@ interface Probe {
   ms: number;
 }
 
-describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host", () => {
+const gvisor = toolsAvailable("runsc");
+
+// The same policy whatever kernel answers the sandbox's system calls: the host's (nspawn) or gVisor's.
+describe.each([
+  { runtime: "nspawn", prefix: "10.221", runs: tools.run },
+  { runtime: "gvisor", prefix: "10.247", runs: tools.run && gvisor.run },
+])("network modes on the $runtime runtime, enforced from the host", ({ runtime, prefix, runs }) => {
+  if (!runs || !isRoot()) return void it.skip("needs root and the runtime's tools");
   // The test hosts live in a private range, which restricted sandboxes reach only when admitted.
   const host = new TestHost(
-    "10.221",
+    prefix,
     "nobody",
     template,
     `upstreamResolver: "${hosts.dns}", admitPrivate: ["10.220.0.0/16", "fd99:220::/32"]`,
@@ -78,7 +85,7 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
   beforeAll(async () => {
     await hosts.start(zone);
     copyFileSync(fileURLToPath(new URL("../support/net-probe.mjs", import.meta.url)), join(workspace, "probe.mjs"));
-    const up = await host.run(["up", "net", "-t", "netr", "-w", workspace]);
+    const up = await host.run(["up", "net", "-t", "netr", "-w", workspace, "--runtime", runtime]);
     expect(up.exitCode, up.stderr).toBe(0);
     slot = await host.slotOf("net");
   });
@@ -222,7 +229,7 @@ describe.skipIf(!tools.run || !isRoot())("network modes, enforced from the host"
   it("holds when root in the sandbox flushes its ruleset and changes its routes", async () => {
     expect((await asSandboxRoot("nft", "flush", "ruleset")).exitCode).toBe(0);
     expect(
-      (await asSandboxRoot("ip", "route", "replace", "default", "via", `10.221.${slot}.1`, "dev", "eth0")).exitCode,
+      (await asSandboxRoot("ip", "route", "replace", "default", "via", `${prefix}.${slot}.1`, "dev", "eth0")).exitCode,
     ).toBe(0);
     expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
     expect((await probe("tcp", "api.test.example", "80")).reply).toBe(`hello ${api} 80`);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { gvisorPlatforms, sandboxRuntimes } from "../runtime-names.js";
 import { proxyFilterSchema } from "./proxy-filter.js";
 import { networkModes } from "../network-modes.js";
 import { protectedPaths } from "./protected-paths.js";
@@ -255,6 +256,23 @@ export const templateSchema = z
       .describe(
         "Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false.",
       ),
+    runtime: z
+      .enum(sandboxRuntimes)
+      .optional()
+      .describe(
+        'The runtime this template\'s sandboxes get (forage-ctl runtime lists them; up --runtime overrides): "nspawn" (the host\'s /usr), "nspawn-nix" (the template\'s NixOS system), "extra-container" (a NixOS container), "gvisor" (the host\'s /usr under gVisor: a second kernel between the agent and the host\'s). Default: nspawn-nix where the template has a prebuilt system, else nspawn.',
+      ),
+    gvisor: z
+      .strictObject({
+        platform: z
+          .enum(gvisorPlatforms)
+          .optional()
+          .describe(
+            'How gVisor intercepts the agent\'s system calls: "auto" (systrap where runsc has it, else ptrace; kvm only where a probe boots a guest), "systrap", "ptrace" or "kvm". Default: "auto".',
+          ),
+      })
+      .optional()
+      .describe("Settings of the gvisor runtime."),
     sshAgent: sshAgentSchema.optional(),
     pushGate: pushGateSchema.optional(),
     useProxy: z

@@ -10,7 +10,7 @@ import { extraContainerDefinition } from "./definition.js";
 import { SandboxError } from "../../core/errors.js";
 import { ContainerError } from "../shared/container-error.js";
 import { leaderOf } from "../shared/nspawn-leader.js";
-import { namespaceEntry } from "../shared/namespace-entry.js";
+import { namespaceEntry, sharedKernel } from "../shared/namespace-entry.js";
 import { tmpfsCaps } from "../../cgroups/tmpfs-caps.js";
 import { capContainerTmpfs } from "./container-tmpfs.js";
 import { unitCgroup } from "./unit-cgroup.js";
@@ -202,6 +202,7 @@ export const extraContainerBackend: Backend = {
   stop: (context, metadata) => stop(context, metadata),
   isRunning: (_context, metadata) => isUnitActive(metadata.containerName),
   ...namespaceEntry(leader),
+  kernel: async () => sharedKernel,
   networkNamespace: async (context, metadata) => namespaceOf(await leader(context, metadata)),
   destroy,
 };

@@ -1,70 +1,29 @@
-import { agentPromptFiles } from "../../../generator/model/agent-prompt-files.js";
 import type { TemplateModel } from "../../../generator/model/model.js";
 import type { RuntimeContext } from "../../core/context.js";
-import { buildHostRoot } from "../shared/host-root-files.js";
-import { agentLauncherPath } from "../../provision/assets.js";
 import { resolveAgentPrograms } from "../../provision/host-programs.js";
-import { identityKeyFile } from "../../provision/identity-key.js";
-import { installSsh } from "../../provision/ssh-files.js";
-import { proxyEnvFile } from "../../proxy/sandbox-credentials.js";
 import { enterArgv } from "../../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../../state/metadata.js";
 import type { Backend } from "../backend.js";
+import { hostRootGaps } from "../shared/host-root-gaps.js";
+import { hostRootInside, layOutHostRoot } from "../shared/host-root-layout.js";
 import { nspawnUnavailable } from "../shared/nspawn-available.js";
 import { nspawnQueries, startNspawn, stopNspawn, type NspawnRoot, type RootLayout } from "./nspawn-sandbox.js";
-import { hostRootGaps } from "../shared/host-root-gaps.js";
-import { pathExists } from "../../core/path-exists.js";
 
-/** Host files a host-root sandbox reads (read-only) when they exist: CA certificates, alternatives. */
-const optionalHostBinds = [
-  "/etc/ssl",
-  "/etc/ca-certificates",
-  "/etc/alternatives",
-  "/etc/ld.so.cache",
-  "/etc/localtime",
-];
-
-/** Host root: generated /etc, the host's /usr and a few /etc files read-only, the agent launcher. */
-async function layOutHostRoot(
+/** Host root (shared/host-root-layout.ts) with a placeholder that waits under nspawn's stub init as the agent. */
+async function layOutNspawnHostRoot(
   context: RuntimeContext,
   metadata: SandboxMetadata,
   root: string,
   template: TemplateModel,
 ): Promise<RootLayout> {
-  const { host } = context.settings;
-  const programs = await resolveAgentPrograms(template);
-  const promptFiles = agentPromptFiles(template);
-  await buildHostRoot(root, {
-    hostname: metadata.name,
-    user: { name: host.containerUsername, uid: metadata.uid, gid: metadata.gid },
-    workspacePath: host.workspacePath,
-    identityKey: metadata.secrets.includes(identityKeyFile) ? `${host.secretsMountPath}/${identityKeyFile}` : null,
-    agents: template.agents.map((agent) => ({
-      name: agent.name,
-      program: programs.get(agent.name) ?? "",
-      secretFile: agent.secret?.containerPath ?? null,
-      envVar: agent.secret?.envVar ?? null,
-      envFile:
-        agent.auth === "wrapper" && agent.login === null ? null : proxyEnvFile(host.secretsMountPath, agent.name),
-      promptFile: promptFiles[agent.name] ?? null,
-    })),
-  });
-  if (template.ssh) await installSsh(context.paths, root, metadata, host.containerUsername);
-  const present = await Promise.all(
-    optionalHostBinds.map(async (path) => ((await pathExists(path)) ? path : undefined)),
-  );
   return {
-    binds: [
-      { source: "/usr", target: "/usr", readOnly: true },
-      ...present.filter((path) => path !== undefined).map((path) => ({ source: path, target: path, readOnly: true })),
-      { source: agentLauncherPath(), target: "/opt/forage/bin/forage-agent", readOnly: true },
-    ],
-    payload: { kind: "placeholder", user: host.containerUsername, enter: enterArgv() },
+    binds: await layOutHostRoot(context, metadata, root, template),
+    payload: { kind: "placeholder", user: context.settings.host.containerUsername, enter: enterArgv() },
     system: null,
   };
 }
 
-const hostRoot: NspawnRoot = { payload: "placeholder", layOut: layOutHostRoot };
+const hostRoot: NspawnRoot = { payload: "placeholder", layOut: layOutNspawnHostRoot };
 
 /**
  * systemd-nspawn on a tmpfs root with the host's /usr read-only: any systemd Linux, no Nix. Its
@@ -84,11 +43,7 @@ export const nspawnBackend: Backend = {
     pinnedBinds: true,
     ownInit: false,
   },
-  inside: {
-    // The agent launchers first, then the host's /usr.
-    path: () => "/opt/forage/bin:/usr/local/bin:/usr/bin:/bin",
-    shell: "/bin/bash",
-  },
+  inside: hostRootInside,
   describe: async () => "systemd-nspawn on a tmpfs root with the host's /usr read-only (any systemd Linux, no Nix)",
   unavailable: () => nspawnUnavailable(),
   // The agents' programs come from the host's /usr: a missing one is refused before anything is

@@ -16,7 +16,7 @@ import { createLink, removeLink } from "../../network/sandbox-link.js";
 import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../../network/sandbox-network.js";
 import { ContainerError } from "../shared/container-error.js";
 import { leaderOf } from "../shared/nspawn-leader.js";
-import { namespaceEntry } from "../shared/namespace-entry.js";
+import { namespaceEntry, sharedKernel } from "../shared/namespace-entry.js";
 import {
   findContainerByRoot,
   isOurContainer,
@@ -232,5 +232,6 @@ export const nspawnQueries = {
   ...namespaceEntry(nspawnLeader),
   networkNamespace: async (context: RuntimeContext, metadata: SandboxMetadata): Promise<string | undefined> =>
     linkOf(context, metadata).namespacePath,
+  kernel: async (): Promise<string> => sharedKernel,
   destroy: async (): Promise<void> => undefined,
 };

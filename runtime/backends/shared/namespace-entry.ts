@@ -5,6 +5,10 @@ import { auditIdOf, sandboxRefusals } from "../../seccomp/kernel-refusals.js";
 import type { SandboxMetadata } from "../../state/metadata.js";
 import type { Backend } from "../backend.js";
 
+/** What status says of the kernel of every runtime whose sandbox is the host's processes in namespaces. */
+export const sharedKernel =
+  "the host's, shared (namespaces, the sandbox's seccomp filter); network: the host's stack in the sandbox's namespace";
+
 /** Finds a running sandbox's PID 1 on the host, or undefined when it is not running. */
 export type LeaderFinder = (context: RuntimeContext, metadata: SandboxMetadata) => Promise<number | undefined>;
 

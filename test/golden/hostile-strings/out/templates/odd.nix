@@ -53,6 +53,10 @@
   ];
   useProxy = false;
   ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
   sshAgent = null;
   pushGate = null;
   seccomp = {

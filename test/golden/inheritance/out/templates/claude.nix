@@ -69,6 +69,10 @@
   ];
   useProxy = true;
   ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
   sshAgent = null;
   pushGate = null;
   seccomp = {

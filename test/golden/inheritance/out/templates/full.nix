@@ -51,6 +51,10 @@
   tmuxWindows = [ ];
   useProxy = false;
   ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
   sshAgent = null;
   pushGate = null;
   seccomp = {

@@ -34,6 +34,10 @@
   tmuxWindows = [ ];
   useProxy = false;
   ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
   sshAgent = null;
   pushGate = null;
   seccomp = {

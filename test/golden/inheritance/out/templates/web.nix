@@ -31,6 +31,10 @@
   tmuxWindows = [ ];
   useProxy = false;
   ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
   sshAgent = null;
   pushGate = null;
   seccomp = {

@@ -1,0 +1,132 @@
+import type { TemplateModel } from "../../../generator/model/model.js";
+import type { RuntimeContext } from "../../core/context.js";
+import { SandboxError } from "../../core/errors.js";
+import { resolveAgentPrograms } from "../../provision/host-programs.js";
+import { commandOptions } from "../../seccomp/exec-args.js";
+import { filterMountPath, enterMountPath } from "../../seccomp/sandbox-filter.js";
+import type { SandboxMetadata } from "../../state/metadata.js";
+import type { Backend, Entry } from "../backend.js";
+import { hostRootGaps } from "../shared/host-root-gaps.js";
+import { hostRootInside } from "../shared/host-root-layout.js";
+import { nspawnUnavailable } from "../shared/nspawn-available.js";
+import { linkOf } from "../../network/sandbox-network.js";
+import { choosePlatform } from "./platform.js";
+import { containerId, startedPlatform, startGvisor, stopGvisor } from "./gvisor-sandbox.js";
+import { containerState, findRunsc, runscArgs, runscStateRoot, type Runsc } from "./runsc.js";
+
+/**
+ * What forage-enter starts with inside (`runsc exec` gives a new process the capabilities it is
+ * told, none by default for a spec like ours): enough to drop to the agent, make its terminal and
+ * keep what `--keep-caps` names for root (sshd); forage-enter drops every other one before the command.
+ */
+const entryCapabilities = [
+  "CAP_CHOWN",
+  "CAP_DAC_OVERRIDE",
+  "CAP_FOWNER",
+  "CAP_FSETID",
+  "CAP_KILL",
+  "CAP_SETGID",
+  "CAP_SETUID",
+  "CAP_SETPCAP",
+  "CAP_NET_BIND_SERVICE",
+  "CAP_SYS_CHROOT",
+  "CAP_AUDIT_WRITE",
+];
+
+/** runsc for a sandbox of `template`: the installed program, this run directory's state, the platform. */
+async function runscFor(context: RuntimeContext, platform: TemplateModel["gvisor"]["platform"]): Promise<Runsc> {
+  const program = await findRunsc();
+  if (program === undefined)
+    throw new SandboxError("runsc (gVisor) is not installed (Debian/Ubuntu: apt-get install runsc)", "usage");
+  const stateRoot = runscStateRoot(context.paths);
+  return { program, stateRoot, platform: await choosePlatform(program, platform, stateRoot) };
+}
+
+/** runsc for an existing sandbox: its platform no longer matters (state, exec, kill and delete take none). */
+async function runscOf(context: RuntimeContext): Promise<Runsc> {
+  return { program: (await findRunsc()) ?? "runsc", stateRoot: runscStateRoot(context.paths), platform: "ptrace" };
+}
+
+/**
+ * `runsc exec` as root inside, then forage-enter --inside: a new session, the agent's uid (or
+ * root with only the kept capabilities), no_new_privs, the sandbox's filter, a clean environment,
+ * a terminal made inside when asked. EVENT_NOPOLL: tmux's libevent spins on poll() under this
+ * gVisor (POLLNVAL on a closed client's socket, forever); select() does not.
+ */
+function entryArgv(runsc: Runsc, id: string, entry: Entry): string[] {
+  return runscArgs(runsc, [
+    "exec",
+    ...entryCapabilities.flatMap((cap) => ["--cap", cap]),
+    "--user=0:0",
+    "--cwd=/",
+    id,
+    enterMountPath,
+    "--inside",
+    ...commandOptions({ ...entry, env: { ...entry.env, EVENT_NOPOLL: "1" } }),
+    filterMountPath,
+    ...entry.command,
+  ]);
+}
+
+async function isRunning(context: RuntimeContext, metadata: SandboxMetadata): Promise<boolean> {
+  if (metadata.pid === null) return false;
+  const state = await containerState(await runscOf(context), containerId(metadata));
+  return state?.status === "running" && state.pid === metadata.pid;
+}
+
+/**
+ * gVisor: the host's /usr as for nspawn, but every system call the agent makes is answered by
+ * gVisor's own kernel (runsc's sentry, itself confined by runsc's seccomp filter), not the host's.
+ * Files reach it through runsc's gofer; the network is the sandbox's namespace, veth and host-side
+ * table as for nspawn (runsc's --network=host inside that namespace).
+ */
+export const gvisorBackend: Backend = {
+  name: "gvisor",
+  capabilities: {
+    nixosConfig: false,
+    networkIsolation: true,
+    ephemeralRoot: true,
+    ssh: false,
+    generatedFiles: true,
+    resourceLimits: true,
+    gracefulShutdown: true,
+    pinnedBinds: true,
+    ownInit: false,
+  },
+  inside: hostRootInside,
+  describe: async () =>
+    "gVisor (runsc) on a tmpfs root with the host's /usr read-only: a second kernel between the agent and the host's",
+  async unavailable() {
+    const host = await nspawnUnavailable();
+    if (host !== undefined) return host;
+    return (await findRunsc()) === undefined
+      ? "runsc (gVisor) is not installed (Debian/Ubuntu: apt-get install runsc)"
+      : undefined;
+  },
+  async preflight(context, template) {
+    if (template.ssh)
+      throw new SandboxError(
+        `template ${template.name} has ssh: the gvisor runtime has no sshd yet; use forage-ctl attach or shell, or another runtime`,
+        "usage",
+      );
+    await runscFor(context, template.gvisor.platform);
+    await resolveAgentPrograms(template);
+    for (const gap of hostRootGaps(template)) context.warn(gap);
+  },
+  start: async (context, metadata, template) =>
+    startGvisor(context, metadata, template, await runscFor(context, template.gvisor.platform)),
+  stop: async (context, metadata, graceSeconds) => stopGvisor(context, metadata, await runscOf(context), graceSeconds),
+  isRunning,
+  async enter(context, metadata, entry) {
+    if (!(await isRunning(context, metadata))) return undefined;
+    return entryArgv(await runscOf(context), containerId(metadata), entry);
+  },
+  // gVisor's kernel keeps no record of what the filter refused.
+  refusals: async () => null,
+  networkNamespace: async (context, metadata) => linkOf(context, metadata).namespacePath,
+  async kernel(context, metadata) {
+    const platform = await startedPlatform(context.paths, metadata.name);
+    return `gVisor's (runsc${platform === undefined ? "" : `, platform ${platform}`}; the sandbox's filter inside it too); network: the host's stack in the sandbox's namespace (runsc --network=host: this runsc refuses its own netstack here)`;
+  },
+  destroy: async () => undefined,
+};

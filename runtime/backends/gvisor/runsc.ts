@@ -1,0 +1,100 @@
+import { spawn } from "node:child_process";
+import { open, readFile } from "node:fs/promises";
+import { findExecutable } from "../../core/find-executable.js";
+import type { RuntimePaths } from "../../core/paths.js";
+import { pathUnder } from "../../core/names.js";
+import { runCommand } from "../../core/run-command.js";
+import { systemProgramDirs } from "../../core/user-command-path.js";
+import { ContainerError } from "../shared/container-error.js";
+
+/** runsc as forage-ctl runs it: the program, its state directory, the platform. */
+export interface Runsc {
+  program: string;
+  /** runsc's own state (`<run>/gvisor`): root's alone, gone at reboot as the sandboxes are. */
+  stateRoot: string;
+  platform: "ptrace" | "kvm" | "systrap";
+}
+
+/** Where runsc keeps its containers' state for this run directory. */
+export function runscStateRoot(paths: RuntimePaths): string {
+  return pathUnder(paths.gvisorDir, "state");
+}
+
+/** A sandbox's OCI bundle (config.json), made at each start. */
+export function bundlePath(paths: RuntimePaths, name: string): string {
+  return pathUnder(paths.gvisorDir, "bundles", name);
+}
+
+/** The installed runsc (Debian: the runsc package; NixOS: pkgs.gvisor), or undefined. */
+export function findRunsc(): Promise<string | undefined> {
+  return findExecutable(["runsc"], systemProgramDirs);
+}
+
+/**
+ * runsc's flags on every call. --network=host: gVisor uses the network namespace it is started
+ * in (the sandbox's, with its veth and host-side table), since this runsc (2022) refuses its own
+ * netstack on kernels where /proc/sys/net/core/rmem_default exists in every namespace.
+ * --ignore-cgroups: the sandbox's processes stay in the groups runsc was started in, the
+ * sandbox's own (forage-ctl made them with its limits, as for nspawn). --host-uds=open: a program
+ * inside may connect to the host sockets bound in (the SSH agent's, the push gate's), never make one.
+ */
+export function runscArgs(runsc: Runsc, args: readonly string[]): string[] {
+  return [
+    runsc.program,
+    `--root=${runsc.stateRoot}`,
+    `--platform=${runsc.platform}`,
+    "--network=host",
+    "--ignore-cgroups",
+    "--host-uds=open",
+    ...args,
+  ];
+}
+
+/**
+ * Starts a container detached from its bundle. runsc's sandbox and gofer keep the descriptors
+ * they were given, so its output goes to `logFile` (a pipe would stay open as long as they run).
+ */
+export async function runDetached(
+  runsc: Runsc,
+  id: string,
+  bundle: string,
+  logFile: string,
+  wrap: (argv: string[]) => string[] = (argv) => argv,
+): Promise<void> {
+  const log = await open(logFile, "a", 0o600);
+  try {
+    const [program = "", ...args] = wrap(runscArgs(runsc, ["run", "--detach", `--bundle=${bundle}`, id]));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn(program, args, { stdio: ["ignore", log.fd, log.fd] });
+      child.once("error", reject);
+      child.once("exit", (status) => resolve(status));
+    });
+    if (code !== 0) {
+      const said = (await readFile(logFile, "utf8").catch(() => "")).trim().split("\n").slice(-10).join("\n");
+      throw new ContainerError(`runsc could not start the sandbox (exit ${code}); it said:\n${said}`);
+    }
+  } finally {
+    await log.close();
+  }
+}
+
+/** The state runsc keeps of a container: its status and the host PID of its sandbox (the sentry). */
+export async function containerState(runsc: Runsc, id: string): Promise<{ status: string; pid: number } | undefined> {
+  const [program = "", ...args] = runscArgs(runsc, ["state", id]);
+  const result = await runCommand(program, args, { reject: false, timeoutMs: 10_000 });
+  if (result.failed) return undefined;
+  try {
+    const state = JSON.parse(result.stdout) as { status?: unknown; pid?: unknown };
+    if (typeof state.status !== "string" || typeof state.pid !== "number") return undefined;
+    return { status: state.status, pid: state.pid };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs a runsc command that must succeed (kill, delete), or reports what runsc said. */
+export async function runscCommand(runsc: Runsc, args: readonly string[], doing: string): Promise<void> {
+  const [program = "", ...rest] = runscArgs(runsc, args);
+  const result = await runCommand(program, rest, { reject: false, timeoutMs: 30_000 });
+  if (result.failed) throw new ContainerError(`runsc could not ${doing}: ${result.stderr.trim() || result.command}`);
+}

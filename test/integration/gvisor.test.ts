@@ -1,0 +1,99 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterAll, describe, expect, it } from "vitest";
+import { cliPath } from "../cli/run-cli.js";
+import { isRoot, toolsAvailable } from "../support/tools.js";
+import { TestHost } from "./harness.js";
+
+/*
+ * The gvisor runtime's own parts: chosen by the template, what status says of it, its platform,
+ * and what gVisor's older kernel gets wrong that Forage mends. What it shares with the other
+ * runtimes (isolation, network) is tested by those tests, parameterised by runtime.
+ */
+const tools = toolsAvailable("systemd-nspawn", "nsenter", "ip", "flock", "tmux", "runsc");
+
+const templates = `
+  walled:
+    extends: basic
+    runtime: gvisor
+  walled-kvm:
+    extends: basic
+    runtime: gvisor
+    gvisor: { platform: kvm }
+`;
+
+describe.skipIf(!tools.run || !isRoot())("the gvisor runtime", () => {
+  const host = new TestHost("10.250", "nobody", templates);
+  afterAll(() => host.cleanup());
+
+  it("is listed by forage-ctl runtime, available once runsc is installed", async () => {
+    const listed = await host.run(["runtime", "--json"]);
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    const { runtimes } = JSON.parse(listed.stdout) as {
+      runtimes: { name: string; available: boolean; reason: string }[];
+    };
+    const gvisor = runtimes.find((runtime) => runtime.name === "gvisor");
+    expect(gvisor).toMatchObject({ available: true, reason: "" });
+  });
+
+  it("is the runtime of a template that says runtime: gvisor, with no --runtime", async () => {
+    const up = await host.run(["up", "gv", "-t", "walled", "-w", host.workspace("gv")]);
+    expect(up.exitCode, up.stderr).toBe(0);
+    const status = await host.run(["status", "gv"]);
+    expect(status.stdout).toMatch(/^runtime\s+gvisor$/m);
+    // gVisor's kernel answers: it says so, and which platform it runs on (ptrace or systrap, never guessed kvm).
+    expect(status.stdout).toMatch(/^kernel\s+gVisor's \(runsc, platform (ptrace|systrap);/m);
+    expect(await host.sh("gv", "cat /proc/version")).not.toContain((await import("node:os")).release());
+  });
+
+  it("lists files with ls -l: gVisor's (2022) refusal of statx's AT_NO_AUTOMOUNT is mended by the preloaded shim", async () => {
+    await host.sh("gv", "echo x > /workspace/listed");
+    expect(await host.sh("gv", "ls -l /workspace/listed | cut -d' ' -f1")).toBe("-rw-r--r--\n");
+    expect(await host.sh("gv", "stat -c %s /workspace/listed")).toBe("2\n");
+  });
+
+  it("gives a command on a terminal a pseudo-terminal made inside (forage-enter --inside --terminal), relayed", async () => {
+    // script(1) gives forage-ctl a terminal; the command sees the sandbox's own, never the host's.
+    const command = [
+      process.execPath,
+      cliPath,
+      "--config",
+      host.config,
+      "exec",
+      "gv",
+      "--",
+      "sh",
+      "-c",
+      "tty; stty size",
+    ];
+    const shown = await execa("script", ["-qec", command.map((arg) => `'${arg}'`).join(" "), "/dev/null"], {
+      env: host.env,
+      extendEnv: false,
+      reject: false,
+      timeout: 30_000,
+    });
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^\/dev\/pts\/\d+\r?$/m);
+    expect(shown.stdout).toMatch(/^\d+ \d+\r?$/m);
+  });
+
+  it("asks for kvm only where a guest really runs: refused with the probe's reason, or running on kvm", async () => {
+    const up = await host.run(["up", "gk", "-t", "walled-kvm", "-w", host.workspace("gk")]);
+    if (up.exitCode === 0) {
+      expect((await host.run(["status", "gk"])).stdout).toMatch(/^kernel\s+gVisor's \(runsc, platform kvm;/m);
+    } else {
+      expect(up.stderr).toMatch(
+        /gvisor\.platform "kvm": (a kvm guest did not run within 15 s|runsc could not run a kvm guest)/,
+      );
+      // Refused before anything was made.
+      expect((await host.run(["status", "gk"])).exitCode).toBe(2);
+    }
+  });
+
+  it("removes everything at down: runsc's container, its bundle, the root", async () => {
+    expect((await host.run(["down", "gv"])).exitCode).toBe(0);
+    expect(existsSync(join(host.dir, "run/gvisor/bundles/gv"))).toBe(false);
+    expect(existsSync(join(host.dir, "run/roots/gv"))).toBe(false);
+  });
+});
