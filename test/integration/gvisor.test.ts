@@ -78,6 +78,21 @@ describe.skipIf(!tools.run || !isRoot())("the gvisor runtime", () => {
     expect(shown.stdout).toMatch(/^\d+ \d+\r?$/m);
   });
 
+  it("holds its limits in the cgroup runsc runs in, as status reads them", async () => {
+    expect((await host.run(["status", "gv"])).stdout).toMatch(/^limits\s+.*\(in force: its cgroup\)$/m);
+  });
+
+  it("stops and starts again, its workspace kept and its session back", async () => {
+    expect((await host.run(["stop", "gv"])).exitCode).toBe(0);
+    expect((await host.run(["status", "gv"])).stdout).toMatch(/^status\s+stopped$/m);
+    expect((await host.run(["exec", "gv", "--", "true"])).exitCode).not.toBe(0);
+    const start = await host.run(["start", "gv"]);
+    expect(start.exitCode, start.stderr).toBe(0);
+    expect(await host.sh("gv", "cat /workspace/listed; tmux has-session -t forage && echo session")).toBe(
+      "x\nsession\n",
+    );
+  });
+
   it("asks for kvm only where a guest really runs: refused with the probe's reason, or running on kvm", async () => {
     const up = await host.run(["up", "gk", "-t", "walled-kvm", "-w", host.workspace("gk")]);
     if (up.exitCode === 0) {

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { packageRoot } from "../../runtime/core/package-root.js";
@@ -51,6 +51,8 @@ export class TestHosts {
   }
 
   async start(zone: Record<string, ZoneEntry>): Promise<void> {
+    // Again after a stop (a test file whose describes each start and stop the same hosts).
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     this.setZone(zone);
     writeFileSync(this.queryLog, "");
     const ns = this.namespace;
