@@ -21,7 +21,7 @@ struct enter_filter *enter_read_filter(const char *path, int *error);
  */
 int enter_fresh_session(const char *audit_id);
 
-/* Sets no_new_privs and loads the filter (with SECCOMP_FILTER_FLAG_LOG); the last step before exec. */
+/* Sets no_new_privs and loads the filter (with SECCOMP_FILTER_FLAG_LOG where the kernel has it); the last step before exec. */
 int enter_confine(const struct enter_filter *filter);
 
 #endif

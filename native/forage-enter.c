@@ -6,7 +6,8 @@
  *     by systemd-nspawn): a fresh anonymous session keyring (nothing keeps the caller's), the
  *     audit id as loginuid (the kernel's records of refusals carry it as `auid`, so they can be
  *     counted per sandbox; only root may, so best effort), no_new_privs, the seccomp program
- *     FILTER (classic BPF written by forage-ctl's compiler, loaded with SECCOMP_FILTER_FLAG_LOG),
+ *     FILTER (classic BPF written by forage-ctl's compiler, loaded with SECCOMP_FILTER_FLAG_LOG where
+ *     the kernel has it; gVisor's has not),
  *     then COMMAND (an absolute path: no PATH search).
  *
  *   forage-enter --join=PID [--cgroup=FILE]... [--user=UID:GID | --keep-caps=CAP,...]
@@ -23,7 +24,7 @@
  *     The same, for a runtime that put this process inside itself (gVisor's `runsc exec`, as
  *     root in the sandbox, FILTER a path inside): nothing is joined, the rest is as with --join.
  *
- * Either way, every descriptor but 0, 1 and 2 is closed first, and what runs inside never has
+ * Every way, every descriptor but 0, 1 and 2 is closed first, and what runs inside never has
  * the caller's controlling terminal.
  *
  * Any failure stops with exit status 126 and nothing is run: entering without the filter is never

@@ -1,5 +1,6 @@
 /*
- * forage-enter's way in from the host (`--join=PID`): one process does what nsenter, setpriv and
+ * forage-enter's way in from the host (`--join=PID`), and after a runtime's own entry (`--inside`,
+ * which skips steps 1 and 2 and confines the waiter of step 3 as the relay is): one process does what nsenter, setpriv and
  * env did as a chain of five programs, so a command starts in a sandbox in a few milliseconds:
  *   1. joins the sandbox's cgroups (each --cgroup=FILE: a cgroup.procs file, host path);
  *   2. joins the namespaces of the sandbox's PID 1 (cgroup, ipc, uts, net, pid, mount) and its
@@ -12,7 +13,8 @@
  *      as its relay (terminal.c); then, for the command, without
  *      --user: root keeps the --keep-caps bounding set (or all capabilities without it); with
  *      --user=UID:GID: no capabilities, no supplementary groups, that uid and gid;
- *   5. changes to --cwd, sets no_new_privs and loads FILTER (a host path, read in step 0),
+ *   5. changes to --cwd, sets no_new_privs and loads FILTER (a host path, or with --inside a path
+ *      inside; read in step 0),
  *      replaces the environment with the --env=K=V entries and execs COMMAND (searched on the
  *      new PATH).
  * Any failure before the exec stops with status 126 and nothing is run (125: --cwd is missing;
@@ -308,6 +310,19 @@ int join_sandbox(const struct join_request *request) {
   if (failed != 0) return failed;
   pid_t child = fork();
   if (child < 0) return enter_fail("fork", errno);
-  if (child > 0) return wait_as_child(child);
-  _exit(enter_joined(request, filter));
+  if (child == 0) _exit(enter_joined(request, filter));
+  /*
+   * Inside already (--inside), the waiter lives in the sandbox's PID namespace for as long as the
+   * command runs: confined as the relay is (the agent's uid or root without capabilities, not
+   * dumpable, no_new_privs, the filter), so nothing inside can take it over. From the host it
+   * stays outside, where nothing of the sandbox's sees it.
+   */
+  if (request->leader == 0) {
+    int failed = confine_relay(request, filter);
+    if (failed != 0) {
+      kill(child, SIGKILL);
+      return failed;
+    }
+  }
+  return wait_as_child(child);
 }

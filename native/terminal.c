@@ -1,5 +1,5 @@
 /*
- * A terminal for one command run in a sandbox (`forage-enter --join=PID --terminal=ROWS:COLS`):
+ * A terminal for one command run in a sandbox (`forage-enter --join=PID|--inside --terminal=ROWS:COLS`):
  * a pseudo-terminal opened on the sandbox's own devpts, never a terminal of the host. The command
  * gets its far end as controlling terminal in a session of its own; this process keeps the near
  * end and relays it to forage-ctl over plain pipes, so nothing inside ever holds a descriptor of
@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -54,13 +55,26 @@ static int set_size(int master, unsigned short rows, unsigned short cols) {
   return ioctl(master, TIOCSWINSZ, &window);
 }
 
-/* The far end of `master` opened as /dev/pts/N. */
+/*
+ * The far end of `master` opened as /dev/pts/N, and checked to be it: a character device of the
+ * pty slaves' majors (136-143, Documentation/admin-guide/devices.txt) with N's number.
+ */
 static int open_by_number(int master) {
   unsigned int number = 0;
   char path[32];
+  struct stat opened;
   if (ioctl(master, TIOCGPTN, &number) != 0) return -1;
   snprintf(path, sizeof(path), "/dev/pts/%u", number);
-  return open(path, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+  int far = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+  if (far < 0) return -1;
+  unsigned int device = 0;
+  if (fstat(far, &opened) != 0 || !S_ISCHR(opened.st_mode) || (device = major(opened.st_rdev)) < 136 || device > 143 ||
+      (device - 136) * 256 + minor(opened.st_rdev) != number) {
+    close(far);
+    errno = ENOTTY;
+    return -1;
+  }
+  return far;
 }
 
 int terminal_open(const struct terminal_size *size, uid_t uid, gid_t gid, int *peer) {

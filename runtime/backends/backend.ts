@@ -39,7 +39,7 @@ export type Entry = Omit<ExecSpec, "sandbox" | "leaderPid" | "cgroupProcs" | "au
 
 /**
  * A runtime: how a sandbox's container is started, found, entered, stopped and removed. One
- * folder per runtime family implements it (nspawn/: nspawn and nspawn-nix; extra-container/),
+ * folder per runtime family implements it (nspawn/: nspawn and nspawn-nix; extra-container/; gvisor/),
  * what families share lives in shared/, and no family imports another (ARCHITECTURE.md, "Backends
  * as peers"); nothing else in forage-ctl tests a runtime's name. Everything common to all runtimes (workspaces, secrets,
  * the agent's session, metadata, audit events) is the caller's (runtime/sandbox/).

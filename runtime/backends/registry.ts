@@ -6,7 +6,7 @@ import { gvisorBackend } from "./gvisor/gvisor-backend.js";
 import { nspawnBackend } from "./nspawn/nspawn-backend.js";
 import { nspawnNixBackend } from "./nspawn/nspawn-nix-backend.js";
 
-/** Every runtime, by its name in the metadata: a new runtime is one more backend file and entry here. */
+/** Every runtime, by its name in the metadata: a new runtime is one more family folder (or backend in one) and an entry here. */
 const backends: Readonly<Record<SandboxRuntime, Backend>> = {
   "nspawn-nix": nspawnNixBackend,
   nspawn: nspawnBackend,

@@ -14,7 +14,23 @@ import { installStandInSystem } from "./host-user.js";
  * when told the network is private): it named the host's interfaces, their MAC addresses, and
  * every other sandbox's link. The control is the host's own /sys, which lists those links.
  */
-const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "keyctl", "nix-build", "busybox");
+const tools = toolsAvailable(
+  "systemd-nspawn",
+  "nsenter",
+  "setpriv",
+  "ip",
+  "flock",
+  "keyctl",
+  "nix-build",
+  "busybox",
+  "runsc",
+);
+/** Each runtime's sandboxes in this file (names are short: a sandbox's name is its hostname). */
+const named = {
+  nspawn: ["keysh", "sysh", "sysho"],
+  "nspawn-nix": ["keysn", "sysn", "sysno"],
+  gvisor: ["keysg", "sysg", "sysgo"],
+};
 
 describe.skipIf(!tools.run || !isRoot())("escapes through /proc/keys and /sys", () => {
   const host = new TestHost("10.212");
@@ -41,10 +57,11 @@ describe.skipIf(!tools.run || !isRoot())("escapes through /proc/keys and /sys", 
     expect((await asUser(["cat", "/proc/key-users"])).stdout).toMatch(new RegExp(`^\\s*${agentUid}: `, "m"));
   });
 
-  it.each(["nspawn", "nspawn-nix"])(
+  it.each(["nspawn", "nspawn-nix", "gvisor"] as const)(
     "masks /proc/keys and /proc/key-users on the %s runtime: the agent reads nothing there",
     async (runtime) => {
-      const name = runtime === "nspawn" ? "keysh" : "keysn";
+      // gVisor's /proc has neither file (its kernel keeps no keys): cat fails, and prints nothing either.
+      const [name = ""] = named[runtime];
       const up = await host.run(["up", name, "-t", "basic", "--runtime", runtime, "-w", host.workspace(name)]);
       expect(up.exitCode, up.stderr).toBe(0);
       // cat succeeds (an empty file is what a program expecting /proc/keys can cope with) and prints nothing.
@@ -55,10 +72,10 @@ describe.skipIf(!tools.run || !isRoot())("escapes through /proc/keys and /sys", 
     },
   );
 
-  it.each(["nspawn", "nspawn-nix"])(
+  it.each(["nspawn", "nspawn-nix", "gvisor"] as const)(
     "shows the agent only its sandbox's own network interfaces in /sys on the %s runtime (control: the host's /sys lists the other sandbox's link)",
     async (runtime) => {
-      const [name, other] = runtime === "nspawn" ? ["sysh", "sysho"] : ["sysn", "sysno"];
+      const [, name = "", other = ""] = named[runtime];
       for (const each of [name, other]) {
         const up = await host.run(["up", each, "-t", "basic", "--runtime", runtime, "-w", host.workspace(each)]);
         expect(up.exitCode, up.stderr).toBe(0);

@@ -1,10 +1,10 @@
-import { existsSync } from "node:fs";
+import { chownSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import { cliPath } from "../cli/run-cli.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
-import { TestHost } from "./harness.js";
+import { agentUid, TestHost } from "./harness.js";
 
 /*
  * The gvisor runtime's own parts: chosen by the template, what status says of it, its platform,
@@ -80,10 +80,23 @@ describe.skipIf(!tools.run || !isRoot())("the gvisor runtime", () => {
 
   it("holds its limits in the cgroup runsc runs in, as status reads them", async () => {
     expect((await host.run(["status", "gv"])).stdout).toMatch(/^limits\s+.*\(in force: its cgroup\)$/m);
+    // gVisor's kernel (the sentry, status's pid) is in the sandbox's own group, under its limits.
+    const { pid, slot } = JSON.parse((await host.run(["status", "gv", "--json"])).stdout) as {
+      pid: number;
+      slot: number;
+    };
+    expect(readFileSync(`/proc/${pid}/cgroup`, "utf8")).toContain(`/forage/gv.f${slot}\n`);
   });
 
-  it("stops and starts again, its workspace kept and its session back", async () => {
-    expect((await host.run(["stop", "gv"])).exitCode).toBe(0);
+  it("stops gracefully (its processes get SIGTERM and time to end), then starts again with its workspace and session", async () => {
+    // A process of the agent's that says goodbye on SIGTERM: the reaper (PID 1) must outlive it.
+    const script = join(host.dir, "workspaces/gv/graceful.sh");
+    writeFileSync(script, "trap 'echo bye > /workspace/bye; exit 0' TERM\nwhile :; do sleep 0.2; done\n");
+    chownSync(script, agentUid, agentUid);
+    await host.sh("gv", "tmux new-window -d -t forage '/bin/sh /workspace/graceful.sh'; sleep 0.5");
+    const stop = await host.run(["stop", "gv"]);
+    expect(stop.exitCode, stop.stderr).toBe(0);
+    expect(readFileSync(join(host.dir, "workspaces/gv/bye"), "utf8")).toBe("bye\n");
     expect((await host.run(["status", "gv"])).stdout).toMatch(/^status\s+stopped$/m);
     expect((await host.run(["exec", "gv", "--", "true"])).exitCode).not.toBe(0);
     const start = await host.run(["start", "gv"]);
@@ -106,8 +119,16 @@ describe.skipIf(!tools.run || !isRoot())("the gvisor runtime", () => {
     }
   });
 
-  it("removes everything at down: runsc's container, its bundle, the root", async () => {
+  it("removes everything at down: runsc's container and processes, its bundle, the root", async () => {
+    const { slot } = JSON.parse((await host.run(["status", "gv", "--json"])).stdout) as { slot: number };
+    const bundle = join(host.dir, "run/gvisor/bundles/gv");
+    const runscSees = () =>
+      execa("runsc", [`--root=${join(host.dir, "run/gvisor/state")}`, "state", `f${slot}`], { reject: false });
+    expect((await runscSees()).exitCode).toBe(0);
     expect((await host.run(["down", "gv"])).exitCode).toBe(0);
+    expect((await runscSees()).exitCode).not.toBe(0);
+    const naming = (await execa("ps", ["-eo", "args"])).stdout.split("\n").filter((line) => line.includes(bundle));
+    expect(naming).toEqual([]);
     expect(existsSync(join(host.dir, "run/gvisor/bundles/gv"))).toBe(false);
     expect(existsSync(join(host.dir, "run/roots/gv"))).toBe(false);
   });

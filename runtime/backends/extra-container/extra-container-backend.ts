@@ -15,7 +15,7 @@ import { tmpfsCaps } from "../../cgroups/tmpfs-caps.js";
 import { capContainerTmpfs } from "./container-tmpfs.js";
 import { unitCgroup } from "./unit-cgroup.js";
 import type { Backend } from "../backend.js";
-import { nspawnUnavailable } from "../shared/nspawn-available.js";
+import { nspawnUnavailable } from "../shared/host-tools.js";
 import { nixosInside } from "../shared/nixos-inside.js";
 import { extraContainerUnavailable } from "./availability.js";
 import { systemSshBinds } from "../../provision/system-ssh-binds.js";

@@ -4,15 +4,14 @@ import type { RuntimeContext } from "../../core/context.js";
 import { SandboxError } from "../../core/errors.js";
 import { resolveAgentPrograms } from "../../provision/host-programs.js";
 import { commandOptions } from "../../seccomp/exec-args.js";
-import { filterMountPath, enterMountPath } from "../../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../../state/metadata.js";
 import type { Backend, Entry } from "../backend.js";
 import { hostRootGaps } from "../shared/host-root-gaps.js";
 import { hostRootInside } from "../shared/host-root-layout.js";
-import { nspawnUnavailable } from "../shared/nspawn-available.js";
+import { hostToolsUnavailable } from "../shared/host-tools.js";
 import { linkOf } from "../../network/sandbox-network.js";
 import { choosePlatform } from "./platform.js";
-import { containerId, startedPlatform, startGvisor, stopGvisor } from "./gvisor-sandbox.js";
+import { containerId, enterInside, filterInside, startedPlatform, startGvisor, stopGvisor } from "./gvisor-sandbox.js";
 import { bundlePath, findRunsc, runscArgs, runscStateRoot, type Runsc } from "./runsc.js";
 
 /**
@@ -61,10 +60,10 @@ function entryArgv(runsc: Runsc, id: string, entry: Entry): string[] {
     "--user=0:0",
     "--cwd=/",
     id,
-    enterMountPath,
+    enterInside,
     "--inside",
     ...commandOptions({ ...entry, env: { ...entry.env, EVENT_NOPOLL: "1" } }),
-    filterMountPath,
+    filterInside,
     ...entry.command,
   ]);
 }
@@ -108,11 +107,9 @@ export const gvisorBackend: Backend = {
   describe: async () =>
     "gVisor (runsc) on a tmpfs root with the host's /usr read-only: a second kernel between the agent and the host's",
   async unavailable() {
-    const host = await nspawnUnavailable();
-    if (host !== undefined) return host;
-    return (await findRunsc()) === undefined
-      ? "runsc (gVisor) is not installed (Debian/Ubuntu: apt-get install runsc)"
-      : undefined;
+    if ((await findRunsc()) === undefined)
+      return "runsc (gVisor) is not installed (Debian/Ubuntu: apt-get install runsc)";
+    return hostToolsUnavailable(["ip", "mount", "umount"]);
   },
   async preflight(context, template) {
     if (template.ssh)

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { TemplateModel } from "../../../generator/model/model.js";
 import {
@@ -11,6 +11,7 @@ import {
 import { tmpfsCaps } from "../../cgroups/tmpfs-caps.js";
 import type { Bind } from "../../core/bind.js";
 import type { RuntimeContext } from "../../core/context.js";
+import { SandboxError } from "../../core/errors.js";
 import { timed } from "../../core/phase-clock.js";
 import { packageRoot } from "../../core/package-root.js";
 import { metadataPath, rootPath, sandboxSecretsPath, type RuntimePaths } from "../../core/paths.js";
@@ -19,20 +20,45 @@ import { stageBinds, type StagedBinds } from "../../mounts/staged-binds.js";
 import { createLink, removeLink } from "../../network/sandbox-link.js";
 import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../../network/sandbox-network.js";
 import { sandboxBinds } from "../../provision/sandbox-binds.js";
-import { enterArgv, removeSandboxFilter, writeSandboxFilter } from "../../seccomp/sandbox-filter.js";
+import {
+  enterHelperPath,
+  enterMountPath,
+  filterMountPath,
+  removeSandboxFilter,
+  sandboxFilterPath,
+  writeSandboxFilter,
+} from "../../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../../state/metadata.js";
+import { ContainerError } from "../shared/container-error.js";
 import { layOutHostRoot } from "../shared/host-root-layout.js";
 import { sandboxSpec } from "./oci-spec.js";
-import { bundlePath, containerState, runDetached, runscCommand, type Runsc } from "./runsc.js";
+import { bundlePath, containerState, othersRunning, runDetached, runscCommand, type Runsc } from "./runsc.js";
 
-/** Where the statx shim (native/gvisor-statx.c) is inside, preloaded into every program. */
-const statxShimInside = "/opt/forage/lib/gvisor-statx.so";
+/**
+ * The way in, inside: forage-enter and the sandbox's filter, copied into a root-owned directory
+ * bound read-only as a mount point right under /. runsc exec finds them by path inside on every
+ * entry, so root inside must not be able to swap them: /run/forage (where nspawn binds them, which
+ * enters from host paths) is a directory of the writable root, which root inside could rename and
+ * refill; a mount point under / cannot be moved, and the filter refuses mount and umount.
+ */
+export const entryDirInside = "/.forage";
+export const enterInside = `${entryDirInside}/enter`;
+export const filterInside = `${entryDirInside}/seccomp.bpf`;
+/** The statx shim (native/gvisor-statx.c), preloaded into every program. */
+const statxShimInside = `${entryDirInside}/gvisor-statx.so`;
 
 /**
  * PID 1: bash under the sandbox's filter, as the agent, reaping whatever is orphaned to it (a
  * detached tmux server's children) and otherwise asleep; gVisor has no stub init as nspawn has.
+ * Its stdio goes to /dev/null at once (runsc hands it runsc's own, the host's log file); it
+ * ignores SIGTERM so that a stop's TERM reaches the agents while it stays (an init that exits
+ * takes everything in its PID namespace down with SIGKILL).
  */
-const reaper = ["/usr/bin/bash", "-c", "while :; do /usr/bin/sleep 86400 & wait; done"];
+const reaper = [
+  "/usr/bin/bash",
+  "-c",
+  "exec </dev/null >/dev/null 2>&1; trap '' TERM; while :; do /usr/bin/sleep 86400 & wait; done",
+];
 
 /** The runsc container of a sandbox: its container name (f<slot>), unique on the host. */
 export function containerId(metadata: SandboxMetadata): string {
@@ -61,22 +87,29 @@ export async function startGvisor(
     await createLink(link);
     return prepareNetwork(context, given, template);
   });
+  // Awaited below (or in the clean-up): a failure meanwhile is not an unhandled one.
+  fenced.catch(() => undefined);
   try {
     const root = rootPath(context.paths, given.name);
     const caps = tmpfsCaps(template.resourceLimits.memoryMax);
+    if (template.ssh)
+      throw new SandboxError(`template ${template.name} has ssh: the gvisor runtime has no sshd yet`, "usage");
+    const bundle = bundlePath(context.paths, given.name);
     const layout = await timed(clock, "start: root", async () => {
       await mountRoot(root, caps.root);
       await writeSandboxFilter(context.paths, given.name, template.seccomp.allow);
+      await makeEntryDir(context.paths, given.name, bundle);
       const binds = await layOutHostRoot(context, given, root, template);
       await writeFile(join(root, "etc/ld.so.preload"), `${statxShimInside}\n`, { mode: 0o644 });
       return binds;
     });
     const binds = await timed(clock, "start: binds", async () => [
       ...layout,
-      { source: join(packageRoot(), "dist/native/gvisor-statx.so"), target: statxShimInside, readOnly: true },
-      // gVisor's /proc is its own: nothing of the host's keys to mask there.
+      { source: join(bundle, "entry"), target: entryDirInside, readOnly: true },
+      // gVisor's /proc is its own: nothing of the host's keys to mask there. The way in is /.forage.
       ...(await sandboxBinds(context, given, template, { pinnedBinds: true })).filter(
-        (bind) => !bind.target.startsWith("/proc/"),
+        (bind) =>
+          !bind.target.startsWith("/proc/") && bind.target !== enterMountPath && bind.target !== filterMountPath,
       ),
       ...secretsBind(context, given),
     ]);
@@ -84,8 +117,6 @@ export async function startGvisor(
     cgroup = await timed(clock, "start: cgroup", () =>
       createSandboxCgroup(sandboxCgroupName(given), template.resourceLimits),
     );
-    const bundle = bundlePath(context.paths, given.name);
-    await mkdir(bundle, { recursive: true, mode: 0o700 });
     const metadata = await fenced;
     await writeFile(
       join(bundle, "config.json"),
@@ -95,7 +126,7 @@ export async function startGvisor(
           root,
           binds: staged.binds,
           networkNamespacePath: link.namespacePath,
-          init: [...enterArgv(), ...reaper],
+          init: [enterInside, filterInside, ...reaper],
           user: { uid: given.uid, gid: given.gid },
           env: { PATH: "/usr/bin:/bin", HOME: "/" },
         }),
@@ -114,9 +145,14 @@ export async function startGvisor(
     // The gofer holds its own copies of the staged binds now.
     await staged.release();
     const state = await containerState(runsc, containerId(given));
+    // Without its pid the sandbox would run unseen (status stopped, exec refused): a failed start.
+    if (state?.status !== "running")
+      throw new ContainerError(
+        `runsc started the sandbox but does not report it running (${state?.status ?? "no state"})`,
+      );
     return {
       ...(await timed(clock, "start: wait for the guard", () => guarded ?? Promise.resolve(metadata))),
-      pid: state?.pid ?? null,
+      pid: state.pid,
       startedAt: new Date().toISOString(),
       cgroup,
       system: null,
@@ -127,6 +163,19 @@ export async function startGvisor(
     await stopGvisor(context, { ...known, cgroup }, runsc, 1).catch(() => undefined);
     throw error;
   }
+}
+
+/** The bundle's entry directory: forage-enter, the sandbox's filter and the statx shim, root's and read-only. */
+async function makeEntryDir(paths: RuntimePaths, name: string, bundle: string): Promise<void> {
+  const dir = join(bundle, "entry");
+  await mkdir(dir, { recursive: true, mode: 0o755 });
+  await chmod(bundle, 0o700);
+  await copyFile(enterHelperPath(), join(dir, "enter"));
+  await chmod(join(dir, "enter"), 0o555);
+  await copyFile(sandboxFilterPath(paths, name), join(dir, "seccomp.bpf"));
+  await chmod(join(dir, "seccomp.bpf"), 0o444);
+  await copyFile(join(packageRoot(), "dist/native/gvisor-statx.so"), join(dir, "gvisor-statx.so"));
+  await chmod(join(dir, "gvisor-statx.so"), 0o444);
 }
 
 /** The sandbox's secret copies, read-only at the configured path, when it has any. */
@@ -147,9 +196,11 @@ function logPath(context: RuntimeContext, metadata: SandboxMetadata): string {
 }
 
 /**
- * Stops the sandbox: SIGTERM to every process inside, `graceSeconds` for them to end, then
- * runsc's forced delete (the sandbox and its gofer); then its root, filter, link, table and
- * cgroup. Idempotent: a sandbox runsc no longer knows only has its host-side parts removed.
+ * Stops the sandbox: SIGTERM to every process inside but PID 1 (which ignores it, see reaper),
+ * up to `graceSeconds` for them to end, then runsc's forced delete (the sandbox and its gofer);
+ * then its root, bundle, filter, link, table and cgroup. Every step is tried even when one fails
+ * (the first failure is thrown at the end), the link before its table, the cgroup last: removing
+ * it kills whatever of runsc is still in it. Idempotent.
  */
 export async function stopGvisor(
   context: RuntimeContext,
@@ -158,23 +209,32 @@ export async function stopGvisor(
   graceSeconds: number,
 ): Promise<void> {
   const id = containerId(metadata);
-  const state = await containerState(runsc, id);
-  if (state !== undefined) {
+  const failures: unknown[] = [];
+  const step = async (work: () => Promise<unknown>): Promise<void> => {
+    await work().catch((error: unknown) => void failures.push(error));
+  };
+  await step(async () => {
+    const state = await containerState(runsc, id);
+    if (state === undefined) return;
     if (state.status === "running") {
       await runscCommand(runsc, ["kill", "--all", id, "TERM"], "ask the sandbox's processes to end").catch(
         () => undefined,
       );
       for (let waited = 0; waited < graceSeconds * 1000; waited += 100) {
-        if ((await containerState(runsc, id))?.status !== "running") break;
+        if ((await othersRunning(runsc, id)) === 0) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
     await runscCommand(runsc, ["delete", "--force", id], "remove the sandbox");
+  });
+  await step(() => unmountRoot(rootPath(context.paths, metadata.name)));
+  await step(() => rm(bundlePath(context.paths, metadata.name), { recursive: true, force: true }));
+  await step(() => removeSandboxFilter(context.paths, metadata.name));
+  await step(() => removeLink(linkOf(context, metadata)));
+  await step(() => stopNetwork(context, metadata));
+  if (metadata.cgroup !== null) {
+    const cgroup = metadata.cgroup;
+    await step(() => removeSandboxCgroup(cgroup));
   }
-  await unmountRoot(rootPath(context.paths, metadata.name));
-  await rm(bundlePath(context.paths, metadata.name), { recursive: true, force: true });
-  await removeSandboxFilter(context.paths, metadata.name);
-  await removeLink(linkOf(context, metadata));
-  await stopNetwork(context, metadata);
-  if (metadata.cgroup !== null) await removeSandboxCgroup(metadata.cgroup);
+  if (failures.length > 0) throw failures[0];
 }

@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import type { GvisorPlatform } from "../../../generator/config/runtime-names.js";
 import { runCommand } from "../../core/run-command.js";
 import { SandboxError } from "../../core/errors.js";
@@ -31,17 +32,24 @@ export function offeredPlatforms(program: string): Promise<string[]> {
 function kvmProblem(program: string, stateRoot: string): Promise<string | undefined> {
   let probe = kvmRuns.get(program);
   if (probe === undefined) {
-    const flags = [`--root=${stateRoot}`, "--platform=kvm", "--network=none", "--ignore-cgroups"];
+    // A state root of its own, removed after: a probe killed at its deadline leaves its state behind.
+    const root = `${stateRoot}-probe-${process.pid}`;
+    const flags = [`--root=${root}`, "--platform=kvm", "--network=none", "--ignore-cgroups"];
     probe = runCommand(program, [...flags, "do", "true"], {
       reject: false,
       timeoutMs: 15_000,
-    }).then((result) =>
-      result.timedOut
-        ? "a kvm guest did not run within 15 s here (a paravirtual /dev/kvm opens but never runs one)"
-        : result.failed
-          ? `runsc could not run a kvm guest here: ${result.stderr.trim().split("\n").pop() ?? "no reason given"}`
-          : undefined,
-    );
+    })
+      .then(async (result) => {
+        await rm(root, { recursive: true, force: true });
+        return result;
+      })
+      .then((result) =>
+        result.timedOut
+          ? "a kvm guest did not run within 15 s here (a paravirtual /dev/kvm opens but never runs one)"
+          : result.failed
+            ? `runsc could not run a kvm guest here: ${result.stderr.trim().split("\n").pop() ?? "no reason given"}`
+            : undefined,
+      );
     kvmRuns.set(program, probe);
   }
   return probe;

@@ -92,6 +92,24 @@ export async function containerState(runsc: Runsc, id: string): Promise<{ status
   }
 }
 
+/**
+ * How many processes of the container are not its reaper (PID 1 and the sleep it keeps as its
+ * child), from `runsc ps`; 0 when runsc cannot tell (nothing to wait for).
+ */
+export async function othersRunning(runsc: Runsc, id: string): Promise<number> {
+  const [program = "", ...args] = runscArgs(runsc, ["ps", "--format=json", id]);
+  const result = await runCommand(program, args, { reject: false, timeoutMs: 10_000 });
+  try {
+    const listed = JSON.parse(result.stdout) as unknown;
+    if (!Array.isArray(listed)) return 0;
+    const reaper = (entry: { PID?: unknown; PPID?: unknown; Cmd?: unknown }): boolean =>
+      entry.PID === 1 || (entry.PPID === 1 && entry.Cmd === "sleep");
+    return (listed as { PID?: unknown; PPID?: unknown; Cmd?: unknown }[]).filter((entry) => !reaper(entry)).length;
+  } catch {
+    return 0;
+  }
+}
+
 /** Runs a runsc command that must succeed (kill, delete), or reports what runsc said. */
 export async function runscCommand(runsc: Runsc, args: readonly string[], doing: string): Promise<void> {
   const [program = "", ...rest] = runscArgs(runsc, args);

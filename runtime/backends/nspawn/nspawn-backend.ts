@@ -6,7 +6,7 @@ import type { SandboxMetadata } from "../../state/metadata.js";
 import type { Backend } from "../backend.js";
 import { hostRootGaps } from "../shared/host-root-gaps.js";
 import { hostRootInside, layOutHostRoot } from "../shared/host-root-layout.js";
-import { nspawnUnavailable } from "../shared/nspawn-available.js";
+import { nspawnUnavailable } from "../shared/host-tools.js";
 import { nspawnQueries, startNspawn, stopNspawn, type NspawnRoot, type RootLayout } from "./nspawn-sandbox.js";
 
 /** Host root (shared/host-root-layout.ts) with a placeholder that waits under nspawn's stub init as the agent. */

@@ -7,7 +7,7 @@ import { systemSshBinds } from "../../provision/system-ssh-binds.js";
 import type { SandboxMetadata } from "../../state/metadata.js";
 import { templateNamePattern } from "../../../generator/lib/template-name.js";
 import type { Backend } from "../backend.js";
-import { nspawnUnavailable } from "../shared/nspawn-available.js";
+import { nspawnUnavailable } from "../shared/host-tools.js";
 import { nixosInside } from "../shared/nixos-inside.js";
 import { nspawnQueries, startNspawn, stopNspawn, type NspawnRoot, type RootLayout } from "./nspawn-sandbox.js";
 

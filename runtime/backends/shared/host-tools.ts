@@ -5,8 +5,12 @@ import { systemProgramDirs } from "../../core/user-command-path.js";
  * Why this host cannot run nspawn sandboxes at all (tools, root), or undefined: every nspawn
  * runtime needs this first.
  */
-export async function nspawnUnavailable(): Promise<string | undefined> {
-  const tools = ["systemd-nspawn", "nsenter", "ip", "flock", "mount"];
+export function nspawnUnavailable(): Promise<string | undefined> {
+  return hostToolsUnavailable(["systemd-nspawn", "nsenter", "ip", "flock", "mount"]);
+}
+
+/** Why this host lacks what a runtime needs of it (these tools, and root), or undefined. */
+export async function hostToolsUnavailable(tools: readonly string[]): Promise<string | undefined> {
   const found = await Promise.all(tools.map((tool) => findExecutable([tool], systemProgramDirs)));
   const missing = tools.filter((_, i) => found[i] === undefined);
   if (missing.length > 0)
