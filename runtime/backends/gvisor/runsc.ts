@@ -93,18 +93,16 @@ export async function containerState(runsc: Runsc, id: string): Promise<{ status
 }
 
 /**
- * How many processes of the container are not its reaper (PID 1 and the sleep it keeps as its
- * child), from `runsc ps`; 0 when runsc cannot tell (nothing to wait for).
+ * How many processes of the container are not its reaper, from `runsc ps` (this runsc lists PIDs
+ * only, e.g. [1,2,6,7]): PID 1 and the one sleep it keeps as its child are the reaper's, so what
+ * is beyond two is the agents'. 0 when runsc cannot tell (nothing to wait for).
  */
 export async function othersRunning(runsc: Runsc, id: string): Promise<number> {
   const [program = "", ...args] = runscArgs(runsc, ["ps", "--format=json", id]);
   const result = await runCommand(program, args, { reject: false, timeoutMs: 10_000 });
   try {
     const listed = JSON.parse(result.stdout) as unknown;
-    if (!Array.isArray(listed)) return 0;
-    const reaper = (entry: { PID?: unknown; PPID?: unknown; Cmd?: unknown }): boolean =>
-      entry.PID === 1 || (entry.PPID === 1 && entry.Cmd === "sleep");
-    return (listed as { PID?: unknown; PPID?: unknown; Cmd?: unknown }[]).filter((entry) => !reaper(entry)).length;
+    return Array.isArray(listed) ? Math.max(0, listed.length - 2) : 0;
   } catch {
     return 0;
   }

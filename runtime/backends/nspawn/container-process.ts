@@ -94,7 +94,8 @@ export async function spawnContainer(
     whileReleasing?: (pid: number) => Promise<void>;
   } = {},
 ): Promise<number> {
-  const { wrap = (argv: string[]) => argv, clock, timeoutMs = 10_000 } = options;
+  // 30 s: ten containers started at once on a loaded 2-core machine (the test suite's) took over 10.
+  const { wrap = (argv: string[]) => argv, clock, timeoutMs = 30_000 } = options;
   let pid: number | undefined;
   try {
     const log = await open(spec.logFile, "a", 0o640);
