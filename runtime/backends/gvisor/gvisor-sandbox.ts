@@ -4,6 +4,7 @@ import type { TemplateModel } from "../../../generator/model/model.js";
 import {
   createSandboxCgroup,
   joinCgroupArgv,
+  killSandboxProcesses,
   removeSandboxCgroup,
   sandboxCgroupName,
   type SandboxCgroup,
@@ -225,7 +226,14 @@ export async function stopGvisor(
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
-    await runscCommand(runsc, ["delete", "--force", id], "remove the sandbox");
+    await runscCommand(runsc, ["delete", "--force", id], "remove the sandbox").catch(async (error: unknown) => {
+      if (metadata.cgroup === null) throw error;
+      // Under load runsc's own wait for its sandbox to stop can pass its deadline ("waiting sandbox
+      // stop: context deadline exceeded", seen in CI): what runs in the sandbox's cgroup (the
+      // sentry, the gofer) is killed, and runsc then deletes what it still knows of it.
+      await killSandboxProcesses(metadata.cgroup);
+      await runscCommand(runsc, ["delete", "--force", id], "remove the sandbox");
+    });
   });
   await step(() => unmountRoot(rootPath(context.paths, metadata.name)));
   await step(() => rm(bundlePath(context.paths, metadata.name), { recursive: true, force: true }));
