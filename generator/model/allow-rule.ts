@@ -1,4 +1,13 @@
-import type { AllowRule } from "./model.js";
+/** An allow (or deny) entry and its parts. */
+export interface AllowRule {
+  /** As written, e.g. "*.github.com:443". */
+  entry: string;
+  /** The name without `*.` and port, e.g. "github.com". */
+  host: string;
+  /** True for `*.suffix`: every name below `host`, not `host` itself. */
+  wildcard: boolean;
+  port: number | null;
+}
 
 /**
  * Parses an allow (or deny) entry the schema accepted into its parts. The one parser of entries:

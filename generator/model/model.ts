@@ -1,9 +1,7 @@
-import type { GvisorPlatform, SandboxRuntime } from "../config/runtime-names.js";
-import type { AuthMode, ProviderName } from "../config/schema/agent-api.js";
-import type { LoginFlavor, LoginKind } from "../config/agent-logins.js";
+import type { z } from "zod";
 import type { Identity } from "../config/schema/identity.js";
-import type { ProtectedPath } from "../config/schema/protected-paths.js";
-import type { ProxyMethod } from "../config/schema/proxy-filter.js";
+import type { settingsAgentSchema } from "./settings-agent-schema.js";
+import type { settingsTemplateSchema } from "./settings-template-schema.js";
 
 /**
  * The resolved model: every default applied, every `extends` flattened, every derived name
@@ -49,118 +47,30 @@ export interface HostModel {
   secretsMountPath: string;
 }
 
-export type NetworkMode = "none" | "restricted" | "full";
+/*
+ * A template and its agents are described once, by forage.json's schemas (the resolved form):
+ * their types here are inferred from those, differing only where the model holds a value in
+ * another form than the file (agents in a sorted list, packages as attribute paths).
+ */
 
-export interface AllowRule {
-  /** As written, e.g. "*.github.com:443". */
-  entry: string;
-  /** The name without `*.` and port, e.g. "github.com". */
-  host: string;
-  /** True for `*.suffix`: every name below `host`, not `host` itself. */
-  wildcard: boolean;
-  port: number | null;
-}
-
-export interface AgentModel {
-  name: string;
-  /** Attribute path in nixpkgs, e.g. ["python3Packages", "black"]. */
-  package: string[];
-  executable: string | null;
-  secret: { name: string; hostPath: string; containerPath: string; envVar: string } | null;
-  hostConfigDir: string | null;
-  containerConfigDir: string | null;
-  hostConfigDirReadOnly: boolean;
-  /** skipAll is already expanded into the full allow list. */
-  permissions: { allow: string[]; deny: string[] } | null;
-  /** A subscription login kept on the host (forage-ctl auth set), or null. */
-  login: LoginModel | null;
-  /** "wrapper" also for agents without a secret or login (they have nothing to give). */
-  auth: AuthMode;
-  /** How the API proxy serves this agent; null with auth "wrapper". */
-  api: AgentApiModel | null;
-}
-
-/** An agent's subscription login: which program's, which kind, where an oauth login is refreshed. */
-export interface LoginModel {
-  flavor: LoginFlavor;
-  kind: LoginKind;
-  /** https URL of the token endpoint (used for oauth only). */
-  tokenUrl: string;
-}
-
-/** An agent's API as the proxy sees it: where to send, how to authenticate, what the agent is told. */
-export interface AgentApiModel {
-  provider: ProviderName;
-  /** https URL; its path (if any) is prefixed to every request path. */
-  upstream: string;
-  /** Lower-case header carrying the key, and its value with `{key}` for the key. */
-  header: string;
-  value: string;
-  /** Variable → path appended to the agent's proxy URL, e.g. { OPENAI_BASE_URL: "/v1" }; sorted. */
-  baseUrlEnv: Record<string, string>;
-  /** placeholder: hosts the key is substituted for (allowlist syntax). */
-  hosts: string[];
-}
-
-/** What a template's sandboxes may ask of their APIs through the proxy. */
-export interface ProxyFilterModel {
-  methods: ProxyMethod[];
-  pathPrefixes: string[];
-  maxRequestBytes: number;
-}
-
-export interface MountModel {
-  name: string;
-  containerPath: string;
-  hostPath: string | null;
-  repo: string | null;
-  mode: "jj" | "git-worktree" | "direct" | null;
-  branch: string | null;
-  readOnly: boolean;
-}
-
-export interface TemplateModel {
-  name: string;
-  description: string;
+/** A template resolved: every default applied, `extends` flattened (see settings-template-schema.ts). */
+export type TemplateModel = Omit<z.output<typeof settingsTemplateSchema>, "agents" | "extraPackages"> & {
   /** Sorted by name. */
   agents: AgentModel[];
-  /** Attribute paths, de-duplicated, in first-seen order. */
+  /** Attribute paths, e.g. ["python3Packages", "black"]; de-duplicated, in first-seen order. */
   extraPackages: string[][];
-  network: { mode: NetworkMode; allow: AllowRule[]; sni: boolean; ask: boolean };
-  readOnlyWorkspace: boolean;
-  /** null: unlimited (the template said "infinity"); memoryMax and tasksMax have defaults. */
-  resourceLimits: { cpuQuota: string | null; memoryMax: string | null; tasksMax: number | null };
-  initCommands: string[];
-  agentIdentity: Identity;
-  /** Sorted by name; includes the beads mount when useBeads is enabled. */
-  mounts: MountModel[];
-  /** Protected workspace paths this template lets the agent write (workspace.unprotected). */
-  unprotectedPaths: ProtectedPath[];
-  /** workspace.maxSize: the disk limit of each workspace forage-ctl creates ("10G"), or null. */
-  workspaceMaxSize: string | null;
-  /** The agent session's multiplexer: tmux, the only one (the schema refuses the reference's "wezterm"). */
-  multiplexer: "tmux";
-  tmuxWindows: { name: string; command: string }[];
-  useProxy: boolean;
-  /** The host-side SSH agent served into the sandbox (keys as written: paths may start with "~/"), or null. */
-  sshAgent: { keys: string[]; confirm: boolean } | null;
-  /** The push gate (template pushGate, enabled), or null; protectedBranches null: the upstream's default branch, main and master. */
-  pushGate: { protectedBranches: string[] | null } | null;
-  proxyFilter: ProxyFilterModel;
-  ssh: boolean;
-  /** The runtime the template's sandboxes get, or null: the host's choice (nspawn-nix where it has the template's system, else nspawn). */
-  runtime: SandboxRuntime | null;
-  /** The gvisor runtime's platform ("auto": what the host runs). */
-  gvisor: { platform: GvisorPlatform };
-  /** Seccomp groups and syscalls allowed back, sorted (runtime/seccomp/ denies the rest). */
-  seccomp: { allow: string[] };
-  /** What agents are told about the sandbox (rendered at start from templates/context/). */
-  context: ContextModel;
-}
+};
 
-export interface ContextModel {
-  enable: boolean;
-  fragments: string[];
-  /** The user's own skills, sorted by name. */
-  skills: { name: string; description: string; body: string }[];
-}
+/** An agent resolved (see settings-agent-schema.ts): skipAll expanded, its API as the proxy serves it. */
+export type AgentModel = Omit<z.output<typeof settingsAgentSchema>, "package"> & {
+  /** Attribute path in nixpkgs, e.g. ["python3Packages", "black"]. */
+  package: string[];
+};
+
+export type NetworkMode = TemplateModel["network"]["mode"];
+export type { AllowRule } from "./allow-rule.js";
+export type MountModel = TemplateModel["mounts"][number];
+export type ProxyFilterModel = TemplateModel["proxyFilter"];
+export type ContextModel = TemplateModel["context"];
+export type LoginModel = NonNullable<AgentModel["login"]>;
+export type AgentApiModel = NonNullable<AgentModel["api"]>;

@@ -2,6 +2,8 @@ import type { Agent } from "../config/schema/agent.js";
 import { splitPackagePath } from "../lib/package-path.js";
 import type { Template } from "../config/schema/template.js";
 import { beadsDefaults } from "../config/schema/workspace.js";
+import { resolveSettings } from "../config/schema/defaulted-settings.js";
+import { templateSettings } from "../config/schema/template-settings.js";
 import { parseAllowEntry } from "./allow-rule.js";
 import type { AgentModel, HostModel, MountModel, TemplateModel } from "./model.js";
 import { resolveAgentApi } from "./resolve-agent-api.js";
@@ -24,14 +26,15 @@ export const claudeBuiltinTools = [
 
 /** Applies template defaults to a flattened template. */
 export function resolveTemplate(name: string, template: Template, host: HostModel): TemplateModel {
+  const settings = resolveSettings(templateSettings, template);
   const agents = Object.entries(template.agents ?? {})
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([agentName, agent]) => resolveAgent(agentName, agent, host, template.useProxy ?? false));
+    .map(([agentName, agent]) => resolveAgent(agentName, agent, host, settings.useProxy));
   const beads = template.workspace?.useBeads;
-  const mounts = resolveMounts(template);
+  const mounts = resolveMounts(template, settings.readOnlyWorkspace);
   return {
     name,
-    description: template.description ?? "",
+    ...settings,
     agents,
     // The beads package rides along with extraPackages so every package reaches the sandbox one way.
     extraPackages: uniquePaths([
@@ -39,16 +42,12 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
       ...(beads?.enable === true ? [beads.package ?? beadsDefaults.package] : []),
     ]),
     network: resolveNetwork(template.network),
-    readOnlyWorkspace: template.readOnlyWorkspace ?? false,
     resourceLimits: resolveLimits(template.resourceLimits),
-    initCommands: template.initCommands ?? [],
     agentIdentity: { ...host.agentIdentity, ...template.agentIdentity },
     mounts,
     unprotectedPaths: [...(template.workspace?.unprotected ?? [])].sort(),
     workspaceMaxSize: template.workspace?.maxSize ?? null,
-    multiplexer: template.multiplexer ?? "tmux",
     tmuxWindows: template.tmuxWindows ?? agents.map((agent) => ({ name: agent.name, command: agent.name })),
-    useProxy: template.useProxy ?? false,
     sshAgent:
       template.sshAgent === undefined
         ? null
@@ -63,9 +62,6 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
       pathPrefixes: [...(template.proxyFilter?.pathPrefixes ?? ["/"])].sort(),
       maxRequestBytes: template.proxyFilter?.maxRequestBytes ?? 32 * 1024 * 1024,
     },
-    ssh: template.ssh ?? false,
-    runtime: template.runtime ?? null,
-    gvisor: { platform: template.gvisor?.platform ?? "auto" },
     seccomp: { allow: [...new Set(template.seccomp?.allow ?? [])].sort() },
     context: {
       enable: template.context?.enable ?? true,
@@ -138,7 +134,7 @@ function resolveNetwork(network: Template["network"]): TemplateModel["network"] 
   };
 }
 
-function resolveMounts(template: Template): MountModel[] {
+function resolveMounts(template: Template, readOnlyWorkspace: boolean): MountModel[] {
   const mounts: MountModel[] = Object.entries(template.workspace?.mounts ?? {}).map(([name, mount]) => ({
     name,
     containerPath: mount.containerPath,
@@ -146,7 +142,7 @@ function resolveMounts(template: Template): MountModel[] {
     repo: mount.repo ?? null,
     mode: mount.hostPath !== undefined ? "direct" : (mount.mode ?? null),
     branch: mount.branch ?? null,
-    readOnly: (mount.readOnly ?? false) || (template.readOnlyWorkspace ?? false),
+    readOnly: (mount.readOnly ?? false) || readOnlyWorkspace,
   }));
   const beads = template.workspace?.useBeads;
   if (beads?.enable === true) {
@@ -157,7 +153,7 @@ function resolveMounts(template: Template): MountModel[] {
       repo: beads.repo ?? null,
       mode: "jj",
       branch: beads.branch ?? beadsDefaults.branch,
-      readOnly: template.readOnlyWorkspace ?? false,
+      readOnly: readOnlyWorkspace,
     });
   }
   return mounts.sort((a, b) => a.name.localeCompare(b.name));

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { skillName } from "../config/schema/agent-context.js";
 import { networkModes } from "../config/network-modes.js";
-import { gvisorPlatforms, sandboxRuntimes } from "../config/runtime-names.js";
+import { resolvedShape } from "../config/schema/defaulted-settings.js";
+import { templateSettings } from "../config/schema/template-settings.js";
 import { allowEntry } from "../config/schema/allow-entry.js";
 import { identitySchema } from "../config/schema/identity.js";
 import {
@@ -24,12 +25,13 @@ import { settingsAgentSchema } from "./settings-agent-schema.js";
 import { keysAreNames } from "./settings-keys.js";
 
 /*
- * forage.json's templates: TemplateModel as the generator resolved it (defaults applied, `extends`
- * flattened), agents filed by name and packages as dotted attribute paths. Limits are the config
- * schema's, widened only where the model derives a value (a list grown by the beads package, one
- * tmux window per agent).
+ * forage.json's templates: a template as the generator resolved it (defaults applied, `extends`
+ * flattened), agents filed by name and packages as dotted attribute paths. TemplateModel's type is
+ * inferred from this schema (model.ts). The settings that are one value with a default come from
+ * their one description (config/schema/template-settings.ts); the rest are spelled here. Limits
+ * are the config schema's, widened only where the model derives a value (a list grown by the
+ * beads package, one tmux window per agent).
  */
-
 /** An allowlist entry with its parts, which must be the parts of the entry (no second opinion on it). */
 const allowRuleSchema = z
   .strictObject({
@@ -89,11 +91,7 @@ const proxyFilterSchema = z
 export const settingsTemplateSchema = z
   .strictObject({
     name: templateName.describe("The template's name; the key it is filed under."),
-    description: z
-      .string()
-      .max(200)
-      .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "must be one line without control characters" })
-      .describe("One line shown by `forage-ctl templates`; empty when none."),
+    ...resolvedShape(templateSettings),
     agents: z.record(agentName, settingsAgentSchema).superRefine(keysAreNames).describe("Agents by name."),
     // 256 extraPackages and the beads package.
     extraPackages: z.array(packageRef).max(257).describe("Extra nixpkgs attribute paths, dotted, de-duplicated."),
@@ -108,12 +106,7 @@ export const settingsTemplateSchema = z
         ask: z.boolean().default(false).describe("Ask the human about names not in `allow` instead of refusing them."),
       })
       .describe("Network policy."),
-    readOnlyWorkspace: z.boolean().describe("Mount every workspace read-only."),
     resourceLimits: resourceLimitsSchema,
-    initCommands: z
-      .array(z.string().min(1).max(4096))
-      .max(64)
-      .describe("Commands run as the agent in the workspace after start."),
     agentIdentity: identitySchema,
     mounts: z.array(mountSchema).describe("Extra workspaces, sorted by name."),
     unprotectedPaths: z
@@ -125,10 +118,8 @@ export const settingsTemplateSchema = z
       .regex(sizePattern, { error: 'must be bytes with an optional K/M/G/T suffix, e.g. "10G"' })
       .nullable()
       .describe("Disk limit of each workspace, or null."),
-    multiplexer: z.literal("tmux").describe("Terminal multiplexer of the agent session."),
     // One window per agent when the template names none, and agents are not counted.
     tmuxWindows: z.array(tmuxWindowSchema).describe("tmux windows to open."),
-    useProxy: z.boolean().describe("Send agents' API traffic through the host's API proxy."),
     sshAgent: z
       .strictObject({
         keys: z
@@ -154,17 +145,6 @@ export const settingsTemplateSchema = z
       .default(null)
       .describe("The push gate, or null."),
     proxyFilter: proxyFilterSchema,
-    ssh: z.boolean().describe("Run sshd in the sandbox."),
-    // Absent from forage.json files written before they existed: the host's choice, auto.
-    runtime: z
-      .enum(sandboxRuntimes)
-      .nullable()
-      .default(null)
-      .describe("The template's runtime, or null: the host's choice."),
-    gvisor: z
-      .strictObject({ platform: z.enum(gvisorPlatforms).describe("How gVisor intercepts system calls.") })
-      .default({ platform: "auto" })
-      .describe("Settings of the gvisor runtime."),
     seccomp: z
       .strictObject({
         allow: z

@@ -1,6 +1,8 @@
 import { n, type NixExpr } from "../emit/nix/index.js";
 import type { Identity } from "../config/schema/identity.js";
 import { deniedSyscalls } from "../config/schema/seccomp.js";
+import { settingNames } from "../config/schema/defaulted-settings.js";
+import { templateSettings } from "../config/schema/template-settings.js";
 import { agentPromptFiles } from "../model/agent-prompt-files.js";
 import type { AgentModel, MountModel, TemplateModel } from "../model/model.js";
 
@@ -15,7 +17,8 @@ export function packageExpr(attributePath: string[]): NixExpr {
  */
 export function templateValues(template: TemplateModel, nftFile: string | null): NixExpr {
   return n.attrs({
-    description: n.str(template.description),
+    // The settings with a default (config/schema/template-settings.ts) are the option values as resolved.
+    ...Object.fromEntries(settingNames(templateSettings).map((name) => [name, n.fromValue(template[name])])),
     agents: n.attrs(Object.fromEntries(template.agents.map((agent) => [agent.name, agentValues(agent)]))),
     extraPackages: n.list(template.extraPackages.map(packageExpr)),
     network: n.fromValue({
@@ -24,21 +27,14 @@ export function templateValues(template: TemplateModel, nftFile: string | null):
       sni: template.network.sni,
       ask: template.network.ask,
     }),
-    readOnlyWorkspace: n.bool(template.readOnlyWorkspace),
     resourceLimits: n.fromValue(template.resourceLimits),
-    initCommands: n.fromValue(template.initCommands),
     agentIdentity: identityValues(template.agentIdentity),
     workspace: n.attrs({
       mounts: n.attrs(Object.fromEntries(template.mounts.map((m) => [m.name, mountValues(m)]))),
       unprotected: n.fromValue(template.unprotectedPaths),
       maxSize: n.fromValue(template.workspaceMaxSize),
     }),
-    multiplexer: n.str(template.multiplexer),
     tmuxWindows: n.fromValue(template.tmuxWindows),
-    useProxy: n.bool(template.useProxy),
-    ssh: n.bool(template.ssh),
-    runtime: n.fromValue(template.runtime),
-    gvisor: n.fromValue(template.gvisor),
     // Recorded for the module's view of the template; the host-side agent reads forage.json.
     sshAgent: n.fromValue(template.sshAgent),
     // Likewise: the daemon's push gate reads forage.json.

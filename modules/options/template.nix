@@ -7,6 +7,49 @@
       default = null;
       description = "One line shown by `forage-ctl templates`.";
     };
+    readOnlyWorkspace = lib.mkOption {
+      type = lib.types.nullOr lib.types.bool;
+      default = null;
+      description = "Mount every workspace read-only. Default: false.";
+    };
+    initCommands = lib.mkOption {
+      type = lib.types.nullOr (lib.types.listOf lib.types.str);
+      default = null;
+      description = "Commands run as the agent in /workspace after start; failures warn. Default: none.";
+    };
+    multiplexer = lib.mkOption {
+      type = lib.types.nullOr (lib.types.enum [ "tmux" ]);
+      default = null;
+      description = "Terminal multiplexer of the agent session: \"tmux\", the only one (attach with forage-ctl attach). Default: \"tmux\".";
+    };
+    ssh = lib.mkOption {
+      type = lib.types.nullOr lib.types.bool;
+      default = null;
+      description = "Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false.";
+    };
+    runtime = lib.mkOption {
+      type = lib.types.nullOr (lib.types.enum [ "nspawn" "nspawn-nix" "extra-container" "gvisor" ]);
+      default = null;
+      description = "The runtime this template's sandboxes get (forage-ctl runtime lists them; up --runtime overrides): \"nspawn\" (the host's /usr), \"nspawn-nix\" (the template's NixOS system), \"extra-container\" (a NixOS container), \"gvisor\" (the host's /usr under gVisor: a second kernel between the agent and the host's). Default: nspawn-nix where the template has a prebuilt system, else nspawn.";
+    };
+    gvisor = lib.mkOption {
+      type = lib.types.nullOr (lib.types.submodule {
+        options = {
+          platform = lib.mkOption {
+            type = lib.types.nullOr (lib.types.enum [ "auto" "systrap" "ptrace" "kvm" ]);
+            default = null;
+            description = "How gVisor intercepts the agent's system calls: \"auto\" (systrap where runsc has it, else ptrace; kvm only where a probe boots a guest), \"systrap\", \"ptrace\" or \"kvm\". Default: \"auto\".";
+          };
+        };
+      });
+      default = null;
+      description = "Settings of the gvisor runtime.";
+    };
+    useProxy = lib.mkOption {
+      type = lib.types.nullOr lib.types.bool;
+      default = null;
+      description = "Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false.";
+    };
     agents = lib.mkOption {
       type = lib.types.nullOr (lib.types.attrsOf (lib.types.submodule {
         options = {
@@ -164,11 +207,6 @@
       default = null;
       description = "The reference's spelling of network.allow, accepted so its configs load: write network: { mode: \"restricted\", allow: [...] } instead. Without `network` it means mode \"restricted\".";
     };
-    readOnlyWorkspace = lib.mkOption {
-      type = lib.types.nullOr lib.types.bool;
-      default = null;
-      description = "Mount every workspace read-only. Default: false.";
-    };
     resourceLimits = lib.mkOption {
       type = lib.types.nullOr (lib.types.submodule {
         options = {
@@ -191,11 +229,6 @@
       });
       default = null;
       description = "Resource limits applied to the whole sandbox (its cgroup, or its systemd unit). Default: 4G of memory, 4096 tasks.";
-    };
-    initCommands = lib.mkOption {
-      type = lib.types.nullOr (lib.types.listOf lib.types.str);
-      default = null;
-      description = "Commands run as the agent in /workspace after start; failures warn. Default: none.";
     };
     agentIdentity = lib.mkOption {
       type = lib.types.nullOr (lib.types.submodule {
@@ -318,11 +351,6 @@
       default = null;
       description = "Composable workspace mounts.";
     };
-    multiplexer = lib.mkOption {
-      type = lib.types.nullOr (lib.types.enum [ "tmux" ]);
-      default = null;
-      description = "Terminal multiplexer of the agent session: \"tmux\", the only one (attach with forage-ctl attach). Default: \"tmux\".";
-    };
     tmuxWindows = lib.mkOption {
       type = lib.types.nullOr (lib.types.listOf (lib.types.submodule {
         options = {
@@ -338,29 +366,6 @@
       }));
       default = null;
       description = "tmux windows to open instead of one window per agent.";
-    };
-    ssh = lib.mkOption {
-      type = lib.types.nullOr lib.types.bool;
-      default = null;
-      description = "Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false.";
-    };
-    runtime = lib.mkOption {
-      type = lib.types.nullOr (lib.types.enum [ "nspawn" "nspawn-nix" "extra-container" "gvisor" ]);
-      default = null;
-      description = "The runtime this template's sandboxes get (forage-ctl runtime lists them; up --runtime overrides): \"nspawn\" (the host's /usr), \"nspawn-nix\" (the template's NixOS system), \"extra-container\" (a NixOS container), \"gvisor\" (the host's /usr under gVisor: a second kernel between the agent and the host's). Default: nspawn-nix where the template has a prebuilt system, else nspawn.";
-    };
-    gvisor = lib.mkOption {
-      type = lib.types.nullOr (lib.types.submodule {
-        options = {
-          platform = lib.mkOption {
-            type = lib.types.nullOr (lib.types.enum [ "auto" "systrap" "ptrace" "kvm" ]);
-            default = null;
-            description = "How gVisor intercepts the agent's system calls: \"auto\" (systrap where runsc has it, else ptrace; kvm only where a probe boots a guest), \"systrap\", \"ptrace\" or \"kvm\". Default: \"auto\".";
-          };
-        };
-      });
-      default = null;
-      description = "Settings of the gvisor runtime.";
     };
     sshAgent = lib.mkOption {
       type = lib.types.nullOr (lib.types.submodule {
@@ -396,11 +401,6 @@
       });
       default = null;
       description = "Gated git push: the sandbox holds no push credential; its remotes push to a gate on the host, which refuses force pushes, deletions and protected branches outright, asks for every other push through the approvals queue (branch, commits, diffstat), and on approval pushes as you with your own git configuration. Default: none.";
-    };
-    useProxy = lib.mkOption {
-      type = lib.types.nullOr lib.types.bool;
-      default = null;
-      description = "Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false.";
     };
     proxyFilter = lib.mkOption {
       type = lib.types.nullOr (lib.types.submodule {

@@ -16,21 +16,7 @@ import { changeNetwork, policyOf } from "../network/sandbox-network.js";
 import { refreshContextFiles } from "../context/context-files.js";
 import { maxLearnedNames, readLearnedNames, type LearnedName } from "../network/learned-names.js";
 import { issueList } from "../../generator/lib/issue-list.js";
-
-/** A change asked with `forage-ctl network`: entries are added to the lists in force. */
-export interface NetworkChange {
-  mode?: NetworkPolicy["mode"];
-  allow?: string[];
-  deny?: string[];
-  /** Check TLS SNI / HTTP Host against the allowlist (restricted mode). */
-  sni?: boolean;
-  /** Hold names not in the allowlist and ask the human (restricted mode). */
-  ask?: boolean;
-  /** Start again from the template's policy, then apply the rest. */
-  reset?: boolean;
-  /** Learn mode: full mode, recording every name resolved (a mode of its own on the command line). */
-  learn?: true;
-}
+import type { NetworkChange } from "./network-change.js";
 
 /** A name the sandbox's DNS filter or name gate refused, from its denial records. */
 export interface DeniedName {

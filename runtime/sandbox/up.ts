@@ -22,27 +22,19 @@ import { startReady } from "./start-stop.js";
 import { createWorkspaces, type WorkspaceRequest } from "../workspaces/create-workspaces.js";
 import { timed } from "../core/phase-clock.js";
 import { withUpstreamAgent } from "../ssh-agent/upstream-socket.js";
+import type { UpOptions } from "./up-options.js";
 
-export interface UpRequest {
+/** What up takes: the caller's options as the up call's schema has them (up-options.ts), and what the call's flags resolve to. */
+export type UpRequest = UpOptions & {
   name: string;
   template: string;
   /** What to mount: -w DIR, or -r REPO [--direct], and named repositories (absolute paths). */
   workspace: WorkspaceRequest;
   /** From the CLI: overrides the template's agentIdentity, which overrides the host user's git config. */
   identity: SandboxMetadata["agentIdentity"];
-  /** Extra SSH public keys for this sandbox (--ssh-key), added to the configured ones. */
-  sshKeys?: string[];
-  /** up --ssh-agent: an SSH agent with these keys, asking for every signature (instead of the template's sshAgent). */
-  sshAgent?: string[];
-  /** The caller's SSH_AUTH_SOCK: where keys the SSH agent names by fingerprint are relayed. */
-  sshAuthSock?: string;
-  /** Mount the host user's ~/.tmux.conf read-only (default true; --no-mux-config turns it off). */
-  muxConfig?: boolean;
-  /** Runtime to use (see forage-ctl runtime); default: nspawn-nix when the template has a prebuilt system. */
-  runtime?: string;
   /** Progress lines for a terminal (boot, session, init). */
   progress?: (step: string) => void;
-}
+};
 
 /**
  * Creates and starts a sandbox, holding its name's lock throughout (see withSandboxLock); the

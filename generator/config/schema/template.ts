@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { gvisorPlatforms, sandboxRuntimes } from "../runtime-names.js";
+import { inputShape } from "./defaulted-settings.js";
+import { templateSettings } from "./template-settings.js";
 import { proxyFilterSchema } from "./proxy-filter.js";
 import { networkModes } from "../network-modes.js";
 import { protectedPaths } from "./protected-paths.js";
@@ -165,13 +166,7 @@ const pushGateSchema = z
 
 export const templateSchema = z
   .strictObject({
-    description: z
-      .string()
-      .max(200, { error: "must be at most 200 characters (it is one line in `forage-ctl templates`)" })
-      // One line: it is a table cell and a comment in generated files.
-      .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "must be one line without control characters" })
-      .optional()
-      .describe("One line shown by `forage-ctl templates`."),
+    ...inputShape(templateSettings),
     extends: z
       .union([templateName, z.array(templateName).min(1).max(8)])
       .optional()
@@ -200,13 +195,7 @@ export const templateSchema = z
         description:
           'The reference\'s spelling of network.allow, accepted so its configs load: write network: { mode: "restricted", allow: [...] } instead. Without `network` it means mode "restricted".',
       }),
-    readOnlyWorkspace: z.boolean().optional().describe("Mount every workspace read-only. Default: false."),
     resourceLimits: resourceLimitsSchema.optional(),
-    initCommands: z
-      .array(z.string().min(1).max(4096))
-      .max(64)
-      .optional()
-      .describe("Commands run as the agent in /workspace after start; failures warn. Default: none."),
     agentIdentity: identitySchema.optional(),
     workspace: z
       .strictObject({
@@ -235,52 +224,13 @@ export const templateSchema = z
       })
       .optional()
       .describe("Composable workspace mounts."),
-    multiplexer: z
-      .enum(["tmux"], {
-        // The reference's other value: accepted and ignored there, refused here with the reason.
-        error:
-          'must be "tmux" (or left out): every sandbox\'s agent session is a tmux session. "wezterm" (a WezTerm mux server in the sandbox) is not supported: WezTerm is not packaged for the roots sandboxes run on; from WezTerm, use forage-ctl attach',
-      })
-      .optional()
-      .describe(
-        'Terminal multiplexer of the agent session: "tmux", the only one (attach with forage-ctl attach). Default: "tmux".',
-      ),
     tmuxWindows: z
       .array(tmuxWindowSchema)
       .max(32)
       .optional()
       .describe("tmux windows to open instead of one window per agent."),
-    ssh: z
-      .boolean()
-      .optional()
-      .describe(
-        "Run sshd in the sandbox (keys only; its host key is generated at up and pinned on the host). Default: false.",
-      ),
-    runtime: z
-      .enum(sandboxRuntimes)
-      .optional()
-      .describe(
-        'The runtime this template\'s sandboxes get (forage-ctl runtime lists them; up --runtime overrides): "nspawn" (the host\'s /usr), "nspawn-nix" (the template\'s NixOS system), "extra-container" (a NixOS container), "gvisor" (the host\'s /usr under gVisor: a second kernel between the agent and the host\'s). Default: nspawn-nix where the template has a prebuilt system, else nspawn.',
-      ),
-    gvisor: z
-      .strictObject({
-        platform: z
-          .enum(gvisorPlatforms)
-          .optional()
-          .describe(
-            'How gVisor intercepts the agent\'s system calls: "auto" (systrap where runsc has it, else ptrace; kvm only where a probe boots a guest), "systrap", "ptrace" or "kvm". Default: "auto".',
-          ),
-      })
-      .optional()
-      .describe("Settings of the gvisor runtime."),
     sshAgent: sshAgentSchema.optional(),
     pushGate: pushGateSchema.optional(),
-    useProxy: z
-      .boolean()
-      .optional()
-      .describe(
-        "Send agents' API traffic through the host's API proxy so keys stay on the host (agents' auth defaults to \"proxy\"). Default: false.",
-      ),
     proxyFilter: proxyFilterSchema.optional(),
     seccomp: seccompSchema.optional(),
     context: agentContextSchema.optional(),

@@ -2,6 +2,15 @@
 { pkgs }:
 {
   description = "Subscription Claude login, app and docs repositories, beads issues";
+  readOnlyWorkspace = false;
+  initCommands = [ ];
+  multiplexer = "tmux";
+  ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
+  useProxy = false;
   agents = {
     claude = {
       package = pkgs.claude-code;
@@ -25,13 +34,11 @@
     mode = "full";
     sni = false;
   };
-  readOnlyWorkspace = false;
   resourceLimits = {
     cpuQuota = null;
     memoryMax = "4G";
     tasksMax = 4096;
   };
-  initCommands = [ ];
   agentIdentity = {
     gitEmail = null;
     gitUser = null;
@@ -75,19 +82,12 @@
     unprotected = [ ];
     maxSize = null;
   };
-  multiplexer = "tmux";
   tmuxWindows = [
     {
       command = "claude";
       name = "claude";
     }
   ];
-  useProxy = false;
-  ssh = false;
-  runtime = null;
-  gvisor = {
-    platform = "auto";
-  };
   sshAgent = null;
   pushGate = null;
   seccomp = {

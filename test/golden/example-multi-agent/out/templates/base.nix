@@ -2,6 +2,15 @@
 { pkgs }:
 {
   description = "Shared tools, no network";
+  readOnlyWorkspace = false;
+  initCommands = [ ];
+  multiplexer = "tmux";
+  ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
+  useProxy = false;
   agents = { };
   extraPackages = [
     pkgs.ripgrep
@@ -14,13 +23,11 @@
     mode = "none";
     sni = false;
   };
-  readOnlyWorkspace = false;
   resourceLimits = {
     cpuQuota = null;
     memoryMax = "4G";
     tasksMax = 4096;
   };
-  initCommands = [ ];
   agentIdentity = {
     gitEmail = "agent@example.com";
     gitUser = "Forage Agent";
@@ -31,14 +38,7 @@
     unprotected = [ ];
     maxSize = null;
   };
-  multiplexer = "tmux";
   tmuxWindows = [ ];
-  useProxy = false;
-  ssh = false;
-  runtime = null;
-  gvisor = {
-    platform = "auto";
-  };
   sshAgent = null;
   pushGate = null;
   seccomp = {

@@ -2,6 +2,15 @@
 { pkgs }:
 {
   description = "Claude Code, Codex and Gemini CLI in one tmux session";
+  readOnlyWorkspace = false;
+  initCommands = [ ];
+  multiplexer = "tmux";
+  ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
+  useProxy = false;
   agents = {
     claude = {
       package = pkgs.claude-code;
@@ -68,13 +77,11 @@
     mode = "restricted";
     sni = false;
   };
-  readOnlyWorkspace = false;
   resourceLimits = {
     cpuQuota = null;
     memoryMax = "4G";
     tasksMax = 4096;
   };
-  initCommands = [ ];
   agentIdentity = {
     gitEmail = "agent@example.com";
     gitUser = "Forage Agent";
@@ -85,7 +92,6 @@
     unprotected = [ ];
     maxSize = null;
   };
-  multiplexer = "tmux";
   tmuxWindows = [
     {
       command = "claude";
@@ -104,12 +110,6 @@
       name = "shell";
     }
   ];
-  useProxy = false;
-  ssh = false;
-  runtime = null;
-  gvisor = {
-    platform = "auto";
-  };
   sshAgent = null;
   pushGate = null;
   seccomp = {

@@ -2,6 +2,15 @@
 { pkgs }:
 {
   description = "A scripted stand-in agent in a sandbox with no network";
+  readOnlyWorkspace = false;
+  initCommands = [ "echo \"sandbox \$(hostname) ready\" > /tmp/forage-ready" ];
+  multiplexer = "tmux";
+  ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
+  useProxy = false;
   agents = {
     helper = {
       package = pkgs.bashInteractive;
@@ -23,13 +32,11 @@
     mode = "none";
     sni = false;
   };
-  readOnlyWorkspace = false;
   resourceLimits = {
     cpuQuota = null;
     memoryMax = "4G";
     tasksMax = 4096;
   };
-  initCommands = [ "echo \"sandbox \$(hostname) ready\" > /tmp/forage-ready" ];
   agentIdentity = {
     gitEmail = null;
     gitUser = null;
@@ -40,19 +47,12 @@
     unprotected = [ ];
     maxSize = null;
   };
-  multiplexer = "tmux";
   tmuxWindows = [
     {
       command = "helper";
       name = "helper";
     }
   ];
-  useProxy = false;
-  ssh = false;
-  runtime = null;
-  gvisor = {
-    platform = "auto";
-  };
   sshAgent = null;
   pushGate = null;
   seccomp = {

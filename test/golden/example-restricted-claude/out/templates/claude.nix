@@ -2,6 +2,15 @@
 { pkgs }:
 {
   description = "Claude Code with access to its API and GitHub only";
+  readOnlyWorkspace = false;
+  initCommands = [ "npm ci --ignore-scripts" ];
+  multiplexer = "tmux";
+  ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
+  useProxy = false;
   agents = {
     claude = {
       package = pkgs.claude-code;
@@ -30,13 +39,11 @@
     mode = "restricted";
     sni = false;
   };
-  readOnlyWorkspace = false;
   resourceLimits = {
     cpuQuota = "200%";
     memoryMax = "4G";
     tasksMax = 512;
   };
-  initCommands = [ "npm ci --ignore-scripts" ];
   agentIdentity = {
     gitEmail = null;
     gitUser = null;
@@ -47,19 +54,12 @@
     unprotected = [ ];
     maxSize = null;
   };
-  multiplexer = "tmux";
   tmuxWindows = [
     {
       command = "claude";
       name = "claude";
     }
   ];
-  useProxy = false;
-  ssh = false;
-  runtime = null;
-  gvisor = {
-    platform = "auto";
-  };
   sshAgent = null;
   pushGate = null;
   seccomp = {

@@ -2,6 +2,15 @@
 { pkgs }:
 {
   description = "quote \" dollar \${HOME} \$(id) ''\${x} back\\slash emoji 🦊";
+  readOnlyWorkspace = false;
+  initCommands = [ "echo '\${oops}' \"\$(whoami)\" `id` && exit 0" "printf '%s\\n' \"\\r\\n\"" "line one\nline two\ttab\rcr" ];
+  multiplexer = "tmux";
+  ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
+  useProxy = false;
   agents = {
     "in" = {
       package = pkgs.python3Packages.in';
@@ -27,13 +36,11 @@
     mode = "restricted";
     sni = false;
   };
-  readOnlyWorkspace = false;
   resourceLimits = {
     cpuQuota = null;
     memoryMax = "4G";
     tasksMax = 4096;
   };
-  initCommands = [ "echo '\${oops}' \"\$(whoami)\" `id` && exit 0" "printf '%s\\n' \"\\r\\n\"" "line one\nline two\ttab\rcr" ];
   agentIdentity = {
     gitEmail = "o.brien+tag@example.com";
     gitUser = "O'Brien \"\${USER}\" \$x";
@@ -44,19 +51,12 @@
     unprotected = [ ];
     maxSize = null;
   };
-  multiplexer = "tmux";
   tmuxWindows = [
     {
       command = "bash -c 'echo \"\$HOME\"; exec bash'";
       name = "w.1_x";
     }
   ];
-  useProxy = false;
-  ssh = false;
-  runtime = null;
-  gvisor = {
-    platform = "auto";
-  };
   sshAgent = null;
   pushGate = null;
   seccomp = {

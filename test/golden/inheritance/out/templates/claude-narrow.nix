@@ -2,6 +2,15 @@
 { pkgs }:
 {
   description = "";
+  readOnlyWorkspace = false;
+  initCommands = [ ];
+  multiplexer = "tmux";
+  ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
+  useProxy = true;
   agents = {
     claude = {
       package = pkgs.claude-code;
@@ -55,13 +64,11 @@
     mode = "restricted";
     sni = false;
   };
-  readOnlyWorkspace = false;
   resourceLimits = {
     cpuQuota = "150%";
     memoryMax = "2G";
     tasksMax = 4096;
   };
-  initCommands = [ ];
   agentIdentity = {
     gitEmail = "host@example.com";
     gitUser = "Claude";
@@ -72,7 +79,6 @@
     unprotected = [ ];
     maxSize = null;
   };
-  multiplexer = "tmux";
   tmuxWindows = [
     {
       command = "claude";
@@ -83,12 +89,6 @@
       name = "codex";
     }
   ];
-  useProxy = true;
-  ssh = false;
-  runtime = null;
-  gvisor = {
-    platform = "auto";
-  };
   sshAgent = null;
   pushGate = null;
   seccomp = {

@@ -2,6 +2,15 @@
 { pkgs }:
 {
   description = "Same agent, no network at all";
+  readOnlyWorkspace = false;
+  initCommands = [ ];
+  multiplexer = "tmux";
+  ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
+  useProxy = true;
   agents = {
     claude = {
       package = pkgs.claude-code;
@@ -43,13 +52,11 @@
     mode = "none";
     sni = false;
   };
-  readOnlyWorkspace = false;
   resourceLimits = {
     cpuQuota = "150%";
     memoryMax = "2G";
     tasksMax = 4096;
   };
-  initCommands = [ ];
   agentIdentity = {
     gitEmail = "host@example.com";
     gitUser = "Claude";
@@ -60,19 +67,12 @@
     unprotected = [ ];
     maxSize = null;
   };
-  multiplexer = "tmux";
   tmuxWindows = [
     {
       command = "claude";
       name = "claude";
     }
   ];
-  useProxy = true;
-  ssh = false;
-  runtime = null;
-  gvisor = {
-    platform = "auto";
-  };
   sshAgent = null;
   pushGate = null;
   seccomp = {

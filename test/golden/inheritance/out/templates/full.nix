@@ -2,6 +2,15 @@
 { pkgs }:
 {
   description = "";
+  readOnlyWorkspace = true;
+  initCommands = [ ];
+  multiplexer = "tmux";
+  ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
+  useProxy = false;
   agents = { };
   extraPackages = [
     pkgs.git-lfs
@@ -13,13 +22,11 @@
     mode = "full";
     sni = false;
   };
-  readOnlyWorkspace = true;
   resourceLimits = {
     cpuQuota = null;
     memoryMax = "2G";
     tasksMax = 4096;
   };
-  initCommands = [ ];
   agentIdentity = {
     gitEmail = "host@example.com";
     gitUser = "Host Default";
@@ -47,14 +54,7 @@
     unprotected = [ ];
     maxSize = null;
   };
-  multiplexer = "tmux";
   tmuxWindows = [ ];
-  useProxy = false;
-  ssh = false;
-  runtime = null;
-  gvisor = {
-    platform = "auto";
-  };
   sshAgent = null;
   pushGate = null;
   seccomp = {

@@ -2,6 +2,15 @@
 { pkgs }:
 {
   description = "";
+  readOnlyWorkspace = false;
+  initCommands = [ ];
+  multiplexer = "tmux";
+  ssh = false;
+  runtime = null;
+  gvisor = {
+    platform = "auto";
+  };
+  useProxy = false;
   agents = { };
   extraPackages = [ ];
   network = {
@@ -10,13 +19,11 @@
     mode = "restricted";
     sni = false;
   };
-  readOnlyWorkspace = false;
   resourceLimits = {
     cpuQuota = "150%";
     memoryMax = "4G";
     tasksMax = 4096;
   };
-  initCommands = [ ];
   agentIdentity = {
     gitEmail = "host@example.com";
     gitUser = "Host Default";
@@ -27,14 +34,7 @@
     unprotected = [ ];
     maxSize = null;
   };
-  multiplexer = "tmux";
   tmuxWindows = [ ];
-  useProxy = false;
-  ssh = false;
-  runtime = null;
-  gvisor = {
-    platform = "auto";
-  };
   sshAgent = null;
   pushGate = null;
   seccomp = {
