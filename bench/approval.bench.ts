@@ -12,11 +12,11 @@ import { performance } from "node:perf_hooks";
 import dnsPacket, { type Answer } from "dns-packet";
 import { policyRules } from "../generator/policy/network/policy-rules.js";
 import type { NetworkPolicy } from "../generator/policy/network/policy-schema.js";
-import type { ApprovalDecision } from "../runtime/approvals/approval.js";
+import type { ApprovalDecision } from "../runtime/gates/approvals/approval.js";
 import { packageRoot } from "../runtime/core/package-root.js";
-import { filterDnsMessage, type DnsFilterDeps } from "../runtime/network/dns/dns-filter.js";
-import { NameApprovals } from "../runtime/network/name-approvals.js";
-import { SpecialAddresses } from "../runtime/network/special-addresses.js";
+import { filterDnsMessage, type DnsFilterDeps } from "../runtime/gates/network/dns/dns-filter.js";
+import { NameApprovals } from "../runtime/gates/network/name-approvals.js";
+import { SpecialAddresses } from "../runtime/gates/shared/special-addresses.js";
 import { decodeAnswer, startZoneUpstream } from "../test/support/zone-upstream.js";
 import { medianMs } from "./run.js";
 

@@ -12,7 +12,7 @@ import { printNftElements } from "../generator/emit/nft/index.js";
 import { hostPolicyTableRef } from "../generator/policy/network/host-table.js";
 import { allowedSets } from "../generator/policy/network/policy-sets.js";
 import { networkOperation } from "../runtime/sandbox/network-operations.js";
-import { sandboxLink } from "../runtime/network/sandbox-link.js";
+import { sandboxLink } from "../runtime/gates/network/sandbox-link.js";
 import { packageRoot } from "../runtime/core/package-root.js";
 import { runtimePaths } from "../runtime/core/paths.js";
 import type { RuntimeContext } from "../runtime/core/context.js";

@@ -9,7 +9,7 @@ import { Agent, request } from "node:https";
 import type { AddressInfo } from "node:net";
 import { ProxyFixture } from "../test/support/proxy-fixture.js";
 import { TestUpstream } from "../test/support/test-upstream.js";
-import { SandboxGate } from "../runtime/proxy/sandbox-gate.js";
+import { SandboxGate } from "../runtime/gates/api-proxy/sandbox-gate.js";
 import { serveModelAnswers } from "./model-answers.js";
 
 const [mode, port, caFile] = process.argv.slice(2);

@@ -1,8 +1,8 @@
-import type { HostSubject, PushSubject } from "../runtime/approvals/approval.js";
-import { heldDestination } from "../runtime/approvals/approval-answers.js";
-import { subjectSummary, type ApprovalView } from "../runtime/approvals/approval-view.js";
-import { escapeSandboxText, quoteSandboxText } from "../runtime/approvals/sandbox-text.js";
-import { signDestinationText } from "../runtime/approvals/sign-destination-text.js";
+import type { HostSubject, PushSubject } from "../runtime/gates/approvals/approval.js";
+import { heldDestination } from "../runtime/gates/approvals/approval-answers.js";
+import { subjectSummary, type ApprovalView } from "../runtime/gates/approvals/approval-view.js";
+import { escapeSandboxText, quoteSandboxText } from "../runtime/gates/shared/agent-text.js";
+import { signDestinationText } from "../runtime/gates/approvals/sign-destination-text.js";
 import { shortDuration } from "./short-duration.js";
 
 /** The values' column: the longest label (DESTINATION) and two spaces, the same for every kind. */
@@ -14,7 +14,7 @@ type Field = [label: string, value: string | readonly string[]];
 /**
  * One pending request with every field, as `forage-ctl approvals show ID` prints it: what the
  * table's WHAT column sums up in a line (a push's commits and diffstat, a key's comment and
- * destination), then how to answer. Every field is escaped line by line (sandbox-text.ts), so a
+ * destination), then how to answer. Every field is escaped line by line (agent-text.ts), so a
  * commit subject or diffstat cannot move the cursor, turn text around or fake a line of its own;
  * the sandbox's own text is quoted, or under a label that says so, so it never takes the shape of
  * what forage says (ARCHITECTURE.md rule 18).

@@ -1,5 +1,5 @@
 import { UserError } from "../runtime/core/errors.js";
-import { maxApprovalForMs } from "../runtime/approvals/approval-queue.js";
+import { maxApprovalForMs } from "../runtime/gates/approvals/approval-queue.js";
 
 const unitMs: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 };
 

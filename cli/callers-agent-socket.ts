@@ -1,4 +1,4 @@
-import { usableAgentSocket } from "../runtime/ssh-agent/upstream-socket.js";
+import { usableAgentSocket } from "../runtime/gates/ssh-agent/upstream-socket.js";
 
 /**
  * This shell's SSH agent (SSH_AUTH_SOCK), passed with up, start and reset: a sandbox's SSH agent

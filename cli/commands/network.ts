@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { z } from "zod";
 import { allowEntry } from "../../generator/config/schema/allow-entry.js";
 import { networkModes } from "../../generator/config/network-modes.js";
-import type { DenialRecord } from "../../runtime/network/denials.js";
+import type { DenialRecord } from "../../runtime/gates/network/denials.js";
 import type { NetworkView } from "../../runtime/sandbox/network-operations.js";
 import { denyEntry } from "../../generator/policy/network/policy-schema.js";
 import type { Request } from "../../runtime/api/calls.js";
@@ -10,7 +10,7 @@ import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import { operationsOf } from "../operations.js";
 import { printJson, printTable } from "../output.js";
 import { UserError } from "../../runtime/core/errors.js";
-import { escapeLine } from "../../runtime/approvals/sandbox-text.js";
+import { escapeLine } from "../../runtime/gates/shared/agent-text.js";
 import { issueList } from "../../generator/lib/issue-list.js";
 
 /** network NAME [MODE] [--allow …] [--deny …]; denials NAME [-f]. */

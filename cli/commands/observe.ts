@@ -5,8 +5,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { printJson, printTable } from "../output.js";
 import { UserError } from "../../runtime/core/errors.js";
 import { forwardHost } from "../../runtime/state/port-spec.js";
-import { escapeLine } from "../../runtime/approvals/sandbox-text.js";
-import { escapeControl } from "../../runtime/approvals/approval-view.js";
+import { escapeLine } from "../../runtime/gates/shared/agent-text.js";
+import { escapeControl } from "../../runtime/gates/approvals/approval-view.js";
 
 /** ps, status, audit-log: looking at sandboxes. */
 export function registerObserve(program: Command): void {

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { readProxyStatus, type ProxyStatus } from "../../runtime/proxy/proxy-status.js";
+import { readProxyStatus, type ProxyStatus } from "../../runtime/gates/api-proxy/proxy-status.js";
 import { runtimePaths } from "../../runtime/core/paths.js";
 import { printJson, printTable } from "../output.js";
 import { runtimeContext } from "../runtime-context.js";
@@ -32,7 +32,7 @@ Examples:
       const running = await readProxyStatus(context.paths);
       if (running !== undefined)
         throw new UserError(`an API proxy already runs (pid ${running.pid}); see forage-ctl proxy --status`, "general");
-      const { startApiProxy } = await import("../../runtime/proxy/api-proxy.js");
+      const { startApiProxy } = await import("../../runtime/gates/api-proxy/api-proxy.js");
       const log = (line: string): void =>
         void process.stderr.write(`${new Date().toISOString()} forage-proxy: ${line}\n`);
       const proxy = await startApiProxy(context.settings, context.paths, log);

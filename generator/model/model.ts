@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import type { Identity } from "../config/schema/identity.js";
 import type { settingsAgentSchema } from "./settings-agent-schema.js";
+import type { settingsHostSchema } from "./settings-host-schema.js";
 import type { settingsTemplateSchema } from "./settings-template-schema.js";
 
 /**
@@ -15,43 +15,14 @@ export interface Model {
   templates: TemplateModel[];
 }
 
-export interface HostModel {
-  user: string;
-  authorizedKeys: string[];
-  /** Secret name → host file path. Never the secret's contents. */
-  secrets: Record<string, string>;
-  stateDir: string;
-  externalInterface: string | null;
-  containerUsername: string;
-  workspacePath: string;
-  agentIdentity: Identity;
-  monitor: { enable: boolean; interval: number; autoRestart: boolean };
-  proxy: {
-    /** Whether the API proxy runs: exactly when an agent goes by it (auth other than "wrapper"). */
-    enable: boolean;
-    port: number;
-    url: string | null;
-    rateLimit: { requests: number; window: string; tokens: number | null };
-    /** null: `proxy-audit.jsonl` in the state directory in use (FORAGE_STATE_DIR may move it). */
-    auditLog: string | null;
-    auditLogMaxBytes: number;
-    caFile: string | null;
-    /** https origins allowed although they are on loopback, link-local or private addresses. */
-    allowUpstreams: string[];
-  };
-  network: { base: string; upstreamResolver: string | null; admitPrivate: string[] };
-  /** The approvals queue: seconds a request waits; the command told of each new one (argv), or null. */
-  approvals: { deadline: number; notify: string[] | null };
-  stateVersion: string;
-  /** Where secrets appear inside every sandbox. */
-  secretsMountPath: string;
-}
-
 /*
- * A template and its agents are described once, by forage.json's schemas (the resolved form):
+ * The host, a template and its agents are described once, by forage.json's schemas (the resolved form):
  * their types here are inferred from those, differing only where the model holds a value in
  * another form than the file (agents in a sorted list, packages as attribute paths).
  */
+
+/** The host's settings resolved: every default applied, null where there is none (see settings-host-schema.ts). */
+export type HostModel = z.output<typeof settingsHostSchema>;
 
 /** A template resolved: every default applied, `extends` flattened (see settings-template-schema.ts). */
 export type TemplateModel = Omit<z.output<typeof settingsTemplateSchema>, "agents" | "extraPackages"> & {

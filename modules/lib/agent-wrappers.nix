@@ -18,7 +18,7 @@ lib.mapAttrs (
     envVar = agent.authEnvVar or null;
     promptFile = promptFiles.${name} or null;
     # Per-sandbox `NAME=value` lines (the proxy's URL for this agent; a login's token or its
-    # stand-in), written by forage-ctl at up (runtime/proxy/sandbox-credentials.ts, which names the
+    # stand-in), written by forage-ctl at up (runtime/gates/api-proxy/sandbox-credentials.ts, which names the
     # same `_proxy/<agent>`).
     envFile =
       if (agent.auth or "wrapper") == "wrapper" && (agent.login or null) == null then

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Op } from "./call-table.js";
-import { approvalAskRequest, approveRequest, denyRequest } from "../approvals/approval-schema.js";
+import { approvalAskRequest, approveRequest, denyRequest } from "../gates/approvals/approval-schema.js";
 import {
   authRemoveRequest,
   authSetRequest,

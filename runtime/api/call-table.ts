@@ -1,9 +1,9 @@
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
-import { decisionOf } from "../approvals/approval-decision.js";
-import type { ApprovalView } from "../approvals/approval-view.js";
+import { decisionOf } from "../gates/approvals/approval-decision.js";
+import type { ApprovalView } from "../gates/approvals/approval-view.js";
 import type { AuditEvent } from "../core/audit-log.js";
-import type { DenialRecord } from "../network/denials.js";
-import type { ProxyStatus } from "../proxy/proxy-status.js";
+import type { DenialRecord } from "../gates/network/denials.js";
+import type { ProxyStatus } from "../gates/api-proxy/proxy-status.js";
 import type { LoginStatus } from "../logins/login-status.js";
 import type { Orphan } from "../sandbox/gc.js";
 import type { NetworkView } from "../sandbox/network-operations.js";

@@ -1,7 +1,7 @@
 import { detectRuntimes } from "../backends/registry.js";
 import { templateSummaries } from "./template-summary.js";
 import { spawn } from "node:child_process";
-import { sandboxLink } from "../network/sandbox-link.js";
+import { sandboxLink } from "../gates/network/sandbox-link.js";
 import { readEvents, recordEvent } from "../core/audit-log.js";
 import type { RuntimeContext } from "../core/context.js";
 import { requireSandbox } from "../state/require-sandbox.js";
@@ -32,8 +32,8 @@ import { forgetLogin, loginStatuses, setLogin } from "../logins/login-operations
 import type { Operations } from "./operations.js";
 import type { SandboxView } from "./sandbox-view.js";
 import { cgroupLimits } from "../cgroups/cgroup-limits.js";
-import { servedByProxy } from "../proxy/proxy-status.js";
-import { networkModeInForce } from "../network/policy-in-force.js";
+import { servedByProxy } from "../gates/api-proxy/proxy-status.js";
+import { networkModeInForce } from "../gates/network/policy-in-force.js";
 
 /** The operations, run in this process (which must be root). */
 export function localOperations(context: RuntimeContext): Operations {

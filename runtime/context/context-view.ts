@@ -1,6 +1,6 @@
 import type { AgentModel, HostModel, TemplateModel } from "../../generator/model/model.js";
 import type { NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
-import { denialsMountPath } from "../network/denials.js";
+import { denialsMountPath } from "../gates/network/denials.js";
 import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
 
 /** What the context templates (templates/context/) are rendered from: plain data, all of it prose-safe. */

@@ -1,6 +1,6 @@
 import type { Socket } from "node:net";
-import type { ApprovalDecision, AskApproval } from "../approvals/approval.js";
-import { maxApprovalDeadlineMs } from "../approvals/approval-queue.js";
+import type { ApprovalDecision, AskApproval } from "../gates/approvals/approval.js";
+import { maxApprovalDeadlineMs } from "../gates/approvals/approval-queue.js";
 import { isRootsSocket } from "../core/private-socket.js";
 import { callDaemon } from "./client.js";
 import { rootSocketPath } from "./protocol.js";

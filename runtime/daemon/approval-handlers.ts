@@ -1,10 +1,10 @@
 import type { RequestMethods } from "../api/calls.js";
-import { approvalNotifier } from "../approvals/approval-notify.js";
-import { ApprovalQueue } from "../approvals/approval-queue.js";
-import { recordEvent } from "../core/audit-log.js";
+import { approvalNotifier } from "../gates/approvals/approval-notify.js";
+import { ApprovalQueue } from "../gates/approvals/approval-queue.js";
+import { gateAudit } from "../gates/shared/gate-audit.js";
 import type { RuntimeContext } from "../core/context.js";
 import type { HostUser } from "../core/host-user.js";
-import type { HumanDecision } from "../approvals/approval-view.js";
+import type { HumanDecision } from "../gates/approvals/approval-view.js";
 import { SandboxError } from "../core/errors.js";
 
 type ApprovalCall = "approvals" | "approve" | "deny" | "approvalAsk";
@@ -61,7 +61,7 @@ export function daemonApprovalQueue(
 ): ApprovalQueue {
   const { deadline, notify } = context.settings.host.approvals;
   return new ApprovalQueue({
-    audit: (sandbox, event, detail) => recordEvent(context.paths, sandbox, event, { detail }),
+    audit: (sandbox, event, detail) => gateAudit(context.paths, sandbox, event, log)(detail),
     onQueued: approvalNotifier({ user, hook: notify, log }),
     log,
     defaultDeadlineMs: deadline * 1000,

@@ -9,7 +9,7 @@ import type { Operations } from "../api/operations.js";
 import type { RuntimeContext } from "../core/context.js";
 import { SandboxError } from "../core/errors.js";
 import { requirePinnedDirectory } from "../core/pinned-path.js";
-import { readProxyStatus } from "../proxy/proxy-status.js";
+import { readProxyStatus } from "../gates/api-proxy/proxy-status.js";
 import type { LoadedSettings } from "../settings/load-settings.js";
 import type { FollowedSettings } from "./followed-settings.js";
 import type { TerminalSize } from "../sandbox/terminal.js";
@@ -17,7 +17,7 @@ import type { ExecRelay, ServerMessage } from "./protocol.js";
 import { execRelay } from "./relay-schemas.js";
 import { requireGatewayUp } from "./gateway-socket.js";
 import { approvalHandlers } from "./approval-handlers.js";
-import type { ApprovalQueue } from "../approvals/approval-queue.js";
+import type { ApprovalQueue } from "../gates/approvals/approval-queue.js";
 import { issueList } from "../../generator/lib/issue-list.js";
 
 /** Who this daemon serves: the owner of the workspaces it mounts, and what `hello` answers. */

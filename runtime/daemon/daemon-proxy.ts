@@ -1,8 +1,8 @@
 import type { Model } from "../../generator/model/model.js";
 import type { RuntimePaths } from "../core/paths.js";
-import type { ApiProxy } from "../proxy/api-proxy.js";
-import { readProxyStatus } from "../proxy/proxy-status.js";
-import { proxyNeeded } from "../proxy/sandbox-routes.js";
+import type { ApiProxy } from "../gates/api-proxy/api-proxy.js";
+import { readProxyStatus } from "../gates/api-proxy/proxy-status.js";
+import { proxyNeeded } from "../gates/api-proxy/sandbox-routes.js";
 
 /**
  * The API proxy the daemon runs, started once the settings in force have an agent behind it:
@@ -44,7 +44,7 @@ export class DaemonProxy {
   private async start(): Promise<void> {
     const running = await readProxyStatus(this.paths);
     if (running !== undefined) return this.sayOnce(`API proxy not started: one already runs (pid ${running.pid})`);
-    const { startApiProxy } = await import("../proxy/api-proxy.js");
+    const { startApiProxy } = await import("../gates/api-proxy/api-proxy.js");
     try {
       this.proxy = await startApiProxy(this.settings(), this.paths, this.log, this.settings);
       this.said = undefined;

@@ -1,6 +1,6 @@
 /**
- * Entry point of the network guard host (network/guard-host.ts), started detached by
- * network/guard-process.ts
+ * Entry point of the network guard host (gates/network/guard-host.ts), started detached by
+ * gates/network/guard-process.ts
  * with its socket's path on argv when a sandbox needs a guard and none answers. It holds
  * `<socket>.lock` for its whole life, so only one runs per run directory: a second one, started
  * by a racing forage-ctl, finds it held and exits, and its starter talks to the first. It logs to
@@ -10,7 +10,7 @@
 import { dirname } from "node:path";
 import { rootSocketIn } from "../core/daemon-sockets.js";
 import { holdLock } from "../state/lock.js";
-import { defaultIdleExitMs, runGuardHost } from "../network/guard-host.js";
+import { defaultIdleExitMs, runGuardHost } from "../gates/network/guard-host.js";
 import { askThroughDaemon } from "./approval-client.js";
 
 const socketPath = process.argv[2];

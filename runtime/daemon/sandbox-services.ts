@@ -1,8 +1,8 @@
-import type { AskApproval } from "../approvals/approval.js";
+import type { AskApproval } from "../gates/approvals/approval.js";
 import type { RuntimeContext } from "../core/context.js";
-import { startPushGateFor } from "../push-gate/sandbox-push-gate.js";
+import { startPushGateFor } from "../gates/push-gate/sandbox-push-gate.js";
 import { isRunning } from "../sandbox/start-stop.js";
-import { startSandboxSshAgent } from "../ssh-agent/sandbox-ssh-agent.js";
+import { startSandboxSshAgent } from "../gates/ssh-agent/sandbox-ssh-agent.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { listMetadata } from "../state/metadata-store.js";
 

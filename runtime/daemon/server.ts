@@ -21,7 +21,7 @@ import { gatewayUid, requireGatewayCall } from "./gateway-socket.js";
 import { daemonApprovalQueue } from "./approval-handlers.js";
 import { SandboxServices } from "./sandbox-services.js";
 import type { UpResult } from "../api/sandbox-view.js";
-import { servedByProxy } from "../proxy/proxy-status.js";
+import { servedByProxy } from "../gates/api-proxy/proxy-status.js";
 import { DaemonProxy } from "./daemon-proxy.js";
 import { FollowedSettings, fileKey } from "./followed-settings.js";
 import { settingsLoader } from "./settings-loader.js";

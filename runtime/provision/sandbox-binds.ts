@@ -1,7 +1,7 @@
 import type { TemplateModel } from "../../generator/model/model.js";
 import { join } from "node:path";
-import { denialsMountPath } from "../network/denials.js";
-import { resolvConfName } from "../network/sandbox-network.js";
+import { denialsMountPath } from "../gates/network/denials.js";
+import { resolvConfName } from "../gates/network/sandbox-network.js";
 import type { Bind } from "../core/bind.js";
 import { sandboxNetworkPath } from "../core/paths.js";
 import { seccompBinds } from "../seccomp/sandbox-filter.js";
@@ -12,8 +12,8 @@ import { agentConfigBinds } from "./agent-config-binds.js";
 import type { RuntimeContext } from "../core/context.js";
 import { ownerHome } from "../core/owner-home.js";
 import { contextBinds } from "../context/context-files.js";
-import { sshAgentBinds } from "../ssh-agent/sandbox-ssh-agent.js";
-import { pushGateBinds } from "../push-gate/sandbox-push-gate.js";
+import { sshAgentBinds } from "../gates/ssh-agent/sandbox-ssh-agent.js";
+import { pushGateBinds } from "../gates/push-gate/sandbox-push-gate.js";
 import { procMasks } from "./proc-masks.js";
 
 /**

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { pathUnder } from "../core/names.js";
 import { sandboxSecretsPath, type RuntimePaths } from "../core/paths.js";
 import type { HostModel, TemplateModel } from "../../generator/model/model.js";
-import { writeProxiedCredentials } from "../proxy/sandbox-credentials.js";
+import { writeProxiedCredentials } from "../gates/api-proxy/sandbox-credentials.js";
 import { copyIdentityKey, identityKeyFile } from "./identity-key.js";
 import { homeSeedName, writeHomeSeed } from "./home-seed.js";
 import { identityHomeFiles } from "./identity-files.js";
 import { contextHomeLinks } from "../context/context-files.js";
-import { pushGateHomeFiles } from "../push-gate/sandbox-push-gate.js";
+import { pushGateHomeFiles } from "../gates/push-gate/sandbox-push-gate.js";
 import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
 
 /** A secret the template needs could not be read on the host. */

@@ -1,6 +1,6 @@
 import { backendOf } from "../backends/registry.js";
 import type { SandboxMetadata } from "../state/metadata.js";
-import { sshAgentSocketInside } from "../ssh-agent/sandbox-ssh-agent.js";
+import { sshAgentSocketInside } from "../gates/ssh-agent/sandbox-ssh-agent.js";
 
 /**
  * The whole environment of a process started in a sandbox. Nothing is inherited from the caller

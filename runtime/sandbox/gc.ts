@@ -1,8 +1,8 @@
 import { lstat, readdir, rm } from "node:fs/promises";
 import { removeSandboxDir } from "../workspaces/remove-workspaces.js";
 import { pathUnder, sandboxNamePattern } from "../core/names.js";
-import { removeHostPolicy } from "../network/host-policy.js";
-import { removeLink, sandboxLink } from "../network/sandbox-link.js";
+import { removeHostPolicy } from "../gates/network/host-policy.js";
+import { removeLink, sandboxLink } from "../gates/network/sandbox-link.js";
 import { unmountRoot } from "../mounts/root-mount.js";
 import { rootPath } from "../core/paths.js";
 import { isAlive } from "../core/process-alive.js";

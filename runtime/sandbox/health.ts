@@ -1,5 +1,5 @@
-import { isOurGuard } from "../network/guard-process.js";
-import { startNetworkGuard } from "../network/sandbox-network.js";
+import { isOurGuard } from "../gates/network/guard-process.js";
+import { startNetworkGuard } from "../gates/network/sandbox-network.js";
 import { backendOf } from "../backends/registry.js";
 import { listMetadata, readMetadata, writeMetadata } from "../state/metadata-store.js";
 import { withSandboxLock } from "../state/sandbox-lock.js";

@@ -5,7 +5,7 @@ import { copySecrets } from "../provision/secrets.js";
 import { writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { requireSandbox } from "../state/require-sandbox.js";
-import { withUpstreamAgent } from "../ssh-agent/upstream-socket.js";
+import { withUpstreamAgent } from "../gates/ssh-agent/upstream-socket.js";
 import { withSandboxLock } from "../state/sandbox-lock.js";
 import { isRunning, startReady, stopSandbox } from "./start-stop.js";
 

@@ -1,10 +1,10 @@
 import { recordEvent } from "../core/audit-log.js";
 import type { RuntimeContext } from "../core/context.js";
 import { SandboxError } from "../core/errors.js";
-import { syncForwards } from "../network/guard-process.js";
-import type { ForwardState } from "../network/port-forwarder.js";
-import { portHolder } from "../network/port-holder.js";
-import { linkOf } from "../network/sandbox-network.js";
+import { syncForwards } from "../gates/network/guard-process.js";
+import type { ForwardState } from "../gates/network/port-forwarder.js";
+import { portHolder } from "../gates/network/port-holder.js";
+import { linkOf } from "../gates/network/sandbox-network.js";
 import { listMetadata, writeMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { describeForward, forwardHost, portLimits, type PortForward } from "../state/port-spec.js";

@@ -7,7 +7,7 @@ import type { RuntimeContext } from "../core/context.js";
 import { timed } from "../core/phase-clock.js";
 import { writeMetadata } from "../state/metadata-store.js";
 import { stoppedMetadata, type SandboxMetadata } from "../state/metadata.js";
-import { syncInSandboxTable } from "../network/sandbox-network.js";
+import { syncInSandboxTable } from "../gates/network/sandbox-network.js";
 import { runInit, startSession } from "./session.js";
 import { startSshd } from "./sshd.js";
 import { slotOwner } from "../state/slots.js";

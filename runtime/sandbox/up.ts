@@ -21,7 +21,7 @@ import { ensureHostKey } from "../provision/ssh-files.js";
 import { startReady } from "./start-stop.js";
 import { createWorkspaces, type WorkspaceRequest } from "../workspaces/create-workspaces.js";
 import { timed } from "../core/phase-clock.js";
-import { withUpstreamAgent } from "../ssh-agent/upstream-socket.js";
+import { withUpstreamAgent } from "../gates/ssh-agent/upstream-socket.js";
 import type { UpOptions } from "./up-options.js";
 
 /** What up takes: the caller's options as the up call's schema has them (up-options.ts), and what the call's flags resolve to. */

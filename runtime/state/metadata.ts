@@ -139,7 +139,7 @@ export const sandboxMetadataSchema = z.strictObject({
     .default(null),
   /**
    * The push gate (the template's pushGate): the sandbox's pushes go to a gate on the host that
-   * refuses or asks (runtime/push-gate/). protectedBranches null: the upstream's default branch, main
+   * refuses or asks (runtime/gates/push-gate/). protectedBranches null: the upstream's default branch, main
    * and master. alwaysPushed: the refs approved `--always` at their URL, later fast-forwards of which
    * go unasked (absent: none). Null (and absent, in metadata written before it existed): no gate.
    */

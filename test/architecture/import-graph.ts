@@ -43,10 +43,12 @@ export function importEdges(root: string): ImportEdge[] {
   });
 }
 
-/** The folder a file belongs to for layering: `runtime/core`, `generator/emit`, `cli`. */
+/** The folder a file belongs to for layering: `runtime/core`, `generator/emit`, `cli`, `runtime/gates/push-gate`. */
 export function folderOf(file: string): string {
   const parts = file.split("/");
   if (parts[0] === "cli") return "cli";
+  // The gates are a family of folders, each ranked on its own: runtime/gates/network, …/shared.
+  if (parts[0] === "runtime" && parts[1] === "gates" && parts.length > 3) return parts.slice(0, 3).join("/");
   return parts.length > 2 ? `${parts[0]}/${parts[1]}` : (parts[0] ?? file);
 }
 

@@ -28,15 +28,17 @@ const runtimeRanks: Record<string, number> = {
   "runtime/cgroups": 2,
   "runtime/mounts": 2, // host-side mounts into a sandbox: pinned binds, stand-ins, its tmpfs root
   "runtime/seccomp": 2,
+  // The gates (runtime/gates/README.md): doors between a sandbox and the world that judge each request.
+  "runtime/gates/shared": 1, // what every gate uses: agent-supplied text shown, its audit, special addresses
+  "runtime/gates/approvals": 2, // the approvals queue: the one way a gate asks the human
+  "runtime/gates/network": 3, // the network guard: DNS filter, name gate, host admissions
+  "runtime/gates/ssh-agent": 3, // the sandbox's SSH agent on the host: keys stay here, each signature asked
+  "runtime/gates/push-gate": 4, // gated git push: an outbox and hook on the host
+  "runtime/gates/api-proxy": 4, // the API proxy: keys stay on the host, requests filtered
   "runtime/settings": 2,
-  "runtime/approvals": 2, // the approvals queue: what gates ask the human (the network's DNS filter among them)
-  "runtime/network": 3,
-  "runtime/ssh-agent": 3, // the sandbox's SSH agent on the host: keys stay here, signatures go through the approvals queue
   "runtime/logins": 3, // subscription logins kept on the host: the store, refreshes
   "runtime/context": 4, // what agents are told about their sandbox
   "runtime/workspaces": 3,
-  "runtime/push-gate": 4, // gated git push: an outbox and hook on the host, asking through approvals
-  "runtime/proxy": 4,
   "runtime/provision": 5, // what every backend gives a sandbox
   "runtime/backends": 6,
   "runtime/sandbox": 7, // the lifecycle, over the backends
@@ -191,6 +193,65 @@ describe("backends as peers", () => {
       .filter((e) => !e.typeOnly)
       .map((e) => `${e.from} → ${e.to}`);
     expect(against).toEqual([]);
+  });
+});
+
+/** A gate file's folder: runtime/gates/<gate>/…; undefined outside the gates. */
+function gateOf(file: string): string | undefined {
+  const parts = file.split("/");
+  return parts[0] === "runtime" && parts[1] === "gates" && parts.length > 3 ? parts[2] : undefined;
+}
+
+/** What a gate shares with the others: the one way to ask (the queue), to audit and to show agent text. */
+const gateCommons = new Set(["approvals", "shared"]);
+
+/** Imports that break "gates as a family" (ARCHITECTURE.md): one gate into another; the commons into a gate. */
+function gateViolations(graph: readonly { from: string; to: string }[]): string[] {
+  return graph
+    .filter((e) => {
+      const from = gateOf(e.from);
+      const to = gateOf(e.to);
+      if (from === undefined || to === undefined || from === to) return false;
+      if (to === "shared") return false;
+      return !(to === "approvals" && from !== "shared");
+    })
+    .map((e) => `${e.from} → ${e.to}`);
+}
+
+describe("gates as a family", () => {
+  it("keeps each gate in its own folder under runtime/gates, importing only the approvals queue and shared parts, never another gate", () => {
+    expect(gateViolations(edges)).toEqual([]);
+    const gates = [...new Set(files.map(gateOf).filter((gate) => gate !== undefined))].sort();
+    expect(gates.filter((gate) => !gateCommons.has(gate))).toEqual(["api-proxy", "network", "push-gate", "ssh-agent"]);
+  });
+
+  it("records a gate's judgements through gate-audit.ts only: no gate writes the audit log itself", () => {
+    const against = edges
+      .filter((e) => gateOf(e.from) !== undefined && !gateCommons.has(gateOf(e.from) ?? ""))
+      .filter((e) => e.to === "runtime/core/audit-log.ts" && !e.typeOnly)
+      // A policy change is the network operation's own event, not a gate's judgement.
+      .filter((e) => e.from !== "runtime/gates/network/sandbox-network.ts")
+      .map((e) => `${e.from} → ${e.to}`);
+    expect(against).toEqual([]);
+  });
+
+  it("sees a planted violation (controls)", () => {
+    expect(
+      gateViolations([
+        { from: "runtime/gates/api-proxy/x.ts", to: "runtime/gates/network/special-addresses.ts" },
+        { from: "runtime/gates/shared/y.ts", to: "runtime/gates/approvals/approval.ts" },
+        { from: "runtime/gates/shared/y.ts", to: "runtime/gates/push-gate/outbox.ts" },
+        { from: "runtime/gates/push-gate/z.ts", to: "runtime/gates/approvals/approval.ts" },
+        { from: "runtime/gates/push-gate/z.ts", to: "runtime/gates/shared/gate-audit.ts" },
+        { from: "runtime/gates/approvals/q.ts", to: "runtime/gates/shared/agent-text.ts" },
+        { from: "runtime/gates/approvals/q.ts", to: "runtime/gates/ssh-agent/wire.ts" },
+      ]),
+    ).toEqual([
+      "runtime/gates/api-proxy/x.ts → runtime/gates/network/special-addresses.ts",
+      "runtime/gates/shared/y.ts → runtime/gates/approvals/approval.ts",
+      "runtime/gates/shared/y.ts → runtime/gates/push-gate/outbox.ts",
+      "runtime/gates/approvals/q.ts → runtime/gates/ssh-agent/wire.ts",
+    ]);
   });
 });
 

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, expect } from "vitest";
-import type { ApprovalAsk, ApprovalDecision } from "../../runtime/approvals/approval.js";
-import type { ApprovalView } from "../../runtime/approvals/approval-view.js";
+import type { ApprovalAsk, ApprovalDecision } from "../../runtime/gates/approvals/approval.js";
+import type { ApprovalView } from "../../runtime/gates/approvals/approval-view.js";
 import { askThroughDaemon } from "../../runtime/daemon/approval-client.js";
 import { cliPath, repoRoot, runCli, type CliResult } from "./run-cli.js";
 

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ApprovalAsk, PushSubject } from "../../runtime/approvals/approval.js";
-import type { ApprovalView } from "../../runtime/approvals/approval-view.js";
+import type { ApprovalAsk, PushSubject } from "../../runtime/gates/approvals/approval.js";
+import type { ApprovalView } from "../../runtime/gates/approvals/approval-view.js";
 import { isRoot } from "../support/tools.js";
 import { ApprovalsDaemon } from "./approvals-daemon.js";
 import { runCli, stackFrame } from "./run-cli.js";

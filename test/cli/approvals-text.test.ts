@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { ApprovalAsk, PushSubject } from "../../runtime/approvals/approval.js";
-import type { ApprovalView } from "../../runtime/approvals/approval-view.js";
+import type { ApprovalAsk, PushSubject } from "../../runtime/gates/approvals/approval.js";
+import type { ApprovalView } from "../../runtime/gates/approvals/approval-view.js";
 import { isRoot } from "../support/tools.js";
 import { ApprovalsDaemon } from "./approvals-daemon.js";
 
 /** Every invisible or direction-changing character the issue saw print raw, and a few more. */
 const invisible = "\u200b\u200c\u200d\u2060\u2063\ufeff\u00a0\u202f\u0301\u061c\u202e\u2066";
 const shownInvisible = "\\u200b\\u200c\\u200d\\u2060\\u2063\\ufeff\\xa0\\u202f\\u0301\\u061c\\u202e\\u2066";
-/** Any character that must never reach a terminal raw from a listing (the escaper's rule, sandbox-text.ts). */
+/** Any character that must never reach a terminal raw from a listing (the escaper's rule, agent-text.ts). */
 const rawHidden = /(?! )[\p{C}\p{Z}\p{M}\p{Default_Ignorable_Code_Point}\u2800]/u;
 const withoutNewlines = (text: string): string => text.replaceAll("\n", "");
 
@@ -31,7 +31,7 @@ const push: ApprovalAsk = {
  * What every listing shows of the sandbox's text (ARCHITECTURE.md rule 18), against a real daemon
  * (approvals-daemon.ts): the table, approvals show, --json and the answers' lines escape every
  * invisible or direction-changing character; a login's user name is quoted data; a long host
- * name keeps its end. The desktop notification and the hook: test/runtime/approvals/approval-notify.test.ts.
+ * name keeps its end. The desktop notification and the hook: test/runtime/gates/approvals/approval-notify.test.ts.
  */
 describe.skipIf(!isRoot())("the sandbox's text in forage-ctl approvals, against a real daemon", () => {
   const daemon = new ApprovalsDaemon();

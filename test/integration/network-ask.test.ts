@@ -2,7 +2,7 @@ import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApprovalView } from "../../runtime/approvals/approval-view.js";
+import type { ApprovalView } from "../../runtime/gates/approvals/approval-view.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { TestHosts } from "../support/test-hosts.js";
 import { TestHost } from "./harness.js";

@@ -3,7 +3,7 @@ import { appendFileSync, chmodSync, chownSync, copyFileSync, mkdirSync, readFile
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SshSignSubject } from "../../runtime/approvals/approval.js";
+import type { SshSignSubject } from "../../runtime/gates/approvals/approval.js";
 import { TestHosts } from "../support/test-hosts.js";
 import { startTestSshd, type TestSshd } from "../support/test-sshd.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
@@ -11,7 +11,7 @@ import { agentUid, TestHost } from "./harness.js";
 
 /*
  * A template's SSH agent naming a key by fingerprint relays to the user's own agent
- * (runtime/ssh-agent/upstream-socket.ts): GIVEN the user's real ssh-agent holding the key and a
+ * (runtime/gates/ssh-agent/upstream-socket.ts): GIVEN the user's real ssh-agent holding the key and a
  * real sshd on a test host in a network namespace made here, WHEN `up`, `stop` and `start` run
  * through the real CLI and daemon with and without SSH_AUTH_SOCK, THEN up refuses before anything
  * is made when the socket is missing or the agent lacks the key; with it, ssh in the sandbox logs

@@ -14,11 +14,11 @@ import {
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SshSignSubject } from "../../runtime/approvals/approval.js";
-import { readKeyFile } from "../../runtime/ssh-agent/key-file.js";
-import { SshAgentServer, type SignRecord } from "../../runtime/ssh-agent/ssh-agent-server.js";
-import type { AgentKey } from "../../runtime/ssh-agent/ssh-key.js";
-import { upstreamKeys } from "../../runtime/ssh-agent/upstream-agent.js";
+import type { SshSignSubject } from "../../runtime/gates/approvals/approval.js";
+import { readKeyFile } from "../../runtime/gates/ssh-agent/key-file.js";
+import { SshAgentServer, type SignRecord } from "../../runtime/gates/ssh-agent/ssh-agent-server.js";
+import type { AgentKey } from "../../runtime/gates/ssh-agent/ssh-key.js";
+import { upstreamKeys } from "../../runtime/gates/ssh-agent/upstream-agent.js";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { TestApprovalQueue } from "../support/test-approval-queue.js";
 import { startTestSshd, type TestSshd } from "../support/test-sshd.js";

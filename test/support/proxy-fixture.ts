@@ -6,16 +6,16 @@ import { join } from "node:path";
 import type { AgentApiModel, LoginModel } from "../../generator/model/model.js";
 import { runtimePaths, type RuntimePaths } from "../../runtime/core/paths.js";
 import { LoginKeeper } from "../../runtime/logins/login-keeper.js";
-import { httpsTokenPost } from "../../runtime/proxy/token-post.js";
-import { KeyStore } from "../../runtime/proxy/key-store.js";
-import { ProxyAuditLog } from "../../runtime/proxy/proxy-audit-log.js";
-import { handleProxyRequest } from "../../runtime/proxy/proxy-handler.js";
-import type { ProxyServices } from "../../runtime/proxy/proxy-exchange.js";
-import { proxyServer, type ListenerTimeouts } from "../../runtime/proxy/proxy-server.js";
-import { RateLimiter } from "../../runtime/proxy/rate-limiter.js";
-import { proxyGate } from "../../runtime/proxy/sandbox-gate.js";
-import { newCounters, type ProxiedAgent, type SandboxProxy } from "../../runtime/proxy/sandbox-proxy.js";
-import { UpstreamAgents } from "../../runtime/proxy/upstream-agents.js";
+import { httpsTokenPost } from "../../runtime/gates/api-proxy/token-post.js";
+import { KeyStore } from "../../runtime/gates/api-proxy/key-store.js";
+import { ProxyAuditLog } from "../../runtime/gates/api-proxy/proxy-audit-log.js";
+import { handleProxyRequest } from "../../runtime/gates/api-proxy/proxy-handler.js";
+import type { ProxyServices } from "../../runtime/gates/api-proxy/proxy-exchange.js";
+import { proxyServer, type ListenerTimeouts } from "../../runtime/gates/api-proxy/proxy-server.js";
+import { RateLimiter } from "../../runtime/gates/api-proxy/rate-limiter.js";
+import { proxyGate } from "../../runtime/gates/api-proxy/sandbox-gate.js";
+import { newCounters, type ProxiedAgent, type SandboxProxy } from "../../runtime/gates/api-proxy/sandbox-proxy.js";
+import { UpstreamAgents } from "../../runtime/gates/api-proxy/upstream-agents.js";
 
 /** A reply as a client in the sandbox sees it. */
 export interface Reply {

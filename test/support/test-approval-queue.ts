@@ -1,4 +1,4 @@
-import type { ApprovalAsk, ApprovalDecision, AskApproval } from "../../runtime/approvals/approval.js";
+import type { ApprovalAsk, ApprovalDecision, AskApproval } from "../../runtime/gates/approvals/approval.js";
 
 /** One ask waiting in the queue, and how to answer it. */
 export interface PendingAsk {

@@ -1,7 +1,7 @@
 import { realpath, rm, writeFile } from "node:fs/promises";
 import type { TemplateModel } from "../../../generator/model/model.js";
-import { prepareNetwork, startNetworkGuard, stopNetwork } from "../../network/sandbox-network.js";
-import { sandboxLink } from "../../network/sandbox-link.js";
+import { prepareNetwork, startNetworkGuard, stopNetwork } from "../../gates/network/sandbox-network.js";
+import { sandboxLink } from "../../gates/network/sandbox-link.js";
 import { metadataPath, sandboxSecretsPath, type RuntimePaths } from "../../core/paths.js";
 import type { SandboxMetadata } from "../../state/metadata.js";
 import type { RuntimeContext } from "../../core/context.js";

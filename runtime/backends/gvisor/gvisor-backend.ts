@@ -9,7 +9,7 @@ import type { Backend, Entry } from "../backend.js";
 import { hostRootGaps } from "../shared/host-root-gaps.js";
 import { hostRootInside } from "../shared/host-root-layout.js";
 import { hostToolsUnavailable } from "../shared/host-tools.js";
-import { linkOf } from "../../network/sandbox-network.js";
+import { linkOf } from "../../gates/network/sandbox-network.js";
 import { choosePlatform } from "./platform.js";
 import { containerId, enterInside, filterInside, startedPlatform, startGvisor, stopGvisor } from "./gvisor-sandbox.js";
 import { bundlePath, findRunsc, runscArgs, runscStateRoot, type Runsc } from "./runsc.js";

@@ -18,8 +18,8 @@ import { packageRoot } from "../../core/package-root.js";
 import { metadataPath, rootPath, sandboxSecretsPath, type RuntimePaths } from "../../core/paths.js";
 import { mountRoot, unmountRoot } from "../../mounts/root-mount.js";
 import { stageBinds, type StagedBinds } from "../../mounts/staged-binds.js";
-import { createLink, removeLink } from "../../network/sandbox-link.js";
-import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../../network/sandbox-network.js";
+import { createLink, removeLink } from "../../gates/network/sandbox-link.js";
+import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../../gates/network/sandbox-network.js";
 import { sandboxBinds } from "../../provision/sandbox-binds.js";
 import {
   enterHelperPath,

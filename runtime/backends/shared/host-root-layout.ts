@@ -7,7 +7,7 @@ import { agentLauncherPath } from "../../provision/assets.js";
 import { resolveAgentPrograms } from "../../provision/host-programs.js";
 import { identityKeyFile } from "../../provision/identity-key.js";
 import { installSsh } from "../../provision/ssh-files.js";
-import { proxyEnvFile } from "../../proxy/sandbox-credentials.js";
+import { proxyEnvFile } from "../../gates/api-proxy/sandbox-credentials.js";
 import type { SandboxMetadata } from "../../state/metadata.js";
 import type { Inside } from "../backend.js";
 import { buildHostRoot } from "./host-root-files.js";

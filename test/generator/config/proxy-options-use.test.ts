@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { proxyNeeded } from "../../../runtime/proxy/sandbox-routes.js";
+import { proxyNeeded } from "../../../runtime/gates/api-proxy/sandbox-routes.js";
 import { configProbe } from "./temp-config.js";
 
 /*

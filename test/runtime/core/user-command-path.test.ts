@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemProgram, systemProgramDirs, userCommandPath } from "../../../runtime/core/user-command-path.js";
-import { runUserGit } from "../../../runtime/push-gate/user-git.js";
+import { runUserGit } from "../../../runtime/gates/push-gate/user-git.js";
 import { runVcs } from "../../../runtime/workspaces/vcs-command.js";
 import { makeTestUser, type TestUser } from "../../support/test-user.js";
 import { isRoot, toolsAvailable } from "../../support/tools.js";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApprovalAsk } from "../../../runtime/approvals/approval.js";
+import type { ApprovalAsk } from "../../../runtime/gates/approvals/approval.js";
 import { readEvents } from "../../../runtime/core/audit-log.js";
 import { runtimePaths } from "../../../runtime/core/paths.js";
 import { askThroughDaemon } from "../../../runtime/daemon/approval-client.js";

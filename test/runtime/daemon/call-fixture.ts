@@ -15,7 +15,7 @@ import type { ExecStreams } from "../../../runtime/api/exec-streams.js";
 import type { Operations } from "../../../runtime/api/operations.js";
 import type { SandboxView } from "../../../runtime/api/sandbox-view.js";
 import type { RuntimeContext } from "../../../runtime/core/context.js";
-import { ApprovalQueue } from "../../../runtime/approvals/approval-queue.js";
+import { ApprovalQueue } from "../../../runtime/gates/approvals/approval-queue.js";
 import { recordEvent } from "../../../runtime/core/audit-log.js";
 import { runtimePaths } from "../../../runtime/core/paths.js";
 import type { Caller } from "../../../runtime/daemon/daemon-handlers.js";

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { canonicalPath } from "../../../../runtime/gates/api-proxy/path-grammar.js";
+import { SandboxGate } from "../../../../runtime/gates/api-proxy/sandbox-gate.js";
+
+/* The proxy's guards on their own: the path grammar, the per-sandbox gate (key redaction: key-redactor.test.ts). */
+
+describe("the path grammar", () => {
+  it.each([
+    ["/v1/messages", "/v1/messages"],
+    ["/v1/models/gemini-pro:streamGenerateContent", "/v1/models/gemini-pro:streamGenerateContent"],
+    ["/v1/%7Euser/", "/v1/~user/"],
+    ["/", "/"],
+  ])("allows %s as %s", (raw, encoded) => {
+    expect(canonicalPath(raw)).toMatchObject({ ok: true, encoded });
+  });
+
+  it.each([
+    "/v1/%c0%ae",
+    "/v1/%e0%80%ae",
+    "/v1/%u002e",
+    "/v1/a%00",
+    "/v1/.",
+    "/v1/%2E%2e",
+    "/v1\\x",
+    "/v1/a;b",
+    "/v1/%252e",
+    "/v1/%zz",
+    "v1",
+    "/v1/é",
+  ])("refuses %s", (raw) => {
+    expect(canonicalPath(raw).ok).toBe(false);
+  });
+});
+
+describe("the per-sandbox gate", () => {
+  it("lets a sandbox's requests in up to its slots, queues the rest in order, and keeps sandboxes apart", () => {
+    const gate = new SandboxGate(() => 2, 1);
+    const started: string[] = [];
+    const passes = ["a1", "a2", "a3"].map((name) => gate.enter("a", () => started.push(name)));
+    expect(gate.enter("a", () => started.push("a4"))).toBeNull();
+    gate.enter("b", () => started.push("b1"));
+    expect(started).toEqual(["a1", "a2", "b1"]);
+    passes[0]?.leave();
+    expect(started).toEqual(["a1", "a2", "b1", "a3"]);
+    expect(gate.inFlight("a")).toBe(2);
+  });
+
+  it("forgets a waiting request that leaves before its turn", () => {
+    const gate = new SandboxGate(() => 1, 4);
+    const started: string[] = [];
+    const first = gate.enter("a", () => started.push("1"));
+    gate.enter("a", () => started.push("2"))?.leave();
+    gate.enter("a", () => started.push("3"));
+    first?.leave();
+    expect(started).toEqual(["1", "3"]);
+  });
+});
