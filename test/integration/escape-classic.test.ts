@@ -16,6 +16,7 @@ import { agentUid, TestHost } from "./harness.js";
  * the test says so and uses the closest honest control.
  */
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "nft", "ping", "git", "tmux");
+const gvisor = toolsAvailable("runsc");
 
 /** Runs argv on the host as the sandbox's user (uid/gid 65534, no groups): the controls' "same uid". */
 function asAgentUidOnHost(argv: string[]): { status: number | null; stdout: string } {
@@ -43,9 +44,13 @@ const peekTemplate = (paths: string[]): string => `
       mounts:
 ${paths.map((path, i) => `        m${i}: { containerPath: ${path}, hostPath: ${path}, readOnly: true }\n`).join("")}`;
 
-describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each with its control", () => {
+describe.each([
+  { runtime: "nspawn", prefix: "10.248", runs: tools.run },
+  { runtime: "gvisor", prefix: "10.216", runs: tools.run && gvisor.run },
+])("classic escapes from a sandbox on the $runtime runtime, each with its control", ({ runtime, prefix, runs }) => {
+  if (!runs || !isRoot()) return void it.skip("needs root and the runtime's tools");
   const otherSecret = `other-secret-${process.pid}`;
-  const host = new TestHost("10.248", "nobody", moreTemplates, "", { secrets: { "other-key": otherSecret } });
+  const host = new TestHost(prefix, "nobody", moreTemplates, "", { secrets: { "other-key": otherSecret } });
   const canaryDir = join("/var/tmp", `forage-canary-${process.pid}`);
   const canary = join(canaryDir, "canary");
   const otherSecrets = join(host.dir, "secrets", "other");
@@ -72,7 +77,7 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
         execFileSync("git", ["init", "-q", dir]);
         execFileSync("chown", ["-R", `${agentUid}:${agentUid}`, dir]);
       }
-      const up = await host.run(["up", name, "-t", template, "-w", dir]);
+      const up = await host.run(["up", name, "-t", template, "-w", dir, "--runtime", runtime]);
       expect(up.exitCode, up.stderr).toBe(0);
     }
   });
@@ -93,9 +98,17 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
     // PID 1 is the sandbox's stub init, not dumpable: following its root takes CAP_SYS_PTRACE. And
     // its root is the sandbox's, so even root inside finds no host file there.
     const attack = (path: string): string => `cat /proc/1/root${path} 2>&1 || echo refused`;
-    expect(await host.rootSh("esc", `${attack("/etc/hostname")}; ${attack(canary)}`)).toBe(
-      `esc\ncat: /proc/1/root${canary}: No such file or directory\nrefused\n`,
-    );
+    if (runtime === "gvisor") {
+      // gVisor's kernel refuses even root inside (its PID 1 is not root's to trace); the path works
+      // through a process of the agent's own: /proc/self/root reads the sandbox's root.
+      expect(await host.rootSh("esc", attack("/etc/hostname"))).toBe(
+        "cat: /proc/1/root/etc/hostname: Permission denied\nrefused\n",
+      );
+      expect(await host.sh("esc", "cat /proc/self/root/etc/hostname")).toBe("esc\n");
+    } else
+      expect(await host.rootSh("esc", `${attack("/etc/hostname")}; ${attack(canary)}`)).toBe(
+        `esc\ncat: /proc/1/root${canary}: No such file or directory\nrefused\n`,
+      );
     expect(await host.sh("esc", attack("/etc/hostname"))).toBe(
       "cat: /proc/1/root/etc/hostname: Permission denied\nrefused\n",
     );
@@ -115,6 +128,18 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
     // Both agents have the same uid: only the PID namespace keeps the other's processes, and so
     // their roots, out of sight. The host's PID namespace shows every process: there it finds it.
     const attack = "cat /proc/[0-9]*/root/run/secrets/*";
+    if (runtime === "gvisor") {
+      // gVisor's kernel refuses /proc/N/root of every process but the reader's own, same uid or
+      // not: the other sandbox's agent reads its secret through /proc/self/root (the path works),
+      // and in this one every other process's root is refused.
+      expect(asAgentUidOnHost(["sh", "-c", `${attack} 2>/dev/null`]).stdout).not.toContain(otherSecret);
+      expect(await host.sh("other", "cat /proc/self/root/run/secrets/other-key")).toBe(`${otherSecret}\n`);
+      const attempt = await host.sh("esc", `${attack} 2>&1; true`);
+      // Its shell lists its own root's secrets (the glob), and cat, another process, is refused them.
+      expect(attempt).toMatch(/^(cat: \/proc\/\d+\/root\/run\/secrets\/[^:]+: Permission denied\n)+$/);
+      expect(attempt).not.toContain(otherSecret);
+      return;
+    }
     expect(asAgentUidOnHost(["sh", "-c", `${attack} 2>/dev/null`]).stdout).toContain(`${otherSecret}\n`);
     expect(await host.sh("other", attack)).toMatch(new RegExp(`^(${otherSecret}\n)+$`));
     // It reads through the roots of the processes it can see: its own secret, and only that.
@@ -131,7 +156,10 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
     expect(await host.rootSh("esc", `touch /etc/forage-planted && rm /etc/forage-planted && echo ok; ${attack}`)).toBe(
       `ok\n${refused}`,
     );
-    expect(await host.sh("esc", attack)).toBe(refused);
+    // gVisor's kernel checks the file's permissions before the mount's flag.
+    expect(await host.sh("esc", attack)).toBe(
+      runtime === "gvisor" ? refused.replace("Read-only file system", "Permission denied") : refused,
+    );
   });
 
   it("gains nothing from a setuid-root program (control: on the host the same uid becomes root by it)", async () => {
@@ -150,7 +178,12 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
     }
     const seen =
       "stat -c '%a %U' /workspace/id-suid; awk '$5 == \"/workspace\" { print $6 }' /proc/self/mountinfo; grep NoNewPrivs /proc/self/status";
-    expect(await host.sh("esc", seen)).toMatch(/^4755 root\n(?![^\n]*nosuid)[^\n]+\nNoNewPrivs:\t1\n$/);
+    // gVisor's /proc/self/status has no NoNewPrivs line; the bit is set there all the same (forage-enter).
+    expect(await host.sh("esc", `${seen} || true`)).toMatch(
+      runtime === "gvisor"
+        ? /^4755 root\n(?![^\n]*nosuid)[^\n]+\n$/
+        : /^4755 root\n(?![^\n]*nosuid)[^\n]+\nNoNewPrivs:\t1\n$/,
+    );
     expect(await host.sh("esc", "/workspace/id-suid -u")).toBe(`${agentUid}\n`);
   });
 
@@ -159,6 +192,15 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
     // bounding set, so only a copy reaches socket(), the attempt under test.
     expect(await host.sh("esc", "cp /usr/bin/ping /tmp/ping && echo copied")).toBe("copied\n");
     const attack = "/tmp/ping -c 1 -W 1 127.0.0.1 2>&1 || echo refused";
+    if (runtime === "gvisor") {
+      // gVisor offers no raw sockets at all (runsc runs without --net-raw): not even root inside
+      // opens one. The capability's control is this test on the nspawn runtime.
+      const unsupported =
+        /^\/tmp\/ping: socktype: SOCK_DGRAM\n\/tmp\/ping: socket: Address family not supported by protocol\nrefused\n$/;
+      expect(await host.rootSh("esc", attack)).toMatch(unsupported);
+      expect(await host.sh("esc", attack)).toMatch(unsupported);
+      return;
+    }
     expect(await host.rootSh("esc", attack)).toMatch(/^1 packets transmitted, 1 received, 0% packet loss/m);
     expect(await host.sh("esc", attack)).toMatch(/^\/tmp\/ping: socket: Operation not permitted\n[\s\S]*refused\n$/m);
   });
@@ -170,6 +212,20 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
     const down = "ip link set lo down 2>&1 || echo refused";
     const link = "ip -o link show lo | grep -o '<[^>]*>'";
     const intact = `/usr/sbin/nft list ruleset | grep -c '^table inet forage {'; ${link}`;
+    if (runtime === "gvisor") {
+      // gVisor's kernel has no nftables (its netlink knows route only) and refuses link changes on
+      // the host's stack it borrows, to root inside too; the capability's control is this test on
+      // nspawn. The sandbox's tables are the host's, kept from outside.
+      const unsupported = "mnl.c:60: Unable to initialize Netlink socket: Protocol not supported\nrefused\n";
+      const denied = "RTNETLINK answers: Permission denied\nrefused\n";
+      expect(await host.rootSh("esc", `${flush}\n${down}\n${link}\n`)).toBe(
+        `${unsupported}${denied}<LOOPBACK,UP,LOWER_UP>\n`,
+      );
+      expect(await host.sh("esc", `${flush}; ${down}; ${link}`)).toBe(
+        `${unsupported}${denied}<LOOPBACK,UP,LOWER_UP>\n`,
+      );
+      return;
+    }
     const control = `/usr/sbin/nft list ruleset > /root/ruleset\n${flush}\n/usr/sbin/nft list ruleset | wc -l\n/usr/sbin/nft -f /root/ruleset\n${down}\n${link}\nip link set lo up\n${intact}\n`;
     expect(await host.rootSh("esc", control)).toBe("0\n<LOOPBACK>\n1\n<LOOPBACK,UP,LOWER_UP>\n");
     expect(await host.sh("esc", flush)).toMatch(
@@ -207,7 +263,25 @@ describe.skipIf(!tools.run || !isRoot())("classic escapes from a sandbox, each w
     );
   });
 
-  it("makes no device nodes (control: root inside, with CAP_MKNOD, makes the same node)", async () => {
+  it("makes no device node that reaches a device of the host (control: root inside, with CAP_MKNOD, makes the same node)", async () => {
+    if (runtime === "gvisor") {
+      // Under gVisor the workspace (a gofer mount) takes no device node, from root either. In the
+      // sandbox's own /tmp gVisor lets even the agent make one (it does not check CAP_MKNOD there),
+      // but a node reaches only gVisor's own devices: the host's memory and disks are not among
+      // them, while a node of a device gVisor has (zero) reads (the control).
+      const workspaceNode = "mknod /workspace/null c 1 3 2>&1 || echo refused";
+      const refusedThere = "mknod: /workspace/null: Operation not permitted\nrefused\n";
+      expect(await host.rootSh("esc", `${workspaceNode}\n`)).toBe(refusedThere);
+      const read = (node: string, type: string): string =>
+        `mknod /tmp/${node} ${type} && head -c 16 /tmp/${node} 2>/dev/null | wc -c`;
+      expect(
+        await host.sh(
+          "esc",
+          `${workspaceNode}; ${read("zero", "c 1 5")}; ${read("mem", "c 1 1")}; ${read("disk", "b 8 0")}`,
+        ),
+      ).toBe(`${refusedThere}16\n0\n0\n`);
+      return;
+    }
     const attack = "mknod /workspace/null c 1 3 2>&1 || echo refused";
     expect(await host.rootSh("esc", `${attack}\nstat -c '%F %t:%T' /workspace/null\nrm /workspace/null`)).toBe(
       "character special file 1:3\n",

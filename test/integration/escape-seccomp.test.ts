@@ -32,6 +32,7 @@ const tools = toolsAvailable(
   "sshd",
   "nix-build",
 );
+const gvisor = toolsAvailable("runsc");
 
 const templates = `  sc:
     extends: sshable
@@ -241,3 +242,79 @@ describe.skipIf(!tools.run || !isRoot())("the seccomp filter and the keyring, at
     expect(await count("all")).not.toHaveProperty("bySyscall.keyctl");
   });
 });
+
+/*
+ * The same attacks on the gvisor runtime: the filter is applied inside gVisor's kernel (forage-enter
+ * --inside), so each call it refuses is refused there; where a call is allowed back, gVisor's own
+ * kernel answers it, never the host's (the second wall: what it does not implement fails there).
+ *   gsc:  the default filter;  gall: namespaces, mount, keyring, io-uring and userfaultfd allowed back
+ */
+describe.skipIf(!tools.run || !gvisor.run || !isRoot())(
+  "the seccomp filter inside gVisor, attacked from a real sandbox",
+  () => {
+    const host = new TestHost("10.215", "nobody", templates);
+    const run = (sandbox: string, ...argv: string[]) => host.run(["exec", sandbox, "--", ...argv]);
+    const refused = { exitCode: 1, stdout: "errno 1\n" };
+
+    beforeAll(async () => {
+      const probe = join(host.dir, "seccomp-probe");
+      execFileSync("gcc", ["-static", "-O2", "-o", probe, join(repoRoot, "test/integration/seccomp-probe.c")]);
+      for (const [name, template] of [
+        ["gsc", "basic"],
+        ["gall", "all"],
+      ] as const) {
+        const workspace = host.workspace(name);
+        copyFileSync(probe, join(workspace, "probe"));
+        chmodSync(join(workspace, "probe"), 0o755);
+        const up = await host.run(["up", name, "-t", template, "--runtime", "gvisor", "-w", workspace]);
+        expect(up.stderr).toBe("");
+        expect(up.exitCode).toBe(0);
+      }
+    }, 120_000);
+    afterAll(() => host.cleanup());
+
+    it("refuses user namespaces, unshare -Ur and clone (control: allowed back, gVisor makes them)", async () => {
+      for (const argv of [
+        ["unshare", "-Ur", "true"],
+        ["unshare", "-Urm", "true"],
+      ])
+        expect(await run("gsc", ...argv)).toMatchObject({
+          exitCode: 1,
+          stderr: "unshare: unshare failed: Operation not permitted\n",
+        });
+      expect(await run("gsc", "/workspace/probe", "clone-userns")).toMatchObject(refused);
+      expect(await run("gall", "unshare", "-Ur", "true")).toMatchObject({ exitCode: 0 });
+      expect(await run("gall", "/workspace/probe", "clone-userns")).toMatchObject({ exitCode: 0, stdout: "ok\n" });
+      // With mount allowed back too, gVisor itself refuses to change the root's propagation.
+      expect(await run("gall", "unshare", "-Urm", "true")).toMatchObject({
+        exitCode: 1,
+        stderr: expect.stringContaining("cannot change root filesystem propagation: Operation not permitted"),
+      });
+    });
+
+    it("refuses io_uring and userfaultfd (control: allowed back, gVisor runs io_uring and has no userfaultfd)", async () => {
+      for (const call of ["io_uring", "userfaultfd"])
+        expect(await run("gsc", "/workspace/probe", call)).toMatchObject(refused);
+      expect(await run("gall", "/workspace/probe", "io_uring")).toMatchObject({ exitCode: 0, stdout: "ok\n" });
+      expect(await run("gall", "/workspace/probe", "userfaultfd")).toMatchObject({ exitCode: 1, stdout: "errno 38\n" });
+    });
+
+    it("never reaches the host's i386 entry point: gVisor takes int 0x80 as its own 64-bit call (writev here, EBADF), not getpid", async () => {
+      for (const sandbox of ["gsc", "gall"])
+        expect(await run(sandbox, "/workspace/probe", "int80")).toMatchObject({ exitCode: 1, stdout: "errno 9\n" });
+    });
+
+    it("refuses keyctl on the session and user keyrings (control: allowed back, gVisor's own keyring answers instead of the filter)", async () => {
+      for (const keyring of ["@s", "@u"]) {
+        expect(await run("gsc", "keyctl", "show", keyring)).toMatchObject({
+          exitCode: 1,
+          stderr: expect.stringContaining("Operation not permitted"),
+        });
+        expect(await run("gall", "keyctl", "show", keyring)).toMatchObject({
+          exitCode: 1,
+          stderr: expect.stringContaining("Permission denied"),
+        });
+      }
+    });
+  },
+);

@@ -72,11 +72,6 @@ describe.each([
   { runtime: "gvisor", prefix: "10.247", runs: tools.run && gvisor.run },
 ])("network modes on the $runtime runtime, enforced from the host", ({ runtime, prefix, runs }) => {
   if (!runs || !isRoot()) return void it.skip("needs root and the runtime's tools");
-  // Issue 29: in the fresh CI root, under the suite's load, stopping this gvisor sandbox failed
-  // (runsc's delete: "waiting sandbox stop: context deadline exceeded"), and the two tests after
-  // it then found it stopped. They pass on this runtime alone; the stop now kills the sandbox's
-  // cgroup and deletes again. Kept visible as skipped until CI has shown that holds.
-  const liveOnlyOnNspawn = runtime === "gvisor";
   // The test hosts live in a private range, which restricted sandboxes reach only when admitted.
   const host = new TestHost(
     prefix,
@@ -268,81 +263,75 @@ describe.each([
     );
   });
 
-  it.skipIf(liveOnlyOnNspawn)(
-    "switches none → restricted → full → none live, and keeps the mode across a daemon restart",
-    async () => {
-      const network = async (...args: string[]) => {
-        const result = await host.run(["network", "net", ...args, "--json"]);
-        expect(result.exitCode, result.stderr).toBe(0);
-        return JSON.parse(result.stdout) as {
-          policy: { mode: string; allow: string[] };
-          guard: { queries: number } | null;
-        };
+  it("switches none → restricted → full → none live, and keeps the mode across a daemon restart", async () => {
+    const network = async (...args: string[]) => {
+      const result = await host.run(["network", "net", ...args, "--json"]);
+      expect(result.exitCode, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as {
+        policy: { mode: string; allow: string[] };
+        guard: { queries: number } | null;
       };
-      expect((await network("none")).policy.mode).toBe("none");
-      expect((await probe("tcp", api, "80")).error).toBe("ECONNREFUSED");
-      expect((await probe("resolve", "api.test.example")).error).toMatch(/ENOTFOUND|EAI_AGAIN/);
+    };
+    expect((await network("none")).policy.mode).toBe("none");
+    expect((await probe("tcp", api, "80")).error).toBe("ECONNREFUSED");
+    expect((await probe("resolve", "api.test.example")).error).toMatch(/ENOTFOUND|EAI_AGAIN/);
 
-      expect((await network("restricted")).policy.mode).toBe("restricted");
-      expect((await probe("tcp", "api.test.example", "80")).reply).toBe(`hello ${api} 80`);
-      expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
+    expect((await network("restricted")).policy.mode).toBe("restricted");
+    expect((await probe("tcp", "api.test.example", "80")).reply).toBe(`hello ${api} 80`);
+    expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
 
-      await network("full");
-      expect((await asSandboxRoot("nft", "list", "table", "inet", "forage")).exitCode).not.toBe(0);
-      expect((await probe("tcp", blocked, "80")).reply).toBe(`hello ${blocked} 80`);
-      expect((await probe("tcp", "blocked.test.example", "80")).reply).toBe(`hello ${blocked} 80`);
+    await network("full");
+    expect((await asSandboxRoot("nft", "list", "table", "inet", "forage")).exitCode).not.toBe(0);
+    expect((await probe("tcp", blocked, "80")).reply).toBe(`hello ${blocked} 80`);
+    expect((await probe("tcp", "blocked.test.example", "80")).reply).toBe(`hello ${blocked} 80`);
 
-      expect((await host.run(["daemon", "--stop"])).exitCode).toBe(0);
-      const after = await network();
-      expect(after.policy.mode).toBe("full");
-      expect(after.guard).not.toBeNull();
-      expect((await probe("tcp", blocked, "80")).reply).toBe(`hello ${blocked} 80`);
+    expect((await host.run(["daemon", "--stop"])).exitCode).toBe(0);
+    const after = await network();
+    expect(after.policy.mode).toBe("full");
+    expect(after.guard).not.toBeNull();
+    expect((await probe("tcp", blocked, "80")).reply).toBe(`hello ${blocked} 80`);
 
-      await network("none");
-      expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
-      const stop = await host.run(["stop", "net", "-t", "1"]);
-      expect(stop.exitCode, stop.stderr).toBe(0);
-      const start = await host.run(["start", "net"]);
-      expect(start.exitCode, start.stderr).toBe(0);
-      expect((await network()).policy.mode).toBe("none");
-      expect((await probe("tcp", api, "80")).error).toBe("ECONNREFUSED");
-    },
-  );
+    await network("none");
+    expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
+    const stop = await host.run(["stop", "net", "-t", "1"]);
+    expect(stop.exitCode, stop.stderr).toBe(0);
+    const start = await host.run(["start", "net"]);
+    expect(start.exitCode, start.stderr).toBe(0);
+    expect((await network()).policy.mode).toBe("none");
+    expect((await probe("tcp", api, "80")).error).toBe("ECONNREFUSED");
+  });
 
-  it.skipIf(liveOnlyOnNspawn)(
-    "adds to the allowlist live with --allow, and --deny wins over it; a change cuts connections it refuses",
-    async () => {
-      await network2(host, ["restricted", "--allow", "blocked.test.example"]);
-      expect((await probe("tcp", "blocked.test.example", "80")).reply).toBe(`hello ${blocked} 80`);
-      // A connection open when a change refuses its destination is cut; one still allowed carries on.
-      const hold = (address: string) =>
-        execa(
-          "ip",
-          ["netns", "exec", `f${slot}`, process.execPath, "-e", holdConnection, address, String(hosts.sinkPort)],
-          { reject: false },
-        );
-      await probe("resolve", "api.test.example");
-      const [toBlocked, toApi] = [hold(blocked), hold(api)];
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      await network2(host, ["--reset"]);
-      expect((await toBlocked).stdout).toMatch(/^cut after \d+ writes: (ECONNRESET|EPIPE)/);
-      expect((await toApi).stdout).toMatch(/^still open after \d+ writes/);
-      await network2(host, ["--allow", "blocked.test.example"]);
-      await network2(host, ["--deny", "api.test.example"]);
-      expect((await probe("resolve", "api.test.example")).error).toBe("ENOTFOUND");
-      const view = await network2(host, ["--reset"]);
-      expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
-      expect(view.policy).toEqual({
-        mode: "restricted",
-        allow: expect.arrayContaining(["api.test.example"]) as unknown,
-        deny: [],
-        sni: false,
-      });
-      expect(view.policy.allow).not.toContain("blocked.test.example");
-    },
-  );
+  it("adds to the allowlist live with --allow, and --deny wins over it; a change cuts connections it refuses", async () => {
+    await network2(host, ["restricted", "--allow", "blocked.test.example"]);
+    expect((await probe("tcp", "blocked.test.example", "80")).reply).toBe(`hello ${blocked} 80`);
+    // A connection open when a change refuses its destination is cut; one still allowed carries on.
+    const hold = (address: string) =>
+      execa(
+        "ip",
+        ["netns", "exec", `f${slot}`, process.execPath, "-e", holdConnection, address, String(hosts.sinkPort)],
+        { reject: false },
+      );
+    await probe("resolve", "api.test.example");
+    const [toBlocked, toApi] = [hold(blocked), hold(api)];
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await network2(host, ["--reset"]);
+    expect((await toBlocked).stdout).toMatch(/^cut after \d+ writes: (ECONNRESET|EPIPE)/);
+    expect((await toApi).stdout).toMatch(/^still open after \d+ writes/);
+    await network2(host, ["--allow", "blocked.test.example"]);
+    await network2(host, ["--deny", "api.test.example"]);
+    expect((await probe("resolve", "api.test.example")).error).toBe("ENOTFOUND");
+    const view = await network2(host, ["--reset"]);
+    expect((await probe("tcp", blocked, "80")).error).toBe("ECONNREFUSED");
+    expect(view.policy).toEqual({
+      mode: "restricted",
+      allow: expect.arrayContaining(["api.test.example"]) as unknown,
+      deny: [],
+      sni: false,
+    });
+    expect(view.policy.allow).not.toContain("blocked.test.example");
+  });
 
-  it.skipIf(liveOnlyOnNspawn)("notices a dead network guard, and the monitor restarts it", async () => {
+  it("notices a dead network guard, and the monitor restarts it", async () => {
     const shown = JSON.parse((await host.run(["network", "net", "--json"])).stdout) as {
       guard: { pid: number } | null;
     };
