@@ -57,6 +57,7 @@ export class TestHosts {
     writeFileSync(this.queryLog, "");
     const ns = this.namespace;
     this.removeStale();
+    this.removeHostLink();
     ip("netns", "add", ns);
     ip("link", "add", this.hostInterface, "type", "veth", "peer", "name", "eth0", "netns", ns);
     ip("addr", "add", `${this.prefix}.1/24`, "dev", this.hostInterface);
@@ -133,11 +134,29 @@ export class TestHosts {
         `test hosts: namespace ${this.namespace} is in use (pids ${pids.split("\n").join(", ")}): is this test file running twice at once?`,
       );
     ip("netns", "delete", this.namespace);
-    try {
-      ip("link", "delete", this.hostInterface);
-    } catch {
-      // went with the namespace
+    this.removeHostLink();
+  }
+
+  /**
+   * Deletes the host's end of the veth, and waits until it is gone. A deleted namespace takes its
+   * devices with it only later (the kernel cleans namespaces up in the background): a start right
+   * after a stop (the next describe of the same file, seen in CI) found the old link still there.
+   */
+  private removeHostLink(): void {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      try {
+        ip("link", "show", "dev", this.hostInterface);
+      } catch {
+        return;
+      }
+      try {
+        ip("link", "delete", this.hostInterface);
+      } catch {
+        // being removed with its namespace: looked at again
+      }
+      execFileSync("sleep", ["0.1"]);
     }
+    throw new Error(`test hosts: ${this.hostInterface} is still there 10 s after it was deleted`);
   }
 
   setZone(zone: Record<string, ZoneEntry>): void {
@@ -154,6 +173,8 @@ export class TestHosts {
 
   stop(): void {
     this.server?.kill("SIGKILL");
+    // The link first: deleting one end of a veth removes the pair at once, the namespace's later.
+    this.removeHostLink();
     try {
       ip("netns", "delete", this.namespace);
     } catch {
