@@ -2,41 +2,22 @@
 // both see the same machine: up until exec works, exec of `true`, and the host memory an idle
 // sandbox holds (its cgroup's usage). Goals (issue 29): up ≤ 2× host-root's; exec ≤ 1.5×.
 // Run as root: node dist/bench/gvisor.bench.js (after tsc -p tsconfig.bench.json).
-import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { runtimePaths } from "../runtime/core/paths.js";
-import type { RuntimeContext } from "../runtime/core/context.js";
 import { destroySandbox } from "../runtime/sandbox/down.js";
 import { execInRunning } from "../runtime/sandbox/exec.js";
 import { upSandbox } from "../runtime/sandbox/up.js";
 import { requireSandbox } from "../runtime/state/require-sandbox.js";
 import { listMetadata } from "../runtime/state/metadata-store.js";
-import { loadSettings } from "../runtime/settings/load-settings.js";
-import { settingsFile } from "../runtime/settings/settings-file.js";
 import { median } from "./bench-process.js";
+import { benchSandboxes } from "./bench-sandboxes.js";
 
 const rounds = 5;
 const runtimes = ["nspawn", "gvisor"] as const;
-const dir = mkdtempSync(join(tmpdir(), "forage-bench-gvisor-"));
-Object.assign(process.env, {
-  FORAGE_STATE_DIR: join(dir, "state"),
-  FORAGE_RUN_DIR: join(dir, "run"),
-  FORAGE_SECRETS_DIR: join(dir, "secrets"),
-});
-const config = join(dir, "forage.yaml");
-writeFileSync(
-  config,
+const { dir, workspace, context } = await benchSandboxes(
+  "forage-bench-gvisor-",
   'user: nobody\nnetwork: { base: "10.225" }\ntemplates:\n  bench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n',
 );
-const workspace = join(dir, "ws");
-mkdirSync(workspace);
-chownSync(workspace, 65534, 65534);
-const context: RuntimeContext = {
-  settings: (await loadSettings(await settingsFile(config))).settings,
-  paths: runtimePaths("/unused"),
-  warn: () => undefined,
-};
 
 /** Bytes the sandbox's cgroup holds (memory.usage_in_bytes on v1, memory.current on v2), minus page cache. */
 function memoryOf(directories: readonly string[]): number {

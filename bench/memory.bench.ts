@@ -5,47 +5,17 @@
 // process they brought (nspawn, its stub init, the payload, tmux, the shell, network guards), by kind.
 // Target (issue 14): ≤ 20 MiB per idle sandbox with 50 of them.
 import { execFileSync } from "node:child_process";
-import {
-  chmodSync,
-  chownSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { runtimePaths } from "../runtime/core/paths.js";
-import type { RuntimeContext } from "../runtime/core/context.js";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { destroySandbox } from "../runtime/sandbox/down.js";
 import { listMetadata } from "../runtime/state/metadata-store.js";
 import { upSandbox } from "../runtime/sandbox/up.js";
-import { loadSettings } from "../runtime/settings/load-settings.js";
-import { settingsFile } from "../runtime/settings/settings-file.js";
+import { benchSandboxes } from "./bench-sandboxes.js";
 
 const count = Number(process.argv[2] ?? 50);
-const dir = mkdtempSync(join(tmpdir(), "forage-membench-"));
-chmodSync(dir, 0o711);
-Object.assign(process.env, {
-  FORAGE_STATE_DIR: join(dir, "state"),
-  FORAGE_RUN_DIR: join(dir, "run"),
-  FORAGE_SECRETS_DIR: join(dir, "secrets"),
-});
-const config = join(dir, "forage.yaml");
-writeFileSync(
-  config,
+const { dir, workspace, context } = await benchSandboxes(
+  "forage-membench-",
   'user: nobody\nnetwork: { base: "10.241" }\ntemplates:\n  idle:\n    network: none\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n',
 );
-const workspace = join(dir, "ws");
-mkdirSync(workspace);
-chownSync(workspace, 65534, 65534);
-const context: RuntimeContext = {
-  settings: (await loadSettings(await settingsFile(config))).settings,
-  paths: runtimePaths("/unused"),
-  warn: () => undefined,
-};
 
 /** Bytes in use on the host: MemTotal − MemAvailable, after the page cache is dropped. */
 function usedBytes(): number {

@@ -4,8 +4,7 @@
 // DNS answer latency through the sandbox's DNS filter against the test upstream asked directly.
 // Targets (issue 4): restricted ≥ 95 % of full throughput; DNS filter overhead < 1 ms median.
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { printNftElements } from "../generator/emit/nft/index.js";
@@ -14,13 +13,10 @@ import { allowedSets } from "../generator/policy/network/policy-sets.js";
 import { networkOperation } from "../runtime/sandbox/network-operations.js";
 import { sandboxLink } from "../runtime/gates/network/sandbox-link.js";
 import { packageRoot } from "../runtime/core/package-root.js";
-import { runtimePaths } from "../runtime/core/paths.js";
-import type { RuntimeContext } from "../runtime/core/context.js";
 import { destroySandbox } from "../runtime/sandbox/down.js";
 import { upSandbox } from "../runtime/sandbox/up.js";
-import { loadSettings } from "../runtime/settings/load-settings.js";
-import { settingsFile } from "../runtime/settings/settings-file.js";
 import { TestHosts } from "../test/support/test-hosts.js";
+import { benchSandboxes } from "./bench-sandboxes.js";
 
 const base = "10.218";
 const hosts = new TestHosts("fbench", "10.217.1", "fd99:217");
@@ -35,26 +31,10 @@ const fresh = Object.fromEntries(
 );
 await hosts.start({ "bench.test.example": { A: [target], ttl: 3600 }, ...fresh });
 
-const dir = mkdtempSync(join(tmpdir(), "forage-netbench-"));
-chmodSync(dir, 0o711);
-Object.assign(process.env, {
-  FORAGE_STATE_DIR: join(dir, "state"),
-  FORAGE_RUN_DIR: join(dir, "run"),
-  FORAGE_SECRETS_DIR: join(dir, "secrets"),
-});
-const config = join(dir, "forage.yaml");
-writeFileSync(
-  config,
+const { dir, workspace, context } = await benchSandboxes(
+  "forage-netbench-",
   `user: nobody\nnetwork: { base: "${base}", upstreamResolver: "${hosts.dns}", admitPrivate: ["10.217.0.0/16"] }\ntemplates:\n  netbench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n    network: { mode: restricted, allow: ["bench.test.example", "*.new.test.example"] }\n`,
 );
-const workspace = join(dir, "ws");
-mkdirSync(workspace);
-chownSync(workspace, 65534, 65534);
-const context: RuntimeContext = {
-  settings: (await loadSettings(await settingsFile(config))).settings,
-  paths: runtimePaths("/unused"),
-  warn: () => undefined,
-};
 // Slots are host-wide: the sandbox's own slot names its namespace (others' tests may hold slot 1).
 const { slot } = await upSandbox(context, {
   name: "net",
