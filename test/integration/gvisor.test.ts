@@ -119,6 +119,20 @@ describe.skipIf(!tools.run || !isRoot())("the gvisor runtime", () => {
     }
   });
 
+  it("refuses a template with ssh (no sshd under gVisor yet), saying what to use, and leaves no sandbox behind", async () => {
+    const up = await host.run(["up", "gs", "-t", "sshable", "--runtime", "gvisor", "-w", host.workspace("gs")]);
+    expect(up.exitCode).not.toBe(0);
+    expect(up.stderr).toContain(
+      "template sshable has ssh: the gvisor runtime has no sshd yet; use forage-ctl attach or shell, or another runtime",
+    );
+    expect((await host.run(["status", "gs"])).exitCode).not.toBe(0);
+    // Control: the nspawn runtime takes the same template.
+    expect(
+      (await host.run(["up", "gs", "-t", "sshable", "--runtime", "nspawn", "-w", host.workspace("gs")])).exitCode,
+    ).toBe(0);
+    expect((await host.run(["down", "gs"])).exitCode).toBe(0);
+  });
+
   it("removes everything at down: runsc's container and processes, its bundle, the root", async () => {
     const { slot } = JSON.parse((await host.run(["status", "gv", "--json"])).stdout) as { slot: number };
     const bundle = join(host.dir, "run/gvisor/bundles/gv");

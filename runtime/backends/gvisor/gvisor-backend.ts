@@ -11,7 +11,15 @@ import { hostRootInside } from "../shared/host-root-layout.js";
 import { hostToolsUnavailable } from "../shared/host-tools.js";
 import { linkOf } from "../../gates/network/sandbox-network.js";
 import { choosePlatform } from "./platform.js";
-import { containerId, enterInside, filterInside, startedPlatform, startGvisor, stopGvisor } from "./gvisor-sandbox.js";
+import {
+  containerId,
+  enterInside,
+  filterInside,
+  refuseSsh,
+  startedPlatform,
+  startGvisor,
+  stopGvisor,
+} from "./gvisor-sandbox.js";
 import { bundlePath, findRunsc, runscArgs, runscStateRoot, type Runsc } from "./runsc.js";
 
 /**
@@ -112,11 +120,7 @@ export const gvisorBackend: Backend = {
     return hostToolsUnavailable(["ip", "mount", "umount"]);
   },
   async preflight(context, template) {
-    if (template.ssh)
-      throw new SandboxError(
-        `template ${template.name} has ssh: the gvisor runtime has no sshd yet; use forage-ctl attach or shell, or another runtime`,
-        "usage",
-      );
+    refuseSsh(template);
     await runscFor(context, template.gvisor.platform);
     await resolveAgentPrograms(template);
     for (const gap of hostRootGaps(template)) context.warn(gap);

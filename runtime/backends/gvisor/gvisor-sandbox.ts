@@ -93,8 +93,7 @@ export async function startGvisor(
   try {
     const root = rootPath(context.paths, given.name);
     const caps = tmpfsCaps(template.resourceLimits.memoryMax);
-    if (template.ssh)
-      throw new SandboxError(`template ${template.name} has ssh: the gvisor runtime has no sshd yet`, "usage");
+    refuseSsh(template);
     const bundle = bundlePath(context.paths, given.name);
     const layout = await timed(clock, "start: root", async () => {
       await mountRoot(root, caps.root);
@@ -164,6 +163,15 @@ export async function startGvisor(
     await stopGvisor(context, { ...known, cgroup }, runsc, 1).catch(() => undefined);
     throw error;
   }
+}
+
+/** gVisor's sandboxes run no sshd yet: refused at up (preflight) and at every start (the template may have changed). */
+export function refuseSsh(template: TemplateModel): void {
+  if (template.ssh)
+    throw new SandboxError(
+      `template ${template.name} has ssh: the gvisor runtime has no sshd yet; use forage-ctl attach or shell, or another runtime`,
+      "usage",
+    );
 }
 
 /** The bundle's entry directory: forage-enter, the sandbox's filter and the statx shim, root's and read-only. */
