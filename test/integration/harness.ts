@@ -28,14 +28,15 @@ export class TestHost {
 
   /**
    * `extraConfig` is appended under `templates:`; `networkSettings` goes inside `network: { … }`;
-   * `more.secrets` (name → value) become secret files too; `more.topLevel` is added as is.
+   * `more.secrets` (name → value) become secret files too; `more.topLevel` is added as is;
+   * `more.runtime` is the runtime of the config's own templates (and those extending them).
    */
   constructor(
     base = "10.231",
     user = "nobody",
     extraConfig = "",
     networkSettings = "",
-    more: { secrets?: Record<string, string>; topLevel?: string } = {},
+    more: { secrets?: Record<string, string>; topLevel?: string; runtime?: string } = {},
   ) {
     const secretFiles: Record<string, string> = {};
     for (const [name, value] of Object.entries({ "demo-key": this.secretValue, ...more.secrets })) {
@@ -50,6 +51,7 @@ export class TestHost {
       user,
       networkSettings,
       more.topLevel ?? "",
+      more.runtime,
     );
     writeFileSync(this.config, config + extraConfig);
   }
@@ -136,7 +138,10 @@ function testConfig(
   user: string,
   networkSettings: string,
   topLevel: string,
+  runtime: string | undefined,
 ): string {
+  // Only the templates that extend nothing name it: the rest inherit it.
+  const runtimeLine = runtime === undefined ? "" : `\n    runtime: ${runtime}`;
   const secrets = Object.entries(secretFiles)
     .map(([name, path]) => `  ${name}: ${path}\n`)
     .join("");
@@ -147,7 +152,7 @@ ${topLevel}
 secrets:
 ${secrets}templates:
   basic:
-    description: plain sandbox
+    description: plain sandbox${runtimeLine}
     agents:
       helper: { package: bashInteractive, executable: bash }
     initCommands:
@@ -156,7 +161,7 @@ ${secrets}templates:
     extends: basic
     readOnlyWorkspace: true
   keyed:
-    description: an agent with an API key
+    description: an agent with an API key${runtimeLine}
     agents:
       keyed: { package: coreutils, executable: env, secretName: demo-key, authEnvVar: DEMO_API_KEY }
   broken-init:

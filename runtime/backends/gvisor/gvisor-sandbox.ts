@@ -33,7 +33,15 @@ import type { SandboxMetadata } from "../../state/metadata.js";
 import { ContainerError } from "../shared/container-error.js";
 import { layOutHostRoot } from "../shared/host-root-layout.js";
 import { sandboxSpec } from "./oci-spec.js";
-import { bundlePath, containerState, othersRunning, runDetached, runscCommand, type Runsc } from "./runsc.js";
+import {
+  bundlePath,
+  containerState,
+  othersRunning,
+  processesWithTerminal,
+  runDetached,
+  runscCommand,
+  type Runsc,
+} from "./runsc.js";
 
 /**
  * The way in, inside: forage-enter and the sandbox's filter, copied into a root-owned directory
@@ -204,9 +212,26 @@ function logPath(context: RuntimeContext, metadata: SandboxMetadata): string {
   return metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log");
 }
 
+/** How long after a stop's TERM the terminals still held are hung up (see hangUpTerminals). */
+const hangUpAfterMs = 500;
+
+/**
+ * SIGHUP, then SIGCONT, to every process inside that holds a terminal: what Linux does to a
+ * terminal's session when its master side closes, and gVisor does not. The pane shells of a
+ * stopped tmux server (interactive bash ignores TERM) would otherwise sit out the whole grace. On
+ * nspawn they get the kernel's HUP the moment tmux exits; here they get it half a second after
+ * the TERM, so a TERM handler has no less time than on nspawn.
+ */
+async function hangUpTerminals(runsc: Runsc, id: string): Promise<void> {
+  for (const pid of await processesWithTerminal(runsc, id))
+    for (const signal of ["HUP", "CONT"])
+      await runscCommand(runsc, ["kill", `--pid=${pid}`, id, signal], "hang up a terminal").catch(() => undefined);
+}
+
 /**
  * Stops the sandbox: SIGTERM to every process inside but PID 1 (which ignores it, see reaper),
- * up to `graceSeconds` for them to end, then runsc's forced delete (the sandbox and its gofer);
+ * the terminals still held hung up after half a second (hangUpTerminals), up to `graceSeconds`
+ * for them to end, then runsc's forced delete (the sandbox and its gofer);
  * then its root, bundle, filter, link, table and cgroup. Every step is tried even when one fails
  * (the first failure is thrown at the end), the link before its table, the cgroup last: removing
  * it kills whatever of runsc is still in it. Idempotent.
@@ -231,6 +256,7 @@ export async function stopGvisor(
       );
       for (let waited = 0; waited < graceSeconds * 1000; waited += 100) {
         if ((await othersRunning(runsc, id)) === 0) break;
+        if (waited === hangUpAfterMs) await hangUpTerminals(runsc, id);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }

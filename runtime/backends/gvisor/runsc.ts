@@ -108,6 +108,31 @@ export async function othersRunning(runsc: Runsc, id: string): Promise<number> {
   }
 }
 
+/**
+ * The container's processes that have a controlling terminal, from `runsc ps`'s table (its JSON
+ * has PIDs only): `UID PID PPID C TTY STIME TIME CMD`, TTY "?" for none. PID 1 never counts.
+ */
+export async function processesWithTerminal(runsc: Runsc, id: string): Promise<number[]> {
+  const [program = "", ...args] = runscArgs(runsc, ["ps", id]);
+  const result = await runCommand(program, args, { reject: false, timeoutMs: 10_000 });
+  if (result.failed) return [];
+  return parseTerminalHolders(result.stdout);
+}
+
+/** The PIDs (not 1) of `runsc ps`'s table rows whose TTY column names a terminal. */
+export function parseTerminalHolders(table: string): number[] {
+  const [header = "", ...rows] = table.trim().split("\n");
+  const columns = header.trim().split(/\s+/);
+  const pidColumn = columns.indexOf("PID");
+  const ttyColumn = columns.indexOf("TTY");
+  if (pidColumn < 0 || ttyColumn < 0) return [];
+  return rows
+    .map((row) => row.trim().split(/\s+/))
+    .filter((fields) => fields[ttyColumn] !== undefined && fields[ttyColumn] !== "?")
+    .map((fields) => Number(fields[pidColumn]))
+    .filter((pid) => Number.isInteger(pid) && pid > 1);
+}
+
 /** Runs a runsc command that must succeed (kill, delete), or reports what runsc said. */
 export async function runscCommand(runsc: Runsc, args: readonly string[], doing: string): Promise<void> {
   const [program = "", ...rest] = runscArgs(runsc, args);

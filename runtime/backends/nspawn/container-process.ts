@@ -1,9 +1,9 @@
 import { ContainerError } from "../shared/container-error.js";
 import { leaderOf } from "../shared/nspawn-leader.js";
+import { agentProcesses, placeholderOf } from "./container-members.js";
 import { spawn } from "node:child_process";
 import { open, readdir, readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { runCommand } from "../../core/run-command.js";
 import { isAlive } from "../../core/process-alive.js";
 import type { Bind } from "../../core/bind.js";
 import { timed, type PhaseClock } from "../../core/phase-clock.js";
@@ -159,8 +159,9 @@ async function hasChild(pid: number): Promise<boolean> {
 }
 
 /**
- * Stops a container. A placeholder payload: SIGTERM to everything inside first (agents may save
- * state), then nspawn itself after `graceSeconds`. An init payload: nspawn asks the init to halt
+ * Stops a container. A placeholder payload: SIGTERM to everything inside but the init and the
+ * placeholder first (agents may save state; see agentProcesses), up to `graceSeconds` for them
+ * to end, then nspawn itself. An init payload: nspawn asks the init to halt
  * (it stops its services the way it knows) and gets `graceSeconds`. SIGKILL if it still lingers.
  * Never throws for "already gone".
  */
@@ -171,12 +172,9 @@ export async function stopContainer(
 ): Promise<void> {
   const leader = await leaderOf(nspawnPid);
   if (leader !== undefined && payload === "placeholder") {
-    await runCommand(
-      "nsenter",
-      ["--target", String(leader), "--pid", "--mount", "--", "/usr/bin/kill", "-TERM", "-1"],
-      { reject: false },
-    );
-    await waitGone(graceSeconds * 1000, () => hasChild(leader).then((c) => !c));
+    const placeholder = await placeholderOf(leader);
+    for (const pid of await agentProcesses(leader, placeholder)) signal(pid, "SIGTERM");
+    await waitGone(graceSeconds * 1000, async () => (await agentProcesses(leader, placeholder)).length === 0);
   }
   if (await isLive(nspawnPid)) signal(nspawnPid, "SIGTERM");
   await waitGone(payload === "init" ? graceSeconds * 1000 + 1_000 : 5_000, async () => !(await isLive(nspawnPid)));
