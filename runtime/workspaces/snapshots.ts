@@ -132,6 +132,11 @@ export async function restoreSnapshot(
       `${metadata.name} has no snapshot "${name}" (see forage-ctl snapshot list ${metadata.name})`,
       "not-found",
     );
+  // git rewrites every file whose index stat data differs from what it sees, and a protected
+  // path (a mount point) cannot be rewritten. Under gVisor every file's device and inode differ
+  // from the host's, where the index was written: a refresh first (as `git status` does) leaves
+  // only the files whose content differs. Its exit status says whether some do; both are fine.
+  if (workspace.mode !== "jj") await inside(["git", "update-index", "-q", "--refresh"]);
   // jj reads a bare name as a revset expression: the bookmark is named exactly.
   const command =
     workspace.mode === "jj"
