@@ -28,6 +28,7 @@ import { asOwner, busyboxPrelude, installStandInSystem } from "./host-user.js";
  * (workspace.unprotected), where it does reach the host user's tools.
  */
 const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "git", "busybox", "nix-build");
+const gvisor = toolsAvailable("runsc");
 const lenient =
   "\n  lenient:\n    extends: basic\n    workspace: { unprotected: [.git/config, .git/hooks, .envrc, .vscode, .forage, forage.yaml] }\n";
 
@@ -100,8 +101,8 @@ describe.skipIf(!tools.run || !isRoot())("escapes through a protected name that 
   const attack = async (name: string, script: string): Promise<number> =>
     Number((await host.sh(name, `(${busyboxPrelude}${script}) 2>&1 | grep -ci 'busy' || true`)).trim());
 
-  describe.each(["nspawn", "nspawn-nix"])("on the %s runtime", (runtime) => {
-    const tag = runtime === "nspawn" ? "h" : "n";
+  describe.each(["nspawn", "nspawn-nix", ...(gvisor.run ? ["gvisor"] : [])])("on the %s runtime", (runtime) => {
+    const tag = { nspawn: "h", "nspawn-nix": "n" }[runtime] ?? "g";
 
     it("control: with .git's paths lifted, the agent replaces a linked .git and the user's git status runs its fsmonitor", async () => {
       const dir = await folder();
