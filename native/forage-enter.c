@@ -11,7 +11,7 @@
  *     then COMMAND (an absolute path: no PATH search).
  *
  *   forage-enter --join=PID [--cgroup=FILE]... [--user=UID:GID | --keep-caps=CAP,...]
- *                [--cwd=DIR] [--env=K=V]... [--audit-id=N] [--terminal=ROWS:COLS] FILTER COMMAND [ARG...]
+ *                [--cwd=DIR] [--env=K=V]... [--audit-id=N] [--terminal=ROWS:COLS] [--nproc=N] FILTER COMMAND [ARG...]
  *     From the host, as root (exec, attach, init commands, sshd): joins the cgroups and the
  *     namespaces of the sandbox's PID 1, starts a new session, drops to the agent (or keeps root
  *     with only the named capabilities), then the same keyring, audit id, filter and exec;
@@ -20,7 +20,7 @@
  *     join.c.
  *
  *   forage-enter --inside [--user=UID:GID | --keep-caps=CAP,...] [--cwd=DIR] [--env=K=V]...
- *                [--terminal=ROWS:COLS] FILTER COMMAND [ARG...]
+ *                [--terminal=ROWS:COLS] [--nproc=N] FILTER COMMAND [ARG...]
  *     The same, for a runtime that put this process inside itself (gVisor's `runsc exec`, as
  *     root in the sandbox, FILTER a path inside): nothing is joined, the rest is as with --join.
  *
@@ -48,8 +48,8 @@ static int usage(const char *problem) {
   fprintf(stderr,
           "forage-enter: %s\n"
           "usage: forage-enter [--audit-id=N] FILTER /ABSOLUTE/COMMAND [ARG...]\n"
-          "       forage-enter --join=PID [--cgroup=FILE]... [--user=UID:GID | --keep-caps=CAP,...] [--cwd=DIR] [--env=K=V]... [--audit-id=N] [--terminal=ROWS:COLS] FILTER COMMAND [ARG...]\n"
-          "       forage-enter --inside [--user=UID:GID | --keep-caps=CAP,...] [--cwd=DIR] [--env=K=V]... [--terminal=ROWS:COLS] FILTER COMMAND [ARG...]\n",
+          "       forage-enter --join=PID [--cgroup=FILE]... [--user=UID:GID | --keep-caps=CAP,...] [--cwd=DIR] [--env=K=V]... [--audit-id=N] [--terminal=ROWS:COLS] [--nproc=N] FILTER COMMAND [ARG...]\n"
+          "       forage-enter --inside [--user=UID:GID | --keep-caps=CAP,...] [--cwd=DIR] [--env=K=V]... [--terminal=ROWS:COLS] [--nproc=N] FILTER COMMAND [ARG...]\n",
           problem);
   return FORAGE_FAILED;
 }
@@ -137,6 +137,7 @@ static int join_option(char *arg, struct join_request *request, struct join_user
   if (strncmp(arg, "--cwd=", 6) == 0 && value[0] == '/') return (request->cwd = value), 0;
   if (strncmp(arg, "--env=", 6) == 0 && strchr(value, '=') > value && request->env_count < JOIN_MAX_LIST) return (request->env[request->env_count++] = value), 0;
   if (strncmp(arg, "--audit-id=", 11) == 0 && number(value, 0xfffffffe) > 0) return (request->audit_id = value), 0;
+  if (strncmp(arg, "--nproc=", 8) == 0 && (request->nproc = number(value, 0x3fffffff)) > 0) return 0;
   static struct terminal_size size;
   if (strncmp(arg, "--terminal=", 11) == 0 && terminal_parse_size(value, &size) == 0) return (request->terminal = &size), 0;
   return usage(arg);

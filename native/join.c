@@ -13,6 +13,8 @@
  *      as its relay (terminal.c); then, for the command, without
  *      --user: root keeps the --keep-caps bounding set (or all capabilities without it); with
  *      --user=UID:GID: no capabilities, no supplementary groups, that uid and gid;
+ *      with --nproc=N, RLIMIT_NPROC N (soft and hard) first, which a kernel that counts the
+ *      sandbox's processes alone enforces (gVisor's: the gvisor runtime's tasksMax);
  *   5. changes to --cwd, sets no_new_privs and loads FILTER (a host path, or with --inside a path
  *      inside; read in step 0),
  *      replaces the environment with the --env=K=V entries and execs COMMAND (searched on the
@@ -31,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -205,6 +208,9 @@ static int drop_privileges(const struct join_request *request) {
   data[0].inheritable = data[1].inheritable = 0;
   if (syscall(SYS_capset, &header, data) != 0) return enter_fail("clearing inheritable capabilities", errno);
   if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return enter_fail("clearing ambient capabilities", errno);
+  /* Set while still root: a hard limit can only be raised with privilege, and is never again without. */
+  struct rlimit processes = {.rlim_cur = (rlim_t)request->nproc, .rlim_max = (rlim_t)request->nproc};
+  if (request->nproc > 0 && setrlimit(RLIMIT_NPROC, &processes) != 0) return enter_fail("limiting the processes", errno);
   if (request->user == NULL) return 0;
   /* From root to the user: the permitted and effective sets empty themselves on setresuid. */
   if (setgroups(0, NULL) != 0) return enter_fail("clearing groups", errno);

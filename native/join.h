@@ -28,6 +28,8 @@ struct join_request {
   char *env[JOIN_MAX_LIST];
   int env_count;
   const char *audit_id;
+  /* > 0: the command's RLIMIT_NPROC, soft and hard (--nproc=N); 0: left as it is. */
+  long nproc;
   /* Where this process's argv and environment strings lie (the relay blanks them: see join.c). */
   char *strings_start, *strings_end;
   /* Non-NULL: the command runs on a new pseudo-terminal of this size (see terminal.c). */

@@ -31,7 +31,6 @@ import type { ExecStreams, RelayedTerminal } from "./exec-streams.js";
 import { forgetLogin, loginStatuses, setLogin } from "../logins/login-operations.js";
 import type { Operations } from "./operations.js";
 import type { SandboxView } from "./sandbox-view.js";
-import { cgroupLimits } from "../cgroups/cgroup-limits.js";
 import { servedByProxy } from "../gates/api-proxy/proxy-status.js";
 import { networkModeInForce } from "../gates/network/policy-in-force.js";
 
@@ -187,8 +186,8 @@ async function limitsInForce(
   metadata: SandboxMetadata,
   running: boolean,
 ): Promise<Pick<SandboxView, "resourceLimits" | "resourceLimitsFrom">> {
-  if (running && metadata.cgroup !== null)
-    return { resourceLimits: await cgroupLimits(metadata.cgroup), resourceLimitsFrom: "cgroup" };
+  const held = running ? await backendOf(metadata.runtime).limits(context, metadata) : null;
+  if (held !== null) return { resourceLimits: held, resourceLimitsFrom: "cgroup" };
   return {
     resourceLimits: context.settings.templates.find((t) => t.name === metadata.template)?.resourceLimits ?? null,
     resourceLimitsFrom: "template",

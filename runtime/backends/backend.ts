@@ -1,4 +1,5 @@
 import type { TemplateModel } from "../../generator/model/model.js";
+import type { ResourceLimits } from "../cgroups/sandbox-cgroup.js";
 import type { RuntimeContext } from "../core/context.js";
 import type { RuntimePaths } from "../core/paths.js";
 import type { ExecSpec } from "../seccomp/exec-args.js";
@@ -82,6 +83,11 @@ export interface Backend {
    * host's kernel (shared), or gVisor's with its platform (a running sandbox's, as it was started).
    */
   kernel(context: RuntimeContext, metadata: SandboxMetadata): Promise<string>;
+  /**
+   * The limits a running sandbox is held to now (null: it has no group of its own): its cgroup's
+   * for the runtimes whose processes are the host's; under gVisor, tasks as gVisor's kernel counts them.
+   */
+  limits(context: RuntimeContext, metadata: SandboxMetadata): Promise<ResourceLimits | null>;
   /** Removes what the runtime keeps beyond a stop (a container definition), at down. */
   destroy(context: RuntimeContext, metadata: SandboxMetadata): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { TemplateModel } from "../../../generator/model/model.js";
+import { cgroupLimits } from "../../cgroups/cgroup-limits.js";
 import type { RuntimeContext } from "../../core/context.js";
 import { SandboxError } from "../../core/errors.js";
 import { resolveAgentPrograms } from "../../provision/host-programs.js";
@@ -20,6 +21,7 @@ import {
   startGvisor,
   stopGvisor,
 } from "./gvisor-sandbox.js";
+import { startedTaskLimit } from "./task-limit.js";
 import { bundlePath, findRunsc, runscArgs, runscStateRoot, type Runsc } from "./runsc.js";
 
 /**
@@ -61,7 +63,7 @@ async function runscOf(context: RuntimeContext): Promise<Runsc> {
  * a terminal made inside when asked. EVENT_NOPOLL: tmux's libevent spins on poll() under this
  * gVisor (POLLNVAL on a closed client's socket, forever); select() does not.
  */
-function entryArgv(runsc: Runsc, id: string, entry: Entry): string[] {
+function entryArgv(runsc: Runsc, id: string, entry: Entry, tasksMax: number | null | undefined): string[] {
   return runscArgs(runsc, [
     "exec",
     ...entryCapabilities.flatMap((cap) => ["--cap", cap]),
@@ -71,6 +73,9 @@ function entryArgv(runsc: Runsc, id: string, entry: Entry): string[] {
     enterInside,
     "--inside",
     ...commandOptions({ ...entry, env: { ...entry.env, EVENT_NOPOLL: "1" } }),
+    // The sandbox's tasksMax, as gVisor's kernel counts it (task-limit.ts). A sandbox started
+    // before it was recorded has none: its processes are held by its cgroup alone.
+    ...(typeof tasksMax === "number" ? [`--nproc=${tasksMax}`] : []),
     filterInside,
     ...entry.command,
   ]);
@@ -131,7 +136,8 @@ export const gvisorBackend: Backend = {
   isRunning,
   async enter(context, metadata, entry) {
     if (!(await isRunning(context, metadata))) return undefined;
-    return entryArgv(await runscOf(context), containerId(metadata), entry);
+    const tasksMax = await startedTaskLimit(context.paths, metadata.name);
+    return entryArgv(await runscOf(context), containerId(metadata), entry, tasksMax);
   },
   // gVisor's kernel keeps no record of what the filter refused.
   refusals: async () => null,
@@ -139,6 +145,14 @@ export const gvisorBackend: Backend = {
   async kernel(context, metadata) {
     const platform = await startedPlatform(context.paths, metadata.name);
     return `gVisor's (runsc${platform === undefined ? "" : `, platform ${platform}`}; the sandbox's filter inside it too); network: the host's stack in the sandbox's namespace (runsc --network=host: this runsc refuses its own netstack here)`;
+  },
+  // Memory and CPU are its cgroup's; tasks are what gVisor's kernel counts (the cgroup's pids.max
+  // holds gVisor's own threads: task-limit.ts).
+  async limits(context, metadata) {
+    if (metadata.cgroup === null) return null;
+    const held = await cgroupLimits(metadata.cgroup);
+    const tasksMax = await startedTaskLimit(context.paths, metadata.name);
+    return tasksMax === undefined ? held : { ...held, tasksMax };
   },
   destroy: async () => undefined,
 };

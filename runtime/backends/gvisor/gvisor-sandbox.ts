@@ -33,6 +33,7 @@ import type { SandboxMetadata } from "../../state/metadata.js";
 import { ContainerError } from "../shared/container-error.js";
 import { layOutHostRoot } from "../shared/host-root-layout.js";
 import { sandboxSpec } from "./oci-spec.js";
+import { gvisorHostTasks, processRlimits, recordTaskLimit } from "./task-limit.js";
 import {
   bundlePath,
   containerState,
@@ -122,8 +123,12 @@ export async function startGvisor(
       ...secretsBind(context, given),
     ]);
     staged = await timed(clock, "start: stage binds", () => stageBinds(binds));
+    const { tasksMax } = template.resourceLimits;
     cgroup = await timed(clock, "start: cgroup", () =>
-      createSandboxCgroup(sandboxCgroupName(given), template.resourceLimits),
+      createSandboxCgroup(sandboxCgroupName(given), {
+        ...template.resourceLimits,
+        tasksMax: gvisorHostTasks(tasksMax),
+      }),
     );
     const metadata = await fenced;
     await writeFile(
@@ -136,12 +141,15 @@ export async function startGvisor(
           networkNamespacePath: link.namespacePath,
           init: [enterInside, filterInside, ...reaper],
           user: { uid: given.uid, gid: given.gid },
+          rlimits: processRlimits(tasksMax),
+          tmpfsBytes: { tmp: caps.tmp, devShm: caps.devShm },
           env: { PATH: "/usr/bin:/bin", HOME: "/" },
         }),
       ),
       { mode: 0o600 },
     );
     await writeFile(join(bundle, "platform"), `${runsc.platform}\n`, { mode: 0o644 });
+    await recordTaskLimit(context.paths, given.name, tasksMax);
     guarded = timed(clock, "start: network guard (concurrent)", () =>
       startNetworkGuard(context, metadata, link.namespacePath),
     );

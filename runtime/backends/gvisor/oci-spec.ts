@@ -11,6 +11,13 @@ export interface SandboxSpec {
   /** PID 1's argv (through forage-enter, so it runs under the sandbox's filter too). */
   init: readonly string[];
   user: { uid: number; gid: number };
+  /**
+   * The sizes of gVisor's own /tmp and /dev/shm (its memory, inside the sandbox's memory limit):
+   * a write that does not fit fails with ENOSPC instead of taking the sandbox down.
+   */
+  tmpfsBytes: { tmp: number; devShm: number };
+  /** PID 1's resource limits (RLIMIT_NPROC for tasksMax: see task-limit.ts). */
+  rlimits: readonly { type: string; hard: number; soft: number }[];
   env: Record<string, string>;
 }
 
@@ -33,6 +40,7 @@ export function sandboxSpec(spec: SandboxSpec): object {
       cwd: "/",
       capabilities: { bounding: none, effective: none, permitted: none, inheritable: none, ambient: none },
       noNewPrivileges: true,
+      rlimits: spec.rlimits,
     },
     root: { path: spec.root, readonly: false },
     hostname: spec.hostname,
@@ -40,8 +48,18 @@ export function sandboxSpec(spec: SandboxSpec): object {
       { destination: "/proc", type: "proc", source: "proc" },
       { destination: "/dev", type: "tmpfs", source: "tmpfs", options: ["nosuid", "mode=755"] },
       { destination: "/sys", type: "sysfs", source: "sysfs", options: ["nosuid", "noexec", "nodev", "ro"] },
-      { destination: "/tmp", type: "tmpfs", source: "tmpfs", options: ["nosuid", "nodev", "mode=1777"] },
-      { destination: "/dev/shm", type: "tmpfs", source: "tmpfs", options: ["nosuid", "nodev", "mode=1777"] },
+      {
+        destination: "/tmp",
+        type: "tmpfs",
+        source: "tmpfs",
+        options: ["nosuid", "nodev", "mode=1777", `size=${spec.tmpfsBytes.tmp}`],
+      },
+      {
+        destination: "/dev/shm",
+        type: "tmpfs",
+        source: "tmpfs",
+        options: ["nosuid", "nodev", "mode=1777", `size=${spec.tmpfsBytes.devShm}`],
+      },
       ...spec.binds.map((bind) => ({
         destination: bind.target,
         type: "bind",

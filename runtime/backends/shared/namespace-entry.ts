@@ -1,3 +1,4 @@
+import { cgroupLimits } from "../../cgroups/cgroup-limits.js";
 import { execCgroupProcs } from "../../cgroups/exec-cgroup.js";
 import type { RuntimeContext } from "../../core/context.js";
 import { execArgs } from "../../seccomp/exec-args.js";
@@ -18,8 +19,10 @@ export type LeaderFinder = (context: RuntimeContext, metadata: SandboxMetadata) 
  * agent and loads the sandbox's filter (seccomp/exec-args.ts). The kernel's records of that filter's
  * refusals carry an audit id derived from the same PID.
  */
-export function namespaceEntry(leader: LeaderFinder): Pick<Backend, "enter" | "refusals"> {
+export function namespaceEntry(leader: LeaderFinder): Pick<Backend, "enter" | "refusals" | "limits"> {
   return {
+    // Every process of the sandbox is the host's, in its groups: what they hold is what holds.
+    limits: async (_context, metadata) => (metadata.cgroup === null ? null : cgroupLimits(metadata.cgroup)),
     async enter(context, metadata, entry) {
       const pid = await leader(context, metadata);
       if (pid === undefined) return undefined;
