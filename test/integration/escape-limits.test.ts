@@ -34,7 +34,7 @@ interface Recorded {
   cgroup: { directories: string[] };
 }
 
-describe.each(onEachRuntime(tools, { nspawn: "10.245", gvisor: "10.212" }))(
+describe.each(onEachRuntime(tools, { nspawn: "10.245", gvisor: "10.190" }))(
   "escape: memory, tasks, tmpfs and cgroups of a real sandbox ($runtime runtime)",
   ({ runtime, prefix, runs }) => {
     if (!runs || !isRoot()) return void it.skip("needs root and the runtime's tools");
