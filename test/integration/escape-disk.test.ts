@@ -40,6 +40,7 @@ const tools = toolsAvailable(
   "gcc",
   "nix-build",
 );
+const gvisor = toolsAvailable("runsc");
 
 const templates = `
   quota:
@@ -133,6 +134,7 @@ describe.skipIf(!tools.run || !isRoot())("escape: filling the disk through the w
       ["full", "quota", "nspawn"],
       ["free", "basic", "nspawn"],
       ["fulln", "quota-nix", "nspawn-nix"],
+      ...(gvisor.run ? [["fullg", "quota", "gvisor"]] : []),
     ]) {
       const up = await host.run(["up", name ?? "", "-t", template ?? "", "--runtime", runtime ?? "", "-r", repo]);
       expect(up.exitCode, up.stderr).toBe(0);
@@ -187,6 +189,20 @@ describe.skipIf(!tools.run || !isRoot())("escape: filling the disk through the w
     expect(await subvolumes()).toContain("workspaces/fulln/_workspace/nested-on-host");
     expect((await asOwner("rm", ["-rf", join(workspace, "nested-on-host")])).exitCode).toBe(0);
   });
+
+  it.runIf(gvisor.run)(
+    "holds the gvisor runtime's agent to maxSize too, through gVisor's gofer, and makes it no subvolume",
+    async () => {
+      expect(await write("fullg", "/workspace/fill", 16)).toBe("ok");
+      expect(await write("fullg", "/workspace/fill", 48)).toContain("Disk quota exceeded");
+      expect(await host.sh("fullg", "echo alive")).toBe("alive\n");
+      // gVisor passes no btrfs ioctl to the host's file: the call fails, and nothing is made.
+      const inside = await host.run(["exec", "fullg", "--", "btrfs", "subvolume", "create", "/workspace/nested"]);
+      expect(inside.exitCode).not.toBe(0);
+      expect(existsSync(join(workspaceQuota("fullg").hostPath, "nested"))).toBe(false);
+      expect(await subvolumes()).not.toContain("workspaces/fullg/_workspace/nested");
+    },
+  );
 
   it("shows the limit and the use in status, and in status --json", async () => {
     expect((await host.run(["status", "full"])).stdout).toMatch(
