@@ -21,7 +21,7 @@ export type LeaderFinder = (context: RuntimeContext, metadata: SandboxMetadata) 
  */
 export function namespaceEntry(leader: LeaderFinder): Pick<Backend, "enter" | "refusals" | "limits"> {
   return {
-    // Every process of the sandbox is the host's, in its groups: what they hold is what holds.
+    // Every process of the sandbox is the host's and in its groups: their limits are the sandbox's.
     limits: async (_context, metadata) => (metadata.cgroup === null ? null : cgroupLimits(metadata.cgroup)),
     async enter(context, metadata, entry) {
       const pid = await leader(context, metadata);
