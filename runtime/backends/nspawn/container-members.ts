@@ -24,6 +24,20 @@ export async function agentProcesses(leader: number, placeholder: number | undef
   return found;
 }
 
+/**
+ * `pids` (host PIDs of the container's processes) as its own PID namespace numbers them, from
+ * the last field of each one's NSpid line; a process gone meanwhile is left out.
+ */
+export async function namespacePids(pids: readonly number[]): Promise<number[]> {
+  const inside: number[] = [];
+  for (const pid of pids) {
+    const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+    const last = /^NSpid:\s+(.*)$/m.exec(status)?.[1]?.trim().split(/\s+/).at(-1);
+    if (last !== undefined && /^[1-9]\d*$/.test(last)) inside.push(Number(last));
+  }
+  return inside;
+}
+
 /** The placeholder: the init's oldest child (the stub init starts it first; orphans come later). */
 export async function placeholderOf(leader: number): Promise<number | undefined> {
   const children = (await readFile(`/proc/${leader}/task/${leader}/children`, "utf8").catch(() => ""))

@@ -1,13 +1,14 @@
 import { ContainerError } from "../shared/container-error.js";
 import { leaderOf } from "../shared/nspawn-leader.js";
-import { agentProcesses, placeholderOf } from "./container-members.js";
+import { agentProcesses, namespacePids, placeholderOf } from "./container-members.js";
 import { spawn } from "node:child_process";
 import { open, readdir, readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { isAlive } from "../../core/process-alive.js";
+import { runCommand } from "../../core/run-command.js";
 import type { Bind } from "../../core/bind.js";
 import { timed, type PhaseClock } from "../../core/phase-clock.js";
-import { systemProgramDirs } from "../../core/user-command-path.js";
+import { systemProgram, systemProgramDirs } from "../../core/user-command-path.js";
 
 /** How to start one container with systemd-nspawn. */
 export interface NspawnSpec {
@@ -173,7 +174,15 @@ export async function stopContainer(
   const leader = await leaderOf(nspawnPid);
   if (leader !== undefined && payload === "placeholder") {
     const placeholder = await placeholderOf(leader);
-    for (const pid of await agentProcesses(leader, placeholder)) signal(pid, "SIGTERM");
+    // Sent from inside the sandbox's PID namespace: a number freed and reused meanwhile can only
+    // name another of its processes, never one of the host's.
+    const inside = await namespacePids(await agentProcesses(leader, placeholder));
+    if (inside.length > 0)
+      await runCommand(
+        "nsenter",
+        ["--target", String(leader), "--pid", "--", await systemProgram("kill"), "-TERM", ...inside.map(String)],
+        { reject: false },
+      );
     await waitGone(graceSeconds * 1000, async () => (await agentProcesses(leader, placeholder)).length === 0);
   }
   if (await isLive(nspawnPid)) signal(nspawnPid, "SIGTERM");
