@@ -15,3 +15,6 @@ export type SandboxRuntime = (typeof sandboxRuntimes)[number];
  */
 export const gvisorPlatforms = ["auto", "systrap", "ptrace", "kvm"] as const;
 export type GvisorPlatform = (typeof gvisorPlatforms)[number];
+/** The network stacks a gvisor sandbox may use: gVisor's own (netstack) or the host's. */
+export const gvisorStacks = ["sandbox", "host"] as const;
+export type GvisorStack = (typeof gvisorStacks)[number];

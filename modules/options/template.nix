@@ -40,6 +40,11 @@
             default = null;
             description = "How gVisor intercepts the agent's system calls: \"auto\" (systrap where runsc has it, else ptrace; kvm only where a probe boots a guest), \"systrap\", \"ptrace\" or \"kvm\". Default: \"auto\".";
           };
+          network = lib.mkOption {
+            type = lib.types.nullOr (lib.types.enum [ "sandbox" "host" ]);
+            default = null;
+            description = "Which network stack answers the agent's socket calls: \"sandbox\" (gVisor's own, netstack: none reaches the host's kernel) or \"host\" (the host's, in the sandbox's namespace: UDP and ICMP refusals arrive at once, and the host's kernel answers socket calls). Both leave through the sandbox's veth and host-side table. Default: \"sandbox\".";
+          };
         };
       });
       default = null;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { gvisorPlatforms, sandboxRuntimes } from "../runtime-names.js";
+import { gvisorPlatforms, gvisorStacks, sandboxRuntimes } from "../runtime-names.js";
 import { setting, settingGroup, settingOrNull } from "./defaulted-settings.js";
 
 /**
@@ -49,6 +49,11 @@ export const templateSettings = {
         z.enum(gvisorPlatforms),
         "auto",
         'How gVisor intercepts the agent\'s system calls: "auto" (systrap where runsc has it, else ptrace; kvm only where a probe boots a guest), "systrap", "ptrace" or "kvm". Default: "auto".',
+      ),
+      network: setting(
+        z.enum(gvisorStacks),
+        "sandbox",
+        'Which network stack answers the agent\'s socket calls: "sandbox" (gVisor\'s own, netstack: none reaches the host\'s kernel) or "host" (the host\'s, in the sandbox\'s namespace: UDP and ICMP refusals arrive at once, and the host\'s kernel answers socket calls). Both leave through the sandbox\'s veth and host-side table. Default: "sandbox".',
       ),
     },
     "Settings of the gvisor runtime.",

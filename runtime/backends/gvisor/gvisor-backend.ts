@@ -17,10 +17,10 @@ import {
   enterInside,
   filterInside,
   refuseSsh,
-  startedPlatform,
   startGvisor,
   stopGvisor,
 } from "./gvisor-sandbox.js";
+import { startedPlatform, startedStack } from "./started-with.js";
 import { startedTaskLimit } from "./task-limit.js";
 import { bundlePath, findRunsc, runscArgs, runscStateRoot, type Runsc } from "./runsc.js";
 
@@ -43,18 +43,36 @@ const entryCapabilities = [
   "CAP_AUDIT_WRITE",
 ];
 
-/** runsc for a sandbox of `template`: the installed program, this run directory's state, the platform. */
-async function runscFor(context: RuntimeContext, platform: TemplateModel["gvisor"]["platform"]): Promise<Runsc> {
+/**
+ * runsc for starting a sandbox of `template`: the installed program, this run directory's state,
+ * the platform and network stack the template asks for, the sandbox's namespace.
+ */
+async function runscFor(context: RuntimeContext, template: TemplateModel, metadata?: SandboxMetadata): Promise<Runsc> {
   const program = await findRunsc();
   if (program === undefined)
     throw new SandboxError("runsc (gVisor) is not installed (Debian/Ubuntu: apt-get install runsc)", "usage");
   const stateRoot = runscStateRoot(context.paths);
-  return { program, stateRoot, platform: await choosePlatform(program, platform, stateRoot) };
+  return {
+    program,
+    stateRoot,
+    platform: await choosePlatform(program, template.gvisor.platform, stateRoot),
+    stack: template.gvisor.network,
+    namespace: metadata === undefined ? "" : linkOf(context, metadata).namespacePath,
+  };
 }
 
-/** runsc for an existing sandbox: its platform no longer matters (state, exec, kill and delete take none). */
-async function runscOf(context: RuntimeContext): Promise<Runsc> {
-  return { program: (await findRunsc()) ?? "runsc", stateRoot: runscStateRoot(context.paths), platform: "ptrace" };
+/**
+ * runsc for an existing sandbox: the stack it was started with (where runsc's control socket is);
+ * its platform no longer matters (state, exec, kill and delete take none).
+ */
+async function runscOf(context: RuntimeContext, metadata: SandboxMetadata): Promise<Runsc> {
+  return {
+    program: (await findRunsc()) ?? "runsc",
+    stateRoot: runscStateRoot(context.paths),
+    platform: "ptrace",
+    stack: (await startedStack(context.paths, metadata.name)) ?? "host",
+    namespace: linkOf(context, metadata).namespacePath,
+  };
 }
 
 /**
@@ -126,25 +144,29 @@ export const gvisorBackend: Backend = {
   },
   async preflight(context, template) {
     refuseSsh(template);
-    await runscFor(context, template.gvisor.platform);
+    await runscFor(context, template);
     await resolveAgentPrograms(template);
     for (const gap of hostRootGaps(template)) context.warn(gap);
   },
   start: async (context, metadata, template) =>
-    startGvisor(context, metadata, template, await runscFor(context, template.gvisor.platform)),
-  stop: async (context, metadata, graceSeconds) => stopGvisor(context, metadata, await runscOf(context), graceSeconds),
+    startGvisor(context, metadata, template, await runscFor(context, template, metadata)),
+  stop: async (context, metadata, graceSeconds) =>
+    stopGvisor(context, metadata, await runscOf(context, metadata), graceSeconds),
   isRunning,
   async enter(context, metadata, entry) {
     if (!(await isRunning(context, metadata))) return undefined;
     const tasksMax = await startedTaskLimit(context.paths, metadata.name);
-    return entryArgv(await runscOf(context), containerId(metadata), entry, tasksMax);
+    return entryArgv(await runscOf(context, metadata), containerId(metadata), entry, tasksMax);
   },
   // gVisor's kernel keeps no record of what the filter refused.
   refusals: async () => null,
   networkNamespace: async (context, metadata) => linkOf(context, metadata).namespacePath,
   async kernel(context, metadata) {
     const platform = await startedPlatform(context.paths, metadata.name);
-    return `gVisor's (runsc${platform === undefined ? "" : `, platform ${platform}`}; the sandbox's filter inside it too); network: the host's stack in the sandbox's namespace (runsc --network=host: this runsc refuses its own netstack here)`;
+    const stack = await startedStack(context.paths, metadata.name);
+    const kernel = `gVisor's (runsc${platform === undefined ? "" : `, platform ${platform}`}; the sandbox's filter inside it too)`;
+    if (stack === undefined) return kernel;
+    return `${kernel}; network: ${stack === "sandbox" ? "gVisor's own stack (netstack) on the sandbox's veth: no socket call reaches the host's kernel" : "the host's stack in the sandbox's namespace (runsc --network=host): socket calls reach the host's kernel"}`;
   },
   // Memory and CPU are its cgroup's; tasks are what gVisor's kernel counts (the cgroup's pids.max
   // holds gVisor's own threads: task-limit.ts).

@@ -1,4 +1,4 @@
-import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { TemplateModel } from "../../../generator/model/model.js";
 import {
@@ -32,7 +32,9 @@ import {
 import type { SandboxMetadata } from "../../state/metadata.js";
 import { ContainerError } from "../shared/container-error.js";
 import { layOutHostRoot } from "../shared/host-root-layout.js";
+import { netstackNamespaceCheck } from "./netstack.js";
 import { sandboxSpec } from "./oci-spec.js";
+import { recordStartedWith } from "./started-with.js";
 import { gvisorHostTasks, processRlimits, recordTaskLimit } from "./task-limit.js";
 import {
   bundlePath,
@@ -148,7 +150,8 @@ export async function startGvisor(
       ),
       { mode: 0o600 },
     );
-    await writeFile(join(bundle, "platform"), `${runsc.platform}\n`, { mode: 0o644 });
+    await recordStartedWith(context.paths, given.name, runsc);
+    if (runsc.stack === "sandbox") await netstackNamespaceCheck(link.namespacePath);
     await recordTaskLimit(context.paths, given.name, tasksMax);
     guarded = timed(clock, "start: network guard (concurrent)", () =>
       startNetworkGuard(context, metadata, link.namespacePath),
@@ -208,12 +211,6 @@ function secretsBind(context: RuntimeContext, metadata: SandboxMetadata): Bind[]
   if (metadata.secrets.length === 0) return [];
   const source = sandboxSecretsPath(context.paths, metadata.name);
   return [{ source, target: context.settings.host.secretsMountPath, readOnly: true }];
-}
-
-/** The platform a sandbox was started on (written beside its bundle), or undefined when it is not started. */
-export async function startedPlatform(paths: RuntimePaths, name: string): Promise<string | undefined> {
-  const text = await readFile(join(bundlePath(paths, name), "platform"), "utf8").catch(() => "");
-  return /^[a-z]+\n$/.test(text) ? text.trim() : undefined;
 }
 
 function logPath(context: RuntimeContext, metadata: SandboxMetadata): string {

@@ -6,6 +6,8 @@ import { pathUnder } from "../../core/names.js";
 import { runCommand } from "../../core/run-command.js";
 import { systemProgramDirs } from "../../core/user-command-path.js";
 import { ContainerError } from "../shared/container-error.js";
+import type { GvisorStack } from "../../../generator/config/runtime-names.js";
+import { inNamespace, netstackLaunch } from "./netstack.js";
 
 /** runsc as forage-ctl runs it: the program, its state directory, the platform. */
 export interface Runsc {
@@ -13,6 +15,10 @@ export interface Runsc {
   /** runsc's own state (`<run>/gvisor`): root's alone, gone at reboot as the sandboxes are. */
   stateRoot: string;
   platform: "ptrace" | "kvm" | "systrap";
+  /** The sandbox's network stack: gVisor's own, or the host's in the sandbox's namespace (netstack.ts). */
+  stack: GvisorStack;
+  /** The sandbox's network namespace: with gVisor's stack, every runsc call runs there (netstack.ts). */
+  namespace: string;
 }
 
 /** Where runsc keeps its containers' state for this run directory. */
@@ -31,23 +37,34 @@ export function findRunsc(): Promise<string | undefined> {
 }
 
 /**
- * runsc's flags on every call. --network=host: gVisor uses the network namespace it is started
- * in (the sandbox's, with its veth and host-side table), since this runsc (2022) refuses its own
- * netstack on kernels where /proc/sys/net/core/rmem_default exists in every namespace.
+ * runsc's argv on every call. --network: gVisor's own stack, or the host's in the namespace runsc
+ * is started in (the sandbox's, with its veth and host-side table); see netstack.ts.
  * --ignore-cgroups: the sandbox's processes stay in the groups runsc was started in, the
  * sandbox's own (forage-ctl made them with its limits, as for nspawn). --host-uds=open: a program
  * inside may connect to the host sockets bound in (the SSH agent's, the push gate's), never make one.
  */
-export function runscArgs(runsc: Runsc, args: readonly string[]): string[] {
+function runscArgv(runsc: Runsc, args: readonly string[]): string[] {
   return [
     runsc.program,
     `--root=${runsc.stateRoot}`,
     `--platform=${runsc.platform}`,
-    "--network=host",
+    `--network=${runsc.stack}`,
     "--ignore-cgroups",
     "--host-uds=open",
     ...args,
   ];
+}
+
+/** The host argv of a runsc command for the sandbox (in its network namespace with gVisor's stack). */
+export function runscArgs(runsc: Runsc, args: readonly string[]): string[] {
+  const argv = runscArgv(runsc, args);
+  return runsc.stack === "sandbox" ? inNamespace(runsc.namespace, argv) : argv;
+}
+
+/** The host argv that boots the sandbox: `runsc run` or `runsc restore`, detached. */
+function bootArgs(runsc: Runsc, args: readonly string[]): string[] {
+  const argv = runscArgv(runsc, args);
+  return runsc.stack === "sandbox" ? netstackLaunch(runsc.namespace, argv) : argv;
 }
 
 /**
@@ -63,7 +80,7 @@ export async function runDetached(
 ): Promise<void> {
   const log = await open(logFile, "a", 0o600);
   try {
-    const [program = "", ...args] = wrap(runscArgs(runsc, ["run", "--detach", `--bundle=${bundle}`, id]));
+    const [program = "", ...args] = wrap(bootArgs(runsc, ["run", "--detach", `--bundle=${bundle}`, id]));
     const code = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(program, args, { stdio: ["ignore", log.fd, log.fd] });
       child.once("error", reject);

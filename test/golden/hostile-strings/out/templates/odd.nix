@@ -8,6 +8,7 @@
   ssh = false;
   runtime = null;
   gvisor = {
+    network = "sandbox";
     platform = "auto";
   };
   useProxy = false;
