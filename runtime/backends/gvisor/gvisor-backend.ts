@@ -12,14 +12,7 @@ import { hostRootInside } from "../shared/host-root-layout.js";
 import { hostToolsUnavailable } from "../shared/host-tools.js";
 import { linkOf } from "../../gates/network/sandbox-network.js";
 import { choosePlatform } from "./platform.js";
-import {
-  containerId,
-  enterInside,
-  filterInside,
-  refuseSsh,
-  startGvisor,
-  stopGvisor,
-} from "./gvisor-sandbox.js";
+import { containerId, enterInside, filterInside, refuseSsh, startGvisor, stopGvisor } from "./gvisor-sandbox.js";
 import { startedPlatform, startedStack } from "./started-with.js";
 import { startedTaskLimit } from "./task-limit.js";
 import { bundlePath, findRunsc, runscArgs, runscStateRoot, type Runsc } from "./runsc.js";

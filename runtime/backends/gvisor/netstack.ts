@@ -21,7 +21,9 @@ import { ContainerError } from "../shared/container-error.js";
 export async function netstackNamespaceCheck(namespacePath: string): Promise<void> {
   const [sandbox, own] = await Promise.all([stat(namespacePath), stat("/proc/self/ns/net")]);
   if (sandbox.ino === own.ino && sandbox.dev === own.dev)
-    throw new ContainerError(`${namespacePath} is the host's own network namespace: gVisor's netstack would take its interfaces`);
+    throw new ContainerError(
+      `${namespacePath} is the host's own network namespace: gVisor's netstack would take its interfaces`,
+    );
 }
 
 /**

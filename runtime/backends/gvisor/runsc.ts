@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { findExecutable } from "../../core/find-executable.js";
 import type { RuntimePaths } from "../../core/paths.js";
@@ -55,10 +56,14 @@ function runscArgv(runsc: Runsc, args: readonly string[]): string[] {
   ];
 }
 
-/** The host argv of a runsc command for the sandbox (in its network namespace with gVisor's stack). */
+/**
+ * The host argv of a runsc command for the sandbox: in its network namespace with gVisor's stack.
+ * When the namespace's path is gone (a start that failed half-way), runsc runs here: `delete
+ * --force` still removes its record, and stop kills what is left in the sandbox's cgroup.
+ */
 export function runscArgs(runsc: Runsc, args: readonly string[]): string[] {
   const argv = runscArgv(runsc, args);
-  return runsc.stack === "sandbox" ? inNamespace(runsc.namespace, argv) : argv;
+  return runsc.stack === "sandbox" && existsSync(runsc.namespace) ? inNamespace(runsc.namespace, argv) : argv;
 }
 
 /** The host argv that boots the sandbox: `runsc run` or `runsc restore`, detached. */
