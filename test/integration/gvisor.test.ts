@@ -21,6 +21,10 @@ const templates = `
     extends: basic
     runtime: gvisor
     gvisor: { platform: kvm }
+  walled-hostnet:
+    extends: basic
+    runtime: gvisor
+    gvisor: { network: host }
 `;
 
 describe.skipIf(!tools.run || !isRoot())("the gvisor runtime", () => {
@@ -76,6 +80,27 @@ describe.skipIf(!tools.run || !isRoot())("the gvisor runtime", () => {
     expect(shown.exitCode, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/^\/dev\/pts\/\d+\r?$/m);
     expect(shown.stdout).toMatch(/^\d+ \d+\r?$/m);
+  });
+
+  it("answers socket calls with gVisor's own stack, or with gvisor.network host the host's in its namespace; status says which", async () => {
+    const up = await host.run(["up", "gvh", "-t", "walled-hostnet", "-w", host.workspace("gvh")]);
+    expect(up.exitCode, up.stderr).toBe(0);
+    const stackOf = async (name: string) => {
+      const status = (await host.run(["status", name])).stdout;
+      const slot = await host.slotOf(name);
+      // What the host's stack holds in the sandbox's namespace: netstack took the address from it.
+      const hostSide = (await execa("ip", ["-n", `f${slot}`, "-o", "-4", "addr", "show", "dev", "eth0"])).stdout;
+      const inside = await host.sh(name, "ip -o -4 addr show dev eth0 | grep -o 'inet [0-9.]*'");
+      return { status: /network: (gVisor's own stack|the host's stack)/.exec(status)?.[1], hostSide, inside };
+    };
+    const own = await stackOf("gv");
+    expect(own.status).toBe("gVisor's own stack");
+    expect(own.hostSide).toBe("");
+    expect(own.inside).toMatch(/^inet 10\.250\.\d+\.2\n$/);
+    const borrowed = await stackOf("gvh");
+    expect(borrowed.status).toBe("the host's stack");
+    expect(borrowed.hostSide).toContain(borrowed.inside.trim());
+    expect((await host.run(["down", "gvh", "-t", "1"])).exitCode).toBe(0);
   });
 
   it("holds its limits in the cgroup runsc runs in, as status reads them", async () => {
