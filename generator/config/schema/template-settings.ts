@@ -53,7 +53,7 @@ export const templateSettings = {
       network: setting(
         z.enum(gvisorStacks),
         "sandbox",
-        'Which network stack answers the agent\'s socket calls: "sandbox" (gVisor\'s own, netstack: none reaches the host\'s kernel) or "host" (the host\'s, in the sandbox\'s namespace: UDP and ICMP refusals arrive at once, and the host\'s kernel answers socket calls). Both leave through the sandbox\'s veth and host-side table. Default: "sandbox".',
+        "Which network stack answers the agent's socket calls: \"sandbox\" (gVisor's own, netstack: none reaches the host's kernel) or \"host\" (the host's, in the sandbox's namespace: UDP and ICMP refusals arrive at once, and the host's kernel answers socket calls). Both leave through the sandbox's veth and host-side table. Default: \"sandbox\".",
       ),
     },
     "Settings of the gvisor runtime.",

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import type { TemplateModel } from "../../../generator/model/model.js";
 import { cgroupLimits } from "../../cgroups/cgroup-limits.js";
 import type { RuntimeContext } from "../../core/context.js";
@@ -15,7 +14,7 @@ import { choosePlatform } from "./platform.js";
 import { containerId, enterInside, filterInside, refuseSsh, startGvisor, stopGvisor } from "./gvisor-sandbox.js";
 import { startedPlatform, startedStack } from "./started-with.js";
 import { startedTaskLimit } from "./task-limit.js";
-import { bundlePath, findRunsc, runscArgs, runscStateRoot, type Runsc } from "./runsc.js";
+import { bundlePath, findRunsc, runscArgs, runscStateRoot, sentryRuns, type Runsc } from "./runsc.js";
 
 /**
  * What forage-enter starts with inside (`runsc exec` gives a new process the capabilities it is
@@ -92,19 +91,14 @@ function entryArgv(runsc: Runsc, id: string, entry: Entry, tasksMax: number | nu
   ]);
 }
 
-/**
- * True when the sandbox's sentry runs: its PID is a runsc sandbox of this state root, booted from
- * this sandbox's bundle as its container. Read from /proc: asking `runsc state` costs ~40 ms, and
- * every exec asks first.
- */
+/** True when the sandbox's sentry runs (runsc.ts, sentryRuns). */
 async function isRunning(context: RuntimeContext, metadata: SandboxMetadata): Promise<boolean> {
   if (metadata.pid === null) return false;
-  const argv = (await readFile(`/proc/${metadata.pid}/cmdline`, "utf8").catch(() => "")).split("\0");
-  return (
-    argv[0] === "runsc-sandbox" &&
-    argv.includes(`--root=${runscStateRoot(context.paths)}`) &&
-    argv.includes(`--bundle=${bundlePath(context.paths, metadata.name)}`) &&
-    argv.includes(containerId(metadata))
+  return sentryRuns(
+    runscStateRoot(context.paths),
+    metadata.pid,
+    bundlePath(context.paths, metadata.name),
+    containerId(metadata),
   );
 }
 
