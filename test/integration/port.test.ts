@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { cliPath, repoRoot } from "../cli/run-cli.js";
 import { agentUid, TestHost, type CliRun } from "./harness.js";
+import { onEachRuntime } from "./runtimes.js";
 
 /*
  * `forage-ctl port` into a real sandbox: a node HTTP server inside, fetched from the host's
@@ -69,183 +70,193 @@ interface PortView {
   state: string;
 }
 
-describe.skipIf(!tools.run || !isRoot())("forage-ctl port: a sandbox's server on the host's loopback only", () => {
-  const host = new TestHost("10.243");
-  const json = async <T>(args: string[]): Promise<T> => JSON.parse((await host.run(args)).stdout) as T;
-  const ports = async (): Promise<PortView[]> => json<PortView[]>(["port", "web", "--json"]);
-  let inside = 0; // the server's port in the sandbox, also its default host port
-  let other = 0; // a host port forwarded to it explicitly
-  let slot = 0;
+// On gVisor the server listens on gVisor's own stack: the forward reaches it through the veth as on nspawn.
+describe.each(onEachRuntime(tools, { nspawn: "10.243", gvisor: "10.193" }))(
+  "forage-ctl port on the $runtime runtime: a sandbox's server on the host's loopback only",
+  ({ runtime, prefix, runs }) => {
+    if (!runs || !isRoot()) return void it.skip("needs root and the runtime's tools");
+    const host = new TestHost(prefix, "nobody", "", "", { runtime });
+    const json = async <T>(args: string[]): Promise<T> => JSON.parse((await host.run(args)).stdout) as T;
+    const ports = async (): Promise<PortView[]> => json<PortView[]>(["port", "web", "--json"]);
+    let inside = 0; // the server's port in the sandbox, also its default host port
+    let other = 0; // a host port forwarded to it explicitly
+    let slot = 0;
 
-  beforeAll(async () => {
-    // Like /run: the configured user must be able to traverse to the daemon's socket.
-    chmodSync(host.dir, 0o711);
-    [inside = 0, other = 0] = await freePorts(2);
-    const up = await host.run(["up", "web", "-t", "basic", "-w", host.workspace("web")]);
-    expect(up.exitCode, up.stderr).toBe(0);
-    slot = await host.slotOf("web");
-    await host.sh("web", serverScript(inside));
-  });
-  afterAll(() => host.cleanup());
-
-  it("forwards 127.0.0.1:PORT to the sandbox's PORT, listening on loopback and nowhere else", async () => {
-    const opened = await host.run(["port", "web", String(inside)]);
-    expect(opened, opened.stderr).toMatchObject({
-      exitCode: 0,
-      stdout: `web: 127.0.0.1:${inside} → 10.243.${slot}.2:${inside} (open)\n`,
+    beforeAll(async () => {
+      // Like /run: the configured user must be able to traverse to the daemon's socket.
+      chmodSync(host.dir, 0o711);
+      [inside = 0, other = 0] = await freePorts(2);
+      const up = await host.run(["up", "web", "-t", "basic", "-w", host.workspace("web")]);
+      expect(up.exitCode, up.stderr).toBe(0);
+      slot = await host.slotOf("web");
+      await host.sh("web", serverScript(inside));
     });
-    expect(await fetchLoopback(inside)).toBe("hello from web");
-    // One listener on the port in the host's namespace, bound to 127.0.0.1: no wildcard, no link address, no IPv6.
-    expect(listeningOn(inside)).toEqual(["0100007F"]);
-  });
+    afterAll(() => host.cleanup());
 
-  it("forwards HOSTPORT:PORT, and lists the forwards in port, ps and status (and their --json)", async () => {
-    expect((await host.run(["port", "web", `${other}:${inside}`])).exitCode).toBe(0);
-    expect(await fetchLoopback(other)).toBe("hello from web");
-    const expected = [
-      {
-        hostPort: inside,
-        port: inside,
-        hostAddress: "127.0.0.1",
-        sandboxAddress: `10.243.${slot}.2`,
-        state: "open",
-        error: null,
-      },
-      {
-        hostPort: other,
-        port: inside,
-        hostAddress: "127.0.0.1",
-        sandboxAddress: `10.243.${slot}.2`,
-        state: "open",
-        error: null,
-      },
-    ];
-    expect(await ports()).toEqual(expected);
-    const listed = (await host.run(["port", "web"])).stdout;
-    expect(listed).toMatch(new RegExp(`^127\\.0\\.0\\.1:${other} +10\\.243\\.${slot}\\.2:${inside} +open$`, "m"));
-    const forwards = [
-      { hostPort: inside, port: inside },
-      { hostPort: other, port: inside },
-    ];
-    expect(
-      (await json<{ name: string; ports: unknown }[]>(["ps", "--json"])).find((view) => view.name === "web")?.ports,
-    ).toEqual(forwards);
-    expect((await json<{ ports: unknown }>(["status", "web", "--json"])).ports).toEqual(forwards);
-    expect((await host.run(["ps"])).stdout).toContain(`127.0.0.1:${inside}→${inside},127.0.0.1:${other}→${inside}`);
-  });
+    it("forwards 127.0.0.1:PORT to the sandbox's PORT, listening on loopback and nowhere else", async () => {
+      const opened = await host.run(["port", "web", String(inside)]);
+      expect(opened, opened.stderr).toMatchObject({
+        exitCode: 0,
+        stdout: `web: 127.0.0.1:${inside} → ${prefix}.${slot}.2:${inside} (open)\n`,
+      });
+      expect(await fetchLoopback(inside)).toBe("hello from web");
+      // One listener on the port in the host's namespace, bound to 127.0.0.1: no wildcard, no link address, no IPv6.
+      expect(listeningOn(inside)).toEqual(["0100007F"]);
+    });
 
-  it("gives the sandbox no way to the host: the forward is not on the host end of its link", async () => {
-    const script = `node -e 'const s = require("net").connect(${other}, "10.243.${slot}.1"); s.on("connect", () => { console.log("connected"); process.exit(0); }); s.on("error", (e) => { console.log(e.code); process.exit(0); }); setTimeout(() => { console.log("timeout"); process.exit(0); }, 3000)'`;
-    expect((await host.sh("web", script)).trim()).toMatch(/^(ECONNREFUSED|EHOSTUNREACH|timeout)$/);
-  });
-
-  it.each(["restricted", "full", "none"])("reaches the server with the sandbox's network in mode %s", async (mode) => {
-    const changed = await host.run(["network", "web", mode]);
-    expect(changed.exitCode, changed.stderr).toBe(0);
-    expect(await fetchLoopback(other)).toBe("hello from web");
-  });
-
-  it("says who holds a host port that is taken, and changes nothing", async () => {
-    const holder = createServer();
-    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
-    const taken = (holder.address() as AddressInfo).port;
-    try {
-      const refused = await host.run(["port", "web", `${taken}:${inside}`]);
-      expect(refused.exitCode).toBe(1);
-      expect(refused.stderr).toMatch(
-        new RegExp(
-          `^forage-ctl: 127\\.0\\.0\\.1:${taken} cannot be opened for web: the port is in use by pid ${process.pid} \\(.*node`,
-        ),
-      );
-      expect((await ports()).map((view) => view.hostPort)).toEqual([inside, other]);
-    } finally {
-      holder.close();
-    }
-  });
-
-  it.each([
-    [["port", "nosuch", "3000"], 2, 'sandbox "nosuch" does not exist'],
-    [["port", "web", "80"], 64, "host port 80 is privileged"],
-    [["port", "web", "http"], 64, "expected PORT or HOSTPORT:PORT"],
-    [["port", "web", "0.0.0.0:8080:3000"], 64, "the host address is always 127.0.0.1"],
-    [["port", "web", "--remove"], 64, "say which forward"],
-    [["port", "web", "3000", "extra"], 64, "too many arguments"],
-    [["port", "Web", "3000"], 64, "invalid sandbox name"],
-    [["port", "web", "1:2", "--remove"], 1, "web has no forward 127.0.0.1:1 → 2"],
-  ])("refuses %j with exit %i", async (args, exitCode, message) => {
-    const result = await host.run(args);
-    expect(result.exitCode).toBe(exitCode);
-    expect(result.stderr).toContain(message);
-  });
-
-  it("lets the configured user open and close forwards through the daemon", async () => {
-    const runAs = async (args: string[]): Promise<CliRun> => {
-      const result = await execa(
-        "setpriv",
-        [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, cliPath, ...args],
+    it("forwards HOSTPORT:PORT, and lists the forwards in port, ps and status (and their --json)", async () => {
+      expect((await host.run(["port", "web", `${other}:${inside}`])).exitCode).toBe(0);
+      expect(await fetchLoopback(other)).toBe("hello from web");
+      const expected = [
         {
-          cwd: repoRoot,
-          env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
-          extendEnv: false,
-          reject: false,
-          stripFinalNewline: false,
+          hostPort: inside,
+          port: inside,
+          hostAddress: "127.0.0.1",
+          sandboxAddress: `${prefix}.${slot}.2`,
+          state: "open",
+          error: null,
         },
+        {
+          hostPort: other,
+          port: inside,
+          hostAddress: "127.0.0.1",
+          sandboxAddress: `${prefix}.${slot}.2`,
+          state: "open",
+          error: null,
+        },
+      ];
+      expect(await ports()).toEqual(expected);
+      const listed = (await host.run(["port", "web"])).stdout;
+      expect(listed).toMatch(
+        new RegExp(`^127\\.0\\.0\\.1:${other} +${prefix.replace(".", "\\.")}\\.${slot}\\.2:${inside} +open$`, "m"),
       );
-      return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
-    };
-    const [mine = 0] = await freePorts(1);
-    expect(await runAs(["port", "web", `${mine}:${inside}`])).toMatchObject({ exitCode: 0, stderr: "" });
-    expect(await fetchLoopback(mine)).toBe("hello from web");
-    expect(await runAs(["port", "web", String(mine), "--remove"])).toMatchObject({
-      exitCode: 0,
-      stdout: `web: closed 127.0.0.1:${mine}\n`,
+      const forwards = [
+        { hostPort: inside, port: inside },
+        { hostPort: other, port: inside },
+      ];
+      expect(
+        (await json<{ name: string; ports: unknown }[]>(["ps", "--json"])).find((view) => view.name === "web")?.ports,
+      ).toEqual(forwards);
+      expect((await json<{ ports: unknown }>(["status", "web", "--json"])).ports).toEqual(forwards);
+      expect((await host.run(["ps"])).stdout).toContain(`127.0.0.1:${inside}→${inside},127.0.0.1:${other}→${inside}`);
     });
-    expect(listeningOn(mine)).toEqual([]);
-  });
 
-  it("keeps the forwards across stop, start and reset: closed while stopped, open again with the sandbox", async () => {
-    expect((await host.run(["stop", "web", "-t", "1"])).exitCode).toBe(0);
-    expect((await ports()).map((view) => view.state)).toEqual(["closed", "closed"]);
-    expect(listeningOn(other)).toEqual([]);
-    const refused = await host.run(["port", "web", String(inside + 1)]);
-    expect(refused.exitCode).toBe(5);
-    expect(refused.stderr).toContain('sandbox "web" is stopped');
-    expect((await host.run(["start", "web"])).exitCode).toBe(0);
-    expect((await ports()).map((view) => view.state)).toEqual(["open", "open"]);
-    expect((await host.run(["reset", "web"])).exitCode).toBe(0);
-    expect((await ports()).map((view) => view.state)).toEqual(["open", "open"]);
-    expect(listeningOn(other)).toEqual(["0100007F"]);
-    await host.sh("web", serverScript(inside));
-    expect(await fetchLoopback(other)).toBe("hello from web");
-  });
-
-  it("loses the forwards with a dead guard host, and gets them back when the monitor restarts the guard", async () => {
-    const shown = await json<{ guard: { pid: number } | null }>(["network", "web", "--json"]);
-    const pid = shown.guard?.pid;
-    if (pid === undefined) throw new Error("web has no guard to kill");
-    process.kill(pid, "SIGKILL");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(listeningOn(other)).toEqual([]);
-    expect((await ports()).map((view) => view.state)).toEqual(["closed", "closed"]);
-    expect((await host.run(["monitor", "--once", "--auto-restart"])).stdout).toContain("guard restarted");
-    expect(listeningOn(other)).toEqual(["0100007F"]);
-    expect(await fetchLoopback(other)).toBe("hello from web");
-  });
-
-  it("--remove closes a forward: nothing listens on its host port any more", async () => {
-    expect(await host.run(["port", "web", `${other}:${inside}`, "--remove"])).toMatchObject({
-      exitCode: 0,
-      stdout: `web: closed 127.0.0.1:${other}\n`,
+    it("gives the sandbox no way to the host: the forward is not on the host end of its link", async () => {
+      const script = `node -e 'const s = require("net").connect(${other}, "${prefix}.${slot}.1"); s.on("connect", () => { console.log("connected"); process.exit(0); }); s.on("error", (e) => { console.log(e.code); process.exit(0); }); setTimeout(() => { console.log("timeout"); process.exit(0); }, 3000)'`;
+      expect((await host.sh("web", script)).trim()).toMatch(/^(ECONNREFUSED|EHOSTUNREACH|timeout)$/);
     });
-    expect(listeningOn(other)).toEqual([]);
-    expect(await fetchLoopback(other)).toBe("error ECONNREFUSED");
-    expect((await ports()).map((view) => view.hostPort)).toEqual([inside]);
-  });
 
-  it("down closes the sandbox's forwards", async () => {
-    expect(listeningOn(inside)).toEqual(["0100007F"]);
-    expect((await host.run(["down", "web", "-t", "1"])).exitCode).toBe(0);
-    expect(listeningOn(inside)).toEqual([]);
-    expect(await fetchLoopback(inside)).toBe("error ECONNREFUSED");
-  });
-});
+    it.each(["restricted", "full", "none"])(
+      "reaches the server with the sandbox's network in mode %s",
+      async (mode) => {
+        const changed = await host.run(["network", "web", mode]);
+        expect(changed.exitCode, changed.stderr).toBe(0);
+        expect(await fetchLoopback(other)).toBe("hello from web");
+      },
+    );
+
+    it("says who holds a host port that is taken, and changes nothing", async () => {
+      const holder = createServer();
+      await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+      const taken = (holder.address() as AddressInfo).port;
+      try {
+        const refused = await host.run(["port", "web", `${taken}:${inside}`]);
+        expect(refused.exitCode).toBe(1);
+        expect(refused.stderr).toMatch(
+          new RegExp(
+            `^forage-ctl: 127\\.0\\.0\\.1:${taken} cannot be opened for web: the port is in use by pid ${process.pid} \\(.*node`,
+          ),
+        );
+        expect((await ports()).map((view) => view.hostPort)).toEqual([inside, other]);
+      } finally {
+        holder.close();
+      }
+    });
+
+    it.each([
+      [["port", "nosuch", "3000"], 2, 'sandbox "nosuch" does not exist'],
+      [["port", "web", "80"], 64, "host port 80 is privileged"],
+      [["port", "web", "http"], 64, "expected PORT or HOSTPORT:PORT"],
+      [["port", "web", "0.0.0.0:8080:3000"], 64, "the host address is always 127.0.0.1"],
+      [["port", "web", "--remove"], 64, "say which forward"],
+      [["port", "web", "3000", "extra"], 64, "too many arguments"],
+      [["port", "Web", "3000"], 64, "invalid sandbox name"],
+      [["port", "web", "1:2", "--remove"], 1, "web has no forward 127.0.0.1:1 → 2"],
+    ])("refuses %j with exit %i", async (args, exitCode, message) => {
+      const result = await host.run(args);
+      expect(result.exitCode).toBe(exitCode);
+      expect(result.stderr).toContain(message);
+    });
+
+    it("lets the configured user open and close forwards through the daemon", async () => {
+      const runAs = async (args: string[]): Promise<CliRun> => {
+        const result = await execa(
+          "setpriv",
+          [`--reuid=${agentUid}`, `--regid=${agentUid}`, "--clear-groups", "--", process.execPath, cliPath, ...args],
+          {
+            cwd: repoRoot,
+            env: { PATH: "/usr/bin:/bin", FORAGE_RUN_DIR: host.env.FORAGE_RUN_DIR ?? "" },
+            extendEnv: false,
+            reject: false,
+            stripFinalNewline: false,
+          },
+        );
+        return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+      };
+      const [mine = 0] = await freePorts(1);
+      expect(await runAs(["port", "web", `${mine}:${inside}`])).toMatchObject({ exitCode: 0, stderr: "" });
+      expect(await fetchLoopback(mine)).toBe("hello from web");
+      expect(await runAs(["port", "web", String(mine), "--remove"])).toMatchObject({
+        exitCode: 0,
+        stdout: `web: closed 127.0.0.1:${mine}\n`,
+      });
+      expect(listeningOn(mine)).toEqual([]);
+    });
+
+    it("keeps the forwards across stop, start and reset: closed while stopped, open again with the sandbox", async () => {
+      expect((await host.run(["stop", "web", "-t", "1"])).exitCode).toBe(0);
+      expect((await ports()).map((view) => view.state)).toEqual(["closed", "closed"]);
+      expect(listeningOn(other)).toEqual([]);
+      const refused = await host.run(["port", "web", String(inside + 1)]);
+      expect(refused.exitCode).toBe(5);
+      expect(refused.stderr).toContain('sandbox "web" is stopped');
+      expect((await host.run(["start", "web"])).exitCode).toBe(0);
+      expect((await ports()).map((view) => view.state)).toEqual(["open", "open"]);
+      expect((await host.run(["reset", "web"])).exitCode).toBe(0);
+      expect((await ports()).map((view) => view.state)).toEqual(["open", "open"]);
+      expect(listeningOn(other)).toEqual(["0100007F"]);
+      await host.sh("web", serverScript(inside));
+      expect(await fetchLoopback(other)).toBe("hello from web");
+    });
+
+    it("loses the forwards with a dead guard host, and gets them back when the monitor restarts the guard", async () => {
+      const shown = await json<{ guard: { pid: number } | null }>(["network", "web", "--json"]);
+      const pid = shown.guard?.pid;
+      if (pid === undefined) throw new Error("web has no guard to kill");
+      process.kill(pid, "SIGKILL");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(listeningOn(other)).toEqual([]);
+      expect((await ports()).map((view) => view.state)).toEqual(["closed", "closed"]);
+      expect((await host.run(["monitor", "--once", "--auto-restart"])).stdout).toContain("guard restarted");
+      expect(listeningOn(other)).toEqual(["0100007F"]);
+      expect(await fetchLoopback(other)).toBe("hello from web");
+    });
+
+    it("--remove closes a forward: nothing listens on its host port any more", async () => {
+      expect(await host.run(["port", "web", `${other}:${inside}`, "--remove"])).toMatchObject({
+        exitCode: 0,
+        stdout: `web: closed 127.0.0.1:${other}\n`,
+      });
+      expect(listeningOn(other)).toEqual([]);
+      expect(await fetchLoopback(other)).toBe("error ECONNREFUSED");
+      expect((await ports()).map((view) => view.hostPort)).toEqual([inside]);
+    });
+
+    it("down closes the sandbox's forwards", async () => {
+      expect(listeningOn(inside)).toEqual(["0100007F"]);
+      expect((await host.run(["down", "web", "-t", "1"])).exitCode).toBe(0);
+      expect(listeningOn(inside)).toEqual([]);
+      expect(await fetchLoopback(inside)).toBe("error ECONNREFUSED");
+    });
+  },
+);

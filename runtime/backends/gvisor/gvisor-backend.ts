@@ -106,7 +106,8 @@ async function isRunning(context: RuntimeContext, metadata: SandboxMetadata): Pr
  * gVisor: the host's /usr as for nspawn, but every system call the agent makes is answered by
  * gVisor's own kernel (runsc's sentry, itself confined by runsc's seccomp filter), not the host's.
  * Files reach it through runsc's gofer; the network is the sandbox's namespace, veth and host-side
- * table as for nspawn (runsc's --network=host inside that namespace).
+ * table as for nspawn, answered by gVisor's own stack or, with gvisor.network "host", by the
+ * host's in that namespace (netstack.ts).
  */
 export const gvisorBackend: Backend = {
   name: "gvisor",
