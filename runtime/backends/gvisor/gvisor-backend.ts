@@ -35,21 +35,24 @@ const entryCapabilities = [
   "CAP_AUDIT_WRITE",
 ];
 
-/**
- * runsc for starting a sandbox of `template`: the installed program, this run directory's state,
- * the platform and network stack the template asks for, the sandbox's namespace.
- */
-async function runscFor(context: RuntimeContext, template: TemplateModel, metadata?: SandboxMetadata): Promise<Runsc> {
+/** The installed runsc and the platform a sandbox of `template` gets here (refused with what to do). */
+async function runscPlatform(
+  context: RuntimeContext,
+  template: TemplateModel,
+): Promise<Omit<Runsc, "stack" | "namespace">> {
   const program = await findRunsc();
   if (program === undefined)
     throw new SandboxError("runsc (gVisor) is not installed (Debian/Ubuntu: apt-get install runsc)", "usage");
   const stateRoot = runscStateRoot(context.paths);
+  return { program, stateRoot, platform: await choosePlatform(program, template.gvisor.platform, stateRoot) };
+}
+
+/** runsc for starting `metadata`'s sandbox of `template`: its platform, the stack the template asks for, its namespace. */
+async function runscFor(context: RuntimeContext, template: TemplateModel, metadata: SandboxMetadata): Promise<Runsc> {
   return {
-    program,
-    stateRoot,
-    platform: await choosePlatform(program, template.gvisor.platform, stateRoot),
+    ...(await runscPlatform(context, template)),
     stack: template.gvisor.network,
-    namespace: metadata === undefined ? "" : linkOf(context, metadata).namespacePath,
+    namespace: linkOf(context, metadata).namespacePath,
   };
 }
 
@@ -132,7 +135,7 @@ export const gvisorBackend: Backend = {
   },
   async preflight(context, template) {
     refuseSsh(template);
-    await runscFor(context, template);
+    await runscPlatform(context, template);
     await resolveAgentPrograms(template);
     for (const gap of hostRootGaps(template)) context.warn(gap);
   },

@@ -9,7 +9,7 @@ import { ContainerError } from "../shared/container-error.js";
  *
  * This runsc (2022) refuses it on current kernels: before it takes a namespace's interfaces it
  * checks that the namespace is not the host's, by whether /proc/sys/net/core/rmem_default exists,
- * and since Linux 6.x that file exists in every namespace. So it is started in a mount namespace
+ * and newer kernels (6.18 here) have that file in every namespace. So it is started in a mount namespace
  * of its own where that directory, as the sandbox's namespace shows it, is an empty tmpfs; the
  * check runsc meant is made here instead (netstackNamespaceCheck), on the namespace's identity.
  */
