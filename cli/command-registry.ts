@@ -15,7 +15,7 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["template"], load: async () => (await import("./commands/template-add.js")).registerTemplateAdd },
   { words: ["schema"], load: async () => (await import("./commands/schema.js")).registerSchema },
   {
-    words: ["up", "down", "start", "stop", "reset"],
+    words: ["up", "down", "start", "stop", "reset", "checkpoint", "restore"],
     load: async () => (await import("./commands/lifecycle.js")).registerLifecycle,
   },
   {

@@ -5,8 +5,9 @@ import { confirmDownAll, refuseUnaskedDownAll } from "../down-all.js";
 import { UserError } from "../../runtime/core/errors.js";
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import { callersAgentSocket } from "../callers-agent-socket.js";
+import { printJson } from "../output.js";
 
-/** up, down, start, stop, reset: creating, running and removing sandboxes. */
+/** up, down, start, stop, reset, checkpoint, restore: creating, running and removing sandboxes. */
 export function registerLifecycle(program: Command): void {
   // Root's commands go to a daemon serving the same settings and build when one runs (operations.ts).
   const operations = () => operationsOf(program, { preferDaemon: true });
@@ -69,11 +70,56 @@ export function registerLifecycle(program: Command): void {
       await (await operations()).reset(dropUndefined({ name, sshAuthSock: callersAgentSocket() }));
       process.stdout.write(`reset ${name}\n`);
     });
+
+  program
+    .command("checkpoint")
+    .description(
+      "Save a running sandbox whole (its processes, memory, tmux session) and stop it; restore runs it again where it was (gvisor runtime)",
+    )
+    .argument("<name>")
+    .option(
+      "--wait <seconds>",
+      "wait up to this long for the sandbox's TCP connections to end (gVisor cannot save one, so none may be open)",
+      "0",
+    )
+    .option("--json", "print the checkpoint as JSON")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "The sandbox's root, workspace, network and limits stay as they are while it is saved; it runs nothing.",
+        "Refused, the sandbox running on, while it has a TCP connection on its link (open, or closed less",
+        "than 2 minutes ago): loopback connections inside are saved. start (or stop) discards a checkpoint;",
+        "a reboot does too, as it does the sandbox's root.",
+        "",
+        "Examples:",
+        "  forage-ctl checkpoint demo",
+        "  forage-ctl checkpoint demo --wait 120   # let its connections close first",
+        "  forage-ctl restore demo",
+      ].join("\n"),
+    )
+    .action(async (name: string, options: { wait: string; json?: boolean }) => {
+      const saved = await (
+        await operations()
+      ).checkpoint({ name, wait: seconds(options.wait, "--wait") }, (line) => process.stderr.write(`  ${line}…\n`));
+      if (options.json === true) return printJson({ name, ...saved });
+      const size = `${(saved.bytes / 1024 ** 2).toFixed(1)} MiB`;
+      process.stdout.write(`checkpointed ${name} (image ${size}; forage-ctl restore ${name} runs it again)\n`);
+    });
+
+  program
+    .command("restore")
+    .description("Run a checkpointed sandbox again where it was: its processes, memory and tmux session as saved")
+    .argument("<name>")
+    .action(async (name: string) => {
+      await (await operations()).restore({ name });
+      process.stdout.write(`restored ${name}\n`);
+    });
 }
 
-function seconds(text: string): number {
+function seconds(text: string, option = "--timeout"): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 0 || value > 3600)
-    throw new UserError(`--timeout: "${text}" is not a whole number of seconds (0-3600)`, "usage");
+    throw new UserError(`${option}: "${text}" is not a whole number of seconds (0-3600)`, "usage");
   return value;
 }

@@ -172,7 +172,7 @@ function networkText(v: SandboxView): string {
 /** Where the sandbox's proxied agents reach the API proxy, or that nothing serves them now. */
 function apiProxyText(v: SandboxView): string {
   if (v.apiProxy?.served === true) return `serving on ${v.apiProxy.address ?? "?"}`;
-  if (v.status === "stopped") return "- (stopped)";
+  if (v.status === "stopped" || v.status === "checkpointed") return `- (${v.status})`;
   return "not served: no API proxy runs for it, so its proxied agents' requests are refused (forage-ctl proxy --status)";
 }
 

@@ -119,7 +119,12 @@ function SandboxRow({
   selected: boolean;
   waiting: number;
 }): ReactElement {
-  const statusColor = sandbox.status === "running" ? "green" : sandbox.status === "stopped" ? "gray" : "yellow";
+  const statusColor =
+    sandbox.status === "running"
+      ? "green"
+      : sandbox.status === "stopped" || sandbox.status === "checkpointed"
+        ? "gray"
+        : "yellow";
   return h(
     Text,
     { inverse: selected },

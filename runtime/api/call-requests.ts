@@ -14,6 +14,7 @@ import {
   snapshotRequest,
   startRequest,
   stopRequest,
+  checkpointRequest,
   upRequest,
 } from "./request-schemas.js";
 
@@ -29,6 +30,8 @@ export const requestSchemas = {
   start: startRequest,
   stop: stopRequest,
   reset: startRequest,
+  checkpoint: checkpointRequest,
+  restore: sandboxRequest,
   auditLog: sandboxRequest,
   logs: logsRequest,
   gc: gcRequest,

@@ -11,6 +11,7 @@ import type { PortView } from "../sandbox/port-operations.js";
 import type { WindowLog } from "../sandbox/session-logs.js";
 import type { Snapshot } from "../workspaces/snapshots.js";
 import type { RuntimeInfo } from "../backends/registry.js";
+import type { SavedCheckpoint } from "../backends/backend.js";
 import type { TemplateSummary } from "./template-summary.js";
 import type { SandboxView, UpResult } from "./sandbox-view.js";
 
@@ -90,6 +91,10 @@ const operationShapes = {
   start: { result: done, streams: "none" },
   stop: { result: done, streams: "none" },
   reset: { result: done, streams: "none" },
+  /** Saves a running sandbox whole (gvisor); answers the checkpoint; progress lines while it waits. */
+  checkpoint: { result: record<SavedCheckpoint>(), streams: "progress" },
+  /** Runs a checkpointed sandbox again where it was. */
+  restore: { result: done, streams: "none" },
   auditLog: { result: list<AuditEvent>(), streams: "none" },
   logs: { result: list<WindowLog>(), streams: "none" },
   gc: { result: list<Orphan>(), streams: "none" },

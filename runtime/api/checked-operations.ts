@@ -26,6 +26,7 @@ export function checkedOperations(operations: Operations): Operations {
     ...methodsFor(plainOperations, plain),
     // Async: a refusal is a rejected promise, as the operation's own would be (callers chain .finally).
     up: async (request, progress) => operations.up(parseRequest("up", request), progress),
+    checkpoint: async (request, progress) => operations.checkpoint(parseRequest("checkpoint", request), progress),
     exec: async (request, streams) => operations.exec(parseRequest("exec", request), streams),
   };
 }

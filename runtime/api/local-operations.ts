@@ -8,13 +8,14 @@ import { requireSandbox } from "../state/require-sandbox.js";
 import { destroySandbox } from "../sandbox/down.js";
 import { execCommand, execInRunning, type ExecResult } from "../sandbox/exec.js";
 import { findOrphans, removeOrphans } from "../sandbox/gc.js";
-import { SandboxError } from "../core/errors.js";
 import { sessionLogs } from "../sandbox/session-logs.js";
 import { pinnedHostKey } from "../provision/ssh-files.js";
 import { hasSession } from "../sandbox/session.js";
 import { isRunning } from "../sandbox/start-stop.js";
 import { resetSandbox, startExisting, stopExisting } from "../sandbox/lifecycle-changes.js";
 import { upSandbox } from "../sandbox/up.js";
+import { checkpointSandbox, restoreSandbox } from "../sandbox/checkpoint.js";
+import { checkpointOf, notRunning } from "../sandbox/checkpoint-state.js";
 import { backendOf } from "../backends/registry.js";
 import { listMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
@@ -72,14 +73,13 @@ export function localOperations(context: RuntimeContext): Operations {
     start: ({ name, sshAuthSock }) => startExisting(context, name, sshAuthSock),
     stop: ({ name, grace }) => stopExisting(context, name, grace),
     reset: ({ name, sshAuthSock }) => resetSandbox(context, name, sshAuthSock),
+    checkpoint: ({ name, wait }, progress) =>
+      checkpointSandbox(context, name, dropUndefined({ waitSeconds: wait, progress })),
+    restore: ({ name }) => restoreSandbox(context, name),
     auditLog: async ({ name }) => readEvents(context.paths, name),
     async logs({ name, lines }) {
       const metadata = await requireSandbox(context, name);
-      if (!(await isRunning(context, metadata)))
-        throw new SandboxError(
-          `sandbox "${name}" is not running (start it with forage-ctl start ${name})`,
-          "container",
-        );
+      if (!(await isRunning(context, metadata))) throw await notRunning(context, metadata);
       return sessionLogs(context, metadata, lines);
     },
     async gc({ force }) {
@@ -145,7 +145,13 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
         running ? await backendOf(metadata.runtime).refusals(context, metadata) : null,
       ))(),
   ]);
-  const status = !running ? "stopped" : session ? "running" : "no-session";
+  const status = running
+    ? session
+      ? "running"
+      : "no-session"
+    : (await checkpointOf(context, metadata)) === undefined
+      ? "stopped"
+      : "checkpointed";
   return {
     name: metadata.name,
     template: metadata.template,

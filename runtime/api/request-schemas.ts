@@ -76,6 +76,11 @@ export const sandboxRequest = z.strictObject({ name });
 export const startRequest = z.strictObject({ name, sshAuthSock: callerAgentSocket });
 /** Stopping a sandbox (stop, down): which, and how long its processes get. */
 export const stopRequest = z.strictObject({ name, grace });
+/** Checkpointing a sandbox: which, and how long to wait for its connections to end. */
+export const checkpointRequest = z.strictObject({
+  name,
+  wait: z.number().int().min(0).max(3600).describe("seconds to wait for the sandbox's TCP connections to end"),
+});
 export const logsRequest = z.strictObject({
   name,
   lines: z.number().int().min(1).max(100_000).describe("lines per window"),

@@ -17,7 +17,8 @@ export interface SandboxView {
   workspace: string;
   /** The repository the jj workspace or git worktree was made from, or null for a directory as is. */
   sourceRepo: string | null;
-  status: "running" | "no-session" | "stopped";
+  /** checkpointed: saved whole by `forage-ctl checkpoint`, running nothing until `restore`. */
+  status: "running" | "no-session" | "stopped" | "checkpointed";
   slot: number;
   containerName: string;
   startedAt: string | null;

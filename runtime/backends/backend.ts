@@ -22,6 +22,8 @@ export interface BackendCapabilities {
   pinnedBinds: boolean;
   /** The root runs its own init, which opens the agent's session and starts sshd itself (NixOS). */
   ownInit: boolean;
+  /** `forage-ctl checkpoint` and `restore` (Backend.checkpoints). */
+  checkpoint: boolean;
 }
 
 /** What environment the processes forage-ctl starts inside get. */
@@ -90,4 +92,33 @@ export interface Backend {
   limits(context: RuntimeContext, metadata: SandboxMetadata): Promise<ResourceLimits | null>;
   /** Removes what the runtime keeps beyond a stop (a container definition), at down. */
   destroy(context: RuntimeContext, metadata: SandboxMetadata): Promise<void>;
+  /** Saving a running sandbox whole, memory included, and running it again from there; absent where the runtime cannot. */
+  readonly checkpoints?: Checkpoints;
+}
+
+/** A sandbox saved by `forage-ctl checkpoint`: when, and how large its image is. */
+export interface SavedCheckpoint {
+  savedAt: string;
+  bytes: number;
+}
+
+/**
+ * Checkpoint and restore. A saved sandbox runs nothing; its root, network (link, tables, DNS
+ * filter) and cgroup stay as they were, so its processes come back to the same files and
+ * addresses. A stop or start removes the checkpoint with the rest.
+ */
+export interface Checkpoints {
+  /**
+   * Saves the running sandbox and ends its processes, or refuses (nothing changed) when it cannot
+   * be saved now; `waitSeconds`: how long to wait for what stands in the way to go.
+   */
+  save(
+    context: RuntimeContext,
+    metadata: SandboxMetadata,
+    options: { waitSeconds: number; progress?: (line: string) => void },
+  ): Promise<SavedCheckpoint>;
+  /** The sandbox's checkpoint, or undefined when it has none. */
+  saved(context: RuntimeContext, metadata: SandboxMetadata): Promise<SavedCheckpoint | undefined>;
+  /** Runs the saved sandbox again where it was (its checkpoint is then gone); returns its metadata, running. */
+  restore(context: RuntimeContext, metadata: SandboxMetadata): Promise<SandboxMetadata>;
 }

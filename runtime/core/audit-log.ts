@@ -7,6 +7,8 @@ const auditEventKinds = [
   "start",
   "stop",
   "reset",
+  "checkpoint",
+  "restore",
   "destroy",
   "exec",
   "snapshot",

@@ -180,6 +180,8 @@ export function remoteOperations(
           callDaemon<P>(op, request, path, printers),
     ),
     up: (request, progress) => callDaemon("up", request, path, dropUndefined({ ...printers, progress })),
+    checkpoint: (request, progress) =>
+      callDaemon("checkpoint", request, path, dropUndefined({ ...printers, progress })),
     exec: (request, streams) => execThroughDaemon(request, streams, path, printers),
   };
 }

@@ -81,6 +81,7 @@ export function daemonHandlers(
       }
       return operations.up(request, (step) => connection.send({ progress: step }));
     },
+    checkpoint: (request) => operations.checkpoint(request, (step) => connection.send({ progress: step })),
     async exec(request) {
       // Root in a sandbox (no user namespace) could remount the host's /usr read-write: the
       // daemon never hands that to its user's socket, whose clients need not be root.

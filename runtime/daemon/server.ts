@@ -116,7 +116,7 @@ export async function serveDaemon(
 }
 
 /** Calls after which the sandboxes' services are reconciled before the answer is sent. */
-const lifecycleOps = new Set<Op>(["up", "start", "stop", "reset", "down"]);
+const lifecycleOps = new Set<Op>(["up", "start", "stop", "reset", "down", "checkpoint", "restore"]);
 
 /** The daemon's sockets; the gateway's only when a gateway account is named (see gateway-socket.ts). */
 export interface DaemonSockets {

@@ -4,6 +4,7 @@ import { backendOf } from "../backends/registry.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { sandboxEnv } from "./agent-env.js";
 import type { RuntimeContext } from "../core/context.js";
+import { notRunning } from "./checkpoint-state.js";
 import { SandboxError } from "../core/errors.js";
 
 export interface ExecOptions {
@@ -47,11 +48,7 @@ export async function execCommand(
     env: sandboxEnv(metadata, user === null ? null : host.containerUsername, options.term ?? process.env.TERM),
     ...dropUndefined({ rootCapabilities: options.rootCapabilities, terminal: options.terminal }),
   });
-  if (argv === undefined)
-    throw new SandboxError(
-      `sandbox "${metadata.name}" is not running (start it with forage-ctl start ${metadata.name})`,
-      "container",
-    );
+  if (argv === undefined) throw await notRunning(context, metadata);
   return argv;
 }
 

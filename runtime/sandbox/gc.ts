@@ -12,6 +12,7 @@ import type { RuntimeContext } from "../core/context.js";
 import { destroySandbox } from "./down.js";
 import { withSandboxLock } from "../state/sandbox-lock.js";
 import { removeSecrets } from "../provision/secrets.js";
+import { checkpointOf } from "./checkpoint-state.js";
 import { isRunning, stopSandbox } from "./start-stop.js";
 
 /** One thing gc found that no live sandbox accounts for. */
@@ -48,7 +49,12 @@ export async function findOrphans(context: RuntimeContext): Promise<Orphan[]> {
         name: sandbox.name,
         detail: `its up (pid ${sandbox.creatorPid}) died before finishing`,
       });
-    } else if (!isUp && (sandbox.pid !== null || sandbox.cgroup !== null)) {
+    } else if (
+      !isUp &&
+      (sandbox.pid !== null || sandbox.cgroup !== null) &&
+      // A checkpointed sandbox keeps its cgroup, root and network on purpose.
+      (await checkpointOf(context, sandbox)) === undefined
+    ) {
       orphans.push({
         kind: "stale runtime state",
         name: sandbox.name,

@@ -7,6 +7,7 @@ import type { SandboxMetadata } from "../state/metadata.js";
 import { requireSandbox } from "../state/require-sandbox.js";
 import { withUpstreamAgent } from "../gates/ssh-agent/upstream-socket.js";
 import { withSandboxLock } from "../state/sandbox-lock.js";
+import { checkpointOf } from "./checkpoint-state.js";
 import { isRunning, startReady, stopSandbox } from "./start-stop.js";
 
 /**
@@ -17,6 +18,10 @@ export function startExisting(context: RuntimeContext, name: string, sshAuthSock
   return locked(context, name, async () => {
     const found = await requireSandbox(context, name);
     if (await isRunning(context, found)) return;
+    if ((await checkpointOf(context, found)) !== undefined)
+      context.warn(
+        `sandbox ${name} was checkpointed: start runs it afresh and discards its checkpoint (forage-ctl restore ${name} would have run it again where it was)`,
+      );
     const metadata = await withCallersAgent(context, found, sshAuthSock);
     await startReady(context, metadata, findTemplate(context, metadata.template));
   });

@@ -186,6 +186,7 @@ export const extraContainerBackend: Backend = {
     gracefulShutdown: true,
     pinnedBinds: false,
     ownInit: true,
+    checkpoint: false,
   },
   inside: nixosInside,
   describe: async () =>

@@ -10,6 +10,7 @@ import { hostRootGaps } from "../shared/host-root-gaps.js";
 import { hostRootInside } from "../shared/host-root-layout.js";
 import { hostToolsUnavailable } from "../shared/host-tools.js";
 import { linkOf } from "../../gates/network/sandbox-network.js";
+import { restoreGvisor, savedCheckpoint, saveGvisor } from "./checkpoint.js";
 import { choosePlatform } from "./platform.js";
 import { containerId, enterInside, filterInside, refuseSsh, startGvisor, stopGvisor } from "./gvisor-sandbox.js";
 import { startedPlatform, startedStack } from "./started-with.js";
@@ -57,14 +58,15 @@ async function runscFor(context: RuntimeContext, template: TemplateModel, metada
 }
 
 /**
- * runsc for an existing sandbox: the stack it was started with (where runsc's control socket is);
- * its platform no longer matters (state, exec, kill and delete take none).
+ * runsc for an existing sandbox: the stack it was started with (where runsc's control socket is)
+ * and its platform (which only a restore uses: state, exec, kill and delete take none).
  */
 async function runscOf(context: RuntimeContext, metadata: SandboxMetadata): Promise<Runsc> {
+  const platform = await startedPlatform(context.paths, metadata.name);
   return {
     program: (await findRunsc()) ?? "runsc",
     stateRoot: runscStateRoot(context.paths),
-    platform: "ptrace",
+    platform: platform === "kvm" || platform === "systrap" ? platform : "ptrace",
     stack: (await startedStack(context.paths, metadata.name)) ?? "host",
     namespace: linkOf(context, metadata).namespacePath,
   };
@@ -124,6 +126,7 @@ export const gvisorBackend: Backend = {
     gracefulShutdown: true,
     pinnedBinds: true,
     ownInit: false,
+    checkpoint: true,
   },
   inside: hostRootInside,
   describe: async () =>
@@ -168,4 +171,11 @@ export const gvisorBackend: Backend = {
     return tasksMax === undefined ? held : { ...held, tasksMax };
   },
   destroy: async () => undefined,
+  checkpoints: {
+    save: async (context, metadata, options) =>
+      saveGvisor(context, metadata, await runscOf(context, metadata), containerId(metadata), options),
+    saved: savedCheckpoint,
+    restore: async (context, metadata) =>
+      restoreGvisor(context, metadata, await runscOf(context, metadata), containerId(metadata)),
+  },
 };

@@ -4,7 +4,6 @@ import type { TemplateModel } from "../../../generator/model/model.js";
 import {
   createSandboxCgroup,
   joinCgroupArgv,
-  killSandboxProcesses,
   removeSandboxCgroup,
   sandboxCgroupName,
   type SandboxCgroup,
@@ -15,7 +14,7 @@ import type { RuntimeContext } from "../../core/context.js";
 import { SandboxError } from "../../core/errors.js";
 import { timed } from "../../core/phase-clock.js";
 import { packageRoot } from "../../core/package-root.js";
-import { metadataPath, rootPath, sandboxSecretsPath, type RuntimePaths } from "../../core/paths.js";
+import { rootPath, sandboxSecretsPath, type RuntimePaths } from "../../core/paths.js";
 import { mountRoot, unmountRoot } from "../../mounts/root-mount.js";
 import { stageBinds, type StagedBinds } from "../../mounts/staged-binds.js";
 import { createLink, removeLink } from "../../gates/network/sandbox-link.js";
@@ -31,6 +30,7 @@ import {
 } from "../../seccomp/sandbox-filter.js";
 import type { SandboxMetadata } from "../../state/metadata.js";
 import { layOutHostRoot } from "../shared/host-root-layout.js";
+import { recordBinds } from "./checkpoint.js";
 import { netstackNamespaceCheck } from "./netstack.js";
 import { sandboxSpec } from "./oci-spec.js";
 import { recordStartedWith } from "./started-with.js";
@@ -40,8 +40,10 @@ import {
   containerState,
   othersRunning,
   processesWithTerminal,
+  removeContainer,
   runDetached,
   runscCommand,
+  runscLogPath,
   type Runsc,
 } from "./runsc.js";
 
@@ -123,7 +125,10 @@ export async function startGvisor(
       ),
       ...secretsBind(context, given),
     ]);
-    staged = await timed(clock, "start: stage binds", () => stageBinds(binds));
+    staged = await timed(clock, "start: stage binds", async () => {
+      await recordBinds(bundle, binds);
+      return stageBinds(binds);
+    });
     const { tasksMax } = template.resourceLimits;
     cgroup = await timed(clock, "start: cgroup", () =>
       createSandboxCgroup(sandboxCgroupName(given), {
@@ -158,7 +163,9 @@ export async function startGvisor(
     guarded.catch(() => undefined);
     const groups = cgroup.procsFiles;
     const pid = await timed(clock, "start: runsc run", () =>
-      runDetached(runsc, containerId(given), bundle, logPath(context, given), (argv) => joinCgroupArgv(groups, argv)),
+      runDetached(runsc, containerId(given), bundle, runscLogPath(context.paths, given.name), (argv) =>
+        joinCgroupArgv(groups, argv),
+      ),
     );
     // The gofer holds its own copies of the staged binds now.
     await staged.release();
@@ -204,10 +211,6 @@ function secretsBind(context: RuntimeContext, metadata: SandboxMetadata): Bind[]
   if (metadata.secrets.length === 0) return [];
   const source = sandboxSecretsPath(context.paths, metadata.name);
   return [{ source, target: context.settings.host.secretsMountPath, readOnly: true }];
-}
-
-function logPath(context: RuntimeContext, metadata: SandboxMetadata): string {
-  return metadataPath(context.paths, metadata.name).replace(/\.json$/, ".log");
 }
 
 /** How long after a stop's TERM the terminals still held are hung up (see hangUpTerminals). */
@@ -258,14 +261,7 @@ export async function stopGvisor(
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
-    await runscCommand(runsc, ["delete", "--force", id], "remove the sandbox").catch(async (error: unknown) => {
-      if (metadata.cgroup === null) throw error;
-      // Under load runsc's own wait for its sandbox to stop can pass its deadline ("waiting sandbox
-      // stop: context deadline exceeded", seen in CI): what runs in the sandbox's cgroup (the
-      // sentry, the gofer) is killed, and runsc then deletes what it still knows of it.
-      await killSandboxProcesses(metadata.cgroup);
-      await runscCommand(runsc, ["delete", "--force", id], "remove the sandbox");
-    });
+    await removeContainer(runsc, id, metadata.cgroup, state.status);
   });
   await step(() => unmountRoot(rootPath(context.paths, metadata.name)));
   await step(() => rm(bundlePath(context.paths, metadata.name), { recursive: true, force: true }));

@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { open, readFile } from "node:fs/promises";
+import { open, readFile, rm } from "node:fs/promises";
+import { killSandboxProcesses, type SandboxCgroup } from "../../cgroups/sandbox-cgroup.js";
 import { findExecutable } from "../../core/find-executable.js";
-import type { RuntimePaths } from "../../core/paths.js";
 import { pathUnder } from "../../core/names.js";
+import { metadataPath, type RuntimePaths } from "../../core/paths.js";
 import { runCommand } from "../../core/run-command.js";
 import { systemProgramDirs } from "../../core/user-command-path.js";
 import { ContainerError } from "../shared/container-error.js";
@@ -31,6 +32,11 @@ export function runscStateRoot(paths: RuntimePaths): string {
 /** A sandbox's OCI bundle (config.json), made at each start. */
 export function bundlePath(paths: RuntimePaths, name: string): string {
   return pathUnder(paths.gvisorDir, "bundles", name);
+}
+
+/** Where runsc's own output for a sandbox goes (beside its metadata, root's). */
+export function runscLogPath(paths: RuntimePaths, name: string): string {
+  return metadataPath(paths, name).replace(/\.json$/, ".log");
 }
 
 /** The installed runsc (Debian: the runsc package; NixOS: pkgs.gvisor), or undefined. */
@@ -74,10 +80,11 @@ function bootArgs(runsc: Runsc, args: readonly string[]): string[] {
 }
 
 /**
- * Starts a container detached from its bundle and returns its sandbox's (the sentry's) host PID,
- * which runsc writes to a file beside the bundle: asking `runsc state` for it costs ~40 ms of every
- * up. runsc's sandbox and gofer keep the descriptors they were given, so its output goes to
- * `logFile` (a pipe would stay open as long as they run).
+ * Starts a container detached from its bundle (`run`, or `restore` from a checkpoint image: see
+ * checkpoint.ts) and returns its sandbox's (the sentry's) host PID, which runsc writes to a file
+ * beside the bundle: asking `runsc state` for it costs ~40 ms of every up. runsc's sandbox and
+ * gofer keep the descriptors they were given, so its output goes to `logFile` (a pipe would stay
+ * open as long as they run).
  */
 export async function runDetached(
   runsc: Runsc,
@@ -85,12 +92,15 @@ export async function runDetached(
   bundle: string,
   logFile: string,
   wrap: (argv: string[]) => string[] = (argv) => argv,
+  boot: { restoreFrom: string } | "run" = "run",
 ): Promise<number> {
   const log = await open(logFile, "a", 0o600);
   const pidFile = join(bundle, "sentry.pid");
+  const verb = boot === "run" ? ["run"] : ["restore", `--image-path=${boot.restoreFrom}`];
+  const doing = boot === "run" ? "start" : "restore";
   try {
     const [program = "", ...args] = wrap(
-      bootArgs(runsc, ["run", "--detach", `--bundle=${bundle}`, `--pid-file=${pidFile}`, id]),
+      bootArgs(runsc, [...verb, "--detach", `--bundle=${bundle}`, `--pid-file=${pidFile}`, id]),
     );
     const code = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(program, args, { stdio: ["ignore", log.fd, log.fd] });
@@ -99,7 +109,7 @@ export async function runDetached(
     });
     if (code !== 0) {
       const said = (await readFile(logFile, "utf8").catch(() => "")).trim().split("\n").slice(-10).join("\n");
-      throw new ContainerError(`runsc could not start the sandbox (exit ${code}); it said:\n${said}`);
+      throw new ContainerError(`runsc could not ${doing} the sandbox (exit ${code}); it said:\n${said}`);
     }
     const pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
     // Without its pid the sandbox would run unseen (status stopped, exec refused): a failed start.
@@ -180,9 +190,41 @@ export function parseTerminalHolders(table: string): number[] {
     .filter((pid) => Number.isInteger(pid) && pid > 1);
 }
 
+/**
+ * Removes runsc's container `id` (its sandbox and gofer killed), whose record says `status`.
+ * Under load runsc's own wait for its sandbox to stop can pass its deadline ("waiting sandbox
+ * stop: context deadline exceeded", seen in CI): then what runs in the sandbox's cgroup is killed
+ * and runsc deletes what it still knows of it. A record that says paused (a checkpoint's, see
+ * checkpoint.ts) this runsc cannot delete at all: it panics on the change ("invalid state
+ * transition: paused => stopped"). Its two files go by hand, once nothing in the cgroup runs.
+ */
+export async function removeContainer(
+  runsc: Runsc,
+  id: string,
+  cgroup: SandboxCgroup | null,
+  status: string,
+): Promise<void> {
+  if (status === "paused" && cgroup !== null) {
+    await killSandboxProcesses(cgroup);
+    const record = join(runsc.stateRoot, `${id}_sandbox:${id}`);
+    await Promise.all([rm(`${record}.state`, { force: true }), rm(`${record}.lock`, { force: true })]);
+    return;
+  }
+  await runscCommand(runsc, ["delete", "--force", id], "remove the sandbox").catch(async (error: unknown) => {
+    if (cgroup === null) throw error;
+    await killSandboxProcesses(cgroup);
+    await runscCommand(runsc, ["delete", "--force", id], "remove the sandbox");
+  });
+}
+
 /** Runs a runsc command that must succeed (kill, delete), or reports what runsc said. */
-export async function runscCommand(runsc: Runsc, args: readonly string[], doing: string): Promise<void> {
+export async function runscCommand(
+  runsc: Runsc,
+  args: readonly string[],
+  doing: string,
+  timeoutMs = 30_000,
+): Promise<void> {
   const [program = "", ...rest] = runscArgs(runsc, args);
-  const result = await runCommand(program, rest, { reject: false, timeoutMs: 30_000 });
+  const result = await runCommand(program, rest, { reject: false, timeoutMs });
   if (result.failed) throw new ContainerError(`runsc could not ${doing}: ${result.stderr.trim() || result.command}`);
 }

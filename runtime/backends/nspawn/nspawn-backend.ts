@@ -42,6 +42,7 @@ export const nspawnBackend: Backend = {
     gracefulShutdown: true,
     pinnedBinds: true,
     ownInit: false,
+    checkpoint: false,
   },
   inside: hostRootInside,
   describe: async () => "systemd-nspawn on a tmpfs root with the host's /usr read-only (any systemd Linux, no Nix)",

@@ -58,6 +58,7 @@ export const nspawnNixBackend: Backend = {
     gracefulShutdown: true,
     pinnedBinds: true,
     ownInit: true,
+    checkpoint: false,
   },
   inside: nixosInside,
   describe: async (paths: RuntimePaths) =>

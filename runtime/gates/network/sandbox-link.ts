@@ -35,17 +35,35 @@ export async function createLink(link: SandboxLink): Promise<void> {
   );
   // The host never takes router advertisements from a sandbox (forwarding.ts sets others to 2).
   if (v6) await writeFile(`/proc/sys/net/ipv6/conf/${link.hostInterface}/accept_ra`, "0");
+  await addressSandboxEnd(link, v6);
+}
+
+/**
+ * Gives the sandbox's end its addresses and default routes (again: gVisor's own stack takes them
+ * from the namespace at each start and restore, see runtime/backends/gvisor/netstack.ts).
+ * `replace`: whatever of them is still there is kept, not refused.
+ */
+export async function addressSandboxEnd(link: SandboxLink, v6: boolean): Promise<void> {
   await ipBatch(
     ["-n", link.namespace],
     [
-      `addr add ${link.sandboxAddress}/24 dev eth0`,
-      ...(v6 ? [`addr add ${link.sandboxAddress6}/64 dev eth0 nodad`] : []),
+      `addr replace ${link.sandboxAddress}/24 dev eth0`,
+      ...(v6 ? [`addr replace ${link.sandboxAddress6}/64 dev eth0 nodad`] : []),
       "link set eth0 up",
       "link set lo up",
-      `route add default via ${link.hostAddress}`,
-      ...(v6 ? [`route add default via ${link.hostAddress6}`] : []),
+      `route replace default via ${link.hostAddress}`,
+      ...(v6 ? [`route replace default via ${link.hostAddress6}`] : []),
     ],
   );
+}
+
+/**
+ * Takes the link's sandbox end (eth0 in its namespace) down or up: while it is down no frame
+ * reaches the sandbox or leaves it. The host end keeps its addresses (IPv6 ones would go with an
+ * administrative down there).
+ */
+export async function setSandboxEnd(link: SandboxLink, state: "up" | "down"): Promise<void> {
+  await runCommand("ip", ["-n", link.namespace, "link", "set", "eth0", state]);
 }
 
 /** False on hosts booted with IPv6 off: sandboxes then get IPv4 only. */

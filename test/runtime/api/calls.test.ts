@@ -17,7 +17,7 @@ const validRequest = (op: Op): object =>
 const allOps = Object.keys(calls).filter(isOp);
 
 describe("the call table", () => {
-  it("declares every operation once, and streams only up (progress) and exec (streams and terminal)", () => {
+  it("declares every operation once, and streams only up and checkpoint (progress) and exec (streams and terminal)", () => {
     expect(allOps).toEqual([
       "up",
       "down",
@@ -26,6 +26,8 @@ describe("the call table", () => {
       "start",
       "stop",
       "reset",
+      "checkpoint",
+      "restore",
       "auditLog",
       "logs",
       "gc",
@@ -49,6 +51,7 @@ describe("the call table", () => {
     ]);
     expect(allOps.filter((op) => calls[op].streams !== "none").map((op) => [op, calls[op].streams])).toEqual([
       ["up", "progress"],
+      ["checkpoint", "progress"],
       ["exec", "exec"],
     ]);
     expect(plainOperations).toEqual([
@@ -58,6 +61,7 @@ describe("the call table", () => {
       "start",
       "stop",
       "reset",
+      "restore",
       "auditLog",
       "logs",
       "gc",

@@ -81,6 +81,8 @@ export const cases: { [K in OperationName]: { request: Request<K>; result: Resul
   start: { request: { name: "demo" }, result: undefined },
   stop: { request: { name: "demo", grace: 0 }, result: undefined },
   reset: { request: { name: "demo" }, result: undefined },
+  checkpoint: { request: { name: "demo", wait: 5 }, result: { savedAt: "2026-11-21T00:00:00.000Z", bytes: 2041563 } },
+  restore: { request: { name: "demo" }, result: undefined },
   auditLog: {
     request: { name: "demo" },
     result: [{ time: "2026-11-21T00:00:00.000Z", sandbox: "demo", event: "exec", detail: "id (1 args)", exitCode: 0 }],
@@ -153,6 +155,7 @@ export const cases: { [K in OperationName]: { request: Request<K>; result: Resul
           generatedFiles: false,
           resourceLimits: true,
           gracefulShutdown: true,
+          checkpoint: false,
         },
       },
     ],
@@ -180,6 +183,11 @@ export function fakeOperations(context: RuntimeContext, seen: Seen): Operations 
       seen.push(["up", request]);
       progress?.("booting");
       return cases.up.result;
+    },
+    async checkpoint(request, progress) {
+      seen.push(["checkpoint", request]);
+      progress?.("saving");
+      return cases.checkpoint.result;
     },
     async exec(request, streams) {
       seen.push(["exec", request]);

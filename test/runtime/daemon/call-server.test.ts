@@ -53,6 +53,14 @@ describe("the daemon's call table, client to server", () => {
     expect(result).toEqual(cases.up.result);
   });
 
+  it("checkpoint: the request arrives as built, progress lines stream back, the checkpoint returns", async () => {
+    const steps: string[] = [];
+    const result = await remote().checkpoint(cases.checkpoint.request, (step) => void steps.push(step));
+    expect(lastSeen()).toEqual(["checkpoint", cases.checkpoint.request]);
+    expect(steps).toEqual(["saving"]);
+    expect(result).toEqual(cases.checkpoint.result);
+  });
+
   it("exec: the request arrives as built, stdin goes in, stdout and stderr come out, the exit status returns", async () => {
     const stdin = new PassThrough();
     const [stdout, stderr] = [collector(), collector()];
