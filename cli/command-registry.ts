@@ -26,6 +26,7 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
     words: ["ps", "status", "logs", "audit-log"],
     load: async () => (await import("./commands/observe.js")).registerObserve,
   },
+  { words: ["run"], load: async () => (await import("./commands/run.js")).registerRun },
   { words: ["runtime"], load: async () => (await import("./commands/runtime-info.js")).registerRuntimeInfo },
   { words: ["snapshot"], load: async () => (await import("./commands/snapshot.js")).registerSnapshot },
   { words: ["network", "denials"], load: async () => (await import("./commands/network.js")).registerNetwork },

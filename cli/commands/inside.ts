@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { operationsOf } from "../operations.js";
 import { relayThisTerminal } from "../relayed-terminal.js";
+import { relayThisProcessSignals } from "../relayed-signals.js";
 import { UserError } from "../../runtime/core/errors.js";
 import { registerSsh } from "./ssh.js";
 
@@ -9,16 +10,24 @@ import { registerSsh } from "./ssh.js";
  * is relayed, never handed over, whether this process does the work (root without a daemon
  * serving its settings) or the daemon does: an interactive terminal goes to a pseudo-terminal made
  * inside the sandbox (keys, output, window size), plain streams go as pipes. A sandbox that held
- * this terminal could type into the shell forage-ctl returns to.
+ * this terminal could type into the shell forage-ctl returns to. The signals forage-ctl gets
+ * meanwhile go on to the command (relayed-signals.ts).
  */
-async function runInside(program: Command, name: string, command: string[], asRoot: boolean): Promise<number> {
+export async function runInside(program: Command, name: string, command: string[], asRoot: boolean): Promise<number> {
   // Root's commands (a root shell too) may go to a daemon that serves the same settings, on root's socket.
   const ops = await operationsOf(program, { preferDaemon: true });
   const relayed = relayThisTerminal();
-  const streams = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+  const signals = relayThisProcessSignals();
+  const streams = {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    onSignal: signals.onSignal,
+  };
   return ops
     .exec({ name, command, asRoot }, relayed === undefined ? streams : { ...streams, terminal: relayed.terminal })
     .finally(() => {
+      signals.restore();
       relayed?.restore();
       process.stdin.destroy();
     });

@@ -5,6 +5,7 @@ import { dropUndefined } from "../../generator/lib/drop-undefined.js";
 import type { Request } from "../../runtime/api/calls.js";
 import { templateNameSource } from "../../generator/lib/template-name.js";
 import { UserError } from "../../runtime/core/errors.js";
+import { networkModeHelp, networkModeOption } from "../network-mode-option.js";
 
 /** `up`: creates and starts a sandbox from a template, with its workspace, keys and runtime. */
 export function registerUp(program: Command): void {
@@ -29,6 +30,7 @@ export function registerUp(program: Command): void {
     )
     .option("--no-mux-config", "do not mount your ~/.tmux.conf (read-only) into the sandbox")
     .option("--runtime <runtime>", "runtime to use (see forage-ctl runtime)")
+    .option("--network <mode>", networkModeHelp)
     .option(
       "--ssh-agent <key>",
       "serve an SSH agent with this key (a private key file of yours, or SHA256:… of a key in your own agent, which must be reachable here through SSH_AUTH_SOCK), asking before each signature (repeatable)",
@@ -66,6 +68,7 @@ export function registerUp(program: Command): void {
           sshAgent: string[];
           muxConfig: boolean;
           runtime?: string;
+          network?: string;
           timings?: boolean;
         },
       ) => {
@@ -84,6 +87,7 @@ export function registerUp(program: Command): void {
                 : options.sshAgent.map((key) => (key.startsWith("SHA256:") ? key : resolve(key))),
             muxConfig: options.muxConfig ? undefined : false,
             runtime: options.runtime,
+            network: networkModeOption(options.network),
             timings: options.timings === true ? true : undefined,
           }),
         });

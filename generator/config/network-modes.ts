@@ -3,3 +3,4 @@
  * runtime can name them without loading the config schema.
  */
 export const networkModes = ["none", "restricted", "full"] as const;
+export type NetworkMode = (typeof networkModes)[number];

@@ -1,3 +1,4 @@
+import type { RelayedSignal } from "../core/relayed-signals.js";
 import type { TerminalSize } from "../sandbox/terminal.js";
 
 /**
@@ -13,6 +14,8 @@ export interface ExecStreams {
    * pseudo-terminal of this size and type, resized on request; stdout carries all its output.
    */
   terminal?: RelayedTerminal;
+  /** The caller relays the signals it gets (relayedSignals): each goes on to the command. */
+  onSignal?(listener: (signal: RelayedSignal) => void): void;
 }
 
 /** A terminal the caller relays: its size and TERM now, and its resizes and hang-up later. */

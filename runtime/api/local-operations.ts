@@ -23,7 +23,7 @@ import { repoOwnerOf } from "../workspaces/repo-owner.js";
 import { denialsOperation, networkOperation } from "../sandbox/network-operations.js";
 import { portOperation } from "../sandbox/port-operations.js";
 import { createSnapshot, listSnapshots, restoreSnapshot } from "../workspaces/snapshots.js";
-import { startOnTerminal, type EnterOnTerminal } from "../sandbox/terminal.js";
+import { signalGroup, startOnTerminal, type EnterOnTerminal } from "../sandbox/terminal.js";
 import { seccompStatus } from "../seccomp/status.js";
 import { quotaUsage } from "../workspaces/disk-quota.js";
 import { PhaseClock } from "../core/phase-clock.js";
@@ -62,6 +62,7 @@ export function localOperations(context: RuntimeContext): Operations {
           sshAuthSock: request.sshAuthSock,
           muxConfig: request.muxConfig,
           runtime: request.runtime,
+          network: request.network,
           progress,
         }),
       });
@@ -240,9 +241,13 @@ async function workspaceDisk(workspace: SandboxMetadata["workspace"]): Promise<S
 function relay(argv: string[], streams: ExecStreams): Promise<number> {
   return new Promise((resolve, reject) => {
     const [program, ...args] = argv;
+    // Its own process group: what a terminal sends forage-ctl's group (C-c) reaches the command
+    // once, relayed (onSignal), not a second time directly.
     const child = spawn(program ?? "forage-enter", args, {
       stdio: [streams.stdin === null ? "ignore" : "pipe", "pipe", "pipe"],
+      detached: true,
     });
+    streams.onSignal?.((signal) => signalGroup(child, signal));
     if (streams.stdin !== null && child.stdin !== null) {
       child.stdin.on("error", () => undefined);
       streams.stdin.pipe(child.stdin);
@@ -264,6 +269,7 @@ async function relayTerminal(
   const running = await startOnTerminal(enter, command, terminal.size);
   terminal.onResize((size) => running.resize(size));
   terminal.onHangUp?.(() => running.hangUp());
+  streams.onSignal?.((signal) => running.signal(signal));
   // The client's input ending means it went away: hang up, as a closed terminal would.
   streams.stdin?.on("data", (chunk: Buffer) => running.type(chunk));
   streams.stdin?.once("end", () => running.hangUp());

@@ -211,6 +211,7 @@ function execThroughDaemon(
       );
       streams.stdin?.on("end", () => socket.write(encode({ stdinEnd: true })));
       terminal?.onResize((size) => socket.write(encode({ resize: size })));
+      streams.onSignal?.((signal) => socket.write(encode({ signal })));
     },
   };
   return callDaemon("exec", request, path, handlers, relay);

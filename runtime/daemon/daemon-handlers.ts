@@ -18,6 +18,7 @@ import { execRelay } from "./relay-schemas.js";
 import { requireGatewayUp } from "./gateway-socket.js";
 import { approvalHandlers } from "./approval-handlers.js";
 import type { ApprovalQueue } from "../gates/approvals/approval-queue.js";
+import type { RelayedSignal } from "../core/relayed-signals.js";
 import { issueList } from "../../generator/lib/issue-list.js";
 
 /** Who this daemon serves: the owner of the workspaces it mounts, and what `hello` answers. */
@@ -54,8 +55,8 @@ export interface Connection {
   send(message: ServerMessage): void;
   /** What the client sends an exec's command: its stdin. */
   stdin: PassThrough;
-  /** The sizes of a relayed terminal, and the client going away. */
-  resizes: EventEmitter<{ resize: [TerminalSize]; hangUp: [] }>;
+  /** The sizes of a relayed terminal, the signals the client got, and the client going away. */
+  relayed: EventEmitter<{ resize: [TerminalSize]; signal: [RelayedSignal]; hangUp: [] }>;
   /** The request's `streams` field as the client sent it (exec only; parsed there). */
   relay: unknown;
 }
@@ -136,14 +137,15 @@ function relayedStreams(relay: ExecRelay, connection: Connection): ExecStreams {
     stdout: chunkWriter((data) => connection.send({ stdout: data })),
     stderr: chunkWriter((data) => connection.send({ stderr: data })),
     terminal: relay.terminal === undefined ? undefined : relayedTerminal(relay.terminal, connection),
+    onSignal: (listener: (signal: RelayedSignal) => void) => void connection.relayed.on("signal", listener),
   });
 }
 
 function relayedTerminal(requested: { size: TerminalSize; term: string }, connection: Connection): RelayedTerminal {
   return {
     ...requested,
-    onResize: (listener) => void connection.resizes.on("resize", listener),
-    onHangUp: (listener) => void connection.resizes.once("hangUp", listener),
+    onResize: (listener) => void connection.relayed.on("resize", listener),
+    onHangUp: (listener) => void connection.relayed.once("hangUp", listener),
   };
 }
 

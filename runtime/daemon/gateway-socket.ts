@@ -35,13 +35,15 @@ export function requireGatewayCall(op: Op): void {
  * What the gateway account may not ask of `up`, beyond the user's socket's limits: the user's
  * private key (it would be copied into a sandbox the remote key holder then attaches to), the
  * user's keys or agent for the sandbox's SSH agent (the same keys, signing there), and the user's
- * home or a directory above it as a workspace (the whole home, ~/.ssh included).
+ * home or a directory above it as a workspace (the whole home, ~/.ssh included), and a network
+ * mode other than the template's (it may not change a sandbox's network afterwards either).
  */
 export async function requireGatewayUp(
   request: {
     sshKeyPath?: string;
     sshAgent?: string[];
     sshAuthSock?: string;
+    network?: string;
     workspace?: string;
     repo?: string;
     repos?: Record<string, string>;
@@ -59,6 +61,11 @@ export async function requireGatewayUp(
       "usage",
     );
   }
+  if (request.network !== undefined)
+    throw new SandboxError(
+      "the gateway account may not choose a sandbox's network: the template's mode applies",
+      "usage",
+    );
   const home = (await lookupHostUser(configuredUser))?.home;
   if (home === undefined) return;
   for (const path of [request.workspace, request.repo, ...Object.values(request.repos ?? {})]) {

@@ -2,10 +2,12 @@
  * The daemon's wire protocol: one JSON object per line over a unix socket. A client sends one
  * request (a call of the table in api/calls.ts); the daemon answers with events (progress,
  * warnings, exec output) and one final `result` or `error`. During exec the client may send
- * `stdin` chunks, `stdinEnd`, and `resize` (relayed terminals).
+ * `stdin` chunks, `stdinEnd`, `resize` (relayed terminals) and `signal` (what it got: passed on).
  *
  * @example {"op":"down","args":{"name":"fix-42","grace":10}}
  */
+
+import type { RelayedSignal } from "../core/relayed-signals.js";
 export interface RequestMessage {
   op: string;
   /** The call's request, exactly as its schema describes it. */
@@ -29,9 +31,13 @@ export type ServerMessage =
   | { result: unknown }
   | { error: { message: string; kind: string; report?: string; internal?: true } };
 
-/** What a client sends: its request, then (exec) stdin, its end, and terminal resizes. */
+/** What a client sends: its request, then (exec) stdin, its end, terminal resizes and the signals it got. */
 export type ClientMessage =
-  RequestMessage | { stdin: string } | { stdinEnd: true } | { resize: { rows: number; cols: number } };
+  | RequestMessage
+  | { stdin: string }
+  | { stdinEnd: true }
+  | { resize: { rows: number; cols: number } }
+  | { signal: RelayedSignal };
 
 /** What an exec's client relays besides its request (checked by the daemon: relay-schemas.ts). */
 export interface ExecRelay {

@@ -24,6 +24,7 @@ import type { UpResult } from "../api/sandbox-view.js";
 import { servedByProxy } from "../gates/api-proxy/proxy-status.js";
 import { DaemonProxy } from "./daemon-proxy.js";
 import { FollowedSettings, fileKey } from "./followed-settings.js";
+import { isRelayedSignal } from "../core/relayed-signals.js";
 import { settingsLoader } from "./settings-loader.js";
 
 /**
@@ -183,7 +184,7 @@ function handleConnection(
   const connection: Connection = {
     send: (message: ServerMessage): void => void socket.write(encode(message)),
     stdin: new PassThrough(),
-    resizes: new EventEmitter(),
+    relayed: new EventEmitter(),
     relay: undefined,
   };
   const { stdin } = connection;
@@ -201,8 +202,8 @@ function handleConnection(
         else if (message.stdinEnd === true) stdin.end();
         else if (message.resize !== undefined) {
           const size = terminalSize.safeParse(message.resize);
-          if (size.success) connection.resizes.emit("resize", size.data);
-        }
+          if (size.success) connection.relayed.emit("resize", size.data);
+        } else if (isRelayedSignal(message.signal)) connection.relayed.emit("signal", message.signal);
       },
       (error) => {
         connection.send({ error: { message: error.message, kind: "usage" } });
@@ -213,7 +214,7 @@ function handleConnection(
   socket.on("error", () => stdin.destroy());
   socket.on("close", () => {
     stdin.end();
-    connection.resizes.emit("hangUp");
+    connection.relayed.emit("hangUp");
   });
 }
 

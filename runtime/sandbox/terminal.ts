@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
+import type { RelayedSignal } from "../core/relayed-signals.js";
 import type { Readable, Writable } from "node:stream";
 
 /** A terminal's size in character cells. */
@@ -17,6 +18,8 @@ export interface TerminalProcess {
   resize(size: TerminalSize): void;
   /** Ends the session (the client went away): the terminal is hung up, the command terminated. */
   hangUp(): void;
+  /** Passes a signal the caller got on to the command (through forage-enter, which passes it on inside). */
+  signal(signal: RelayedSignal): void;
   /** The command's exit status. */
   exit: Promise<number>;
 }
@@ -83,13 +86,19 @@ export async function startOnTerminal(
       // The end of the relay's input closes the terminal (SIGHUP to the command's session); a
       // command that ignores hang-ups still gets SIGTERM.
       input.end();
-      if (child.exitCode !== null || child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch {
-        // already gone
-      }
+      signalGroup(child, "SIGTERM");
     },
+    signal: (signal) => signalGroup(child, signal),
     exit,
   };
+}
+
+/** Sends `signal` to the process group `child` leads (spawned detached), unless it has ended. */
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { sshPublicKey } from "../../generator/config/schema/names.js";
 import { callerAgentSocket } from "../core/client-fields.js";
+import { networkModes } from "../../generator/config/network-modes.js";
 
 /**
  * What `up` takes from its caller as is, beyond the template, the workspace and the identity
@@ -35,6 +36,10 @@ export const upOptionFields = {
     .regex(/^[a-z-]{1,32}$/)
     .exactOptional()
     .describe("the runtime to use (see forage-ctl runtime)"),
+  network: z
+    .enum(networkModes)
+    .exactOptional()
+    .describe("the network mode from the start, instead of the template's (its allow list stays)"),
 };
 
 export type UpOptions = z.output<z.ZodObject<typeof upOptionFields>>;

@@ -140,7 +140,9 @@ async function reserve(
     muxConfig,
     authorizedKeys: [...new Set([...context.settings.host.authorizedKeys, ...(request.sshKeys ?? [])])],
     secrets: [],
-    network: templatePolicy(template),
+    // In force from the first packet: the host-side table is loaded from this before the start.
+    network:
+      request.network === undefined ? templatePolicy(template) : { ...templatePolicy(template), mode: request.network },
     guard: null,
     sshAgent: await withUpstreamAgent(
       sshAgentOf(

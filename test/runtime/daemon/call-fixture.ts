@@ -204,6 +204,8 @@ async function fakeExec(streams: ExecStreams): Promise<number> {
     streams.stdout.write(`${terminal.term} ${terminal.size.rows}x${terminal.size.cols}\n`);
     return resized;
   }
+  // Each signal the client relays is said as it arrives.
+  streams.onSignal?.((signal) => void streams.stdout.write(`signal ${signal}\n`));
   let input = "";
   for await (const chunk of streams.stdin ?? []) input += String(chunk);
   streams.stdout.write(input.toUpperCase());

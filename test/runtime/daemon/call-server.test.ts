@@ -3,10 +3,11 @@ import { EventEmitter } from "node:events";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { plainOperations, type PlainOperation, type RequestMethods, type Result } from "../../../runtime/api/calls.js";
 import { SandboxError } from "../../../runtime/core/errors.js";
 import { callDaemon, remoteOperations, sendRequest } from "../../../runtime/daemon/client.js";
+import type { RelayedSignal } from "../../../runtime/core/relayed-signals.js";
 import { cases, startCallServer, type CallFixture } from "./call-fixture.js";
 
 /** A writable that keeps what it is given, as text. */
@@ -72,6 +73,25 @@ describe("the daemon's call table, client to server", () => {
       stdout: "THROUGH THE DAEMON\n",
       stderr: "on stderr\n",
     });
+  });
+
+  it("exec: the signals the client relays reach the command's side, each as it comes", async () => {
+    const stdin = new PassThrough();
+    const stdout = collector();
+    let relay: ((signal: RelayedSignal) => void) | undefined;
+    const running = remote().exec(cases.exec.request, {
+      stdin,
+      stdout: stdout.stream,
+      stderr: collector().stream,
+      onSignal: (listener) => void (relay = listener),
+    });
+    await vi.waitFor(() => expect(relay).toBeDefined());
+    relay?.("SIGINT");
+    await vi.waitFor(() => expect(stdout.text()).toBe("signal SIGINT\n"));
+    relay?.("SIGTERM");
+    await vi.waitFor(() => expect(stdout.text()).toBe("signal SIGINT\nsignal SIGTERM\n"));
+    stdin.end("done\n");
+    expect(await running).toBe(7);
   });
 
   it("exec: stdin whose caller set a text encoding (its chunks are strings) goes in as its bytes", async () => {

@@ -18,6 +18,10 @@ describe("an up through the gateway account", () => {
     );
   });
 
+  it("refuses a network mode of its choosing: the gateway may not widen what the template allows", async () => {
+    await expect(requireGatewayUp({ network: "full" }, "root")).rejects.toThrow("may not choose a sandbox's network");
+  });
+
   it.each(["/root", "/root/", "/"])("refuses %s as a workspace: it holds the user's whole home", async (path) => {
     await expect(requireGatewayUp({ workspace: path }, "root")).rejects.toThrow("holds root's whole home");
     await expect(requireGatewayUp({ repos: { docs: path } }, "root")).rejects.toThrow("holds root's whole home");
