@@ -250,6 +250,11 @@ try {
       `forage-ctl exec NAME -- true (CLI, ${as})`,
       await medianOf(15, () => timedInShell(as, ["exec", name(0), "--", "true"])),
     ]);
+    // A sandbox of its own, made, used and removed: the goal is ≤ 2× the exec above (a warm pool's).
+    results.push([
+      `forage-ctl run -- true (CLI, ${as})`,
+      await medianOf(5, () => timedInShell(as, ["run", "-t", "bench", "-w", workspace, "--", "true"])),
+    ]);
     results.push([`forage-ctl reset (CLI, ${as})`, await medianOf(5, (i) => timedInShell(as, ["reset", name(i)]))]);
     results.push([
       `forage-ctl down (CLI, ${as})`,
