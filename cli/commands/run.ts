@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { constants } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { dropUndefined } from "../../generator/lib/drop-undefined.js";
+import type { RelayedSignal } from "../../runtime/core/relayed-signals.js";
 import { networkModeHelp, networkModeOption } from "../network-mode-option.js";
 import { operationsOf } from "../operations.js";
 import { relayThisProcessSignals } from "../relayed-signals.js";
@@ -47,15 +49,27 @@ export function registerRun(program: Command): void {
       ) => {
         const network = networkModeOption(options.network);
         const name = `run-${randomBytes(4).toString("hex")}`;
-        await upSandbox(program, {
-          name,
-          template: options.template,
-          workspace: resolve(options.workspace ?? process.cwd()),
-          muxConfig: false,
-          ...dropUndefined({ network, runtime: options.runtime }),
-        });
+        // A signal while the sandbox is made (by the daemon, which a dead client would not stop)
+        // is held: the command is then not started, and the sandbox goes.
+        const early = relayThisProcessSignals();
+        let interrupted: RelayedSignal | undefined;
+        early.onSignal((signal) => (interrupted ??= signal));
         try {
-          process.exitCode = await runInside(program, name, command, false);
+          await upSandbox(program, {
+            name,
+            template: options.template,
+            workspace: resolve(options.workspace ?? process.cwd()),
+            muxConfig: false,
+            ...dropUndefined({ network, runtime: options.runtime }),
+          });
+        } finally {
+          early.restore();
+        }
+        try {
+          process.exitCode =
+            interrupted === undefined
+              ? await runInside(program, name, command, false)
+              : 128 + constants.signals[interrupted];
         } finally {
           await removeRun(program, name);
         }

@@ -178,8 +178,8 @@ export async function saveGvisor(
   const link = linkOf(context, metadata);
   const undoPause = await pauseWithoutFlows(runsc, id, link, options.waitSeconds, options.progress);
   options.progress?.("saving the sandbox");
-  await rm(dir, { recursive: true, force: true });
   try {
+    await rm(dir, { recursive: true, force: true });
     // The image holds the sandbox's memory, whatever secret it read: root's alone (runsc would make it 0755).
     await mkdir(dir, { mode: 0o700 });
     await runscCommand(runsc, ["checkpoint", `--image-path=${dir}`, id], "checkpoint the sandbox", 300_000);
