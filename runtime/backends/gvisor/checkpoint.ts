@@ -261,14 +261,23 @@ export async function restoreGvisor(
   }
 }
 
-/** Puts the freshly staged binds' sources into the bundle's spec, each for the mount at its target. */
+/**
+ * Puts the freshly staged binds' sources into the bundle's spec, each for the mount at its
+ * target. Every bind mount must get one: an old staged source is a released directory under /tmp,
+ * which anyone could make again and fill.
+ */
 async function respec(bundle: string, binds: readonly Bind[]): Promise<void> {
   const specFile = join(bundle, "config.json");
   const spec = JSON.parse(await readFile(specFile, "utf8")) as {
     mounts: { destination: string; type: string; source: string }[];
   };
   const sources = new Map(binds.map((bind) => [bind.target, bind.source]));
-  for (const mount of spec.mounts)
-    if (mount.type === "bind") mount.source = sources.get(mount.destination) ?? mount.source;
+  for (const mount of spec.mounts) {
+    if (mount.type !== "bind") continue;
+    const source = sources.get(mount.destination);
+    if (source === undefined)
+      throw new ContainerError(`the checkpoint's spec binds ${mount.destination}, which its start did not record`);
+    mount.source = source;
+  }
   await writeFile(specFile, JSON.stringify(spec), { mode: 0o600 });
 }

@@ -64,10 +64,17 @@ export async function startNetworkGuard(
   return { ...metadata, guard };
 }
 
-/** Stops the guard and removes the table (the link is the runtime's to remove). */
+/**
+ * Stops the guard, removes the table (the link is the runtime's to remove) and forgets the
+ * sandbox's connections: the next sandbox in its slot has its addresses, and must not inherit
+ * the host's record of an old one's flows (an established one, or a TIME_WAIT that would hold up
+ * its checkpoint for two minutes).
+ */
 export async function stopNetwork(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
   await stopGuard(context.paths, metadata.guard, metadata.name);
-  await removeHostPolicy(linkOf(context, metadata));
+  const link = linkOf(context, metadata);
+  await removeHostPolicy(link);
+  await forgetConnections(link, ["-s", "-d"]);
 }
 
 /**
@@ -123,17 +130,25 @@ export async function syncInSandboxTable(
  * next packet is judged again by the new table (allowed ones carry on, refused ones are reset).
  */
 async function cutConnections(context: RuntimeContext, link: SandboxLink): Promise<void> {
-  for (const args of [
-    ["-s", link.sandboxAddress],
-    ["-f", "ipv6", "-s", link.sandboxAddress6],
-  ]) {
-    // Exit status 1 only says there was nothing to delete.
-    const cut = await runCommand("conntrack", ["-D", ...args], { reject: false });
-    if (cut.spawnError !== undefined) {
-      context.warn("conntrack is not installed: connections opened before this change keep running until they close");
-      return;
+  if (!(await forgetConnections(link, ["-s"])))
+    context.warn("conntrack is not installed: connections opened before this change keep running until they close");
+}
+
+/**
+ * Deletes the host's conntrack entries of the sandbox's addresses, as source and/or destination
+ * (`directions`), both families. False when conntrack is not installed.
+ */
+async function forgetConnections(link: SandboxLink, directions: readonly ("-s" | "-d")[]): Promise<boolean> {
+  for (const direction of directions)
+    for (const family of [
+      [direction, link.sandboxAddress],
+      ["-f", "ipv6", direction, link.sandboxAddress6],
+    ]) {
+      // Exit status 1 only says there was nothing to delete.
+      const cut = await runCommand("conntrack", ["-D", ...family], { reject: false });
+      if (cut.spawnError !== undefined) return false;
     }
-  }
+  return true;
 }
 
 /** "restricted, allow a.example,*.b.example:443, deny c.example, sni". */
