@@ -4,6 +4,7 @@
  * forage-mounts resize-tmpfs PID PATH BYTES
  * forage-mounts make-points UID GID {d PATH "" | f PATH TEXT}...
  * forage-mounts pin ROOT {ro|rw|link PATH "" | from PATH SOURCE}...   (pin-tree.c)
+ * forage-mounts adopt PID HOSTNAME {ro|rw|ro-inside|rw-inside SOURCE TARGET}...  (adopt-binds.c)
  *
  * The host-side mounts of a sandbox's start, made by root in one process instead of a mount(8)
  * or umount(8) process each (~5-10 ms apiece; a sandbox stages several):
@@ -30,6 +31,7 @@
  * Errors go to stderr as "forage-mounts: WHAT: REASON".
  */
 #define _GNU_SOURCE
+#include "adopt-binds.h"
 #include "pin-tree.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -188,6 +190,7 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "resize-tmpfs") == 0 && argc == 5) return resize_tmpfs(argv[2], argv[3], argv[4]);
   if (strcmp(mode, "make-points") == 0 && argc >= 4) return make_points(argv[2], argv[3], argc - 4, argv + 4);
   if (strcmp(mode, "pin") == 0 && argc >= 3) return pin_tree(argv[2], argc - 3, argv + 3);
-  fprintf(stderr, "usage: forage-mounts bind POINT... | unmount POINT... | resize-tmpfs PID PATH BYTES | make-points UID GID {d PATH \"\" | f PATH TEXT}... | pin ROOT {ro|rw|link PATH \"\" | from PATH SOURCE}...\n");
+  if (strcmp(mode, "adopt") == 0 && argc >= 4) return adopt_binds(argv[2], argv[3], argc - 4, argv + 4);
+  fprintf(stderr, "usage: forage-mounts bind POINT... | unmount POINT... | resize-tmpfs PID PATH BYTES | make-points UID GID {d PATH \"\" | f PATH TEXT}... | pin ROOT {ro|rw|link PATH \"\" | from PATH SOURCE}... | adopt PID HOSTNAME {ro|rw|ro-inside|rw-inside SOURCE TARGET}...\n");
   return 64;
 }

@@ -19,7 +19,7 @@ build() {
 }
 build forage-enter native/forage-enter.c native/filter.c native/join.c native/terminal.c
 build forage-set-elements native/forage-set-elements.c
-build forage-mounts native/forage-mounts.c native/pin-tree.c
+build forage-mounts native/forage-mounts.c native/pin-tree.c native/adopt-binds.c
 build forage-git-relay native/forage-git-relay.c
 build forage-exec-only native/forage-exec-only.c
 # Not static: a shared object the gvisor runtime preloads into the sandbox's programs (see its file).

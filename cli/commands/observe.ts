@@ -13,15 +13,29 @@ export function registerObserve(program: Command): void {
   const operations = () => operationsOf(program);
   program
     .command("ps")
-    .description("List sandboxes: NAME TEMPLATE IP MODE WORKSPACE STATUS PORTS")
+    .description(
+      "List sandboxes: NAME TEMPLATE IP MODE WORKSPACE STATUS PORTS; then the warm pools' members (JSON: pool true)",
+    )
     .option("--json", "print as JSON")
     .action(async (options: { json?: boolean }) => {
       const views = await (await operations()).list({});
       if (options.json === true) return printJson(views);
+      const sandboxes = views.filter((v) => !v.pool);
       printTable(
         ["NAME", "TEMPLATE", "IP", "MODE", "WORKSPACE", "STATUS", "PORTS"],
-        views.map((v) => [v.name, v.template, v.address, v.workspaceMode, v.workspace, v.status, portsText(v.ports)]),
+        sandboxes.map((v) => [
+          v.name,
+          v.template,
+          v.address,
+          v.workspaceMode,
+          v.workspace,
+          v.status,
+          portsText(v.ports),
+        ]),
       );
+      const pools = poolLines(views.filter((v) => v.pool));
+      if (pools.length > 0)
+        process.stdout.write(`\nwarm pools (an up of the template claims one):\n${pools.join("\n")}\n`);
     });
 
   program
@@ -109,6 +123,17 @@ export function registerObserve(program: Command): void {
         ]),
       );
     });
+}
+
+/** One line per template with members: "  basic: pool-1a2b3c4d (ready), pool-5e6f7a8b (stopped)". */
+export function poolLines(members: readonly SandboxView[]): string[] {
+  const byTemplate = new Map<string, string[]>();
+  for (const member of members) {
+    // A member runs no session until it is claimed: running without one is what ready means.
+    const state = member.status === "no-session" ? "ready" : member.status;
+    byTemplate.set(member.template, [...(byTemplate.get(member.template) ?? []), `${member.name} (${state})`]);
+  }
+  return [...byTemplate].map(([template, names]) => `  ${template}: ${names.join(", ")}`);
 }
 
 /**

@@ -2,6 +2,7 @@ import { checkAgentApis } from "./check-agent-apis.js";
 import { checkProxyUse } from "./check-proxy-use.js";
 import { checkPermissions } from "./check-permissions.js";
 import { checkWorkspaceUse } from "./check-workspace-use.js";
+import { checkPoolUse } from "./check-pool-use.js";
 import { flattenAll } from "./proxied-agents.js";
 import type { Config } from "./schema/config.js";
 import { beadsDefaults } from "./schema/workspace.js";
@@ -24,6 +25,7 @@ export function checkReferences(config: Config): SchemaProblem[] {
           ...checkProxyUse(config, flat),
           ...checkPermissions(config, flat),
           ...checkWorkspaceUse(config, flat),
+          ...checkPoolUse(config, flat),
         ]
       : [];
   return [...checkSecrets(config), ...extendsProblems, ...checkMounts(config), ...apiProblems];

@@ -50,6 +50,19 @@
       default = null;
       description = "Settings of the gvisor runtime.";
     };
+    pool = lib.mkOption {
+      type = lib.types.nullOr (lib.types.submodule {
+        options = {
+          size = lib.mkOption {
+            type = lib.types.nullOr lib.types.int;
+            default = null;
+            description = "How many sandboxes of this template forage-ctl's daemon keeps started ahead, holding no workspace, secret, identity or network until an `up` (or `run`) claims one; the daemon makes another behind each claim. Host root (runtime \"nspawn\") only. Default: 0 (none).";
+          };
+        };
+      });
+      default = null;
+      description = "A warm pool: sandboxes started ahead so that `up` costs about what `exec` does.";
+    };
     useProxy = lib.mkOption {
       type = lib.types.nullOr lib.types.bool;
       default = null;

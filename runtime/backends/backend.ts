@@ -1,5 +1,6 @@
 import type { TemplateModel } from "../../generator/model/model.js";
 import type { ResourceLimits } from "../cgroups/sandbox-cgroup.js";
+import type { Bind } from "../core/bind.js";
 import type { RuntimeContext } from "../core/context.js";
 import type { RuntimePaths } from "../core/paths.js";
 import type { ExecSpec } from "../seccomp/exec-args.js";
@@ -94,6 +95,13 @@ export interface Backend {
   destroy(context: RuntimeContext, metadata: SandboxMetadata): Promise<void>;
   /** Saving a running sandbox whole, memory included, and running it again from there; absent where the runtime cannot. */
   readonly checkpoints?: Checkpoints;
+  /**
+   * Gives a running warm pool's member (made with metadata `pool`, runtime/sandbox/pool-*.ts) what a claim
+   * brings, as the sandbox `metadata` names: its hostname, its root's name-bound files, and
+   * `binds`, into the running container. Absent where the runtime cannot (its binds are fixed at
+   * its start, or its own init opens the session at boot): its templates keep no pool.
+   */
+  adopt?(context: RuntimeContext, metadata: SandboxMetadata, template: TemplateModel, binds: Bind[]): Promise<void>;
 }
 
 /** A sandbox saved by `forage-ctl checkpoint`: when, and how large its image is. */

@@ -26,6 +26,7 @@ import { DaemonProxy } from "./daemon-proxy.js";
 import { FollowedSettings, fileKey } from "./followed-settings.js";
 import { isRelayedSignal } from "../core/relayed-signals.js";
 import { settingsLoader } from "./settings-loader.js";
+import { PoolKeeper } from "../sandbox/pool-keeper.js";
 
 /**
  * The privileged daemon: serves sandbox operations to the configured user (and root) over one
@@ -81,8 +82,13 @@ export async function serveDaemon(
   ];
   // Each running sandbox's SSH agent and push gate, which ask the daemon's approvals queue.
   const services = new SandboxServices(served.approvals.ask, log);
+  // Warm pools are refilled behind the calls, never awaited: a claim's answer does not wait for its replacement.
+  const pools = new PoolKeeper(log);
   // Each round also catches a sandbox root started in its own process, and a proxy needed since.
-  const round = (): Promise<void> => Promise.all([services.reconcile(now()), proxy.ensure()]).then(() => undefined);
+  const round = (): Promise<void> => {
+    pools.nudge(now);
+    return Promise.all([services.reconcile(now()), proxy.ensure()]).then(() => undefined);
+  };
   const reconcile = setInterval(() => void round(), 2_000);
   const afterCall = (op: Op): Promise<void> => (lifecycleOps.has(op) ? round() : Promise.resolve());
   const servers: DaemonServer[] = [];
@@ -109,7 +115,7 @@ export async function serveDaemon(
       served.approvals.close();
       // Their answers are sent once the askers' calls resume (a turn of the event loop).
       await new Promise((resolve) => setImmediate(resolve));
-      await Promise.all([...servers.map((server) => server.close()), services.close(), proxy.close()]);
+      await Promise.all([...servers.map((server) => server.close()), services.close(), proxy.close(), pools.close()]);
       // The expiries' lines in the sandboxes' audit logs, written before the daemon exits.
       await served.approvals.flush();
     },

@@ -78,3 +78,25 @@ export async function pinInside(
     ? { ok: true }
     : { ok: false, reason: result.stderr.trim() || `forage-mounts exited (${result.exitCode ?? "signal"})` };
 }
+
+/**
+ * Gives a running container (a warm pool's member) its hostname and binds, as process `pid` (its
+ * init) sees its files (native/adopt-binds.c): each source cloned on the host, read-only where
+ * asked, and moved onto its target inside; missing targets are made. Sources are root's (staged
+ * mount points or root's own files), or with `sourceInside` the container's own (cloned inside).
+ * Rejects with the helper's complaint.
+ */
+export async function adoptBinds(
+  pid: number,
+  hostname: string,
+  binds: readonly { source: string; target: string; readOnly: boolean; sourceInside?: boolean }[],
+): Promise<void> {
+  const args = binds.flatMap((bind) => [
+    `${bind.readOnly ? "ro" : "rw"}${bind.sourceInside === true ? "-inside" : ""}`,
+    bind.source,
+    bind.target,
+  ]);
+  const result = await runCommand(mountsHelperPath(), ["adopt", String(pid), hostname, ...args], { reject: false });
+  if (result.exitCode !== 0)
+    throw new Error(result.stderr.trim() || `forage-mounts adopt exited (${result.exitCode ?? "signal"})`);
+}

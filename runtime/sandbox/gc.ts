@@ -7,6 +7,7 @@ import { unmountRoot } from "../mounts/root-mount.js";
 import { rootPath } from "../core/paths.js";
 import { isAlive } from "../core/process-alive.js";
 import { listMetadata, readMetadata } from "../state/metadata-store.js";
+import { rootKeyOf } from "../state/metadata.js";
 import { hostSlots, readClaims, releaseSlot, slotOwner, type SlotClaim } from "../state/slots.js";
 import type { RuntimeContext } from "../core/context.js";
 import { destroySandbox } from "./down.js";
@@ -37,10 +38,12 @@ export interface Orphan {
  */
 export async function findOrphans(context: RuntimeContext): Promise<Orphan[]> {
   const sandboxes = await listMetadata(context.paths);
-  const known = new Set(sandboxes.map((s) => s.name));
+  // A claimed pool member's root keeps the member's name (rootKeyOf) until the sandbox stops.
+  const known = new Set(sandboxes.flatMap((s) => [s.name, rootKeyOf(s)]));
   const orphans: Orphan[] = [];
   const running = new Set<string>();
-  for (const sandbox of sandboxes) if (await isRunning(context, sandbox)) running.add(sandbox.name);
+  for (const sandbox of sandboxes)
+    if (await isRunning(context, sandbox)) for (const name of [sandbox.name, rootKeyOf(sandbox)]) running.add(name);
   for (const sandbox of sandboxes) {
     const isUp = running.has(sandbox.name);
     if (sandbox.phase === "creating" && !isAlive(sandbox.creatorPid) && !isUp) {

@@ -19,7 +19,8 @@ export async function checkHealth(
   autoRestart: boolean,
 ): Promise<string | undefined> {
   // One being made or stopped is not waited for (an up holds its lock for as long as it takes).
-  if (listed.phase !== "ready" || listed.pid === null) return undefined;
+  // A warm pool's member has no session to lose: the daemon's pool keeper replaces a dead one.
+  if (listed.phase !== "ready" || listed.pid === null || listed.pool !== undefined) return undefined;
   // Under the sandbox's lock, from its metadata as it is then: a `down` or `stop` that ran
   // meanwhile is not mistaken for a crash (and a removed sandbox is not started again).
   return withSandboxLock(context, listed.name, async () => {
@@ -33,7 +34,7 @@ async function checkSandbox(
   sandbox: SandboxMetadata,
   autoRestart: boolean,
 ): Promise<string | undefined> {
-  if (sandbox.phase !== "ready" || sandbox.pid === null) return undefined;
+  if (sandbox.phase !== "ready" || sandbox.pid === null || sandbox.pool !== undefined) return undefined;
   const running = await isRunning(context, sandbox);
   const problem = !running
     ? "container is gone"

@@ -18,7 +18,7 @@ import { hostFoldersDir, joinFolders, leaveFolders } from "../workspaces/folder-
  * root) and records it; a root without its own init gets forage-ctl's sshd when the template
  * asks for SSH. Nothing half-started stays when a step fails.
  */
-async function startSandbox(
+export async function startSandbox(
   context: RuntimeContext,
   given: SandboxMetadata,
   template: TemplateModel,
@@ -45,19 +45,21 @@ async function startSandbox(
 /**
  * Starts a sandbox and makes it ready for its agent: the container, then the agent's session,
  * the in-sandbox table of the policy in force, and the init commands (failures there warn).
- * Used by up, start, reset and the health monitor alike.
+ * Used by up, start, reset and the health monitor alike; `start` is startSandbox, or for an up
+ * that claimed a warm pool's member, startClaimed (runtime/sandbox/pool-*.ts).
  */
 export async function startReady(
   context: RuntimeContext,
   metadata: SandboxMetadata,
   template: TemplateModel,
   progress?: (step: string) => void,
+  start: typeof startSandbox = startSandbox,
 ): Promise<SandboxMetadata> {
   const { clock } = context;
   // Rendered at every start (the network policy it describes may have changed), beside the start.
   const agentContext = await startContextFiles(context, metadata, template);
-  progress?.("starting the container");
-  const running = await timed(clock, "start", () => startSandbox(context, metadata, template));
+  progress?.(start === startSandbox ? "starting the container" : "taking a started sandbox from the pool");
+  const running = await timed(clock, "start", () => start(context, metadata, template));
   // Before the session: its agents must find their context and login files in place when they start.
   await timed(clock, "agent context", () => agentContext.written);
   await timed(clock, "home seed", () => seedHome(context, running));
@@ -78,7 +80,7 @@ export async function startReady(
  * sandbox uses one of them already: both then write the same files, and what one's agent leaves
  * there (a nested repository, a build script) is the other's input.
  */
-async function useFolders(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
+export async function useFolders(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
   const others = await joinFolders(hostFoldersDir, slotOwner(context, metadata.name), foldersOf(metadata));
   const own = slotOwner(context, metadata.name).stateDir;
   for (const [folder, users] of others) {

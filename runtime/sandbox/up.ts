@@ -5,7 +5,7 @@ import { sshPublicKey } from "../../generator/config/schema/names.js";
 import { expandHome, lookupHostUser } from "../core/host-user.js";
 import { assertSandboxName } from "../core/names.js";
 import { listMetadata, readMetadata, writeMetadata } from "../state/metadata-store.js";
-import type { SandboxMetadata, SandboxRuntime } from "../state/metadata.js";
+import { rootKeyOf, type SandboxMetadata, type SandboxRuntime } from "../state/metadata.js";
 import type { Backend } from "../backends/backend.js";
 import { backendNamed, defaultBackend } from "../backends/registry.js";
 import { claimSlot, hostSlots, slotOwner } from "../state/slots.js";
@@ -18,7 +18,9 @@ import { copySecrets } from "../provision/secrets.js";
 import { hostGitIdentity } from "../provision/host-vcs-identity.js";
 import type { TemplateModel } from "../../generator/model/model.js";
 import { ensureHostKey } from "../provision/ssh-files.js";
-import { startReady } from "./start-stop.js";
+import { startReady, startSandbox } from "./start-stop.js";
+import { startClaimed } from "./pool-start-claimed.js";
+import { takeMember, type SandboxDraft } from "./pool-take-member.js";
 import { createWorkspaces, type WorkspaceRequest } from "../workspaces/create-workspaces.js";
 import { timed } from "../core/phase-clock.js";
 import { withUpstreamAgent } from "../gates/ssh-agent/upstream-socket.js";
@@ -61,9 +63,10 @@ async function createSandbox(context: RuntimeContext, request: UpRequest): Promi
     await backend.preflight(context, template);
     return { runtime: backend.name, owner: await agentOwner(context) };
   });
-  const reserved = await timed(clock, "reserve name and slot", () =>
-    reserve(context, request, runtime, template, owner),
-  );
+  const draft = await timed(clock, "reserve name", () => draftOf(context, request, runtime, template, owner));
+  // A started sandbox from the template's warm pool when one is ready (runtime/sandbox/pool-*.ts), else a slot of its own.
+  const claimed = await timed(clock, "claim a pool member", () => takeMember(context, draft, template));
+  const reserved = claimed ?? (await timed(clock, "reserve slot", () => reserveSlot(context, draft)));
   try {
     request.progress?.("preparing the workspaces");
     const workspaces = await timed(clock, "workspaces", () =>
@@ -76,11 +79,18 @@ async function createSandbox(context: RuntimeContext, request: UpRequest): Promi
       if (template.ssh) await ensureHostKey(context.paths, reserved.name);
       return copied;
     });
-    const running = await startReady(context, { ...withWorkspaces, secrets }, template, request.progress);
+    const running = await startReady(
+      context,
+      { ...withWorkspaces, secrets },
+      template,
+      request.progress,
+      claimed === undefined ? startSandbox : startClaimed,
+    );
     const ready = { ...running, phase: "ready" as const };
     await timed(clock, "metadata", () => writeMetadata(context.paths, ready));
+    const from = claimed === undefined ? "" : `, from the pool (started as ${rootKeyOf(claimed)})`;
     await recordEvent(context.paths, reserved.name, "create", {
-      detail: `template ${template.name}, slot ${reserved.slot}`,
+      detail: `template ${template.name}, slot ${reserved.slot}${from}`,
     });
     return ready;
   } catch (error) {
@@ -92,20 +102,20 @@ async function createSandbox(context: RuntimeContext, request: UpRequest): Promi
   }
 }
 
-async function reserve(
+/** A new sandbox's metadata but its slot: what the request and the template ask for, its name checked free. */
+async function draftOf(
   context: RuntimeContext,
   request: UpRequest,
   runtime: SandboxRuntime,
   template: TemplateModel,
   owner: { uid: number; gid: number; home: string },
-): Promise<SandboxMetadata> {
+): Promise<SandboxDraft> {
   const tmuxConf = `${owner.home}/.tmux.conf`;
   // Read side by side: each is a file or a git process, and all of them are on up's critical path.
-  const [tmuxConfInfo, existing, identity, others] = await Promise.all([
+  const [tmuxConfInfo, existing, identity] = await Promise.all([
     request.muxConfig === false ? undefined : stat(tmuxConf).catch(() => undefined),
     readMetadata(context.paths, request.name),
     hostGitIdentity(owner),
-    listMetadata(context.paths),
   ]);
   const muxConfig = tmuxConfInfo?.isFile() === true ? tmuxConf : null;
   // The name is this up's already (it holds the sandbox's lock): no other up or down can race it.
@@ -115,7 +125,7 @@ async function reserve(
       "general",
     );
   }
-  const draft = {
+  return {
     version: 1 as const,
     name: request.name,
     template: request.template,
@@ -160,10 +170,15 @@ async function reserve(
               template.pushGate.protectedBranches === null ? null : [...template.pushGate.protectedBranches],
           },
   };
+}
+
+/** Claims a slot of its own for a new sandbox and records it there. */
+export async function reserveSlot(context: RuntimeContext, draft: SandboxDraft): Promise<SandboxMetadata> {
+  const others = await listMetadata(context.paths);
   // The slot is host-wide, as its namespace and link are: claimed in the host's registry, with
   // the metadata written before the registry's lock is let go (see claimSlot).
   const withSlot = (slot: number): SandboxMetadata => ({ ...draft, slot, containerName: `f${slot}` });
-  const slot = await claimSlot(hostSlots, slotOwner(context, request.name), others, (claimed) =>
+  const slot = await claimSlot(hostSlots, slotOwner(context, draft.name), others, (claimed) =>
     writeMetadata(context.paths, withSlot(claimed)),
   );
   if (slot === undefined)
@@ -205,7 +220,9 @@ function withExpandedKey(identity: SandboxMetadata["agentIdentity"], home: strin
 }
 
 /** The host user whose uid/gid the agent gets; never root. */
-async function agentOwner(context: RuntimeContext): Promise<{ uid: number; gid: number; home: string; name: string }> {
+export async function agentOwner(
+  context: RuntimeContext,
+): Promise<{ uid: number; gid: number; home: string; name: string }> {
   const name = context.settings.host.user;
   const user = await lookupHostUser(name);
   if (user === undefined)

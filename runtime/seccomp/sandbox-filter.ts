@@ -1,4 +1,4 @@
-import { access, constants, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { access, constants, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Bind } from "../core/bind.js";
 import { packageRoot } from "../core/package-root.js";
@@ -66,6 +66,12 @@ export async function writeSandboxFilter(paths: RuntimePaths, name: string, allo
 export async function removeSandboxFilter(paths: RuntimePaths, name: string): Promise<void> {
   await rm(sandboxFilterPath(paths, name), { force: true });
   await rm(allowedPath(paths, name), { force: true });
+}
+
+/** Gives a sandbox's program files another sandbox's name (a claimed pool member's): the bound copy inside is the same file. */
+export async function renameSandboxFilter(paths: RuntimePaths, from: string, to: string): Promise<void> {
+  await rename(sandboxFilterPath(paths, from), sandboxFilterPath(paths, to));
+  await rename(allowedPath(paths, from), allowedPath(paths, to));
 }
 
 /** What the sandbox's running filter allows back, or null when it has none (stopped). */

@@ -155,11 +155,28 @@ export const sandboxMetadataSchema = z.strictObject({
     })
     .nullable()
     .default(null),
+  /**
+   * A warm pool's member (runtime/sandbox/pool-*.ts): running, holding no workspace, secret, identity or
+   * network, until an `up` of its template claims it. `key` is its template's settings when it
+   * was made (poolKey): a member whose template changed since is replaced. Absent: a sandbox.
+   */
+  pool: z.strictObject({ key: z.string().regex(/^[0-9a-f]{16}$/) }).exactOptional(),
+  /**
+   * A claimed member's name, which its running container's root still has (a mounted root cannot
+   * be renamed): until its next stop, when it gets a root of its own name. Absent: its own name.
+   */
+  rootKey: z.string().regex(sandboxNamePattern).exactOptional(),
 });
 
 export type SandboxMetadata = z.infer<typeof sandboxMetadataSchema>;
 
-/** The same sandbox once stopped: nothing of a running container is left in it. */
+/** The same sandbox once stopped: nothing of a running container is left in it (a claimed member's root neither). */
 export function stoppedMetadata(metadata: SandboxMetadata): SandboxMetadata {
-  return { ...metadata, pid: null, startedAt: null, cgroup: null, system: null, guard: null };
+  const { rootKey: _root, ...rest } = metadata;
+  return { ...rest, pid: null, startedAt: null, cgroup: null, system: null, guard: null };
+}
+
+/** The name the running container's root was made under: a claimed pool member's, or the sandbox's own. */
+export function rootKeyOf(metadata: Pick<SandboxMetadata, "name" | "rootKey">): string {
+  return metadata.rootKey ?? metadata.name;
 }

@@ -8,6 +8,7 @@ import { withLock } from "./lock.js";
 import { readMetadata } from "./metadata-store.js";
 import type { SandboxMetadata } from "./metadata.js";
 import { pathExists } from "../core/path-exists.js";
+import { writeFileAtomic } from "../core/write-file-atomic.js";
 
 /** Slots are 1..254: the third octet of the sandbox's addresses. */
 export const maxSlot = 254;
@@ -83,6 +84,27 @@ export async function claimSlot(
       return slot;
     }
     return undefined;
+  });
+}
+
+/**
+ * Passes a slot `from` holds to `to` (a warm pool's member to the sandbox that claims it), running
+ * `record()` (writing the new owner's metadata) under the registry's lock first, so the claim's
+ * owner always has the slot recorded. False, with nothing changed, when `from` does not hold it.
+ */
+export async function passSlot(
+  registry: SlotRegistry,
+  slot: number,
+  from: SlotClaim,
+  to: SlotClaim,
+  record: () => Promise<void>,
+): Promise<boolean> {
+  return locked(registry, async () => {
+    const claim = (await readClaims(registry.dir)).get(slot);
+    if (claim === undefined || !sameClaim(claim, from)) return false;
+    await record();
+    await writeFileAtomic(claimFile(registry.dir, slot), `${JSON.stringify(to)}\n`, 0o600);
+    return true;
   });
 }
 

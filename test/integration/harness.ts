@@ -124,9 +124,10 @@ export class TestHost {
   }
 
   async cleanup(): Promise<void> {
-    await this.run(["down", "--all", "--yes", "-t", "1"]);
-    // `up` as root starts a daemon for this host's run directory; stop it with the host.
+    // `up` as root starts a daemon for this host's run directory; stopped first, since it would
+    // start a warm pool's members again behind the down.
     await this.run(["daemon", "--stop"]);
+    await this.run(["down", "--all", "--yes", "-t", "1"]);
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -58,6 +58,20 @@ export const templateSettings = {
     },
     "Settings of the gvisor runtime.",
   ),
+  pool: settingGroup(
+    {
+      size: setting(
+        z
+          .number()
+          .int({ error: "must be a whole number of sandboxes" })
+          .min(0, { error: "must be 0 (no pool) or more" })
+          .max(16, { error: "must be at most 16: each member holds a slot and ~10 MiB while it waits" }),
+        0,
+        'How many sandboxes of this template forage-ctl\'s daemon keeps started ahead, holding no workspace, secret, identity or network until an `up` (or `run`) claims one; the daemon makes another behind each claim. Host root (runtime "nspawn") only. Default: 0 (none).',
+      ),
+    },
+    "A warm pool: sandboxes started ahead so that `up` costs about what `exec` does.",
+  ),
   useProxy: setting(
     z.boolean(),
     false,

@@ -9,17 +9,16 @@ import {
   type SandboxCgroup,
 } from "../../cgroups/sandbox-cgroup.js";
 import { tmpfsCaps } from "../../cgroups/tmpfs-caps.js";
-import type { Bind } from "../../core/bind.js";
 import type { RuntimeContext } from "../../core/context.js";
 import { SandboxError } from "../../core/errors.js";
 import { timed } from "../../core/phase-clock.js";
 import { packageRoot } from "../../core/package-root.js";
-import { rootPath, sandboxSecretsPath, type RuntimePaths } from "../../core/paths.js";
+import { rootPath, type RuntimePaths } from "../../core/paths.js";
 import { mountRoot, unmountRoot } from "../../mounts/root-mount.js";
 import { stageBinds, type StagedBinds } from "../../mounts/staged-binds.js";
 import { createLink, removeLink } from "../../gates/network/sandbox-link.js";
 import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../../gates/network/sandbox-network.js";
-import { sandboxBinds } from "../../provision/sandbox-binds.js";
+import { sandboxBinds, secretsBinds } from "../../provision/sandbox-binds.js";
 import {
   enterHelperPath,
   enterMountPath,
@@ -123,7 +122,7 @@ export async function startGvisor(
         (bind) =>
           !bind.target.startsWith("/proc/") && bind.target !== enterMountPath && bind.target !== filterMountPath,
       ),
-      ...secretsBind(context, given),
+      ...secretsBinds(context, given),
     ]);
     staged = await timed(clock, "start: stage binds", async () => {
       await recordBinds(bundle, binds);
@@ -204,13 +203,6 @@ async function makeEntryDir(paths: RuntimePaths, name: string, bundle: string): 
   await chmod(join(dir, "seccomp.bpf"), 0o444);
   await copyFile(join(packageRoot(), "dist/native/gvisor-statx.so"), join(dir, "gvisor-statx.so"));
   await chmod(join(dir, "gvisor-statx.so"), 0o444);
-}
-
-/** The sandbox's secret copies, read-only at the configured path, when it has any. */
-function secretsBind(context: RuntimeContext, metadata: SandboxMetadata): Bind[] {
-  if (metadata.secrets.length === 0) return [];
-  const source = sandboxSecretsPath(context.paths, metadata.name);
-  return [{ source, target: context.settings.host.secretsMountPath, readOnly: true }];
 }
 
 /** How long after a stop's TERM the terminals still held are hung up (see hangUpTerminals). */

@@ -7,6 +7,7 @@ import type { Backend } from "../backend.js";
 import { hostRootGaps } from "../shared/host-root-gaps.js";
 import { hostRootInside, layOutHostRoot } from "../shared/host-root-layout.js";
 import { nspawnUnavailable } from "../shared/host-tools.js";
+import { adoptNspawnMember } from "./adopt-member.js";
 import { nspawnQueries, startNspawn, stopNspawn, type NspawnRoot, type RootLayout } from "./nspawn-sandbox.js";
 
 /** Host root (shared/host-root-layout.ts) with a placeholder that waits under nspawn's stub init as the agent. */
@@ -56,4 +57,5 @@ export const nspawnBackend: Backend = {
   start: (context, metadata, template) => startNspawn(context, metadata, template, hostRoot),
   stop: (context, metadata, graceSeconds) => stopNspawn(context, metadata, graceSeconds, hostRoot.payload),
   ...nspawnQueries,
+  adopt: adoptNspawnMember,
 };

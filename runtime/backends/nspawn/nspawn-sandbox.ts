@@ -11,7 +11,7 @@ import { tmpfsCaps } from "../../cgroups/tmpfs-caps.js";
 import type { Bind } from "../../core/bind.js";
 import type { RuntimeContext } from "../../core/context.js";
 import { timed } from "../../core/phase-clock.js";
-import { metadataPath, rootPath, sandboxSecretsPath } from "../../core/paths.js";
+import { metadataPath, rootPath } from "../../core/paths.js";
 import { createLink, removeLink } from "../../gates/network/sandbox-link.js";
 import { linkOf, prepareNetwork, startNetworkGuard, stopNetwork } from "../../gates/network/sandbox-network.js";
 import { ContainerError } from "../shared/container-error.js";
@@ -28,9 +28,9 @@ import {
 import { mountRoot, unmountRoot } from "../../mounts/root-mount.js";
 import { stageBinds } from "../../mounts/staged-binds.js";
 import { resizeTmpfs } from "../../mounts/host-mounts.js";
-import { sandboxBinds } from "../../provision/sandbox-binds.js";
-import { removeSandboxFilter, writeSandboxFilter } from "../../seccomp/sandbox-filter.js";
-import type { SandboxMetadata } from "../../state/metadata.js";
+import { sandboxBinds, secretsBinds } from "../../provision/sandbox-binds.js";
+import { removeSandboxFilter, seccompBinds, writeSandboxFilter } from "../../seccomp/sandbox-filter.js";
+import { rootKeyOf, type SandboxMetadata } from "../../state/metadata.js";
 
 /** How a sandbox's root is laid out and what its container runs: the part the nspawn runtimes differ in. */
 export interface RootLayout {
@@ -78,9 +78,12 @@ export async function startNspawn(
   const laidOut = prepareContainer(context, given, template, kind, (made) => (cgroup = made));
   try {
     const [metadata, container] = await Promise.all([fenced, laidOut]);
-    // The guard starts beside nspawn; its DNS port is in the table before up returns.
+    // The guard starts beside nspawn; its DNS port is in the table before up returns. A pool's
+    // member gets none: its policy refuses everything, and the sandbox that claims it gets its own.
     guarded = timed(clock, "start: network guard (concurrent)", () =>
-      startNetworkGuard(context, metadata, link.namespacePath),
+      metadata.pool === undefined
+        ? startNetworkGuard(context, metadata, link.namespacePath)
+        : Promise.resolve(metadata),
     );
     guarded.catch(() => undefined);
     const pid = await runContainer(context, container);
@@ -120,25 +123,20 @@ async function prepareContainer(
   madeCgroup: (cgroup: SandboxCgroup) => void,
 ): Promise<PreparedContainer> {
   const { clock } = context;
-  const root = rootPath(context.paths, metadata.name);
+  const root = rootPath(context.paths, rootKeyOf(metadata));
   const caps = tmpfsCaps(template.resourceLimits.memoryMax);
   const layout = await timed(clock, "start: root", async () => {
     await mountRoot(root, caps.root);
     await writeSandboxFilter(context.paths, metadata.name, template.seccomp.allow);
     return kind.layOut(context, metadata, root, template);
   });
+  // A pool's member has nothing of a user's yet: an `up` that claims it binds the rest (adoptMember).
   const binds = await timed(clock, "start: binds", async () => [
     ...layout.binds,
-    ...(await sandboxBinds(context, metadata, template, { pinnedBinds: true })),
-    ...(metadata.secrets.length > 0
-      ? [
-          {
-            source: sandboxSecretsPath(context.paths, metadata.name),
-            target: context.settings.host.secretsMountPath,
-            readOnly: true,
-          },
-        ]
-      : []),
+    ...(metadata.pool === undefined
+      ? await sandboxBinds(context, metadata, template, { pinnedBinds: true })
+      : seccompBinds(context.paths, metadata.name)),
+    ...secretsBinds(context, metadata),
   ]);
   // Staged here, beside the link and table being made, not after: they are on up's critical path.
   const [staging, grouping] = await Promise.allSettled([
@@ -205,7 +203,7 @@ export async function stopNspawn(
   graceSeconds: number,
   payload: ContainerPayload["kind"],
 ): Promise<void> {
-  const root = rootPath(context.paths, metadata.name);
+  const root = rootPath(context.paths, rootKeyOf(metadata));
   // A container whose pid never reached the metadata (its `up` was killed) is found by its root.
   const pid = (await isOurContainer(metadata.pid, root)) ? metadata.pid : await findContainerByRoot(root);
   if (pid !== null && pid !== undefined) await stopContainer(pid, graceSeconds, payload);
@@ -220,7 +218,7 @@ export async function stopNspawn(
 
 /** The running container's PID 1 (the namespaces commands enter), or undefined. */
 async function nspawnLeader(context: RuntimeContext, metadata: SandboxMetadata): Promise<number | undefined> {
-  if (metadata.pid === null || !(await isOurContainer(metadata.pid, rootPath(context.paths, metadata.name))))
+  if (metadata.pid === null || !(await isOurContainer(metadata.pid, rootPath(context.paths, rootKeyOf(metadata)))))
     return undefined;
   return leaderOf(metadata.pid);
 }
@@ -228,7 +226,7 @@ async function nspawnLeader(context: RuntimeContext, metadata: SandboxMetadata):
 /** The nspawn runtimes' shared answers: running, entry, namespace, nothing kept beyond a stop. */
 export const nspawnQueries = {
   isRunning: (context: RuntimeContext, metadata: SandboxMetadata): Promise<boolean> =>
-    isOurContainer(metadata.pid, rootPath(context.paths, metadata.name)),
+    isOurContainer(metadata.pid, rootPath(context.paths, rootKeyOf(metadata))),
   ...namespaceEntry(nspawnLeader),
   networkNamespace: async (context: RuntimeContext, metadata: SandboxMetadata): Promise<string | undefined> =>
     linkOf(context, metadata).namespacePath,

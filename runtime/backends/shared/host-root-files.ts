@@ -76,10 +76,30 @@ async function makeHome(root: string, spec: HostRootSpec): Promise<void> {
 /** The agent's ~/.ssh/config for its identity key, owned by the agent. */
 async function writeSshConfig(home: string, identityKey: string, owner: { uid: number; gid: number }): Promise<void> {
   const dir = join(home, ".ssh");
-  await mkdir(dir, { mode: 0o700 });
+  // Recursive: a claimed member's may be there already (installSsh's authorized_keys).
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const config = join(dir, "config");
   await writeFile(config, identitySshConfig(identityKey), { mode: 0o600 });
   for (const path of [dir, config]) await chown(path, owner.uid, owner.gid);
+}
+
+/**
+ * What of a laid-out root is a sandbox's own, written again for the sandbox that claims a warm
+ * pool's member (made under the member's name, without secrets): its hostname in /etc, and the
+ * agent's ~/.ssh/config for its identity key. The member has run nothing but its placeholder,
+ * so the files are as buildHostRoot left them.
+ */
+export async function claimHostRoot(
+  root: string,
+  spec: Pick<HostRootSpec, "hostname" | "identityKey" | "user">,
+): Promise<void> {
+  for (const [file, text] of Object.entries(hostnameFiles(spec.hostname)))
+    await writeFile(join(root, "etc", file), text, { mode: 0o644 });
+  if (spec.identityKey !== null) await writeSshConfig(join(root, "home", spec.user.name), spec.identityKey, spec.user);
+}
+
+function hostnameFiles(hostname: string): Record<string, string> {
+  return { hostname: `${hostname}\n`, hosts: `127.0.0.1 localhost\n::1 localhost\n127.0.1.1 ${hostname}\n` };
 }
 
 async function writeEtc(root: string, spec: HostRootSpec): Promise<void> {
@@ -90,8 +110,7 @@ async function writeEtc(root: string, spec: HostRootSpec): Promise<void> {
     group: `root:x:0:\n${name}:x:${gid}:\nnogroup:x:65534:\n`,
     // No password for anyone; the agent's is "*" (not "!") so sshd accepts its keys.
     shadow: `root:!:1::::::\n${name}:*:1::::::\n`,
-    hostname: `${spec.hostname}\n`,
-    hosts: `127.0.0.1 localhost\n::1 localhost\n127.0.1.1 ${spec.hostname}\n`,
+    ...hostnameFiles(spec.hostname),
     "nsswitch.conf": "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n",
   };
   for (const [file, text] of Object.entries(files)) {

@@ -23,7 +23,10 @@ import { printNix } from "../../../generator/emit/nix/index.js";
 const planted = {
   ...templateSettings,
   keepAlive: setting(z.number().int().min(1).max(60), 15, "Minutes kept alive. Default: 15."),
-  pool: settingGroup({ size: setting(z.number().int().min(0), 2, "Sandboxes kept warm. Default: 2.") }, "A warm pool."),
+  prefetch: settingGroup(
+    { depth: setting(z.number().int().min(0), 2, "Pages read ahead. Default: 2.") },
+    "Read-ahead.",
+  ),
   shell: settingOrNull(z.enum(["bash", "zsh"]), "The login shell. Default: the host's."),
 };
 
@@ -31,22 +34,22 @@ describe("template settings, described once", () => {
   it("the config takes a new setting, optional and without a default (extends must see it unset)", () => {
     const config = z.strictObject(inputShape(planted));
     expect(config.parse({})).toEqual({});
-    expect(config.parse({ keepAlive: 5, pool: { size: 0 }, shell: "zsh" })).toEqual({
+    expect(config.parse({ keepAlive: 5, prefetch: { depth: 0 }, shell: "zsh" })).toEqual({
       keepAlive: 5,
-      pool: { size: 0 },
+      prefetch: { depth: 0 },
       shell: "zsh",
     });
     // The value's own checks hold in the config.
-    const refused = config.safeParse({ keepAlive: 0, pool: { size: 1, extra: true }, shell: "fish" });
+    const refused = config.safeParse({ keepAlive: 0, prefetch: { depth: 1, extra: true }, shell: "fish" });
     expect(refused.success).toBe(false);
-    expect(refused.error?.issues.map((issue) => issue.path.join("."))).toEqual(["keepAlive", "pool", "shell"]);
+    expect(refused.error?.issues.map((issue) => issue.path.join("."))).toEqual(["keepAlive", "prefetch", "shell"]);
   });
 
   it("resolving applies each default, keeps what is written, and copies a default it hands out", () => {
     const resolved = resolveSettings(planted, { keepAlive: 5, readOnlyWorkspace: true });
     expect(resolved).toMatchObject({
       keepAlive: 5,
-      pool: { size: 2 },
+      prefetch: { depth: 2 },
       shell: null,
       readOnlyWorkspace: true,
       initCommands: [],
@@ -58,7 +61,7 @@ describe("template settings, described once", () => {
   it("forage.json holds the resolved value and fills a default into a file written before the setting", () => {
     const document = z.strictObject(resolvedShape(planted));
     const older = document.parse({ ...resolveSettings(templateSettings, {}) });
-    expect(older).toMatchObject({ keepAlive: 15, pool: { size: 2 }, shell: null });
+    expect(older).toMatchObject({ keepAlive: 15, prefetch: { depth: 2 }, shell: null });
     expect(document.safeParse({ ...older, keepAlive: 61 }).success).toBe(false);
     expect(document.parse({ ...older, shell: "bash" }).shell).toBe("bash");
   });
@@ -67,7 +70,7 @@ describe("template settings, described once", () => {
     const nix = printNix(optionsFromObject(z.strictObject(inputShape(planted))));
     expect(nix).toContain("keepAlive = lib.mkOption");
     expect(nix).toContain('description = "Minutes kept alive. Default: 15."');
-    expect(nix).toMatch(/pool = lib\.mkOption \{\s*type = lib\.types\.nullOr \(lib\.types\.submodule/);
+    expect(nix).toMatch(/prefetch = lib\.mkOption \{\s*type = lib\.types\.nullOr \(lib\.types\.submodule/);
     expect(nix).toMatch(/shell = lib\.mkOption \{\s*type = lib\.types\.nullOr \(lib\.types\.enum \[ "bash" "zsh" \]\)/);
   });
 

@@ -40,6 +40,7 @@ const view: SandboxView = {
   runtime: "nspawn",
   workspace: "/home/someone/demo",
   sourceRepo: null,
+  pool: false,
   status: "running",
   slot: 3,
   containerName: "f3",

@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SandboxMetadata } from "../../../runtime/state/metadata.js";
-import { claimSlot, readClaims, releaseSlot, type SlotClaim, type SlotRegistry } from "../../../runtime/state/slots.js";
+import {
+  claimSlot,
+  passSlot,
+  readClaims,
+  releaseSlot,
+  type SlotClaim,
+  type SlotRegistry,
+} from "../../../runtime/state/slots.js";
 
 /*
  * The host-wide slot registry, on a private directory. The host (which namespaces exist) and the
@@ -95,6 +102,19 @@ describe("host-wide slot claims", () => {
     expect((await readClaims(dir)).get(1)).toEqual(a("one"));
     await releaseSlot(registry, 1, a("one"));
     expect((await readClaims(dir)).has(1)).toBe(false);
+  });
+
+  it("passes a slot to another owner (a pool member's to the sandbox claiming it), recording it first, only from the holder", async () => {
+    expect(await claim(a("pool-1a2b3c4d"))).toBe(1);
+    const recorded: string[] = [];
+    const record = async (): Promise<void> => void recorded.push(JSON.stringify((await readClaims(dir)).get(1)));
+    expect(await passSlot(registry, 1, b("pool-1a2b3c4d"), a("work"), record)).toBe(false);
+    expect(await passSlot(registry, 2, a("pool-1a2b3c4d"), a("work"), record)).toBe(false);
+    expect(recorded).toEqual([]);
+    expect(await passSlot(registry, 1, a("pool-1a2b3c4d"), a("work"), record)).toBe(true);
+    // Recorded while the member still held it: the claim never names an owner without its metadata.
+    expect(recorded).toEqual([JSON.stringify(a("pool-1a2b3c4d"))]);
+    expect((await readClaims(dir)).get(1)).toEqual(a("work"));
   });
 
   it("treats an unreadable claim as an owner that is gone", async () => {

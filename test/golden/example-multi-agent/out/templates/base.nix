@@ -11,6 +11,9 @@
     network = "sandbox";
     platform = "auto";
   };
+  pool = {
+    size = 0;
+  };
   useProxy = false;
   agents = { };
   extraPackages = [
