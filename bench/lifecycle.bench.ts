@@ -16,6 +16,8 @@ import { execInRunning } from "../runtime/sandbox/exec.js";
 
 import { requireSandbox } from "../runtime/state/require-sandbox.js";
 import { upSandbox } from "../runtime/sandbox/up.js";
+import { makeMember } from "../runtime/sandbox/pool-make-member.js";
+import { findTemplate } from "../runtime/core/context.js";
 import { PhaseClock } from "../runtime/core/phase-clock.js";
 import { loadSettings } from "../runtime/settings/load-settings.js";
 import { settingsFile } from "../runtime/settings/settings-file.js";
@@ -34,7 +36,7 @@ Object.assign(process.env, env);
 const config = join(dir, "forage.yaml");
 writeFileSync(
   config,
-  'user: nobody\nnetwork: { base: "10.239" }\ntemplates:\n  bench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n  nixbench:\n    extends: bench\n',
+  'user: nobody\nnetwork: { base: "10.239" }\ntemplates:\n  bench:\n    agents:\n      helper: { package: bashInteractive, executable: bash }\n  nixbench:\n    extends: bench\n  pooled:\n    extends: bench\n    pool: { size: 1 }\n',
 );
 // nspawn-nix boots the test suite's stand-in NixOS system (nixpkgs cannot be fetched here).
 const standIn = join(packageRoot(), "test/nix/stand-in/nixos-system.nix");
@@ -219,6 +221,25 @@ try {
     await median(30, async () => void (await execInRunning(context, await requireSandbox(context, "b0"), ["true"]))),
   ]);
   results.push(["down (in-process)", await median(5, (i) => destroySandbox(context, `b${i}`, 1))]);
+  // A member started before each (not timed), as the daemon's pool keeper starts them.
+  const pooled = findTemplate(context, "pooled");
+  results.push([
+    "up from a warm pool until exec works (in-process)",
+    await median(
+      5,
+      async (i) => {
+        await upSandbox(context, {
+          name: `w${i}`,
+          template: "pooled",
+          workspace: { directory: workspace },
+          identity: {},
+        });
+        await execInRunning(context, await requireSandbox(context, `w${i}`), ["true"]);
+      },
+      async () => void (await makeMember(context, pooled)),
+      (i) => destroySandbox(context, `w${i}`, 1),
+    ),
+  ]);
 
   // Where the time of `up` goes (what `up --timings` prints), medians per phase over 5 runs.
   for (let i = 0; i < 5; i++) {
@@ -237,7 +258,10 @@ try {
     await destroySandbox(context, `p${i}`, 1);
   }
 
-  // Root's CLI first: its first up starts the daemon that the user's commands then go to.
+  // Root's CLI first: its first up starts the daemon that the user's commands then go to, and
+  // keeps the pooled template's pool; started here, outside the timed rows, its pool filled.
+  await timedInShell("root", ["up", "warmup", "-t", "bench", "-w", workspace], ["down", "warmup", "-t", "1"]);
+  await poolReady(context);
   for (const as of ["root", "user"] as const) {
     const name = (i: number): string => `${as === "root" ? "c" : "u"}${i}`;
     results.push([
@@ -255,6 +279,36 @@ try {
       `forage-ctl run -- true (CLI, ${as})`,
       await medianOf(5, () => timedInShell(as, ["run", "-t", "bench", "-w", workspace, "--", "true"])),
     ]);
+    // From the daemon's pool: each sample waits (untimed) until the member taken before is replaced.
+    results.push([
+      `forage-ctl up from a warm pool, then exec true (CLI, ${as})`,
+      await medianOf(5, async (i) => {
+        await poolReady(context);
+        const ms = await timedInShell(
+          as,
+          ["up", `${name(i)}p`, "-t", "pooled", "-w", workspace],
+          ["exec", `${name(i)}p`, "--", "true"],
+        );
+        await destroySandbox(context, `${name(i)}p`, 1);
+        return ms;
+      }),
+    ]);
+    results.push([
+      `forage-ctl up from a warm pool (CLI, ${as})`,
+      await medianOf(5, async (i) => {
+        await poolReady(context);
+        const ms = await timedInShell(as, ["up", `${name(i)}q`, "-t", "pooled", "-w", workspace]);
+        await destroySandbox(context, `${name(i)}q`, 1);
+        return ms;
+      }),
+    ]);
+    results.push([
+      `forage-ctl run -- true, from a warm pool (CLI, ${as})`,
+      await medianOf(5, async () => {
+        await poolReady(context);
+        return timedInShell(as, ["run", "-t", "pooled", "-w", workspace, "--", "true"]);
+      }),
+    ]);
     results.push([`forage-ctl reset (CLI, ${as})`, await medianOf(5, (i) => timedInShell(as, ["reset", name(i)]))]);
     results.push([
       `forage-ctl down (CLI, ${as})`,
@@ -267,14 +321,25 @@ try {
     await medianOf(10, () => timedArgvInShell("user", [[process.execPath, "-e", "0"]])),
   ]);
 } finally {
-  // Nothing stays when a step fails: every sandbox of this state directory, the daemon root's first CLI up started, the directory.
+  // Nothing stays when a step fails: the daemon root's first CLI up started (first: it would start
+  // pool members again), every sandbox of this state directory, the directory.
+  await cli("daemon", "--stop").catch(() => undefined);
   for (const sandbox of await listMetadata(context.paths).catch(() => []))
     await destroySandbox(context, sandbox.name, 1).catch((error: unknown) =>
       process.stderr.write(`bench: could not remove ${sandbox.name}: ${String(error)}\n`),
     );
-  await cli("daemon", "--stop").catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
 }
+/** Waits until the daemon's pool of the pooled template has a member ready (the bench's config keeps one). */
+async function poolReady(context: RuntimeContext): Promise<void> {
+  for (let waited = 0; waited < 60_000; waited += 50) {
+    for (const member of await listMetadata(context.paths))
+      if (member.pool !== undefined && member.template === "pooled" && member.phase === "ready") return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("bench: the daemon started no pool member within a minute");
+}
+
 process.stdout.write("sandbox lifecycle (medians)\n");
 for (const [name, ms] of results)
   process.stdout.write(`  ${name.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ×${(ms / bare).toFixed(2)}\n`);

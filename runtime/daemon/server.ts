@@ -82,15 +82,22 @@ export async function serveDaemon(
   ];
   // Each running sandbox's SSH agent and push gate, which ask the daemon's approvals queue.
   const services = new SandboxServices(served.approvals.ask, log);
-  // Warm pools are refilled behind the calls, never awaited: a claim's answer does not wait for its replacement.
+  // Warm pools are refilled behind the calls, never awaited; after a call, a moment later: the
+  // caller's next command (an exec, an attach) does not share the CPU with a member's start.
   const pools = new PoolKeeper(log);
-  // Each round also catches a sandbox root started in its own process, and a proxy needed since.
-  const round = (): Promise<void> => {
-    pools.nudge(now);
-    return Promise.all([services.reconcile(now()), proxy.ensure()]).then(() => undefined);
+  let lastCall = 0;
+  const refill = (): void => {
+    if (Date.now() - lastCall >= refillAfterCallMs) pools.nudge(now);
   };
-  const reconcile = setInterval(() => void round(), 2_000);
-  const afterCall = (op: Op): Promise<void> => (lifecycleOps.has(op) ? round() : Promise.resolve());
+  const afterLifecycleCall = (): void => {
+    lastCall = Date.now();
+    setTimeout(refill, refillAfterCallMs + 20).unref();
+  };
+  // Each round also catches a sandbox root started in its own process, and a proxy needed since.
+  const round = (): Promise<void> => Promise.all([services.reconcile(now()), proxy.ensure()]).then(() => undefined);
+  const reconcile = setInterval(() => void (refill(), round()), 2_000);
+  const afterCall = (op: Op): Promise<void> =>
+    lifecycleOps.has(op) ? (afterLifecycleCall(), round()) : Promise.resolve();
   const servers: DaemonServer[] = [];
   for (const { caller, path, uid } of listening) {
     await prepareSocketDirectory(path);
@@ -106,6 +113,7 @@ export async function serveDaemon(
   // While nothing is asked yet: the first sandbox's start then renders its context in a millisecond.
   setTimeout(() => void warmContextTemplates(), 50).unref();
   await round();
+  pools.nudge(now);
   return {
     reloadProxyKeys: () => proxy.reload(),
     contextNow: now,
@@ -121,6 +129,9 @@ export async function serveDaemon(
     },
   };
 }
+
+/** How long after a lifecycle call the warm pools are refilled. */
+const refillAfterCallMs = 1_000;
 
 /** Calls after which the sandboxes' services are reconciled before the answer is sent. */
 const lifecycleOps = new Set<Op>(["up", "start", "stop", "reset", "down", "checkpoint", "restore"]);

@@ -76,15 +76,18 @@ async function becomeSandbox(
     () => writeMetadata(context.paths, sandbox),
   );
   if (!passed) return undefined;
-  await removeMetadata(context.paths, member.name);
-  // A member has no guard of its own (nothing resolves in it); one from an older member goes here.
-  await stopGuard(context.paths, member.guard, member.name);
-  // The bound copies inside stay as they are: renaming a file keeps its inode, and nspawn's open log.
-  await renameSandboxFilter(context.paths, member.name, draft.name);
   const log = (name: string): string => metadataPath(context.paths, name).replace(/\.json$/, ".log");
-  await rename(log(member.name), log(draft.name)).catch(() => undefined);
-  await rm(sandboxNetworkPath(context.paths, member.name), { recursive: true, force: true });
-  await rm(eventsPath(context.paths, member.name), { force: true });
-  await removeHostKey(context.paths, member.name);
+  // Side by side: each is a file or two, and all are on up's critical path.
+  await Promise.all([
+    removeMetadata(context.paths, member.name),
+    // A member has no guard of its own (nothing resolves in it); one from an older member goes here.
+    stopGuard(context.paths, member.guard, member.name),
+    // The bound copies inside stay as they are: renaming a file keeps its inode, and nspawn's open log.
+    renameSandboxFilter(context.paths, member.name, draft.name),
+    rename(log(member.name), log(draft.name)).catch(() => undefined),
+    rm(sandboxNetworkPath(context.paths, member.name), { recursive: true, force: true }),
+    rm(eventsPath(context.paths, member.name), { force: true }),
+    removeHostKey(context.paths, member.name),
+  ]);
   return sandbox;
 }

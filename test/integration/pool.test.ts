@@ -51,7 +51,7 @@ const probe = [
   "id",
   "env | sort | grep -v '^_='",
   "findmnt -rn -o TARGET,FSTYPE,OPTIONS | awk '{ split($3, o, \",\"); print $1, $2, o[1] }' | sort",
-  "ls -ln /run/secrets /run/forage 2>&1 | grep -v '^total'",
+  "ls -ln --time-style=+ /run/secrets /run/forage 2>&1 | grep -v '^total'",
   "cat /tmp/init-marker 2>&1",
   "cat /etc/resolv.conf",
   "tmux has-session 2>&1 && echo session",

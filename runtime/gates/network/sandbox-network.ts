@@ -33,8 +33,24 @@ export async function prepareNetwork(
   metadata: SandboxMetadata,
   template: TemplateModel,
 ): Promise<SandboxMetadata> {
+  await writeNetworkRecords(context, metadata);
+  return loadNetworkPolicy(context, metadata, template);
+}
+
+/** prepareNetwork's policy half: the policy recorded (the template's when none is) and the host-side table loaded without the DNS filter yet. */
+export async function loadNetworkPolicy(
+  context: RuntimeContext,
+  metadata: SandboxMetadata,
+  template: TemplateModel,
+): Promise<SandboxMetadata> {
   const prepared = { ...metadata, network: metadata.network ?? templatePolicy(template) };
   await writeMetadata(context.paths, prepared);
+  await loadPolicy(context, prepared, prepared.network, null);
+  return prepared;
+}
+
+/** prepareNetwork's records half: the directory of the sandbox's denials and its resolv.conf, which are bound into it. */
+export async function writeNetworkRecords(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
   const directory = sandboxNetworkPath(context.paths, metadata.name);
   // Root's, readable by the agent's group only (what it was refused is its business, not other
   // users'); setgid, so the guard's records get that group too.
@@ -44,8 +60,6 @@ export async function prepareNetwork(
   const resolvConf = join(directory, resolvConfName);
   await writeFile(resolvConf, `nameserver ${linkOf(context, metadata).hostAddress}\n`);
   await chmod(resolvConf, 0o644); // bound over /etc/resolv.conf, which every user inside reads
-  await loadPolicy(context, prepared, prepared.network, null);
-  return prepared;
 }
 
 /** Once the link's host end exists: starts the guard (DNS filter, denials) and loads the full table. */
