@@ -3,12 +3,7 @@ import { backendOf } from "../backends/registry.js";
 import { recordEvent } from "../core/audit-log.js";
 import type { RuntimeContext } from "../core/context.js";
 import { timed } from "../core/phase-clock.js";
-import {
-  linkOf,
-  loadNetworkPolicy,
-  startNetworkGuard,
-  writeNetworkRecords,
-} from "../gates/network/sandbox-network.js";
+import { linkOf, loadNetworkPolicy, startNetworkGuard, writeNetworkRecords } from "../gates/network/sandbox-network.js";
 import { claimedBinds, secretsBinds } from "../provision/sandbox-binds.js";
 import { useFolders } from "./start-stop.js";
 import { startSshd } from "./sshd.js";
@@ -36,11 +31,7 @@ export async function startClaimed(
   await timed(clock, "claim: network records", () => writeNetworkRecords(context, given));
   // The sandbox's table and guard, beside its folders and binds: nothing inside runs before both are done.
   const fenced = timed(clock, "claim: network (concurrent)", async () =>
-    startNetworkGuard(
-      context,
-      await loadNetworkPolicy(context, given, template),
-      linkOf(context, given).namespacePath,
-    ),
+    startNetworkGuard(context, await loadNetworkPolicy(context, given, template), linkOf(context, given).namespacePath),
   );
   const adopted = timed(clock, "claim: folders and binds (concurrent)", async () => {
     const [, binds] = await Promise.all([
