@@ -115,6 +115,10 @@ async function staleBecause(
   if (template === undefined) return `template ${member.template} is gone from the config`;
   if (template.pool.size === 0) return `template ${template.name} keeps no pool now`;
   if (member.pool?.key !== poolKey(context, template)) return `template ${template.name} changed since it started`;
+  // The host's choice of runtime can change (a prebuilt system installed): up would pass it over.
+  const found = await memberBackend(context, template);
+  if ("reason" in found || found.backend.name !== member.runtime)
+    return `template ${template.name}'s sandboxes no longer start on ${member.runtime}`;
   if (member.phase === "creating")
     return isAlive(member.creatorPid) ? undefined : `the process that started it (pid ${member.creatorPid}) died`;
   return (await isRunning(context, member)) ? undefined : "its container is gone";
