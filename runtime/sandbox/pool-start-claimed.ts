@@ -26,7 +26,8 @@ export async function startClaimed(
 ): Promise<SandboxMetadata> {
   const { clock } = context;
   const backend = backendOf(given.runtime);
-  if (backend.adopt === undefined)
+  const { adopt } = backend;
+  if (adopt === undefined)
     throw new Error(`internal: runtime ${given.runtime} keeps no pool, and its member was taken`);
   await timed(clock, "claim: network records", () => writeNetworkRecords(context, given));
   // The sandbox's table and guard, beside its folders and binds: nothing inside runs before both are done.
@@ -38,7 +39,7 @@ export async function startClaimed(
       useFolders(context, given),
       claimedBinds(context, given, template, { pinnedBinds: true }),
     ]);
-    await backend.adopt?.(context, given, template, [...binds, ...secretsBinds(context, given)]);
+    await adopt(context, given, template, [...binds, ...secretsBinds(context, given)]);
   });
   const [network, adoption] = await Promise.allSettled([fenced, adopted]);
   if (network.status === "rejected" || adoption.status === "rejected") {
