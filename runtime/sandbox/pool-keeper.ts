@@ -1,11 +1,10 @@
 import { readFile } from "node:fs/promises";
 import type { TemplateModel } from "../../generator/model/model.js";
 import type { RuntimeContext } from "../core/context.js";
-import { pathUnder } from "../core/names.js";
 import { isAlive } from "../core/process-alive.js";
 import { removeSandbox } from "./down.js";
 import { isRunning } from "./start-stop.js";
-import { holdLock } from "../state/lock.js";
+import { trySandboxLock } from "../state/sandbox-lock.js";
 import { listMetadata, readMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import { makeMember, memberBackend } from "./pool-make-member.js";
@@ -129,16 +128,13 @@ async function staleBecause(
  * is left alone), and only while it is still a member. True when it went.
  */
 async function removeMember(context: RuntimeContext, name: string): Promise<boolean> {
-  const release = await holdLock(pathUnder(context.paths.locksDir, name));
-  if (release === undefined) return false;
-  try {
+  const removed = await trySandboxLock(context, name, async () => {
     const member = await readMetadata(context.paths, name);
     if (member?.pool === undefined) return false;
     await removeSandbox(context, name, 1);
     return true;
-  } finally {
-    release();
-  }
+  });
+  return removed === true;
 }
 
 /**

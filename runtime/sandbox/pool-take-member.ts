@@ -1,13 +1,12 @@
 import { rename, rm } from "node:fs/promises";
 import type { TemplateModel } from "../../generator/model/model.js";
 import type { RuntimeContext } from "../core/context.js";
-import { pathUnder } from "../core/names.js";
 import { eventsPath, metadataPath, sandboxNetworkPath } from "../core/paths.js";
 import { stopGuard } from "../gates/network/guard-process.js";
 import { removeHostKey } from "../provision/ssh-files.js";
 import { renameSandboxFilter } from "../seccomp/sandbox-filter.js";
 import { isRunning } from "./start-stop.js";
-import { holdLock } from "../state/lock.js";
+import { trySandboxLock } from "../state/sandbox-lock.js";
 import { listMetadata, readMetadata, removeMetadata, writeMetadata } from "../state/metadata-store.js";
 import { rootKeyOf, type SandboxMetadata } from "../state/metadata.js";
 import { hostSlots, passSlot, slotOwner } from "../state/slots.js";
@@ -37,17 +36,14 @@ export async function takeMember(
     (member) => member.pool?.key === key && member.phase === "ready" && member.runtime === draft.runtime,
   );
   for (const candidate of candidates) {
-    const release = await holdLock(pathUnder(context.paths.locksDir, candidate.name));
-    if (release === undefined) continue;
-    try {
+    const taken = await trySandboxLock(context, candidate.name, async () => {
       // Read again under its lock: another up may have taken it meanwhile.
       const member = await readMetadata(context.paths, candidate.name);
-      if (member?.pool?.key !== key || member.phase !== "ready" || !(await isRunning(context, member))) continue;
-      const taken = await becomeSandbox(context, member, draft);
-      if (taken !== undefined) return taken;
-    } finally {
-      release();
-    }
+      if (member?.pool?.key !== key || member.phase !== "ready" || !(await isRunning(context, member)))
+        return undefined;
+      return becomeSandbox(context, member, draft);
+    });
+    if (taken !== undefined) return taken;
   }
   return undefined;
 }

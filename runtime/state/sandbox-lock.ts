@@ -1,6 +1,6 @@
 import type { RuntimeContext } from "../core/context.js";
 import { pathUnder } from "../core/names.js";
-import { withLock } from "./lock.js";
+import { holdLock, withLock } from "./lock.js";
 
 /**
  * Runs `work` as the only lifecycle change of sandbox `name` (up, start, stop, reset, down, the
@@ -10,4 +10,22 @@ import { withLock } from "./lock.js";
  */
 export function withSandboxLock<T>(context: RuntimeContext, name: string, work: () => Promise<T>): Promise<T> {
   return withLock(pathUnder(context.paths.locksDir, name), work, 600);
+}
+
+/**
+ * withSandboxLock, not waited for: `work`'s result, or undefined when another holds the lock
+ * (a warm pool's member being made, removed, or taken by another up is passed over).
+ */
+export async function trySandboxLock<T>(
+  context: RuntimeContext,
+  name: string,
+  work: () => Promise<T | undefined>,
+): Promise<T | undefined> {
+  const release = await holdLock(pathUnder(context.paths.locksDir, name));
+  if (release === undefined) return undefined;
+  try {
+    return await work();
+  } finally {
+    release();
+  }
 }
