@@ -2,8 +2,9 @@
 // (ip netns exec f<N> node network-client.mjs …). Prints one JSON line.
 //   throughput ADDRESS PORT MEGABYTES   send MEGABYTES to a sink, wait for its byte count
 //   connect ADDRESS PORT COUNT          COUNT sequential connections (connect, read to end)
-//   dns SERVER NAME COUNT               COUNT sequential A queries; median and p99 in ms
-//                                       ("%d" in NAME: the query's number, a new name each time)
+//   dns SERVER[,SERVER2] NAME COUNT     COUNT sequential A queries (per server, alternating);
+//                                       median, p90 and p99 in ms ("%d" in NAME: the query's
+//                                       number, a new name each time)
 import { connect } from "node:net";
 import { createSocket } from "node:dgram";
 import { performance } from "node:perf_hooks";
@@ -49,24 +50,33 @@ if (command === "throughput") {
   };
   next();
 } else if (command === "dns") {
+  // SERVER may be "A,B": the queries then alternate between the two servers, one after the
+  // other, so a pause of this machine falls on both alike; each server gets COUNT queries.
+  const servers = a.split(",");
   const count = Number(c);
   const socket = createSocket("udp4");
-  const samples = [];
+  const samples = servers.map(() => []);
+  let asked = 0;
   let id = 0;
   let sentAt = 0;
   // A lost or refused query ends the run with an error instead of waiting forever.
   let timer;
+  const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+  const summary = (values) => {
+    const sorted = [...values].sort((x, y) => x - y);
+    return { medianMs: percentile(sorted, 0.5), p90Ms: percentile(sorted, 0.9), p99Ms: percentile(sorted, 0.99) };
+  };
   const ask = () => {
     clearTimeout(timer);
-    if (samples.length === count) {
-      samples.sort((x, y) => x - y);
+    if (asked === count * servers.length) {
       socket.close();
-      return done({ medianMs: samples[Math.floor(count / 2)], p99Ms: samples[Math.floor(count * 0.99)] });
+      const [first, ...others] = samples.map(summary);
+      return done({ ...first, ...Object.fromEntries(others.map((other, i) => [`server${i + 2}`, other])) });
     }
     id = (id + 1) & 0xffff;
     sentAt = performance.now();
     timer = setTimeout(() => {
-      done({ error: `no answer in 5 s to query ${samples.length}` });
+      done({ error: `no answer in 5 s to query ${asked}` });
       process.exit(1);
     }, 5000);
     socket.send(
@@ -74,15 +84,16 @@ if (command === "throughput") {
         id,
         type: "query",
         flags: dnsPacket.RECURSION_DESIRED,
-        questions: [{ type: "A", name: b.replace("%d", String(samples.length)) }],
+        questions: [{ type: "A", name: b.replace("%d", String(Math.floor(asked / servers.length))) }],
       }),
       53,
-      a,
+      servers[asked % servers.length],
     );
   };
   socket.on("message", (message) => {
     if (dnsPacket.decode(message).id !== id) return;
-    samples.push(performance.now() - sentAt);
+    samples[asked % servers.length].push(performance.now() - sentAt);
+    asked++;
     ask();
   });
   ask();

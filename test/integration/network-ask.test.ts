@@ -23,7 +23,8 @@ const [api, pkgs, once, denied, elsewhere, timed] = hosts.v4 as [string, string,
 const zone = {
   "api.test.example": { A: [api] },
   "pkgs.test.example": { A: [pkgs] },
-  "once.test.example": { A: [once] },
+  // A TTL of 1 s: the test re-points it, and the DNS filter's cache keeps an answer for its TTL.
+  "once.test.example": { A: [once], ttl: 1 },
   "denied.test.example": { A: [denied] },
   "timed.test.example": { A: [timed] },
 };
@@ -35,6 +36,9 @@ const template = `  asking:
       allow: ["api.test.example"]
       ask: true
 `;
+
+/** Waits out once.test.example's TTL: the DNS filter then asks upstream again. */
+const ttlOut = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1100));
 
 // The DNS filter holds the question on the host side, whichever stack the sandbox asks from.
 describe.each(onEachRuntime(tools, { nspawn: "10.251", gvisor: "10.194" }))(
@@ -136,8 +140,9 @@ describe.each(onEachRuntime(tools, { nspawn: "10.251", gvisor: "10.194" }))(
     });
 
     it("asks again when the name is re-pointed at another address, showing it; denied, the new address is never admitted", async () => {
-      hosts.setZone({ ...zone, "once.test.example": { A: [elsewhere] } });
+      hosts.setZone({ ...zone, "once.test.example": { A: [elsewhere], ttl: 1 } });
       try {
+        await ttlOut();
         const answer = resolve("once.test.example");
         const request = await pending("once.test.example");
         expect(request.subject).toEqual({
@@ -153,6 +158,7 @@ describe.each(onEachRuntime(tools, { nspawn: "10.251", gvisor: "10.194" }))(
       } finally {
         hosts.setZone(zone);
       }
+      await ttlOut();
       // What was approved still answers.
       expect((await resolve("once.test.example")).addresses).toEqual([once]);
     });

@@ -12,7 +12,8 @@ import { readMetadata } from "../../state/metadata-store.js";
 import { AllowedAddresses } from "./allowed-addresses.js";
 import { DenialPoller, type DescribeRefusal } from "./denial-poller.js";
 import { DenialLog, RefusalTally } from "./denials.js";
-import { filterDnsMessage, type DnsFilterDeps } from "./dns/dns-filter.js";
+import { filterDnsMessage, maxTtl, type DnsFilterDeps } from "./dns/dns-filter.js";
+import { AnswerCache } from "./dns/answer-cache.js";
 import { listenDns, type DnsListener } from "./dns/dns-listener.js";
 import { parseUpstream, systemResolver, type UpstreamResolver } from "./dns/upstream.js";
 import { guardLogName, guardStatusFile, type GuardStatus } from "./guard-status.js";
@@ -133,6 +134,7 @@ class Guard implements SandboxGuard {
       upstreamFailed: () => void this.counts.upstreamFailures++,
       ask: (name) => this.names.decide(name),
       learned: (name, addresses) => this.learned.add(name, addresses),
+      cache: new AnswerCache({ maxTtlSeconds: maxTtl }),
     };
     this.learned = new LearnedNames(learnedNamesPath(spec.paths, spec.sandbox));
     const sources = [

@@ -1,9 +1,10 @@
-import type { Answer, Packet, RecordType } from "dns-packet";
+import type { Packet, RecordType } from "dns-packet";
 import { chainVerdict } from "../../../../generator/policy/network/chain-verdict.js";
 import { deniedBy, nameVerdict, type NameVerdict } from "../../../../generator/policy/network/name-verdict.js";
 import type { PolicyRules } from "../../../../generator/policy/network/policy-rules.js";
 import { answerMessage, readQuery, refusalMessage, rcode } from "./dns-message.js";
 import { askUpstream, type UpstreamResolver } from "./upstream.js";
+import type { AnswerCache, Chain, RecordAnswer } from "./answer-cache.js";
 import type { AdmittedLookup, NameOutcome } from "../name-approvals.js";
 
 /** An address the filter resolved for an allowed name, to be admitted before the answer goes out. */
@@ -49,6 +50,8 @@ export interface DnsFilterDeps {
   ask?: (name: string) => Promise<NameOutcome>;
   /** Learn mode: a name the sandbox resolved (A, AAAA or CNAME, answered NOERROR) and the addresses it got. */
   learned?: (name: string, addresses: string[]) => void;
+  /** The sandbox's cache of upstream answers (A, AAAA, CNAME); none: every question goes upstream. */
+  cache?: AnswerCache;
 }
 
 /**
@@ -72,6 +75,9 @@ export const maxTtl = 86_400;
  *   answered, after the addresses are admitted to the sandbox's sets; addresses that are the
  *   host's, link-local, special-purpose or private (unless admitted) are left out of the answer
  *   and refused; the addresses get the ports every allowlisted name on the chain has;
+ * - the upstream's answers (A, AAAA, CNAME chains that resolved) are kept in the sandbox's cache
+ *   for their TTL when it has one (answer-cache.ts): every step above but the round trip upstream
+ *   is taken again for an answer from it;
  * - full mode forwards every type, filtering only the deny list; in learn mode, the names asked
  *   (A, AAAA, CNAME) that resolved are handed to `learned` with their addresses;
  * - ask mode (restricted): a name the allowlist does not name (and the deny list does not) is held
@@ -97,7 +103,7 @@ export async function filterDnsMessage(
     }
     if (policy.mode !== "full" && !restrictedTypes.includes(query.question.type))
       return answerMessage(query, rcode.noError, [], transport);
-    const chain = await followChain(deps.upstream, query.name, query.question.type);
+    const chain = await upstreamChain(deps, query.name, query.question.type);
     if (policy.mode === "full") {
       if (policy.learn && chain.code === rcode.noError && restrictedTypes.includes(query.question.type))
         deps.learned?.(query.name, addressesIn(chain.records));
@@ -199,12 +205,15 @@ function admittedVerdict(policy: PolicyRules, targets: readonly string[], port: 
     : { allowed: false, rule: `mode ${policy.mode}` };
 }
 
-/** Answer records with owner, TTL and data (every kind but EDNS's OPT pseudo-record). */
-type RecordAnswer = Exclude<Answer, { type: "OPT" }>;
-
-interface Chain {
-  code: number;
-  records: RecordAnswer[];
+/** The upstream's chain for the name, from the sandbox's cache when it holds one (A, AAAA and CNAME only). */
+async function upstreamChain(deps: DnsFilterDeps, name: string, type: RecordType): Promise<Chain> {
+  const { cache } = deps;
+  if (cache === undefined || !restrictedTypes.includes(type)) return followChain(deps.upstream, name, type);
+  const kept = cache.get(name, type);
+  if (kept !== undefined) return kept;
+  const chain = await followChain(deps.upstream, name, type);
+  cache.put(name, type, chain, rcode.noError);
+  return chain;
 }
 
 /**
