@@ -2,6 +2,7 @@
 // (ip netns exec f<N> node network-client.mjs …). Prints one JSON line.
 //   throughput ADDRESS PORT MEGABYTES   send MEGABYTES to a sink, wait for its byte count
 //   connect ADDRESS PORT COUNT          COUNT sequential connections (connect, read to end)
+//   turns ADDRESS PORT                  per line "N" read: N sequential connections, timed
 //   dns SERVER[,SERVER2] NAME COUNT     COUNT sequential A queries (per server, alternating);
 //                                       median, p90 and p99 in ms ("%d" in NAME: the query's
 //                                       number, a new name each time)
@@ -49,6 +50,23 @@ if (command === "throughput") {
     });
   };
   next();
+} else if (command === "turns") {
+  // Connections in batches, when told: each line "N" on stdin makes N sequential connections and
+  // answers the milliseconds they took. Two of these (one per sandbox) take turns, so the same
+  // moments of this machine fall on both.
+  let input = "";
+  const batch = (count, start = performance.now(), made = 0) => {
+    if (made === count) return done({ ms: performance.now() - start });
+    const socket = connect({ host: a, port: Number(b) });
+    socket.on("error", (error) => done({ error: error.code }));
+    socket.resume();
+    socket.on("end", () => batch(count, start, made + 1));
+  };
+  process.stdin.setEncoding("utf8").on("data", (chunk) => {
+    const lines = (input + chunk).split("\n");
+    input = lines.pop();
+    for (const line of lines) batch(Number(line));
+  });
 } else if (command === "dns") {
   // SERVER may be "A,B": the queries then alternate between the two servers, one after the
   // other, so a pause of this machine falls on both alike; each server gets COUNT queries.
