@@ -8,6 +8,12 @@ export interface Redacted {
   count: number;
 }
 
+/** A body redacted chunk by chunk (KeyRedactor.chunks). */
+export interface ChunkRedactor {
+  push(chunk: Buffer): Buffer;
+  end(): Buffer;
+}
+
 /** One pass over a stream's text: also how much of its end waits for the next chunk. */
 interface Scanned extends Redacted {
   held: number;
@@ -48,22 +54,36 @@ export class KeyRedactor {
     return this.scan(text, true).held;
   }
 
-  /** A stream that redacts what passes through it, across chunk boundaries; `found` hears each count. */
-  stream(found: (count: number) => void): Transform {
+  /**
+   * Redacts a body chunk by chunk, across chunk boundaries: `push` gives what may go out of each
+   * chunk (the end of it that could begin a form waits for the next), `end` what was held back.
+   * `found` hears each count. An inactive redactor passes every chunk as it is.
+   */
+  chunks(found: (count: number) => void): ChunkRedactor {
+    if (!this.active) return { push: (chunk) => chunk, end: () => Buffer.alloc(0) };
     let carry = "";
-    return new Transform({
-      transform: (chunk: Buffer, _encoding, done: TransformCallback) => {
+    return {
+      push: (chunk) => {
         const { text, count, held } = this.scan(carry + chunk.toString("latin1"), true);
         if (count > 0) found(count);
         carry = text.slice(text.length - held);
-        done(null, Buffer.from(text.slice(0, text.length - held), "latin1"));
+        return Buffer.from(text.slice(0, text.length - held), "latin1");
       },
       // The end: an escape held back as maybe cut short (`&#121` without its `;`) is whole now.
-      flush: (done: TransformCallback) => {
+      end: () => {
         const { text, count } = this.scan(carry, false);
         if (count > 0) found(count);
-        done(null, Buffer.from(text, "latin1"));
+        return Buffer.from(text, "latin1");
       },
+    };
+  }
+
+  /** A stream that redacts what passes through it (`chunks` as a Transform), for a body read through decoders. */
+  stream(found: (count: number) => void): Transform {
+    const redactor = this.chunks(found);
+    return new Transform({
+      transform: (chunk: Buffer, _encoding, done: TransformCallback) => done(null, redactor.push(chunk)),
+      flush: (done: TransformCallback) => done(null, redactor.end()),
     });
   }
 

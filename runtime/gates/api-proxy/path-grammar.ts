@@ -9,6 +9,8 @@ const rawPath = /^(?:[A-Za-z0-9\-._~!$&'()*+,=:@/]|%[0-9A-Fa-f]{2})*$/;
 
 /** Characters left as they are when a decoded segment is encoded again. */
 const keptInSegment = /[A-Za-z0-9\-._~!$&'()*+,=:@]/;
+/** A segment of kept characters only: its own encoded form. */
+const keptSegment = /^[A-Za-z0-9\-._~!$&'()*+,=:@]*$/;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -30,14 +32,19 @@ export function canonicalPath(raw: string): CanonicalPath {
   for (const [index, segment] of segments.entries()) {
     let text: string;
     try {
-      text = utf8.decode(
-        Buffer.from(
-          segment.replace(/%([0-9A-Fa-f]{2})|([^%])/g, (_all, hex: string | undefined, plain: string | undefined) =>
-            hex === undefined ? (plain as string) : String.fromCharCode(parseInt(hex, 16)),
-          ),
-          "latin1",
-        ),
-      );
+      // Without an escape a segment is ASCII (the grammar above) and decodes to itself.
+      text = !segment.includes("%")
+        ? segment
+        : utf8.decode(
+            Buffer.from(
+              segment.replace(
+                /%([0-9A-Fa-f]{2})|([^%])/g,
+                (_all, hex: string | undefined, plain: string | undefined) =>
+                  hex === undefined ? (plain as string) : String.fromCharCode(parseInt(hex, 16)),
+              ),
+              "latin1",
+            ),
+          );
     } catch {
       return { ok: false, reason: "decodes to invalid or overlong UTF-8" };
     }
@@ -56,6 +63,7 @@ export function canonicalPath(raw: string): CanonicalPath {
 
 /** A decoded segment in its one encoded form: kept characters as they are, others as UTF-8 `%XX`. */
 function encodeSegment(text: string): string {
+  if (keptSegment.test(text)) return text;
   let out = "";
   for (const char of text) out += keptInSegment.test(char) ? char : encodeURIComponent(char);
   return out;

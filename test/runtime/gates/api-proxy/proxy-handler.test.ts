@@ -205,6 +205,44 @@ describe("streams and errors", () => {
     expect(events.join("")).toContain("message_delta");
   });
 
+  it("reads the upstream's answer only as fast as the sandbox reads it, and relays it whole", async () => {
+    const total = 64 * 1024 * 1024;
+    const chunk = Buffer.alloc(1024 * 1024, "a");
+    let sent = 0;
+    upstream.route("/v1/large", (_received, res) => {
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(total) });
+      const pump = (): void => {
+        while (sent < total) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once("drain", pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const received = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port: proxy.port, method: "GET", path: "/claude/v1/large" }, (res) => {
+        res.pause();
+        // A sandbox that reads nothing for a while: the proxy must not have drained the upstream into memory meanwhile.
+        setTimeout(() => {
+          try {
+            // What the sockets' buffers hold (8 MiB here), not the 64 MiB a relay that never pauses reads in a second.
+            expect(sent).toBeLessThan(24 * 1024 * 1024);
+          } catch (error) {
+            reject(error as Error);
+          }
+          let bytes = 0;
+          res.on("data", (data: Buffer) => void (bytes += data.length));
+          res.on("end", () => resolve(bytes));
+          res.resume();
+        }, 1000);
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(received).toBe(total);
+  });
+
   it("answers 404 naming the agents for an unknown route", async () => {
     const reply = await proxy.send("GET", "/nobody/v1/models");
     expect(reply.status).toBe(404);
