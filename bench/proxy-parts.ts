@@ -16,6 +16,9 @@ const [mode, port, caFile] = process.argv.slice(2);
 if (mode === "upstream") {
   const upstream = new TestUpstream();
   upstream.record = false;
+  // Longer than a path of the bench waits between its rounds (5 s): an upstream closing a kept-alive
+  // connection as a request goes out on it fails that request (Node's keep-alive race), and with it the run.
+  upstream.keepAliveMs = 60_000;
   serveModelAnswers(upstream);
   await upstream.start();
   process.stdout.write(`${JSON.stringify({ port: upstream.port, caFile: upstream.caFile })}\n`);
@@ -85,6 +88,11 @@ function bareForwarder(upstreamPort: number, ca: string): Server {
         answer.pipe(res);
       },
     );
+    // Answered as the proxy would (a 502), not a crash of this process.
+    out.on("error", () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
     req.pipe(out);
   });
 }

@@ -32,6 +32,8 @@ export class TestUpstream {
   port = 0;
   /** Off for load (benchmarks): requests are answered but not kept. */
   record = true;
+  /** How long an idle kept-alive connection stays open (Node's default: 5 s); set before start. */
+  keepAliveMs: number | undefined;
 
   constructor() {
     const openssl = (...args: string[]): void => void execFileSync("openssl", args, { cwd: this.dir, stdio: "ignore" });
@@ -87,6 +89,7 @@ export class TestUpstream {
       { key: readFileSync(join(this.dir, "server.key")), cert: readFileSync(join(this.dir, "server.pem")) },
       (req, res) => void this.serve(req, res),
     );
+    if (this.keepAliveMs !== undefined) this.server.keepAliveTimeout = this.keepAliveMs;
     await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
     this.port = (this.server.address() as AddressInfo).port;
   }

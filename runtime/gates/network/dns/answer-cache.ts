@@ -78,11 +78,6 @@ export class AnswerCache {
     }
   }
 
-  /** Forgets every answer (the upstream resolver changed, say). */
-  clear(): void {
-    this.entries.clear();
-  }
-
   get size(): number {
     return this.entries.size;
   }
