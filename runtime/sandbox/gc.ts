@@ -37,6 +37,13 @@ export interface Orphan {
  * secret copies and network namespaces that belong to no sandbox.
  */
 export async function findOrphans(context: RuntimeContext): Promise<Orphan[]> {
+  // Read before the sandboxes are: an up writes its metadata before its root, secrets or
+  // workspaces, so whatever is listed here belongs to a sandbox listed below, if to any.
+  const [roots, secrets, workspaces] = await Promise.all([
+    entries(context.paths.rootsDir),
+    entries(context.paths.secretsDir),
+    entries(context.paths.workspacesDir),
+  ]);
   const sandboxes = await listMetadata(context.paths);
   // A claimed pool member's root keeps the member's name (rootKeyOf) until the sandbox stops.
   const known = new Set(sandboxes.flatMap((s) => [s.name, rootKeyOf(s)]));
@@ -44,6 +51,12 @@ export async function findOrphans(context: RuntimeContext): Promise<Orphan[]> {
   const running = new Set<string>();
   for (const sandbox of sandboxes)
     if (await isRunning(context, sandbox)) for (const name of [sandbox.name, rootKeyOf(sandbox)]) running.add(name);
+  // Being made by a live up (or the pool keeper): its container may start after the check above.
+  const beingMade = new Set(
+    sandboxes
+      .filter((sandbox) => sandbox.phase === "creating" && isAlive(sandbox.creatorPid))
+      .flatMap((sandbox) => [sandbox.name, rootKeyOf(sandbox)]),
+  );
   for (const sandbox of sandboxes) {
     const isUp = running.has(sandbox.name);
     if (sandbox.phase === "creating" && !isAlive(sandbox.creatorPid) && !isUp) {
@@ -72,20 +85,20 @@ export async function findOrphans(context: RuntimeContext): Promise<Orphan[]> {
       .filter((claim) => claim.stateDir !== slotOwner(context, "").stateDir)
       .map((claim) => claim.sandbox),
   );
-  for (const entry of await entries(context.paths.rootsDir)) {
+  for (const entry of roots) {
     // systemd-nspawn locks a root with `.#<name>.lck` beside it and cannot remove it when killed.
     const lock = /^\.#(.+)\.lck$/.exec(entry)?.[1];
-    if (lock !== undefined && !running.has(lock) && !others.has(lock))
+    if (lock !== undefined && !running.has(lock) && !beingMade.has(lock) && !others.has(lock))
       orphans.push({ kind: "lock file", name: lock, detail: `${context.paths.rootsDir}/${entry}` });
     else if (sandboxNamePattern.test(entry) && !known.has(entry) && !others.has(entry))
       orphans.push({ kind: "root", name: entry, detail: rootPath(context.paths, entry) });
   }
-  for (const name of await entries(context.paths.secretsDir)) {
+  for (const name of secrets) {
     if (sandboxNamePattern.test(name) && !known.has(name) && !others.has(name))
       orphans.push({ kind: "secrets", name, detail: `${context.paths.secretsDir}/${name}` });
   }
   // A crash while an up was making its jj workspaces / git worktrees, before they were recorded.
-  for (const name of await entries(context.paths.workspacesDir)) {
+  for (const name of workspaces) {
     if (sandboxNamePattern.test(name) && !known.has(name))
       orphans.push({
         kind: "workspace",
