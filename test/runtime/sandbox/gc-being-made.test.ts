@@ -2,13 +2,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../../generator/config/load-config.js";
-import { resolveModel } from "../../../generator/model/resolve.js";
 import type { RuntimeContext } from "../../../runtime/core/context.js";
-import { runtimePaths } from "../../../runtime/core/paths.js";
 import { findOrphans } from "../../../runtime/sandbox/gc.js";
 import { writeMetadata } from "../../../runtime/state/metadata-store.js";
 import { sandboxMetadata } from "../../support/sandbox-metadata.js";
+import { configContext } from "../../support/config-context.js";
 
 /*
  * gc beside an up (or the pool keeper) that is making a sandbox: its container runs, and
@@ -21,17 +19,11 @@ describe("gc and a sandbox being made", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   beforeAll(async () => {
-    const config = join(dir, "forage.yaml");
-    writeFileSync(
-      config,
+    context = await configContext(
+      dir,
       "user: nobody\ntemplates:\n  basic:\n    agents: { sh: { package: bash, executable: bash } }\n",
     );
-    const paths = runtimePaths(join(dir, "state"), {
-      FORAGE_RUN_DIR: join(dir, "run"),
-      FORAGE_SECRETS_DIR: join(dir, "secrets"),
-    });
-    context = { settings: resolveModel((await loadConfig(config)).config, config), paths, warn: () => undefined };
-    mkdirSync(paths.rootsDir, { recursive: true });
+    mkdirSync(context.paths.rootsDir, { recursive: true });
   });
 
   /** A sandbox in phase "creating" by `creatorPid`, with its root and nspawn's lock file made. */

@@ -1,16 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../../generator/config/load-config.js";
-import { resolveModel } from "../../../generator/model/resolve.js";
 import type { RuntimeContext } from "../../../runtime/core/context.js";
-import { runtimePaths } from "../../../runtime/core/paths.js";
 import { checkHealth } from "../../../runtime/sandbox/health.js";
 import { readMetadata, removeMetadata, writeMetadata } from "../../../runtime/state/metadata-store.js";
 import type { SandboxMetadata } from "../../../runtime/state/metadata.js";
 import { withSandboxLock } from "../../../runtime/state/sandbox-lock.js";
 import { sandboxMetadata } from "../../support/sandbox-metadata.js";
+import { configContext } from "../../support/config-context.js";
 
 /*
  * One lifecycle change of a sandbox at a time: the health monitor must not take a sandbox that
@@ -23,16 +21,10 @@ describe("a sandbox's lifecycle lock", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   beforeAll(async () => {
-    const config = join(dir, "forage.yaml");
-    writeFileSync(
-      config,
+    context = await configContext(
+      dir,
       "user: nobody\ntemplates:\n  basic:\n    agents: { sh: { package: bash, executable: bash } }\n",
     );
-    const paths = runtimePaths(join(dir, "state"), {
-      FORAGE_RUN_DIR: join(dir, "run"),
-      FORAGE_SECRETS_DIR: join(dir, "secrets"),
-    });
-    context = { settings: resolveModel((await loadConfig(config)).config, config), paths, warn: () => undefined };
     // Ready, with a container pid that no longer runs: what the monitor sees mid-down.
     crashed = sandboxMetadata({
       name: "going",

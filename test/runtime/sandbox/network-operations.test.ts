@@ -1,15 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../../generator/config/load-config.js";
-import { resolveModel } from "../../../generator/model/resolve.js";
 import type { RuntimeContext } from "../../../runtime/core/context.js";
 import { SandboxError } from "../../../runtime/core/errors.js";
-import { runtimePaths } from "../../../runtime/core/paths.js";
 import { networkOperation } from "../../../runtime/sandbox/network-operations.js";
 import { readMetadata, writeMetadata } from "../../../runtime/state/metadata-store.js";
 import { sandboxMetadata } from "../../support/sandbox-metadata.js";
+import { configContext } from "../../support/config-context.js";
 
 /*
  * `forage-ctl network NAME MODE [--sni]` on a stopped sandbox (the policy is saved in its
@@ -25,16 +23,10 @@ describe("forage-ctl network, sni and ask", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   beforeAll(async () => {
-    const config = join(dir, "forage.yaml");
-    writeFileSync(
-      config,
+    context = await configContext(
+      dir,
       "user: nobody\ntemplates:\n  gated:\n    network: { mode: restricted, allow: [api.example.com], sni: true }\n",
     );
-    const paths = runtimePaths(join(dir, "state"), {
-      FORAGE_RUN_DIR: join(dir, "run"),
-      FORAGE_SECRETS_DIR: join(dir, "secrets"),
-    });
-    context = { settings: resolveModel((await loadConfig(config)).config, config), paths, warn: () => undefined };
   });
   beforeEach(() => writeMetadata(context.paths, stopped));
 
