@@ -6,7 +6,7 @@ import { createInterface } from "node:readline";
 
 export class TurnClient {
   private readonly child: ChildProcess;
-  private readonly answers: ((line: string) => void)[] = [];
+  private readonly answers: { resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
 
   constructor(namespace: string, clientScript: string, address: string, port: number) {
     // Every turn client on the same CPU: two clients the scheduler placed apart (one beside the
@@ -17,14 +17,19 @@ export class TurnClient {
       { stdio: ["pipe", "pipe", "inherit"] },
     );
     if (this.child.stdout === null) throw new Error("the bench client has no output");
-    createInterface({ input: this.child.stdout }).on("line", (line) => this.answers.shift()?.(line));
+    createInterface({ input: this.child.stdout }).on("line", (line) => this.answers.shift()?.resolve(line));
+    // One listener for the client's life (not one per batch): an exit fails the batch waiting.
+    this.child.once("exit", (code) => {
+      for (const answer of this.answers.splice(0))
+        answer.reject(new Error(`the bench client exited (${String(code)})`));
+    });
   }
 
   /** Makes `count` sequential connections; the milliseconds they took. */
   async batch(count: number): Promise<number> {
+    if (this.child.exitCode !== null) throw new Error(`the bench client exited (${this.child.exitCode})`);
     const line = await new Promise<string>((resolve, reject) => {
-      this.answers.push(resolve);
-      this.child.once("exit", (code) => reject(new Error(`the bench client exited (${String(code)})`)));
+      this.answers.push({ resolve, reject });
       this.child.stdin?.write(`${count}\n`);
     });
     const result = JSON.parse(line) as { ms?: number; error?: string };
