@@ -158,11 +158,12 @@ describe.each(onEachRuntime(tools, { nspawn: "10.224", gvisor: "10.206" }))(
         [0, ""],
         [0, ""],
       ]);
-      await Promise.all(
-        ["jj1", "jj2"].map((name) =>
-          host.sh(name, `echo ${name} > ${name}.txt && jj describe -m "change from ${name}" && jj --quiet new`),
-        ),
-      );
+      const change = (name: string) =>
+        host.sh(name, `echo ${name} > ${name}.txt && jj describe -m "change from ${name}" && jj --quiet new`);
+      // Under gVisor two sandboxes' jj may not run at once: jj's lock files race there (see the
+      // README's gvisor section, "Shared folders"), so they take turns.
+      if (runtime === "gvisor") for (const name of ["jj1", "jj2"]) await change(name);
+      else await Promise.all(["jj1", "jj2"].map(change));
       const store = `${repo}/.jj/repo`;
       expect(
         await host.sh(
