@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile } from "node:fs/promises";
+import { lstat, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Placeholder } from "../core/bind.js";
 import { SandboxError } from "../core/errors.js";
@@ -54,8 +54,10 @@ export async function makeMountPoints(
 }
 
 /**
- * Removes, as the user, the stand-ins' mount points `up` made in `root`, deepest first, each only
- * while it still is exactly a stand-in (the user may have put something of their own there since).
+ * Removes, as the user, the stand-ins' mount points `up` made in `root`, each only while it still
+ * is exactly a stand-in (the user may have put something of their own there since): files whose
+ * text is still the stand-in's, then directories deepest first, which rmdir removes only while
+ * empty. One rm and one rmdir for all of them (one each was ~4 ms apiece, 8 in a bare workspace).
  */
 export async function removeStandIns(
   root: string,
@@ -64,27 +66,33 @@ export async function removeStandIns(
 ): Promise<void> {
   const info = await lstat(root).catch(() => undefined);
   if (info?.isDirectory() !== true || info.uid !== owner.uid) return;
+  const files: string[] = [];
+  const directories: string[] = [];
   for (const { path, placeholder } of [...standIns].sort((a, b) => b.path.length - a.path.length)) {
-    if (!(await isStandIn(join(root, path), placeholder))) continue;
-    // rm and rmdir from the system's directories (on NixOS its profile: /usr/bin and /bin hold neither).
-    const run = {
-      uid: owner.uid,
-      gid: owner.gid,
-      reject: false,
-      cwd: "/",
-      env: { PATH: systemProgramDirs.join(":") },
-    } as const;
-    await runCommand(placeholder.kind === "file" ? "rm" : "rmdir", ["--", join(root, path)], run);
+    const full = join(root, path);
+    if (placeholder.kind === "file") {
+      if (await isFileStandIn(full, placeholder.text)) files.push(full);
+    } else if ((await lstat(full).catch(() => undefined))?.isDirectory() === true) directories.push(full);
   }
+  // rm and rmdir from the system's directories (on NixOS its profile: /usr/bin and /bin hold neither).
+  const run = {
+    uid: owner.uid,
+    gid: owner.gid,
+    reject: false,
+    cwd: "/",
+    env: { PATH: systemProgramDirs.join(":") },
+  } as const;
+  if (files.length > 0) await runCommand("rm", ["--", ...files], run);
+  // A directory that is not empty (the user's files in it) fails alone; rmdir goes on with the rest.
+  if (directories.length > 0) await runCommand("rmdir", ["--", ...directories], run);
 }
 
-async function isStandIn(path: string, placeholder: Placeholder): Promise<boolean> {
+/** A file stand-in still holding exactly its text. */
+async function isFileStandIn(path: string, text: string): Promise<boolean> {
   const info = await lstat(path).catch(() => undefined);
-  if (placeholder.kind === "directory")
-    return info?.isDirectory() === true && (await readdir(path).catch(() => ["?"])).length === 0;
   return (
     info?.isFile() === true &&
-    info.size === placeholder.text.length &&
-    (await readFile(path, "utf8").catch(() => undefined)) === placeholder.text
+    info.size === text.length &&
+    (await readFile(path, "utf8").catch(() => undefined)) === text
   );
 }

@@ -209,9 +209,14 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
+/**
+ * Polls `gone` until it holds or `timeoutMs` passes: every 5 ms for the first 200 ms (processes
+ * that end on their signal are gone within a few ms, and every stop waits for two of them), then
+ * every 20 ms.
+ */
 async function waitGone(timeoutMs: number, gone: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && !(await gone())) await sleep(20);
+  const started = Date.now();
+  while (Date.now() < started + timeoutMs && !(await gone())) await sleep(Date.now() - started < 200 ? 5 : 20);
 }
 
 /**

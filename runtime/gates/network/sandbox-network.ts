@@ -87,8 +87,9 @@ export async function startNetworkGuard(
 export async function stopNetwork(context: RuntimeContext, metadata: SandboxMetadata): Promise<void> {
   await stopGuard(context.paths, metadata.guard, metadata.name);
   const link = linkOf(context, metadata);
-  await removeHostPolicy(link);
-  await forgetConnections(link, ["-s", "-d"]);
+  // Together: every caller has stopped the container and removed its link first, so no packet
+  // of the sandbox's can make an entry while its table goes.
+  await Promise.all([removeHostPolicy(link), forgetConnections(link, ["-s", "-d"])]);
 }
 
 /**
@@ -150,19 +151,18 @@ async function cutConnections(context: RuntimeContext, link: SandboxLink): Promi
 
 /**
  * Deletes the host's conntrack entries of the sandbox's addresses, as source and/or destination
- * (`directions`), both families. False when conntrack is not installed.
+ * (`directions`), both families. False when conntrack is not installed. The deletions run at
+ * once: each `conntrack -D` walks the host's whole table (~20 ms here), and they are independent.
  */
 async function forgetConnections(link: SandboxLink, directions: readonly ("-s" | "-d")[]): Promise<boolean> {
-  for (const direction of directions)
-    for (const family of [
+  const cuts = directions.flatMap((direction) =>
+    [
       [direction, link.sandboxAddress],
       ["-f", "ipv6", direction, link.sandboxAddress6],
-    ]) {
       // Exit status 1 only says there was nothing to delete.
-      const cut = await runCommand("conntrack", ["-D", ...family], { reject: false });
-      if (cut.spawnError !== undefined) return false;
-    }
-  return true;
+    ].map((selector) => runCommand("conntrack", ["-D", ...selector], { reject: false })),
+  );
+  return (await Promise.all(cuts)).every((cut) => cut.spawnError === undefined);
 }
 
 /** "restricted, allow a.example,*.b.example:443, deny c.example, sni". */
