@@ -341,6 +341,12 @@ async function poolReady(context: RuntimeContext): Promise<void> {
 }
 
 process.stdout.write("sandbox lifecycle (medians)\n");
+// Node loads these certificates at every start, before any of forage-ctl's code: on a 2-core
+// machine ~80 ms of each command (node -e 0 took 97–167 ms with them, 29–42 ms without).
+if (process.env.NODE_EXTRA_CA_CERTS !== undefined)
+  process.stdout.write(
+    `  (NODE_EXTRA_CA_CERTS is set: every node start, each forage-ctl row's included, loads ${process.env.NODE_EXTRA_CA_CERTS} first)\n`,
+  );
 for (const [name, ms] of results)
   process.stdout.write(`  ${name.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ×${(ms / bare).toFixed(2)}\n`);
 process.stdout.write("phases of up, host root (medians of 5; concurrent phases overlap)\n");
