@@ -155,14 +155,15 @@ async function cutConnections(context: RuntimeContext, link: SandboxLink): Promi
  * once: each `conntrack -D` walks the host's whole table (~20 ms here), and they are independent.
  */
 async function forgetConnections(link: SandboxLink, directions: readonly ("-s" | "-d")[]): Promise<boolean> {
-  const cuts = directions.flatMap((direction) =>
-    [
-      [direction, link.sandboxAddress],
-      ["-f", "ipv6", direction, link.sandboxAddress6],
-      // Exit status 1 only says there was nothing to delete.
-    ].map((selector) => runCommand("conntrack", ["-D", ...selector], { reject: false })),
+  const selectors = directions.flatMap((direction) => [
+    [direction, link.sandboxAddress],
+    ["-f", "ipv6", direction, link.sandboxAddress6],
+  ]);
+  // Not rejected: exit status 1 only says there was nothing to delete.
+  const cuts = await Promise.all(
+    selectors.map((selector) => runCommand("conntrack", ["-D", ...selector], { reject: false })),
   );
-  return (await Promise.all(cuts)).every((cut) => cut.spawnError === undefined);
+  return cuts.every((cut) => cut.spawnError === undefined);
 }
 
 /** "restricted, allow a.example,*.b.example:443, deny c.example, sni". */
