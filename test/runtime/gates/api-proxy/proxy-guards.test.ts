@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { canonicalPath } from "../../../../runtime/gates/api-proxy/path-grammar.js";
-import { SandboxGate } from "../../../../runtime/gates/api-proxy/sandbox-gate.js";
+import { maxInFlightAlone, proxyGate, SandboxGate } from "../../../../runtime/gates/api-proxy/sandbox-gate.js";
 
 /* The proxy's guards on their own: the path grammar, the per-sandbox gate (key redaction: key-redactor.test.ts). */
 
@@ -53,5 +53,52 @@ describe("the per-sandbox gate", () => {
     gate.enter("a", () => started.push("3"));
     first?.leave();
     expect(started).toEqual(["1", "3"]);
+  });
+
+  describe("alone on the proxy, a sandbox uses more than its share", () => {
+    beforeEach(() => void vi.useFakeTimers());
+    afterEach(() => void vi.useRealTimers());
+
+    it("has up to its alone slots in flight, and is held to its share as soon as another sandbox asks", () => {
+      const gate = new SandboxGate(() => 2, 10, { alone: () => 4, windowMs: 1_000 });
+      const started: string[] = [];
+      const a = ["a1", "a2", "a3", "a4", "a5"].map((name) => gate.enter("a", () => started.push(name)));
+      expect(started).toEqual(["a1", "a2", "a3", "a4"]);
+      gate.enter("b", () => started.push("b1"));
+      expect(started).toEqual(["a1", "a2", "a3", "a4", "b1"]);
+      // Its share is 2: a5 starts only once a has fewer than 2 in flight.
+      a[0]?.leave();
+      a[1]?.leave();
+      expect(started).not.toContain("a5");
+      a[2]?.leave();
+      expect(started.at(-1)).toBe("a5");
+      expect(gate.inFlight("a")).toBe(2);
+    });
+
+    it("counts a sandbox whose last request ended within the window, then gives its room back", () => {
+      const gate = new SandboxGate(() => 1, 10, { alone: () => 3, windowMs: 1_000 });
+      const started: string[] = [];
+      gate.enter("b", () => started.push("b1"))?.leave();
+      gate.enter("a", () => started.push("a1"));
+      gate.enter("a", () => started.push("a2"));
+      expect(started).toEqual(["b1", "a1"]);
+      vi.advanceTimersByTime(999);
+      expect(started).toEqual(["b1", "a1"]);
+      vi.advanceTimersByTime(1);
+      expect(started).toEqual(["b1", "a1", "a2"]);
+      gate.enter("a", () => started.push("a3"));
+      expect(gate.inFlight("a")).toBe(3);
+    });
+
+    it("keeps a sandbox under a token limit to one request in flight, alone or not", () => {
+      const gate = proxyGate(true);
+      const started: string[] = [];
+      gate.enter("a", () => started.push("a1"));
+      gate.enter("a", () => started.push("a2"));
+      expect(started).toEqual(["a1"]);
+      const open = proxyGate(false);
+      for (let index = 0; index < maxInFlightAlone + 1; index += 1) open.enter("a", () => started.push("x"));
+      expect(open.inFlight("a")).toBe(maxInFlightAlone);
+    });
   });
 });

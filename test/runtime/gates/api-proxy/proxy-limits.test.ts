@@ -1,4 +1,5 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import type { ServerResponse } from "node:http";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -71,6 +72,24 @@ describe("rate limits", () => {
     expect((await proxy.send("GET", "/claude/v1/models")).status).toBe(429);
     proxy.route = { ...proxy.route, sandbox: "beta" };
     expect((await proxy.send("GET", "/claude/v1/models")).status).toBe(200);
+  });
+});
+
+describe("requests in flight", () => {
+  it("forwards more than a shared sandbox's 8 at once while the sandbox is alone on the proxy", async () => {
+    const proxy = await proxyWith({ requests: 100, tokens: null, windowMs: 60_000 });
+    // The upstream answers none of them until all 12 have arrived: with 8 forwarded, none would end.
+    const held: ServerResponse[] = [];
+    upstream.route("/v1/held", (_received, res) => {
+      held.push(res);
+      if (held.length === 12) for (const each of held) each.writeHead(200).end("{}");
+    });
+    const replies = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        proxy.send("POST", "/claude/v1/held", { "content-type": "application/json" }, "{}"),
+      ),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual(Array.from({ length: 12 }, () => 200));
   });
 });
 
