@@ -5,6 +5,10 @@ import { resolveModel } from "../../generator/model/resolve.js";
 import type { RuntimeContext } from "../../runtime/core/context.js";
 import { runtimePaths } from "../../runtime/core/paths.js";
 
+/** A config with one template, "basic", whose agent is a shell: enough for state written by hand. */
+export const basicConfig =
+  "user: nobody\ntemplates:\n  basic:\n    agents: { sh: { package: bash, executable: bash } }\n";
+
 /**
  * A runtime context of its own under `dir` for a test that writes sandbox state by hand: the
  * config `configYaml` (as `dir`/forage.yaml, loaded and resolved as forage-ctl does), and state,

@@ -1,3 +1,5 @@
+import { socketsPerSandbox } from "./upstream-agents.js";
+
 /**
  * Requests one sandbox may have forwarded at once while another sandbox uses the proxy too (more
  * wait in its line): as many as agents usually run in parallel, few enough that one sandbox's
@@ -8,10 +10,10 @@ export const maxInFlightPerSandbox = 8;
 
 /**
  * Requests a sandbox alone on the proxy may have forwarded at once: as many as its connections to
- * one upstream (upstream-agents.ts). A share of 8 kept while nobody else asks would hold a ninth
- * parallel model answer of one agent (subagents, each streaming for a minute) behind the first.
+ * one upstream. A share of 8 kept while nobody else asks would hold a ninth parallel model answer
+ * of one agent (subagents, each streaming for a minute) behind the first.
  */
-export const maxInFlightAlone = 64;
+export const maxInFlightAlone = socketsPerSandbox;
 
 /** How long after its last request ended a sandbox still counts as using the proxy. */
 export const sharingWindowMs = 1_000;

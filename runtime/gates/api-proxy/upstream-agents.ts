@@ -12,7 +12,7 @@ export class UpstreamRefused extends Error {
 }
 
 /** Connections one sandbox may have open to one upstream; its further requests wait their turn. */
-const socketsPerSandbox = 64;
+export const socketsPerSandbox = 64;
 
 /**
  * Keep-alive HTTPS agents, one per sandbox and upstream origin: no connection ever carries two

@@ -6,7 +6,7 @@ import type { RuntimeContext } from "../../../runtime/core/context.js";
 import { findOrphans } from "../../../runtime/sandbox/gc.js";
 import { writeMetadata } from "../../../runtime/state/metadata-store.js";
 import { sandboxMetadata } from "../../support/sandbox-metadata.js";
-import { configContext } from "../../support/config-context.js";
+import { basicConfig, configContext } from "../../support/config-context.js";
 
 /*
  * gc beside an up (or the pool keeper) that is making a sandbox: its container runs, and
@@ -19,10 +19,7 @@ describe("gc and a sandbox being made", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   beforeAll(async () => {
-    context = await configContext(
-      dir,
-      "user: nobody\ntemplates:\n  basic:\n    agents: { sh: { package: bash, executable: bash } }\n",
-    );
+    context = await configContext(dir, basicConfig);
     mkdirSync(context.paths.rootsDir, { recursive: true });
   });
 

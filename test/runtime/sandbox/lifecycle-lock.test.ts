@@ -8,7 +8,7 @@ import { readMetadata, removeMetadata, writeMetadata } from "../../../runtime/st
 import type { SandboxMetadata } from "../../../runtime/state/metadata.js";
 import { withSandboxLock } from "../../../runtime/state/sandbox-lock.js";
 import { sandboxMetadata } from "../../support/sandbox-metadata.js";
-import { configContext } from "../../support/config-context.js";
+import { basicConfig, configContext } from "../../support/config-context.js";
 
 /*
  * One lifecycle change of a sandbox at a time: the health monitor must not take a sandbox that
@@ -21,10 +21,7 @@ describe("a sandbox's lifecycle lock", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   beforeAll(async () => {
-    context = await configContext(
-      dir,
-      "user: nobody\ntemplates:\n  basic:\n    agents: { sh: { package: bash, executable: bash } }\n",
-    );
+    context = await configContext(dir, basicConfig);
     // Ready, with a container pid that no longer runs: what the monitor sees mid-down.
     crashed = sandboxMetadata({
       name: "going",
