@@ -131,28 +131,27 @@ export function localOperations(context: RuntimeContext): Operations {
   };
 }
 
-/** A sandbox's metadata plus what is true right now (running, session, address). */
+/**
+ * A sandbox's metadata plus what is true right now (running, session, address). Everything after
+ * "is it running" is asked at once: each is a process or a file (tmux in the sandbox, nft, the
+ * cgroup, the kernel's records), and `up` and `status` wait for the slowest, not their sum.
+ */
 export async function sandboxView(context: RuntimeContext, metadata: SandboxMetadata): Promise<SandboxView> {
   const running = await isRunning(context, metadata);
-  // What is asked of the sandbox (its session, its leader's filter) and of the host, at once.
-  const [session, sshHostKey, workspaceDiskView, seccomp] = await Promise.all([
-    running && hasSession(context, metadata),
-    pinnedHostKey(context.paths, metadata.name),
-    workspaceDisk(metadata.workspace),
-    (async () =>
-      seccompStatus(
-        context,
-        metadata,
-        running ? await backendOf(metadata.runtime).refusals(context, metadata) : null,
-      ))(),
-  ]);
-  const status = running
-    ? session
-      ? "running"
-      : "no-session"
-    : (await checkpointOf(context, metadata)) === undefined
-      ? "stopped"
-      : "checkpointed";
+  const backend = backendOf(metadata.runtime);
+  const [session, sshHostKey, workspaceDiskView, seccomp, kernel, limits, network, apiProxy, checkpoint] =
+    await Promise.all([
+      running && hasSession(context, metadata),
+      pinnedHostKey(context.paths, metadata.name),
+      workspaceDisk(metadata.workspace),
+      (async () => seccompStatus(context, metadata, running ? await backend.refusals(context, metadata) : null))(),
+      backend.kernel(context, metadata),
+      limitsInForce(context, metadata, running),
+      networkInForce(context, metadata, running),
+      apiProxyOf(context, metadata, running),
+      running ? undefined : checkpointOf(context, metadata),
+    ]);
+  const status = running ? (session ? "running" : "no-session") : checkpoint === undefined ? "stopped" : "checkpointed";
   return {
     name: metadata.name,
     template: metadata.template,
@@ -160,7 +159,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     workspaceMode: metadata.workspace.mode,
     workspaceVcs: metadata.workspace.vcsName ?? null,
     runtime: metadata.runtime,
-    kernel: await backendOf(metadata.runtime).kernel(context, metadata),
+    kernel,
     workspace: metadata.workspace.hostPath,
     sourceRepo: metadata.workspace.sourceRepo ?? null,
     pool: metadata.pool !== undefined,
@@ -172,9 +171,9 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     pid: running ? metadata.pid : null,
     user: context.settings.host.containerUsername,
     sshHostKey,
-    ...(await limitsInForce(context, metadata, running)),
-    network: await networkInForce(context, metadata, running),
-    apiProxy: await apiProxyOf(context, metadata, running),
+    ...limits,
+    network,
+    apiProxy,
     workspaceDisk: workspaceDiskView,
     seccomp,
     ports: metadata.ports ?? [],

@@ -21,12 +21,14 @@ export async function cgroupLimits(cgroup: SandboxCgroup): Promise<ResourceLimit
     }
     return undefined;
   };
-  const memory = (await read("memory.max")) ?? (await read("memory.limit_in_bytes"));
-  const tasks = await read("pids.max");
+  // v2's file or v1's, all read at once: each miss is a failed open on the thread pool.
+  const [memoryV2, memoryV1, tasks, cpuV2, cpuV1] = await Promise.all(
+    ["memory.max", "memory.limit_in_bytes", "pids.max", "cpu.max", "cpu.cfs_quota_us"].map(read),
+  );
   return {
-    memoryMax: memoryOf(memory),
+    memoryMax: memoryOf(memoryV2 ?? memoryV1),
     tasksMax: tasks === undefined || tasks === "max" ? null : Number(tasks),
-    cpuQuota: cpuOf((await read("cpu.max")) ?? (await read("cpu.cfs_quota_us"))),
+    cpuQuota: cpuOf(cpuV2 ?? cpuV1),
   };
 }
 
