@@ -12,7 +12,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { dirname, join } from "node:path";
 import { Transform } from "node:stream";
-import { KeyRedactor } from "../runtime/gates/api-proxy/key-redactor.js";
+import { KeyRedactor } from "../runtime/gates/shared/key-redactor.js";
 import { median, startPart } from "./bench-process.js";
 import { modelAnswer, modelEvent } from "./model-answers.js";
 import { medianMs } from "./run.js";

@@ -81,6 +81,14 @@ function subjectFields(request: ApprovalView): Field[] {
     }
     case "push":
       return pushFields(request.subject);
+    case "mcp-call": {
+      const { server, tool, arguments: args } = request.subject;
+      return [
+        ["SERVER", escapeSandboxText(server)],
+        ["TOOL", quoteSandboxText(tool)],
+        ["ARGUMENTS", ["the agent's JSON, whole, a line per field:", ...readableJson(args).map(quoteSandboxText)]],
+      ];
+    }
     case "ssh-sign": {
       const { fingerprint, comment, destination } = request.subject;
       return [
@@ -177,6 +185,20 @@ function answers(request: ApprovalView): string[] {
         ? []
         : [`${approve} --for 10m    # this key to this destination, without asking again for 10 minutes`]),
     ],
+    "mcp-call": [
+      `${approve}              # this call, with these arguments`,
+      `${approve} --for 10m    # and this tool of this server, any arguments, unasked for 10 minutes`,
+      `${approve} --always     # and this tool in the server's allow list for this sandbox`,
+    ],
   };
   return [...ways[request.kind], `forage-ctl deny ${request.id}`];
+}
+
+/** JSON text laid out a field per line (the same value: only spaces and line feeds between tokens); as it is when it does not parse. */
+function readableJson(text: string): string[] {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2).split("\n");
+  } catch {
+    return [text];
+  }
 }

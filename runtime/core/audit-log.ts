@@ -19,6 +19,7 @@ const auditEventKinds = [
   "approval-asked",
   "approval-answered",
   "push",
+  "mcp-call",
 ] as const;
 export type AuditEventKind = (typeof auditEventKinds)[number];
 

@@ -35,6 +35,7 @@ const runtimeRanks: Record<string, number> = {
   "runtime/gates/ssh-agent": 3, // the sandbox's SSH agent on the host: keys stay here, each signature asked
   "runtime/gates/push-gate": 4, // gated git push: an outbox and hook on the host
   "runtime/gates/api-proxy": 4, // the API proxy: keys stay on the host, requests filtered
+  "runtime/gates/mcp-gate": 4, // the MCP gate: tool servers' tokens stay on the host, each call judged
   "runtime/settings": 2,
   "runtime/logins": 3, // subscription logins kept on the host: the store, refreshes
   "runtime/context": 4, // what agents are told about their sandbox
@@ -222,7 +223,7 @@ describe("gates as a family", () => {
   it("keeps each gate in its own folder under runtime/gates, importing only the approvals queue and shared parts, never another gate", () => {
     expect(gateViolations(edges)).toEqual([]);
     const gates = [...new Set(files.map(gateOf).filter((gate) => gate !== undefined))].sort();
-    expect(gates.filter((gate) => !gateCommons.has(gate))).toEqual(["api-proxy", "network", "push-gate", "ssh-agent"]);
+    expect(gates.filter((gate) => !gateCommons.has(gate))).toEqual(["api-proxy", "mcp-gate", "network", "push-gate", "ssh-agent"]);
   });
 
   it("records a gate's judgements through gate-audit.ts only: no gate writes the audit log itself", () => {

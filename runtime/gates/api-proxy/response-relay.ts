@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable, Transform } from "node:stream";
 import { bodyDecoding, decodedLimit, describesEncodedBody } from "./content-decoding.js";
 import { headerPairs, responseHeaders } from "./forwarded-headers.js";
-import { redactorFor, type ChunkRedactor, type KeyRedactor } from "./key-redactor.js";
+import { redactorFor, type ChunkRedactor, type KeyRedactor } from "../shared/key-redactor.js";
 import { upstreamFailed, type Exchange, type ProxyServices } from "./proxy-exchange.js";
 
 /**

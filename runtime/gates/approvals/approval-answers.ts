@@ -49,6 +49,16 @@ export const approvalAnswers: Readonly<Record<ApprovalKind, Record<ApprovalMode 
     },
     deny: { does: "fails this signature (a later one asks again)" },
   },
+  "mcp-call": {
+    once: { does: "makes this call of the tool, with these arguments (a later call asks again)" },
+    for: {
+      does: "makes this call, and lets later calls of the same tool of the same server through without asking, whatever their arguments, until the time is up",
+    },
+    always: {
+      does: "makes this call, and adds the tool to the server's allow list for this sandbox: later calls go without asking while it lives (forage-ctl approvals shows no more of them)",
+    },
+    deny: { does: "refuses this call: the agent gets a tool error saying a human refused it (a later call asks again)" },
+  },
 };
 
 /**

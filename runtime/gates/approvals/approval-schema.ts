@@ -63,6 +63,14 @@ const sshSignSubject = z.strictObject({
   destination: signDestination.exactOptional(),
 });
 
+/** The longest arguments an MCP call may carry and still be asked about (mcp-gate's call-judge.ts). */
+export const maxShownArgumentsBytes = 64 * 1024;
+const mcpCallSubject = z.strictObject({
+  server: text(64).min(1),
+  tool: text(256).min(1),
+  arguments: text(maxShownArgumentsBytes),
+});
+
 const sandbox = z
   .string()
   .regex(sandboxNamePattern, { error: (issue) => invalidSandboxName(issue.input) })
@@ -80,6 +88,7 @@ export const approvalAskRequest = z.discriminatedUnion("kind", [
   z.strictObject({ sandbox, kind: z.literal("host"), subject: hostSubject, deadlineMs }),
   z.strictObject({ sandbox, kind: z.literal("push"), subject: pushSubject, deadlineMs }),
   z.strictObject({ sandbox, kind: z.literal("ssh-sign"), subject: sshSignSubject, deadlineMs }),
+  z.strictObject({ sandbox, kind: z.literal("mcp-call"), subject: mcpCallSubject, deadlineMs }),
 ]);
 
 const id = z

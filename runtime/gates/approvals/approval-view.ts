@@ -1,5 +1,5 @@
 import type { ApprovalAsk, ApprovalDecision, ApprovalKind } from "./approval.js";
-import { cutShown, escapeSandboxText } from "../shared/agent-text.js";
+import { cutShown, escapeSandboxText, quoteSandboxText } from "../shared/agent-text.js";
 import { signDestinationText } from "./sign-destination-text.js";
 
 /**
@@ -55,6 +55,11 @@ export function subjectSummary(ask: Asked, width = Infinity): string {
       const tail = ` ${range} (${commitCount} commit${commitCount === 1 ? "" : "s"})`;
       return `${head}${cutShown(escapeSandboxText(ref), Math.max(width - head.length - tail.length, 24), "ends")}${tail}`;
     }
+    case "mcp-call": {
+      const { server, tool, arguments: args } = ask.subject;
+      const head = `${escapeSandboxText(server)}: ${quoteSandboxText(tool)} `;
+      return `${head}${cutShown(quoteSandboxText(args), Math.max(width - head.length, 24), "start")}`;
+    }
     case "ssh-sign": {
       const { fingerprint, comment, destination } = ask.subject;
       return cutShown(
@@ -74,7 +79,7 @@ export function decisionText(answer: ApprovalDecision): string {
 const short = (commit: string): string => commit.slice(0, 12);
 
 /** The kinds, in the order listings group them. */
-export const approvalKinds: readonly ApprovalKind[] = ["host", "push", "ssh-sign"];
+export const approvalKinds: readonly ApprovalKind[] = ["host", "push", "ssh-sign", "mcp-call"];
 
 /** The one escaper of approval text under its earlier name (agent-text.ts), for code written against it. */
 export { escapeSandboxText as escapeControl } from "../shared/agent-text.js";

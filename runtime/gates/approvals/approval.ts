@@ -7,8 +7,8 @@
  * agent-text.ts, never as shell or terminal text.
  */
 
-/** What is asked: a network name, a push, or an SSH signature. */
-export type ApprovalKind = "host" | "push" | "ssh-sign";
+/** What is asked: a network name, a push, an SSH signature, or a call of an MCP server's tool. */
+export type ApprovalKind = "host" | "push" | "ssh-sign" | "mcp-call";
 
 /**
  * A name the sandbox's DNS filter holds (restricted mode with ask): an approval admits the name on
@@ -79,10 +79,25 @@ export interface SshSignSubject {
 export type SignDestination =
   { kind: "ssh-login"; user: string; hostKey?: string } | { kind: "sshsig"; namespace: string; hash: string };
 
+/**
+ * A tool call the MCP gate holds (the template's policy asks about the tool). The server is the
+ * template's; the tool's name and its arguments are the sandbox's: the arguments are the JSON text
+ * the agent sent, whole (the gate refuses a call whose arguments are too long to show), and an
+ * approval once admits this call with exactly these arguments.
+ */
+export interface McpCallSubject {
+  /** The server's name in the template (mcp.servers). */
+  server: string;
+  tool: string;
+  /** The call's arguments as JSON text ("{}" for none). */
+  arguments: string;
+}
+
 export type ApprovalAsk =
   | { sandbox: string; kind: "host"; subject: HostSubject; deadlineMs?: number }
   | { sandbox: string; kind: "push"; subject: PushSubject; deadlineMs?: number }
-  | { sandbox: string; kind: "ssh-sign"; subject: SshSignSubject; deadlineMs?: number };
+  | { sandbox: string; kind: "ssh-sign"; subject: SshSignSubject; deadlineMs?: number }
+  | { sandbox: string; kind: "mcp-call"; subject: McpCallSubject; deadlineMs?: number };
 
 /**
  * The human's answer: `once`, `for` (until `untilMs`) or `always`, each meaning what

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { canonicalPath } from "../../../../runtime/gates/api-proxy/path-grammar.js";
 import { maxInFlightAlone, proxyGate, SandboxGate } from "../../../../runtime/gates/api-proxy/sandbox-gate.js";
 
-/* The proxy's guards on their own: the path grammar, the per-sandbox gate (key redaction: key-redactor.test.ts). */
+/* The proxy's guards on their own: the path grammar, the per-sandbox gate (key redaction: ../shared/key-redactor.test.ts). */
 
 describe("the path grammar", () => {
   it.each([

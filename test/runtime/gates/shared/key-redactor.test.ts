@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KeyRedactor } from "../../../../runtime/gates/api-proxy/key-redactor.js";
+import { KeyRedactor } from "../../../../runtime/gates/shared/key-redactor.js";
 
 /*
  * The forms of a reflected key the proxy masks, each in a text the way a careless API would echo

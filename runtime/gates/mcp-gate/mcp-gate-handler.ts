@@ -1,0 +1,127 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { redactorFor, type KeyRedactor } from "../shared/key-redactor.js";
+import { judgeCall, type CallJudgeServices } from "./call-judge.js";
+import { isRecord, readClientMessage, rpcCodes, rpcError, toolErrorResult, type ClientMessage } from "./json-rpc.js";
+import type { McpSandboxRoute, McpServerRoute } from "./mcp-route.js";
+import { exchangeUpstream } from "./upstream-exchange.js";
+
+/** The longest message a sandbox may POST (a tool's arguments included). */
+export const maxMessageBytes = 1024 * 1024;
+
+/** Where a sandbox reaches a server: /_mcp/<name> (a path no agent route of the API proxy can take). */
+const serverPath = /^\/_mcp\/([a-z][a-z0-9-]{0,63})\/?$/;
+
+/** What the gate's handler shares across requests. */
+export interface McpGateServices extends CallJudgeServices {
+  /** Writes one line of the sandbox's audit log (gate-audit.ts); never throws. */
+  audit: (sandbox: string, detail: string) => void;
+}
+
+/**
+ * Serves one HTTP request a sandbox sends to an MCP server through the gate (Streamable HTTP:
+ * POST a message, GET the server's stream, DELETE the session). A tools/call is judged first
+ * (call-judge.ts): refused calls never reach the server, and the agent gets a tool error saying
+ * why; every call is a line in the sandbox's audit log. What goes to the server is the message as
+ * the gate read it, with the gate's headers; what comes back is filtered (server-messages.ts).
+ */
+export function handleMcpRequest(
+  route: McpSandboxRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  services: McpGateServices,
+): void {
+  const name = serverPath.exec(new URL(req.url ?? "/", "http://gate").pathname)?.[1];
+  const server = name === undefined ? undefined : route.servers.get(name);
+  if (server === undefined) {
+    const known = [...route.servers.keys()].map((each) => `/_mcp/${each}`).join(", ") || "none";
+    return answer(res, 404, rpcError(null, rpcCodes.invalidRequest, `no MCP server there; this sandbox's: ${known}`));
+  }
+  const redactor = redactorFor(tokensOf(server));
+  if (req.method === "GET" || req.method === "DELETE")
+    return void exchangeUpstream(server, req.method, req.headers, undefined, res, redactor);
+  if (req.method !== "POST") {
+    res.setHeader("allow", "GET, POST, DELETE");
+    return answer(
+      res,
+      405,
+      rpcError(null, rpcCodes.invalidRequest, `${req.method ?? ""} is not a method of MCP's transport`),
+    );
+  }
+  void readBody(req).then(
+    (body) => relayMessage(route.sandbox, server, body, req, res, services, redactor),
+    (reason: string) => answer(res, 413, rpcError(null, rpcCodes.invalidRequest, reason)),
+  );
+}
+
+async function relayMessage(
+  sandbox: string,
+  server: McpServerRoute,
+  body: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  services: McpGateServices,
+  redactor: KeyRedactor,
+): Promise<void> {
+  const read = readClientMessage(body);
+  if ("refusal" in read) return answer(res, 400, rpcError(null, read.code, read.refusal));
+  if (read.kind === "request" && read.method === "tools/call") {
+    const refused = await judgeToolCall(sandbox, server, read, services);
+    if (refused !== undefined) return answer(res, 200, refused);
+  }
+  await exchangeUpstream(server, "POST", req.headers, JSON.stringify(read.message), res, redactor);
+}
+
+/** The answer to a call the gate refuses (a tool error the agent's model reads), or undefined to send it. */
+async function judgeToolCall(
+  sandbox: string,
+  server: McpServerRoute,
+  call: Extract<ClientMessage, { kind: "request" }>,
+  services: McpGateServices,
+): Promise<string | undefined> {
+  const tool = call.params?.name;
+  const args = call.params?.arguments;
+  if (typeof tool !== "string" || (args !== undefined && !isRecord(args)))
+    return rpcError(
+      call.id,
+      rpcCodes.invalidParams,
+      "tools/call takes params.name (a string) and params.arguments (an object)",
+    );
+  const judged = await judgeCall(sandbox, server, tool, JSON.stringify(args ?? {}), services);
+  services.audit(sandbox, `${server.name}: tool ${JSON.stringify(tool)}: ${judged.how}`);
+  if (judged.pass) return undefined;
+  return toolErrorResult(
+    call.id,
+    `forage: the call of ${tool} (MCP server ${server.name}) was not made: ${judged.how}. The sandbox's MCP gate stopped it before the server saw it.`,
+  );
+}
+
+/** The values the gate sends the server, and the token in each (after "Bearer " and the like): what is masked in answers. */
+function tokensOf(server: McpServerRoute): Set<string> {
+  const tokens = new Set<string>();
+  for (const value of Object.values(server.headers)) {
+    tokens.add(value);
+    const last = value.split(/\s+/).at(-1);
+    if (last !== undefined && last.length >= 8) tokens.add(last);
+  }
+  return tokens;
+}
+
+function answer(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
+}
+
+/** The request body as text, refused past maxMessageBytes. */
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      // Past the limit the rest is read and dropped, so the sandbox gets the answer saying why.
+      if (size > maxMessageBytes) reject(`a message over ${maxMessageBytes} bytes is not relayed`);
+      else chunks.push(chunk);
+    });
+    req.once("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.once("error", (error) => reject(error.message));
+  });
+}

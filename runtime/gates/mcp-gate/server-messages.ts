@@ -1,0 +1,42 @@
+import type { KeyRedactor } from "../shared/key-redactor.js";
+import { isRecord } from "./json-rpc.js";
+import { toolVerdict, type ToolPolicy } from "./tool-policy.js";
+
+/** What the gate did to one message from the server on its way to the sandbox. */
+export interface Passed {
+  text: string;
+  /** Tools taken out of a tools/list answer (the policy denies them). */
+  hidden: number;
+  /** Forms of the server's token taken out. */
+  redacted: number;
+}
+
+/**
+ * One JSON-RPC message from the server as the sandbox gets it: a tools/list answer without the
+ * tools the policy denies (the agent is not shown what it may never call), and any form of the
+ * token the gate sent taken out (a server that echoes its credential in an error must not hand it
+ * over). Every answer carrying a `tools` list is filtered, whatever request it answers: a stream
+ * resumed with Last-Event-ID replays answers the gate never saw asked for.
+ */
+export function passServerMessage(text: string, policy: ToolPolicy, redactor: KeyRedactor): Passed {
+  let hidden = 0;
+  let out = text;
+  const message = parsed(text);
+  if (isRecord(message) && isRecord(message.result) && Array.isArray(message.result.tools)) {
+    const tools = message.result.tools.filter(
+      (tool: unknown) => isRecord(tool) && typeof tool.name === "string" && toolVerdict(policy, tool.name) !== "deny",
+    );
+    hidden = message.result.tools.length - tools.length;
+    if (hidden > 0) out = JSON.stringify({ ...message, result: { ...message.result, tools } });
+  }
+  const { text: masked, count } = redactor.redact(out);
+  return { text: masked, hidden, redacted: count };
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
