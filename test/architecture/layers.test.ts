@@ -223,7 +223,13 @@ describe("gates as a family", () => {
   it("keeps each gate in its own folder under runtime/gates, importing only the approvals queue and shared parts, never another gate", () => {
     expect(gateViolations(edges)).toEqual([]);
     const gates = [...new Set(files.map(gateOf).filter((gate) => gate !== undefined))].sort();
-    expect(gates.filter((gate) => !gateCommons.has(gate))).toEqual(["api-proxy", "mcp-gate", "network", "push-gate", "ssh-agent"]);
+    expect(gates.filter((gate) => !gateCommons.has(gate))).toEqual([
+      "api-proxy",
+      "mcp-gate",
+      "network",
+      "push-gate",
+      "ssh-agent",
+    ]);
   });
 
   it("records a gate's judgements through gate-audit.ts only: no gate writes the audit log itself", () => {

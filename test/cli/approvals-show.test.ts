@@ -150,6 +150,38 @@ describe.skipIf(!isRoot())("forage-ctl approvals show, against a real daemon", (
     );
   });
 
+  it("shows an MCP tool call's server, tool and arguments whole, a field per line, the sandbox's text quoted and escaped", async () => {
+    const args = JSON.stringify({ repo: "me/app", title: "fix\u202etxt.exe", labels: ["bug", "p1"] });
+    await whilePending(
+      { sandbox: "fix-42", kind: "mcp-call", subject: { server: "tracker", tool: "create_issue", arguments: args } },
+      async (id) => {
+        const lines = (await run("approvals", "show", id)).stdout.split("\n");
+        const from = lines.findIndex((line) => line.startsWith("SERVER"));
+        expect(
+          lines.slice(
+            from,
+            lines.findIndex((line) => line.startsWith("ASKED")),
+          ),
+        ).toEqual([
+          "SERVER       tracker",
+          'TOOL         "create_issue"',
+          "ARGUMENTS    the agent's JSON, whole, a line per field:",
+          '             "{"',
+          '             "  \\"repo\\": \\"me/app\\","',
+          '             "  \\"title\\": \\"fix\\u202etxt.exe\\","',
+          '             "  \\"labels\\": ["',
+          '             "    \\"bug\\","',
+          '             "    \\"p1\\""',
+          '             "  ]"',
+          '             "}"',
+        ]);
+        expect(lines).toContain(
+          `  forage-ctl approve ${id} --always     # and this tool in the server's allow list for this sandbox`,
+        );
+      },
+    );
+  });
+
   it("shows the addresses a re-pointed host's answer has, those approved before and the new ones, which are what an approval admits", async () => {
     const subject = {
       name: "pypi.example",

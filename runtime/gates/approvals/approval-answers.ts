@@ -57,7 +57,9 @@ export const approvalAnswers: Readonly<Record<ApprovalKind, Record<ApprovalMode 
     always: {
       does: "makes this call, and adds the tool to the server's allow list for this sandbox: later calls go without asking while it lives (forage-ctl approvals shows no more of them)",
     },
-    deny: { does: "refuses this call: the agent gets a tool error saying a human refused it (a later call asks again)" },
+    deny: {
+      does: "refuses this call: the agent gets a tool error saying a human refused it (a later call asks again)",
+    },
   },
 };
 

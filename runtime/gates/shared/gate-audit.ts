@@ -2,7 +2,10 @@ import { recordEvent, type AuditEventKind } from "../../core/audit-log.js";
 import type { RuntimePaths } from "../../core/paths.js";
 
 /** What a gate writes a line of: its judgements, and the approvals queue's questions and answers. */
-export type GateAuditKind = Extract<AuditEventKind, "push" | "ssh-sign" | "mcp-call" | "approval-asked" | "approval-answered">;
+export type GateAuditKind = Extract<
+  AuditEventKind,
+  "push" | "ssh-sign" | "mcp-call" | "approval-asked" | "approval-answered"
+>;
 
 /**
  * A gate's line in the sandbox's audit log (`forage-ctl audit-log`). The one way every gate

@@ -4,6 +4,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StandingToolApprovals } from "../../../../runtime/gates/mcp-gate/call-judge.js";
+import { passServerMessage } from "../../../../runtime/gates/mcp-gate/server-messages.js";
+import { KeyRedactor } from "../../../../runtime/gates/shared/key-redactor.js";
 import { handleMcpRequest, type McpGateServices } from "../../../../runtime/gates/mcp-gate/mcp-gate-handler.js";
 import type { McpSandboxRoute } from "../../../../runtime/gates/mcp-gate/mcp-route.js";
 import type { ToolPolicy } from "../../../../runtime/gates/mcp-gate/tool-policy.js";
@@ -159,5 +161,50 @@ describe("the MCP gate, between the SDK's client and the SDK's server", () => {
     ]);
     expect(kept).toEqual(["tracker/list_issues"]);
     expect(upstream.calls.map((call) => call.tool)).toEqual(["get_issue", "get_issue", "list_issues", "list_issues"]);
+  });
+
+  it("answers what is not MCP's transport with the reason: an unknown server, a batch, a message too long, another method", async () => {
+    const port = await startGate(policy);
+    const post = (path: string, body: string): Promise<Response> =>
+      fetch(`http://127.0.0.1:${port}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body,
+      });
+    const unknown = await post("/_mcp/github", '{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
+    expect([unknown.status, await unknown.text()]).toEqual([
+      404,
+      expect.stringContaining("this sandbox's: /_mcp/tracker"),
+    ]);
+    const batch = await post(
+      "/_mcp/tracker",
+      '[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_repo"}}]',
+    );
+    expect([batch.status, await batch.text()]).toEqual([400, expect.stringContaining("batches are not relayed")]);
+    const long = await post(
+      "/_mcp/tracker",
+      `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":"${"x".repeat(1024 * 1024)}"}}`,
+    );
+    expect([long.status, await long.text()]).toEqual([413, expect.stringContaining("over 1048576 bytes")]);
+    const put = await fetch(`http://127.0.0.1:${port}/_mcp/tracker`, { method: "PUT", body: "{}" });
+    expect([put.status, put.headers.get("allow")]).toEqual([405, "GET, POST, DELETE"]);
+    expect(upstream.requests).toEqual([]);
+  });
+});
+
+describe("what the gate passes back from a server", () => {
+  it("takes denied tools out of any answer with a tools list (a resumed stream replays answers the gate never saw asked for)", () => {
+    const answer = JSON.stringify({
+      jsonrpc: "2.0",
+      id: "replayed",
+      result: { tools: [{ name: "get_issue" }, { name: "delete_repo" }, { title: "no name" }], nextCursor: "c" },
+    });
+    const passed = passServerMessage(answer, policy, new KeyRedactor([]));
+    expect(JSON.parse(passed.text)).toEqual({
+      jsonrpc: "2.0",
+      id: "replayed",
+      result: { tools: [{ name: "get_issue" }], nextCursor: "c" },
+    });
+    expect(passed.hidden).toBe(2);
   });
 });

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { readClientMessage } from "../../../../runtime/gates/mcp-gate/json-rpc.js";
+
+describe("reading the message a sandbox POSTs to an MCP server", () => {
+  it("tells requests, notifications and responses apart", () => {
+    expect(readClientMessage('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}')).toMatchObject({
+      kind: "request",
+      id: 1,
+      method: "tools/call",
+      params: { name: "x" },
+    });
+    expect(readClientMessage('{"jsonrpc":"2.0","method":"notifications/initialized"}')).toMatchObject({
+      kind: "notification",
+    });
+    expect(readClientMessage('{"jsonrpc":"2.0","id":"a","result":{}}')).toMatchObject({ kind: "response", id: "a" });
+  });
+
+  it.each([
+    ["not JSON", "{", "not JSON"],
+    [
+      "a batch, whose later calls a gate judging one would let past",
+      '[{"jsonrpc":"2.0","id":1,"method":"tools/call"}]',
+      "batches",
+    ],
+    ["another JSON-RPC version", '{"jsonrpc":"1.0","id":1,"method":"x"}', "JSON-RPC 2.0"],
+    ["an id that is neither a string nor a number", '{"jsonrpc":"2.0","id":{},"method":"x"}', "id"],
+    ["params that are not an object", '{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}', "params"],
+    ["nothing it could be", '{"jsonrpc":"2.0","id":1}', "neither"],
+  ])("refuses %s", (_what, body, said) => {
+    const read = readClientMessage(body);
+    expect("refusal" in read && read.refusal).toContain(said);
+  });
+
+  it("keeps only the last of a repeated key, as what it sends on (and shows a human) is what it read", () => {
+    const read = readClientMessage(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"safe","name":"delete_repo"}}',
+    );
+    expect("message" in read && JSON.stringify(read.message)).toBe(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_repo"}}',
+    );
+  });
+});
