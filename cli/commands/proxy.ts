@@ -35,7 +35,12 @@ Examples:
       const { startApiProxy } = await import("../../runtime/gates/api-proxy/api-proxy.js");
       const log = (line: string): void =>
         void process.stderr.write(`${new Date().toISOString()} forage-proxy: ${line}\n`);
-      const proxy = await startApiProxy(context.settings, context.paths, log);
+      // The MCP gate served beside it asks through the daemon's queue (root's socket), as the guard host does.
+      const { mcpGate } = await import("../../runtime/gates/mcp-gate/mcp-gate-service.js");
+      const { askThroughDaemon } = await import("../../runtime/daemon/approval-client.js");
+      const settings = () => context.settings;
+      const mcp = mcpGate({ settings, paths: context.paths, ask: askThroughDaemon({ log }), log });
+      const proxy = await startApiProxy(context.settings, context.paths, log, settings, mcp);
       process.on(
         "SIGHUP",
         () =>

@@ -75,6 +75,12 @@ function checkSecrets(config: Config): SchemaProblem[] {
         });
       }
     }
+    for (const [serverName, server] of Object.entries(template.mcp?.servers ?? {}))
+      if (server.secret !== undefined && !(server.secret in config.secrets))
+        problems.push({
+          path: ["templates", templateName, "mcp", "servers", serverName, "secret"],
+          message: `secret "${server.secret}" is not defined: add it under \`secrets\` (name → host file path)`,
+        });
   }
   return problems;
 }

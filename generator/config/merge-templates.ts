@@ -5,7 +5,7 @@ import { parentsOf } from "./template-parents.js";
 /**
  * Flattens `extends`: parents first (left to right), then the template itself. Scalars and lists
  * are replaced by the later value (so a child can narrow an allowlist); `agents`,
- * `workspace.mounts`, `resourceLimits`, `agentIdentity`, `context` (and its skills) and a restricted
+ * `mcp.servers`, `workspace.mounts`, `resourceLimits`, `agentIdentity`, `context` (and its skills) and a restricted
  * network object merge by key.
  * `extends` was checked for existence and cycles before this runs.
  */
@@ -21,6 +21,8 @@ export function flattenTemplate(config: Config, name: string): Template {
 function mergeTemplate(base: Template, next: Template): Template {
   const merged: Template = { ...base, ...next };
   if (base.agents !== undefined || next.agents !== undefined) merged.agents = { ...base.agents, ...next.agents };
+  if (base.mcp !== undefined || next.mcp !== undefined)
+    merged.mcp = { servers: { ...base.mcp?.servers, ...next.mcp?.servers } };
   if (base.resourceLimits !== undefined || next.resourceLimits !== undefined) {
     merged.resourceLimits = { ...base.resourceLimits, ...next.resourceLimits };
   }

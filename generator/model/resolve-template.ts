@@ -57,6 +57,22 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
       template.pushGate === undefined || template.pushGate.enable === false
         ? null
         : { protectedBranches: template.pushGate.protectedBranches ?? null },
+    mcp: {
+      servers: Object.entries(template.mcp?.servers ?? {})
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([serverName, server]) => ({
+          name: serverName,
+          url: server.url,
+          secret: server.secret ?? null,
+          header: server.header ?? "authorization",
+          value: server.value ?? "Bearer {key}",
+          tools: {
+            allow: [...(server.tools?.allow ?? [])],
+            ask: [...(server.tools?.ask ?? [])],
+            deny: [...(server.tools?.deny ?? [])],
+          },
+        })),
+    },
     proxyFilter: {
       methods: [...(template.proxyFilter?.methods ?? ["GET", "HEAD", "POST"])].sort(),
       pathPrefixes: [...(template.proxyFilter?.pathPrefixes ?? ["/"])].sort(),

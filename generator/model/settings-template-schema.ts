@@ -1,3 +1,4 @@
+import { mcpServerNamePattern } from "../config/schema/mcp.js";
 import { z } from "zod";
 import { skillName } from "../config/schema/agent-context.js";
 import { networkModes } from "../config/network-modes.js";
@@ -144,6 +145,37 @@ export const settingsTemplateSchema = z
       // Absent from forage.json files written before it existed: no gate.
       .default(null)
       .describe("The push gate, or null."),
+    mcp: z
+      .strictObject({
+        servers: z
+          .array(
+            z.strictObject({
+              name: z
+                .string()
+                .regex(mcpServerNamePattern)
+                .describe("Its name: the sandbox reaches it at /_mcp/<name>."),
+              url: z.string().min(1).max(2048).describe("Its Streamable HTTP endpoint."),
+              secret: z.string().min(1).max(64).nullable().describe("The secret holding its token, or null."),
+              header: z.string().min(1).max(64).describe("The header the token goes in."),
+              value: z.string().min(1).max(256).describe('The header\'s value, "{key}" standing for the token.'),
+              tools: z
+                .strictObject({
+                  allow: z.array(z.string().min(1).max(128)).max(256).describe("Tools called without asking."),
+                  ask: z
+                    .array(z.string().min(1).max(128))
+                    .max(256)
+                    .describe("Tools each call of which is asked about."),
+                  deny: z.array(z.string().min(1).max(128)).max(256).describe("Tools refused and not listed."),
+                })
+                .describe("The tool policy: deny over ask over allow; unnamed tools asked about."),
+            }),
+          )
+          .max(64)
+          .describe("The servers, sorted by name."),
+      })
+      // Absent from forage.json files written before it existed: no servers.
+      .default({ servers: [] })
+      .describe("MCP servers reached through the MCP gate."),
     proxyFilter: proxyFilterSchema,
     seccomp: z
       .strictObject({

@@ -37,6 +37,10 @@ export function templateValues(template: TemplateModel, nftFile: string | null):
     tmuxWindows: n.fromValue(template.tmuxWindows),
     // Recorded for the module's view of the template; the host-side agent reads forage.json.
     sshAgent: n.fromValue(template.sshAgent),
+    // Likewise: the daemon's MCP gate reads forage.json.
+    mcp: n.fromValue({
+      servers: Object.fromEntries(template.mcp.servers.map(({ name, ...server }) => [name, server])),
+    }),
     // Likewise: the daemon's push gate reads forage.json.
     pushGate: n.fromValue(template.pushGate),
     seccomp: n.fromValue(template.seccomp),

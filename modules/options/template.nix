@@ -420,6 +420,63 @@
       default = null;
       description = "Gated git push: the sandbox holds no push credential; its remotes push to a gate on the host, which refuses force pushes, deletions and protected branches outright, asks for every other push through the approvals queue (branch, commits, diffstat), and on approval pushes as you with your own git configuration. Default: none.";
     };
+    mcp = lib.mkOption {
+      type = lib.types.nullOr (lib.types.submodule {
+        options = {
+          servers = lib.mkOption {
+            type = lib.types.attrsOf (lib.types.submodule {
+              options = {
+                url = lib.mkOption {
+                  type = lib.types.str;
+                  description = "The server's Streamable HTTP endpoint, e.g. https://mcp.example.com/mcp, reached by the gate on the host: the sandbox never sees it or the token.";
+                };
+                secret = lib.mkOption {
+                  type = lib.types.nullOr lib.types.str;
+                  default = null;
+                  description = "A name in `secrets`: its file's content is the server's token, which the gate sends in `header` and masks in every answer. It never enters the sandbox. Default: none (no token).";
+                };
+                header = lib.mkOption {
+                  type = lib.types.nullOr lib.types.str;
+                  default = null;
+                  description = "The header the token goes in. Default: \"authorization\".";
+                };
+                value = lib.mkOption {
+                  type = lib.types.nullOr lib.types.str;
+                  default = null;
+                  description = "The header's value, \"{key}\" standing for the token. Default: \"Bearer {key}\".";
+                };
+                tools = lib.mkOption {
+                  type = lib.types.nullOr (lib.types.submodule {
+                    options = {
+                      allow = lib.mkOption {
+                        type = lib.types.nullOr (lib.types.listOf lib.types.str);
+                        default = null;
+                        description = "Tools the agent calls without asking.";
+                      };
+                      ask = lib.mkOption {
+                        type = lib.types.nullOr (lib.types.listOf lib.types.str);
+                        default = null;
+                        description = "Tools whose every call waits for a human (forage-ctl approve ID [--for 10m | --always]).";
+                      };
+                      deny = lib.mkOption {
+                        type = lib.types.nullOr (lib.types.listOf lib.types.str);
+                        default = null;
+                        description = "Tools refused outright and left out of the tools the agent is shown.";
+                      };
+                    };
+                  });
+                  default = null;
+                  description = "Which tools the agent may call, by name or pattern (\"get_*\"): deny wins over ask, ask over allow, and a tool no list names is asked about. Default: every tool asked about.";
+                };
+              };
+            });
+            description = "MCP servers by name. Merged by name with parents.";
+          };
+        };
+      });
+      default = null;
+      description = "MCP servers the agents reach through the MCP gate on the host: the gate adds each server's token (the sandbox never holds it), judges each tool call by the server's tools policy (asking a human where it says so), and records every call in the audit log. Default: none.";
+    };
     proxyFilter = lib.mkOption {
       type = lib.types.nullOr (lib.types.submodule {
         options = {

@@ -1,6 +1,7 @@
 import type { AgentModel, HostModel, TemplateModel } from "../../generator/model/model.js";
 import type { NetworkPolicy } from "../../generator/policy/network/policy-schema.js";
 import { denialsMountPath } from "../gates/network/denials.js";
+import { mcpGateUrl } from "../gates/mcp-gate/agent-mcp-config.js";
 import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
 
 /** What the context templates (templates/context/) are rendered from: plain data, all of it prose-safe. */
@@ -23,6 +24,9 @@ export interface ContextView {
   identity: { gitUser: string | null; gitEmail: string | null; sshKey: boolean };
   agents: { name: string; credential: string }[];
   proxied: boolean;
+  /** The template's MCP servers, as the gate reaches them and judges their tools (patterns as written, shown in backticks). */
+  mcp: { name: string; url: string; allowed: string; asked: string; refused: string | null }[];
+  hasMcp: boolean;
   user: string;
   hasFlake: boolean;
   fragments: string[];
@@ -75,6 +79,8 @@ export function contextView(
     },
     agents: template.agents.map((agent) => ({ name: agent.name, credential: credentialSentence(agent) })),
     proxied: template.agents.some((agent) => agent.auth !== "wrapper"),
+    mcp: template.mcp.servers.map((server) => mcpServerView(server, mcpGateUrl(host, metadata.slot, server.name))),
+    hasMcp: template.mcp.servers.length > 0,
     user: host.containerUsername,
     hasFlake,
     fragments: template.context.fragments,
@@ -105,4 +111,20 @@ function credentialSentence(agent: AgentModel): string {
   if (agent.auth === "placeholder")
     return `holds a random stand-in for ${what}; the host's proxy swaps in the real one only on requests to its API`;
   return `never sees ${what}: the host's API proxy adds it to the agent's requests, and the variable or file holding it inside is a stand-in`;
+}
+
+/** One MCP server's lists as sentences' parts: tool names and patterns in backticks (the prose engine escapes nothing: names are the template's). */
+function mcpServerView(
+  server: TemplateModel["mcp"]["servers"][number],
+  url: string,
+): ContextView["mcp"][number] {
+  const listed = (patterns: readonly string[]): string => patterns.map((pattern) => `\`${pattern}\``).join(", ");
+  const { allow, ask, deny } = server.tools;
+  return {
+    name: server.name,
+    url,
+    allowed: allow.length === 0 ? "none" : listed(allow),
+    asked: ask.length === 0 ? "every tool not named here" : `${listed(ask)}, and every tool not named here`,
+    refused: deny.length === 0 ? null : listed(deny),
+  };
 }

@@ -1,6 +1,7 @@
 import type { Model } from "../../generator/model/model.js";
 import type { RuntimePaths } from "../core/paths.js";
 import type { ApiProxy } from "../gates/api-proxy/api-proxy.js";
+import type { AskApproval } from "../gates/approvals/approval.js";
 import { readProxyStatus } from "../gates/api-proxy/proxy-status.js";
 import { proxyNeeded } from "../gates/api-proxy/sandbox-routes.js";
 
@@ -20,6 +21,8 @@ export class DaemonProxy {
     private readonly settings: () => Model,
     private readonly paths: RuntimePaths,
     private readonly log: (line: string) => void,
+    /** The daemon's approvals queue: the MCP gate served beside the proxy asks it. */
+    private readonly ask: AskApproval,
   ) {}
 
   /** Starts the proxy when needed and none runs; a running one takes the sandboxes as they are now. */
@@ -45,8 +48,10 @@ export class DaemonProxy {
     const running = await readProxyStatus(this.paths);
     if (running !== undefined) return this.sayOnce(`API proxy not started: one already runs (pid ${running.pid})`);
     const { startApiProxy } = await import("../gates/api-proxy/api-proxy.js");
+    const { mcpGate } = await import("../gates/mcp-gate/mcp-gate-service.js");
+    const mcp = mcpGate({ settings: this.settings, paths: this.paths, ask: this.ask, log: this.log });
     try {
-      this.proxy = await startApiProxy(this.settings(), this.paths, this.log, this.settings);
+      this.proxy = await startApiProxy(this.settings(), this.paths, this.log, this.settings, mcp);
       this.said = undefined;
     } catch (error) {
       // Sandbox commands still work; proxied agents get refused connections until it is fixed.

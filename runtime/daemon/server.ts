@@ -58,7 +58,6 @@ export async function serveDaemon(
     settingsLoader(file, user, cli),
   );
   const now = (): RuntimeContext => ({ ...context, settings: followed.latest });
-  const proxy = new DaemonProxy(() => followed.latest, context.paths, log);
   const served: Served = {
     followed,
     ownerUid: user.uid,
@@ -68,6 +67,7 @@ export async function serveDaemon(
     reloadSettings: () => loadSettings(file),
     approvals: daemonApprovalQueue(context, user, log),
   };
+  const proxy = new DaemonProxy(() => followed.latest, context.paths, log, served.approvals.ask);
   const gatewayUser = paths.gateway?.user;
   const gateway =
     paths.gateway === undefined || gatewayUser === undefined

@@ -10,6 +10,7 @@ import { homeSeedName, writeHomeSeed } from "./home-seed.js";
 import { identityHomeFiles } from "./identity-files.js";
 import { contextHomeLinks } from "../context/context-files.js";
 import { pushGateHomeFiles } from "../gates/push-gate/sandbox-push-gate.js";
+import { mcpHomeFiles, mergeHomeFiles } from "../gates/mcp-gate/agent-mcp-config.js";
 import type { SandboxMetadata, WorkspaceMount } from "../state/metadata.js";
 
 /** A secret the template needs could not be read on the host. */
@@ -75,11 +76,12 @@ export async function copySecrets(
   }
   const proxied = await writeProxiedCredentials(dir, sandbox, template, host, paths);
   names.push(...proxied.names);
-  const homeFiles = {
-    ...identityHomeFiles(sandbox.agentIdentity),
-    ...proxied.homeFiles,
-    ...pushGateHomeFiles(sandbox),
-  };
+  const homeFiles = mergeHomeFiles(
+    identityHomeFiles(sandbox.agentIdentity),
+    proxied.homeFiles,
+    pushGateHomeFiles(sandbox),
+    mcpHomeFiles(template, host, sandbox.slot),
+  );
   if (await writeHomeSeed(dir, { files: homeFiles, links: contextHomeLinks(template) }, sandbox))
     names.push(homeSeedName);
   const keyPath = sandbox.agentIdentity.sshKeyPath;

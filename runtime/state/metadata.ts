@@ -156,6 +156,14 @@ export const sandboxMetadataSchema = z.strictObject({
     .nullable()
     .default(null),
   /**
+   * Tools of the template's MCP servers a human approved `--always` for this sandbox (the MCP gate,
+   * runtime/gates/mcp-gate/): server name → tool names, called without asking while it lives
+   * (unless the template's policy comes to deny them). Absent: none.
+   */
+  mcpAlwaysAllowed: z
+    .record(z.string().regex(/^[a-z][a-z0-9-]{0,63}$/), z.array(z.string().min(1).max(256)).max(256))
+    .exactOptional(),
+  /**
    * A warm pool's member (runtime/sandbox/pool-*.ts): running, holding no workspace, secret, identity or
    * network, until an `up` of its template claims it. `key` is its template's settings when it
    * was made (poolKey): a member whose template changed since is replaced. Absent: a sandbox.

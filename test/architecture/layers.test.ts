@@ -35,7 +35,7 @@ const runtimeRanks: Record<string, number> = {
   "runtime/gates/ssh-agent": 3, // the sandbox's SSH agent on the host: keys stay here, each signature asked
   "runtime/gates/push-gate": 4, // gated git push: an outbox and hook on the host
   "runtime/gates/api-proxy": 4, // the API proxy: keys stay on the host, requests filtered
-  "runtime/gates/mcp-gate": 4, // the MCP gate: tool servers' tokens stay on the host, each call judged
+  "runtime/gates/mcp-gate": 3, // the MCP gate: tool servers' tokens stay on the host, each call judged
   "runtime/settings": 2,
   "runtime/logins": 3, // subscription logins kept on the host: the store, refreshes
   "runtime/context": 4, // what agents are told about their sandbox

@@ -85,6 +85,14 @@ export class TestMcpServer {
       return { content: [{ type: "text", text: "1, 2, 3" }] };
     });
     server.registerTool(
+      "create_issue",
+      { description: "Opens an issue", inputSchema: { title: z.string() } },
+      (args) => {
+        ran("create_issue", args);
+        return { content: [{ type: "text", text: `opened "${args.title}"` }] };
+      },
+    );
+    server.registerTool(
       "delete_repo",
       { description: "Deletes a repository", inputSchema: { name: z.string() } },
       (args) => {

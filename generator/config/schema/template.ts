@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { inputShape } from "./defaulted-settings.js";
 import { templateSettings } from "./template-settings.js";
+import { mcpSchema } from "./mcp.js";
 import { proxyFilterSchema } from "./proxy-filter.js";
 import { networkModes } from "../network-modes.js";
 import { protectedPaths } from "./protected-paths.js";
@@ -231,6 +232,7 @@ export const templateSchema = z
       .describe("tmux windows to open instead of one window per agent."),
     sshAgent: sshAgentSchema.optional(),
     pushGate: pushGateSchema.optional(),
+    mcp: mcpSchema.optional(),
     proxyFilter: proxyFilterSchema.optional(),
     seccomp: seccompSchema.optional(),
     context: agentContextSchema.optional(),

@@ -10,7 +10,7 @@ import { LoginKeeper } from "../../logins/login-keeper.js";
 import { httpsTokenPost } from "./token-post.js";
 import { ProxyAuditLog } from "./proxy-audit-log.js";
 import { handleProxyRequest } from "./proxy-handler.js";
-import type { ProxyServices } from "./proxy-exchange.js";
+import type { McpHandOver, ProxyServices } from "./proxy-exchange.js";
 import { proxyServer } from "./proxy-server.js";
 import { RateLimiter, windowMs } from "./rate-limiter.js";
 import { proxyGate } from "./sandbox-gate.js";
@@ -46,16 +46,19 @@ interface Listener {
  * connection reached (each sandbox's own host-end address) and by the connection's source, which
  * must be that sandbox's address (the host table drops spoofed sources); no header is trusted.
  * Its port, limits and upstreams are `settings`'; the sandboxes it serves, and their keys, come
- * from `routesFrom` each round (the daemon's: the settings file as it is now).
+ * from `routesFrom` each round (the daemon's: the settings file as it is now). Requests to
+ * /_mcp/… go to `mcp`, the MCP gate, on the same listener (it is handed in: a gate imports no other).
  */
 export async function startApiProxy(
   settings: Model,
   paths: RuntimePaths,
   log: (line: string) => void,
   routesFrom: () => Model = () => settings,
+  mcp?: McpHandOver,
 ): Promise<ApiProxy> {
   const { proxy } = settings.host;
   const { services, keys } = await proxyServices(settings, paths, log);
+  if (mcp !== undefined) services.mcp = mcp;
   const listeners = new Map<string, Listener>();
   const started = new Date().toISOString();
   const status = (): ProxyStatus => statusOf(proxy.port, routesFrom(), started, listeners, services, keys);

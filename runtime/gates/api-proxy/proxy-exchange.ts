@@ -9,6 +9,9 @@ import { TokenMeter } from "./token-meter.js";
 import type { LoginKeeper } from "../../logins/login-keeper.js";
 import type { UpstreamAgents } from "./upstream-agents.js";
 
+/** The MCP gate's entry (runtime/gates/mcp-gate/mcp-gate-service.ts), when this process serves one. */
+export type McpHandOver = (caller: { sandbox: string }, req: IncomingMessage, res: ServerResponse) => void;
+
 /** What every request handler shares. */
 export interface ProxyServices {
   keys: Pick<KeyStore, "get">;
@@ -20,6 +23,8 @@ export interface ProxyServices {
   upstreams: UpstreamAgents;
   audit: ProxyAuditLog;
   counters: ProxyCounters;
+  /** Where requests to /_mcp/… go; without it they are an unknown agent's. */
+  mcp?: McpHandOver;
 }
 
 /** One request's state: its audit record, its token count, and whether it has been answered. */

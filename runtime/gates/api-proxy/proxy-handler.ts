@@ -30,6 +30,9 @@ export function handleProxyRequest(
   res: ServerResponse,
   services: ProxyServices,
 ): void {
+  // The MCP gate's path: no agent's name starts with "_" (its own audit and limits apply there).
+  if (services.mcp !== undefined && (req.url ?? "").startsWith("/_mcp/"))
+    return services.mcp({ sandbox: route.sandbox }, req, res);
   const exchange = openExchange(route, req, res, services);
   // Every request counts, refused ones too: a flood of bad requests is limited like any other.
   const limited = services.limiter.admit(route.sandbox, Date.now());

@@ -7,18 +7,21 @@ import { readPlaceholder } from "./sandbox-credentials.js";
 import type { ProxiedAgent, SandboxProxy } from "./sandbox-proxy.js";
 
 /**
- * Whether a config needs the API proxy at all: some agent is behind it. Without one it would serve
+ * Whether a config needs the API proxy at all: some agent is behind it, or some template has MCP
+ * servers (the MCP gate is served on the proxy's listeners). Without one it would serve
  * nobody, so it does not run (the config checks note a `proxy.enable: true` that changes nothing).
  * Read from the agents, not `host.proxy.enable`: a settings file generated before that was derived
  * may say false beside proxied agents.
  */
 export function proxyNeeded(settings: Model): boolean {
-  return settings.templates.some((template) => template.agents.some((agent) => agent.auth !== "wrapper"));
+  return settings.templates.some(
+    (template) => template.agents.some((agent) => agent.auth !== "wrapper") || template.mcp.servers.length > 0,
+  );
 }
 
 /**
  * What the proxy serves for a running sandbox, from its template and the placeholders written
- * at its start; undefined when none of its agents is behind the proxy.
+ * at its start; undefined when none of its agents is behind the proxy and it has no MCP servers.
  */
 export async function sandboxRoute(
   settings: Model,
@@ -39,7 +42,7 @@ export async function sandboxRoute(
       login: agent.login,
     });
   }
-  if (agents.size === 0) return undefined;
+  if (agents.size === 0 && template.mcp.servers.length === 0) return undefined;
   const link = sandboxLink(metadata.slot, settings.host.network.base);
   return {
     sandbox: metadata.name,

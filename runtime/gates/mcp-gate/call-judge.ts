@@ -52,7 +52,7 @@ export async function judgeCall(
   if (verdict === "deny") return { pass: false, how: "refused: the template's policy denies it" };
   if (verdict === "allow") return { pass: true, how: "allowed by the template's policy" };
   if (services.standing.allows(server.name, tool, Date.now()))
-    return { pass: true, how: "allowed: a human approved the tool for a while" };
+    return { pass: true, how: "allowed: a human approved the tool (--for or --always)" };
   if (Buffer.byteLength(args) > maxShownArgumentsBytes)
     return {
       pass: false,

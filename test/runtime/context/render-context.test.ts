@@ -23,6 +23,8 @@ const view = (overrides: Partial<ContextView>): ContextView => ({
   identity: { gitUser: null, gitEmail: null, sshKey: false },
   agents: [],
   proxied: false,
+  mcp: [],
+  hasMcp: false,
   user: "agent",
   hasFlake: false,
   fragments: [],
@@ -32,6 +34,29 @@ const template = (skills: TemplateModel["context"]["skills"] = []): TemplateMode
   ({ context: { enable: true, fragments: [], skills } }) as unknown as TemplateModel;
 
 describe("a sandbox's rendered context", () => {
+  it("lists its MCP servers with the tools called at once, asked about and refused, and says what a refusal looks like", async () => {
+    const files = await renderContext(
+      view({
+        hasMcp: true,
+        mcp: [
+          {
+            name: "tracker",
+            url: "http://10.100.3.1:8080/_mcp/tracker",
+            allowed: "`get_*`",
+            asked: "`create_*`, and every tool not named here",
+            refused: "`delete_*`",
+          },
+        ],
+      }),
+      template(),
+    );
+    expect(files["system-prompt.md"]).toContain(
+      "- `tracker` (http://10.100.3.1:8080/_mcp/tracker): called at once: `get_*`; each call waits for a human's approval: `create_*`, and every tool not named here; refused, and not listed: `delete_*`.\n",
+    );
+    expect(files["system-prompt.md"]).toContain("comes back as a tool error saying why");
+    expect((await renderContext(view({}), template()))["system-prompt.md"]).not.toContain("MCP");
+  });
+
   it("has only the skills that fit: commits always, the VCS's, nix with a flake", async () => {
     const direct = await renderContext(view({}), template());
     expect(Object.keys(direct).sort()).toEqual(["AGENTS.md", "skills/forage-commits/SKILL.md", "system-prompt.md"]);

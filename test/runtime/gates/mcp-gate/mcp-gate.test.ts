@@ -82,7 +82,7 @@ describe("the MCP gate, between the SDK's client and the SDK's server", () => {
   it("lists the tools the policy lets the agent see: a denied tool is not shown", async () => {
     const agent = await connect(await startGate(policy));
     const { tools } = await agent.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(["echo_headers", "get_issue", "list_issues"]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(["create_issue", "echo_headers", "get_issue", "list_issues"]);
   });
 
   it("relays an allowed call with the gate's token, never the sandbox's own Authorization, and records it", async () => {

@@ -44,6 +44,9 @@
   };
   tmuxWindows = [ ];
   sshAgent = null;
+  mcp = {
+    servers = { };
+  };
   pushGate = null;
   seccomp = {
     allow = [ ];

@@ -65,6 +65,9 @@
     }
   ];
   sshAgent = null;
+  mcp = {
+    servers = { };
+  };
   pushGate = null;
   seccomp = {
     allow = [ ];

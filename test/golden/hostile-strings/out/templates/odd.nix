@@ -62,6 +62,21 @@
     }
   ];
   sshAgent = null;
+  mcp = {
+    servers = {
+      tracker-1 = {
+        header = "x-api-key";
+        secret = "key.v1_x-y";
+        tools = {
+          allow = [ "get_\${x}*" "''a\\b" ];
+          ask = [ ];
+          deny = [ "\"*\"" ];
+        };
+        url = "https://mcp.example/mcp?x=\${y}&q=\"z\"";
+        value = "Token \${HOME} '' {key} \$(id)";
+      };
+    };
+  };
   pushGate = null;
   seccomp = {
     allow = [ ];

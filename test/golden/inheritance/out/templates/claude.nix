@@ -78,6 +78,9 @@
     }
   ];
   sshAgent = null;
+  mcp = {
+    servers = { };
+  };
   pushGate = null;
   seccomp = {
     allow = [ ];

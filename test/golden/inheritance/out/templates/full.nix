@@ -60,6 +60,9 @@
   };
   tmuxWindows = [ ];
   sshAgent = null;
+  mcp = {
+    servers = { };
+  };
   pushGate = null;
   seccomp = {
     allow = [ ];

@@ -43,6 +43,9 @@
   };
   tmuxWindows = [ ];
   sshAgent = null;
+  mcp = {
+    servers = { };
+  };
   pushGate = null;
   seccomp = {
     allow = [ ];

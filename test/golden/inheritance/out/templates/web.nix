@@ -40,6 +40,9 @@
   };
   tmuxWindows = [ ];
   sshAgent = null;
+  mcp = {
+    servers = { };
+  };
   pushGate = null;
   seccomp = {
     allow = [ ];

@@ -1,0 +1,107 @@
+import { readFile } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Model, TemplateModel } from "../../../generator/model/model.js";
+import type { RuntimePaths } from "../../core/paths.js";
+import { changeMetadata } from "../../state/change-metadata.js";
+import { readMetadata } from "../../state/metadata-store.js";
+import type { SandboxMetadata } from "../../state/metadata.js";
+import type { AskApproval } from "../approvals/approval.js";
+import { gateAudit } from "../shared/gate-audit.js";
+import { StandingToolApprovals } from "./call-judge.js";
+import { handleMcpRequest } from "./mcp-gate-handler.js";
+import type { McpServerRoute } from "./mcp-route.js";
+
+/** What the gate is told of the sandbox a request came from (the listener it reached says). */
+export interface McpCaller {
+  sandbox: string;
+}
+
+/** Serves one request of a sandbox to its MCP servers (the API proxy's listener hands over /_mcp/…). */
+export type McpGate = (caller: McpCaller, req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * The MCP gate as the API proxy's process serves it: each request is answered from the sandbox's
+ * metadata and its template as the settings say now (a template edit applies to the next call),
+ * each server's token read from its host secret file at the call (a rotated token is used at once,
+ * and never held in the sandbox), asked calls put to `ask` (the daemon's approvals queue).
+ * Approvals `--for` last while the sandbox does (a new sandbox of the same name starts with
+ * none); `--always` ones are kept in its metadata.
+ */
+export function mcpGate(options: {
+  settings: () => Model;
+  paths: RuntimePaths;
+  ask: AskApproval;
+  log: (line: string) => void;
+}): McpGate {
+  const { paths, ask, log } = options;
+  const standing = new Map<string, StandingToolApprovals>();
+  return (caller, req, res) =>
+    void routeOf(options.settings(), paths, caller.sandbox).then(
+      (found) => {
+        if (found === undefined) return void res.writeHead(404).end("forage: this sandbox has no MCP servers\n");
+        const { metadata, servers } = found;
+        // Keyed by the sandbox's creation too: a name used again starts with nothing approved.
+        const key = `${metadata.name}@${metadata.createdAt}`;
+        const approvals = standing.get(key) ?? new StandingToolApprovals();
+        standing.set(key, approvals);
+        // Approved --always (kept in its metadata, so a restarted gate knows them): exact names,
+        // standing after the template's own lists, whose deny still wins.
+        for (const [server, tools] of Object.entries(metadata.mcpAlwaysAllowed ?? {}))
+          for (const tool of tools) approvals.keep(server, tool, Number.POSITIVE_INFINITY);
+        const audit = gateAudit(paths, metadata.name, "mcp-call", log);
+        handleMcpRequest({ sandbox: metadata.name, servers }, req, res, {
+          ask,
+          standing: approvals,
+          audit: (_sandbox, detail) => void audit(detail),
+          keepAlways: (server, tool) => keepAlways(paths, metadata.name, server, tool, log),
+        });
+      },
+      (error: unknown) => {
+        log(`MCP gate: ${caller.sandbox}: ${error instanceof Error ? error.message : String(error)}`);
+        if (!res.headersSent) res.writeHead(502).end("forage: the MCP gate could not read this sandbox's servers\n");
+      },
+    );
+}
+
+/** The sandbox's servers as routes, tokens read now; undefined when it has none (or is gone). */
+async function routeOf(
+  settings: Model,
+  paths: RuntimePaths,
+  sandbox: string,
+): Promise<{ metadata: SandboxMetadata; servers: Map<string, McpServerRoute> } | undefined> {
+  const metadata = await readMetadata(paths, sandbox);
+  const template = settings.templates.find((candidate) => candidate.name === metadata?.template);
+  if (metadata === undefined || template === undefined || template.mcp.servers.length === 0) return undefined;
+  const servers = new Map<string, McpServerRoute>();
+  for (const server of template.mcp.servers) servers.set(server.name, await serverRoute(settings, server));
+  return { metadata, servers };
+}
+
+async function serverRoute(settings: Model, server: TemplateModel["mcp"]["servers"][number]): Promise<McpServerRoute> {
+  const headers: Record<string, string> = {};
+  if (server.secret !== null) {
+    const file = settings.host.secrets[server.secret];
+    if (file === undefined) throw new Error(`server ${server.name}: secret "${server.secret}" is not in the settings`);
+    const token = (await readFile(file, "utf8")).replace(/\r?\n$/, "");
+    // A token that would end or split the header line is refused, as the API proxy refuses such keys.
+    if (!/^[\x21-\x7e]{1,4096}$/.test(token))
+      throw new Error(`server ${server.name}: the token in ${file} is not one line of visible ASCII`);
+    headers[server.header] = server.value.split("{key}").join(token);
+  }
+  return { name: server.name, url: new URL(server.url), headers, policy: server.tools };
+}
+
+async function keepAlways(
+  paths: RuntimePaths,
+  sandbox: string,
+  server: string,
+  tool: string,
+  log: (line: string) => void,
+): Promise<void> {
+  const kept = await changeMetadata(paths, sandbox, 10, (metadata) => {
+    const tools = metadata.mcpAlwaysAllowed?.[server] ?? [];
+    if (tools.includes(tool)) return true;
+    return { ...metadata, mcpAlwaysAllowed: { ...metadata.mcpAlwaysAllowed, [server]: [...tools, tool].sort() } };
+  });
+  if (!kept) log(`MCP gate: ${sandbox}: ${server}/${tool} approved --always, but its metadata could not be changed`);
+}
