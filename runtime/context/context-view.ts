@@ -114,10 +114,7 @@ function credentialSentence(agent: AgentModel): string {
 }
 
 /** One MCP server's lists as sentences' parts: tool names and patterns in backticks (the prose engine escapes nothing: names are the template's). */
-function mcpServerView(
-  server: TemplateModel["mcp"]["servers"][number],
-  url: string,
-): ContextView["mcp"][number] {
+function mcpServerView(server: TemplateModel["mcp"]["servers"][number], url: string): ContextView["mcp"][number] {
   const listed = (patterns: readonly string[]): string => patterns.map((pattern) => `\`${pattern}\``).join(", ");
   const { allow, ask, deny } = server.tools;
   return {
