@@ -34,6 +34,7 @@ const modules: { words: string[]; load: () => Promise<Registrar> }[] = [
   { words: ["gc"], load: async () => (await import("./commands/gc.js")).registerGc },
   { words: ["monitor"], load: async () => (await import("./commands/monitor.js")).registerMonitor },
   { words: ["proxy"], load: async () => (await import("./commands/proxy.js")).registerProxy },
+  { words: ["mcp"], load: async () => (await import("./commands/mcp.js")).registerMcp },
   { words: ["auth"], load: async () => (await import("./commands/auth.js")).registerAuth },
   { words: ["daemon"], load: async () => (await import("./commands/daemon.js")).registerDaemon },
   { words: ["service"], load: async () => (await import("./commands/service.js")).registerService },

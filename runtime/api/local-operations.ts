@@ -33,6 +33,7 @@ import { forgetLogin, loginStatuses, setLogin } from "../logins/login-operations
 import type { Operations } from "./operations.js";
 import type { SandboxView } from "./sandbox-view.js";
 import { servedByProxy } from "../gates/api-proxy/proxy-status.js";
+import { mcpViewOf } from "./mcp-view.js";
 import { networkModeInForce } from "../gates/network/policy-in-force.js";
 
 /** The operations, run in this process (which must be root). */
@@ -177,6 +178,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     workspaceDisk: workspaceDiskView,
     seccomp,
     ports: metadata.ports ?? [],
+    mcp: mcpViewOf(context, metadata),
     pushGate:
       metadata.pushGate === null
         ? null
@@ -216,14 +218,16 @@ async function networkInForce(
   return { mode: metadata.network?.mode ?? template?.network.mode ?? null, from: "metadata" };
 }
 
-/** Whether the API proxy serves a running sandbox whose template has agents behind it (its status file says). */
+/** Whether the API proxy serves a running sandbox whose template has agents behind it or MCP servers (its status file says). */
 async function apiProxyOf(
   context: RuntimeContext,
   metadata: SandboxMetadata,
   running: boolean,
 ): Promise<SandboxView["apiProxy"]> {
   const template = context.settings.templates.find((t) => t.name === metadata.template);
-  if (template === undefined || !template.agents.some((agent) => agent.auth !== "wrapper")) return null;
+  // Its listener serves the agents' APIs and the MCP gate: either is a reason to have one.
+  const served = template?.agents.some((agent) => agent.auth !== "wrapper") || (template?.mcp.servers.length ?? 0) > 0;
+  if (template === undefined || !served) return null;
   return running ? servedByProxy(context.paths, metadata.name) : { served: false, address: null };
 }
 

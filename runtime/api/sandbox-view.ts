@@ -53,6 +53,26 @@ export interface SandboxView {
   ports: PortForward[];
   /** The push gate (null: none): the template's protected branches (null: the upstream's default), and the refs approved `--always` at their URL. */
   pushGate: { protectedBranches: string[] | null; alwaysPushed: { url: string; ref: string }[] } | null;
+  /** The template's MCP servers as the MCP gate serves them to this sandbox (null: none, or the template is gone). */
+  mcp?: McpView | null;
+}
+
+/** One sandbox's MCP servers: where it reaches each (the gate), where the gate sends it, its token's secret, its policy. */
+export interface McpView {
+  servers: {
+    name: string;
+    /** The sandbox's URL of it: the gate on the proxy's port at its host end. */
+    gateUrl: string;
+    /** The server's own endpoint, which only the gate reaches. */
+    url: string;
+    /** The secret holding its token, or null. */
+    secret: string | null;
+    allow: string[];
+    ask: string[];
+    deny: string[];
+    /** Tools a human approved --always for this sandbox. */
+    alwaysAllowed: string[];
+  }[];
 }
 
 /** What `up` answers: the new sandbox, and with `timings`, where the time went. */

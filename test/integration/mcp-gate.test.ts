@@ -164,4 +164,31 @@ describe.skipIf(!tools.run || !isRoot())("MCP servers' tools through the MCP gat
       'tracker: tool "list_issues": allowed: a human approved the tool (--for or --always)',
     ]);
   }, 90_000);
+
+  it("shows the servers, their policy, the tools approved --always and the last calls with forage-ctl mcp", async () => {
+    const shown = await host.run(["mcp", "mc", "--json", "-n", "2"]);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    const view = JSON.parse(shown.stdout) as { served: boolean; servers: unknown[]; calls: { detail: string }[] };
+    expect(view.served).toBe(true);
+    expect(view.servers).toEqual([
+      {
+        name: "tracker",
+        gateUrl: `http://10.200.${await host.slotOf("mc")}.1:${proxyPort}/_mcp/tracker`,
+        url: upstream.url.href,
+        secret: "tracker-token",
+        allow: ["get_*", "echo_*"],
+        ask: ["create_*"],
+        deny: ["delete_*"],
+        alwaysAllowed: ["list_issues"],
+      },
+    ]);
+    expect(view.calls.map((call) => call.detail)).toEqual([
+      'tracker: tool "list_issues": approved by a human (always)',
+      'tracker: tool "list_issues": allowed: a human approved the tool (--for or --always)',
+    ]);
+    const text = (await host.run(["mcp", "mc"])).stdout;
+    expect(text).toContain("    approved       list_issues (--always)");
+    expect(text).toContain('    token          secret "tracker-token", added by the gate');
+    expect(text).not.toContain(token);
+  }, 60_000);
 });
