@@ -26,19 +26,23 @@ export function effectNotes(config: Config, flat: readonly FlatTemplate[]): Sche
   ];
 }
 
-/** A secret is read for the agents that name it (secretName): one no agent names is read by nothing. */
+/**
+ * A secret is read for the agents that name it (secretName) and the MCP servers that do (secret):
+ * one nobody names is read by nothing.
+ */
 function unusedSecretsNotes(config: Config): SchemaProblem[] {
   const named = new Set(
-    Object.values(config.templates).flatMap((template) =>
-      Object.values(template.agents ?? {}).map((agent) => agent.secretName),
-    ),
+    Object.values(config.templates).flatMap((template) => [
+      ...Object.values(template.agents ?? {}).map((agent) => agent.secretName),
+      ...Object.values(template.mcp?.servers ?? {}).map((server) => server.secret),
+    ]),
   );
   return Object.keys(config.secrets)
     .filter((name) => !named.has(name))
     .map((name) => ({
       path: ["secrets", name],
       atKey: true,
-      message: `secret "${name}" has no effect: no agent names it (secretName), so its file is never read; remove it, or give an agent secretName: ${name}`,
+      message: `secret "${name}" has no effect: no agent names it (secretName) and no MCP server (secret), so its file is never read; remove it, or give an agent secretName: ${name}`,
     }));
 }
 
