@@ -30,9 +30,20 @@ export function handleProxyRequest(
   res: ServerResponse,
   services: ProxyServices,
 ): void {
-  // The MCP gate's path: no agent's name starts with "_" (its own audit and limits apply there).
-  if (services.mcp !== undefined && (req.url ?? "").startsWith("/_mcp/"))
-    return services.mcp({ sandbox: route.sandbox }, req, res);
+  // The MCP gate's path: no agent's name starts with "_". Its messages count against the
+  // sandbox's request limit too: an allowed tool's calls spend the host's token at the server.
+  if (services.mcp !== undefined && (req.url ?? "").startsWith("/_mcp/")) {
+    const limited = services.limiter.admit(route.sandbox, Date.now());
+    if (limited === null) return services.mcp({ sandbox: route.sandbox }, req, res);
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32000, message: overLimit(route.sandbox, limited) },
+    });
+    return void res
+      .writeHead(429, { "content-type": "application/json", "retry-after": String(limited.retryAfterSeconds) })
+      .end(body);
+  }
   const exchange = openExchange(route, req, res, services);
   // Every request counts, refused ones too: a flood of bad requests is limited like any other.
   const limited = services.limiter.admit(route.sandbox, Date.now());

@@ -65,9 +65,11 @@ const sshSignSubject = z.strictObject({
 
 /** The longest arguments an MCP call may carry and still be asked about (mcp-gate's call-judge.ts). */
 export const maxShownArgumentsBytes = 64 * 1024;
+/** The longest tool name an MCP call may be asked about with. */
+export const maxShownToolLength = 256;
 const mcpCallSubject = z.strictObject({
   server: text(64).min(1),
-  tool: text(256).min(1),
+  tool: text(maxShownToolLength).min(1),
   arguments: text(maxShownArgumentsBytes),
 });
 

@@ -163,6 +163,16 @@ describe("the MCP gate, between the SDK's client and the SDK's server", () => {
     expect(upstream.calls.map((call) => call.tool)).toEqual(["get_issue", "get_issue", "list_issues", "list_issues"]);
   });
 
+  it("refuses instead of asking about a call whose tool name or arguments are too long to show a human whole", async () => {
+    const agent = await connect(await startGate({ allow: [], ask: [], deny: [] }));
+    const longName = await agent.callTool({ name: `get_${"x".repeat(300)}`, arguments: {} });
+    expect(text(longName)).toContain("a tool name over 256 characters is not asked about");
+    const longArgs = await agent.callTool({ name: "get_issue", arguments: { id: 1, pad: "y".repeat(70 * 1024) } });
+    expect(text(longArgs)).toContain("its arguments are over 64 KiB");
+    expect(queue.asks).toEqual([]);
+    expect(upstream.calls).toEqual([]);
+  });
+
   it("answers what is not MCP's transport with the reason: an unknown server, a batch, a message too long, another method", async () => {
     const port = await startGate(policy);
     const post = (path: string, body: string): Promise<Response> =>
