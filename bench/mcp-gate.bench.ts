@@ -33,6 +33,7 @@ const route = {
         name: "tracker",
         url: upstream.url,
         headers: { authorization: `Bearer ${token}` },
+        secrets: [token, `Bearer ${token}`],
         policy: { allow: ["get_*"], ask: [], deny: ["delete_*"] },
       },
     ],

@@ -22,8 +22,8 @@ export interface RanCall {
  */
 export class TestMcpServer {
   readonly calls: RanCall[] = [];
-  /** Every HTTP request's method and headers, in order. */
-  readonly requests: { method: string; headers: IncomingHttpHeaders }[] = [];
+  /** Every HTTP request's method, headers and body (parsed), in order. */
+  readonly requests: { method: string; headers: IncomingHttpHeaders; body?: unknown }[] = [];
   private readonly sessions = new Map<string, StreamableHTTPServerTransport>();
   private server: Server | undefined;
   port = 0;
@@ -34,11 +34,13 @@ export class TestMcpServer {
 
   async start(): Promise<void> {
     this.server = createServer((req, res) => {
-      this.requests.push({ method: req.method ?? "", headers: req.headers });
+      const request: (typeof this.requests)[number] = { method: req.method ?? "", headers: req.headers };
+      this.requests.push(request);
       const chunks: Buffer[] = [];
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
       req.on("end", () => {
         const body = chunks.length === 0 ? undefined : (JSON.parse(Buffer.concat(chunks).toString()) as unknown);
+        request.body = body;
         void this.serve(req, res, body);
       });
     });
@@ -100,11 +102,18 @@ export class TestMcpServer {
         return { content: [{ type: "text", text: `deleted ${args.name}` }] };
       },
     );
-    server.registerTool("echo_headers", { description: "Says what credential it got" }, () => {
-      ran("echo_headers", {});
-      const auth = this.requests.at(-1)?.headers.authorization ?? "none";
-      return { content: [{ type: "text", text: `you sent authorization: ${auth}` }] };
-    });
+    server.registerTool(
+      "echo_headers",
+      {
+        description: "Says what credential it got, after the text it is given",
+        inputSchema: { before: z.string().optional() },
+      },
+      (args) => {
+        ran("echo_headers", args);
+        const auth = this.requests.at(-1)?.headers.authorization ?? "none";
+        return { content: [{ type: "text", text: `${args.before ?? ""}you sent authorization: ${auth}` }] };
+      },
+    );
     return server;
   }
 

@@ -55,7 +55,8 @@ export class ApprovalQueue {
   /** Queues `ask` (or joins the same pending one) and resolves with its answer; never rejects. */
   readonly ask: AskApproval = (ask) => {
     const key = requestKey(ask);
-    const pending = this.byKey.get(key);
+    // Two tool calls with the same arguments are two calls: one answer "once" must not run both.
+    const pending = ask.kind === "mcp-call" ? undefined : this.byKey.get(key);
     if (pending !== undefined) return pending.answer;
     const limit = this.options.maxPendingPerSandbox ?? 64;
     if ([...this.byId.values()].filter((entry) => entry.ask.sandbox === ask.sandbox).length >= limit) {

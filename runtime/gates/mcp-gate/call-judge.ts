@@ -1,6 +1,6 @@
 import { isApproved, type AskApproval } from "../approvals/approval.js";
 import { decisionText } from "../approvals/approval-view.js";
-import { maxShownArgumentsBytes, maxShownToolLength } from "../approvals/approval-schema.js";
+import { maxShownArgumentsBytes } from "../approvals/approval-schema.js";
 import type { McpServerRoute } from "./mcp-route.js";
 import { toolVerdict } from "./tool-policy.js";
 
@@ -53,8 +53,6 @@ export async function judgeCall(
   if (verdict === "allow") return { pass: true, how: "allowed by the template's policy" };
   if (services.standing.allows(server.name, tool, Date.now()))
     return { pass: true, how: "allowed: a human approved the tool (--for or --always)" };
-  if (tool.length > maxShownToolLength)
-    return { pass: false, how: `refused: a tool name over ${maxShownToolLength} characters is not asked about` };
   if (Buffer.byteLength(args) > maxShownArgumentsBytes)
     return {
       pass: false,

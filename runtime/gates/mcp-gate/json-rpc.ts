@@ -17,7 +17,10 @@ export const rpcCodes = { parseError: -32700, invalidRequest: -32600, invalidPar
 /**
  * The one JSON-RPC message of a POST body, or why it is refused. A batch (an array) is refused:
  * MCP 2025-06-18 removed batching, and a gate that judged only the first call of a batch would
- * let the rest past.
+ * let the rest past. So is anything of two shapes at once (a method beside a result), a method that
+ * is not a string, and a tools/call without an id (a notification: nothing could carry its
+ * answer, and a server may still run it). `message` is rebuilt from the fields JSON-RPC defines,
+ * nothing else: what the gate sends on is exactly what it judged.
  */
 export function readClientMessage(body: string): ClientMessage | { refusal: string; code: number } {
   let parsed: unknown;
@@ -32,14 +35,25 @@ export function readClientMessage(body: string): ClientMessage | { refusal: stri
     return { refusal: 'not a JSON-RPC 2.0 message ("jsonrpc": "2.0")', code: rpcCodes.invalidRequest };
   const { id, method, params } = parsed;
   const idOk = typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
-  if (typeof method === "string") {
+  const answers = "result" in parsed || "error" in parsed;
+  if ("method" in parsed) {
+    if (typeof method !== "string" || answers)
+      return { refusal: "a request has a string method and no result or error", code: rpcCodes.invalidRequest };
     if (params !== undefined && !isRecord(params))
       return { refusal: "params must be an object", code: rpcCodes.invalidRequest };
-    if (id === undefined) return { kind: "notification", method, message: parsed };
+    const withParams = params === undefined ? {} : { params };
+    if (id === undefined) {
+      if (method === "tools/call")
+        return { refusal: "a tools/call must have an id (its answer is the tool's)", code: rpcCodes.invalidRequest };
+      return { kind: "notification", method, message: { jsonrpc: "2.0", method, ...withParams } };
+    }
     if (!idOk) return { refusal: "a request's id must be a string or a number", code: rpcCodes.invalidRequest };
-    return { kind: "request", id: id as RpcId, method, params, message: parsed };
+    return { kind: "request", id: id as RpcId, method, params, message: { jsonrpc: "2.0", id, method, ...withParams } };
   }
-  if (idOk && ("result" in parsed || "error" in parsed)) return { kind: "response", id: id as RpcId, message: parsed };
+  if (idOk && "result" in parsed !== "error" in parsed) {
+    const outcome = "result" in parsed ? { result: parsed.result } : { error: parsed.error };
+    return { kind: "response", id: id as RpcId, message: { jsonrpc: "2.0", id, ...outcome } };
+  }
   return { refusal: "neither a request, a notification nor a response", code: rpcCodes.invalidRequest };
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { redactorFor, type KeyRedactor } from "../shared/key-redactor.js";
+import { maxShownToolLength } from "../approvals/approval-schema.js";
 import { judgeCall, type CallJudgeServices } from "./call-judge.js";
 import { isRecord, readClientMessage, rpcCodes, rpcError, toolErrorResult, type ClientMessage } from "./json-rpc.js";
 import type { McpSandboxRoute, McpServerRoute } from "./mcp-route.js";
@@ -36,7 +37,7 @@ export function handleMcpRequest(
     const known = [...route.servers.keys()].map((each) => `/_mcp/${each}`).join(", ") || "none";
     return answer(res, 404, rpcError(null, rpcCodes.invalidRequest, `no MCP server there; this sandbox's: ${known}`));
   }
-  const redactor = redactorFor(tokensOf(server));
+  const redactor = redactorFor(new Set(server.secrets));
   if (req.method === "GET" || req.method === "DELETE")
     return void exchangeUpstream(server, req.method, req.headers, undefined, res, redactor);
   if (req.method !== "POST") {
@@ -64,46 +65,57 @@ async function relayMessage(
 ): Promise<void> {
   const read = readClientMessage(body);
   if ("refusal" in read) return answer(res, 400, rpcError(null, read.code, read.refusal));
+  let message = read.message;
   if (read.kind === "request" && read.method === "tools/call") {
-    const refused = await judgeToolCall(sandbox, server, read, services);
-    if (refused !== undefined) return answer(res, 200, refused);
+    const judged = await judgeToolCall(sandbox, server, read, services);
+    if ("refused" in judged) return answer(res, 200, judged.refused);
+    message = judged.call;
+    // Asked calls wait minutes: a sandbox gone meanwhile gets no call made on its behalf.
+    if (res.destroyed || req.socket.destroyed)
+      return services.audit(sandbox, `${server.name}: the call was not made: the sandbox left before it was sent`);
   }
-  await exchangeUpstream(server, "POST", req.headers, JSON.stringify(read.message), res, redactor);
+  await exchangeUpstream(server, "POST", req.headers, JSON.stringify(message), res, redactor);
 }
 
-/** The answer to a call the gate refuses (a tool error the agent's model reads), or undefined to send it. */
+/**
+ * The call to send (rebuilt from its name and arguments alone: what a human is shown is all that
+ * goes), or the answer to a call the gate refuses: a tool error the agent's model reads.
+ */
 async function judgeToolCall(
   sandbox: string,
   server: McpServerRoute,
   call: Extract<ClientMessage, { kind: "request" }>,
   services: McpGateServices,
-): Promise<string | undefined> {
+): Promise<{ call: Record<string, unknown> } | { refused: string }> {
   const tool = call.params?.name;
-  const args = call.params?.arguments;
-  if (typeof tool !== "string" || (args !== undefined && !isRecord(args)))
-    return rpcError(
-      call.id,
-      rpcCodes.invalidParams,
-      "tools/call takes params.name (a string) and params.arguments (an object)",
-    );
-  const judged = await judgeCall(sandbox, server, tool, JSON.stringify(args ?? {}), services);
+  const args = call.params?.arguments ?? {};
+  if (typeof tool !== "string" || !isRecord(args))
+    return {
+      refused: rpcError(
+        call.id,
+        rpcCodes.invalidParams,
+        "tools/call takes params.name (a string) and params.arguments (an object)",
+      ),
+    };
+  // Bounded before anything records it: the name goes into the audit log and the approval.
+  if (tool.length > maxShownToolLength)
+    return {
+      refused: rpcError(
+        call.id,
+        rpcCodes.invalidParams,
+        `a tool name over ${maxShownToolLength} characters is refused`,
+      ),
+    };
+  const judged = await judgeCall(sandbox, server, tool, JSON.stringify(args), services);
   services.audit(sandbox, `${server.name}: tool ${JSON.stringify(tool)}: ${judged.how}`);
-  if (judged.pass) return undefined;
-  return toolErrorResult(
-    call.id,
-    `forage: the call of ${tool} (MCP server ${server.name}) was not made: ${judged.how}. The sandbox's MCP gate stopped it before the server saw it.`,
-  );
-}
-
-/** The values the gate sends the server, and the token in each (after "Bearer " and the like): what is masked in answers. */
-function tokensOf(server: McpServerRoute): Set<string> {
-  const tokens = new Set<string>();
-  for (const value of Object.values(server.headers)) {
-    tokens.add(value);
-    const last = value.split(/\s+/).at(-1);
-    if (last !== undefined && last.length >= 8) tokens.add(last);
-  }
-  return tokens;
+  if (judged.pass)
+    return { call: { jsonrpc: "2.0", id: call.id, method: "tools/call", params: { name: tool, arguments: args } } };
+  return {
+    refused: toolErrorResult(
+      call.id,
+      `forage: the call of ${tool} (MCP server ${server.name}) was not made: ${judged.how}. The sandbox's MCP gate stopped it before the server saw it.`,
+    ),
+  };
 }
 
 function answer(res: ServerResponse, status: number, body: string): void {

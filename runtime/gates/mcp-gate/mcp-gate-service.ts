@@ -11,6 +11,9 @@ import { StandingToolApprovals } from "./call-judge.js";
 import { handleMcpRequest } from "./mcp-gate-handler.js";
 import type { McpServerRoute } from "./mcp-route.js";
 
+/** Requests one sandbox may have open at the gate at once (streams, calls waiting for a human, answers being read). */
+const maxOpenPerSandbox = 16;
+
 /** What the gate is told of the sandbox a request came from (the listener it reached says). */
 export interface McpCaller {
   sandbox: string;
@@ -27,40 +30,66 @@ export type McpGate = (caller: McpCaller, req: IncomingMessage, res: ServerRespo
  * Approvals `--for` last while the sandbox does (a new sandbox of the same name starts with
  * none); `--always` ones are kept in its metadata.
  */
-export function mcpGate(options: {
+export function mcpGate(options: McpGateOptions): McpGate {
+  const standing = new Map<string, StandingToolApprovals>();
+  const open = new Map<string, number>();
+  return (caller, req, res) => {
+    // Each exchange may hold an answer (up to maxAnswerBytes) or a call waiting for a human: bounded per sandbox.
+    const count = open.get(caller.sandbox) ?? 0;
+    if (count >= maxOpenPerSandbox) {
+      const body = `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"sandbox ${caller.sandbox} has ${maxOpenPerSandbox} MCP requests open; wait for some to finish"}}`;
+      return void res.writeHead(429, { "content-type": "application/json", "retry-after": "1" }).end(body);
+    }
+    open.set(caller.sandbox, count + 1);
+    res.once("close", () => {
+      const left = (open.get(caller.sandbox) ?? 1) - 1;
+      if (left === 0) open.delete(caller.sandbox);
+      else open.set(caller.sandbox, left);
+    });
+    serveRequest(options, standing, caller, req, res);
+  };
+}
+
+interface McpGateOptions {
   settings: () => Model;
   paths: RuntimePaths;
   ask: AskApproval;
   log: (line: string) => void;
-}): McpGate {
-  const { paths, ask, log } = options;
-  const standing = new Map<string, StandingToolApprovals>();
-  return (caller, req, res) =>
-    void routeOf(options.settings(), paths, caller.sandbox).then(
-      (found) => {
-        if (found === undefined) return void res.writeHead(404).end("forage: this sandbox has no MCP servers\n");
-        const { metadata, servers } = found;
-        // Keyed by the sandbox's creation too: a name used again starts with nothing approved.
-        const key = `${metadata.name}@${metadata.createdAt}`;
-        const approvals = standing.get(key) ?? new StandingToolApprovals();
-        standing.set(key, approvals);
-        // Approved --always (kept in its metadata, so a restarted gate knows them): exact names,
-        // standing after the template's own lists, whose deny still wins.
-        for (const [server, tools] of Object.entries(metadata.mcpAlwaysAllowed ?? {}))
-          for (const tool of tools) approvals.keep(server, tool, Number.POSITIVE_INFINITY);
-        const audit = gateAudit(paths, metadata.name, "mcp-call", log);
-        handleMcpRequest({ sandbox: metadata.name, servers }, req, res, {
-          ask,
-          standing: approvals,
-          audit: (_sandbox, detail) => void audit(detail),
-          keepAlways: (server, tool) => keepAlways(paths, metadata.name, server, tool, log),
-        });
-      },
-      (error: unknown) => {
-        log(`MCP gate: ${caller.sandbox}: ${error instanceof Error ? error.message : String(error)}`);
-        if (!res.headersSent) res.writeHead(502).end("forage: the MCP gate could not read this sandbox's servers\n");
-      },
-    );
+}
+
+/** One request: the sandbox's servers and standing approvals looked up, then handed to the handler. */
+function serveRequest(
+  { settings, paths, ask, log }: McpGateOptions,
+  standing: Map<string, StandingToolApprovals>,
+  caller: McpCaller,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
+  void routeOf(settings(), paths, caller.sandbox).then(
+    (found) => {
+      if (found === undefined) return void res.writeHead(404).end("forage: this sandbox has no MCP servers\n");
+      const { metadata, servers } = found;
+      // Keyed by the sandbox's creation too: a name used again starts with nothing approved.
+      const key = `${metadata.name}@${metadata.createdAt}`;
+      const approvals = standing.get(key) ?? new StandingToolApprovals();
+      standing.set(key, approvals);
+      // Approved --always (kept in its metadata, so a restarted gate knows them): exact names,
+      // standing after the template's own lists, whose deny still wins.
+      for (const [server, tools] of Object.entries(metadata.mcpAlwaysAllowed ?? {}))
+        for (const tool of tools) approvals.keep(server, tool, Number.POSITIVE_INFINITY);
+      const audit = gateAudit(paths, metadata.name, "mcp-call", log);
+      handleMcpRequest({ sandbox: metadata.name, servers }, req, res, {
+        ask,
+        standing: approvals,
+        audit: (_sandbox, detail) => void audit(detail),
+        keepAlways: (server, tool) => keepAlways(paths, metadata.name, server, tool, log),
+      });
+    },
+    (error: unknown) => {
+      log(`MCP gate: ${caller.sandbox}: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) res.writeHead(502).end("forage: the MCP gate could not read this sandbox's servers\n");
+    },
+  );
 }
 
 /** The sandbox's servers as routes, tokens read now; undefined when it has none (or is gone). */
@@ -79,6 +108,7 @@ async function routeOf(
 
 async function serverRoute(settings: Model, server: TemplateModel["mcp"]["servers"][number]): Promise<McpServerRoute> {
   const headers: Record<string, string> = {};
+  const secrets: string[] = [];
   if (server.secret !== null) {
     const file = settings.host.secrets[server.secret];
     if (file === undefined) throw new Error(`server ${server.name}: secret "${server.secret}" is not in the settings`);
@@ -87,8 +117,9 @@ async function serverRoute(settings: Model, server: TemplateModel["mcp"]["server
     if (!/^[\x21-\x7e]{1,4096}$/.test(token))
       throw new Error(`server ${server.name}: the token in ${file} is not one line of visible ASCII`);
     headers[server.header] = server.value.split("{key}").join(token);
+    secrets.push(token, headers[server.header] ?? token);
   }
-  return { name: server.name, url: new URL(server.url), headers, policy: server.tools };
+  return { name: server.name, url: new URL(server.url), headers, secrets, policy: server.tools };
 }
 
 async function keepAlways(
@@ -103,5 +134,8 @@ async function keepAlways(
     if (tools.includes(tool)) return true;
     return { ...metadata, mcpAlwaysAllowed: { ...metadata.mcpAlwaysAllowed, [server]: [...tools, tool].sort() } };
   });
-  if (!kept) log(`MCP gate: ${sandbox}: ${server}/${tool} approved --always, but its metadata could not be changed`);
+  if (!kept)
+    log(
+      `MCP gate: ${sandbox}: ${server} tool ${JSON.stringify(tool)} approved --always, but its metadata could not be changed`,
+    );
 }

@@ -12,6 +12,8 @@ export interface McpServerRoute {
   url: URL;
   /** Headers the gate sets on every message to the server (values read from the host's secrets). */
   headers: Readonly<Record<string, string>>;
+  /** What the gate masks in every answer: the token, and the header values that carry it. */
+  secrets: readonly string[];
   policy: ToolPolicy;
 }
 

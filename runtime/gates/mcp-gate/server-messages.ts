@@ -29,8 +29,10 @@ export function passServerMessage(text: string, policy: ToolPolicy, redactor: Ke
     hidden = message.result.tools.length - tools.length;
     if (hidden > 0) out = JSON.stringify({ ...message, result: { ...message.result, tools } });
   }
-  const { text: masked, count } = redactor.redact(out);
-  return { text: masked, hidden, redacted: count };
+  // The redactor reads a character per byte (latin1): UTF-8 text would shift its spans (a "İ"
+  // lower-cases to two characters). Its masks are ASCII over ASCII, so the bytes stay UTF-8.
+  const { text: masked, count } = redactor.redact(Buffer.from(out, "utf8").toString("latin1"));
+  return { text: count === 0 ? out : Buffer.from(masked, "latin1").toString("utf8"), hidden, redacted: count };
 }
 
 function parsed(text: string): unknown {

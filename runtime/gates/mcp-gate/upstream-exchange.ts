@@ -8,13 +8,13 @@ import { passServerMessage } from "./server-messages.js";
 import { formatSseEvent, SseReader } from "./sse-events.js";
 
 /** The transport's own request headers: the only ones of the sandbox's that reach the server. */
-const fromSandbox = ["accept", "content-type", "mcp-session-id", "mcp-protocol-version", "last-event-id"];
+const fromSandbox = ["accept", "mcp-session-id", "mcp-protocol-version", "last-event-id"];
 
 /** The transport's own answer headers: the only ones of the server's that reach the sandbox (never a cookie). */
 const toSandbox = ["content-type", "mcp-session-id", "cache-control"];
 
 /** One JSON answer, or one event of a stream, is held whole to be read: this much at most. */
-export const maxAnswerBytes = 8 * 1024 * 1024;
+export const maxAnswerBytes = 4 * 1024 * 1024;
 
 /** A server that sends nothing for this long is given up on (a tool may work for minutes). */
 const idleMs = 10 * 60_000;
@@ -47,7 +47,10 @@ export function exchangeUpstream(
     const sent: OutgoingHttpHeaders = {};
     for (const name of fromSandbox) if (headers[name] !== undefined) sent[name] = headers[name];
     Object.assign(sent, server.headers);
-    if (body !== undefined) sent["content-length"] = Buffer.byteLength(body);
+    // The body is the gate's own serialization: its type is the gate's too (a charset the sandbox
+    // named could make the server read other JSON than the gate judged).
+    if (body !== undefined)
+      Object.assign(sent, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
     const secure = server.url.protocol === "https:";
     const outgoing = (secure ? httpsRequest : httpRequest)(server.url, {
       method,
@@ -76,7 +79,11 @@ async function relayAnswer(
   const status = answer.statusCode ?? 502;
   const shown: OutgoingHttpHeaders = {};
   for (const name of toSandbox) if (answer.headers[name] !== undefined) shown[name] = answer.headers[name];
-  if (String(answer.headers["content-type"] ?? "").startsWith("text/event-stream"))
+  if (
+    String(answer.headers["content-type"] ?? "")
+      .toLowerCase()
+      .startsWith("text/event-stream")
+  )
     return relayStream(server, answer, status, shown, res, redactor);
   const text = await readWhole(answer);
   const passed = passServerMessage(text, server.policy, redactor);
@@ -111,7 +118,11 @@ function relayStream(
         const passed = event.data === "" ? undefined : passServerMessage(event.data, server.policy, redactor);
         relayed.hidden += passed?.hidden ?? 0;
         relayed.redacted += passed?.redacted ?? 0;
-        res.write(formatSseEvent(passed === undefined ? event : { ...event, data: passed.text }));
+        // A sandbox that does not read holds the server back, not the gate's memory.
+        if (!res.write(formatSseEvent(passed === undefined ? event : { ...event, data: passed.text }))) {
+          answer.pause();
+          res.once("drain", () => answer.resume());
+        }
       }
     });
     answer.once("end", () => {

@@ -76,6 +76,23 @@ describe("the approvals queue", () => {
     void otherSandbox;
   });
 
+  it("keeps two identical MCP tool calls two requests: one answered once runs one call", async () => {
+    const { queue } = queueWithLog();
+    const call: ApprovalAsk = {
+      sandbox: "demo",
+      kind: "mcp-call",
+      subject: { server: "bank", tool: "send_payment", arguments: '{"amount":100}' },
+    };
+    const answers: string[] = [];
+    for (const asked of [queue.ask(call), queue.ask(call)]) void asked.then((answer) => answers.push(answer.decision));
+    expect(queue.pending()).toHaveLength(2);
+    queue.answer(queue.pending()[0]?.id ?? "", { decision: "once" }, "root");
+    await vi.waitFor(() => expect(answers).toEqual(["once"]));
+    expect(queue.pending()).toHaveLength(1);
+    queue.answer(queue.pending()[0]?.id ?? "", { decision: "deny" }, "root");
+    await vi.waitFor(() => expect(answers).toEqual(["once", "deny"]));
+  });
+
   it("answers expired at the deadline when nobody answered, and forgets the request", async () => {
     const { queue } = queueWithLog({ deadlineMs: 30_000 });
     const answer = queue.ask(host("pypi.example"));

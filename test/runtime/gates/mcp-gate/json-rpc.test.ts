@@ -26,9 +26,21 @@ describe("reading the message a sandbox POSTs to an MCP server", () => {
     ["an id that is neither a string nor a number", '{"jsonrpc":"2.0","id":{},"method":"x"}', "id"],
     ["params that are not an object", '{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}', "params"],
     ["nothing it could be", '{"jsonrpc":"2.0","id":1}', "neither"],
+    [
+      "a tools/call without an id, which a server may still run",
+      '{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x"}}',
+      "must have an id",
+    ],
+    ["a method beside a result", '{"jsonrpc":"2.0","id":1,"method":"tools/call","result":{}}', "no result or error"],
+    ["a method that is not a string", '{"jsonrpc":"2.0","id":1,"method":["tools/call"],"result":{}}', "string method"],
   ])("refuses %s", (_what, body, said) => {
     const read = readClientMessage(body);
     expect("refusal" in read && read.refusal).toContain(said);
+  });
+
+  it("rebuilds the message from JSON-RPC's fields alone", () => {
+    const read = readClientMessage('{"jsonrpc":"2.0","id":1,"method":"ping","extra":{"a":1}}');
+    expect("message" in read && read.message).toEqual({ jsonrpc: "2.0", id: 1, method: "ping" });
   });
 
   it("keeps only the last of a repeated key, as what it sends on (and shows a human) is what it read", () => {

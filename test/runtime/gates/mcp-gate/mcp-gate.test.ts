@@ -35,7 +35,13 @@ async function startGate(servicesPolicy: ToolPolicy): Promise<number> {
     servers: new Map([
       [
         "tracker",
-        { name: "tracker", url: upstream.url, headers: { authorization: `Bearer ${token}` }, policy: servicesPolicy },
+        {
+          name: "tracker",
+          url: upstream.url,
+          headers: { authorization: `Bearer ${token}` },
+          secrets: [token, `Bearer ${token}`],
+          policy: servicesPolicy,
+        },
       ],
     ]),
   };
@@ -111,6 +117,26 @@ describe("the MCP gate, between the SDK's client and the SDK's server", () => {
     expect(shown).toMatch(/^you sent authorization: \[forage-redacted\]\*+$/);
   });
 
+  it("masks the token after text of any script (UTF-8 text read a character per byte would shift the masks)", async () => {
+    const agent = await connect(await startGate(policy));
+    const shown = text(await agent.callTool({ name: "echo_headers", arguments: { before: `${"İ".repeat(40)} ü ` } }));
+    expect(shown).not.toContain(token);
+    expect(shown).toBe(
+      `${"İ".repeat(40)} ü you sent authorization: ${"[forage-redacted]".padEnd(`Bearer ${token}`.length, "*")}`,
+    );
+  });
+
+  it("sends the call as the human would see it: its name and arguments, nothing the sandbox added beside them", async () => {
+    const agent = await connect(await startGate(policy));
+    await agent.callTool({ name: "get_issue", arguments: { id: 3 }, _meta: { progressToken: "x", other: "hidden" } });
+    const sent = upstream.requests.map((request) => request.body as { method?: string; params?: unknown } | undefined);
+    expect(sent.find((body) => body?.method === "tools/call")?.params).toEqual({
+      name: "get_issue",
+      arguments: { id: 3 },
+    });
+    expect(upstream.requests.at(-1)?.headers["content-type"]).toBe("application/json");
+  });
+
   it("holds a tool no list names for a human, showing the server, the tool and the arguments whole; approved once, it runs", async () => {
     const agent = await connect(await startGate({ allow: [], ask: [], deny: [] }));
     const call = agent.callTool({ name: "get_issue", arguments: { id: 9 } });
@@ -165,8 +191,9 @@ describe("the MCP gate, between the SDK's client and the SDK's server", () => {
 
   it("refuses instead of asking about a call whose tool name or arguments are too long to show a human whole", async () => {
     const agent = await connect(await startGate({ allow: [], ask: [], deny: [] }));
-    const longName = await agent.callTool({ name: `get_${"x".repeat(300)}`, arguments: {} });
-    expect(text(longName)).toContain("a tool name over 256 characters is not asked about");
+    await expect(agent.callTool({ name: `get_${"x".repeat(300)}`, arguments: {} })).rejects.toThrow(
+      "a tool name over 256 characters is refused",
+    );
     const longArgs = await agent.callTool({ name: "get_issue", arguments: { id: 1, pad: "y".repeat(70 * 1024) } });
     expect(text(longArgs)).toContain("its arguments are over 64 KiB");
     expect(queue.asks).toEqual([]);
