@@ -24,21 +24,7 @@ const services: McpGateServices = {
   standing: new StandingToolApprovals(),
   audit: () => undefined,
 };
-const route = {
-  sandbox: "bench",
-  servers: new Map([
-    [
-      "tracker",
-      {
-        name: "tracker",
-        url: upstream.url,
-        headers: { authorization: `Bearer ${token}` },
-        secrets: [token, `Bearer ${token}`],
-        policy: { allow: ["get_*"], ask: [], deny: ["delete_*"] },
-      },
-    ],
-  ]),
-};
+const route = upstream.gateRoute("bench", token, { allow: ["get_*"], ask: [], deny: ["delete_*"] });
 const gate = createServer((req, res) => handleMcpRequest(route, req, res, services));
 await new Promise<void>((resolve) => gate.listen(0, "127.0.0.1", resolve));
 const gatePort = (gate.address() as AddressInfo).port;

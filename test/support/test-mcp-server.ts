@@ -5,6 +5,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import type { McpSandboxRoute } from "../../runtime/gates/mcp-gate/mcp-route.js";
+import type { ToolPolicy } from "../../runtime/gates/mcp-gate/tool-policy.js";
 
 /** One tool call the server ran: its name, arguments, and the headers of the HTTP request it came in. */
 export interface RanCall {
@@ -115,6 +117,13 @@ export class TestMcpServer {
       },
     );
     return server;
+  }
+
+  /** What the MCP gate serves a sandbox of this server, as "tracker", its token sent as a bearer token. */
+  gateRoute(sandbox: string, token: string, policy: ToolPolicy): McpSandboxRoute {
+    const headers = { authorization: `Bearer ${token}` };
+    const server = { name: "tracker", url: this.url, headers, secrets: [token, headers.authorization], policy };
+    return { sandbox, servers: new Map([["tracker", server]]) };
   }
 
   async stop(): Promise<void> {

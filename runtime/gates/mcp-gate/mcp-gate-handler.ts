@@ -4,6 +4,7 @@ import { maxShownToolLength } from "../approvals/approval-schema.js";
 import { judgeCall, type CallJudgeServices } from "./call-judge.js";
 import { isRecord, readClientMessage, rpcCodes, rpcError, toolErrorResult, type ClientMessage } from "./json-rpc.js";
 import type { McpSandboxRoute, McpServerRoute } from "./mcp-route.js";
+import { readBounded } from "./bounded-read.js";
 import { exchangeUpstream } from "./upstream-exchange.js";
 
 /** The longest message a sandbox may POST (a tool's arguments included). */
@@ -22,8 +23,9 @@ export interface McpGateServices extends CallJudgeServices {
  * Serves one HTTP request a sandbox sends to an MCP server through the gate (Streamable HTTP:
  * POST a message, GET the server's stream, DELETE the session). A tools/call is judged first
  * (call-judge.ts): refused calls never reach the server, and the agent gets a tool error saying
- * why; every call is a line in the sandbox's audit log. What goes to the server is the message as
- * the gate read it, with the gate's headers; what comes back is filtered (server-messages.ts).
+ * why; every call is a line in the sandbox's audit log. What goes to the server is the message
+ * rebuilt from what the gate read and judged, with the gate's headers; what comes back is
+ * filtered (server-messages.ts).
  */
 export function handleMcpRequest(
   route: McpSandboxRoute,
@@ -48,7 +50,7 @@ export function handleMcpRequest(
       rpcError(null, rpcCodes.invalidRequest, `${req.method ?? ""} is not a method of MCP's transport`),
     );
   }
-  void readBody(req).then(
+  void readBounded(req, maxMessageBytes, "the message").then(
     (body) => relayMessage(route.sandbox, server, body, req, res, services, redactor),
     (reason: string) => answer(res, 413, rpcError(null, rpcCodes.invalidRequest, reason)),
   );
@@ -120,20 +122,4 @@ async function judgeToolCall(
 
 function answer(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
-}
-
-/** The request body as text, refused past maxMessageBytes. */
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      // Past the limit the rest is read and dropped, so the sandbox gets the answer saying why.
-      if (size > maxMessageBytes) reject(`a message over ${maxMessageBytes} bytes is not relayed`);
-      else chunks.push(chunk);
-    });
-    req.once("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.once("error", (error) => reject(error.message));
-  });
 }

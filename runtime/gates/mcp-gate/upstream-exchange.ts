@@ -4,6 +4,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { StringDecoder } from "node:string_decoder";
 import type { KeyRedactor } from "../shared/key-redactor.js";
 import type { McpServerRoute } from "./mcp-route.js";
+import { readBounded } from "./bounded-read.js";
 import { passServerMessage } from "./server-messages.js";
 import { formatSseEvent, SseReader } from "./sse-events.js";
 
@@ -85,7 +86,7 @@ async function relayAnswer(
       .startsWith("text/event-stream")
   )
     return relayStream(server, answer, status, shown, res, redactor);
-  const text = await readWhole(answer);
+  const text = await readBounded(answer, maxAnswerBytes, "the MCP server's answer", (body) => body.destroy());
   const passed = passServerMessage(text, server.policy, redactor);
   res.writeHead(status, { ...shown, "content-length": Buffer.byteLength(passed.text) }).end(passed.text);
   return { status, hidden: passed.hidden, redacted: passed.redacted };
@@ -130,22 +131,5 @@ function relayStream(
       resolve(relayed);
     });
     answer.once("error", (error) => reject(`the MCP server ${server.name}'s stream broke: ${error.message}`));
-  });
-}
-
-/** A whole answer body as text, refused past maxAnswerBytes. */
-function readWhole(answer: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    answer.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxAnswerBytes) {
-        answer.destroy();
-        reject(`the MCP server's answer is over ${maxAnswerBytes} bytes`);
-      } else chunks.push(chunk);
-    });
-    answer.once("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    answer.once("error", (error) => reject(`the MCP server's answer broke: ${error.message}`));
   });
 }

@@ -7,7 +7,6 @@ import { StandingToolApprovals } from "../../../../runtime/gates/mcp-gate/call-j
 import { passServerMessage } from "../../../../runtime/gates/mcp-gate/server-messages.js";
 import { KeyRedactor } from "../../../../runtime/gates/shared/key-redactor.js";
 import { handleMcpRequest, type McpGateServices } from "../../../../runtime/gates/mcp-gate/mcp-gate-handler.js";
-import type { McpSandboxRoute } from "../../../../runtime/gates/mcp-gate/mcp-route.js";
 import type { ToolPolicy } from "../../../../runtime/gates/mcp-gate/tool-policy.js";
 import { TestApprovalQueue } from "../../../support/test-approval-queue.js";
 import { TestMcpServer } from "../../../support/test-mcp-server.js";
@@ -30,21 +29,7 @@ let services: McpGateServices;
 let client: Client;
 
 async function startGate(servicesPolicy: ToolPolicy): Promise<number> {
-  const route: McpSandboxRoute = {
-    sandbox: "fix-42",
-    servers: new Map([
-      [
-        "tracker",
-        {
-          name: "tracker",
-          url: upstream.url,
-          headers: { authorization: `Bearer ${token}` },
-          secrets: [token, `Bearer ${token}`],
-          policy: servicesPolicy,
-        },
-      ],
-    ]),
-  };
+  const route = upstream.gateRoute("fix-42", token, servicesPolicy);
   gate = createServer((req, res) => handleMcpRequest(route, req, res, services));
   await new Promise<void>((resolve) => gate.listen(0, "127.0.0.1", resolve));
   return (gate.address() as AddressInfo).port;
