@@ -9,6 +9,7 @@ import type { AskApproval } from "../approvals/approval.js";
 import { gateAudit } from "../shared/gate-audit.js";
 import { StandingToolApprovals } from "./call-judge.js";
 import { handleMcpRequest } from "./mcp-gate-handler.js";
+import { rpcError } from "./json-rpc.js";
 import type { McpServerRoute } from "./mcp-route.js";
 
 /** Requests one sandbox may have open at the gate at once (streams, calls waiting for a human, answers being read). */
@@ -37,7 +38,11 @@ export function mcpGate(options: McpGateOptions): McpGate {
     // Each exchange may hold an answer (up to maxAnswerBytes) or a call waiting for a human: bounded per sandbox.
     const count = open.get(caller.sandbox) ?? 0;
     if (count >= maxOpenPerSandbox) {
-      const body = `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"sandbox ${caller.sandbox} has ${maxOpenPerSandbox} MCP requests open; wait for some to finish"}}`;
+      const body = rpcError(
+        null,
+        -32000,
+        `sandbox ${caller.sandbox} has ${maxOpenPerSandbox} MCP requests open; wait for some to finish`,
+      );
       return void res.writeHead(429, { "content-type": "application/json", "retry-after": "1" }).end(body);
     }
     open.set(caller.sandbox, count + 1);
@@ -106,7 +111,11 @@ async function routeOf(
   return { metadata, servers };
 }
 
-async function serverRoute(settings: Model, server: TemplateModel["mcp"]["servers"][number]): Promise<McpServerRoute> {
+/** One server as the gate reaches it: its token read now from the host's file and put where `header` and `value` say. */
+export async function serverRoute(
+  settings: Pick<Model, "host">,
+  server: TemplateModel["mcp"]["servers"][number],
+): Promise<McpServerRoute> {
   const headers: Record<string, string> = {};
   const secrets: string[] = [];
   if (server.secret !== null) {

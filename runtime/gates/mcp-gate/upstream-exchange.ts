@@ -120,7 +120,8 @@ function relayStream(
         relayed.hidden += passed?.hidden ?? 0;
         relayed.redacted += passed?.redacted ?? 0;
         // A sandbox that does not read holds the server back, not the gate's memory.
-        if (!res.write(formatSseEvent(passed === undefined ? event : { ...event, data: passed.text }))) {
+        const written = res.write(formatSseEvent(passed === undefined ? event : { ...event, data: passed.text }));
+        if (!written && !answer.isPaused()) {
           answer.pause();
           res.once("drain", () => answer.resume());
         }
