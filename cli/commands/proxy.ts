@@ -39,7 +39,9 @@ Examples:
       const { mcpGate } = await import("../../runtime/gates/mcp-gate/mcp-gate-service.js");
       const { askThroughDaemon } = await import("../../runtime/daemon/approval-client.js");
       const settings = () => context.settings;
-      const mcp = mcpGate({ settings, paths: context.paths, ask: askThroughDaemon({ log }), log });
+      const { serverLauncher } = await import("../../runtime/sandbox/mcp-server-sandboxes.js");
+      const launch = serverLauncher(() => context);
+      const mcp = mcpGate({ settings, paths: context.paths, ask: askThroughDaemon({ log }), log, launch });
       const proxy = await startApiProxy(context.settings, context.paths, log, settings, mcp);
       process.on(
         "SIGHUP",

@@ -3,6 +3,7 @@ import { checkProxyUse } from "./check-proxy-use.js";
 import { checkPermissions } from "./check-permissions.js";
 import { checkWorkspaceUse } from "./check-workspace-use.js";
 import { checkPoolUse } from "./check-pool-use.js";
+import { checkMcpServers } from "./check-mcp-servers.js";
 import { flattenAll } from "./proxied-agents.js";
 import type { Config } from "./schema/config.js";
 import { beadsDefaults } from "./schema/workspace.js";
@@ -26,6 +27,7 @@ export function checkReferences(config: Config): SchemaProblem[] {
           ...checkPermissions(config, flat),
           ...checkWorkspaceUse(config, flat),
           ...checkPoolUse(config, flat),
+          ...checkMcpServers(config, flat),
         ]
       : [];
   return [...checkSecrets(config), ...extendsProblems, ...checkMounts(config), ...apiProblems];

@@ -27,14 +27,14 @@ export function effectNotes(config: Config, flat: readonly FlatTemplate[]): Sche
 }
 
 /**
- * A secret is read for the agents that name it (secretName) and the MCP servers that do (secret):
+ * A secret is read for the agents that name it (secretName) and the MCP servers that do (secret, env):
  * one nobody names is read by nothing.
  */
 function unusedSecretsNotes(config: Config): SchemaProblem[] {
   const named = new Set(
     Object.values(config.templates).flatMap((template) => [
       ...Object.values(template.agents ?? {}).map((agent) => agent.secretName),
-      ...Object.values(template.mcp?.servers ?? {}).map((server) => server.secret),
+      ...Object.values(template.mcp?.servers ?? {}).flatMap((server) => [server.secret, ...Object.values(server.env ?? {})]),
     ]),
   );
   return Object.keys(config.secrets)
@@ -42,7 +42,7 @@ function unusedSecretsNotes(config: Config): SchemaProblem[] {
     .map((name) => ({
       path: ["secrets", name],
       atKey: true,
-      message: `secret "${name}" has no effect: no agent names it (secretName) and no MCP server (secret), so its file is never read; remove it, or give an agent secretName: ${name}`,
+      message: `secret "${name}" has no effect: no agent names it (secretName) and no MCP server (secret or env), so its file is never read; remove it, or give an agent secretName: ${name}`,
     }));
 }
 

@@ -62,7 +62,11 @@ export function resolveTemplate(name: string, template: Template, host: HostMode
         .sort(([a], [b]) => (a < b ? -1 : 1))
         .map(([serverName, server]) => ({
           name: serverName,
-          url: server.url,
+          url: server.url ?? null,
+          command: server.command === undefined ? null : [...server.command],
+          template: server.template ?? null,
+          env: Object.fromEntries(Object.entries(server.env ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))),
+          workspace: server.workspace ?? null,
           secret: server.secret ?? null,
           header: server.header ?? "authorization",
           value: server.value ?? "Bearer {key}",

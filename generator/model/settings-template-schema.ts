@@ -154,7 +154,28 @@ export const settingsTemplateSchema = z
                 .string()
                 .regex(mcpServerNamePattern)
                 .describe("Its name: the sandbox reaches it at /_mcp/<name>."),
-              url: z.string().min(1).max(2048).describe("Its Streamable HTTP endpoint."),
+              url: z.string().min(1).max(2048).nullable().describe("Its Streamable HTTP endpoint, or null (a stdio server)."),
+              command: z
+                .array(z.string().min(1).max(4096))
+                .min(1)
+                .max(64)
+                .nullable()
+                .describe("A stdio server's program and arguments, or null (a server reached by url)."),
+              template: z
+                .string()
+                .min(1)
+                .max(64)
+                .nullable()
+                .describe("A stdio server's sandbox's template, or null."),
+              env: z
+                .record(z.string().min(1).max(128), z.string().min(1).max(64))
+                .describe("A stdio server's environment variables, each the name of the secret it holds."),
+              workspace: z
+                .string()
+                .min(1)
+                .max(4096)
+                .nullable()
+                .describe("A stdio server's workspace (a host directory), or null: an empty one of its own."),
               secret: z.string().min(1).max(64).nullable().describe("The secret holding its token, or null."),
               header: z.string().min(1).max(64).describe("The header the token goes in."),
               value: z.string().min(1).max(256).describe('The header\'s value, "{key}" standing for the token.'),

@@ -427,8 +427,29 @@
             type = lib.types.attrsOf (lib.types.submodule {
               options = {
                 url = lib.mkOption {
-                  type = lib.types.str;
-                  description = "The server's Streamable HTTP endpoint, e.g. https://mcp.example.com/mcp, reached by the gate on the host: the sandbox never sees it or the token.";
+                  type = lib.types.nullOr lib.types.str;
+                  default = null;
+                  description = "The server's Streamable HTTP endpoint, e.g. https://mcp.example.com/mcp, reached by the gate on the host: the sandbox never sees it or the token. Give either url or command.";
+                };
+                command = lib.mkOption {
+                  type = lib.types.nullOr (lib.types.listOf lib.types.str);
+                  default = null;
+                  description = "A stdio server: its program and arguments, e.g. [\"github-mcp-server\", \"stdio\"], run by the gate in a sandbox of its own (made from `template`, started with the agent's sandbox and removed with it). Give either url or command.";
+                };
+                template = lib.mkOption {
+                  type = lib.types.nullOr lib.types.str;
+                  default = null;
+                  description = "With command: the template of the server's own sandbox (its network allow list, packages, runtime). It must have no agents and no MCP servers of its own.";
+                };
+                env = lib.mkOption {
+                  type = lib.types.nullOr (lib.types.attrsOf lib.types.str);
+                  default = null;
+                  description = "With command: environment variables the server gets from secrets, e.g. { GITHUB_PERSONAL_ACCESS_TOKEN: \"github\" }. Each secret's file is copied into the server's sandbox only, and masked in every answer. Default: none.";
+                };
+                workspace = lib.mkOption {
+                  type = lib.types.nullOr lib.types.str;
+                  default = null;
+                  description = "With command: a host directory mounted as is at the server's sandbox's workspace path. Default: an empty directory of its own, removed with it.";
                 };
                 secret = lib.mkOption {
                   type = lib.types.nullOr lib.types.str;

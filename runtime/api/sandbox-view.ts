@@ -63,10 +63,16 @@ export interface McpView {
     name: string;
     /** The sandbox's URL of it: the gate on the proxy's port at its host end. */
     gateUrl: string;
-    /** The server's own endpoint, which only the gate reaches. */
-    url: string;
+    /** The server's own endpoint, which only the gate reaches; null for a stdio server. */
+    url: string | null;
     /** The secret holding its token, or null. */
     secret: string | null;
+    /** A stdio server's program and arguments, or null. */
+    command: string[] | null;
+    /** The sandbox a stdio server runs in (made with this one), or null. */
+    sandbox: string | null;
+    /** A stdio server's environment variables, each the name of the secret it holds (only in the server's sandbox). */
+    env: Record<string, string>;
     allow: string[];
     ask: string[];
     deny: string[];

@@ -49,7 +49,9 @@ export class DaemonProxy {
     if (running !== undefined) return this.sayOnce(`API proxy not started: one already runs (pid ${running.pid})`);
     const { startApiProxy } = await import("../gates/api-proxy/api-proxy.js");
     const { mcpGate } = await import("../gates/mcp-gate/mcp-gate-service.js");
-    const mcp = mcpGate({ settings: this.settings, paths: this.paths, ask: this.ask, log: this.log });
+    const { serverLauncher } = await import("../sandbox/mcp-server-sandboxes.js");
+    const launch = serverLauncher(() => ({ settings: this.settings(), paths: this.paths, warn: this.log }));
+    const mcp = mcpGate({ settings: this.settings, paths: this.paths, ask: this.ask, log: this.log, launch });
     try {
       this.proxy = await startApiProxy(this.settings(), this.paths, this.log, this.settings, mcp);
       this.said = undefined;

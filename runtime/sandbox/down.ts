@@ -19,11 +19,24 @@ import { backendOf } from "../backends/registry.js";
 import { repoOwnerOf } from "../workspaces/repo-owner.js";
 import { removeSnapshots } from "../workspaces/snapshots.js";
 import { removeWorkspaces } from "../workspaces/remove-workspaces.js";
+import { serverSandboxesOf } from "./mcp-server-sandboxes.js";
 
-/** removeSandbox as the sandbox's only lifecycle change (see withSandboxLock): `forage-ctl down`. */
+/**
+ * removeSandbox as the sandbox's only lifecycle change (see withSandboxLock): `forage-ctl down`.
+ * A stdio MCP server's sandbox goes with the sandbox it serves, not on its own while that one is there.
+ */
 export function destroySandbox(context: RuntimeContext, name: string, graceSeconds = 10): Promise<void> {
   assertSandboxName(name);
-  return withSandboxLock(context, name, () => removeSandbox(context, name, graceSeconds));
+  return withSandboxLock(context, name, async () => {
+    const of = (await readMetadata(context.paths, name))?.mcpServerOf;
+    const served = of === undefined ? undefined : await readMetadata(context.paths, of.sandbox);
+    if (of !== undefined && served?.createdAt === of.createdAt)
+      throw new SandboxError(
+        `sandbox "${name}" runs MCP server ${of.server} of sandbox "${of.sandbox}" and is removed with it: forage-ctl down ${of.sandbox}`,
+        "usage",
+      );
+    return removeSandbox(context, name, graceSeconds);
+  });
 }
 
 /**
@@ -44,6 +57,11 @@ export async function removeSandbox(context: RuntimeContext, name: string, grace
       failures.push(`${step}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
+  // Its stdio MCP servers' sandboxes first: nothing is left serving a sandbox that is gone.
+  await attempt("MCP servers' sandboxes", async () => {
+    for (const server of await serverSandboxesOf(context, metadata))
+      await withSandboxLock(context, server.name, () => removeSandbox(context, server.name, graceSeconds));
+  });
   await attempt("stop", () => stopSandbox(context, metadata, graceSeconds));
   await attempt("container definition", () => backendOf(metadata.runtime).destroy(context, metadata));
   await attempt("workspaces", async () => {

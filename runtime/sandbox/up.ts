@@ -25,6 +25,8 @@ import { createWorkspaces, type WorkspaceRequest } from "../workspaces/create-wo
 import { timed } from "../core/phase-clock.js";
 import { withUpstreamAgent } from "../gates/ssh-agent/upstream-socket.js";
 import type { UpOptions } from "./up-options.js";
+import { makeServerSandboxes, type McpServerOrigin } from "./mcp-server-sandboxes.js";
+import { copyServerSecrets } from "../provision/mcp-server-secrets.js";
 
 /** What up takes: the caller's options as the up call's schema has them (up-options.ts), and what the call's flags resolve to. */
 export type UpRequest = UpOptions & {
@@ -36,6 +38,8 @@ export type UpRequest = UpOptions & {
   identity: SandboxMetadata["agentIdentity"];
   /** Progress lines for a terminal (boot, session, init). */
   progress?: (step: string) => void;
+  /** Set by up itself only: this is the sandbox of a stdio MCP server of another sandbox's. */
+  mcpServer?: McpServerOrigin;
 };
 
 /**
@@ -76,6 +80,8 @@ async function createSandbox(context: RuntimeContext, request: UpRequest): Promi
     const secrets = await timed(clock, "metadata, secrets, host key", async () => {
       await writeMetadata(context.paths, withWorkspaces);
       const copied = await copySecrets(context.paths, withWorkspaces, template, context.settings.host);
+      if (request.mcpServer !== undefined)
+        copied.push(await copyServerSecrets(context.paths, reserved, request.mcpServer.env, context.settings.host));
       if (template.ssh) await ensureHostKey(context.paths, reserved.name);
       return copied;
     });
@@ -88,6 +94,10 @@ async function createSandbox(context: RuntimeContext, request: UpRequest): Promi
     );
     const ready = { ...running, phase: "ready" as const };
     await timed(clock, "metadata", () => writeMetadata(context.paths, ready));
+    // Its stdio MCP servers' sandboxes, each from its own template; removed with it (down.ts).
+    await timed(clock, "MCP servers' sandboxes", () =>
+      makeServerSandboxes(ready, template, owner.home, (server) => upSandbox(context, server), request.progress),
+    );
     const from = claimed === undefined ? "" : `, from the pool (started as ${rootKeyOf(claimed)})`;
     await recordEvent(context.paths, reserved.name, "create", {
       detail: `template ${template.name}, slot ${reserved.slot}${from}`,
@@ -148,6 +158,7 @@ async function draftOf(
     system: null,
     cgroup: null,
     muxConfig,
+    ...(request.mcpServer === undefined ? {} : { mcpServerOf: request.mcpServer.of }),
     authorizedKeys: [...new Set([...context.settings.host.authorizedKeys, ...(request.sshKeys ?? [])])],
     secrets: [],
     // In force from the first packet: the host-side table is loaded from this before the start.

@@ -164,6 +164,18 @@ export const sandboxMetadataSchema = z.strictObject({
     .record(z.string().regex(/^[a-z][a-z0-9-]{0,63}$/), z.array(z.string().min(1).max(256)).max(256))
     .exactOptional(),
   /**
+   * A stdio MCP server's sandbox (runtime/sandbox/mcp-server-sandboxes.ts): the agent's sandbox it
+   * serves (its name and creation), and the server's name in that sandbox's template. It is made
+   * with that sandbox and removed with it. Absent: a sandbox of its own.
+   */
+  mcpServerOf: z
+    .strictObject({
+      sandbox: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/),
+      createdAt: z.string().min(1).max(64),
+      server: z.string().regex(/^[a-z][a-z0-9-]{0,63}$/),
+    })
+    .exactOptional(),
+  /**
    * A warm pool's member (runtime/sandbox/pool-*.ts): running, holding no workspace, secret, identity or
    * network, until an `up` of its template claims it. `key` is its template's settings when it
    * was made (poolKey): a member whose template changed since is replaced. Absent: a sandbox.

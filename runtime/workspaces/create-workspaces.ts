@@ -25,6 +25,8 @@ export interface WorkspaceRequest {
   direct?: boolean;
   /** -r NAME=PATH: repositories the template's mounts name. */
   namedRepos?: Record<string, string>;
+  /** An empty directory of the sandbox's own, removed with it (an MCP server's sandbox given no workspace). */
+  empty?: boolean;
 }
 
 /** workspace.maxSize at `up`: where limited workspaces go (null: no limit), and those made so far. */
@@ -86,6 +88,8 @@ async function createPrimary(
   owner: RepoOwner,
   quotas: QuotaState,
 ): Promise<WorkspaceMount> {
+  if (request.empty === true)
+    return withQuota({ mode: "direct", hostPath: await managedDir(paths, sandbox, primaryDir, owner, quotas), managed: true }, quotas);
   if (request.directory !== undefined && request.repo !== undefined)
     throw new SandboxError("give either -w DIR or -r REPO, not both", "usage");
   const source = request.directory ?? request.repo;

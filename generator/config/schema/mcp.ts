@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { headerName } from "./agent-api.js";
-import { secretName } from "./names.js";
+import { envVarName, hostPath, secretName, templateName } from "./names.js";
 
 /** An MCP server's name: the sandbox reaches it at /_mcp/<name> on the gate. */
 export const mcpServerNamePattern = /^[a-z][a-z0-9-]{0,63}$/;
@@ -34,11 +34,46 @@ const serverUrl = z
     error: "must not carry a user or password: name the token in `secret` (read on the host, sent in `header`)",
   });
 
+/** One argv item of a stdio server's command: visible text, passed as is (never through a shell). */
+const commandItem = z.string().regex(/^[^\0\n\r]{1,4096}$/, {
+  error: "must be 1-4096 characters without NUL or line breaks",
+});
+
+/** Fields only a server reached by URL has, and fields only a server run by command has. */
+const urlOnly = ["secret", "header", "value"] as const;
+const commandOnly = ["template", "env", "workspace"] as const;
+
 export const mcpServerSchema = z
   .strictObject({
-    url: serverUrl.describe(
-      "The server's Streamable HTTP endpoint, e.g. https://mcp.example.com/mcp, reached by the gate on the host: the sandbox never sees it or the token.",
-    ),
+    url: serverUrl
+      .optional()
+      .describe(
+        "The server's Streamable HTTP endpoint, e.g. https://mcp.example.com/mcp, reached by the gate on the host: the sandbox never sees it or the token. Give either url or command.",
+      ),
+    command: z
+      .array(commandItem)
+      .min(1)
+      .max(64)
+      .optional()
+      .describe(
+        'A stdio server: its program and arguments, e.g. ["github-mcp-server", "stdio"], run by the gate in a sandbox of its own (made from `template`, started with the agent\'s sandbox and removed with it). Give either url or command.',
+      ),
+    template: templateName
+      .optional()
+      .describe(
+        "With command: the template of the server's own sandbox (its network allow list, packages, runtime). It must have no agents and no MCP servers of its own.",
+      ),
+    env: z
+      .record(envVarName, secretName)
+      .optional()
+      .describe(
+        'With command: environment variables the server gets from secrets, e.g. { GITHUB_PERSONAL_ACCESS_TOKEN: "github" }. Each secret\'s file is copied into the server\'s sandbox only, and masked in every answer. Default: none.',
+      ),
+    workspace: hostPath
+      .optional()
+      .describe(
+        "With command: a host directory mounted as is at the server's sandbox's workspace path. Default: an empty directory of its own, removed with it.",
+      ),
     secret: secretName
       .optional()
       .describe(
@@ -68,9 +103,36 @@ export const mcpServerSchema = z
         'Which tools the agent may call, by name or pattern ("get_*"): deny wins over ask, ask over allow, and a tool no list names is asked about. Default: every tool asked about.',
       ),
   })
+  .superRefine((server, context) => {
+    if ((server.url === undefined) === (server.command === undefined))
+      return context.addIssue({
+        code: "custom",
+        message:
+          server.url === undefined
+            ? "an MCP server needs url (a server reached over HTTP) or command (a stdio server run in a sandbox of its own)"
+            : "give url or command, not both: a server is either reached over HTTP or run by the gate",
+      });
+    const [kind, others] = server.url === undefined ? ["command", urlOnly] : ["url", commandOnly];
+    for (const key of others)
+      if (server[key] !== undefined)
+        context.addIssue({
+          code: "custom",
+          path: [key],
+          params: { atKey: true },
+          message: `${key} is for a server ${kind === "url" ? "run by command" : "reached by url"}; this one has ${kind}: remove ${key}`,
+        });
+    if (server.command !== undefined && server.template === undefined)
+      context.addIssue({
+        code: "custom",
+        path: ["command"],
+        params: { atKey: true },
+        message:
+          "a stdio server runs in a sandbox of its own: name its template (template: \"NAME\", one with the server's network allow list and packages, and no agents)",
+      });
+  })
   // A header and its value carry the token: without one they would be read by nothing.
   .superRefine((server, context) => {
-    if (server.secret !== undefined) return;
+    if (server.secret !== undefined || server.url === undefined) return;
     for (const key of ["header", "value"] as const)
       if (server[key] !== undefined)
         context.addIssue({

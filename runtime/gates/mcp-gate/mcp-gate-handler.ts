@@ -6,6 +6,7 @@ import { isRecord, readClientMessage, rpcCodes, rpcError, toolErrorResult, type 
 import type { McpSandboxRoute, McpServerRoute } from "./mcp-route.js";
 import { readBounded } from "./bounded-read.js";
 import { exchangeUpstream } from "./upstream-exchange.js";
+import { exchangeStdio } from "./stdio-exchange.js";
 
 /** The longest message a sandbox may POST (a tool's arguments included). */
 export const maxMessageBytes = 1024 * 1024;
@@ -40,10 +41,11 @@ export function handleMcpRequest(
     return answer(res, 404, rpcError(null, rpcCodes.invalidRequest, `no MCP server there; this sandbox's: ${known}`));
   }
   const redactor = redactorFor(new Set(server.secrets));
-  if (req.method === "GET" || req.method === "DELETE")
+  // A stdio server has no stream of its own to GET and no session to DELETE: the transport lets a server say 405.
+  if ((req.method === "GET" || req.method === "DELETE") && "url" in server)
     return void exchangeUpstream(server, req.method, req.headers, undefined, res, redactor);
   if (req.method !== "POST") {
-    res.setHeader("allow", "GET, POST, DELETE");
+    res.setHeader("allow", "url" in server ? "GET, POST, DELETE" : "POST");
     return answer(
       res,
       405,
@@ -76,7 +78,8 @@ async function relayMessage(
     if (res.destroyed || req.socket.destroyed)
       return services.audit(sandbox, `${server.name}: the call was not made: the sandbox left before it was sent`);
   }
-  await exchangeUpstream(server, "POST", req.headers, JSON.stringify(message), res, redactor);
+  if ("url" in server) await exchangeUpstream(server, "POST", req.headers, JSON.stringify(message), res, redactor);
+  else await exchangeStdio(server, read, message, res, redactor);
 }
 
 /**

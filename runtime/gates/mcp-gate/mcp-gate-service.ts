@@ -10,7 +10,19 @@ import { gateAudit } from "../shared/gate-audit.js";
 import { StandingToolApprovals } from "./call-judge.js";
 import { handleMcpRequest } from "./mcp-gate-handler.js";
 import { rpcError } from "./json-rpc.js";
-import type { McpServerRoute } from "./mcp-route.js";
+import { redactorFor } from "../shared/key-redactor.js";
+import { maskText } from "./server-messages.js";
+import type { McpHttpRoute, McpServerRoute, McpStdioRoute } from "./mcp-route.js";
+import { StdioServerLink } from "./stdio-link.js";
+
+/** A template's MCP server, as the settings have it. */
+type McpServerModel = TemplateModel["mcp"]["servers"][number];
+
+/**
+ * The host argv that starts a stdio server in its sandbox (the agent's sandbox's, made with it:
+ * runtime/sandbox/mcp-server-sandboxes.ts), or a refusal saying why it cannot.
+ */
+export type McpServerLauncher = (agent: SandboxMetadata, server: McpServerModel) => Promise<string[]>;
 
 /** Requests one sandbox may have open at the gate at once (streams, calls waiting for a human, answers being read). */
 const maxOpenPerSandbox = 16;
@@ -34,6 +46,7 @@ export type McpGate = (caller: McpCaller, req: IncomingMessage, res: ServerRespo
 export function mcpGate(options: McpGateOptions): McpGate {
   const standing = new Map<string, StandingToolApprovals>();
   const open = new Map<string, number>();
+  const links = new Map<string, StdioServerLink>();
   return (caller, req, res) => {
     // Each exchange may hold an answer (up to maxAnswerBytes) or a call waiting for a human: bounded per sandbox.
     const count = open.get(caller.sandbox) ?? 0;
@@ -51,7 +64,7 @@ export function mcpGate(options: McpGateOptions): McpGate {
       if (left === 0) open.delete(caller.sandbox);
       else open.set(caller.sandbox, left);
     });
-    serveRequest(options, standing, caller, req, res);
+    serveRequest(options, { standing, links }, caller, req, res);
   };
 }
 
@@ -60,22 +73,30 @@ interface McpGateOptions {
   paths: RuntimePaths;
   ask: AskApproval;
   log: (line: string) => void;
+  /** Starts stdio servers in their sandboxes. */
+  launch: McpServerLauncher;
+}
+
+/** What the gate keeps across requests: approvals `--for`, and the stdio servers it runs, per sandbox. */
+interface GateState {
+  standing: Map<string, StandingToolApprovals>;
+  links: Map<string, StdioServerLink>;
 }
 
 /** One request: the sandbox's servers and standing approvals looked up, then handed to the handler. */
 function serveRequest(
-  { settings, paths, ask, log }: McpGateOptions,
-  standing: Map<string, StandingToolApprovals>,
+  options: McpGateOptions,
+  { standing, links }: GateState,
   caller: McpCaller,
   req: IncomingMessage,
   res: ServerResponse,
 ): void {
-  void routeOf(settings(), paths, caller.sandbox).then(
+  const { paths, ask, log } = options;
+  void routeOf(options, links, caller.sandbox).then(
     (found) => {
       if (found === undefined) return void res.writeHead(404).end("forage: this sandbox has no MCP servers\n");
       const { metadata, servers } = found;
-      // Keyed by the sandbox's creation too: a name used again starts with nothing approved.
-      const key = `${metadata.name}@${metadata.createdAt}`;
+      const key = sandboxKey(metadata);
       const approvals = standing.get(key) ?? new StandingToolApprovals();
       standing.set(key, approvals);
       // Approved --always (kept in its metadata, so a restarted gate knows them): exact names,
@@ -97,25 +118,62 @@ function serveRequest(
   );
 }
 
-/** The sandbox's servers as routes, tokens read now; undefined when it has none (or is gone). */
+/** A sandbox as the gate keys what it keeps for it: by its creation too (a name used again starts afresh). */
+function sandboxKey(metadata: SandboxMetadata): string {
+  return `${metadata.name}@${metadata.createdAt}`;
+}
+
+/** The sandbox's servers as routes, secrets read now; undefined when it has none (or is gone). */
 async function routeOf(
-  settings: Model,
-  paths: RuntimePaths,
+  { settings, paths, launch, log }: McpGateOptions,
+  links: Map<string, StdioServerLink>,
   sandbox: string,
 ): Promise<{ metadata: SandboxMetadata; servers: Map<string, McpServerRoute> } | undefined> {
+  const model = settings();
   const metadata = await readMetadata(paths, sandbox);
-  const template = settings.templates.find((candidate) => candidate.name === metadata?.template);
+  const template = model.templates.find((candidate) => candidate.name === metadata?.template);
   if (metadata === undefined || template === undefined || template.mcp.servers.length === 0) return undefined;
   const servers = new Map<string, McpServerRoute>();
-  for (const server of template.mcp.servers) servers.set(server.name, await serverRoute(settings, server));
+  for (const server of template.mcp.servers) {
+    if (server.command === null) {
+      servers.set(server.name, await serverRoute(model, server));
+      continue;
+    }
+    // One process per sandbox and server (and command: an edited one starts anew), until it ends.
+    const key = `${sandboxKey(metadata)}/${server.name}/${JSON.stringify(server.command)}`;
+    const link =
+      links.get(key) ??
+      new StdioServerLink(
+        server.name,
+        () => launch(metadata, server),
+        (why) => {
+          links.delete(key);
+          log(`MCP gate: ${metadata.name}: ${maskText(why, redactorFor(new Set(route.secrets))).text}`);
+        },
+      );
+    links.set(key, link);
+    const route: McpStdioRoute = { ...(await stdioRoute(model, server)), link };
+    servers.set(server.name, route);
+  }
   return { metadata, servers };
 }
 
+/** A stdio server's secrets, read now from the host's files: the gate masks them in every answer. */
+async function stdioRoute(settings: Pick<Model, "host">, server: McpServerModel): Promise<Omit<McpStdioRoute, "link">> {
+  const secrets: string[] = [];
+  for (const [variable, secret] of Object.entries(server.env)) {
+    const file = settings.host.secrets[secret];
+    if (file === undefined)
+      throw new Error(`server ${server.name}: secret "${secret}" (${variable}) is not in the settings`);
+    const value = (await readFile(file, "utf8")).replace(/\r?\n$/, "");
+    if (value !== "") secrets.push(value);
+  }
+  return { name: server.name, secrets, policy: server.tools };
+}
+
 /** One server as the gate reaches it: its token read now from the host's file and put where `header` and `value` say. */
-export async function serverRoute(
-  settings: Pick<Model, "host">,
-  server: TemplateModel["mcp"]["servers"][number],
-): Promise<McpServerRoute> {
+export async function serverRoute(settings: Pick<Model, "host">, server: McpServerModel): Promise<McpHttpRoute> {
+  if (server.url === null) throw new Error(`server ${server.name} is run by command, not reached by url`);
   const headers: Record<string, string> = {};
   const secrets: string[] = [];
   if (server.secret !== null) {

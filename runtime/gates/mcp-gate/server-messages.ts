@@ -29,10 +29,18 @@ export function passServerMessage(text: string, policy: ToolPolicy, redactor: Ke
     hidden = message.result.tools.length - tools.length;
     if (hidden > 0) out = JSON.stringify({ ...message, result: { ...message.result, tools } });
   }
-  // The redactor reads a character per byte (latin1): UTF-8 text would shift its spans (a "İ"
-  // lower-cases to two characters). Its masks are ASCII over ASCII, so the bytes stay UTF-8.
-  const { text: masked, count } = redactor.redact(Buffer.from(out, "utf8").toString("latin1"));
-  return { text: count === 0 ? out : Buffer.from(masked, "latin1").toString("utf8"), hidden, redacted: count };
+  const masked = maskText(out, redactor);
+  return { text: masked.text, hidden, redacted: masked.count };
+}
+
+/**
+ * Any text with every form of the server's secrets masked. The redactor reads a character per
+ * byte (latin1): UTF-8 text would shift its spans (a "İ" lower-cases to two characters). Its
+ * masks are ASCII over ASCII, so the bytes stay UTF-8.
+ */
+export function maskText(text: string, redactor: KeyRedactor): { text: string; count: number } {
+  const { text: masked, count } = redactor.redact(Buffer.from(text, "utf8").toString("latin1"));
+  return { text: count === 0 ? text : Buffer.from(masked, "latin1").toString("utf8"), count };
 }
 
 function parsed(text: string): unknown {

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerR
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { StringDecoder } from "node:string_decoder";
 import type { KeyRedactor } from "../shared/key-redactor.js";
-import type { McpServerRoute } from "./mcp-route.js";
+import type { McpHttpRoute } from "./mcp-route.js";
 import { readBounded } from "./bounded-read.js";
 import { passServerMessage } from "./server-messages.js";
 import { formatSseEvent, SseReader } from "./sse-events.js";
@@ -37,7 +37,7 @@ export interface Relayed {
  * page) masked as text. The sandbox leaving ends the request; a server failure ends the answer.
  */
 export function exchangeUpstream(
-  server: McpServerRoute,
+  server: McpHttpRoute,
   method: string,
   headers: IncomingHttpHeaders,
   body: string | undefined,
@@ -72,7 +72,7 @@ export function exchangeUpstream(
 }
 
 async function relayAnswer(
-  server: McpServerRoute,
+  server: McpHttpRoute,
   answer: IncomingMessage,
   res: ServerResponse,
   redactor: KeyRedactor,
@@ -94,7 +94,7 @@ async function relayAnswer(
 
 /** An event stream relayed event by event: each event's data is one JSON-RPC message (MCP's transport). */
 function relayStream(
-  server: McpServerRoute,
+  server: McpHttpRoute,
   answer: IncomingMessage,
   status: number,
   headers: OutgoingHttpHeaders,

@@ -51,6 +51,9 @@
       odd = import ./templates/odd.nix {
         inherit pkgs;
       };
+      odd-mcp = import ./templates/odd-mcp.nix {
+        inherit pkgs;
+      };
     };
   };
 }

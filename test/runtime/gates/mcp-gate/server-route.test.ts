@@ -13,6 +13,10 @@ const settings = { host: { secrets: { "tracker-token": join(dir, "token") } } } 
 const server = (part: Partial<TemplateModel["mcp"]["servers"][number]>): TemplateModel["mcp"]["servers"][number] => ({
   name: "tracker",
   url: "https://mcp.tracker.example/mcp",
+  command: null,
+  template: null,
+  env: {},
+  workspace: null,
   secret: "tracker-token",
   header: "authorization",
   value: "Bearer {key}",

@@ -64,9 +64,29 @@
   sshAgent = null;
   mcp = {
     servers = {
+      stdio-1 = {
+        command = [ "run \${x}" "--arg=''\$(id)\"q\"" "back\\slash 🦊" ];
+        env = {
+          TOKEN_X = "key.v1_x-y";
+        };
+        header = "authorization";
+        secret = null;
+        template = "odd-mcp";
+        tools = {
+          allow = [ ];
+          ask = [ ];
+          deny = [ ];
+        };
+        url = null;
+        value = "Bearer {key}";
+        workspace = "~/mcp/\${x} ''y";
+      };
       tracker-1 = {
+        command = null;
+        env = { };
         header = "x-api-key";
         secret = "key.v1_x-y";
+        template = null;
         tools = {
           allow = [ "get_\${x}*" "''a\\b" ];
           ask = [ ];
@@ -74,6 +94,7 @@
         };
         url = "https://mcp.example/mcp?x=\${y}&q=\"z\"";
         value = "Token \${HOME} '' {key} \$(id)";
+        workspace = null;
       };
     };
   };

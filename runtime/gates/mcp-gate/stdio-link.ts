@@ -1,0 +1,157 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { StringDecoder } from "node:string_decoder";
+import { isRecord, rpcError } from "./json-rpc.js";
+import { maxAnswerBytes } from "./upstream-exchange.js";
+
+/** A server that answers nothing for this long is given up on (a tool may work for minutes). */
+const answerTimeoutMs = 10 * 60_000;
+
+/** What the link keeps of the server's stderr, to say why it stopped (masked before anyone sees it). */
+const stderrTailBytes = 2048;
+
+/** JSON-RPC's "method not found": what the gate answers a server's own requests with. */
+const methodNotFound = -32601;
+
+/** A request waiting for the server's answer. */
+interface Waiting {
+  resolve: (answer: Record<string, unknown>) => void;
+  reject: (reason: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * The gate's end of one stdio MCP server (MCP's stdio transport: one JSON-RPC message per line
+ * on the server's stdin and stdout), run in its sandbox by the host argv `launch` gives. The
+ * process starts at the first message and again after it ended. Requests go with ids of the
+ * gate's own (an agent's ids never reach the server, so no two clients' can collide, and no
+ * answer can be claimed by a request it was not for); answers come back by them. The server's
+ * own requests (sampling, roots, elicitation) are answered "not found" by the gate, its
+ * notifications dropped: over the gate's JSON-only transport nothing could carry them to the
+ * agent, and a server waiting for an answer would hang.
+ */
+export class StdioServerLink {
+  private child: ChildProcess | undefined;
+  private starting: Promise<ChildProcess> | undefined;
+  private readonly waiting = new Map<number, Waiting>();
+  private nextId = 1;
+  private stderrTail = "";
+
+  constructor(
+    /** Its name in the template, for messages. */
+    readonly name: string,
+    /** The host argv that starts the server in its sandbox, asked for at each start. */
+    private readonly launch: () => Promise<string[]>,
+    /** Called once the process has ended, with why (masked by the caller before it is shown). */
+    private readonly ended: (why: string) => void = () => undefined,
+  ) {}
+
+  /** Sends a request (its id replaced by the gate's) and resolves with the server's answer to it, id as the gate's. */
+  async request(message: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const child = await this.running();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        reject(new Error(`the MCP server ${this.name} gave no answer in ${answerTimeoutMs / 1000} s`));
+      }, answerTimeoutMs);
+      this.waiting.set(id, { resolve, reject, timer });
+      this.send(child, { ...message, id });
+    });
+  }
+
+  /** Sends a notification; nothing comes back. */
+  async notify(message: Record<string, unknown>): Promise<void> {
+    this.send(await this.running(), message);
+  }
+
+  /** Ends the server's process (its sandbox going away ends it too); resolves once it has ended. */
+  async close(): Promise<void> {
+    const child = this.child ?? (await this.starting?.catch(() => undefined));
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    const closed = new Promise((resolve) => child.once("close", resolve));
+    child.kill("SIGTERM");
+    await closed;
+  }
+
+  private send(child: ChildProcess, message: Record<string, unknown>): void {
+    // JSON.stringify escapes every line break inside strings: one message is one line.
+    child.stdin?.write(`${JSON.stringify(message)}\n`);
+  }
+
+  private running(): Promise<ChildProcess> {
+    if (this.child !== undefined) return Promise.resolve(this.child);
+    this.starting ??= this.start().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async start(): Promise<ChildProcess> {
+    const [program, ...args] = await this.launch();
+    if (program === undefined) throw new Error(`the MCP server ${this.name} has no command`);
+    const child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"] });
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", reject);
+    });
+    this.child = child;
+    this.stderrTail = "";
+    child.stdin.on("error", () => undefined); // A server gone mid-write: its exit says so.
+    child.stderr.on("data", (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-stderrTailBytes);
+    });
+    this.readLines(child);
+    child.once("close", (code, signal) => this.onExit(child, code, signal));
+    return child;
+  }
+
+  /** The server's stdout, a message per line, each bounded: a longer one ends the server. */
+  private readLines(child: ChildProcess): void {
+    const decoder = new StringDecoder("utf8");
+    let partial = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      const lines = (partial + decoder.write(chunk)).split("\n");
+      partial = lines.pop() ?? "";
+      if (Buffer.byteLength(partial) > maxAnswerBytes) {
+        this.stderrTail += `\nforage: a message over ${maxAnswerBytes} bytes`;
+        partial = "";
+        child.kill("SIGKILL");
+      }
+      for (const line of lines) this.onLine(child, line);
+    });
+  }
+
+  private onLine(child: ChildProcess, line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return; // Not JSON-RPC (a server that logs to stdout): nothing to relay.
+    }
+    if (!isRecord(message)) return;
+    if (typeof message.method === "string") {
+      const { id } = message;
+      if (typeof id === "string" || typeof id === "number")
+        child.stdin?.write(
+          `${rpcError(id, methodNotFound, `forage's MCP gate does not pass ${message.method} to the agent`)}\n`,
+        );
+      return;
+    }
+    const waiting = typeof message.id === "number" ? this.waiting.get(message.id) : undefined;
+    if (waiting === undefined || typeof message.id !== "number") return;
+    this.waiting.delete(message.id);
+    clearTimeout(waiting.timer);
+    waiting.resolve(message);
+  }
+
+  private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.child === child) this.child = undefined;
+    const how = signal === null ? `exited with code ${code ?? "?"}` : `was ended by ${signal}`;
+    const tail = this.stderrTail.trim();
+    const why = `the MCP server ${this.name} ${how}${tail === "" ? "" : `; its last words: ${tail}`}`;
+    for (const [id, waiting] of this.waiting) {
+      clearTimeout(waiting.timer);
+      waiting.reject(new Error(why));
+      this.waiting.delete(id);
+    }
+    this.ended(why);
+  }
+}

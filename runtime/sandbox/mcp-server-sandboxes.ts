@@ -1,0 +1,118 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { TemplateModel } from "../../generator/model/model.js";
+import type { RuntimeContext } from "../core/context.js";
+import { SandboxError } from "../core/errors.js";
+import { expandHome } from "../core/host-user.js";
+import { packageRoot } from "../core/package-root.js";
+import type { McpServerLauncher } from "../gates/mcp-gate/mcp-gate-service.js";
+import { serverEnvDirInside } from "../provision/mcp-server-secrets.js";
+import { listMetadata, readMetadata } from "../state/metadata-store.js";
+import type { SandboxMetadata } from "../state/metadata.js";
+import type { WorkspaceRequest } from "../workspaces/create-workspaces.js";
+import { execCommand } from "./exec.js";
+
+/** What makes a stdio server's sandbox: the agent's sandbox it serves, and the secrets it gets as its environment. */
+export interface McpServerOrigin {
+  of: NonNullable<SandboxMetadata["mcpServerOf"]>;
+  env: Readonly<Record<string, string>>;
+}
+
+/** What `up` is asked to make a server's sandbox (a part of up.ts's UpRequest, passed in to keep the modules apart). */
+export interface ServerSandboxRequest {
+  name: string;
+  template: string;
+  workspace: WorkspaceRequest;
+  identity: Record<string, never>;
+  muxConfig: false;
+  mcpServer: McpServerOrigin;
+}
+
+/**
+ * A stdio server's sandbox's name: the agent's sandbox's, "--", the server's (`dev--github`), so
+ * `ps` shows whose it is. Refused when it would be longer than a sandbox name may be.
+ */
+export function serverSandboxName(agent: string, server: string): string {
+  const name = `${agent}--${server}`;
+  if (name.length > 63)
+    throw new SandboxError(
+      `sandbox "${agent}" cannot have MCP server ${server}'s sandbox beside it: "${name}" is over 63 characters; use a shorter sandbox name`,
+      "usage",
+    );
+  return name;
+}
+
+/**
+ * Makes a sandbox for each stdio server of the agent's sandbox's template, from the server's
+ * `template`, with its `workspace` (or an empty directory of its own) and its `env` secrets
+ * (nowhere else): `up` (passed in) does each, whole or not at all. The caller undoes the agent's
+ * sandbox (and so these, see removeServerSandboxes) when one fails.
+ */
+export async function makeServerSandboxes(
+  agent: SandboxMetadata,
+  template: TemplateModel,
+  home: string,
+  up: (request: ServerSandboxRequest) => Promise<SandboxMetadata>,
+  progress?: (step: string) => void,
+): Promise<void> {
+  for (const server of template.mcp.servers) {
+    if (server.command === null || server.template === null) continue;
+    progress?.(`starting the sandbox of MCP server ${server.name}`);
+    await up({
+      name: serverSandboxName(agent.name, server.name),
+      template: server.template,
+      workspace: server.workspace === null ? { empty: true } : { directory: expandHome(server.workspace, home) },
+      identity: {},
+      muxConfig: false,
+      mcpServer: { of: { sandbox: agent.name, createdAt: agent.createdAt, server: server.name }, env: server.env },
+    });
+  }
+}
+
+/** The sandboxes made for this sandbox's stdio servers that are there now (none for a sandbox that is one). */
+export async function serverSandboxesOf(
+  context: RuntimeContext,
+  agent: Pick<SandboxMetadata, "name" | "createdAt">,
+): Promise<SandboxMetadata[]> {
+  return (await listMetadata(context.paths)).filter(
+    (each) => each.mcpServerOf?.sandbox === agent.name && each.mcpServerOf.createdAt === agent.createdAt,
+  );
+}
+
+/** The constant launcher a stdio server starts through (it exports the server's secrets for it alone). */
+function launcherPath(): string {
+  return join(packageRoot(), "runtime/assets/forage-mcp-server");
+}
+
+/**
+ * How the MCP gate starts a stdio server: in the sandbox made for it beside the agent's (checked
+ * to be that one, of that sandbox's creation), as the sandbox's user, in its workspace, through
+ * the launcher, which gives it its secrets as environment variables. The secrets are read inside
+ * from the sandbox's own copies: they are never in an argv.
+ */
+export function serverLauncher(context: () => RuntimeContext): McpServerLauncher {
+  return async (agent, server) => {
+    if (server.command === null) throw new Error(`MCP server ${server.name} is reached by url, not run`);
+    const name = serverSandboxName(agent.name, server.name);
+    const metadata = await readMetadata(context().paths, name);
+    const of = metadata?.mcpServerOf;
+    if (
+      metadata === undefined ||
+      of?.sandbox !== agent.name ||
+      of.createdAt !== agent.createdAt ||
+      of.server !== server.name
+    )
+      throw new Error(
+        `the sandbox of MCP server ${server.name} (${name}) is not there: it is made by up (forage-ctl down ${agent.name}, then up again)`,
+      );
+    const script = await readFile(launcherPath(), "utf8");
+    return execCommand(context(), metadata, [
+      "bash",
+      "-c",
+      script,
+      "forage-mcp-server",
+      serverEnvDirInside,
+      ...server.command,
+    ]);
+  };
+}
