@@ -34,7 +34,12 @@ export function registerLifecycle(program: Command): void {
       if (options.all === true && all.length === 0) return void process.stdout.write("no sandboxes to remove\n");
       if (options.all === true && !(await confirmDownAll(all, options.yes === true)))
         return void process.stdout.write("nothing removed\n");
-      const names = options.all === true ? all.map((s) => s.name) : [name ?? ""];
+      // A stdio MCP server's sandbox goes with the sandbox it serves (which refuses to let it go alone).
+      const listed = new Set(all.map((s) => s.name));
+      const names =
+        options.all === true
+          ? all.filter((s) => s.mcpServerOf === undefined || !listed.has(s.mcpServerOf.sandbox)).map((s) => s.name)
+          : [name ?? ""];
       for (const each of names) {
         await ops.down({ name: each, grace: seconds(options.timeout) });
         process.stdout.write(`removed ${each}\n`);

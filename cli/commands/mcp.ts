@@ -21,7 +21,9 @@ export function registerMcp(program: Command): void {
       [
         "",
         "Each server is reached by the sandbox at the gate's URL; the gate adds the server's token (read",
-        "on the host from the named secret: the sandbox never holds it) and judges each tool call:",
+        "on the host from the named secret: the sandbox never holds it), or runs a stdio server in a",
+        "sandbox of its own (NAME--SERVER, made by up and removed by down with NAME, holding the",
+        "server's secrets as its environment), and judges each tool call:",
         "deny wins over ask, ask over allow; a tool no list names is asked about. Asked calls wait in",
         "forage-ctl approvals (approve ID --for 10m lets the tool through for a while, --always for",
         "this sandbox's life). Every call is a line of the audit log (forage-ctl audit-log NAME).",
@@ -41,33 +43,58 @@ export function registerMcp(program: Command): void {
       const allCalls = events.filter((event) => event.event === "mcp-call");
       const calls = count === 0 ? [] : allCalls.slice(-count);
       const served = view.apiProxy?.served === true;
-      if (options.json === true) return printJson({ sandbox: view.name, served, servers: mcp.servers, calls });
+      // A stdio server's state is its sandbox's: running, stopped, or not there (made by up).
+      const servers = await Promise.all(
+        mcp.servers.map(async (server) => ({
+          ...server,
+          sandboxStatus:
+            server.sandbox === null
+              ? null
+              : ((await ops.status({ name: server.sandbox }).catch(() => undefined))?.status ?? "missing"),
+        })),
+      );
+      if (options.json === true) return printJson({ sandbox: view.name, served, servers, calls });
       if (mcp.servers.length === 0)
         return void process.stdout.write(
           `sandbox ${view.name} has no MCP servers (its template ${view.template} names none in mcp.servers)\n`,
         );
-      process.stdout.write(`${serverLines(view.name, served, mcp).join("\n")}\n\n${callLines(calls).join("\n")}\n`);
+      process.stdout.write(`${serverLines(view.name, served, servers).join("\n")}\n\n${callLines(calls).join("\n")}\n`);
     });
 }
 
-/** Each server: where the sandbox and the gate reach it, its token, its policy, the tools approved --always. */
-function serverLines(sandbox: string, served: boolean, mcp: McpView): string[] {
+/** A server as `mcp` shows it: with its sandbox's state when it runs in one. */
+type ShownServer = McpView["servers"][number] & { sandboxStatus: string | null };
+
+/** Each server: where the sandbox and the gate reach it, its token or secrets, its policy, the tools approved --always. */
+function serverLines(sandbox: string, served: boolean, servers: ShownServer[]): string[] {
   const gate = served
     ? "the gate serves it"
     : "the gate does not serve it now (is the sandbox running? forage-ctl proxy --status)";
   const list = (tools: string[]): string => (tools.length === 0 ? "-" : tools.join(", "));
   return [
     `MCP servers of ${sandbox} (${gate}):`,
-    ...mcp.servers.flatMap((server) => [
+    ...servers.flatMap((server) => [
       `  ${server.name}`,
       `    sandbox's URL  ${server.gateUrl}`,
-      `    server         ${server.url}`,
-      `    token          ${server.secret === null ? "none" : `secret "${server.secret}", added by the gate`}`,
+      ...(server.url === null ? stdioLines(server) : [`    server         ${server.url}`]),
+      ...(server.url === null
+        ? []
+        : [`    token          ${server.secret === null ? "none" : `secret "${server.secret}", added by the gate`}`]),
       `    allow          ${list(server.allow)}`,
       `    ask            ${list(server.ask)} (and every tool no list names)`,
       `    deny           ${list(server.deny)}`,
       ...(server.alwaysAllowed.length === 0 ? [] : [`    approved       ${list(server.alwaysAllowed)} (--always)`]),
     ]),
+  ];
+}
+
+/** A stdio server: its command, the sandbox it runs in (and that sandbox's state), the secrets it gets there. */
+function stdioLines(server: ShownServer): string[] {
+  const secrets = Object.entries(server.env).map(([variable, secret]) => `${variable} from secret "${secret}"`);
+  return [
+    `    command        ${(server.command ?? []).map((word) => JSON.stringify(word)).join(" ")}`,
+    `    sandbox        ${server.sandbox ?? "none (the sandbox's name leaves no room for one)"} (${server.sandboxStatus ?? "missing"})`,
+    `    secrets        ${secrets.length === 0 ? "none" : `${secrets.join(", ")}, in the server's sandbox only`}`,
   ];
 }
 

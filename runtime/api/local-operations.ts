@@ -179,6 +179,9 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     seccomp,
     ports: metadata.ports ?? [],
     mcp: mcpViewOf(context, metadata),
+    ...(metadata.mcpServerOf === undefined
+      ? {}
+      : { mcpServerOf: { sandbox: metadata.mcpServerOf.sandbox, server: metadata.mcpServerOf.server } }),
     pushGate:
       metadata.pushGate === null
         ? null

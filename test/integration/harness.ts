@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -70,6 +70,11 @@ export class TestHost {
       FORAGE_SECRETS_DIR: join(this.dir, "secrets"),
       PATH: process.env.PATH ?? "/usr/bin:/bin",
     };
+  }
+
+  /** Appends templates (lines under `templates:`) to the config: for ones that name paths made after the host (its workspaces). */
+  addTemplates(lines: string): void {
+    appendFileSync(this.config, lines);
   }
 
   /** A workspace directory owned by the agent user. */

@@ -1,0 +1,175 @@
+import { copyFileSync, existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "rolldown";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isRoot, toolsAvailable } from "../support/tools.js";
+import { TestHosts } from "../support/test-hosts.js";
+import { TestHost } from "./harness.js";
+import { inSandbox } from "./sandbox-calls.js";
+import { waitForProxy } from "./proxy-ready.js";
+
+/*
+ * A published stdio MCP server (@modelcontextprotocol/server-everything, bundled into the
+ * server's workspace: its sandbox has node from the host's /usr, not this repository's
+ * node_modules) run in a sandbox of its own beside a real agent's sandbox: made by `up`, given its
+ * secret as an environment variable there alone, reaching only its template's allow list, reached
+ * by the agent only through the MCP gate, and removed with the agent's sandbox. Every packet goes
+ * to loopback, a sandbox's host end, or the test hosts of a namespace made here.
+ */
+const tools = toolsAvailable("systemd-nspawn", "nsenter", "setpriv", "ip", "flock", "nft", "tmux");
+const token = "tok-everything-31c5e9a07b2d48f6";
+const proxyPort = 18098;
+const hosts = new TestHosts("fth243", "10.199.243", "fd99:1243");
+const [api, blocked] = hosts.v4 as [string, string];
+const zone = { "api.test.example": { A: [api] }, "blocked.test.example": { A: [blocked] } };
+
+interface Probe {
+  reply?: string;
+  error?: string;
+}
+
+describe.skipIf(!tools.run || !isRoot())("a stdio MCP server in a sandbox of its own, behind the MCP gate", () => {
+  let host: TestHost;
+  let serverCode: string;
+  const agent = (...args: string[]): Promise<string> =>
+    inSandbox(host, "mc", "node", "/workspace/mcp-client.mjs", "everything", ...args);
+  const call = async (
+    tool: string,
+    args: Record<string, unknown> = {},
+  ): Promise<{ text: string; isError: boolean }> => {
+    const result = JSON.parse(await agent("call", tool, JSON.stringify(args))) as {
+      content: { text: string }[];
+      isError?: boolean;
+    };
+    return { text: result.content.map((block) => block.text).join(""), isError: result.isError === true };
+  };
+  const probe = async (sandbox: string, ...args: string[]): Promise<Probe> =>
+    JSON.parse(await inSandbox(host, sandbox, "node", "/workspace/probe.mjs", ...args)) as Probe;
+
+  beforeAll(async () => {
+    await hosts.start(zone);
+    host = new TestHost(
+      "10.198",
+      "nobody",
+      "", // the templates follow, once the server's workspace is known
+      `upstreamResolver: "${hosts.dns}", admitPrivate: ["10.199.243.0/24"]`,
+      { secrets: { "everything-token": token }, topLevel: `proxy: { port: ${proxyPort} }` },
+    );
+    serverCode = host.workspace("everything-code");
+    host.addTemplates(`  srv:
+    network: { mode: restricted, allow: ["api.test.example"] }
+  tools:
+    network: none
+    agents:
+      helper: { package: nodejs, executable: node }
+    mcp:
+      servers:
+        everything:
+          command: [node, /workspace/everything/index.js, stdio]
+          template: srv
+          env: { API_TOKEN: everything-token }
+          workspace: "${serverCode}"
+          tools: { allow: [echo, get-sum, get-env], deny: ["toggle-*"] }
+`);
+    const workspace = host.workspace("mc");
+    await build({
+      input: fileURLToPath(new URL("../support/mcp-client.mjs", import.meta.url)),
+      platform: "node",
+      logLevel: "warn",
+      output: { file: join(workspace, "mcp-client.mjs"), format: "esm" },
+    });
+    await build({
+      input: createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js"),
+      platform: "node",
+      logLevel: "warn",
+      output: { dir: join(serverCode, "everything"), format: "esm" },
+    });
+    const prober = fileURLToPath(new URL("../support/net-probe.mjs", import.meta.url));
+    for (const dir of [workspace, serverCode]) copyFileSync(prober, join(dir, "probe.mjs"));
+    const up = await host.run(["up", "mc", "-t", "tools", "-w", workspace]);
+    expect(up.exitCode, up.stderr).toBe(0);
+    await waitForProxy(host, ["mc"]);
+  }, 240_000);
+  afterAll(async () => {
+    await host?.cleanup();
+    hosts.stop();
+  });
+
+  it("makes the server's sandbox with the agent's, from the server's template; the secret is there and nowhere in the agent's", async () => {
+    const listed = JSON.parse((await host.run(["ps", "--json"])).stdout) as {
+      name: string;
+      template: string;
+      mcpServerOf?: unknown;
+    }[];
+    expect(listed.map(({ name, template, mcpServerOf }) => ({ name, template, mcpServerOf }))).toEqual([
+      { name: "mc", template: "tools", mcpServerOf: undefined },
+      { name: "mc--everything", template: "srv", mcpServerOf: { sandbox: "mc", server: "everything" } },
+    ]);
+    expect(await inSandbox(host, "mc--everything", "cat", "/run/secrets/_mcp-env/API_TOKEN")).toBe(`${token}\n`);
+    const searched = await host.run([
+      "exec",
+      "mc",
+      "--",
+      "bash",
+      "-c",
+      `grep -rl -- "${token}" /home /run/secrets /workspace /tmp /etc /proc/*/environ 2>/dev/null; true`,
+    ]);
+    expect(searched.exitCode, searched.stderr).toBe(0);
+    expect(searched.stdout).toBe("");
+  }, 60_000);
+
+  it("lets the agent list and call the server's tools through the gate, denied ones left out", async () => {
+    const names = JSON.parse(await agent("list")) as string[];
+    expect(names).toContain("echo");
+    expect(names.filter((name) => name.startsWith("toggle-"))).toEqual([]);
+    expect(await call("echo", { message: "from the sandbox" })).toEqual({
+      text: "Echo: from the sandbox",
+      isError: false,
+    });
+    const refused = await call("toggle-simulated-logging");
+    expect(refused.isError).toBe(true);
+  }, 60_000);
+
+  it("runs the server with its secret in its environment, and masks it in the answer the agent gets", async () => {
+    const env = await call("get-env");
+    expect(env.text).toContain('"API_TOKEN": "[forage-redacted');
+    expect(env.text).not.toContain(token);
+    // The server's environment is the sandbox's and the secret's: nothing of the daemon's.
+    expect(env.text).not.toContain("FORAGE_STATE_DIR");
+  }, 60_000);
+
+  it("lets the server's sandbox reach its allow list and nothing else; the agent's (network none) reaches neither", async () => {
+    expect((await probe("mc--everything", "tcp", "api.test.example", "80")).reply).toBe(`hello ${api} 80`);
+    expect((await probe("mc--everything", "resolve", "blocked.test.example")).error).toBe("ENOTFOUND");
+    expect((await probe("mc--everything", "tcp", blocked, "80")).error).toBe("ECONNREFUSED");
+    expect((await probe("mc", "tcp", api, "80")).reply).toBeUndefined();
+  }, 60_000);
+
+  it("shows the server and its sandbox with forage-ctl mcp", async () => {
+    const shown = JSON.parse((await host.run(["mcp", "mc", "--json"])).stdout) as { servers: unknown[] };
+    expect(shown.servers).toEqual([
+      expect.objectContaining({
+        name: "everything",
+        url: null,
+        command: ["node", "/workspace/everything/index.js", "stdio"],
+        sandbox: "mc--everything",
+        env: { API_TOKEN: "everything-token" },
+      }),
+    ]);
+    const text = (await host.run(["mcp", "mc"])).stdout;
+    expect(text).toContain("sandbox        mc--everything (running)");
+    expect(text).not.toContain(token);
+  }, 60_000);
+
+  it("keeps the server's sandbox while the agent's is there, and removes it with it", async () => {
+    const alone = await host.run(["down", "mc--everything"]);
+    expect(alone.exitCode).toBe(64);
+    expect(alone.stderr).toContain('runs MCP server everything of sandbox "mc"');
+    const down = await host.run(["down", "mc"]);
+    expect(down.exitCode, down.stderr).toBe(0);
+    expect(JSON.parse((await host.run(["ps", "--json"])).stdout)).toEqual([]);
+    expect(existsSync(join(host.env.FORAGE_SECRETS_DIR ?? "", "mc--everything"))).toBe(false);
+  }, 90_000);
+});
