@@ -178,6 +178,7 @@ describe.skipIf(!tools.run || !isRoot())("MCP servers' tools through the MCP gat
         secret: "tracker-token",
         command: null,
         sandbox: null,
+        sandboxStatus: null,
         env: {},
         allow: ["get_*", "echo_*"],
         ask: ["create_*"],

@@ -155,6 +155,7 @@ describe.skipIf(!tools.run || !isRoot())("a stdio MCP server in a sandbox of its
         url: null,
         command: ["node", "/workspace/everything/index.js", "stdio"],
         sandbox: "mc--everything",
+        sandboxStatus: "running",
         env: { API_TOKEN: "everything-token" },
       }),
     ]);

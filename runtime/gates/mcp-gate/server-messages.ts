@@ -2,6 +2,9 @@ import type { KeyRedactor } from "../shared/key-redactor.js";
 import { isRecord } from "./json-rpc.js";
 import { toolVerdict, type ToolPolicy } from "./tool-policy.js";
 
+/** One message from a server (a JSON answer, an event of a stream, a line of a stdio server's) is held whole to be read: this much at most. */
+export const maxAnswerBytes = 4 * 1024 * 1024;
+
 /** What the gate did to one message from the server on its way to the sandbox. */
 export interface Passed {
   text: string;

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 import { isRecord, rpcError } from "./json-rpc.js";
-import { maxAnswerBytes } from "./upstream-exchange.js";
+import { maxAnswerBytes } from "./server-messages.js";
 
 /** A server that answers nothing for this long is given up on (a tool may work for minutes). */
 const answerTimeoutMs = 10 * 60_000;

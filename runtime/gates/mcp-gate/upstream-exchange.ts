@@ -5,7 +5,7 @@ import { StringDecoder } from "node:string_decoder";
 import type { KeyRedactor } from "../shared/key-redactor.js";
 import type { McpHttpRoute } from "./mcp-route.js";
 import { readBounded } from "./bounded-read.js";
-import { passServerMessage } from "./server-messages.js";
+import { maxAnswerBytes, passServerMessage } from "./server-messages.js";
 import { formatSseEvent, SseReader } from "./sse-events.js";
 
 /** The transport's own request headers: the only ones of the sandbox's that reach the server. */
@@ -13,9 +13,6 @@ const fromSandbox = ["accept", "mcp-session-id", "mcp-protocol-version", "last-e
 
 /** The transport's own answer headers: the only ones of the server's that reach the sandbox (never a cookie). */
 const toSandbox = ["content-type", "mcp-session-id", "cache-control"];
-
-/** One JSON answer, or one event of a stream, is held whole to be read: this much at most. */
-export const maxAnswerBytes = 4 * 1024 * 1024;
 
 /** A server that sends nothing for this long is given up on (a tool may work for minutes). */
 const idleMs = 10 * 60_000;

@@ -278,7 +278,7 @@ describe("a template's pushGate", () => {
 describe("secrets", () => {
   it("load with a note at the key of a secret no agent names: nothing reads its file", async () => {
     expect((await load(plain)).notes).toEqual([
-      '2:12: secrets.a: note: secret "a" has no effect: no agent names it (secretName) and no MCP server (secret), so its file is never read; remove it, or give an agent secretName: a',
+      '2:12: secrets.a: note: secret "a" has no effect: no agent names it (secretName) and no MCP server (secret or env), so its file is never read; remove it, or give an agent secretName: a',
     ]);
   });
 

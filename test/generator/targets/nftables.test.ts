@@ -12,7 +12,7 @@ const expectedTables: Record<string, string[]> = {
   "example-multi-agent": ["templates/base.nft", "templates/trio.nft"],
   // Its one template is "full": nothing to enforce inside, so no table.
   "example-mounts-beads": [],
-  "hostile-strings": ["templates/odd.nft"],
+  "hostile-strings": ["templates/odd-mcp.nft", "templates/odd.nft"],
   inheritance: [
     "templates/claude-narrow.nft",
     "templates/claude-offline.nft",
