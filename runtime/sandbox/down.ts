@@ -19,7 +19,7 @@ import { backendOf } from "../backends/registry.js";
 import { repoOwnerOf } from "../workspaces/repo-owner.js";
 import { removeSnapshots } from "../workspaces/snapshots.js";
 import { removeWorkspaces } from "../workspaces/remove-workspaces.js";
-import { serverSandboxesOf } from "./mcp-server-sandboxes.js";
+import { refuseServerSandboxAlone, serverSandboxesOf } from "./mcp-server-sandboxes.js";
 
 /**
  * removeSandbox as the sandbox's only lifecycle change (see withSandboxLock): `forage-ctl down`.
@@ -28,13 +28,7 @@ import { serverSandboxesOf } from "./mcp-server-sandboxes.js";
 export function destroySandbox(context: RuntimeContext, name: string, graceSeconds = 10): Promise<void> {
   assertSandboxName(name);
   return withSandboxLock(context, name, async () => {
-    const of = (await readMetadata(context.paths, name))?.mcpServerOf;
-    const served = of === undefined ? undefined : await readMetadata(context.paths, of.sandbox);
-    if (of !== undefined && served?.createdAt === of.createdAt)
-      throw new SandboxError(
-        `sandbox "${name}" runs MCP server ${of.server} of sandbox "${of.sandbox}" and is removed with it: forage-ctl down ${of.sandbox}`,
-        "usage",
-      );
+    await refuseServerSandboxAlone(context, await readMetadata(context.paths, name), "down");
     return removeSandbox(context, name, graceSeconds);
   });
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { TemplateModel } from "../../generator/model/model.js";
 import type { RuntimeContext } from "../core/context.js";
 import { SandboxError } from "../core/errors.js";
+import { UserError } from "../../generator/lib/user-error.js";
 import { expandHome } from "../core/host-user.js";
 import { packageRoot } from "../core/package-root.js";
 import type { McpServerLauncher } from "../gates/mcp-gate/mcp-gate-service.js";
@@ -65,6 +66,13 @@ export async function makeServerSandboxes(
       identity: {},
       muxConfig: false,
       mcpServer: { of: { sandbox: agent.name, createdAt: agent.createdAt, server: server.name }, env: server.env },
+    }).catch((error: unknown) => {
+      // Said as the server's: the user asked for the agent's sandbox, and this step is one they did not type.
+      const why = error instanceof Error ? error.message : String(error);
+      throw new SandboxError(
+        `MCP server ${server.name}'s sandbox (from template ${server.template ?? ""}): ${why}`,
+        error instanceof UserError ? error.kind : "container",
+      );
     });
   }
 }
@@ -76,6 +84,23 @@ export async function serverSandboxesOf(
 ): Promise<SandboxMetadata[]> {
   return (await listMetadata(context.paths)).filter(
     (each) => each.mcpServerOf?.sandbox === agent.name && each.mcpServerOf.createdAt === agent.createdAt,
+  );
+}
+
+/**
+ * Refuses a lifecycle change (`verb`: down, start, stop, reset) of a stdio server's sandbox on
+ * its own while the sandbox it serves is there: it goes with that one (an orphan may go alone).
+ */
+export async function refuseServerSandboxAlone(
+  context: RuntimeContext,
+  metadata: SandboxMetadata | undefined,
+  verb: string,
+): Promise<void> {
+  const of = metadata?.mcpServerOf;
+  if (of === undefined || (await readMetadata(context.paths, of.sandbox))?.createdAt !== of.createdAt) return;
+  throw new SandboxError(
+    `sandbox "${metadata?.name ?? ""}" runs MCP server ${of.server} of sandbox "${of.sandbox}" and goes with it: forage-ctl ${verb} ${of.sandbox}`,
+    "usage",
   );
 }
 

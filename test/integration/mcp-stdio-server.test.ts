@@ -72,6 +72,13 @@ describe.skipIf(!tools.run || !isRoot())("a stdio MCP server in a sandbox of its
           env: { API_TOKEN: everything-token }
           workspace: "${serverCode}"
           tools: { allow: [echo, get-sum, get-env], deny: ["toggle-*"] }
+  broken-tools:
+    network: none
+    agents:
+      helper: { package: nodejs, executable: node }
+    mcp:
+      servers:
+        lost: { command: [node, x.js], template: srv, workspace: /nonexistent/forage-mcp }
 `);
     const workspace = host.workspace("mc");
     await build({
@@ -163,6 +170,37 @@ describe.skipIf(!tools.run || !isRoot())("a stdio MCP server in a sandbox of its
     expect(text).toContain("sandbox        mc--everything (running)");
     expect(text).not.toContain(token);
   }, 60_000);
+
+  it("stops, starts and resets the server's sandbox with the agent's (and refuses to alone); the server answers again after each", async () => {
+    const statuses = async (): Promise<string[]> =>
+      (JSON.parse((await host.run(["ps", "--json"])).stdout) as { name: string; status: string }[]).map(
+        (each) => `${each.name} ${each.status}`,
+      );
+    const alone = await host.run(["stop", "mc--everything"]);
+    expect(alone.exitCode).toBe(64);
+    expect(alone.stderr).toContain("forage-ctl stop mc");
+    const stop = await host.run(["stop", "mc", "-t", "1"]);
+    expect(stop.exitCode, stop.stderr).toBe(0);
+    expect(await statuses()).toEqual(["mc stopped", "mc--everything stopped"]);
+    const start = await host.run(["start", "mc"]);
+    expect(start.exitCode, start.stderr).toBe(0);
+    expect(await statuses()).toEqual(["mc running", "mc--everything running"]);
+    await waitForProxy(host, ["mc"]);
+    expect((await call("echo", { message: "after start" })).text).toBe("Echo: after start");
+    const reset = await host.run(["reset", "mc"]);
+    expect(reset.exitCode, reset.stderr).toBe(0);
+    await waitForProxy(host, ["mc"]);
+    // Its secrets copied again with the fresh root: the server still has its variable.
+    expect((await call("get-env")).text).toContain('"API_TOKEN": "[forage-redacted');
+  }, 180_000);
+
+  it("leaves nothing behind when a server's sandbox cannot be made, and says which server", async () => {
+    const up = await host.run(["up", "lost", "-t", "broken-tools", "-w", host.workspace("lost")]);
+    expect(up.exitCode).toBe(64);
+    expect(up.stderr).toContain("MCP server lost's sandbox (from template srv): /nonexistent/forage-mcp");
+    const names = (JSON.parse((await host.run(["ps", "--json"])).stdout) as { name: string }[]).map((s) => s.name);
+    expect(names).toEqual(["mc", "mc--everything"]);
+  }, 90_000);
 
   it("keeps the server's sandbox while the agent's is there, and removes it with it", async () => {
     const alone = await host.run(["down", "mc--everything"]);
