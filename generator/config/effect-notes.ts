@@ -34,7 +34,10 @@ function unusedSecretsNotes(config: Config): SchemaProblem[] {
   const named = new Set(
     Object.values(config.templates).flatMap((template) => [
       ...Object.values(template.agents ?? {}).map((agent) => agent.secretName),
-      ...Object.values(template.mcp?.servers ?? {}).flatMap((server) => [server.secret, ...Object.values(server.env ?? {})]),
+      ...Object.values(template.mcp?.servers ?? {}).flatMap((server) => [
+        server.secret,
+        ...Object.values(server.env ?? {}),
+      ]),
     ]),
   );
   return Object.keys(config.secrets)

@@ -154,19 +154,19 @@ export const settingsTemplateSchema = z
                 .string()
                 .regex(mcpServerNamePattern)
                 .describe("Its name: the sandbox reaches it at /_mcp/<name>."),
-              url: z.string().min(1).max(2048).nullable().describe("Its Streamable HTTP endpoint, or null (a stdio server)."),
+              url: z
+                .string()
+                .min(1)
+                .max(2048)
+                .nullable()
+                .describe("Its Streamable HTTP endpoint, or null (a stdio server)."),
               command: z
                 .array(z.string().min(1).max(4096))
                 .min(1)
                 .max(64)
                 .nullable()
                 .describe("A stdio server's program and arguments, or null (a server reached by url)."),
-              template: z
-                .string()
-                .min(1)
-                .max(64)
-                .nullable()
-                .describe("A stdio server's sandbox's template, or null."),
+              template: z.string().min(1).max(64).nullable().describe("A stdio server's sandbox's template, or null."),
               env: z
                 .record(z.string().min(1).max(128), z.string().min(1).max(64))
                 .describe("A stdio server's environment variables, each the name of the secret it holds."),

@@ -89,7 +89,10 @@ async function createPrimary(
   quotas: QuotaState,
 ): Promise<WorkspaceMount> {
   if (request.empty === true)
-    return withQuota({ mode: "direct", hostPath: await managedDir(paths, sandbox, primaryDir, owner, quotas), managed: true }, quotas);
+    return withQuota(
+      { mode: "direct", hostPath: await managedDir(paths, sandbox, primaryDir, owner, quotas), managed: true },
+      quotas,
+    );
   if (request.directory !== undefined && request.repo !== undefined)
     throw new SandboxError("give either -w DIR or -r REPO, not both", "usage");
   const source = request.directory ?? request.repo;

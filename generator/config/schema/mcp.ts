@@ -67,7 +67,7 @@ export const mcpServerSchema = z
       .record(envVarName, secretName)
       .optional()
       .describe(
-        'With command: environment variables the server gets from secrets, e.g. { GITHUB_PERSONAL_ACCESS_TOKEN: "github" }. Each secret\'s file is copied into the server\'s sandbox only, and masked in every answer. Default: none.',
+        "With command: environment variables the server gets from secrets, e.g. { GITHUB_PERSONAL_ACCESS_TOKEN: \"github\" }. Each secret's file is copied into the server's sandbox only, and masked in every answer. Default: none.",
       ),
     workspace: hostPath
       .optional()
@@ -127,7 +127,7 @@ export const mcpServerSchema = z
         path: ["command"],
         params: { atKey: true },
         message:
-          "a stdio server runs in a sandbox of its own: name its template (template: \"NAME\", one with the server's network allow list and packages, and no agents)",
+          'a stdio server runs in a sandbox of its own: name its template (template: "NAME", one with the server\'s network allow list and packages, and no agents)',
       });
   })
   // A header and its value carry the token: without one they would be read by nothing.

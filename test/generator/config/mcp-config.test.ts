@@ -124,17 +124,42 @@ describe("a template's MCP servers", () => {
   });
 
   it.each([
-    ["a server with neither url nor command", "tools: { allow: [x] }", "", "needs url (a server reached over HTTP) or command"],
+    [
+      "a server with neither url nor command",
+      "tools: { allow: [x] }",
+      "",
+      "needs url (a server reached over HTTP) or command",
+    ],
     ["a server with both", "url: https://mcp.example/mcp, command: [x], template: srv", "", "not both"],
     ["a stdio server without a template for its sandbox", "command: [x]", "command", "name its template"],
-    ["a token header on a stdio server", "command: [x], template: srv, secret: tracker-token", "secret", "reached by url"],
-    ["env on a server reached by url", "url: https://mcp.example/mcp, env: { A: tracker-token }", "env", "run by command"],
+    [
+      "a token header on a stdio server",
+      "command: [x], template: srv, secret: tracker-token",
+      "secret",
+      "reached by url",
+    ],
+    [
+      "env on a server reached by url",
+      "url: https://mcp.example/mcp, env: { A: tracker-token }",
+      "env",
+      "run by command",
+    ],
     ["a template that does not exist", "command: [x], template: nope", "template", 'template "nope" does not exist'],
     ["the agent's own template", "command: [x], template: t", "template", "another template"],
     ["a template with agents", "command: [x], template: with-agent", "template", "has agents"],
     ["a template with MCP servers", "command: [x], template: with-mcp", "template", "MCP servers of its own"],
-    ["an env secret not defined", "command: [x], template: srv, env: { TOKEN: nope }", "env.TOKEN", 'secret "nope" is not defined'],
-    ["an env name that is no variable", "command: [x], template: srv, env: { 1TOKEN: tracker-token }", "env.1TOKEN", ""],
+    [
+      "an env secret not defined",
+      "command: [x], template: srv, env: { TOKEN: nope }",
+      "env.TOKEN",
+      'secret "nope" is not defined',
+    ],
+    [
+      "an env name that is no variable",
+      "command: [x], template: srv, env: { 1TOKEN: tracker-token }",
+      "env.1TOKEN",
+      "",
+    ],
     ["an argument with a line break", 'command: ["a\\nb"], template: srv', "command.0", "line breaks"],
     ["a relative workspace", "command: [x], template: srv, workspace: mcp", "workspace", "absolute path"],
   ])("refuses %s", async (_what, server, at, said) => {

@@ -95,7 +95,10 @@ describe("the MCP gate, in front of a published stdio server", () => {
     expect(names.filter((name) => name.startsWith("toggle-"))).toEqual([]);
     expect(text(await agent.callTool({ name: "echo", arguments: { message: "hi ✓" } }))).toBe("Echo: hi ✓");
     expect(text(await agent.callTool({ name: "get-sum", arguments: { a: 2, b: 40 } }))).toContain("42");
-    expect(audit).toEqual(['fix-42 everything: tool "echo": allowed by the template\'s policy', 'fix-42 everything: tool "get-sum": allowed by the template\'s policy']);
+    expect(audit).toEqual([
+      'fix-42 everything: tool "echo": allowed by the template\'s policy',
+      'fix-42 everything: tool "get-sum": allowed by the template\'s policy',
+    ]);
   });
 
   it("gives the server its secret as an environment variable, and masks it in what the agent gets back", async () => {
