@@ -47,7 +47,7 @@ export function serverSandboxName(agent: string, server: string): string {
  * Makes a sandbox for each stdio server of the agent's sandbox's template, from the server's
  * `template`, with its `workspace` (or an empty directory of its own) and its `env` secrets
  * (nowhere else): `up` (passed in) does each, whole or not at all. The caller undoes the agent's
- * sandbox (and so these, see removeServerSandboxes) when one fails.
+ * sandbox when one fails, and with it those made (removeSandbox, down.ts).
  */
 export async function makeServerSandboxes(
   agent: SandboxMetadata,
@@ -57,11 +57,12 @@ export async function makeServerSandboxes(
   progress?: (step: string) => void,
 ): Promise<void> {
   for (const server of template.mcp.servers) {
-    if (server.command === null || server.template === null) continue;
+    const serverTemplate = server.template;
+    if (server.command === null || serverTemplate === null) continue;
     progress?.(`starting the sandbox of MCP server ${server.name}`);
     await up({
       name: serverSandboxName(agent.name, server.name),
-      template: server.template,
+      template: serverTemplate,
       workspace: server.workspace === null ? { empty: true } : { directory: expandHome(server.workspace, home) },
       identity: {},
       muxConfig: false,
@@ -70,7 +71,7 @@ export async function makeServerSandboxes(
       // Said as the server's: the user asked for the agent's sandbox, and this step is one they did not type.
       const why = error instanceof Error ? error.message : String(error);
       throw new SandboxError(
-        `MCP server ${server.name}'s sandbox (from template ${server.template ?? ""}): ${why}`,
+        `MCP server ${server.name}'s sandbox (from template ${serverTemplate}): ${why}`,
         error instanceof UserError ? error.kind : "container",
       );
     });

@@ -28,7 +28,10 @@ export async function exchangeStdio(
       if (read.kind === "notification") await server.link.notify(message);
       return void res.writeHead(202).end();
     }
-    const answer = await server.link.request(read.method === "initialize" ? withoutClientFeatures(message) : message);
+    const left = new AbortController();
+    res.once("close", () => left.abort());
+    const sent = read.method === "initialize" ? withoutClientFeatures(message) : message;
+    const answer = await server.link.request(sent, left.signal);
     const passed = passServerMessage(JSON.stringify({ ...answer, id: read.id }), server.policy, redactor);
     send(res, passed.text);
   } catch (error) {

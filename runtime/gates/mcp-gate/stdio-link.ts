@@ -9,6 +9,9 @@ const answerTimeoutMs = 10 * 60_000;
 /** What the link keeps of the server's stderr, to say why it stopped (masked before anyone sees it). */
 const stderrTailBytes = 2048;
 
+/** What may wait in the pipe to a server that does not read: beyond it, messages are refused, not held. */
+const maxUnreadBytes = 8 * 1024 * 1024;
+
 /** JSON-RPC's "method not found": what the gate answers a server's own requests with. */
 const methodNotFound = -32601;
 
@@ -45,8 +48,12 @@ export class StdioServerLink {
     private readonly ended: (why: string) => void = () => undefined,
   ) {}
 
-  /** Sends a request (its id replaced by the gate's) and resolves with the server's answer to it, id as the gate's. */
-  async request(message: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /**
+   * Sends a request (its id replaced by the gate's) and resolves with the server's answer to it,
+   * id as the gate's. `left` aborting (the agent gone) drops the wait and tells the server the
+   * request is cancelled (MCP's notifications/cancelled), so nothing waits for an answer nobody reads.
+   */
+  async request(message: Record<string, unknown>, left?: AbortSignal): Promise<Record<string, unknown>> {
     const child = await this.running();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -54,8 +61,25 @@ export class StdioServerLink {
         this.waiting.delete(id);
         reject(new Error(`the MCP server ${this.name} gave no answer in ${answerTimeoutMs / 1000} s`));
       }, answerTimeoutMs);
+      left?.addEventListener("abort", () => {
+        if (!this.waiting.delete(id)) return;
+        clearTimeout(timer);
+        reject(new Error("the agent left before the answer"));
+        const cancelled = { requestId: id, reason: "the agent left" };
+        try {
+          this.send(child, { jsonrpc: "2.0", method: "notifications/cancelled", params: cancelled });
+        } catch {
+          // A server not reading its input will not read this either.
+        }
+      });
       this.waiting.set(id, { resolve, reject, timer });
-      this.send(child, { ...message, id });
+      try {
+        this.send(child, { ...message, id });
+      } catch (error) {
+        clearTimeout(timer);
+        this.waiting.delete(id);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
     });
   }
 
@@ -74,6 +98,9 @@ export class StdioServerLink {
   }
 
   private send(child: ChildProcess, message: Record<string, unknown>): void {
+    // A server that stops reading would have the gate hold every message sent meanwhile.
+    if ((child.stdin?.writableLength ?? 0) > maxUnreadBytes)
+      throw new Error(`the MCP server ${this.name} is not reading its input (${maxUnreadBytes} bytes wait unread)`);
     // JSON.stringify escapes every line break inside strings: one message is one line.
     child.stdin?.write(`${JSON.stringify(message)}\n`);
   }

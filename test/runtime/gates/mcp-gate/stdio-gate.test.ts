@@ -180,8 +180,20 @@ describe("the MCP gate, in front of a published stdio server", () => {
   });
 });
 
-describe("a stdio server's own requests", () => {
-  it("are answered 'not found' by the gate, so a server that asks the client something does not hang", async () => {
+describe("the gate's link to a stdio server", () => {
+  it("refuses messages once 8 MiB wait unread by a server that does not read, rather than holding more", async () => {
+    link = new StdioServerLink("deaf", async () => [process.execPath, "-e", "setInterval(() => undefined, 1000)"]);
+    const big = { jsonrpc: "2.0", method: "notifications/message", params: { data: "x".repeat(1024 * 1024) } };
+    let sent = 0;
+    const refused = await (async () => {
+      for (; sent < 20; sent++) await link.notify(big);
+    })().catch((error: unknown) => error);
+    expect(String(refused)).toContain("the MCP server deaf is not reading its input");
+    expect(sent).toBeGreaterThanOrEqual(8);
+    expect(sent).toBeLessThan(12);
+  });
+
+  it("answers a server's own requests 'not found', so a server that asks the client something does not hang", async () => {
     // A small server of the test's own: it asks the client for roots, and answers a ping with what it was told.
     const server = [
       "const rl = require('readline').createInterface({ input: process.stdin });",
