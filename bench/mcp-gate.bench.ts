@@ -9,6 +9,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { measureAlternating, reportAdded } from "./gate-latency.js";
 import { StandingToolApprovals } from "../runtime/gates/mcp-gate/call-judge.js";
 import { handleMcpRequest, type McpGateServices } from "../runtime/gates/mcp-gate/mcp-gate-handler.js";
 import { TestMcpServer } from "../test/support/test-mcp-server.js";
@@ -38,31 +39,13 @@ const paths = {
   direct: await client(upstream.url, { authorization: `Bearer ${token}` }),
   gate: await client(new URL(`http://127.0.0.1:${gatePort}/_mcp/tracker`)),
 };
-const samples = { direct: [] as number[], gate: [] as number[] };
-// Warm both paths (connections, JIT) before anything is counted.
-for (const each of Object.values(paths))
-  for (let i = 0; i < 50; i++) await each.callTool({ name: "get_issue", arguments: { id: i } });
-for (let round = 0; round < rounds; round++)
-  for (const kind of round % 2 === 0 ? (["direct", "gate"] as const) : (["gate", "direct"] as const))
-    for (let i = 0; i < callsPerRound; i++) {
-      const start = performance.now();
-      await paths[kind].callTool({ name: "get_issue", arguments: { id: i } });
-      samples[kind].push(performance.now() - start);
-    }
-
-const at = (values: number[], q: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? Number.NaN;
-};
-process.stdout.write(
-  `MCP gate: tools/call one at a time, ${rounds} alternating rounds of ${callsPerRound} (the SDK's client and server, loopback)\n`,
-);
-for (const kind of ["direct", "gate"] as const)
-  process.stdout.write(
-    `  ${kind.padEnd(7)} p50 ${at(samples[kind], 0.5).toFixed(2)} ms  p99 ${at(samples[kind], 0.99).toFixed(2)} ms\n`,
-  );
-process.stdout.write(
-  `  added   p50 +${(at(samples.gate, 0.5) - at(samples.direct, 0.5)).toFixed(2)} ms  p99 +${(at(samples.gate, 0.99) - at(samples.direct, 0.99)).toFixed(2)} ms\n`,
+reportAdded(
+  `MCP gate: tools/call one at a time, ${rounds} alternating rounds of ${callsPerRound} (the SDK's client and server, loopback)`,
+  await measureAlternating(
+    (path, i) => paths[path].callTool({ name: "get_issue", arguments: { id: i } }),
+    rounds,
+    callsPerRound,
+  ),
 );
 for (const each of Object.values(paths)) await each.close();
 gate.closeAllConnections();

@@ -7,7 +7,7 @@
 // server's pipes are the same pipes (only its start goes through forage-enter), so this prices
 // the gate's own work per call. The paths alternate round by round to cancel drift. Figures: p50
 // and p99 of each, and what the gate adds.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { measureAlternating, reportAdded } from "./gate-latency.js";
 import { StandingToolApprovals } from "../runtime/gates/mcp-gate/call-judge.js";
 import { handleMcpRequest, type McpGateServices } from "../runtime/gates/mcp-gate/mcp-gate-handler.js";
 import { StdioServerLink } from "../runtime/gates/mcp-gate/stdio-link.js";
@@ -26,7 +27,9 @@ const callsPerRound = 200;
 const token = "tok-bench-stdio-9e2b41c7d0a85f36";
 const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js");
 const launcher = readFileSync(join(packageRoot(), "runtime/assets/forage-mcp-server"), "utf8");
-const envDir = mkdtempSync(join(tmpdir(), "forage-bench-mcp-"));
+const base = mkdtempSync(join(tmpdir(), "forage-bench-mcp-"));
+const envDir = join(base, "env");
+mkdirSync(envDir);
 writeFileSync(join(envDir, "API_TOKEN"), `${token}\n`);
 
 const services: McpGateServices = {
@@ -35,7 +38,17 @@ const services: McpGateServices = {
   audit: () => undefined,
 };
 const link = new StdioServerLink("everything", () =>
-  Promise.resolve(["bash", "-c", launcher, "forage-mcp-server", envDir, process.execPath, everything, "stdio"]),
+  Promise.resolve([
+    "bash",
+    "-c",
+    launcher,
+    "forage-mcp-server",
+    envDir,
+    join(base, "server.log"),
+    process.execPath,
+    everything,
+    "stdio",
+  ]),
 );
 const policy = { allow: ["echo"], ask: [], deny: ["toggle-*"] };
 const route = {
@@ -58,34 +71,16 @@ await direct.connect(
 const gated = new Client({ name: "bench", version: "1.0.0" });
 await gated.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${gatePort}/_mcp/everything`)));
 const paths = { direct, gate: gated };
-const samples = { direct: [] as number[], gate: [] as number[] };
-// Warm both paths (servers started, JIT) before anything is counted.
-for (const each of Object.values(paths))
-  for (let i = 0; i < 50; i++) await each.callTool({ name: "echo", arguments: { message: `warm ${i}` } });
-for (let round = 0; round < rounds; round++)
-  for (const kind of round % 2 === 0 ? (["direct", "gate"] as const) : (["gate", "direct"] as const))
-    for (let i = 0; i < callsPerRound; i++) {
-      const start = performance.now();
-      await paths[kind].callTool({ name: "echo", arguments: { message: `call ${i}` } });
-      samples[kind].push(performance.now() - start);
-    }
-
-const at = (values: number[], q: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? Number.NaN;
-};
-process.stdout.write(
-  `MCP gate, stdio server: tools/call one at a time, ${rounds} alternating rounds of ${callsPerRound} (server-everything's echo)\n`,
-);
-for (const kind of ["direct", "gate"] as const)
-  process.stdout.write(
-    `  ${kind.padEnd(7)} p50 ${at(samples[kind], 0.5).toFixed(2)} ms  p99 ${at(samples[kind], 0.99).toFixed(2)} ms\n`,
-  );
-process.stdout.write(
-  `  added   p50 +${(at(samples.gate, 0.5) - at(samples.direct, 0.5)).toFixed(2)} ms  p99 +${(at(samples.gate, 0.99) - at(samples.direct, 0.99)).toFixed(2)} ms\n`,
+reportAdded(
+  `MCP gate, stdio server: tools/call one at a time, ${rounds} alternating rounds of ${callsPerRound} (server-everything's echo)`,
+  await measureAlternating(
+    (path, i) => paths[path].callTool({ name: "echo", arguments: { message: `call ${i}` } }),
+    rounds,
+    callsPerRound,
+  ),
 );
 for (const each of Object.values(paths)) await each.close();
 await link.close();
 gate.closeAllConnections();
 gate.close();
-rmSync(envDir, { recursive: true, force: true });
+rmSync(base, { recursive: true, force: true });

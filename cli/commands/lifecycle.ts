@@ -35,11 +35,11 @@ export function registerLifecycle(program: Command): void {
       if (options.all === true && !(await confirmDownAll(all, options.yes === true)))
         return void process.stdout.write("nothing removed\n");
       // A stdio MCP server's sandbox goes with the sandbox it serves (which refuses to let it go alone).
-      const listed = new Set(all.map((s) => s.name));
-      const names =
-        options.all === true
-          ? all.filter((s) => s.mcpServerOf === undefined || !listed.has(s.mcpServerOf.sandbox)).map((s) => s.name)
-          : [name ?? ""];
+      // (That sandbox is the one of its creation: a server's sandbox left by an earlier one goes alone.)
+      const listed = new Set(all.map((s) => `${s.name}@${s.createdAt}`));
+      const served = (s: (typeof all)[number]): boolean =>
+        s.mcpServerOf !== undefined && listed.has(`${s.mcpServerOf.sandbox}@${s.mcpServerOf.createdAt}`);
+      const names = options.all === true ? all.filter((s) => !served(s)).map((s) => s.name) : [name ?? ""];
       for (const each of names) {
         await ops.down({ name: each, grace: seconds(options.timeout) });
         process.stdout.write(`removed ${each}\n`);

@@ -161,14 +161,14 @@ export const settingsTemplateSchema = z
                 .nullable()
                 .describe("Its Streamable HTTP endpoint, or null (a stdio server)."),
               command: z
-                .array(z.string().min(1).max(4096))
+                .array(z.string().regex(/^[^\0\n\r]{1,4096}$/))
                 .min(1)
                 .max(64)
                 .nullable()
                 .describe("A stdio server's program and arguments, or null (a server reached by url)."),
               template: z.string().min(1).max(64).nullable().describe("A stdio server's sandbox's template, or null."),
               env: z
-                .record(z.string().min(1).max(128), z.string().min(1).max(64))
+                .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/), z.string().min(1).max(64))
                 .describe("A stdio server's environment variables, each the name of the secret it holds."),
               workspace: z
                 .string()

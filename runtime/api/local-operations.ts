@@ -179,9 +179,7 @@ export async function sandboxView(context: RuntimeContext, metadata: SandboxMeta
     seccomp,
     ports: metadata.ports ?? [],
     mcp: mcpViewOf(context, metadata),
-    ...(metadata.mcpServerOf === undefined
-      ? {}
-      : { mcpServerOf: { sandbox: metadata.mcpServerOf.sandbox, server: metadata.mcpServerOf.server } }),
+    ...(metadata.mcpServerOf === undefined ? {} : { mcpServerOf: { ...metadata.mcpServerOf } }),
     pushGate:
       metadata.pushGate === null
         ? null

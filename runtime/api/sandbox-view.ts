@@ -18,7 +18,7 @@ export interface SandboxView {
   /** The repository the jj workspace or git worktree was made from, or null for a directory as is. */
   sourceRepo: string | null;
   /** A stdio MCP server's sandbox: the sandbox it serves and the server's name (it goes with that sandbox); absent otherwise. */
-  mcpServerOf?: { sandbox: string; server: string };
+  mcpServerOf?: { sandbox: string; server: string; createdAt: string };
   /** True for a warm pool's member (runtime/sandbox/pool-*.ts): started ahead, nobody's, until an `up` of its template claims it. */
   pool: boolean;
   /** checkpointed: saved whole by `forage-ctl checkpoint`, running nothing until `restore`. */

@@ -1,9 +1,9 @@
-import { chmod, chown, copyFile, mkdir } from "node:fs/promises";
+import { chown, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { HostModel } from "../../generator/model/model.js";
 import { pathUnder } from "../core/names.js";
 import { sandboxSecretsPath, type RuntimePaths } from "../core/paths.js";
-import { SecretError } from "./secrets.js";
+import { copySecretFile } from "./secrets.js";
 
 /** The directory, among a stdio MCP server's sandbox's secrets, whose files become the server's environment. */
 export const serverEnvDir = "_mcp-env";
@@ -26,21 +26,9 @@ export async function copyServerSecrets(
 ): Promise<string> {
   const dir = join(sandboxSecretsPath(paths, sandbox.name), serverEnvDir);
   await mkdir(dir, { mode: 0o500 });
-  for (const [variable, secret] of Object.entries(env)) {
-    const source = host.secrets[secret];
-    if (source === undefined) throw new SecretError(`secret "${secret}" is not defined in the host settings`);
-    // The variable's name was checked against envVarName in the config: a plain file name.
-    const target = pathUnder(dir, variable);
-    try {
-      await copyFile(source, target);
-    } catch (error) {
-      throw new SecretError(
-        `cannot copy secret "${secret}" (for ${variable}) from ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      );
-    }
-    await chown(target, sandbox.uid, sandbox.gid);
-    await chmod(target, 0o400);
-  }
+  // Each variable's name was checked against envVarName in the config: a plain file name.
+  for (const [variable, secret] of Object.entries(env))
+    await copySecretFile(host, secret, pathUnder(dir, variable), sandbox, ` (for ${variable})`);
   await chown(dir, sandbox.uid, sandbox.gid);
   return serverEnvDir;
 }

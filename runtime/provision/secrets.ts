@@ -60,20 +60,7 @@ export async function copySecrets(
   await mkdir(paths.secretsDir, { recursive: true, mode: 0o700 });
   await mkdir(dir, { mode: 0o700 });
   await chown(dir, sandbox.uid, sandbox.gid);
-  for (const name of names) {
-    const source = host.secrets[name];
-    if (source === undefined) throw new SecretError(`secret "${name}" is not defined in the host settings`);
-    const target = pathUnder(dir, name);
-    try {
-      await copyFile(source, target);
-    } catch (error) {
-      throw new SecretError(
-        `cannot copy secret "${name}" from ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      );
-    }
-    await chown(target, sandbox.uid, sandbox.gid);
-    await chmod(target, 0o400);
-  }
+  for (const name of names) await copySecretFile(host, name, pathUnder(dir, name), sandbox);
   const proxied = await writeProxiedCredentials(dir, sandbox, template, host, paths);
   names.push(...proxied.names);
   const homeFiles = mergeHomeFiles(
@@ -88,6 +75,31 @@ export async function copySecrets(
   if (keyPath === undefined) return names;
   await copyIdentityKey(keyPath, join(dir, identityKeyFile), sandbox, template.agentIdentity.sshKeyPath);
   return [...names, identityKeyFile];
+}
+
+/**
+ * The host file of secret `name` copied to `target`, 0400 and the sandbox user's; only copied,
+ * never read into this process. A secret the settings lack, or a file that cannot be copied, is
+ * a SecretError naming it (and `what` it is for, when said).
+ */
+export async function copySecretFile(
+  host: HostModel,
+  name: string,
+  target: string,
+  owner: { uid: number; gid: number },
+  what = "",
+): Promise<void> {
+  const source = host.secrets[name];
+  if (source === undefined) throw new SecretError(`secret "${name}" is not defined in the host settings`);
+  try {
+    await copyFile(source, target);
+  } catch (error) {
+    throw new SecretError(
+      `cannot copy secret "${name}"${what} from ${source}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
+  }
+  await chown(target, owner.uid, owner.gid);
+  await chmod(target, 0o400);
 }
 
 /** Removes a sandbox's secret copies; absent is fine. */

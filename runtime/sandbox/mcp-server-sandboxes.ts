@@ -7,7 +7,8 @@ import { UserError } from "../../generator/lib/user-error.js";
 import { expandHome } from "../core/host-user.js";
 import { packageRoot } from "../core/package-root.js";
 import type { McpServerLauncher } from "../gates/mcp-gate/mcp-gate-service.js";
-import { serverEnvDirInside } from "../provision/mcp-server-secrets.js";
+import { serverEnvDir, serverEnvDirInside } from "../provision/mcp-server-secrets.js";
+import { sandboxSecretsPath } from "../core/paths.js";
 import { listMetadata, readMetadata } from "../state/metadata-store.js";
 import type { SandboxMetadata } from "../state/metadata.js";
 import type { WorkspaceRequest } from "../workspaces/create-workspaces.js";
@@ -110,35 +111,51 @@ function launcherPath(): string {
   return join(packageRoot(), "runtime/assets/forage-mcp-server");
 }
 
+/** Where a stdio server's stderr goes, in its own sandbox: forage-ctl exec NAME--SERVER -- cat it. */
+export const serverLogInside = "/tmp/forage-mcp-server.log";
+
 /**
  * How the MCP gate starts a stdio server: in the sandbox made for it beside the agent's (checked
  * to be that one, of that sandbox's creation), as the sandbox's user, in its workspace, through
- * the launcher, which gives it its secrets as environment variables. The secrets are read inside
- * from the sandbox's own copies: they are never in an argv.
+ * the launcher, which gives it its secrets as environment variables (read inside from the
+ * sandbox's own copies: never in an argv) and keeps its stderr there. The values the gate masks
+ * are those copies' and the host files' as they are now (a token rotated since `up` is both).
  */
 export function serverLauncher(context: () => RuntimeContext): McpServerLauncher {
-  return async (agent, server) => {
-    if (server.command === null) throw new Error(`MCP server ${server.name} is reached by url, not run`);
-    const name = serverSandboxName(agent.name, server.name);
-    const metadata = await readMetadata(context().paths, name);
-    const of = metadata?.mcpServerOf;
-    if (
-      metadata === undefined ||
-      of?.sandbox !== agent.name ||
-      of.createdAt !== agent.createdAt ||
-      of.server !== server.name
-    )
-      throw new Error(
-        `the sandbox of MCP server ${server.name} (${name}) is not there: it is made by up (forage-ctl down ${agent.name}, then up again)`,
-      );
-    const script = await readFile(launcherPath(), "utf8");
-    return execCommand(context(), metadata, [
-      "bash",
-      "-c",
-      script,
-      "forage-mcp-server",
-      serverEnvDirInside,
-      ...server.command,
-    ]);
+  return {
+    argv: async (agent, server) => {
+      if (server.command === null) throw new Error(`MCP server ${server.name} is reached by url, not run`);
+      const metadata = await serverSandboxOf(context(), agent, server.name);
+      const script = await readFile(launcherPath(), "utf8");
+      const launcher = ["bash", "-c", script, "forage-mcp-server", serverEnvDirInside, serverLogInside];
+      return execCommand(context(), metadata, [...launcher, ...server.command]);
+    },
+    secretValues: async (agent, server) => {
+      const { paths, settings } = context();
+      const copies = join(sandboxSecretsPath(paths, serverSandboxName(agent.name, server.name)), serverEnvDir);
+      const files = [
+        ...Object.keys(server.env).map((variable) => join(copies, variable)),
+        ...Object.values(server.env).flatMap((secret) => settings.host.secrets[secret] ?? []),
+      ];
+      // Trimmed as the launcher's $(<file) trims: every trailing line break.
+      const values = await Promise.all(files.map((file) => readFile(file, "utf8").catch(() => "")));
+      return [...new Set(values.map((value) => value.replace(/\n+$/, "")).filter((value) => value !== ""))];
+    },
   };
+}
+
+/** The sandbox made for this server beside the agent's, checked to be that one (of its creation). */
+async function serverSandboxOf(
+  context: RuntimeContext,
+  agent: SandboxMetadata,
+  server: string,
+): Promise<SandboxMetadata> {
+  const name = serverSandboxName(agent.name, server);
+  const metadata = await readMetadata(context.paths, name);
+  const of = metadata?.mcpServerOf;
+  if (metadata === undefined || of?.sandbox !== agent.name || of.createdAt !== agent.createdAt || of.server !== server)
+    throw new Error(
+      `the sandbox of MCP server ${server} (${name}) is not there: it is made by up (forage-ctl down ${agent.name}, then up again)`,
+    );
+  return metadata;
 }

@@ -92,12 +92,13 @@ async function createSandbox(context: RuntimeContext, request: UpRequest): Promi
       request.progress,
       claimed === undefined ? startSandbox : startClaimed,
     );
+    // Its stdio MCP servers' sandboxes, each from its own template, before it is ready: an up
+    // cut short meanwhile leaves a half-made sandbox, which gc removes with them (down.ts).
+    await timed(clock, "MCP servers' sandboxes", () =>
+      makeServerSandboxes(running, template, owner.home, (server) => upSandbox(context, server), request.progress),
+    );
     const ready = { ...running, phase: "ready" as const };
     await timed(clock, "metadata", () => writeMetadata(context.paths, ready));
-    // Its stdio MCP servers' sandboxes, each from its own template; removed with it (down.ts).
-    await timed(clock, "MCP servers' sandboxes", () =>
-      makeServerSandboxes(ready, template, owner.home, (server) => upSandbox(context, server), request.progress),
-    );
     const from = claimed === undefined ? "" : `, from the pool (started as ${rootKeyOf(claimed)})`;
     await recordEvent(context.paths, reserved.name, "create", {
       detail: `template ${template.name}, slot ${reserved.slot}${from}`,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { TestMcpServer } from "../support/test-mcp-server.js";
 import { TestHost } from "./harness.js";
-import { inSandbox } from "./sandbox-calls.js";
+import { inSandbox, mcpClient, type ToolAnswer } from "./sandbox-calls.js";
 import { waitForProxy } from "./proxy-ready.js";
 
 /*
@@ -28,18 +28,10 @@ interface McpRequest {
 describe.skipIf(!tools.run || !isRoot())("MCP servers' tools through the MCP gate, from a real sandbox", () => {
   const upstream = new TestMcpServer();
   let host: TestHost;
-  const agent = (...args: string[]): Promise<string> =>
-    inSandbox(host, "mc", "node", "/workspace/mcp-client.mjs", "tracker", ...args);
-  const call = async (
-    tool: string,
-    args: Record<string, unknown> = {},
-  ): Promise<{ text: string; isError: boolean }> => {
-    const result = JSON.parse(await agent("call", tool, JSON.stringify(args))) as {
-      content: { text: string }[];
-      isError?: boolean;
-    };
-    return { text: result.content.map((block) => block.text).join(""), isError: result.isError === true };
-  };
+  // The host is made in beforeAll: the client is asked for at each call.
+  const list = (): Promise<string[]> => mcpClient(host, "mc", "tracker").list();
+  const call = (tool: string, args?: Record<string, unknown>): Promise<ToolAnswer> =>
+    mcpClient(host, "mc", "tracker").call(tool, args);
   /** The oldest pending request, waited for, answered with the real CLI. */
   const answerNext = async (...answer: string[]): Promise<McpRequest> => {
     let request: McpRequest | undefined;
@@ -110,7 +102,7 @@ describe.skipIf(!tools.run || !isRoot())("MCP servers' tools through the MCP gat
   }, 60_000);
 
   it("shows the agent the tools it may call, and relays an allowed call with the host's token", async () => {
-    expect(JSON.parse(await agent("list"))).toEqual(["create_issue", "echo_headers", "get_issue", "list_issues"]);
+    expect(await list()).toEqual(["create_issue", "echo_headers", "get_issue", "list_issues"]);
     expect(await call("get_issue", { id: 7 })).toEqual({ text: "issue 7: the build is red", isError: false });
     expect(upstream.calls.at(-1)?.headers.authorization).toBe(`Bearer ${token}`);
   }, 60_000);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isRoot, toolsAvailable } from "../support/tools.js";
 import { TestHosts } from "../support/test-hosts.js";
 import { TestHost } from "./harness.js";
-import { inSandbox } from "./sandbox-calls.js";
+import { inSandbox, mcpClient, type ToolAnswer } from "./sandbox-calls.js";
 import { waitForProxy } from "./proxy-ready.js";
 
 /*
@@ -33,18 +33,10 @@ interface Probe {
 describe.skipIf(!tools.run || !isRoot())("a stdio MCP server in a sandbox of its own, behind the MCP gate", () => {
   let host: TestHost;
   let serverCode: string;
-  const agent = (...args: string[]): Promise<string> =>
-    inSandbox(host, "mc", "node", "/workspace/mcp-client.mjs", "everything", ...args);
-  const call = async (
-    tool: string,
-    args: Record<string, unknown> = {},
-  ): Promise<{ text: string; isError: boolean }> => {
-    const result = JSON.parse(await agent("call", tool, JSON.stringify(args))) as {
-      content: { text: string }[];
-      isError?: boolean;
-    };
-    return { text: result.content.map((block) => block.text).join(""), isError: result.isError === true };
-  };
+  // The host is made in beforeAll: the client is asked for at each call.
+  const list = (): Promise<string[]> => mcpClient(host, "mc", "everything").list();
+  const call = (tool: string, args?: Record<string, unknown>): Promise<ToolAnswer> =>
+    mcpClient(host, "mc", "everything").call(tool, args);
   const probe = async (sandbox: string, ...args: string[]): Promise<Probe> =>
     JSON.parse(await inSandbox(host, sandbox, "node", "/workspace/probe.mjs", ...args)) as Probe;
 
@@ -112,7 +104,11 @@ describe.skipIf(!tools.run || !isRoot())("a stdio MCP server in a sandbox of its
     }[];
     expect(listed.map(({ name, template, mcpServerOf }) => ({ name, template, mcpServerOf }))).toEqual([
       { name: "mc", template: "tools", mcpServerOf: undefined },
-      { name: "mc--everything", template: "srv", mcpServerOf: { sandbox: "mc", server: "everything" } },
+      {
+        name: "mc--everything",
+        template: "srv",
+        mcpServerOf: expect.objectContaining({ sandbox: "mc", server: "everything" }),
+      },
     ]);
     expect(await inSandbox(host, "mc--everything", "cat", "/run/secrets/_mcp-env/API_TOKEN")).toBe(`${token}\n`);
     const searched = await host.run([
@@ -128,7 +124,7 @@ describe.skipIf(!tools.run || !isRoot())("a stdio MCP server in a sandbox of its
   }, 60_000);
 
   it("lets the agent list and call the server's tools through the gate, denied ones left out", async () => {
-    const names = JSON.parse(await agent("list")) as string[];
+    const names = await list();
     expect(names).toContain("echo");
     expect(names.filter((name) => name.startsWith("toggle-"))).toEqual([]);
     expect(await call("echo", { message: "from the sandbox" })).toEqual({
@@ -145,6 +141,10 @@ describe.skipIf(!tools.run || !isRoot())("a stdio MCP server in a sandbox of its
     expect(env.text).not.toContain(token);
     // The server's environment is the sandbox's and the secret's: nothing of the daemon's.
     expect(env.text).not.toContain("FORAGE_STATE_DIR");
+    // What it says on stderr stays in its own sandbox.
+    expect(await inSandbox(host, "mc--everything", "cat", "/tmp/forage-mcp-server.log")).toContain(
+      "Starting default (STDIO) server",
+    );
   }, 60_000);
 
   it("lets the server's sandbox reach its allow list and nothing else; the agent's (network none) reaches neither", async () => {

@@ -42,3 +42,32 @@ export async function callApi(
   ) as Reply[];
   return replies[0] as Reply;
 }
+
+/** A tool call's result as an agent reads it: its text blocks joined, and whether it is an error. */
+export interface ToolAnswer {
+  text: string;
+  isError: boolean;
+}
+
+/**
+ * An agent's MCP client in a sandbox (test/support/mcp-client.mjs, bundled into its workspace),
+ * for one server of its ~/.claude.json: `list` its tools' names, `call` one of them.
+ */
+export function mcpClient(
+  host: TestHost,
+  sandbox: string,
+  server: string,
+): { list: () => Promise<string[]>; call: (tool: string, args?: Record<string, unknown>) => Promise<ToolAnswer> } {
+  const client = (...args: string[]): Promise<string> =>
+    inSandbox(host, sandbox, "node", "/workspace/mcp-client.mjs", server, ...args);
+  return {
+    list: async () => JSON.parse(await client("list")) as string[],
+    call: async (tool, args = {}) => {
+      const result = JSON.parse(await client("call", tool, JSON.stringify(args))) as {
+        content: { text: string }[];
+        isError?: boolean;
+      };
+      return { text: result.content.map((block) => block.text).join(""), isError: result.isError === true };
+    },
+  };
+}

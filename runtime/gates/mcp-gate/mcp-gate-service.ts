@@ -10,19 +10,19 @@ import { gateAudit } from "../shared/gate-audit.js";
 import { StandingToolApprovals } from "./call-judge.js";
 import { handleMcpRequest } from "./mcp-gate-handler.js";
 import { rpcError } from "./json-rpc.js";
-import { redactorFor } from "../shared/key-redactor.js";
-import { maskText } from "./server-messages.js";
 import type { McpHttpRoute, McpServerRoute, McpStdioRoute } from "./mcp-route.js";
 import { StdioServerLink } from "./stdio-link.js";
 
 /** A template's MCP server, as the settings have it. */
 type McpServerModel = TemplateModel["mcp"]["servers"][number];
 
-/**
- * The host argv that starts a stdio server in its sandbox (the agent's sandbox's, made with it:
- * runtime/sandbox/mcp-server-sandboxes.ts), or a refusal saying why it cannot.
- */
-export type McpServerLauncher = (agent: SandboxMetadata, server: McpServerModel) => Promise<string[]>;
+/** How the gate starts a stdio server in its sandbox (the agent's sandbox's, made with it: runtime/sandbox/mcp-server-sandboxes.ts). */
+export interface McpServerLauncher {
+  /** The host argv that starts it, or a refusal saying why it cannot. */
+  argv(agent: SandboxMetadata, server: McpServerModel): Promise<string[]>;
+  /** Every value its secrets have: in its sandbox's copies (what it holds) and in the host's files now. */
+  secretValues(agent: SandboxMetadata, server: McpServerModel): Promise<string[]>;
+}
 
 /** Requests one sandbox may have open at the gate at once (streams, calls waiting for a human, answers being read). */
 const maxOpenPerSandbox = 16;
@@ -139,36 +139,45 @@ async function routeOf(
       servers.set(server.name, await serverRoute(model, server));
       continue;
     }
-    // One process per sandbox and server (and command: an edited one starts anew), until it ends.
-    const key = `${sandboxKey(metadata)}/${server.name}/${JSON.stringify(server.command)}`;
-    const link =
-      links.get(key) ??
-      new StdioServerLink(
-        server.name,
-        () => launch(metadata, server),
-        (why) => {
-          links.delete(key);
-          log(`MCP gate: ${metadata.name}: ${maskText(why, redactorFor(new Set(route.secrets))).text}`);
-        },
-      );
-    links.set(key, link);
-    const route: McpStdioRoute = { ...(await stdioRoute(model, server)), link };
-    servers.set(server.name, route);
+    // Read first: a link is made only for a server whose secrets the gate can mask.
+    const secrets = await launch.secretValues(metadata, server);
+    const route: Omit<McpStdioRoute, "link"> = { name: server.name, secrets, policy: server.tools };
+    servers.set(server.name, { ...route, link: linkOf(links, metadata, server, launch, log) });
   }
   return { metadata, servers };
 }
 
-/** A stdio server's secrets, read now from the host's files: the gate masks them in every answer. */
-async function stdioRoute(settings: Pick<Model, "host">, server: McpServerModel): Promise<Omit<McpStdioRoute, "link">> {
-  const secrets: string[] = [];
-  for (const [variable, secret] of Object.entries(server.env)) {
-    const file = settings.host.secrets[secret];
-    if (file === undefined)
-      throw new Error(`server ${server.name}: secret "${secret}" (${variable}) is not in the settings`);
-    const value = (await readFile(file, "utf8")).replace(/\r?\n$/, "");
-    if (value !== "") secrets.push(value);
-  }
-  return { name: server.name, secrets, policy: server.tools };
+/**
+ * The link to a stdio server for this sandbox: one process per sandbox, server and command, until
+ * it ends. A command edited since closes the process of the old one.
+ */
+function linkOf(
+  links: Map<string, StdioServerLink>,
+  metadata: SandboxMetadata,
+  server: McpServerModel,
+  launch: McpServerLauncher,
+  log: (line: string) => void,
+): StdioServerLink {
+  const prefix = `${sandboxKey(metadata)}/${server.name}/`;
+  const key = `${prefix}${JSON.stringify(server.command)}`;
+  const found = links.get(key);
+  if (found !== undefined) return found;
+  for (const [other, link] of links)
+    if (other.startsWith(prefix)) {
+      links.delete(other);
+      void link.close();
+    }
+  const link = new StdioServerLink(
+    server.name,
+    () => launch.argv(metadata, server),
+    // Its stderr stays in its sandbox: `why` is the gate's own words (an exit code, a limit).
+    (why) => {
+      if (links.get(key) === link) links.delete(key);
+      log(`MCP gate: ${metadata.name}: ${why}`);
+    },
+  );
+  links.set(key, link);
+  return link;
 }
 
 /** One server as the gate reaches it: its token read now from the host's file and put where `header` and `value` say. */

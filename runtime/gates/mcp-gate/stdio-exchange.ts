@@ -12,7 +12,7 @@ const internalError = -32603;
  * Relays one judged message to a stdio server and answers the sandbox as a Streamable HTTP
  * server that answers in JSON does: a request gets the server's answer (under the agent's own id,
  * passed through passServerMessage: denied tools out, secrets masked; an initialize without the
- * client features whose requests the gate answers itself); a notification, or an
+ * client features whose requests the gate answers itself); a notification (but a cancellation), or an
  * answer to a request the server never had relayed, is taken with 202. A server that cannot be
  * started or ends mid-call gives a JSON-RPC error saying so, its words masked too.
  */
@@ -25,7 +25,9 @@ export async function exchangeStdio(
 ): Promise<void> {
   try {
     if (read.kind !== "request") {
-      if (read.kind === "notification") await server.link.notify(message);
+      // An agent's cancellation names its own id, which the server never saw (it has the gate's):
+      // the gate cancels at the server itself when the agent leaves a request (stdio-link.ts).
+      if (read.kind === "notification" && read.method !== "notifications/cancelled") await server.link.notify(message);
       return void res.writeHead(202).end();
     }
     const left = new AbortController();

@@ -1,19 +1,19 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
-import { isRecord, rpcError } from "./json-rpc.js";
+import { isRecord } from "./json-rpc.js";
 import { maxAnswerBytes } from "./server-messages.js";
 
 /** A server that answers nothing for this long is given up on (a tool may work for minutes). */
 const answerTimeoutMs = 10 * 60_000;
-
-/** What the link keeps of the server's stderr, to say why it stopped (masked before anyone sees it). */
-const stderrTailBytes = 2048;
 
 /** What may wait in the pipe to a server that does not read: beyond it, messages are refused, not held. */
 const maxUnreadBytes = 8 * 1024 * 1024;
 
 /** JSON-RPC's "method not found": what the gate answers a server's own requests with. */
 const methodNotFound = -32601;
+
+const serverRequestRefusal =
+  "forage's MCP gate does not pass a server's requests (sampling, roots, elicitation) to the agent";
 
 /** A request waiting for the server's answer. */
 interface Waiting {
@@ -37,14 +37,13 @@ export class StdioServerLink {
   private starting: Promise<ChildProcess> | undefined;
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 1;
-  private stderrTail = "";
 
   constructor(
     /** Its name in the template, for messages. */
     readonly name: string,
     /** The host argv that starts the server in its sandbox, asked for at each start. */
     private readonly launch: () => Promise<string[]>,
-    /** Called once the process has ended, with why (masked by the caller before it is shown). */
+    /** Called once the process has ended, with why. */
     private readonly ended: (why: string) => void = () => undefined,
   ) {}
 
@@ -55,6 +54,7 @@ export class StdioServerLink {
    */
   async request(message: Record<string, unknown>, left?: AbortSignal): Promise<Record<string, unknown>> {
     const child = await this.running();
+    if (left?.aborted === true) throw new Error("the agent left before the request was sent");
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -66,11 +66,7 @@ export class StdioServerLink {
         clearTimeout(timer);
         reject(new Error("the agent left before the answer"));
         const cancelled = { requestId: id, reason: "the agent left" };
-        try {
-          this.send(child, { jsonrpc: "2.0", method: "notifications/cancelled", params: cancelled });
-        } catch {
-          // A server not reading its input will not read this either.
-        }
+        this.trySend(child, { jsonrpc: "2.0", method: "notifications/cancelled", params: cancelled });
       });
       this.waiting.set(id, { resolve, reject, timer });
       try {
@@ -93,7 +89,7 @@ export class StdioServerLink {
     const child = this.child ?? (await this.starting?.catch(() => undefined));
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
     const closed = new Promise((resolve) => child.once("close", resolve));
-    child.kill("SIGTERM");
+    this.retire(child, `the MCP server ${this.name} was closed by the gate`);
     await closed;
   }
 
@@ -105,6 +101,15 @@ export class StdioServerLink {
     child.stdin?.write(`${JSON.stringify(message)}\n`);
   }
 
+  /** send, for what the gate says on its own (a cancellation, an answer to the server's request): a server not reading ends. */
+  private trySend(child: ChildProcess, message: Record<string, unknown>): void {
+    try {
+      this.send(child, message);
+    } catch (error) {
+      this.retire(child, error instanceof Error ? error.message : String(error));
+    }
+  }
+
   private running(): Promise<ChildProcess> {
     if (this.child !== undefined) return Promise.resolve(this.child);
     this.starting ??= this.start().finally(() => (this.starting = undefined));
@@ -114,19 +119,19 @@ export class StdioServerLink {
   private async start(): Promise<ChildProcess> {
     const [program, ...args] = await this.launch();
     if (program === undefined) throw new Error(`the MCP server ${this.name} has no command`);
-    const child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"] });
+    // Its stderr is the launcher's to keep, in its own sandbox (it may hold the server's secrets).
+    const child = spawn(program, args, { stdio: ["pipe", "pipe", "ignore"] });
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
       child.once("error", reject);
     });
     this.child = child;
-    this.stderrTail = "";
     child.stdin.on("error", () => undefined); // A server gone mid-write: its exit says so.
-    child.stderr.on("data", (chunk: Buffer) => {
-      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-stderrTailBytes);
-    });
     this.readLines(child);
-    child.once("close", (code, signal) => this.onExit(child, code, signal));
+    child.once("close", (code, signal) => {
+      const how = signal === null ? `exited with code ${code ?? "?"}` : `was ended by ${signal}`;
+      this.retire(child, `the MCP server ${this.name} ${how}`);
+    });
     return child;
   }
 
@@ -137,12 +142,9 @@ export class StdioServerLink {
     child.stdout?.on("data", (chunk: Buffer) => {
       const lines = (partial + decoder.write(chunk)).split("\n");
       partial = lines.pop() ?? "";
-      if (Buffer.byteLength(partial) > maxAnswerBytes) {
-        this.stderrTail += `\nforage: a message over ${maxAnswerBytes} bytes`;
-        partial = "";
-        child.kill("SIGKILL");
-      }
       for (const line of lines) this.onLine(child, line);
+      if (Buffer.byteLength(partial) > maxAnswerBytes)
+        this.retire(child, `the MCP server ${this.name} sent a message over ${maxAnswerBytes} bytes`);
     });
   }
 
@@ -156,10 +158,9 @@ export class StdioServerLink {
     if (!isRecord(message)) return;
     if (typeof message.method === "string") {
       const { id } = message;
+      // Said in the gate's words only: nothing of the server's (its method) is echoed back at it.
       if (typeof id === "string" || typeof id === "number")
-        child.stdin?.write(
-          `${rpcError(id, methodNotFound, `forage's MCP gate does not pass ${message.method} to the agent`)}\n`,
-        );
+        this.trySend(child, { jsonrpc: "2.0", id, error: { code: methodNotFound, message: serverRequestRefusal } });
       return;
     }
     const waiting = typeof message.id === "number" ? this.waiting.get(message.id) : undefined;
@@ -169,16 +170,22 @@ export class StdioServerLink {
     waiting.resolve(message);
   }
 
-  private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.child === child) this.child = undefined;
-    const how = signal === null ? `exited with code ${code ?? "?"}` : `was ended by ${signal}`;
-    const tail = this.stderrTail.trim();
-    const why = `the MCP server ${this.name} ${how}${tail === "" ? "" : `; its last words: ${tail}`}`;
+  /**
+   * Done with this process, once: what waits is told why, `ended` is called, and the process is
+   * asked to end (SIGTERM, which forage-enter passes on to the server in its sandbox) with its
+   * pipes closed; the next message starts a new one.
+   */
+  private retire(child: ChildProcess, why: string): void {
+    if (this.child !== child) return;
+    this.child = undefined;
     for (const [id, waiting] of this.waiting) {
       clearTimeout(waiting.timer);
       waiting.reject(new Error(why));
       this.waiting.delete(id);
     }
     this.ended(why);
+    child.kill("SIGTERM");
+    child.stdin?.destroy();
+    child.stdout?.destroy();
   }
 }

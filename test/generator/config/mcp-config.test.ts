@@ -158,7 +158,7 @@ describe("a template's MCP servers", () => {
       "an env name that is no variable",
       "command: [x], template: srv, env: { 1TOKEN: tracker-token }",
       "env.1TOKEN",
-      "",
+      "must be a shell variable name",
     ],
     ["an argument with a line break", 'command: ["a\\nb"], template: srv', "command.0", "line breaks"],
     ["a relative workspace", "command: [x], template: srv, workspace: mcp", "workspace", "absolute path"],

@@ -10,6 +10,8 @@ import { writeMetadata } from "../../../../runtime/state/metadata-store.js";
 import type { SandboxMetadata } from "../../../../runtime/state/metadata.js";
 import { configContext } from "../../../support/config-context.js";
 import { sandboxMetadata } from "../../../support/sandbox-metadata.js";
+import { sandboxSecretsPath } from "../../../../runtime/core/paths.js";
+import { serverLauncher } from "../../../../runtime/sandbox/mcp-server-sandboxes.js";
 
 /*
  * The MCP gate as the daemon serves it, for a template's stdio server: the sandbox's metadata and
@@ -20,7 +22,8 @@ import { sandboxMetadata } from "../../../support/sandbox-metadata.js";
 const dir = mkdtempSync(join(tmpdir(), "forage-mcp-service-"));
 const token = "tok-service-0b7e29c4f18d53a6";
 const launcherScript = readFileSync(join(import.meta.dirname, "../../../../runtime/assets/forage-mcp-server"), "utf8");
-const envDir = join(dir, "env");
+const rotated = "tok-service-rotated-6a2f90d1c4";
+let envDir = "";
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A stdio server that answers pings with its TOKEN and the requests it was told are cancelled, and never answers `wait`. */
@@ -40,9 +43,8 @@ let port = 0;
 const launched: { sandbox: string; server: string }[] = [];
 
 beforeAll(async () => {
-  writeFileSync(join(dir, "token"), `${token}\n`);
-  mkdirSync(envDir);
-  writeFileSync(join(envDir, "TOKEN"), `${token}\n`);
+  // The host's file holds a token rotated since up; the server's sandbox, the one copied then.
+  writeFileSync(join(dir, "token"), `${rotated}\n`);
   context = await configContext(
     dir,
     `user: nobody
@@ -57,9 +59,17 @@ templates:
   );
   agent = sandboxMetadata({ name: "fix-42", template: "dev", slot: 42, hostPath: dir });
   await writeMetadata(context.paths, agent);
-  const launch: McpServerLauncher = async (sandbox, each) => {
-    launched.push({ sandbox: sandbox.name, server: each.name });
-    return ["bash", "-c", launcherScript, "forage-mcp-server", envDir, process.execPath, "-e", server];
+  envDir = join(sandboxSecretsPath(context.paths, "fix-42--small"), "_mcp-env");
+  mkdirSync(envDir, { recursive: true });
+  writeFileSync(join(envDir, "TOKEN"), `${token}\n\n`);
+  // The server runs on this host (no sandbox here), from the copies where its sandbox would see them.
+  const launch: McpServerLauncher = {
+    argv: async (sandbox, each) => {
+      launched.push({ sandbox: sandbox.name, server: each.name });
+      const launcher = ["bash", "-c", launcherScript, "forage-mcp-server", envDir, join(dir, "server.log")];
+      return [...launcher, process.execPath, "-e", server];
+    },
+    secretValues: serverLauncher(() => context).secretValues,
   };
   const serve = mcpGate({
     settings: () => context.settings,
@@ -98,6 +108,12 @@ describe("the MCP gate service, for a stdio server", () => {
     // One process for both: started once.
     expect(answers[0]?.result.pid).toBe(answers[1]?.result.pid);
     expect(launched).toEqual([{ sandbox: "fix-42", server: "small" }]);
+  });
+
+  it("masks every value the server's secret has: its sandbox's copy (trimmed as the launcher trims it) and the host's file as rotated since", async () => {
+    const server = context.settings.templates.find((t) => t.name === "dev")?.mcp.servers[0];
+    if (server === undefined) throw new Error("no server in the test's config");
+    expect((await serverLauncher(() => context).secretValues(agent, server)).sort()).toEqual([rotated, token].sort());
   });
 
   it("keeps a sandbox to 16 open requests: the 17th is refused with 429 while the others wait; those the agent leaves are cancelled at the server", async () => {

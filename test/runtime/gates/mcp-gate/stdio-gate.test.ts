@@ -25,6 +25,7 @@ const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol
 const launcher = readFileSync(join(import.meta.dirname, "../../../../runtime/assets/forage-mcp-server"), "utf8");
 const dir = mkdtempSync(join(tmpdir(), "forage-mcp-stdio-"));
 const envDir = join(dir, "env");
+const logFile = join(dir, "server.log");
 mkdirSync(envDir);
 writeFileSync(join(envDir, "API_TOKEN"), `${token}\n`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,7 +44,7 @@ const clients: Client[] = [];
 async function startGate(argv: string[] = [process.execPath, everything, "stdio"], tools = policy): Promise<number> {
   link = new StdioServerLink(
     "everything",
-    async () => ["bash", "-c", launcher, "forage-mcp-server", envDir, ...argv],
+    async () => ["bash", "-c", launcher, "forage-mcp-server", envDir, logFile, ...argv],
     (why) => ended.push(why),
   );
   const route = {
@@ -142,7 +143,7 @@ describe("the MCP gate, in front of a published stdio server", () => {
     expect(answers.map(text)).toEqual(["Echo: one", "Echo: two", expect.stringContaining("2")]);
   });
 
-  it("says, masked, why a server that ended could not answer, and starts it again for the next call", async () => {
+  it("says why a server that ended could not answer, its stderr kept where it ran (never relayed), and starts it again for the next call", async () => {
     // A server that dies at once, saying its secret on stderr as a broken server might.
     const port = await startGate([
       process.execPath,
@@ -156,9 +157,9 @@ describe("the MCP gate, in front of a published stdio server", () => {
     });
     const body = (await answer.json()) as { id: number; error: { message: string } };
     expect(body.id).toBe(7);
-    expect(body.error.message).toContain("exited with code 3");
-    expect(body.error.message).toContain("bad token [forage-redacted");
-    expect(body.error.message).not.toContain(token);
+    expect(body.error.message).toBe("forage: the MCP server everything exited with code 3");
+    // What it said is in its log, where it ran (in production its own sandbox), not in the answer.
+    expect(readFileSync(logFile, "utf8")).toContain(`bad token ${token}`);
     expect(ended).toEqual([expect.stringContaining("exited with code 3")]);
     // The next message starts it again (and it dies again, saying so).
     const again = await fetch(`http://127.0.0.1:${port}/_mcp/everything`, {
@@ -193,6 +194,28 @@ describe("the gate's link to a stdio server", () => {
     expect(sent).toBeLessThan(12);
   });
 
+  it("starts no server whose secrets are gone (after a host restart), its log saying what to do", async () => {
+    const log = join(dir, "no-secrets.log");
+    const missing = ["bash", "-c", launcher, "forage-mcp-server", join(dir, "gone"), log, process.execPath, everything];
+    link = new StdioServerLink("everything", async () => missing);
+    await expect(link.request({ jsonrpc: "2.0", method: "ping" })).rejects.toThrow("exited with code 2");
+    expect(readFileSync(log, "utf8")).toContain("no secrets at");
+  });
+
+  it("ends a server that sends a message over 4 MiB, and says so to what waited", async () => {
+    const flood = "process.stdin.once('data', () => process.stdout.write('x'.repeat(5 * 1024 * 1024)))";
+    const ends: string[] = [];
+    link = new StdioServerLink(
+      "flood",
+      async () => [process.execPath, "-e", flood],
+      (why) => ends.push(why),
+    );
+    await expect(link.request({ jsonrpc: "2.0", method: "ping" })).rejects.toThrow(
+      "the MCP server flood sent a message over 4194304 bytes",
+    );
+    expect(ends).toEqual(["the MCP server flood sent a message over 4194304 bytes"]);
+  });
+
   it("answers a server's own requests 'not found', so a server that asks the client something does not hang", async () => {
     // A small server of the test's own: it asks the client for roots, and answers a ping with what it was told.
     const server = [
@@ -209,7 +232,7 @@ describe("the gate's link to a stdio server", () => {
     const answer = await link.request({ jsonrpc: "2.0", method: "ping" });
     expect(JSON.parse((answer.result as { told: string }).told)).toEqual({
       code: -32601,
-      message: "forage's MCP gate does not pass roots/list to the agent",
+      message: "forage's MCP gate does not pass a server's requests (sampling, roots, elicitation) to the agent",
     });
   });
 });
